@@ -1,0 +1,112 @@
+package scenarios
+
+import (
+	"encoding/json"
+	"slices"
+	"testing"
+)
+
+// schemaObject is the part of a JSON Schema object the tests read.
+type schemaObject struct {
+	AdditionalProperties *bool                      `json:"additionalProperties"`
+	Properties           map[string]json.RawMessage `json:"properties"`
+}
+
+func TestSchemaMatchesParser(t *testing.T) {
+	var doc struct {
+		Schema string `json:"$schema"`
+		schemaObject
+		Defs map[string]json.RawMessage `json:"$defs"`
+	}
+	if err := json.Unmarshal(Schema(), &doc); err != nil {
+		t.Fatalf("schema.json is not JSON: %v", err)
+	}
+	if got, want := doc.Schema, "https://json-schema.org/draft/2020-12/schema"; got != want {
+		t.Errorf("got $schema %s, want %s", got, want)
+	}
+	tests := []struct {
+		def  string // "" for the top level
+		keys []string
+	}{
+		{"", fileKeys},
+		{"scenario", scenarioKeys},
+		{"match", matchKeys},
+		{"frictionless", frictionlessKeys},
+		{"challenge", challengeKeys},
+		{"outcome", outcomeKeys},
+		{"error", errorKeys},
+	}
+	for _, tt := range tests {
+		t.Run(tt.def, func(t *testing.T) {
+			obj := doc.schemaObject
+			if tt.def != "" {
+				raw, ok := doc.Defs[tt.def]
+				if !ok {
+					t.Fatalf("schema has no $defs/%s", tt.def)
+				}
+				obj = schemaObject{}
+				if err := json.Unmarshal(raw, &obj); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if obj.AdditionalProperties == nil || *obj.AdditionalProperties {
+				t.Error("got additionalProperties not false, want false")
+			}
+			var got []string
+			for k := range obj.Properties {
+				got = append(got, k)
+			}
+			want := slices.Clone(tt.keys)
+			slices.Sort(got)
+			slices.Sort(want)
+			if !slices.Equal(got, want) {
+				t.Errorf("got schema keys %v, want the parser's %v", got, want)
+			}
+		})
+	}
+}
+
+func TestSchemaEnums(t *testing.T) {
+	var doc struct {
+		Defs map[string]struct {
+			Enum       []string `json:"enum"`
+			Properties map[string]struct {
+				Enum []string `json:"enum"`
+			} `json:"properties"`
+		} `json:"$defs"`
+	}
+	if err := json.Unmarshal(Schema(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		def, property string
+		want          []string
+	}{
+		{"frictionless", "status", frictionlessStatuses},
+		{"outcome", "status", outcomeStatuses},
+		{"outcome", "challengeCancel", challengeCancels},
+		{"error", "status", errorStatuses},
+		{"error", "component", components},
+		{"challenge", "auto", autoChoices},
+		{"version", "", versions},
+		{"authenticationType", "", authenticationTypes},
+	}
+	for _, tt := range tests {
+		def := doc.Defs[tt.def]
+		got := def.Enum
+		if tt.property != "" {
+			got = def.Properties[tt.property].Enum
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("%s.%s: got schema enum %v, want %v", tt.def, tt.property, got, tt.want)
+		}
+	}
+}
+
+func TestSchemaReturnsACopy(t *testing.T) {
+	s := Schema()
+	s[0] = 'x'
+	if Schema()[0] != '{' {
+		t.Error("changing the returned schema changed the package's copy")
+	}
+}
