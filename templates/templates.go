@@ -1,0 +1,62 @@
+package templates
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"html/template"
+	"io"
+	"slices"
+)
+
+// The names of the pages a Set renders, each with its view struct.
+const (
+	PageAutoSubmit = "autosubmit" // view AutoSubmit
+	PageChallenge  = "challenge"  // view ChallengePage
+	PageResult     = "result"     // view Result
+	PageError      = "error"      // view ErrorPage
+	PageDone       = "done"       // view Done
+)
+
+// pages lists every page Parse must find.
+var pages = []string{PageAutoSubmit, PageChallenge, PageResult, PageError, PageDone}
+
+//go:embed html/*.tmpl
+var files embed.FS
+
+// Set is the parsed template set, parsed once by Parse and safe for
+// concurrent use.
+type Set struct {
+	tmpl *template.Template
+}
+
+// Parse parses the embedded templates and checks that every page is defined.
+func Parse() (*Set, error) {
+	t, err := template.New("").Funcs(funcs).ParseFS(files, "html/*.tmpl")
+	if err != nil {
+		return nil, fmt.Errorf("parse templates: %w", err)
+	}
+	for _, name := range pages {
+		if t.Lookup(name) == nil {
+			return nil, fmt.Errorf("parse templates: page %q not defined", name)
+		}
+	}
+	return &Set{tmpl: t}, nil
+}
+
+// Render writes the page name (one of the Page constants) for view to w.
+// The page is rendered in full before anything is written, so a failure
+// leaves w untouched.
+func (s *Set) Render(w io.Writer, name string, view any) error {
+	if !slices.Contains(pages, name) {
+		return fmt.Errorf("render %q: no such page", name)
+	}
+	var buf bytes.Buffer
+	if err := s.tmpl.ExecuteTemplate(&buf, name, view); err != nil {
+		return fmt.Errorf("render %q: %w", name, err)
+	}
+	if _, err := buf.WriteTo(w); err != nil {
+		return fmt.Errorf("render %q: write: %w", name, err)
+	}
+	return nil
+}

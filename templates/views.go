@@ -1,0 +1,132 @@
+package templates
+
+// Field is one hidden input of an auto-submitted form.
+type Field struct {
+	Name  string
+	Value string
+}
+
+// AutoSubmit is the view of the "autosubmit" page: a form posted on load to
+// Action, with a visible Continue button for browsers without JavaScript.
+// It carries the initial CReq to the ACS (fields creq and
+// threeDSSessionData) and the final CRes to the notification URL (fields
+// cres and threeDSSessionData).
+type AutoSubmit struct {
+	// Nonce is the CSP nonce; empty renders the style and script elements
+	// without one (for challengeHtml, which the merchant page embeds).
+	Nonce string
+	// Action is the absolute URL the form posts to.
+	Action string
+	// Fields are the hidden inputs, in order.
+	Fields []Field
+	// Title is the document title and heading; "Processing" when empty.
+	Title string
+	// Message is the line shown under the heading while the form posts.
+	Message string
+}
+
+// ChallengePage is the view of the "challenge" page: the emulated issuer's
+// one-time password page. Every control sits in one form posted to
+// FormAction; the pressed button arrives as the field action with the value
+// otp, pass, fail or cancel, the typed code as otp, and State unchanged as
+// state.
+type ChallengePage struct {
+	// Nonce is the CSP nonce of the style and script elements.
+	Nonce string
+	// FormAction is the URL the form posts to.
+	FormAction string
+	// State is the opaque signed token of the challenge, posted back as the
+	// hidden input "state".
+	State string
+	// MerchantName is shown in the purchase summary when set.
+	MerchantName string
+	// Amount is the purchase amount as displayed, e.g. "49.99"; the amount
+	// row is left out when empty (non-payment authentications).
+	Amount string
+	// Currency follows the amount, e.g. "EUR".
+	Currency string
+	// MaskedPAN is the card number as displayed, e.g. "•••• 1091".
+	MaskedPAN string
+	// Date is the purchase date as displayed; the row is left out when empty.
+	Date string
+	// Scheme is the card scheme as the lookup response names it (VISA,
+	// MASTERCARD, AMEX, DISCOVER, JCB, UPI, ITMX, TPN, UNKNOWN); it chooses
+	// the programme name and mark in the header.
+	Scheme string
+	// WindowSize is the challengeWindowSize, 1 to 5; the layout adapts to it.
+	WindowSize int
+	// Width and Height are the window size in pixels, 0 for full screen.
+	Width, Height int
+	// OTPHint tells the tester which code to type, e.g.
+	// "Sandbox: code 1234 passes".
+	OTPHint string
+	// Version is the protocol version of the transaction, e.g. "2.2.0".
+	Version string
+	// Message is shown above the code field as an alert, e.g.
+	// "Incorrect code, try again".
+	Message string
+	// ExpiresIn says how long the challenge stays open, e.g. "10 minutes".
+	ExpiresIn string
+}
+
+// Result is the view of the "result" page, shown when the lookup had no
+// notificationUrl and the emulator receives the final CRes itself.
+type Result struct {
+	// Nonce is the CSP nonce of the style element.
+	Nonce string
+	// Status is the transStatus, one letter; Y shows green, N red, any
+	// other amber.
+	Status string
+	// StatusText is the meaning of Status, e.g. "Authenticated".
+	StatusText string
+	// ECI is the electronic commerce indicator; empty when absent.
+	ECI string
+	// AuthenticationValue is the CAVV/AAV; empty when absent.
+	AuthenticationValue string
+	// StatusReason is the transStatusReason code; empty when absent.
+	StatusReason string
+	// ReasonText is the meaning of StatusReason.
+	ReasonText string
+	// ChallengeCancel is the challengeCancel code; empty when absent.
+	ChallengeCancel string
+	// CancelText is the meaning of ChallengeCancel.
+	CancelText string
+	// ThreeDSServerTransID identifies the transaction for the enquiry.
+	ThreeDSServerTransID string
+	// ExternalReferenceID is the merchant's reference of the lookup.
+	ExternalReferenceID string
+	// NextStep says what the merchant would do next, e.g.
+	// "Authorise with ECI 05 and the CAVV".
+	NextStep string
+	// CRes is the decoded final CRes, pretty-printed JSON.
+	CRes string
+}
+
+// ErrorPage is the view of the "error" page: a failure told in EMV terms.
+type ErrorPage struct {
+	// Nonce is the CSP nonce of the style element.
+	Nonce string
+	// Title is the document title and heading; "Something went wrong"
+	// when empty.
+	Title string
+	// EMVErrorCode is the three-digit EMV error code, e.g. "301".
+	EMVErrorCode string
+	// EMVDescription is the EMV name of the code, e.g.
+	// "Transaction ID Not Recognized".
+	EMVDescription string
+	// Message says in plain words what happened.
+	Message string
+	// Detail is the emvErrorDetail, e.g. the offending field names.
+	Detail string
+	// HTTPStatus is the status code the page is served with; 0 hides it.
+	HTTPStatus int
+}
+
+// Done is the view of the "done" page: the challenge is over and the
+// window may be closed.
+type Done struct {
+	// Nonce is the CSP nonce of the style element.
+	Nonce string
+	// Message replaces the default "You may close this window." when set.
+	Message string
+}
