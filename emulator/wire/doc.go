@@ -1,0 +1,67 @@
+// Package wire turns the raw JSON bodies of the interface into the typed,
+// validated requests of package emulator.
+//
+// It parses a body into a small JSON tree of its own, so that it can tell
+// JSON kinds apart, find a key sent twice in any object (EMV 204) and report
+// every problem of a request at once rather than the first one. A body that
+// is not exactly one JSON object is EMV 101. Field problems are collected as
+// emulator.Problem values and returned as one emulator.ValidationError:
+// 201 for a required field that is absent, null or "", 203 for a bad type,
+// length, format or value, 204 for a duplicate key, 304 for a well-formed
+// ISO 4217 / 3166-1 code that does not exist, and 102 for a well-formed
+// messageVersion that is not served.
+//
+// Leniencies, each chosen to accept what real integrations send:
+//
+//   - Optional fields sent as null or "" count as absent.
+//   - Unknown fields, at any level, are ignored (as EMV 3-D Secure ignores
+//     unrecognised non-critical elements); their paths are returned so the
+//     caller can log them. A duplicate key inside them is still a 204.
+//   - acquirerBIN is also accepted as acquirerBin; both with different
+//     values is a 203 on acquirerBIN.
+//   - threeDSRequestorDecMaxTime is also accepted as
+//     threeDsRequestorDecMaxTime.
+//   - accountInfo accepts the spec table's short names and the example
+//     payload's long names (accountAgeIndicator, accountChangeDate, ...);
+//     both names of one field is a 204.
+//   - Int fields accept a string of digits ("2", "05").
+//   - String fields that hold a count or measure (browser colorDepth,
+//     screenHeight, screenWidth, timeZone; phone countryCode, subscriber;
+//     accountInfo counters; giftCardAmount; purchase.amount) accept a JSON
+//     number, kept as written.
+//   - When browserInfo.javascriptEnabled is false, javaEnabled, colorDepth,
+//     screenHeight, screenWidth and timeZone are optional, as in EMV 2.2.
+//   - card.cardNumber is checked for 13 to 19 digits only, not the Luhn
+//     check, so tokens and test numbers pass.
+//
+// Strictness beyond the spec tables:
+//
+//   - purchase.instalData with a valid threeDsRequestorAuthInd other than
+//     03 is a 203 (the spec: omitted when not an instalment).
+//   - recurring is required (201) when threeDsRequestorAuthInd is 02 or 03.
+//   - ISO codes are case-sensitive: "eur" is a 203, "XYZ" a 304.
+//   - cardholderName is printable ASCII without '<' and '>'.
+//   - notificationUrl and requestor.url are absolute http or https URLs of
+//     at most 2048 characters; acquirerBIN is at most 11 characters (EMV).
+//   - Dates are checked against the calendar (no 30 February) but not
+//     against the clock, so the same request always gives the same result.
+//
+// A deviceChannel of 1 (app) or 3 (3RI) is a 203 problem among the others;
+// when it is the only problem the error code is emulator.CodeDeviceChannel.
+package wire
+
+import (
+	"strconv"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+)
+
+// malformed builds the EMV 101 error of a body that is not one JSON object.
+func malformed(err error) *emulator.Error {
+	msg := "request body is not a valid JSON object: " + err.Error()
+	detail := "body"
+	if se, ok := err.(*syntaxError); ok {
+		detail = "body, byte offset " + strconv.Itoa(se.offset)
+	}
+	return emulator.NewError(emulator.CodeMalformedJSON, "101", msg, detail)
+}

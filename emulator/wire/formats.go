@@ -1,0 +1,299 @@
+package wire
+
+import (
+	"net/netip"
+	"net/url"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/iso"
+)
+
+// This file holds the format checks of single values. Each check returns
+// the EMV error code and the reason when the value is malformed, or two
+// empty strings.
+
+// quote renders a sent value inside a reason, cut short when long.
+func quote(s string) string {
+	const max = 40
+	if len(s) > max {
+		n := max
+		for n > 0 && !utf8.RuneStart(s[n]) {
+			n--
+		}
+		s = s[:n] + "..."
+	}
+	return strconv.Quote(s)
+}
+
+// code2 returns a check for a two-digit code from "01" to "0<last>".
+func code2(last byte) func(string) (string, string) {
+	return func(s string) (string, string) {
+		if len(s) == 2 && s[0] == '0' && s[1] >= '1' && s[1] <= last {
+			return "", ""
+		}
+		return emvFormat, "must be one of 01 to 0" + string(last) + ", got " + quote(s)
+	}
+}
+
+// digits accepts a string of ASCII digits.
+func digits(s string) (string, string) {
+	if isDigits(s) {
+		return "", ""
+	}
+	return emvFormat, "must hold digits only, got " + quote(s)
+}
+
+// signedDigits accepts digits with an optional leading sign, as a time-zone
+// offset in minutes.
+func signedDigits(s string) (string, string) {
+	n := s
+	if n != "" && (n[0] == '-' || n[0] == '+') {
+		n = n[1:]
+	}
+	if isDigits(n) {
+		return "", ""
+	}
+	return emvFormat, "must be a whole number of minutes, got " + quote(s)
+}
+
+// languageTag accepts the characters of a BCP 47 language tag.
+func languageTag(s string) (string, string) {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-') {
+			return emvFormat, "must be a language tag such as en-US, got " + quote(s)
+		}
+	}
+	return "", ""
+}
+
+// alphanumeric accepts ASCII letters and digits (ISO 3166-2 subdivisions).
+func alphanumeric(s string) (string, string) {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return emvFormat, "must hold letters and digits only, got " + quote(s)
+		}
+	}
+	return "", ""
+}
+
+// isoForm tells whether s is three upper-case letters or three digits.
+func isoForm(s string) bool {
+	if len(s) != 3 {
+		return false
+	}
+	letters, nums := 0, 0
+	for i := 0; i < 3; i++ {
+		switch c := s[i]; {
+		case c >= 'A' && c <= 'Z':
+			letters++
+		case c >= '0' && c <= '9':
+			nums++
+		}
+	}
+	return letters == 3 || nums == 3
+}
+
+// currency accepts an ISO 4217 code, alphabetic or numeric.
+func currency(s string) (string, string) {
+	if !isoForm(s) {
+		return emvFormat, "must be an ISO 4217 code: 3 upper-case letters or 3 digits, got " + quote(s)
+	}
+	if !iso.Currency(s) {
+		return emvISO, "is not an ISO 4217 currency code: " + quote(s)
+	}
+	return "", ""
+}
+
+// country accepts an ISO 3166-1 code, alpha-3 or numeric.
+func country(s string) (string, string) {
+	if !isoForm(s) {
+		return emvFormat, "must be an ISO 3166-1 code: 3 upper-case letters or 3 digits, got " + quote(s)
+	}
+	if !iso.Country(s) {
+		return emvISO, "is not an ISO 3166-1 country code: " + quote(s)
+	}
+	return "", ""
+}
+
+// messageVersion accepts the served protocol versions; a well-formed but
+// unserved version is a 102.
+func messageVersion(s string) (string, string) {
+	switch s {
+	case "2.1.0", "2.2.0":
+		return "", ""
+	case "2.0.0":
+		return emvVersion, "protocol version 2.0.0 is deprecated; use 2.1.0 or 2.2.0"
+	case "2.3.0":
+		return emvVersion, "protocol version 2.3.0 is pending and not served yet; use 2.1.0 or 2.2.0"
+	}
+	parts := strings.Split(s, ".")
+	if len(parts) != 3 || !isDigits(parts[0]) || !isDigits(parts[1]) || !isDigits(parts[2]) {
+		return emvFormat, "must be a protocol version such as 2.2.0, got " + quote(s)
+	}
+	return emvVersion, "protocol version " + quote(s) + " is not served; use 2.1.0 or 2.2.0"
+}
+
+// cardNumber accepts 13 to 19 digits; the Luhn check is not applied.
+func cardNumber(s string) (string, string) {
+	if len(s) < 13 || len(s) > 19 || !isDigits(s) {
+		return emvFormat, "must be 13 to 19 digits"
+	}
+	return "", ""
+}
+
+// cardholderName accepts the printable ASCII characters of the EMV common
+// character set except '<' and '>'.
+func cardholderName(s string) (string, string) {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7E || c == '<' || c == '>' {
+			return emvFormat, "must hold letters, digits, spaces and punctuation only (EMV common character set, no < or >)"
+		}
+	}
+	return "", ""
+}
+
+// decimal accepts a non-negative decimal number written with digits and at
+// most one decimal point, such as 10, 10.5 or 0.99.
+func decimal(s string) (string, string) {
+	whole, frac, dot := strings.Cut(s, ".")
+	if !isDigits(whole) || dot && !isDigits(frac) {
+		return emvFormat, "must be a non-negative decimal such as 10.99, got " + quote(s)
+	}
+	return "", ""
+}
+
+// expiryYYMM accepts a card expiry date YYMM.
+func expiryYYMM(s string) (string, string) {
+	if len(s) == 4 && isDigits(s) {
+		if m := atoi2(s[2:]); m >= 1 && m <= 12 {
+			return "", ""
+		}
+	}
+	return emvFormat, "must be an expiry date YYMM with month 01 to 12, got " + quote(s)
+}
+
+// dateYYYYMMDD accepts a calendar date yyyyMMdd.
+func dateYYYYMMDD(s string) (string, string) {
+	if len(s) == 8 && isDigits(s) && validDate(s[:4], s[4:6], s[6:8]) {
+		return "", ""
+	}
+	return emvFormat, "must be a date yyyyMMdd, got " + quote(s)
+}
+
+// timestamp14 accepts a UTC timestamp yyyyMMddHHmmss.
+func timestamp14(s string) (string, string) {
+	if len(s) == 14 && isDigits(s) && validDate(s[:4], s[4:6], s[6:8]) && validTime(s[8:10], s[10:12], s[12:14]) {
+		return "", ""
+	}
+	return emvFormat, "must be a timestamp yyyyMMddHHmmss, got " + quote(s)
+}
+
+// purchaseDate accepts a UTC date-time yyyy-MM-dd HH:mm:ss.
+func purchaseDate(s string) (string, string) {
+	if len(s) == 19 && s[4] == '-' && s[7] == '-' && s[10] == ' ' && s[13] == ':' && s[16] == ':' &&
+		isDigits(s[:4]) && isDigits(s[5:7]) && isDigits(s[8:10]) &&
+		isDigits(s[11:13]) && isDigits(s[14:16]) && isDigits(s[17:19]) &&
+		validDate(s[:4], s[5:7], s[8:10]) && validTime(s[11:13], s[14:16], s[17:19]) {
+		return "", ""
+	}
+	return emvFormat, "must be a date-time yyyy-MM-dd HH:mm:ss, got " + quote(s)
+}
+
+// atoi2 converts two ASCII digits.
+func atoi2(s string) int { return int(s[0]-'0')*10 + int(s[1]-'0') }
+
+// validDate tells whether the digit strings name a real calendar day.
+func validDate(year, month, day string) bool {
+	y := atoi2(year[:2])*100 + atoi2(year[2:])
+	m, d := atoi2(month), atoi2(day)
+	if m < 1 || m > 12 || d < 1 {
+		return false
+	}
+	days := [13]int{0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31}[m]
+	if m == 2 && y%4 == 0 && (y%100 != 0 || y%400 == 0) {
+		days = 29
+	}
+	return d <= days
+}
+
+// validTime tells whether the digit strings name a time of day.
+func validTime(hour, minute, second string) bool {
+	return atoi2(hour) < 24 && atoi2(minute) < 60 && atoi2(second) < 60
+}
+
+// ipAddress accepts an IPv4 or IPv6 address without zone.
+func ipAddress(s string) (string, string) {
+	if a, err := netip.ParseAddr(s); err == nil && a.Zone() == "" {
+		return "", ""
+	}
+	return emvFormat, "must be an IPv4 or IPv6 address, got " + quote(s)
+}
+
+// webURL accepts an absolute http or https URL with a host.
+func webURL(s string) (string, string) {
+	u, err := url.Parse(s)
+	if err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" || u.Opaque != "" {
+		return emvFormat, "must be an absolute http or https URL, got " + quote(s)
+	}
+	return "", ""
+}
+
+// email accepts a plausible e-mail address: a local part, one '@' and a
+// domain of at least two dot-separated labels, without spaces or controls.
+func email(s string) (string, string) {
+	const reason = "must be an e-mail address such as jane@example.com"
+	at := strings.LastIndexByte(s, '@')
+	if at < 1 || at > 64 || at == len(s)-1 {
+		return emvFormat, reason
+	}
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c <= ' ' || c == 0x7F || c == '<' || c == '>' || c == ',' || c == ';':
+			return emvFormat, reason
+		case c == '@' && i != at:
+			return emvFormat, reason
+		}
+	}
+	domain := s[at+1:]
+	labels := 0
+	for label := range strings.SplitSeq(domain, ".") {
+		if label == "" || len(label) > 63 || label[0] == '-' || label[len(label)-1] == '-' {
+			return emvFormat, reason
+		}
+		for i := 0; i < len(label); i++ {
+			c := label[i]
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c >= 0x80) {
+				return emvFormat, reason
+			}
+		}
+		labels++
+	}
+	if labels < 2 {
+		return emvFormat, reason
+	}
+	return "", ""
+}
+
+// uuid accepts the 36-character textual form of a UUID, either case.
+func uuid(s string) (string, string) {
+	if len(s) == 36 {
+		good := true
+		for i := 0; i < 36 && good; i++ {
+			c := s[i]
+			switch i {
+			case 8, 13, 18, 23:
+				good = c == '-'
+			default:
+				good = c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+			}
+		}
+		if good {
+			return "", ""
+		}
+	}
+	return emvFormat, "must be a UUID of 36 characters such as 8a880dc0-d2d2-4067-bcb1-b08d1690b26e, got " + quote(s)
+}

@@ -1,0 +1,541 @@
+package wire
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// This file holds a small JSON parser. It builds a tree that keeps each
+// value's kind, the text of numbers and the order of object members, and it
+// records every key that appears twice in one object: things encoding/json
+// either hides or reports one at a time.
+
+// maxArena bounds the members allocated up front, whatever the body holds.
+const maxArena = 256
+
+// maxDepth bounds the nesting of objects and arrays. The interface itself
+// nests two levels deep; the margin is for extensions the service ignores.
+const maxDepth = 64
+
+// kind is the JSON type of a value.
+type kind uint8
+
+const (
+	kindNull kind = iota
+	kindBool
+	kindNumber
+	kindString
+	kindObject
+	kindArray
+)
+
+// String names the kind the way error reasons speak of it.
+func (k kind) String() string {
+	switch k {
+	case kindNull:
+		return "null"
+	case kindBool:
+		return "boolean"
+	case kindNumber:
+		return "number"
+	case kindString:
+		return "string"
+	case kindObject:
+		return "object"
+	default:
+		return "array"
+	}
+}
+
+// value is one node of the tree. Array elements are checked but not kept:
+// no field of the interface is an array.
+type value struct {
+	kind    kind
+	boolean bool
+	text    string   // decoded string, or the number as written
+	members []member // object members in order, duplicates included
+}
+
+// member is one key of an object and its value.
+type member struct {
+	key    string
+	offset int // of the key's opening quote
+	val    value
+}
+
+// get returns the first member named key, or nil.
+func (v *value) get(key string) *value {
+	for i := range v.members {
+		if v.members[i].key == key {
+			return &v.members[i].val
+		}
+	}
+	return nil
+}
+
+// syntaxError is a body that is not one well-formed JSON object.
+type syntaxError struct {
+	offset int
+	msg    string
+}
+
+func (e *syntaxError) Error() string {
+	return fmt.Sprintf("%s at byte offset %d", e.msg, e.offset)
+}
+
+// parser reads one JSON document from data.
+type parser struct {
+	// data is the body as one string: keys and unescaped strings are
+	// substrings of it, so the tree costs no allocation per string. Values
+	// kept beyond the parse are cloned by the caller.
+	data    string
+	pos     int
+	scratch []member    // members of the objects being parsed, innermost last
+	arena   []member    // backing store of the finished objects' members
+	pathBuf [8]string   // first backing array of path
+	path    []string    // keys (and "[i]" indices) leading to the current value
+	dups    []duplicate // keys seen twice in one object
+}
+
+// duplicate is a key that repeats an earlier key of its object.
+type duplicate struct {
+	path   string
+	offset int
+}
+
+// parseObject parses body, which must hold exactly one JSON object, and
+// returns its tree and the paths of duplicated keys in document order.
+func parseObject(body []byte) (value, []string, error) {
+	p := parser{data: string(body)}
+	// One allocation holds the members of every object of an ordinary
+	// request: there are at most as many members as colons.
+	n := min(strings.Count(p.data, ":"), maxArena)
+	p.arena = make([]member, 0, n)
+	p.scratch = make([]member, 0, min(n, 64))
+	p.path = p.pathBuf[:0]
+	p.skipSpace()
+	if p.pos == len(p.data) {
+		return value{}, nil, &syntaxError{p.pos, "empty body, want a JSON object"}
+	}
+	if c := p.data[p.pos]; c != '{' {
+		if k, ok := kindOf(c); ok {
+			return value{}, nil, &syntaxError{p.pos, "body is a JSON " + k.String() + ", want a JSON object"}
+		}
+	}
+	v, err := p.value(0)
+	if err != nil {
+		return value{}, nil, err
+	}
+	p.skipSpace()
+	if p.pos != len(p.data) {
+		return value{}, nil, &syntaxError{p.pos, "unexpected data after the JSON object"}
+	}
+	// Objects are checked when they close, inner ones first: put the
+	// duplicates back in the order of the body.
+	sort.Slice(p.dups, func(i, j int) bool { return p.dups[i].offset < p.dups[j].offset })
+	paths := make([]string, len(p.dups))
+	for i, d := range p.dups {
+		paths[i] = d.path
+	}
+	return v, paths, nil
+}
+
+// kindOf tells which kind of value starts with c.
+func kindOf(c byte) (kind, bool) {
+	switch {
+	case c == '{':
+		return kindObject, true
+	case c == '[':
+		return kindArray, true
+	case c == '"':
+		return kindString, true
+	case c == 't' || c == 'f':
+		return kindBool, true
+	case c == 'n':
+		return kindNull, true
+	case c == '-' || c >= '0' && c <= '9':
+		return kindNumber, true
+	}
+	return 0, false
+}
+
+func (p *parser) skipSpace() {
+	for p.pos < len(p.data) {
+		switch p.data[p.pos] {
+		case ' ', '\t', '\n', '\r':
+			p.pos++
+		default:
+			return
+		}
+	}
+}
+
+func (p *parser) errorf(format string, args ...any) error {
+	return &syntaxError{p.pos, fmt.Sprintf(format, args...)}
+}
+
+// unexpected reports the byte at the current position (or the end of the
+// body) where want was expected.
+func (p *parser) unexpected(want string) error {
+	if p.pos >= len(p.data) {
+		return p.errorf("unexpected end of body, want %s", want)
+	}
+	r, _ := utf8.DecodeRuneInString(p.data[p.pos:])
+	return p.errorf("invalid character %s, want %s", strconv.QuoteRune(r), want)
+}
+
+func (p *parser) value(depth int) (value, error) {
+	p.skipSpace()
+	if p.pos >= len(p.data) {
+		return value{}, p.unexpected("a value")
+	}
+	switch c := p.data[p.pos]; {
+	case c == '{':
+		return p.object(depth + 1)
+	case c == '[':
+		return value{kind: kindArray}, p.array(depth + 1)
+	case c == '"':
+		s, err := p.string()
+		return value{kind: kindString, text: s}, err
+	case c == 't':
+		return value{kind: kindBool, boolean: true}, p.literal("true")
+	case c == 'f':
+		return value{kind: kindBool}, p.literal("false")
+	case c == 'n':
+		return value{kind: kindNull}, p.literal("null")
+	case c == '-' || c >= '0' && c <= '9':
+		s, err := p.number()
+		return value{kind: kindNumber, text: s}, err
+	}
+	return value{}, p.unexpected("a value")
+}
+
+func (p *parser) literal(word string) error {
+	if len(p.data)-p.pos < len(word) || p.data[p.pos:p.pos+len(word)] != word {
+		return p.errorf("invalid literal, want %s", word)
+	}
+	p.pos += len(word)
+	return nil
+}
+
+func (p *parser) object(depth int) (value, error) {
+	if depth > maxDepth {
+		return value{}, p.errorf("JSON nested deeper than %d levels", maxDepth)
+	}
+	p.pos++ // {
+	v := value{kind: kindObject}
+	p.skipSpace()
+	if p.pos < len(p.data) && p.data[p.pos] == '}' {
+		p.pos++
+		return v, nil
+	}
+	start := len(p.scratch)
+	defer func() { p.scratch = p.scratch[:start] }()
+	for {
+		p.skipSpace()
+		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
+			return value{}, p.unexpected("a quoted object key")
+		}
+		offset := p.pos
+		key, err := p.string()
+		if err != nil {
+			return value{}, err
+		}
+		p.skipSpace()
+		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
+			return value{}, p.unexpected("':' after object key")
+		}
+		p.pos++
+		p.path = append(p.path, key)
+		val, err := p.value(depth)
+		p.path = p.path[:len(p.path)-1]
+		if err != nil {
+			return value{}, err
+		}
+		p.scratch = append(p.scratch, member{key: key, offset: offset, val: val})
+		p.skipSpace()
+		if p.pos >= len(p.data) {
+			return value{}, p.unexpected("',' or '}'")
+		}
+		if p.data[p.pos] == '}' {
+			p.pos++
+			break
+		}
+		if p.data[p.pos] != ',' {
+			return value{}, p.unexpected("',' or '}'")
+		}
+		p.pos++
+	}
+	v.members = p.keep(p.scratch[start:])
+	p.findDuplicates(v.members)
+	return v, nil
+}
+
+// keep copies the members of a finished object to the arena, or to a
+// slice of their own when the arena is full.
+func (p *parser) keep(ms []member) []member {
+	n := len(p.arena)
+	if n+len(ms) > cap(p.arena) {
+		return append([]member(nil), ms...)
+	}
+	p.arena = append(p.arena, ms...)
+	return p.arena[n : n+len(ms) : n+len(ms)]
+}
+
+// findDuplicates records each key that repeats an earlier key of the same
+// object, once per repetition.
+func (p *parser) findDuplicates(ms []member) {
+	if len(ms) < 2 {
+		return
+	}
+	if len(ms) <= 32 { // quadratic but allocation-free for ordinary objects
+		for i := 1; i < len(ms); i++ {
+			for j := 0; j < i; j++ {
+				if ms[i].key == ms[j].key {
+					p.dups = append(p.dups, duplicate{p.pathTo(ms[i].key), ms[i].offset})
+					break
+				}
+			}
+		}
+		return
+	}
+	seen := make(map[string]struct{}, len(ms))
+	for _, m := range ms {
+		if _, ok := seen[m.key]; ok {
+			p.dups = append(p.dups, duplicate{p.pathTo(m.key), m.offset})
+			continue
+		}
+		seen[m.key] = struct{}{}
+	}
+}
+
+// pathTo is the dotted path of key inside the object being parsed.
+func (p *parser) pathTo(key string) string {
+	var b strings.Builder
+	for _, k := range p.path {
+		if b.Len() > 0 && !strings.HasPrefix(k, "[") {
+			b.WriteByte('.')
+		}
+		b.WriteString(pathKey(k))
+	}
+	if b.Len() > 0 {
+		b.WriteByte('.')
+	}
+	b.WriteString(pathKey(key))
+	return b.String()
+}
+
+// pathKey is how key appears in a dotted path: the empty key shows as "".
+func pathKey(key string) string {
+	if key == "" {
+		return `""`
+	}
+	return key
+}
+
+func (p *parser) array(depth int) error {
+	if depth > maxDepth {
+		return p.errorf("JSON nested deeper than %d levels", maxDepth)
+	}
+	p.pos++ // [
+	p.skipSpace()
+	if p.pos < len(p.data) && p.data[p.pos] == ']' {
+		p.pos++
+		return nil
+	}
+	for i := 0; ; i++ {
+		p.path = append(p.path, "["+strconv.Itoa(i)+"]")
+		_, err := p.value(depth)
+		p.path = p.path[:len(p.path)-1]
+		if err != nil {
+			return err
+		}
+		p.skipSpace()
+		if p.pos >= len(p.data) {
+			return p.unexpected("',' or ']'")
+		}
+		if p.data[p.pos] == ']' {
+			p.pos++
+			return nil
+		}
+		if p.data[p.pos] != ',' {
+			return p.unexpected("',' or ']'")
+		}
+		p.pos++
+	}
+}
+
+// string reads a quoted string starting at the opening quote and returns
+// its decoded content. Invalid UTF-8 is refused; a lone surrogate escape
+// becomes U+FFFD, as encoding/json does.
+func (p *parser) string() (string, error) {
+	p.pos++ // opening quote
+	start := p.pos
+	for p.pos < len(p.data) {
+		c := p.data[p.pos]
+		switch {
+		case c == '"':
+			s := p.data[start:p.pos]
+			if !utf8.ValidString(s) {
+				return "", &syntaxError{start, "string is not valid UTF-8"}
+			}
+			p.pos++
+			return s, nil
+		case c == '\\':
+			return p.escapedString(start)
+		case c < 0x20:
+			return "", p.errorf("control character %#02x in string", c)
+		}
+		p.pos++
+	}
+	return "", p.errorf("unexpected end of body in string")
+}
+
+// escapedString finishes a string that holds escapes; p.pos is on the first
+// backslash and start at the first byte of the content.
+func (p *parser) escapedString(start int) (string, error) {
+	buf := make([]byte, 0, p.pos-start+16)
+	buf = append(buf, p.data[start:p.pos]...)
+	for p.pos < len(p.data) {
+		c := p.data[p.pos]
+		switch {
+		case c == '"':
+			if !utf8.Valid(buf) {
+				return "", &syntaxError{start, "string is not valid UTF-8"}
+			}
+			p.pos++
+			return string(buf), nil
+		case c < 0x20:
+			return "", p.errorf("control character %#02x in string", c)
+		case c != '\\':
+			buf = append(buf, c)
+			p.pos++
+			continue
+		}
+		p.pos++ // backslash
+		if p.pos >= len(p.data) {
+			break
+		}
+		switch e := p.data[p.pos]; e {
+		case '"', '\\', '/':
+			buf = append(buf, e)
+		case 'b':
+			buf = append(buf, '\b')
+		case 'f':
+			buf = append(buf, '\f')
+		case 'n':
+			buf = append(buf, '\n')
+		case 'r':
+			buf = append(buf, '\r')
+		case 't':
+			buf = append(buf, '\t')
+		case 'u':
+			r, err := p.unicodeEscape()
+			if err != nil {
+				return "", err
+			}
+			buf = utf8.AppendRune(buf, r)
+			continue
+		default:
+			return "", p.errorf("invalid escape sequence \\%c in string", e)
+		}
+		p.pos++
+	}
+	return "", p.errorf("unexpected end of body in string")
+}
+
+// unicodeEscape reads \uXXXX (p.pos on the 'u'), joining a surrogate pair.
+func (p *parser) unicodeEscape() (rune, error) {
+	r, err := p.hex4()
+	if err != nil {
+		return 0, err
+	}
+	if !utf16IsSurrogate(r) {
+		return r, nil
+	}
+	// A high surrogate may be followed by \uXXXX holding the low half.
+	if r < 0xDC00 && p.pos+1 < len(p.data) && p.data[p.pos] == '\\' && p.data[p.pos+1] == 'u' {
+		save := p.pos
+		p.pos++
+		lo, err := p.hex4()
+		if err != nil {
+			return 0, err
+		}
+		if lo >= 0xDC00 && lo < 0xE000 {
+			return (r-0xD800)<<10 | (lo - 0xDC00) + 0x10000, nil
+		}
+		p.pos = save
+	}
+	return utf8.RuneError, nil
+}
+
+func utf16IsSurrogate(r rune) bool { return r >= 0xD800 && r < 0xE000 }
+
+// hex4 reads the four hex digits after the 'u' at p.pos and leaves p.pos
+// after them.
+func (p *parser) hex4() (rune, error) {
+	p.pos++ // u
+	if len(p.data)-p.pos < 4 {
+		return 0, p.errorf("truncated \\u escape in string")
+	}
+	var r rune
+	for i := p.pos; i < p.pos+4; i++ {
+		c := p.data[i]
+		var d byte
+		switch {
+		case c >= '0' && c <= '9':
+			d = c - '0'
+		case c >= 'a' && c <= 'f':
+			d = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			d = c - 'A' + 10
+		default:
+			return 0, p.errorf("invalid \\u escape in string")
+		}
+		r = r<<4 | rune(d)
+	}
+	p.pos += 4
+	return r, nil
+}
+
+// number reads a number as RFC 8259 writes it and returns its text.
+func (p *parser) number() (string, error) {
+	start := p.pos
+	if p.data[p.pos] == '-' {
+		p.pos++
+	}
+	switch {
+	case p.pos < len(p.data) && p.data[p.pos] == '0':
+		p.pos++
+	case p.digits() == 0:
+		return "", p.unexpected("a digit")
+	}
+	if p.pos < len(p.data) && p.data[p.pos] == '.' {
+		p.pos++
+		if p.digits() == 0 {
+			return "", p.unexpected("a digit after the decimal point")
+		}
+	}
+	if p.pos < len(p.data) && (p.data[p.pos] == 'e' || p.data[p.pos] == 'E') {
+		p.pos++
+		if p.pos < len(p.data) && (p.data[p.pos] == '+' || p.data[p.pos] == '-') {
+			p.pos++
+		}
+		if p.digits() == 0 {
+			return "", p.unexpected("a digit in the exponent")
+		}
+	}
+	return p.data[start:p.pos], nil
+}
+
+// digits skips a run of decimal digits and returns its length.
+func (p *parser) digits() int {
+	start := p.pos
+	for p.pos < len(p.data) && p.data[p.pos] >= '0' && p.data[p.pos] <= '9' {
+		p.pos++
+	}
+	return p.pos - start
+}

@@ -1,0 +1,352 @@
+package wire
+
+import (
+	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+)
+
+// This file holds the field rules of the lookup request (spec 2.2-2.12).
+
+// DecodeLookup parses and validates the body of a browser-channel lookup
+// (spec 2.2-2.12). It returns the typed request with the spec's defaults
+// applied, and the dotted paths of the fields it ignored because the
+// interface does not define them. The error, when not nil, is an
+// *emulator.Error: EMV 101 for a body that is not one JSON object, else a
+// validation error listing every problem of the request.
+func DecodeLookup(body []byte) (emulator.LookupRequest, []string, error) {
+	root, dups, err := parseObject(body)
+	if err != nil {
+		return emulator.LookupRequest{}, nil, malformed(err)
+	}
+	var c checker
+	for _, d := range dups {
+		c.add(d, emvDuplicate, "key sent more than once in the same object")
+	}
+	c.authInd = stringMember(&root, "threeDsRequestorAuthInd")
+	c.messageCategory = stringMember(&root, "messageCategory")
+
+	req := emulator.LookupRequest{
+		ChallengeWindowSize:          3,
+		ThreeDSRequestorChallengeInd: 1,
+		ThreeDSRequestorDecMaxTime:   15,
+		RequestFeatures:              -1,
+	}
+	decodeObject(&c, &root, "", lookupRules, &req)
+
+	channelOnly := false
+	if ch := req.DeviceChannel; ch != 0 && ch != 2 {
+		c.add("deviceChannel", emvFormat, channelReason(ch))
+		channelOnly = len(c.problems) == 1
+	}
+	if len(c.problems) == 0 {
+		return req, c.ignored, nil
+	}
+	if channelOnly {
+		e := emulator.NewError(emulator.CodeDeviceChannel, emvFormat, channelReason(req.DeviceChannel), "deviceChannel")
+		e.Problems = c.problems
+		return emulator.LookupRequest{}, c.ignored, e
+	}
+	return emulator.LookupRequest{}, c.ignored, emulator.ValidationError(c.problems)
+}
+
+// channelReason explains why a valid but unserved deviceChannel is refused.
+func channelReason(ch int) string {
+	name := "1 (app)"
+	if ch == 3 {
+		name = "3 (3RI)"
+	}
+	return "deviceChannel " + name + " is not served on /authentication/brw; only 2 (browser)"
+}
+
+// stringMember returns the value of obj's member key when it is a string.
+func stringMember(obj *value, key string) string {
+	if v := obj.get(key); v != nil && v.kind == kindString {
+		return v.text
+	}
+	return ""
+}
+
+// authIndIs returns a required func true when threeDsRequestorAuthInd is
+// one of codes.
+func authIndIs(codes ...string) func(*checker) bool {
+	return func(c *checker) bool {
+		for _, code := range codes {
+			if c.authInd == code {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// unlessJSDisabled is the required func of the browser properties that
+// EMV 2.2 lets a browser without JavaScript leave out.
+func unlessJSDisabled(c *checker) bool { return !c.jsDisabled }
+
+type lookup = emulator.LookupRequest
+
+// authIndCode checks threeDsRequestorAuthInd: 01 to 06.
+var authIndCode = code2('6')
+
+var lookupRules = []rule[lookup]{
+	{names: []string{"externalReferenceId"}, required: always, max: 50,
+		setString: func(r *lookup, s string) { r.ExternalReferenceID = s }},
+	{names: []string{"ddcId"}, required: always, max: 50,
+		setString: func(r *lookup, s string) { r.DDCID = s }},
+	{names: []string{"threeDsRequestorAuthInd"}, required: always, check: authIndCode,
+		setString: func(r *lookup, s string) { r.ThreeDSRequestorAuthInd = s }},
+	{names: []string{"session"}, max: 1024,
+		setString: func(r *lookup, s string) { r.Session = s }},
+	{names: []string{"browserInfo"}, kind: fieldObject, required: always,
+		object: func(c *checker, v *value, path string, r *lookup) { decodeBrowser(c, v, path, &r.Browser) }},
+	{names: []string{"notificationUrl"}, max: 2048, check: webURL,
+		setString: func(r *lookup, s string) { r.NotificationURL = s }},
+	{names: []string{"challengeWindowSize"}, kind: fieldInt, min: 1, max: 5, maxLen: 2,
+		setInt: func(r *lookup, n int) { r.ChallengeWindowSize = n }},
+	{names: []string{"acquirerCode"}, required: always, max: 15,
+		setString: func(r *lookup, s string) { r.AcquirerCode = s }},
+	{names: []string{"acquirerBIN", "acquirerBin"}, required: always, max: 11, sameAlias: true,
+		setString: func(r *lookup, s string) { r.AcquirerBIN = s }},
+	{names: []string{"merchantCode"}, required: always, max: 35,
+		setString: func(r *lookup, s string) { r.MerchantCode = s }},
+	{names: []string{"deviceChannel"}, kind: fieldInt, required: always, min: 1, max: 3, maxLen: 2,
+		setInt: func(r *lookup, n int) { r.DeviceChannel = n }},
+	{names: []string{"messageCategory"}, required: always, check: code2('2'),
+		setString: func(r *lookup, s string) { r.MessageCategory = s }},
+	{names: []string{"threeDsRequestorChallengeInd"}, kind: fieldInt, min: 1, max: 4, maxLen: 2,
+		setInt: func(r *lookup, n int) { r.ThreeDSRequestorChallengeInd = n }},
+	{names: []string{"messageVersion"}, check: messageVersion,
+		setString: func(r *lookup, s string) { r.MessageVersion = s }},
+	{names: []string{"requestFeatures"}, kind: fieldInt, min: 0, max: 99,
+		setInt: func(r *lookup, n int) { r.RequestFeatures = n }},
+	{names: []string{"threeDSRequestorDecMaxTime", "threeDsRequestorDecMaxTime"}, kind: fieldInt, min: 1, max: 10080, maxLen: 5,
+		setInt: func(r *lookup, n int) { r.ThreeDSRequestorDecMaxTime = n }},
+	{names: []string{"card"}, kind: fieldObject, required: always,
+		object: func(c *checker, v *value, path string, r *lookup) { decodeObject(c, v, path, cardRules, &r.Card) }},
+	{names: []string{"merchantName"}, max: 50,
+		setString: func(r *lookup, s string) { r.MerchantName = s }},
+	{names: []string{"purchase"}, kind: fieldObject, required: func(c *checker) bool { return c.messageCategory == "01" },
+		object: func(c *checker, v *value, path string, r *lookup) { r.Purchase = decodePurchase(c, v, path) }},
+	{names: []string{"recurring"}, kind: fieldObject, required: authIndIs("02", "03"),
+		object: func(c *checker, v *value, path string, r *lookup) {
+			r.Recurring = new(emulator.Recurring)
+			decodeObject(c, v, path, recurringRules, r.Recurring)
+		}},
+	{names: []string{"instalmentData"}, kind: fieldInt, required: authIndIs("03"), min: 2, max: 999, maxLen: 3,
+		setInt: func(r *lookup, n int) { r.InstalmentData = n }},
+	{names: []string{"requestor"}, kind: fieldObject,
+		object: func(c *checker, v *value, path string, r *lookup) {
+			r.Requestor = new(emulator.Requestor)
+			decodeObject(c, v, path, requestorRules, r.Requestor)
+		}},
+	{names: []string{"billingAddress"}, kind: fieldObject,
+		object: func(c *checker, v *value, path string, r *lookup) { r.BillingAddress = decodeAddress(c, v, path) }},
+	{names: []string{"shippingAddress"}, kind: fieldObject,
+		object: func(c *checker, v *value, path string, r *lookup) { r.ShippingAddress = decodeAddress(c, v, path) }},
+	{names: []string{"email"}, max: 254, check: email,
+		setString: func(r *lookup, s string) { r.Email = s }},
+	{names: []string{"homePhone"}, kind: fieldObject,
+		object: func(c *checker, v *value, path string, r *lookup) { r.HomePhone = decodePhone(c, v, path) }},
+	{names: []string{"mobilePhone"}, kind: fieldObject,
+		object: func(c *checker, v *value, path string, r *lookup) { r.MobilePhone = decodePhone(c, v, path) }},
+	{names: []string{"workPhone"}, kind: fieldObject,
+		object: func(c *checker, v *value, path string, r *lookup) { r.WorkPhone = decodePhone(c, v, path) }},
+	{names: []string{"accountInfo"}, kind: fieldObject,
+		object: func(c *checker, v *value, path string, r *lookup) {
+			r.AccountInfo = new(emulator.AccountInfo)
+			decodeObject(c, v, path, accountInfoRules, r.AccountInfo)
+		}},
+	{names: []string{"additionalAccountInfo"}, kind: fieldObject,
+		object: func(c *checker, v *value, path string, r *lookup) {
+			r.AdditionalAccountInfo = new(emulator.AdditionalAccountInfo)
+			decodeObject(c, v, path, additionalInfoRules, r.AdditionalAccountInfo)
+		}},
+	{names: []string{"merchantRiskInfo"}, kind: fieldObject,
+		object: func(c *checker, v *value, path string, r *lookup) {
+			r.MerchantRiskInfo = new(emulator.MerchantRiskIndicator)
+			decodeObject(c, v, path, merchantRiskRules, r.MerchantRiskInfo)
+		}},
+}
+
+// decodeBrowser reads browserInfo (2.3). When javascriptEnabled is false,
+// the properties only a script can read become optional, as in EMV 2.2.
+func decodeBrowser(c *checker, v *value, path string, dst *emulator.BrowserInfo) {
+	js := v.get("javascriptEnabled")
+	c.jsDisabled = js != nil && js.kind == kindBool && !js.boolean
+	decodeObject(c, v, path, browserRules, dst)
+}
+
+var browserRules = []rule[emulator.BrowserInfo]{
+	{names: []string{"acceptHeader"}, required: always, max: 2048,
+		setString: func(b *emulator.BrowserInfo, s string) { b.AcceptHeader = s }},
+	{names: []string{"ip"}, max: 45, check: ipAddress,
+		setString: func(b *emulator.BrowserInfo, s string) { b.IP = s }},
+	{names: []string{"javascriptEnabled"}, kind: fieldBool, required: always,
+		setBool: func(b *emulator.BrowserInfo, v bool) { b.JavascriptEnabled = v }},
+	{names: []string{"javaEnabled"}, kind: fieldBool, required: unlessJSDisabled,
+		setBool: func(b *emulator.BrowserInfo, v bool) { b.JavaEnabled = v }},
+	{names: []string{"language"}, required: always, min: 1, max: 8, check: languageTag,
+		setString: func(b *emulator.BrowserInfo, s string) { b.Language = s }},
+	{names: []string{"colorDepth"}, kind: fieldNumeric, required: unlessJSDisabled, min: 1, max: 2, check: digits,
+		setString: func(b *emulator.BrowserInfo, s string) { b.ColorDepth = s }},
+	{names: []string{"screenHeight"}, kind: fieldNumeric, required: unlessJSDisabled, min: 1, max: 6, check: digits,
+		setString: func(b *emulator.BrowserInfo, s string) { b.ScreenHeight = s }},
+	{names: []string{"screenWidth"}, kind: fieldNumeric, required: unlessJSDisabled, min: 1, max: 6, check: digits,
+		setString: func(b *emulator.BrowserInfo, s string) { b.ScreenWidth = s }},
+	{names: []string{"timeZone"}, kind: fieldNumeric, required: unlessJSDisabled, min: 1, max: 5, check: signedDigits,
+		setString: func(b *emulator.BrowserInfo, s string) { b.TimeZone = s }},
+	{names: []string{"userAgent"}, required: always, max: 2048,
+		setString: func(b *emulator.BrowserInfo, s string) { b.UserAgent = s }},
+}
+
+var cardRules = []rule[emulator.Card]{
+	{names: []string{"expiryDate"}, check: expiryYYMM,
+		setString: func(c *emulator.Card, s string) { c.ExpiryDate = s }},
+	{names: []string{"cardNumber"}, required: always, check: cardNumber,
+		setString: func(c *emulator.Card, s string) { c.CardNumber = s }},
+	{names: []string{"cardholderName"}, min: 2, max: 45, check: cardholderName,
+		setString: func(c *emulator.Card, s string) { c.CardholderName = s }},
+}
+
+var requestorRules = []rule[emulator.Requestor]{
+	{names: []string{"id"}, required: always, max: 35,
+		setString: func(r *emulator.Requestor, s string) { r.ID = s }},
+	{names: []string{"name"}, required: always, max: 40,
+		setString: func(r *emulator.Requestor, s string) { r.Name = s }},
+	{names: []string{"url"}, required: always, max: 2048, check: webURL,
+		setString: func(r *emulator.Requestor, s string) { r.URL = s }},
+	{names: []string{"cardholderAccountId"}, max: 64,
+		setString: func(r *emulator.Requestor, s string) { r.CardholderAccountID = s }},
+}
+
+func decodeAddress(c *checker, v *value, path string) *emulator.Address {
+	a := new(emulator.Address)
+	decodeObject(c, v, path, addressRules, a)
+	return a
+}
+
+var addressRules = []rule[emulator.Address]{
+	{names: []string{"countryCode"}, required: always, check: country,
+		setString: func(a *emulator.Address, s string) { a.CountryCode = s }},
+	{names: []string{"city"}, max: 50,
+		setString: func(a *emulator.Address, s string) { a.City = s }},
+	{names: []string{"postCode"}, max: 16,
+		setString: func(a *emulator.Address, s string) { a.PostCode = s }},
+	{names: []string{"line1"}, max: 50,
+		setString: func(a *emulator.Address, s string) { a.Line1 = s }},
+	{names: []string{"line2"}, max: 50,
+		setString: func(a *emulator.Address, s string) { a.Line2 = s }},
+	{names: []string{"line3"}, max: 50,
+		setString: func(a *emulator.Address, s string) { a.Line3 = s }},
+	{names: []string{"state"}, max: 3, check: alphanumeric,
+		setString: func(a *emulator.Address, s string) { a.State = s }},
+}
+
+// decodePurchase reads purchase (2.7). instalData belongs to instalment
+// authentications only: with a valid threeDsRequestorAuthInd other than 03
+// it is refused (203).
+func decodePurchase(c *checker, v *value, path string) *emulator.Purchase {
+	p := new(emulator.Purchase)
+	decodeObject(c, v, path, purchaseRules, p)
+	if code, _ := authIndCode(c.authInd); p.InstalData != 0 && code == "" && c.authInd != "03" {
+		c.add(join(path, "instalData"), emvFormat, "must be omitted unless threeDsRequestorAuthInd is 03 (instalment)")
+	}
+	return p
+}
+
+var purchaseRules = []rule[emulator.Purchase]{
+	{names: []string{"date"}, required: always, check: purchaseDate,
+		setString: func(p *emulator.Purchase, s string) { p.Date = s }},
+	{names: []string{"instalData"}, kind: fieldInt, min: 2, max: 999, maxLen: 3,
+		setInt: func(p *emulator.Purchase, n int) { p.InstalData = n }},
+	{names: []string{"amount"}, kind: fieldNumeric, required: always, max: 48, check: decimal,
+		setString: func(p *emulator.Purchase, s string) { p.Amount = s }},
+	{names: []string{"currencyCode"}, required: always, check: currency,
+		setString: func(p *emulator.Purchase, s string) { p.CurrencyCode = s }},
+}
+
+var recurringRules = []rule[emulator.Recurring]{
+	{names: []string{"expiry"}, required: authIndIs("02", "03"), check: dateYYYYMMDD,
+		setString: func(r *emulator.Recurring, s string) { r.Expiry = s }},
+	{names: []string{"frequency"}, kind: fieldInt, required: authIndIs("02", "03"), min: 1, max: 9999,
+		setInt: func(r *emulator.Recurring, n int) { r.Frequency = n }},
+}
+
+func decodePhone(c *checker, v *value, path string) *emulator.Phone {
+	p := new(emulator.Phone)
+	decodeObject(c, v, path, phoneRules, p)
+	return p
+}
+
+var phoneRules = []rule[emulator.Phone]{
+	{names: []string{"countryCode"}, kind: fieldNumeric, required: always, min: 1, max: 3, check: digits,
+		setString: func(p *emulator.Phone, s string) { p.CountryCode = s }},
+	{names: []string{"subscriber"}, kind: fieldNumeric, required: always, max: 15, check: digits,
+		setString: func(p *emulator.Phone, s string) { p.Subscriber = s }},
+}
+
+// accountInfoRules accept the short names of the spec table and the long
+// names of the example payload for the same fields.
+var accountInfoRules = []rule[emulator.AccountInfo]{
+	{names: []string{"chAccAgeInd", "accountAgeIndicator"}, check: code2('5'),
+		setString: func(a *emulator.AccountInfo, s string) { a.ChAccAgeInd = s }},
+	{names: []string{"chAccChange", "accountChangeDate"}, check: dateYYYYMMDD,
+		setString: func(a *emulator.AccountInfo, s string) { a.ChAccChange = s }},
+	{names: []string{"chAccChangeInd", "accountChangeIndicator"}, check: code2('4'),
+		setString: func(a *emulator.AccountInfo, s string) { a.ChAccChangeInd = s }},
+	{names: []string{"chAccDate", "accountDate"}, check: dateYYYYMMDD,
+		setString: func(a *emulator.AccountInfo, s string) { a.ChAccDate = s }},
+	{names: []string{"chAccPwChange", "passwordChangeDate"}, check: dateYYYYMMDD,
+		setString: func(a *emulator.AccountInfo, s string) { a.ChAccPwChange = s }},
+	{names: []string{"chAccPwChangeInd", "passwordChangeIndicator"}, check: code2('5'),
+		setString: func(a *emulator.AccountInfo, s string) { a.ChAccPwChangeInd = s }},
+	{names: []string{"nbPurchaseAccount", "accountPurchaseNumber", "purchaseCount"}, kind: fieldNumeric, max: 4, check: digits,
+		setString: func(a *emulator.AccountInfo, s string) { a.NbPurchaseAccount = s }},
+	{names: []string{"provisionAttemptsDay", "provisionAttemptsPerDay"}, kind: fieldNumeric, max: 3, check: digits,
+		setString: func(a *emulator.AccountInfo, s string) { a.ProvisionAttemptsDay = s }},
+	{names: []string{"txnActivityDay", "transactionActivityDay"}, kind: fieldNumeric, max: 3, check: digits,
+		setString: func(a *emulator.AccountInfo, s string) { a.TxnActivityDay = s }},
+	{names: []string{"txnActivityYear", "transactionActivityYear"}, kind: fieldNumeric, max: 3, check: digits,
+		setString: func(a *emulator.AccountInfo, s string) { a.TxnActivityYear = s }},
+	{names: []string{"paymentAccAge", "paymentAccountAge"}, check: dateYYYYMMDD,
+		setString: func(a *emulator.AccountInfo, s string) { a.PaymentAccAge = s }},
+	{names: []string{"paymentAccInd", "paymentAccountIndicator"}, check: code2('5'),
+		setString: func(a *emulator.AccountInfo, s string) { a.PaymentAccInd = s }},
+	{names: []string{"shipAddressUsage", "shippingAddressUsageDate"}, check: dateYYYYMMDD,
+		setString: func(a *emulator.AccountInfo, s string) { a.ShipAddressUsage = s }},
+	{names: []string{"shipAddressUsageInd", "shippingAddressUsageIndicator"}, check: code2('4'),
+		setString: func(a *emulator.AccountInfo, s string) { a.ShipAddressUsageInd = s }},
+	{names: []string{"shipNameIndicator", "shippingNameIndicator"}, check: code2('2'),
+		setString: func(a *emulator.AccountInfo, s string) { a.ShipNameIndicator = s }},
+	{names: []string{"suspiciousAccActivity", "suspiciousAccountActivity"}, check: code2('2'),
+		setString: func(a *emulator.AccountInfo, s string) { a.SuspiciousAccActivity = s }},
+}
+
+var additionalInfoRules = []rule[emulator.AdditionalAccountInfo]{
+	{names: []string{"accountType"}, kind: fieldInt, min: 1, max: 3, maxLen: 2,
+		setInt: func(a *emulator.AdditionalAccountInfo, n int) { a.AccountType = n }},
+	{names: []string{"authenticationMethod"}, kind: fieldInt, min: 1, max: 6, maxLen: 2,
+		setInt: func(a *emulator.AdditionalAccountInfo, n int) { a.AuthenticationMethod = n }},
+	{names: []string{"authenticationTimeStamp"}, check: timestamp14,
+		setString: func(a *emulator.AdditionalAccountInfo, s string) { a.AuthenticationTimeStamp = s }},
+}
+
+var merchantRiskRules = []rule[emulator.MerchantRiskIndicator]{
+	{names: []string{"deliveryEmailAddress"}, max: 254, check: email,
+		setString: func(m *emulator.MerchantRiskIndicator, s string) { m.DeliveryEmailAddress = s }},
+	{names: []string{"deliveryTimeframe"}, check: code2('4'),
+		setString: func(m *emulator.MerchantRiskIndicator, s string) { m.DeliveryTimeframe = s }},
+	{names: []string{"giftCardAmount"}, kind: fieldNumeric, max: 15, check: digits,
+		setString: func(m *emulator.MerchantRiskIndicator, s string) { m.GiftCardAmount = s }},
+	{names: []string{"giftCardCount"}, min: 2, max: 2, check: digits,
+		setString: func(m *emulator.MerchantRiskIndicator, s string) { m.GiftCardCount = s }},
+	{names: []string{"giftCardCurr"}, check: currency,
+		setString: func(m *emulator.MerchantRiskIndicator, s string) { m.GiftCardCurr = s }},
+	{names: []string{"preOrderDate"}, check: dateYYYYMMDD,
+		setString: func(m *emulator.MerchantRiskIndicator, s string) { m.PreOrderDate = s }},
+	{names: []string{"preOrderPurchaseInd"}, check: code2('2'),
+		setString: func(m *emulator.MerchantRiskIndicator, s string) { m.PreOrderPurchaseInd = s }},
+	{names: []string{"reorderItemsInd"}, check: code2('2'),
+		setString: func(m *emulator.MerchantRiskIndicator, s string) { m.ReorderItemsInd = s }},
+	{names: []string{"shipIndicator"}, check: code2('7'),
+		setString: func(m *emulator.MerchantRiskIndicator, s string) { m.ShipIndicator = s }},
+}
