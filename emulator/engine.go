@@ -1,0 +1,398 @@
+// Package emulator is the 3-D Secure engine of the sandbox: lookup,
+// challenge and enquiry, the transaction state machine and the Store
+// interface. It knows the protocol and nothing about HTTP.
+package emulator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
+)
+
+// Defaults of the challenge windows: generous, for a human tester.
+const (
+	DefaultFirstCReqTimeout = 10 * time.Minute
+	DefaultChallengeTimeout = 15 * time.Minute
+	// DefaultVersion is the protocol version used when neither the request
+	// nor the scenario names one.
+	DefaultVersion = "2.2.0"
+)
+
+// Config sets up an Engine.
+type Config struct {
+	// PublicURL is the emulator's base URL as browsers reach it, e.g.
+	// "http://localhost:8080" or "https://sandbox.example.com/3ds"; the
+	// hostedChallengeUrl and the ACS form action are built from it.
+	PublicURL string
+	// Seed makes the fake ACS data and authentication values reproducible.
+	Seed uint64
+	// FirstCReqTimeout is how long a challenge waits for its first CReq
+	// before it ends as N, reason 14, challengeCancel 05.
+	FirstCReqTimeout time.Duration
+	// ChallengeTimeout is how long an opened challenge waits for the
+	// cardholder's decision before it ends as N, reason 14, challengeCancel 04.
+	ChallengeTimeout time.Duration
+	// Schemes finds the card scheme by BIN.
+	Schemes *SchemeTable
+	// Catalogue returns the active scenario catalogue; it may change
+	// between calls (hot reload).
+	Catalogue func() *scenarios.Catalogue
+	// Pages renders the self-submitting forms of the browser flows.
+	Pages FormRenderer
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+}
+
+// FormRenderer renders an HTML page whose form posts fields to action by
+// itself on load (with a button for browsers without scripts).
+type FormRenderer interface {
+	AutoSubmitPage(action string, fields []FormField) (string, error)
+}
+
+// FormField is one hidden input of a self-submitting form.
+type FormField struct{ Name, Value string }
+
+// Engine runs the 3DS flows. It is safe for concurrent use.
+type Engine struct {
+	cfg    Config
+	store  Store
+	cavv   []byte
+	now    func() time.Time
+	chance *chance
+}
+
+// New returns an Engine over store.
+func New(cfg Config, store Store) (*Engine, error) {
+	if cfg.Catalogue == nil {
+		return nil, errors.New("emulator: config needs a scenario catalogue")
+	}
+	if cfg.Schemes == nil {
+		t, err := NewSchemeTable(nil)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Schemes = t
+	}
+	if cfg.Pages == nil {
+		return nil, errors.New("emulator: config needs a form renderer")
+	}
+	if cfg.FirstCReqTimeout <= 0 {
+		cfg.FirstCReqTimeout = DefaultFirstCReqTimeout
+	}
+	if cfg.ChallengeTimeout <= 0 {
+		cfg.ChallengeTimeout = DefaultChallengeTimeout
+	}
+	cfg.PublicURL = strings.TrimRight(cfg.PublicURL, "/")
+	now := cfg.Now
+	if now == nil {
+		now = time.Now
+	}
+	return &Engine{cfg: cfg, store: store, cavv: cavvKey(cfg.Seed), now: now, chance: newChance(cfg.Seed)}, nil
+}
+
+// Schemes returns the engine's BIN table.
+func (e *Engine) Schemes() *SchemeTable { return e.cfg.Schemes }
+
+// ACSURL is where the browser posts the CReq.
+func (e *Engine) ACSURL() string { return e.cfg.PublicURL + "/acs/challenge" }
+
+// HostedChallengeURL is the page a Requestor may send the cardholder to
+// instead of posting challengeHtml.
+func (e *Engine) HostedChallengeURL(threeDSServerTransID string) string {
+	return e.cfg.PublicURL + "/acs/hosted/" + threeDSServerTransID
+}
+
+// LookupOptions are the caller's per-request choices.
+type LookupOptions struct {
+	// ScenarioID forces a scenario whatever the card (the X-Scenario
+	// header); empty: match by the request.
+	ScenarioID string
+}
+
+// Lookup runs an authentication request for namespace ns: it picks the
+// scenario of the card, applies the scenario's lookup delay and fault,
+// stores the new transaction and returns the frictionless result or the
+// challenge indication. A scenario error comes back as *Error, an injected
+// transport fault as *Fault.
+func (e *Engine) Lookup(ctx context.Context, ns string, req LookupRequest, opt LookupOptions) (LookupResponse, error) {
+	var sc *scenarios.Scenario
+	if opt.ScenarioID != "" {
+		var ok bool
+		if sc, ok = e.scenarioByID(ns, opt.ScenarioID); !ok {
+			return LookupResponse{}, NewError(CodeUnknownScenario, "203",
+				fmt.Sprintf("no scenario with id %q (see GET /scenarios)", opt.ScenarioID), "X-Scenario")
+		}
+	} else {
+		sc = e.match(ns, scenarioRequest(req))
+	}
+	if err := e.applyStep(ctx, sc, StepLookup); err != nil {
+		return LookupResponse{}, err
+	}
+	if sc.Error != nil {
+		return LookupResponse{}, scenarioError(sc.Error)
+	}
+
+	now := e.now()
+	pan := req.Card.CardNumber
+	t := Transaction{
+		Namespace:            ns,
+		ThreeDSServerTransID: newUUID(),
+		ACSTransID:           newUUID(),
+		DSTransID:            newUUID(),
+		ExternalReferenceID:  req.ExternalReferenceID,
+		CreatedAt:            now,
+		ScenarioID:           sc.ID,
+		CardScheme:           e.cfg.Schemes.Scheme(pan),
+		CardBIN:              pan[:min(6, len(pan))],
+		MaskedPAN:            maskPAN(pan),
+	}
+	acs := acsIdentity(e.cfg.Seed, t.CardBIN)
+	t.ACSReferenceNumber, t.ACSOperatorID = acs.ReferenceNumber, acs.OperatorID
+
+	if ch := sc.Challenge; ch != nil {
+		t.Version = negotiateVersion(req.MessageVersion, ch.Version)
+		t.Phase = PhaseChallengePending
+		t.Status = "C"
+		t.AuthenticationType = ch.AuthenticationType
+		t.Challenge = ChallengeState{
+			NotificationURL: req.NotificationURL,
+			Session:         req.Session,
+			WindowSize:      req.ChallengeWindowSize,
+			MerchantName:    req.MerchantName,
+		}
+		if req.Purchase != nil {
+			t.Challenge.Amount, t.Challenge.Currency = req.Purchase.Amount, req.Purchase.CurrencyCode
+		}
+	} else {
+		f := sc.Frictionless
+		t.Version = negotiateVersion(req.MessageVersion, f.Version)
+		t.Phase = PhaseFinal
+		t.AuthenticationType = f.AuthenticationType
+		e.finish(&t, f.Status, f.Reason, f.ECI, "")
+	}
+	if req.RequestFeatures == 2 && t.Version >= "2.2.0" {
+		t.WhiteListStatus, t.WhiteListStatusSrc = "U", "03"
+		if w := sc.WhiteList; w != nil {
+			t.WhiteListStatus, t.WhiteListStatusSrc = w.Status, w.Source
+		}
+	}
+	if err := e.store.Put(ctx, t); err != nil {
+		return LookupResponse{}, fmt.Errorf("lookup: store transaction: %w", err)
+	}
+	resp := LookupResponse{
+		Status:               t.Status,
+		Version:              t.Version,
+		DSTransID:            t.DSTransID,
+		ACSTransID:           t.ACSTransID,
+		ThreeDSServerTransID: t.ThreeDSServerTransID,
+		AuthenticationValue:  t.AuthenticationValue,
+		ECI:                  t.ECI,
+		CardScheme:           t.CardScheme,
+		CardBIN:              t.CardBIN,
+		ExternalReferenceID:  t.ExternalReferenceID,
+		StatusReason:         t.StatusReason,
+		ACSReferenceNumber:   t.ACSReferenceNumber,
+		ACSOperatorID:        t.ACSOperatorID,
+		AuthenticationType:   t.AuthenticationType,
+		WhiteListStatus:      t.WhiteListStatus,
+		WhiteListStatusSrc:   t.WhiteListStatusSrc,
+	}
+	if t.Status == "C" {
+		html, err := e.challengeHTML(t)
+		if err != nil {
+			return LookupResponse{}, fmt.Errorf("lookup: render challengeHtml: %w", err)
+		}
+		resp.ChallengeHTML = html
+		resp.HostedChallengeURL = e.HostedChallengeURL(t.ThreeDSServerTransID)
+	}
+	return resp, nil
+}
+
+// finish sets the final result of t: status, reason, ECI (the override, or
+// the scheme table) and the authentication value for Y and A.
+func (e *Engine) finish(t *Transaction, status, reason, eciOverride, cancel string) {
+	if t.Version < "2.2.0" {
+		status, reason = downgrade210(status, reason)
+		if t.AuthenticationType == "04" {
+			t.AuthenticationType = ""
+		}
+	}
+	t.Phase = PhaseFinal
+	t.Status = status
+	t.StatusReason = reason
+	t.ChallengeCancel = cancel
+	t.ECI = eciOverride
+	if t.ECI == "" {
+		t.ECI = ECIFor(t.CardScheme, status)
+	}
+	t.AuthenticationValue = ""
+	if status == "Y" || status == "A" {
+		t.AuthenticationValue = authenticationValue(e.cavv, t.ThreeDSServerTransID)
+	}
+}
+
+// Enquiry returns the current result of a transaction of namespace ns, found
+// by threeDsServerTransId when given, else by externalReferenceId (the
+// newest transaction with that reference).
+func (e *Engine) Enquiry(ctx context.Context, ns string, req EnquiryRequest) (EnquiryResponse, error) {
+	var (
+		t   Transaction
+		err error
+	)
+	field, value := "threeDsServerTransId", req.ThreeDSServerTransID
+	if req.ThreeDSServerTransID != "" {
+		t, err = e.store.Get(ctx, req.ThreeDSServerTransID)
+		if err == nil && t.Namespace != ns {
+			err = ErrNotFound
+		}
+	} else {
+		field, value = "externalReferenceId", req.ExternalReferenceID
+		t, err = e.store.GetByExternalRef(ctx, ns, req.ExternalReferenceID)
+	}
+	if err != nil {
+		return EnquiryResponse{}, e.lookupFailure(err, field, value)
+	}
+	if sc, ok := e.scenarioByID(ns, t.ScenarioID); ok {
+		if err := e.applyStep(ctx, sc, StepEnquiry); err != nil {
+			return EnquiryResponse{}, err
+		}
+	}
+	t, err = e.settle(ctx, t)
+	if err != nil {
+		return EnquiryResponse{}, e.lookupFailure(err, field, value)
+	}
+	return enquiryResponse(t), nil
+}
+
+// lookupFailure turns a store failure into the error the caller sees.
+func (e *Engine) lookupFailure(err error, field, value string) error {
+	if errors.Is(err, ErrNotFound) {
+		return NewError(CodeUnknownTransaction, "301",
+			fmt.Sprintf("no transaction with %s %q for this token", field, value), field)
+	}
+	return fmt.Errorf("find transaction by %s: %w", field, err)
+}
+
+func enquiryResponse(t Transaction) EnquiryResponse {
+	r := EnquiryResponse{
+		ThreeDSServerTransID:       t.ThreeDSServerTransID,
+		DSTransID:                  t.DSTransID,
+		ACSTransactionID:           t.ACSTransID,
+		AuthenticationValue:        t.AuthenticationValue,
+		TransactionStatus:          t.Status,
+		ECI:                        t.ECI,
+		Version:                    t.Version,
+		CardScheme:                 t.CardScheme,
+		CardBIN:                    t.CardBIN,
+		DSTransactionID:            t.DSTransID,
+		ThreeDSServerTransactionID: t.ThreeDSServerTransID,
+		ChallengeCancel:            t.ChallengeCancel,
+		StatusReason:               t.StatusReason,
+		WhiteListStatus:            t.WhiteListStatus,
+		WhiteListStatusSource:      t.WhiteListStatusSrc,
+		AuthenticationType:         t.AuthenticationType,
+		ExternalReferenceID:        t.ExternalReferenceID,
+		ACSReferenceNumber:         t.ACSReferenceNumber,
+		ACSOperatorID:              t.ACSOperatorID,
+	}
+	if t.StatusReason != "" {
+		r.ReasonCode, r.ReasonDesc = t.StatusReason, ReasonText[t.StatusReason]
+	}
+	if t.Challenge.Interactions > 0 {
+		r.InteractionCounter = fmt.Sprintf("%02d", min(t.Challenge.Interactions, 99))
+	}
+	return r
+}
+
+// reasons210 maps the transStatusReason codes that 2.2.0 added to the
+// closest code 2.1.0 knows, so a 2.1.0 transaction never carries them.
+var reasons210 = map[string]string{
+	"22": "07", // ACS technical issue -> invalid transaction
+	"23": "12", // decoupled required -> not permitted to cardholder
+	"24": "12",
+	"25": "12",
+	"26": "01", // attempted, not performed by the cardholder -> authentication failed
+}
+
+// downgrade210 replaces what protocol 2.1.0 lacks: status I (new in 2.2.0;
+// a 2.1.0 ACS that skips the challenge answers a frictionless Y) and the
+// reasons 22-26.
+func downgrade210(status, reason string) (string, string) {
+	if status == "I" {
+		status = "Y"
+	}
+	if r, ok := reasons210[reason]; ok {
+		reason = r
+	}
+	return status, reason
+}
+
+// match picks the scenario of a request for namespace ns.
+func (e *Engine) match(ns string, r scenarios.Request) *scenarios.Scenario {
+	return e.cfg.Catalogue().Match(r)
+}
+
+// scenarioByID finds a scenario visible to namespace ns.
+func (e *Engine) scenarioByID(ns, id string) (*scenarios.Scenario, bool) {
+	return e.cfg.Catalogue().ByID(id)
+}
+
+// negotiateVersion picks the protocol version of a transaction: the lower
+// of the Requestor's messageVersion and the highest the scenario's ACS
+// supports.
+func negotiateVersion(requested, acs string) string {
+	if acs == "" {
+		acs = DefaultVersion
+	}
+	if requested != "" && requested < acs {
+		return requested
+	}
+	return acs
+}
+
+func scenarioRequest(r LookupRequest) scenarios.Request {
+	sr := scenarios.Request{
+		CardNumber:      r.Card.CardNumber,
+		CardholderName:  r.Card.CardholderName,
+		ChallengeInd:    r.ThreeDSRequestorChallengeInd,
+		MessageVersion:  r.MessageVersion,
+		MessageCategory: r.MessageCategory,
+		AuthInd:         r.ThreeDSRequestorAuthInd,
+	}
+	if r.Purchase != nil {
+		sr.Amount, sr.Currency = r.Purchase.Amount, r.Purchase.CurrencyCode
+	}
+	return sr
+}
+
+// scenarioError turns a scenario's error result into the engine's Error.
+func scenarioError(s *scenarios.ErrorResult) *Error {
+	e := NewError(ErrorCode(s.ErrorCode), s.EMVErrorCode, s.Message, s.Detail)
+	e.HTTPStatus = s.HTTPStatus
+	if s.Status != "" {
+		e.Status = s.Status
+	}
+	if s.Component != "" {
+		e.Component = s.Component
+	}
+	if s.Description != "" {
+		e.Description = s.Description
+	}
+	return e
+}
+
+// sleep waits for d or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

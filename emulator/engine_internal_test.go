@@ -1,0 +1,172 @@
+package emulator
+
+import (
+	"encoding/base64"
+	"strings"
+	"testing"
+)
+
+func TestSchemeTable(t *testing.T) {
+	tab, err := NewSchemeTable(map[string]string{"463208": "ITMX", "557755": "itmx", "9764": "TPN"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ pan, want string }{
+		{"4000000000001000", SchemeVisa},
+		{"4632080000000001", SchemeITMX}, // configured BIN inside the Visa range: longest prefix wins
+		{"5577550000000000", SchemeITMX},
+		{"5100000000000000", SchemeMastercard},
+		{"5599999999999999", SchemeMastercard},
+		{"2221000000000000", SchemeMastercard},
+		{"2720990000000000", SchemeMastercard},
+		{"2721000000000000", SchemeUnknown},
+		{"340000000000000", SchemeAmex},
+		{"370000000000000", SchemeAmex},
+		{"6011000000000000", SchemeDiscover},
+		{"6440000000000000", SchemeDiscover},
+		{"6500000000000000", SchemeDiscover},
+		{"36000000000000", SchemeDiscover},
+		{"3528000000000000", SchemeJCB},
+		{"3589000000000000", SchemeJCB},
+		{"3590000000000000", SchemeUnknown},
+		{"6200000000000000", SchemeUPI},
+		{"8100000000000000", SchemeUPI},
+		{"9764000000000000", SchemeTPN},
+		{"1234567890123", SchemeUnknown},
+		{"", SchemeUnknown},
+	}
+	for _, tt := range tests {
+		if got := tab.Scheme(tt.pan); got != tt.want {
+			t.Errorf("Scheme(%q) = %s, want %s", tt.pan, got, tt.want)
+		}
+	}
+	for _, bad := range []map[string]string{{"12a": "VISA"}, {"": "VISA"}, {"4111": "DINERS"}} {
+		if _, err := NewSchemeTable(bad); err == nil {
+			t.Errorf("NewSchemeTable(%v) accepted", bad)
+		}
+	}
+}
+
+func TestParseBINList(t *testing.T) {
+	m, err := ParseBINList(" 463208=itmx, 9764=TPN ,")
+	if err != nil || m["463208"] != "ITMX" || m["9764"] != "TPN" || len(m) != 2 {
+		t.Errorf("ParseBINList = %v, %v", m, err)
+	}
+	if _, err := ParseBINList("463208"); err == nil {
+		t.Error("entry without = accepted")
+	}
+}
+
+func TestECIFor(t *testing.T) {
+	tests := []struct{ scheme, status, want string }{
+		{SchemeVisa, "Y", "05"}, {SchemeVisa, "A", "06"}, {SchemeVisa, "N", ""}, {SchemeVisa, "I", "07"},
+		{SchemeMastercard, "Y", "02"}, {SchemeMastercard, "A", "01"}, {SchemeMastercard, "U", ""}, {SchemeMastercard, "I", "06"},
+		{SchemeAmex, "Y", "05"}, {SchemeJCB, "A", "06"}, {SchemeUPI, "R", ""}, {SchemeDiscover, "C", ""},
+	}
+	for _, tt := range tests {
+		if got := ECIFor(tt.scheme, tt.status); got != tt.want {
+			t.Errorf("ECIFor(%s, %s) = %q, want %q", tt.scheme, tt.status, got, tt.want)
+		}
+	}
+}
+
+func TestNegotiateVersion(t *testing.T) {
+	tests := []struct{ req, acs, want string }{
+		{"", "", "2.2.0"}, {"2.1.0", "", "2.1.0"}, {"2.2.0", "2.1.0", "2.1.0"}, {"", "2.1.0", "2.1.0"}, {"2.2.0", "2.2.0", "2.2.0"},
+	}
+	for _, tt := range tests {
+		if got := negotiateVersion(tt.req, tt.acs); got != tt.want {
+			t.Errorf("negotiateVersion(%q, %q) = %s, want %s", tt.req, tt.acs, got, tt.want)
+		}
+	}
+}
+
+func TestIdentityHelpers(t *testing.T) {
+	if got := maskPAN("4000000000001000"); got != "400000******1000" {
+		t.Errorf("maskPAN = %s", got)
+	}
+	if got := maskPAN("1234"); got != "****" {
+		t.Errorf("maskPAN short = %s", got)
+	}
+	k := cavvKey(1)
+	a, b := authenticationValue(k, "id-1"), authenticationValue(k, "id-2")
+	if len(a) != 28 || a == b || a != authenticationValue(k, "id-1") {
+		t.Errorf("authenticationValue: %q %q", a, b)
+	}
+	if raw, err := base64.StdEncoding.DecodeString(a); err != nil || len(raw) != 20 {
+		t.Errorf("authenticationValue is not 20 bytes of Base64: %v", err)
+	}
+	x, y := acsIdentity(1, "400000"), acsIdentity(1, "400000")
+	if x != y || !strings.HasPrefix(x.ReferenceNumber, "3DS_LOA_ACS_") || x.OperatorID == "" {
+		t.Errorf("acsIdentity not reproducible or malformed: %+v %+v", x, y)
+	}
+	if acsIdentity(2, "400000") == x {
+		t.Error("another seed gives the same ACS")
+	}
+	if u := newUUID(); len(u) != 36 || u[14] != '4' {
+		t.Errorf("newUUID = %s", u)
+	}
+}
+
+func TestDecodeBase64Variants(t *testing.T) {
+	raw := []byte{0xfb, 0xff, 0xfe, 'a'}
+	for _, s := range []string{
+		base64.RawURLEncoding.EncodeToString(raw),
+		base64.URLEncoding.EncodeToString(raw),
+		base64.StdEncoding.EncodeToString(raw),
+		base64.RawStdEncoding.EncodeToString(raw),
+	} {
+		got, err := DecodeBase64(s)
+		if err != nil || string(got) != string(raw) {
+			t.Errorf("DecodeBase64(%q) = %v, %v", s, got, err)
+		}
+	}
+}
+
+func TestValidationErrorOrdering(t *testing.T) {
+	e := ValidationError([]Problem{
+		{Field: "purchase.currencyCode", EMVCode: "304", Reason: "x"},
+		{Field: "card.cardNumber", EMVCode: "201", Reason: "x"},
+		{Field: "email", EMVCode: "203", Reason: "x"},
+		{Field: "ddcId", EMVCode: "201", Reason: "x"},
+	})
+	if e.EMVCode != "201" || e.Code != CodeMissingField || e.Detail != "card.cardNumber,ddcId" || len(e.Problems) != 4 {
+		t.Errorf("ValidationError = %+v", e)
+	}
+	if !strings.Contains(e.Message, "2 required fields missing") || !strings.Contains(e.Message, "1 invalid ISO code") {
+		t.Errorf("message = %q", e.Message)
+	}
+	if ValidationError(nil) != nil {
+		t.Error("no problems gave an error")
+	}
+	long := NewError(CodeInvalidField, "203", strings.Repeat("é", 300), "")
+	if len(long.Message) > 255 || !strings.HasSuffix(long.Message, "...") {
+		t.Errorf("message not truncated to 255 bytes: %d", len(long.Message))
+	}
+}
+
+// FuzzParseCReq: any creq field gets a CReq or an *Error with an EMV code,
+// never a panic; a valid CReq round-trips.
+func FuzzParseCReq(f *testing.F) {
+	good, _ := EncodeMessage(CReq{ThreeDSServerTransID: "8a880dc0-d2d2-4067-bcb1-b08d1690b26e", ACSTransID: "d7c1ee99-9478-44a6-b1f2-391e29c6b340", MessageType: "CReq", MessageVersion: "2.2.0", ChallengeWindowSize: "05"})
+	for _, s := range []string{good, "", "e30", "eyJ4IjoxfQ", "%%%", good + "==", strings.ReplaceAll(good, "_", "/")} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		c, err := ParseCReq(s)
+		if err != nil {
+			e, ok := AsError(err)
+			if !ok || (e.EMVCode != "201" && e.EMVCode != "203") || e.Detail == "" {
+				t.Fatalf("ParseCReq(%q) error %v is not a 201/203 *Error with detail", s, err)
+			}
+			return
+		}
+		again, err := EncodeMessage(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c2, err := ParseCReq(again); err != nil || c2 != c {
+			t.Fatalf("round trip: %+v vs %+v (%v)", c, c2, err)
+		}
+	})
+}

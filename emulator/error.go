@@ -1,0 +1,193 @@
+package emulator
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// ErrorCode is the 4-character errorCode of the spec's error body (2.16).
+// The catalogue below is the only source of these codes; web maps each one
+// to an HTTP status in a single table.
+type ErrorCode string
+
+// The errorCode catalogue. The first two letters name the area, the digits
+// follow the EMV error code where there is one.
+const (
+	CodeUnauthorized       ErrorCode = "AU01" // Authorization header missing or not "Bearer <token>"
+	CodeTokenRejected      ErrorCode = "AU02" // bearer token not in the configured list
+	CodeMalformedJSON      ErrorCode = "MS01" // body is not one JSON object (EMV 101)
+	CodeContentType        ErrorCode = "MS02" // Content-Type is not application/json (EMV 101)
+	CodeBodyTooLarge       ErrorCode = "MS03" // body over the size limit (EMV 101)
+	CodeUnsupportedVersion ErrorCode = "VR02" // messageVersion not served (EMV 102)
+	CodeMissingField       ErrorCode = "FD01" // required data element missing (EMV 201)
+	CodeInvalidField       ErrorCode = "FD03" // data element format invalid (EMV 203)
+	CodeDuplicateField     ErrorCode = "FD04" // same key twice in one object (EMV 204)
+	CodeInvalidISOCode     ErrorCode = "FD34" // ISO 4217 / 3166-1 code unknown (EMV 304)
+	CodeDeviceChannel      ErrorCode = "CH01" // deviceChannel other than 2 on the browser path (EMV 203)
+	CodeUnknownTransaction ErrorCode = "TX01" // transaction id or reference not found (EMV 301)
+	CodeTransactionState   ErrorCode = "TX05" // transaction data not valid for this step (EMV 305)
+	CodeDecryption         ErrorCode = "TX02" // challenge state could not be verified (EMV 302)
+	CodeNotFound           ErrorCode = "RT04" // no such route
+	CodeMethodNotAllowed   ErrorCode = "RT05" // route exists, method does not
+	CodeInternal           ErrorCode = "SY01" // unexpected failure of the emulator itself (EMV 404)
+	CodeScenarioTimeout    ErrorCode = "SC02" // scenario: transaction timed out (EMV 402)
+	CodeScenarioTransient  ErrorCode = "SC03" // scenario: transient system failure (EMV 403)
+	CodeScenarioPermanent  ErrorCode = "SC04" // scenario: permanent system failure (EMV 404)
+	CodeScenarioConnection ErrorCode = "SC05" // scenario: system connection failure (EMV 405)
+	CodeScenarioVersion    ErrorCode = "SC12" // scenario: protocol version not supported for the card (EMV 102)
+	CodeUnknownScenario    ErrorCode = "SC01" // X-Scenario names no scenario (EMV 203)
+)
+
+// EMV error components (emvErrorComponent).
+const (
+	ComponentSDK       = "C"
+	ComponentServer    = "S"
+	ComponentDirectory = "D"
+	ComponentACS       = "A"
+)
+
+// Problem is one thing wrong with one field of a request.
+type Problem struct {
+	// Field is the dotted path of the offending field, e.g. "card.cardNumber".
+	Field string `json:"field"`
+	// EMVCode is the EMV error code this problem belongs to: 201, 203, 204 or 304.
+	EMVCode string `json:"emvErrorCode"`
+	// Reason says in plain words what is wrong.
+	Reason string `json:"reason"`
+}
+
+// Error is a failure the engine reports to the caller. It carries every
+// field of the spec's error body (2.16); web maps Code to an HTTP status.
+type Error struct {
+	Code        ErrorCode
+	Status      string // transaction status of the error body, "U" unless a scenario says otherwise
+	Message     string // the body's "error" text
+	EMVCode     string // emvErrorCode, 3 digits
+	Component   string // emvErrorComponent, 1 char
+	Description string // emvErrorDescription
+	Detail      string // emvErrorDetail: comma-separated field names for message errors
+	// HTTPStatus, when non-zero, overrides the status web derives from Code.
+	// Only scenarios set it.
+	HTTPStatus int
+	// Problems lists every problem found in the request, all at once.
+	Problems []Problem
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("%s (EMV %s): %s", e.Code, e.EMVCode, e.Message)
+}
+
+// AsError returns err as an *Error when it is (or wraps) one.
+func AsError(err error) (*Error, bool) {
+	var e *Error
+	if errors.As(err, &e) {
+		return e, true
+	}
+	return nil, false
+}
+
+// EMV error descriptions, as the EMV 3DS specification names the codes.
+var emvDescriptions = map[string]string{
+	"101": "Message Received Invalid",
+	"102": "Message Version Number Not Supported",
+	"103": "Sent Messages Limit Exceeded",
+	"201": "Required Data Element Missing",
+	"202": "Critical Message Extension Not Recognised",
+	"203": "Format of One or More Data Elements is Invalid according to the Specification",
+	"204": "Duplicate Data Element",
+	"301": "Transaction ID Not Recognized",
+	"302": "Data Decryption Failure",
+	"303": "Access Denied, Invalid Endpoint",
+	"304": "ISO Code Invalid",
+	"305": "Transaction data not valid",
+	"402": "Transaction Timed Out",
+	"403": "Transient System Failure",
+	"404": "Permanent System Failure",
+	"405": "System Connection Failure",
+}
+
+// EMVDescription returns the EMV specification's name for an error code.
+func EMVDescription(code string) string {
+	if d, ok := emvDescriptions[code]; ok {
+		return d
+	}
+	return "Unspecified error"
+}
+
+// NewError builds an Error for one EMV error code with status U and the
+// server as the reporting component.
+func NewError(code ErrorCode, emvCode, message, detail string) *Error {
+	return &Error{
+		Code:        code,
+		Status:      "U",
+		Message:     truncate(message, 255),
+		EMVCode:     emvCode,
+		Component:   ComponentServer,
+		Description: EMVDescription(emvCode),
+		Detail:      truncate(detail, 2048),
+	}
+}
+
+// problemOrder ranks EMV codes when one request has several kinds of
+// problem: the body carries the first kind present, the Problems list all.
+var problemOrder = []struct {
+	emv            string
+	code           ErrorCode
+	single, plural string
+}{
+	{"204", CodeDuplicateField, "1 duplicate field", "%d duplicate fields"},
+	{"201", CodeMissingField, "1 required field missing", "%d required fields missing"},
+	{"203", CodeInvalidField, "1 field with an invalid format", "%d fields with an invalid format"},
+	{"304", CodeInvalidISOCode, "1 invalid ISO code", "%d invalid ISO codes"},
+	{"102", CodeUnsupportedVersion, "unsupported message version", "unsupported message version"},
+}
+
+// ValidationError turns a list of field problems into one Error. The EMV code
+// is that of the most fundamental kind of problem (204, then 201, 203, 304,
+// 102); emvErrorDetail lists the fields of that kind, the error text counts
+// every kind, and Problems keeps them all.
+func ValidationError(problems []Problem) *Error {
+	if len(problems) == 0 {
+		return nil
+	}
+	var parts []string
+	var first *Error
+	for _, k := range problemOrder {
+		var fields []string
+		for _, p := range problems {
+			if p.EMVCode == k.emv {
+				fields = append(fields, p.Field)
+			}
+		}
+		if len(fields) == 0 {
+			continue
+		}
+		part := k.single
+		if len(fields) > 1 {
+			part = fmt.Sprintf(k.plural, len(fields))
+		}
+		parts = append(parts, part+" ("+strings.Join(fields, ", ")+")")
+		if first == nil {
+			first = NewError(k.code, k.emv, "", strings.Join(fields, ","))
+		}
+	}
+	if first == nil { // only unknown kinds: report as format problems
+		first = NewError(CodeInvalidField, "203", "", problems[0].Field)
+		parts = append(parts, "invalid field ("+problems[0].Field+")")
+	}
+	first.Message = truncate("invalid request: "+strings.Join(parts, "; "), 255)
+	first.Problems = problems
+	return first
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	n -= 3
+	for n > 0 && s[n]&0xC0 == 0x80 { // cut on a rune boundary
+		n--
+	}
+	return s[:n] + "..."
+}

@@ -1,0 +1,175 @@
+package memstore_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/memstore"
+)
+
+type fakeClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *fakeClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+func newStore(t *testing.T, opts memstore.Options) (*memstore.Store, *fakeClock) {
+	t.Helper()
+	clk := &fakeClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	opts.Now = clk.Now
+	s, err := memstore.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, clk
+}
+
+func tx(clk *fakeClock, id, ns, ref string) emulator.Transaction {
+	return emulator.Transaction{ThreeDSServerTransID: id, Namespace: ns, ExternalReferenceID: ref, CreatedAt: clk.Now(), Status: "C"}
+}
+
+func TestPutGet(t *testing.T) {
+	ctx := context.Background()
+	s, clk := newStore(t, memstore.Options{})
+	if err := s.Put(ctx, tx(clk, "a", "ns1", "ref")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Put(ctx, tx(clk, "a", "ns1", "ref")); err == nil {
+		t.Error("second Put of one id succeeded")
+	}
+	if err := s.Put(ctx, emulator.Transaction{}); err == nil {
+		t.Error("Put without id succeeded")
+	}
+	got, err := s.Get(ctx, "a")
+	if err != nil || got.Namespace != "ns1" {
+		t.Fatalf("Get = %+v, %v", got, err)
+	}
+	if _, err := s.Get(ctx, "b"); !errors.Is(err, emulator.ErrNotFound) {
+		t.Errorf("Get unknown: %v, want ErrNotFound", err)
+	}
+}
+
+func TestExternalRefNewestWinsPerNamespace(t *testing.T) {
+	ctx := context.Background()
+	s, clk := newStore(t, memstore.Options{})
+	for _, x := range []emulator.Transaction{tx(clk, "1", "ns1", "r"), tx(clk, "2", "ns2", "r"), tx(clk, "3", "ns1", "r")} {
+		if err := s.Put(ctx, x); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct{ ns, want string }{{"ns1", "3"}, {"ns2", "2"}}
+	for _, tt := range tests {
+		got, err := s.GetByExternalRef(ctx, tt.ns, "r")
+		if err != nil || got.ThreeDSServerTransID != tt.want {
+			t.Errorf("GetByExternalRef(%s) = %s, %v; want %s", tt.ns, got.ThreeDSServerTransID, err, tt.want)
+		}
+	}
+	if _, err := s.GetByExternalRef(ctx, "ns3", "r"); !errors.Is(err, emulator.ErrNotFound) {
+		t.Errorf("other namespace: %v, want ErrNotFound", err)
+	}
+}
+
+func TestEvictionByCount(t *testing.T) {
+	ctx := context.Background()
+	var evicted []string
+	s, clk := newStore(t, memstore.Options{MaxEntries: 3, OnEvict: func(id, reason string) { evicted = append(evicted, id+":"+reason) }})
+	for i := range 5 {
+		if err := s.Put(ctx, tx(clk, fmt.Sprint(i), "ns", fmt.Sprint("ref", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if s.Len() != 3 || s.Evicted() != 2 {
+		t.Errorf("Len = %d, Evicted = %d; want 3, 2", s.Len(), s.Evicted())
+	}
+	if fmt.Sprint(evicted) != "[0:capacity 1:capacity]" {
+		t.Errorf("evicted %v, want the two oldest", evicted)
+	}
+	if _, err := s.GetByExternalRef(ctx, "ns", "ref0"); !errors.Is(err, emulator.ErrNotFound) {
+		t.Errorf("reference of an evicted transaction still found: %v", err)
+	}
+	if _, err := s.Get(ctx, "4"); err != nil {
+		t.Errorf("newest evicted: %v", err)
+	}
+}
+
+func TestEvictionByAge(t *testing.T) {
+	ctx := context.Background()
+	s, clk := newStore(t, memstore.Options{MaxAge: time.Hour})
+	_ = s.Put(ctx, tx(clk, "old", "ns", ""))
+	clk.Advance(61 * time.Minute)
+	if _, err := s.Get(ctx, "old"); !errors.Is(err, emulator.ErrNotFound) {
+		t.Errorf("expired transaction found: %v", err)
+	}
+	_ = s.Put(ctx, tx(clk, "new", "ns", ""))
+	if s.Len() != 1 || s.Evicted() != 1 {
+		t.Errorf("Len = %d, Evicted = %d; want 1, 1", s.Len(), s.Evicted())
+	}
+}
+
+func TestUpdate(t *testing.T) {
+	ctx := context.Background()
+	s, clk := newStore(t, memstore.Options{})
+	_ = s.Put(ctx, tx(clk, "a", "ns", "ref"))
+	boom := errors.New("boom")
+	if _, err := s.Update(ctx, "a", func(t *emulator.Transaction) error { t.Status = "Y"; return boom }); !errors.Is(err, boom) {
+		t.Errorf("Update error = %v, want boom", err)
+	}
+	if got, _ := s.Get(ctx, "a"); got.Status != "C" {
+		t.Errorf("failed Update changed status to %s", got.Status)
+	}
+	got, err := s.Update(ctx, "a", func(t *emulator.Transaction) error {
+		t.Status, t.Namespace, t.ThreeDSServerTransID = "Y", "stolen", "b"
+		return nil
+	})
+	if err != nil || got.Status != "Y" || got.Namespace != "ns" || got.ThreeDSServerTransID != "a" {
+		t.Errorf("Update = %+v, %v; want status Y with identity kept", got, err)
+	}
+	if _, err := s.Update(ctx, "zz", func(*emulator.Transaction) error { return nil }); !errors.Is(err, emulator.ErrNotFound) {
+		t.Errorf("Update unknown: %v", err)
+	}
+}
+
+// TestConcurrentUpdates checks that updates of one transaction never
+// interleave and that parallel puts lose nothing (run with -race).
+func TestConcurrentUpdates(t *testing.T) {
+	ctx := context.Background()
+	s, clk := newStore(t, memstore.Options{})
+	_ = s.Put(ctx, tx(clk, "counter", "ns", ""))
+	var wg sync.WaitGroup
+	const workers, each = 8, 200
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				_, _ = s.Update(ctx, "counter", func(t *emulator.Transaction) error { t.Challenge.Interactions++; return nil })
+				_ = s.Put(ctx, tx(clk, fmt.Sprintf("w%d-%d", w, i), "ns", ""))
+			}
+		}()
+	}
+	wg.Wait()
+	got, _ := s.Get(ctx, "counter")
+	if got.Challenge.Interactions != workers*each {
+		t.Errorf("counter = %d, want %d", got.Challenge.Interactions, workers*each)
+	}
+	if s.Len() != workers*each+1 {
+		t.Errorf("Len = %d, want %d", s.Len(), workers*each+1)
+	}
+}
+
+func TestNewRejectsNegativeBounds(t *testing.T) {
+	if _, err := memstore.New(memstore.Options{MaxEntries: -1}); err == nil {
+		t.Error("negative MaxEntries accepted")
+	}
+}

@@ -1,0 +1,201 @@
+package emulator
+
+// This file holds the typed messages of the interface: the lookup request
+// (spec 2.2-2.12) after decoding and validation, and the lookup and enquiry
+// responses (2.13, 2.15). Field names follow the spec; JSON names are the
+// spec's spellings.
+
+// LookupRequest is a validated browser-channel authentication request
+// (spec 2.2). Optional fields that were absent hold their zero value; the
+// defaults the spec gives (challengeWindowSize 3, threeDsRequestorChallengeInd
+// 1, threeDSRequestorDecMaxTime 15) are already applied.
+type LookupRequest struct {
+	ExternalReferenceID          string
+	DDCID                        string
+	ThreeDSRequestorAuthInd      string // "01".."06"
+	Session                      string
+	Browser                      BrowserInfo
+	NotificationURL              string // absolute http(s) URL, or "" when null/absent
+	ChallengeWindowSize          int    // 1..5
+	AcquirerCode                 string
+	AcquirerBIN                  string
+	MerchantCode                 string
+	DeviceChannel                int    // always 2 after validation
+	MessageCategory              string // "01" or "02"
+	ThreeDSRequestorChallengeInd int    // 1..4
+	MessageVersion               string // "2.1.0" or "2.2.0"; "" when absent
+	RequestFeatures              int    // 0..99; -1 when absent
+	ThreeDSRequestorDecMaxTime   int    // 1..10080
+	Card                         Card
+	MerchantName                 string
+	Purchase                     *Purchase
+	Recurring                    *Recurring
+	InstalmentData               int // 0 when absent
+	Requestor                    *Requestor
+	BillingAddress               *Address
+	ShippingAddress              *Address
+	Email                        string
+	HomePhone                    *Phone
+	MobilePhone                  *Phone
+	WorkPhone                    *Phone
+	AccountInfo                  *AccountInfo
+	AdditionalAccountInfo        *AdditionalAccountInfo
+	MerchantRiskInfo             *MerchantRiskIndicator
+}
+
+// BrowserInfo is the cardholder's browser (spec 2.3).
+type BrowserInfo struct {
+	AcceptHeader      string
+	IP                string
+	JavascriptEnabled bool
+	JavaEnabled       bool
+	Language          string
+	ColorDepth        string
+	ScreenHeight      string
+	ScreenWidth       string
+	TimeZone          string // as sent; a JSON number is kept in its decimal text
+	UserAgent         string
+}
+
+// Card is the account being authenticated (spec 2.4).
+type Card struct {
+	ExpiryDate     string // YYMM
+	CardNumber     string // 13-19 digits
+	CardholderName string
+}
+
+// Requestor describes the 3DS Requestor (spec 2.5).
+type Requestor struct {
+	ID                  string
+	Name                string
+	URL                 string
+	CardholderAccountID string
+}
+
+// Address is a billing or shipping address (spec 2.6).
+type Address struct {
+	CountryCode string // ISO 3166-1 alpha-3
+	City        string
+	PostCode    string
+	Line1       string
+	Line2       string
+	Line3       string
+	State       string
+}
+
+// Purchase is the purchase being authenticated (spec 2.7).
+type Purchase struct {
+	Date         string // yyyy-MM-dd HH:mm:ss, UTC
+	InstalData   int    // 0 when absent
+	Amount       string // decimal text as sent, e.g. "10.99"
+	CurrencyCode string // ISO 4217 alphabetic or numeric, as sent
+}
+
+// Recurring describes a recurring authentication (spec 2.8).
+type Recurring struct {
+	Expiry    string // YYYYMMDD
+	Frequency int    // 1..9999; 0 when absent
+}
+
+// Phone is a cardholder phone number (spec 2.9).
+type Phone struct {
+	CountryCode string
+	Subscriber  string
+}
+
+// AccountInfo is the cardholder account information (spec 2.10), under the
+// table's short names.
+type AccountInfo struct {
+	ChAccAgeInd           string
+	ChAccChange           string
+	ChAccChangeInd        string
+	ChAccDate             string
+	ChAccPwChange         string
+	ChAccPwChangeInd      string
+	NbPurchaseAccount     string
+	ProvisionAttemptsDay  string
+	TxnActivityDay        string
+	TxnActivityYear       string
+	PaymentAccAge         string
+	PaymentAccInd         string
+	ShipAddressUsage      string
+	ShipAddressUsageInd   string
+	ShipNameIndicator     string
+	SuspiciousAccActivity string
+}
+
+// AdditionalAccountInfo is spec 2.11.
+type AdditionalAccountInfo struct {
+	AccountType             int // 0 when absent
+	AuthenticationMethod    int // 0 when absent
+	AuthenticationTimeStamp string
+}
+
+// MerchantRiskIndicator is spec 2.12.
+type MerchantRiskIndicator struct {
+	DeliveryEmailAddress string
+	DeliveryTimeframe    string
+	GiftCardAmount       string
+	GiftCardCount        string
+	GiftCardCurr         string
+	PreOrderDate         string
+	PreOrderPurchaseInd  string
+	ReorderItemsInd      string
+	ShipIndicator        string
+}
+
+// EnquiryRequest asks for the result of one transaction (spec 2.14). When
+// both fields are set, ThreeDSServerTransID wins.
+type EnquiryRequest struct {
+	ThreeDSServerTransID string
+	ExternalReferenceID  string
+}
+
+// LookupResponse is the success body of a lookup (spec 2.13).
+type LookupResponse struct {
+	Status               string `json:"status"`
+	ChallengeHTML        string `json:"challengeHtml,omitempty"`
+	HostedChallengeURL   string `json:"hostedChallengeUrl,omitempty"`
+	Version              string `json:"version"`
+	DSTransID            string `json:"dsTransId"`
+	ACSTransID           string `json:"acsTransId"`
+	ThreeDSServerTransID string `json:"threeDsServerTransId"`
+	AuthenticationValue  string `json:"authenticationValue,omitempty"`
+	ECI                  string `json:"eci,omitempty"`
+	CardScheme           string `json:"cardScheme"`
+	CardBIN              string `json:"cardBin"`
+	ExternalReferenceID  string `json:"externalReferenceId"`
+	StatusReason         string `json:"statusReason,omitempty"`
+	ACSReferenceNumber   string `json:"acsReferenceNumber"`
+	ACSOperatorID        string `json:"acsOperatorId"`
+	AuthenticationType   string `json:"authenticationType,omitempty"`
+	WhiteListStatus      string `json:"whiteListStatus,omitempty"`
+	WhiteListStatusSrc   string `json:"whiteListStatusSource,omitempty"`
+}
+
+// EnquiryResponse is the success body of an enquiry (spec 2.15), with both
+// names of the duplicated identifiers.
+type EnquiryResponse struct {
+	ThreeDSServerTransID       string `json:"threeDsServerTransId"`
+	DSTransID                  string `json:"dsTransId"`
+	ACSTransactionID           string `json:"acsTransactionId"`
+	AuthenticationValue        string `json:"authenticationValue,omitempty"`
+	TransactionStatus          string `json:"transactionStatus"`
+	ECI                        string `json:"eci,omitempty"`
+	Version                    string `json:"version"`
+	CardScheme                 string `json:"cardScheme"`
+	CardBIN                    string `json:"cardBin"`
+	DSTransactionID            string `json:"dsTransactionId"`
+	ThreeDSServerTransactionID string `json:"threeDSServerTransactionId"`
+	ChallengeCancel            string `json:"challengeCancel,omitempty"`
+	StatusReason               string `json:"statusReason,omitempty"`
+	WhiteListStatus            string `json:"whiteListStatus,omitempty"`
+	WhiteListStatusSource      string `json:"whiteListStatusSource,omitempty"`
+	AuthenticationType         string `json:"authenticationType,omitempty"`
+	ExternalReferenceID        string `json:"externalReferenceId"`
+	ReasonCode                 string `json:"reasonCode,omitempty"`
+	ReasonDesc                 string `json:"reasonDesc,omitempty"`
+	ACSReferenceNumber         string `json:"acsReferenceNumber"`
+	ACSOperatorID              string `json:"acsOperatorId"`
+	InteractionCounter         string `json:"interactionCounter,omitempty"`
+}

@@ -1,0 +1,145 @@
+package emulator
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Card schemes as the interface names them (spec 2.13 cardScheme).
+const (
+	SchemeVisa       = "VISA"
+	SchemeMastercard = "MASTERCARD"
+	SchemeAmex       = "AMEX"
+	SchemeDiscover   = "DISCOVER"
+	SchemeJCB        = "JCB"
+	SchemeUPI        = "UPI"
+	SchemeITMX       = "ITMX"
+	SchemeTPN        = "TPN"
+	SchemeUnknown    = "UNKNOWN"
+)
+
+// KnownSchemes lists every cardScheme value the interface defines.
+var KnownSchemes = []string{SchemeAmex, SchemeDiscover, SchemeJCB, SchemeMastercard, SchemeVisa, SchemeUnknown, SchemeUPI, SchemeITMX, SchemeTPN}
+
+// SchemeTable finds the card scheme of a PAN by its longest matching BIN
+// prefix. It is immutable once built and safe for concurrent use.
+type SchemeTable struct {
+	prefixes map[string]string // prefix -> scheme
+	longest  int
+}
+
+// NewSchemeTable builds the public BIN ranges of the reference (Visa 4,
+// Mastercard 51-55 and 2221-2720, Amex 34/37, Discover 6011/644-649/65 and
+// the Diners ranges 300-305/36/38/39, JCB 3528-3589, UnionPay 62/81) and adds
+// extra, for domestic schemes such as ITMX and TPN that have no public range:
+// a map from BIN prefix to scheme name. Extra prefixes win over the public
+// ones when longer, as every prefix does.
+func NewSchemeTable(extra map[string]string) (*SchemeTable, error) {
+	t := &SchemeTable{prefixes: map[string]string{}}
+	add := func(p, s string) {
+		t.prefixes[p] = s
+		if len(p) > t.longest {
+			t.longest = len(p)
+		}
+	}
+	add("4", SchemeVisa)
+	for p := 51; p <= 55; p++ {
+		add(fmt.Sprint(p), SchemeMastercard)
+	}
+	for p := 2221; p <= 2720; p++ {
+		add(fmt.Sprint(p), SchemeMastercard)
+	}
+	add("34", SchemeAmex)
+	add("37", SchemeAmex)
+	add("6011", SchemeDiscover)
+	for p := 644; p <= 649; p++ {
+		add(fmt.Sprint(p), SchemeDiscover)
+	}
+	add("65", SchemeDiscover)
+	for p := 300; p <= 305; p++ {
+		add(fmt.Sprint(p), SchemeDiscover)
+	}
+	for _, p := range []string{"36", "38", "39"} {
+		add(p, SchemeDiscover)
+	}
+	for p := 3528; p <= 3589; p++ {
+		add(fmt.Sprint(p), SchemeJCB)
+	}
+	add("62", SchemeUPI)
+	add("81", SchemeUPI)
+	for p, s := range extra {
+		if p == "" || strings.Trim(p, "0123456789") != "" || len(p) > 11 {
+			return nil, fmt.Errorf("card scheme BIN %q: want 1 to 11 digits", p)
+		}
+		s = strings.ToUpper(s)
+		if !isKnownScheme(s) {
+			return nil, fmt.Errorf("card scheme BIN %s: unknown scheme %q (want one of %s)", p, s, strings.Join(KnownSchemes, ", "))
+		}
+		add(p, s)
+	}
+	return t, nil
+}
+
+func isKnownScheme(s string) bool {
+	for _, k := range KnownSchemes {
+		if k == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Scheme returns the scheme of pan, or UNKNOWN.
+func (t *SchemeTable) Scheme(pan string) string {
+	n := min(len(pan), t.longest)
+	for ; n > 0; n-- {
+		if s, ok := t.prefixes[pan[:n]]; ok {
+			return s
+		}
+	}
+	return SchemeUnknown
+}
+
+// ParseBINList parses "463208=ITMX,557755=ITMX" into a prefix map.
+func ParseBINList(s string) (map[string]string, error) {
+	m := map[string]string{}
+	for _, item := range strings.Split(s, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		p, scheme, ok := strings.Cut(item, "=")
+		if !ok {
+			return nil, fmt.Errorf("card scheme BIN entry %q: want PREFIX=SCHEME", item)
+		}
+		m[strings.TrimSpace(p)] = strings.ToUpper(strings.TrimSpace(scheme))
+	}
+	return m, nil
+}
+
+// ECIFor returns the ECI the scheme table of the reference gives for a
+// final status: Mastercard 02/01 for Y/A, every other scheme 05/06; N, U
+// and R carry no ECI (the interface ties the ECI to a proof of
+// authentication); I (informational) gets Mastercard's 06 (SCA exemption)
+// or 07 elsewhere.
+func ECIFor(scheme, status string) string {
+	mc := scheme == SchemeMastercard
+	switch status {
+	case "Y":
+		if mc {
+			return "02"
+		}
+		return "05"
+	case "A":
+		if mc {
+			return "01"
+		}
+		return "06"
+	case "I":
+		if mc {
+			return "06"
+		}
+		return "07"
+	}
+	return ""
+}

@@ -1,0 +1,104 @@
+package emulator
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Phase is where a transaction stands in its life.
+type Phase uint8
+
+// The phases of a transaction. Frictionless transactions are born Final;
+// challenge transactions move ChallengePending -> ChallengeOpened -> Final.
+const (
+	// PhaseFinal: the result will not change any more.
+	PhaseFinal Phase = iota
+	// PhaseChallengePending: status C, the first CReq has not arrived yet.
+	PhaseChallengePending
+	// PhaseChallengeOpened: the CReq arrived and the challenge page is shown.
+	PhaseChallengeOpened
+)
+
+func (p Phase) String() string {
+	switch p {
+	case PhaseChallengePending:
+		return "challenge-pending"
+	case PhaseChallengeOpened:
+		return "challenge-opened"
+	default:
+		return "final"
+	}
+}
+
+// Transaction is one authentication as the engine stores it. It is a value:
+// stores hand out copies, and changes go through Store.Update.
+type Transaction struct {
+	// Namespace is the opaque id of the bearer token that created the
+	// transaction; only the same namespace can see it through the API.
+	Namespace            string
+	ThreeDSServerTransID string
+	ACSTransID           string
+	DSTransID            string
+	ExternalReferenceID  string
+	CreatedAt            time.Time
+	ScenarioID           string
+
+	CardScheme string
+	CardBIN    string
+	MaskedPAN  string
+	Version    string // protocol version used, 2.1.0 or 2.2.0
+
+	Phase               Phase
+	Status              string // transStatus: C while a challenge is open
+	StatusReason        string
+	ECI                 string
+	AuthenticationValue string
+	AuthenticationType  string
+	ChallengeCancel     string
+	WhiteListStatus     string
+	WhiteListStatusSrc  string
+	ACSReferenceNumber  string
+	ACSOperatorID       string
+
+	// Challenge holds what the challenge needs; zero for frictionless ones.
+	Challenge ChallengeState
+}
+
+// ChallengeState is the part of a transaction that only a challenge uses.
+type ChallengeState struct {
+	NotificationURL string
+	Session         string // threeDSSessionData, returned unchanged in the final CRes
+	WindowSize      int
+	MerchantName    string
+	Amount          string
+	Currency        string
+	OpenedAt        time.Time // when the first CReq arrived
+	DecidedAt       time.Time
+	Interactions    int // challenge attempts, the RReq's interactionCounter
+	WrongOTPs       int
+	// Decision names how the challenge ended: pass, fail, cancel, otp,
+	// auto-pass..., timeout-first-creq, timeout-challenge.
+	Decision string
+}
+
+// ErrNotFound is returned by a Store for an unknown (or evicted) transaction.
+var ErrNotFound = errors.New("transaction not found")
+
+// Store keeps transactions. Implementations must be safe for concurrent use.
+// Transaction ids (ThreeDSServerTransID) are globally unique; external
+// references are unique only within a namespace, and the newest
+// transaction wins for a reused reference.
+type Store interface {
+	// Put stores a new transaction.
+	Put(ctx context.Context, t Transaction) error
+	// Get returns the transaction with this threeDSServerTransID.
+	Get(ctx context.Context, id string) (Transaction, error)
+	// GetByExternalRef returns the newest transaction of the namespace that
+	// carries this externalReferenceId.
+	GetByExternalRef(ctx context.Context, namespace, ref string) (Transaction, error)
+	// Update applies fn to the stored transaction atomically: no other
+	// Update of the same transaction interleaves. When fn returns an error
+	// nothing is stored and the error is returned.
+	Update(ctx context.Context, id string, fn func(*Transaction) error) (Transaction, error)
+}
