@@ -1,0 +1,126 @@
+package main
+
+import (
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/memstore"
+	"github.com/threeds-sandbox/threeds-sandbox/web"
+)
+
+// envPrefix is the prefix of every flag's environment twin: --public-url
+// is THREEDS_PUBLIC_URL.
+const envPrefix = "THREEDS_"
+
+// config is everything the command line and the environment set.
+type config struct {
+	Addr             string
+	PublicURL        string
+	BasePath         string
+	Tokens           string
+	Scenarios        string
+	ScenariosMode    string
+	Fallback         string
+	CardBINs         string
+	Seed             uint64
+	FirstCReqTimeout time.Duration
+	ChallengeTimeout time.Duration
+	StoreMaxEntries  int
+	StoreMaxAge      time.Duration
+	MaxBodyBytes     int64
+	StateHashKey     string
+	StateBlockKey    string
+	ShutdownTimeout  time.Duration
+	LogLevel         string
+	LogFormat        string
+}
+
+// newFlagSet declares every flag with its default and help text.
+func newFlagSet(c *config, out io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("threeds-sandbox", flag.ContinueOnError)
+	fs.SetOutput(out)
+	fs.StringVar(&c.Addr, "addr", ":8080", "listen address")
+	fs.StringVar(&c.PublicURL, "public-url", "", "base URL browsers use to reach the emulator, for hostedChallengeUrl and the ACS form (default http://localhost:<port><base-path>)")
+	fs.StringVar(&c.BasePath, "base-path", "", "path prefix of every route, e.g. /3ds")
+	fs.StringVar(&c.Tokens, "tokens", "", "comma-separated accepted bearer tokens (empty: any non-empty token)")
+	fs.StringVar(&c.Scenarios, "scenarios", "", "comma-separated scenario files or directories")
+	fs.StringVar(&c.ScenariosMode, "scenarios-mode", "extend", "extend: user scenarios add to the embedded defaults; replace: only user scenarios")
+	fs.StringVar(&c.Fallback, "fallback", "", "id of the scenario that unmatched cards get (default: the files' fallback, else frictionless Y)")
+	fs.StringVar(&c.CardBINs, "card-bins", "", "extra BIN prefixes for card schemes, e.g. 463208=ITMX,9764=TPN")
+	fs.Uint64Var(&c.Seed, "seed", 1, "seed of the fake ACS data and authentication values")
+	fs.DurationVar(&c.FirstCReqTimeout, "first-creq-timeout", emulator.DefaultFirstCReqTimeout, "how long a challenge waits for its first CReq (then N, reason 14, challengeCancel 05)")
+	fs.DurationVar(&c.ChallengeTimeout, "challenge-timeout", emulator.DefaultChallengeTimeout, "how long an opened challenge waits for a decision (then N, reason 14, challengeCancel 04)")
+	fs.IntVar(&c.StoreMaxEntries, "store-max-entries", memstore.DefaultMaxEntries, "most transactions kept in memory; the oldest are evicted first")
+	fs.DurationVar(&c.StoreMaxAge, "store-max-age", memstore.DefaultMaxAge, "how long a transaction is kept")
+	fs.Int64Var(&c.MaxBodyBytes, "max-body-bytes", web.DefaultMaxBodyBytes, "largest request body accepted")
+	fs.StringVar(&c.StateHashKey, "state-hash-key", "", "hex key (32 or 64 bytes) signing the challenge state (default: random at start-up)")
+	fs.StringVar(&c.StateBlockKey, "state-block-key", "", "hex key (16, 24 or 32 bytes) encrypting the challenge state (default: random at start-up)")
+	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", web.DefaultShutdownTimeout, "how long shutdown waits for in-flight requests")
+	fs.StringVar(&c.LogLevel, "log-level", "info", "debug, info, warn or error")
+	fs.StringVar(&c.LogFormat, "log-format", "text", "text or json")
+	return fs
+}
+
+// envName is the environment twin of a flag.
+func envName(flagName string) string {
+	return envPrefix + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+}
+
+// parseConfig reads the flags, then fills every flag not given on the
+// command line from its environment twin.
+func parseConfig(args []string, getenv func(string) string, out io.Writer) (config, []string, error) {
+	var c config
+	fs := newFlagSet(&c, out)
+	if err := fs.Parse(args); err != nil {
+		return c, nil, err
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	var errs []error
+	fs.VisitAll(func(f *flag.Flag) {
+		if set[f.Name] {
+			return
+		}
+		if v := getenv(envName(f.Name)); v != "" {
+			if err := fs.Set(f.Name, v); err != nil {
+				errs = append(errs, fmt.Errorf("%s=%q: %w", envName(f.Name), v, err))
+			}
+		}
+	})
+	if c.ScenariosMode != "extend" && c.ScenariosMode != "replace" {
+		errs = append(errs, fmt.Errorf("[scenarios] --scenarios-mode %q: want extend or replace", c.ScenariosMode))
+	}
+	if c.ScenariosMode == "replace" && c.Scenarios == "" {
+		errs = append(errs, errors.New("[scenarios] --scenarios-mode replace needs --scenarios"))
+	}
+	return c, fs.Args(), errors.Join(errs...)
+}
+
+// splitList splits a comma-separated flag value.
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// key decodes a hex key, or returns nil for an empty one.
+func key(name, s string) ([]byte, error) {
+	if s == "" {
+		return nil, nil
+	}
+	b, err := hex.DecodeString(s)
+	if err != nil {
+		return nil, fmt.Errorf("[state] --%s: not hex: %w", name, err)
+	}
+	return b, nil
+}

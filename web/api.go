@@ -1,0 +1,172 @@
+package web
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"strings"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/wire"
+	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
+)
+
+func tooLarge(limit int64) *emulator.Error {
+	return emulator.NewError(emulator.CodeBodyTooLarge, "101",
+		fmt.Sprintf("the request body is larger than %d bytes", limit), "")
+}
+
+// readJSON checks the Content-Type and reads the whole body.
+func readJSON(r *http.Request, limit int64) ([]byte, error) {
+	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || mt != "application/json" {
+		return nil, emulator.NewError(emulator.CodeContentType, "101",
+			fmt.Sprintf("Content-Type must be application/json, got %q", r.Header.Get("Content-Type")), "Content-Type")
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return nil, tooLarge(limit)
+		}
+		return nil, emulator.NewError(emulator.CodeMalformedJSON, "101", "the request body could not be read: "+err.Error(), "")
+	}
+	return body, nil
+}
+
+// ScenarioHeader forces a scenario by id on a lookup, whatever the card.
+const ScenarioHeader = "X-Scenario"
+
+// handleLookup serves POST {base}/authentication/brw.
+func (s *Server) handleLookup(w http.ResponseWriter, r *http.Request) {
+	body, err := readJSON(r, s.cfg.MaxBodyBytes)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	req, ignored, err := wire.DecodeLookup(body)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if len(ignored) > 0 {
+		s.log.DebugContext(r.Context(), "lookup: unknown fields ignored", slog.String("request_id", requestID(r)), slog.Any("fields", ignored))
+	}
+	opt := emulator.LookupOptions{ScenarioID: strings.TrimSpace(r.Header.Get(ScenarioHeader))}
+	resp, err := s.cfg.Engine.Lookup(r.Context(), namespaceOf(r.Context()), req, opt)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, resp)
+}
+
+// handleEnquiry serves POST {base}/enquiry/.
+func (s *Server) handleEnquiry(w http.ResponseWriter, r *http.Request) {
+	body, err := readJSON(r, s.cfg.MaxBodyBytes)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	req, _, err := wire.DecodeEnquiry(body)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	resp, err := s.cfg.Engine.Enquiry(r.Context(), namespaceOf(r.Context()), req)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, resp)
+}
+
+// CatalogueEntry is one scenario of GET {base}/scenarios.
+type CatalogueEntry struct {
+	ID           string `json:"id"`
+	CardNumber   string `json:"cardNumber,omitempty"`
+	CardPrefix   string `json:"cardPrefix,omitempty"`
+	CardScheme   string `json:"cardScheme"`
+	Flow         string `json:"flow"`
+	Status       string `json:"status"`
+	StatusReason string `json:"statusReason,omitempty"`
+	ECI          string `json:"eci,omitempty"`
+	Version      string `json:"version,omitempty"`
+	Description  string `json:"description"`
+	ErrorCode    string `json:"errorCode,omitempty"`
+	EMVErrorCode string `json:"emvErrorCode,omitempty"`
+	HTTPStatus   int    `json:"httpStatus,omitempty"`
+	DelayMS      int64  `json:"delayMs,omitempty"`
+	Auto         string `json:"auto,omitempty"`
+	Fallback     bool   `json:"fallback,omitempty"`
+	Source       string `json:"source"`
+}
+
+// Catalogue lists the scenarios of cat as the API and the README show them.
+func Catalogue(cat *scenarios.Catalogue, schemes *emulator.SchemeTable) []CatalogueEntry {
+	all := cat.All()
+	fb := cat.Fallback()
+	out := make([]CatalogueEntry, 0, len(all))
+	for _, sc := range all {
+		e := CatalogueEntry{
+			ID:          sc.ID,
+			CardNumber:  sc.Match.CardNumber,
+			CardPrefix:  sc.Match.CardPrefix,
+			Flow:        string(sc.Flow()),
+			Description: sc.Description,
+			DelayMS:     sc.Delay.Milliseconds(),
+			Fallback:    fb != nil && fb.ID == sc.ID,
+			Source:      fmt.Sprintf("%s:%d", sc.Source.File, sc.Source.Line),
+		}
+		pan := sc.Match.CardNumber
+		if pan == "" {
+			pan = sc.Match.CardPrefix
+		}
+		e.CardScheme = schemes.Scheme(pan)
+		if pan == "" {
+			e.CardScheme = ""
+		}
+		switch {
+		case sc.Frictionless != nil:
+			f := sc.Frictionless
+			e.Status, e.StatusReason, e.Version = f.Status, f.Reason, f.Version
+			e.ECI = f.ECI
+			if e.ECI == "" {
+				e.ECI = emulator.ECIFor(e.CardScheme, f.Status)
+			}
+		case sc.Challenge != nil:
+			e.Status, e.Version, e.Auto = "C", sc.Challenge.Version, sc.Challenge.Auto
+		case sc.Error != nil:
+			e.Status = sc.Error.Status
+			if e.Status == "" {
+				e.Status = "U"
+			}
+			e.ErrorCode, e.EMVErrorCode, e.HTTPStatus = sc.Error.ErrorCode, sc.Error.EMVErrorCode, sc.Error.HTTPStatus
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// handleScenarios serves GET {base}/scenarios.
+func (s *Server) handleScenarios(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{
+		"scenarios": Catalogue(s.cfg.Catalogue(), s.cfg.Engine.Schemes()),
+	})
+}
+
+// handleSchema serves GET {base}/scenarios/schema.json, the JSON Schema of
+// scenario files.
+func (s *Server) handleSchema(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/schema+json")
+	w.Header().Set("Cache-Control", "public, max-age=300")
+	_, _ = w.Write(scenarios.Schema())
+}
+
+// handleHealth serves GET /healthz.
+func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}

@@ -1,0 +1,307 @@
+package web_test
+
+import (
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
+)
+
+var canonicalUUID = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
+
+// TestDefaultScenarios sends every default test card through a lookup and
+// then an enquiry, and checks that both tell what the scenario promises.
+func TestDefaultScenarios(t *testing.T) {
+	e := newEnv(t)
+	schemes, _ := emulator.NewSchemeTable(nil)
+	for _, sc := range e.Cat.All() {
+		if sc.Match.CardNumber == "" || sc.Delay > 0 {
+			continue // delayed cards have their own test
+		}
+		t.Run(sc.ID, func(t *testing.T) {
+			pan := sc.Match.CardNumber
+			ref := "ref-" + sc.ID
+			r := e.lookup("tok", lookupBody(t, pan, func(m map[string]any) { m["externalReferenceId"] = ref }))
+			if sc.Error != nil {
+				checkErrorBody(t, r, sc.Error.HTTPStatus, sc.Error.EMVErrorCode)
+				if got := r.str("errorCode"); got != sc.Error.ErrorCode {
+					t.Errorf("errorCode = %q, want %q", got, sc.Error.ErrorCode)
+				}
+				q := e.enquiry("tok", map[string]any{"externalReferenceId": ref})
+				checkErrorBody(t, q, http.StatusNotFound, "301")
+				return
+			}
+			if r.Status != http.StatusOK {
+				t.Fatalf("lookup status = %d: %s", r.Status, r.Raw)
+			}
+			scheme := schemes.Scheme(pan)
+			for _, k := range []string{"threeDsServerTransId", "acsTransId", "dsTransId"} {
+				if !canonicalUUID.MatchString(r.str(k)) {
+					t.Errorf("%s = %q, want a canonical UUID", k, r.str(k))
+				}
+			}
+			want := map[string]string{
+				"cardScheme":          scheme,
+				"cardBin":             pan[:6],
+				"externalReferenceId": ref,
+			}
+			var status, reason, eci string
+			switch {
+			case sc.Frictionless != nil:
+				status, reason = sc.Frictionless.Status, sc.Frictionless.Reason
+				eci = sc.Frictionless.ECI
+				if eci == "" {
+					eci = emulator.ECIFor(scheme, status)
+				}
+			case sc.Challenge != nil:
+				status = "C"
+			}
+			want["status"], want["statusReason"], want["eci"] = status, reason, eci
+			for k, v := range want {
+				if got := r.str(k); got != v {
+					t.Errorf("%s = %q, want %q", k, got, v)
+				}
+			}
+			cavv := r.str("authenticationValue")
+			if wantCAVV := status == "Y" || status == "A"; wantCAVV != (len(cavv) == 28) || (!wantCAVV && cavv != "") {
+				t.Errorf("authenticationValue = %q for status %s", cavv, status)
+			}
+			if r.str("acsReferenceNumber") == "" || r.str("acsOperatorId") == "" {
+				t.Errorf("acsReferenceNumber/acsOperatorId missing: %s", r.Raw)
+			}
+			if status == "C" {
+				if !strings.HasPrefix(r.str("hostedChallengeUrl"), e.URL+"/acs/hosted/") {
+					t.Errorf("hostedChallengeUrl = %q", r.str("hostedChallengeUrl"))
+				}
+				if !strings.Contains(r.str("challengeHtml"), `action="`+e.URL+`/acs/challenge"`) {
+					t.Errorf("challengeHtml does not post to the ACS: %s", r.str("challengeHtml"))
+				}
+			} else if r.str("challengeHtml") != "" || r.str("hostedChallengeUrl") != "" {
+				t.Errorf("frictionless response carries challenge fields: %s", r.Raw)
+			}
+
+			q := e.enquiry("tok", map[string]any{"threeDsServerTransId": r.str("threeDsServerTransId")})
+			if q.Status != http.StatusOK {
+				t.Fatalf("enquiry status = %d: %s", q.Status, q.Raw)
+			}
+			for k, v := range map[string]string{
+				"transactionStatus":          status,
+				"eci":                        eci,
+				"statusReason":               reason,
+				"authenticationValue":        cavv,
+				"threeDsServerTransId":       r.str("threeDsServerTransId"),
+				"threeDSServerTransactionId": r.str("threeDsServerTransId"),
+				"dsTransId":                  r.str("dsTransId"),
+				"dsTransactionId":            r.str("dsTransId"),
+				"acsTransactionId":           r.str("acsTransId"),
+				"cardScheme":                 scheme,
+				"cardBin":                    pan[:6],
+				"version":                    r.str("version"),
+				"externalReferenceId":        ref,
+				"acsReferenceNumber":         r.str("acsReferenceNumber"),
+				"acsOperatorId":              r.str("acsOperatorId"),
+			} {
+				if got := q.str(k); got != v {
+					t.Errorf("enquiry %s = %q, want %q", k, got, v)
+				}
+			}
+		})
+	}
+}
+
+func TestLookupIsDeterministicPerCard(t *testing.T) {
+	e := newEnv(t)
+	a := e.lookup("tok", lookupBody(t, "4000000000001000", nil))
+	b := e.lookup("tok", lookupBody(t, "4000000000001000", nil))
+	if a.str("threeDsServerTransId") == b.str("threeDsServerTransId") {
+		t.Error("two lookups share a transaction id")
+	}
+	if a.str("authenticationValue") == b.str("authenticationValue") {
+		t.Error("two transactions share an authenticationValue")
+	}
+	for _, k := range []string{"status", "eci", "acsReferenceNumber", "acsOperatorId", "cardScheme", "version"} {
+		if a.str(k) != b.str(k) {
+			t.Errorf("%s differs between two lookups of one card: %q vs %q", k, a.str(k), b.str(k))
+		}
+	}
+}
+
+func TestEnquiryPriorityAndReuse(t *testing.T) {
+	e := newEnv(t)
+	first := e.lookup("tok", lookupBody(t, "4000000000001000", func(m map[string]any) { m["externalReferenceId"] = "order-1" }))
+	second := e.lookup("tok", lookupBody(t, "4000000000001026", func(m map[string]any) { m["externalReferenceId"] = "order-2" }))
+	reuse := e.lookup("tok", lookupBody(t, "4000000000001034", func(m map[string]any) { m["externalReferenceId"] = "order-1" }))
+
+	tests := []struct {
+		name string
+		body map[string]any
+		want string // threeDsServerTransId
+	}{
+		{"id only", map[string]any{"threeDsServerTransId": first.str("threeDsServerTransId")}, first.str("threeDsServerTransId")},
+		{"reference only: newest wins", map[string]any{"externalReferenceId": "order-1"}, reuse.str("threeDsServerTransId")},
+		{"both: id wins", map[string]any{"threeDsServerTransId": first.str("threeDsServerTransId"), "externalReferenceId": "order-2"}, first.str("threeDsServerTransId")},
+		{"both: id wins over its own ref", map[string]any{"threeDsServerTransId": second.str("threeDsServerTransId"), "externalReferenceId": "order-1"}, second.str("threeDsServerTransId")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q := e.enquiry("tok", tt.body)
+			if q.Status != http.StatusOK {
+				t.Fatalf("status %d: %s", q.Status, q.Raw)
+			}
+			if got := q.str("threeDsServerTransId"); got != tt.want {
+				t.Errorf("threeDsServerTransId = %s, want %s", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestEnquiryUnknown(t *testing.T) {
+	e := newEnv(t)
+	for _, body := range []map[string]any{
+		{"threeDsServerTransId": "8a880dc0-d2d2-4067-bcb1-b08d1690b26e"},
+		{"externalReferenceId": "never-seen"},
+	} {
+		checkErrorBody(t, e.enquiry("tok", body), http.StatusNotFound, "301")
+	}
+}
+
+func TestTokenIsolation(t *testing.T) {
+	e := newEnv(t)
+	r := e.lookup("team-a", lookupBody(t, "4000000000001000", func(m map[string]any) { m["externalReferenceId"] = "shared-ref" }))
+	id := r.str("threeDsServerTransId")
+	checkErrorBody(t, e.enquiry("team-b", map[string]any{"threeDsServerTransId": id}), http.StatusNotFound, "301")
+	checkErrorBody(t, e.enquiry("team-b", map[string]any{"externalReferenceId": "shared-ref"}), http.StatusNotFound, "301")
+	// team-b's own transaction with the same reference does not disturb team-a.
+	e.lookup("team-b", lookupBody(t, "4000000000001026", func(m map[string]any) { m["externalReferenceId"] = "shared-ref" }))
+	if q := e.enquiry("team-a", map[string]any{"externalReferenceId": "shared-ref"}); q.str("threeDsServerTransId") != id {
+		t.Errorf("team-a sees %s, want its own %s", q.str("threeDsServerTransId"), id)
+	}
+}
+
+func TestAuthentication(t *testing.T) {
+	e := newEnv(t, func(o *envOptions) { o.tokens = []string{"good-token", "other"} })
+	body := lookupBody(t, "4000000000001000", nil)
+	tests := []struct {
+		name   string
+		header string
+		status int
+		code   string
+	}{
+		{"missing", "", http.StatusUnauthorized, "AU01"},
+		{"not bearer", "Basic dXNlcjpwYXNz", http.StatusUnauthorized, "AU01"},
+		{"empty bearer", "Bearer ", http.StatusUnauthorized, "AU01"},
+		{"two words", "Bearer a b", http.StatusUnauthorized, "AU01"},
+		{"wrong token", "Bearer bad-token", http.StatusUnauthorized, "AU02"},
+		{"good token", "Bearer good-token", http.StatusOK, ""},
+		{"scheme is case-insensitive", "bearer other", http.StatusOK, ""},
+	}
+	for _, tt := range tests {
+		for _, path := range []string{"/authentication/brw", "/enquiry/"} {
+			t.Run(tt.name+path, func(t *testing.T) {
+				req := body
+				if path == "/enquiry/" {
+					req = map[string]any{"externalReferenceId": "x"}
+				}
+				r := e.call(http.MethodPost, path, "", req)
+				if tt.header != "" {
+					hr, _ := http.NewRequest(http.MethodPost, e.URL+path, strings.NewReader(mustJSON(t, req)))
+					hr.Header.Set("Content-Type", "application/json")
+					hr.Header.Set("Authorization", tt.header)
+					r = e.do(hr)
+				}
+				if tt.code == "" {
+					if r.Status == http.StatusUnauthorized {
+						t.Errorf("accepted token refused: %s", r.Raw)
+					}
+					return
+				}
+				checkErrorBody(t, r, tt.status, "303")
+				if got := r.str("errorCode"); got != tt.code {
+					t.Errorf("errorCode = %s, want %s", got, tt.code)
+				}
+			})
+		}
+	}
+}
+
+func TestTransportErrors(t *testing.T) {
+	e := newEnv(t)
+	tests := []struct {
+		name        string
+		method      string
+		path        string
+		contentType string
+		body        string
+		status      int
+		emv         string
+		code        string
+	}{
+		{"wrong content type", "POST", "/authentication/brw", "text/plain", `{}`, 415, "101", "MS02"},
+		{"no content type", "POST", "/enquiry/", "", `{}`, 415, "101", "MS02"},
+		{"malformed JSON", "POST", "/authentication/brw", "application/json", `{"card":`, 400, "101", "MS01"},
+		{"not an object", "POST", "/enquiry/", "application/json", `[1,2]`, 400, "101", "MS01"},
+		{"content type with charset", "POST", "/enquiry/", "application/json; charset=utf-8", `{"externalReferenceId":"nope"}`, 404, "301", "TX01"},
+		{"unknown route", "GET", "/nope", "", ``, 404, "303", "RT04"},
+		{"wrong method", "GET", "/authentication/brw", "", ``, 405, "303", "RT05"},
+		{"too large", "POST", "/authentication/brw", "application/json", `{"x":"` + strings.Repeat("a", 70<<10) + `"}`, 413, "101", "MS03"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req, _ := http.NewRequest(tt.method, e.URL+tt.path, strings.NewReader(tt.body))
+			if tt.contentType != "" {
+				req.Header.Set("Content-Type", tt.contentType)
+			}
+			req.Header.Set("Authorization", "Bearer tok")
+			r := e.do(req)
+			checkErrorBody(t, r, tt.status, tt.emv)
+			if got := r.str("errorCode"); got != tt.code {
+				t.Errorf("errorCode = %s, want %s", got, tt.code)
+			}
+			if r.Header.Get("X-Request-Id") == "" {
+				t.Error("no X-Request-Id")
+			}
+		})
+	}
+}
+
+func TestCatalogueEndpoint(t *testing.T) {
+	e := newEnv(t)
+	r := e.call(http.MethodGet, "/scenarios", "", nil)
+	if r.Status != http.StatusOK {
+		t.Fatalf("status %d", r.Status)
+	}
+	list, _ := r.Body["scenarios"].([]any)
+	if len(list) != e.Cat.Len() {
+		t.Fatalf("listed %d scenarios, catalogue has %d", len(list), e.Cat.Len())
+	}
+	flows := map[string]int{}
+	for _, it := range list {
+		m := it.(map[string]any)
+		for _, k := range []string{"id", "flow", "description"} {
+			if m[k] == "" || m[k] == nil {
+				t.Errorf("entry lacks %s: %v", k, m)
+			}
+		}
+		flows[m["flow"].(string)]++
+	}
+	for _, f := range []scenarios.Flow{scenarios.FlowFrictionless, scenarios.FlowChallenge, scenarios.FlowError} {
+		if flows[string(f)] == 0 {
+			t.Errorf("no %s scenario listed", f)
+		}
+	}
+}
+
+func TestBasePath(t *testing.T) {
+	e := newEnv(t, func(o *envOptions) { o.basePath = "/3ds" })
+	r := e.lookup("tok", lookupBody(t, "4000000000001000", nil))
+	if r.Status != http.StatusOK {
+		t.Fatalf("lookup under base path: %d %s", r.Status, r.Raw)
+	}
+	hr, _ := http.NewRequest(http.MethodGet, e.Server.URL+"/healthz", nil)
+	if got := e.do(hr); got.Status != http.StatusOK {
+		t.Errorf("/healthz = %d", got.Status)
+	}
+}

@@ -1,0 +1,447 @@
+package web_test
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"html"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+)
+
+const challengeCard = "4000000000001109" // visa-challenge: OTP 1234 passes
+
+var (
+	stateRe  = regexp.MustCompile(`name="state" value="([^"]+)"`)
+	fieldRe  = regexp.MustCompile(`name="([a-zA-Z]+)" value="([^"]*)"`)
+	actionRe = regexp.MustCompile(`<form[^>]*action="([^"]+)"`)
+)
+
+// form posts url-encoded values as a browser would.
+func (e *env) form(path string, values url.Values) result {
+	e.t.Helper()
+	req, err := http.NewRequest(http.MethodPost, e.URL+path, strings.NewReader(values.Encode()))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	return e.do(req)
+}
+
+// challenge is a started challenge: the lookup and the fields its
+// challengeHtml posts.
+type challenge struct {
+	lookup result
+	creq   string
+	cr     emulator.CReq
+}
+
+func (e *env) startChallenge(mutate func(map[string]any)) challenge {
+	e.t.Helper()
+	r := e.lookup("tok", lookupBody(e.t, challengeCard, mutate))
+	if r.str("status") != "C" {
+		e.t.Fatalf("lookup status = %q, want C: %s", r.str("status"), r.Raw)
+	}
+	fields := formFields(r.str("challengeHtml"))
+	c := challenge{lookup: r, creq: fields["creq"]}
+	raw, err := base64.RawURLEncoding.DecodeString(c.creq)
+	if err != nil {
+		e.t.Fatalf("creq is not unpadded Base64Url: %v", err)
+	}
+	if err := json.Unmarshal(raw, &c.cr); err != nil {
+		e.t.Fatal(err)
+	}
+	return c
+}
+
+func formFields(page string) map[string]string {
+	m := map[string]string{}
+	for _, f := range fieldRe.FindAllStringSubmatch(page, -1) {
+		m[f[1]] = html.UnescapeString(f[2])
+	}
+	return m
+}
+
+func encodeCReq(t *testing.T, c emulator.CReq) string {
+	b, err := json.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func TestChallengeHTML(t *testing.T) {
+	e := newEnv(t)
+	c := e.startChallenge(func(m map[string]any) { m["challengeWindowSize"] = 2 })
+	page := c.lookup.str("challengeHtml")
+	if got := actionRe.FindStringSubmatch(page); got == nil || got[1] != e.URL+"/acs/challenge" {
+		t.Errorf("form action = %v, want %s/acs/challenge", got, e.URL)
+	}
+	for _, want := range []string{`method="post"`, `enctype="application/x-www-form-urlencoded"`, "<noscript>"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("challengeHtml lacks %s", want)
+		}
+	}
+	want := emulator.CReq{
+		ThreeDSServerTransID: c.lookup.str("threeDsServerTransId"),
+		ACSTransID:           c.lookup.str("acsTransId"),
+		MessageType:          "CReq",
+		MessageVersion:       c.lookup.str("version"),
+		ChallengeWindowSize:  "02",
+	}
+	if c.cr != want {
+		t.Errorf("CReq = %+v, want %+v", c.cr, want)
+	}
+	if got := formFields(page)["threeDSSessionData"]; got != "eyJvcmRlciI6IjAwMDEyMyJ9" {
+		t.Errorf("threeDSSessionData = %q, want the lookup's session", got)
+	}
+}
+
+// decide opens the challenge with its CReq and presses a button.
+func (e *env) decide(c challenge, action, otp string) result {
+	e.t.Helper()
+	page := e.form("/acs/challenge", url.Values{"creq": {c.creq}, "threeDSSessionData": {"s"}})
+	if page.Status != http.StatusOK {
+		e.t.Fatalf("challenge page: %d %s", page.Status, page.Raw)
+	}
+	return e.press(page, action, otp)
+}
+
+func (e *env) press(page result, action, otp string) result {
+	e.t.Helper()
+	m := stateRe.FindStringSubmatch(page.Raw)
+	if m == nil {
+		e.t.Fatalf("no state on the page: %s", page.Raw)
+	}
+	return e.form("/acs/decision", url.Values{"state": {html.UnescapeString(m[1])}, "action": {action}, "otp": {otp}})
+}
+
+func TestChallengeDecisions(t *testing.T) {
+	tests := []struct {
+		action, otp            string
+		status, reason, cancel string
+		eci                    string
+	}{
+		{"pass", "", "Y", "", "", "05"},
+		{"fail", "", "N", "01", "", ""},
+		{"cancel", "", "N", "01", "01", ""},
+		{"otp", "1234", "Y", "", "", "05"},
+		{"otp", "0000", "N", "01", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.action+tt.otp, func(t *testing.T) {
+			e := newEnv(t)
+			c := e.startChallenge(nil)
+			final := e.decide(c, tt.action, tt.otp)
+			f := formFields(final.Raw)
+			if got := actionRe.FindStringSubmatch(final.Raw); got == nil || got[1] != "https://shop.example.com/checkout/3ds/notify" {
+				t.Errorf("final page posts to %v, want the notificationUrl", got)
+			}
+			if f["threeDSSessionData"] != "eyJvcmRlciI6IjAwMDEyMyJ9" {
+				t.Errorf("threeDSSessionData = %q, want it unchanged", f["threeDSSessionData"])
+			}
+			raw, err := base64.RawURLEncoding.DecodeString(f["cres"])
+			if err != nil {
+				t.Fatalf("cres: %v", err)
+			}
+			var cres emulator.CRes
+			if err := json.Unmarshal(raw, &cres); err != nil {
+				t.Fatal(err)
+			}
+			wantCRes := emulator.CRes{
+				ThreeDSServerTransID: c.cr.ThreeDSServerTransID, ACSTransID: c.cr.ACSTransID,
+				MessageType: "CRes", MessageVersion: c.cr.MessageVersion, ChallengeCompletionInd: "Y", TransStatus: tt.status,
+			}
+			if cres != wantCRes {
+				t.Errorf("CRes = %+v, want %+v", cres, wantCRes)
+			}
+			q := e.enquiry("tok", map[string]any{"threeDsServerTransId": c.cr.ThreeDSServerTransID})
+			for k, v := range map[string]string{"transactionStatus": tt.status, "statusReason": tt.reason, "challengeCancel": tt.cancel, "eci": tt.eci, "interactionCounter": "01", "authenticationType": "02"} {
+				if got := q.str(k); got != v {
+					t.Errorf("enquiry %s = %q, want %q", k, got, v)
+				}
+			}
+			if (tt.status == "Y") != (len(q.str("authenticationValue")) == 28) {
+				t.Errorf("authenticationValue = %q with status %s", q.str("authenticationValue"), tt.status)
+			}
+		})
+	}
+}
+
+func TestEnquiryWhileChallengeOpen(t *testing.T) {
+	e := newEnv(t)
+	c := e.startChallenge(nil)
+	q := e.enquiry("tok", map[string]any{"threeDsServerTransId": c.cr.ThreeDSServerTransID})
+	if q.str("transactionStatus") != "C" || q.str("eci") != "" || q.str("authenticationValue") != "" {
+		t.Errorf("pending challenge enquiry: %s", q.Raw)
+	}
+}
+
+func TestWrongOTPs(t *testing.T) {
+	e := newEnv(t)
+	c := e.startChallenge(nil)
+	page := e.form("/acs/challenge", url.Values{"creq": {c.creq}})
+	for i, left := range []string{"2 attempts left", "1 attempt left"} {
+		page = e.press(page, "otp", "9999")
+		if !strings.Contains(page.Raw, left) {
+			t.Fatalf("attempt %d: page does not say %q", i+1, left)
+		}
+	}
+	final := e.press(page, "otp", "9999")
+	if !strings.Contains(final.Raw, `name="cres"`) {
+		t.Fatalf("third wrong OTP does not end the challenge: %s", final.Raw)
+	}
+	q := e.enquiry("tok", map[string]any{"threeDsServerTransId": c.cr.ThreeDSServerTransID})
+	if q.str("transactionStatus") != "N" || q.str("statusReason") != "19" || q.str("interactionCounter") != "03" {
+		t.Errorf("after 3 wrong OTPs: %s", q.Raw)
+	}
+}
+
+func TestCReqErrors(t *testing.T) {
+	e := newEnv(t)
+	c := e.startChallenge(nil)
+	other := e.startChallenge(nil)
+	done := e.startChallenge(nil)
+	e.decide(done, "pass", "")
+
+	mod := func(f func(*emulator.CReq)) string {
+		cr := c.cr
+		f(&cr)
+		return encodeCReq(t, cr)
+	}
+	padded := base64.URLEncoding.EncodeToString([]byte(mustJSON(t, c.cr)))
+	std := base64.StdEncoding.EncodeToString([]byte(mustJSON(t, c.cr)))
+	tests := []struct {
+		name   string
+		creq   string
+		status int
+		emv    string
+	}{
+		{"missing creq", "", 400, "201"},
+		{"not base64", "%%%not-base64%%%", 400, "203"},
+		{"not JSON", base64.RawURLEncoding.EncodeToString([]byte("hello")), 400, "203"},
+		{"unknown field", base64.RawURLEncoding.EncodeToString([]byte(`{"x":1}`)), 400, "203"},
+		{"missing ids", mod(func(c *emulator.CReq) { c.ACSTransID = "" }), 400, "201"},
+		{"wrong messageType", mod(func(c *emulator.CReq) { c.MessageType = "AReq" }), 400, "203"},
+		{"bad window size", mod(func(c *emulator.CReq) { c.ChallengeWindowSize = "06" }), 400, "203"},
+		{"unknown transaction", mod(func(c *emulator.CReq) { c.ThreeDSServerTransID = "8a880dc0-d2d2-4067-bcb1-b08d1690b26e" }), 404, "301"},
+		{"acsTransID of another transaction", mod(func(c *emulator.CReq) { c.ACSTransID = other.cr.ACSTransID }), 409, "305"},
+		{"wrong messageVersion", mod(func(c *emulator.CReq) { c.MessageVersion = "2.1.0" }), 400, "203"},
+		{"completed transaction", encodeCReq(t, done.cr), 409, "305"},
+		{"padded base64 is accepted", padded, 200, ""},
+		{"standard base64 is accepted", std, 200, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := e.form("/acs/challenge", url.Values{"creq": {tt.creq}})
+			if r.Status != tt.status {
+				t.Fatalf("status = %d, want %d: %s", r.Status, tt.status, r.Raw)
+			}
+			if !strings.HasPrefix(r.Header.Get("Content-Type"), "text/html") {
+				t.Errorf("Content-Type = %q, want an HTML page", r.Header.Get("Content-Type"))
+			}
+			if tt.emv != "" && !strings.Contains(r.Raw, tt.emv) {
+				t.Errorf("page does not name EMV error %s: %s", tt.emv, r.Raw)
+			}
+		})
+	}
+	// None of the failed CReqs changed the transactions.
+	if q := e.enquiry("tok", map[string]any{"threeDsServerTransId": other.cr.ThreeDSServerTransID}); q.str("transactionStatus") != "C" {
+		t.Errorf("other transaction changed to %s", q.str("transactionStatus"))
+	}
+	if q := e.enquiry("tok", map[string]any{"threeDsServerTransId": done.cr.ThreeDSServerTransID}); q.str("transactionStatus") != "Y" {
+		t.Errorf("completed transaction changed to %s", q.str("transactionStatus"))
+	}
+}
+
+func TestDecisionStateProtection(t *testing.T) {
+	e := newEnv(t)
+	c := e.startChallenge(nil)
+	page := e.form("/acs/challenge", url.Values{"creq": {c.creq}})
+	state := html.UnescapeString(stateRe.FindStringSubmatch(page.Raw)[1])
+
+	tampered := []byte(state)
+	tampered[len(tampered)/2] ^= 1
+	for name, st := range map[string]string{
+		"missing":  "",
+		"forged":   "MTY5OTk5OTk5OXxmb3JnZWR8ZmFrZQ==",
+		"tampered": string(tampered),
+	} {
+		r := e.form("/acs/decision", url.Values{"state": {st}, "action": {"pass"}})
+		if r.Status != http.StatusBadRequest || !strings.Contains(r.Raw, "302") {
+			t.Errorf("%s state: status %d, want 400 with EMV 302", name, r.Status)
+		}
+	}
+	if q := e.enquiry("tok", map[string]any{"threeDsServerTransId": c.cr.ThreeDSServerTransID}); q.str("transactionStatus") != "C" {
+		t.Fatalf("refused decisions changed the transaction: %s", q.Raw)
+	}
+	ok := e.form("/acs/decision", url.Values{"state": {state}, "action": {"fail"}})
+	if !strings.Contains(ok.Raw, `name="cres"`) {
+		t.Fatalf("genuine decision refused: %s", ok.Raw)
+	}
+	replay := e.form("/acs/decision", url.Values{"state": {state}, "action": {"pass"}})
+	if replay.Status != http.StatusConflict || !strings.Contains(replay.Raw, "305") {
+		t.Errorf("replayed decision: status %d, want 409 with EMV 305", replay.Status)
+	}
+	if q := e.enquiry("tok", map[string]any{"threeDsServerTransId": c.cr.ThreeDSServerTransID}); q.str("transactionStatus") != "N" {
+		t.Errorf("replay changed the result: %s", q.Raw)
+	}
+	bad := e.form("/acs/decision", url.Values{"state": {state}, "action": {"steal"}})
+	if bad.Status != http.StatusBadRequest {
+		t.Errorf("unknown action: status %d, want 400", bad.Status)
+	}
+}
+
+func TestChallengeTimeouts(t *testing.T) {
+	opts := func(o *envOptions) { o.firstCReq, o.challenge = 30*time.Second, 2*time.Minute }
+	t.Run("first CReq never arrives", func(t *testing.T) {
+		e := newEnv(t, opts)
+		c := e.startChallenge(nil)
+		e.Clock.Advance(31 * time.Second)
+		q := e.enquiry("tok", map[string]any{"threeDsServerTransId": c.cr.ThreeDSServerTransID})
+		if q.str("transactionStatus") != "N" || q.str("statusReason") != "14" || q.str("challengeCancel") != "05" {
+			t.Errorf("enquiry after the first-CReq window: %s", q.Raw)
+		}
+		late := e.form("/acs/challenge", url.Values{"creq": {c.creq}})
+		if late.Status != http.StatusConflict || !strings.Contains(late.Raw, "timed out") {
+			t.Errorf("late CReq: status %d, want 409 saying timed out", late.Status)
+		}
+	})
+	t.Run("opened but never decided", func(t *testing.T) {
+		e := newEnv(t, opts)
+		c := e.startChallenge(nil)
+		page := e.form("/acs/challenge", url.Values{"creq": {c.creq}})
+		e.Clock.Advance(2*time.Minute + time.Second)
+		q := e.enquiry("tok", map[string]any{"threeDsServerTransId": c.cr.ThreeDSServerTransID})
+		if q.str("transactionStatus") != "N" || q.str("statusReason") != "14" || q.str("challengeCancel") != "04" {
+			t.Errorf("enquiry after the challenge window: %s", q.Raw)
+		}
+		if r := e.press(page, "pass", ""); r.Status != http.StatusConflict {
+			t.Errorf("decision after the timeout: status %d, want 409", r.Status)
+		}
+	})
+	t.Run("opened in time is not a first-CReq timeout", func(t *testing.T) {
+		e := newEnv(t, opts)
+		c := e.startChallenge(nil)
+		e.Clock.Advance(20 * time.Second)
+		page := e.form("/acs/challenge", url.Values{"creq": {c.creq}})
+		e.Clock.Advance(20 * time.Second)
+		r := e.press(page, "pass", "")
+		if !strings.Contains(r.Raw, `name="cres"`) {
+			t.Fatalf("decision in time refused: %s", r.Raw)
+		}
+	})
+}
+
+func TestHostedChallengeURL(t *testing.T) {
+	e := newEnv(t)
+	c := e.startChallenge(func(m map[string]any) { m["challengeWindowSize"] = 1 })
+	req, _ := http.NewRequest(http.MethodGet, c.lookup.str("hostedChallengeUrl"), nil)
+	page := e.do(req)
+	if page.Status != http.StatusOK || !strings.Contains(page.Raw, `data-window-size="1"`) {
+		t.Fatalf("hosted page: %d %s", page.Status, page.Raw)
+	}
+	if page.Header.Get("Content-Security-Policy") == "" {
+		t.Error("challenge page has no Content-Security-Policy")
+	}
+	if r := e.press(page, "pass", ""); !strings.Contains(r.Raw, `name="cres"`) {
+		t.Errorf("hosted decision did not end with a CRes: %s", r.Raw)
+	}
+}
+
+func TestNullNotificationURLShowsResult(t *testing.T) {
+	e := newEnv(t)
+	c := e.startChallenge(func(m map[string]any) { m["notificationUrl"] = nil })
+	final := e.decide(c, "pass", "")
+	if got := actionRe.FindStringSubmatch(final.Raw); got == nil || got[1] != e.URL+"/acs/notification" {
+		t.Fatalf("final page posts to %v, want the emulator's own notification page", got)
+	}
+	f := formFields(final.Raw)
+	res := e.form("/acs/notification", url.Values{"cres": {f["cres"]}, "threeDSSessionData": {f["threeDSSessionData"]}})
+	for _, want := range []string{c.cr.ThreeDSServerTransID, "ECI", "05", "Authorise"} {
+		if !strings.Contains(res.Raw, want) {
+			t.Errorf("result page lacks %q", want)
+		}
+	}
+	if bad := e.form("/acs/notification", url.Values{"cres": {"garbage"}}); bad.Status != http.StatusBadRequest {
+		t.Errorf("garbage cres: status %d, want 400", bad.Status)
+	}
+}
+
+func TestHeadlessChallenge(t *testing.T) {
+	e := newEnv(t)
+	tests := []struct {
+		body                   map[string]any
+		status, reason, cancel string
+	}{
+		{map[string]any{"action": "pass"}, "Y", "", ""},
+		{map[string]any{"action": "fail"}, "N", "01", ""},
+		{map[string]any{"action": "cancel"}, "N", "01", "01"},
+		{map[string]any{"action": "otp", "otp": "1234"}, "Y", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(mustJSON(t, tt.body), func(t *testing.T) {
+			c := e.startChallenge(nil)
+			id := c.cr.ThreeDSServerTransID
+			if r := e.call(http.MethodPost, "/challenge/"+id, "intruder", tt.body); r.Status != http.StatusNotFound {
+				t.Errorf("another token completed the challenge: %d %s", r.Status, r.Raw)
+			}
+			r := e.call(http.MethodPost, "/challenge/"+id, "tok", tt.body)
+			if r.Status != http.StatusOK || r.Body["final"] != true || r.str("transStatus") != tt.status {
+				t.Fatalf("headless: %d %s", r.Status, r.Raw)
+			}
+			raw, _ := base64.RawURLEncoding.DecodeString(r.str("cres"))
+			var cres emulator.CRes
+			if err := json.Unmarshal(raw, &cres); err != nil || cres.TransStatus != tt.status || cres.MessageType != "CRes" {
+				t.Errorf("cres = %s (%v)", raw, err)
+			}
+			if r.str("threeDSSessionData") != "eyJvcmRlciI6IjAwMDEyMyJ9" {
+				t.Errorf("threeDSSessionData = %q", r.str("threeDSSessionData"))
+			}
+			q := e.enquiry("tok", map[string]any{"threeDsServerTransId": id})
+			if q.str("transactionStatus") != tt.status || q.str("statusReason") != tt.reason || q.str("challengeCancel") != tt.cancel {
+				t.Errorf("enquiry: %s", q.Raw)
+			}
+			again := e.call(http.MethodPost, "/challenge/"+id, "tok", tt.body)
+			checkErrorBody(t, again, http.StatusConflict, "305")
+		})
+	}
+	t.Run("bad bodies", func(t *testing.T) {
+		c := e.startChallenge(nil)
+		id := c.cr.ThreeDSServerTransID
+		checkErrorBody(t, e.call(http.MethodPost, "/challenge/"+id, "tok", `{"action":`), 400, "101")
+		checkErrorBody(t, e.call(http.MethodPost, "/challenge/"+id, "tok", `{"action":"pass","extra":1}`), 400, "101")
+		checkErrorBody(t, e.call(http.MethodPost, "/challenge/"+id, "tok", `{"action":"maybe"}`), 400, "203")
+		checkErrorBody(t, e.call(http.MethodPost, "/challenge/unknown", "tok", `{"action":"pass"}`), 404, "301")
+	})
+}
+
+func TestAutoResolvingChallenges(t *testing.T) {
+	e := newEnv(t)
+	for _, sc := range e.Cat.All() {
+		if sc.Challenge == nil || sc.Challenge.Auto == "" || sc.Match.CardNumber == "" {
+			continue
+		}
+		t.Run(sc.ID, func(t *testing.T) {
+			r := e.lookup("tok", lookupBody(t, sc.Match.CardNumber, nil))
+			id := r.str("threeDsServerTransId")
+			if q := e.enquiry("tok", map[string]any{"threeDsServerTransId": id}); sc.Challenge.AutoAfter > 0 && q.str("transactionStatus") != "C" {
+				t.Errorf("resolved before autoAfter: %s", q.Raw)
+			}
+			e.Clock.Advance(sc.Challenge.AutoAfter)
+			want := map[string]string{"pass": "Y", "fail": "N", "cancel": "N"}[sc.Challenge.Auto]
+			q := e.enquiry("tok", map[string]any{"threeDsServerTransId": id})
+			if q.str("transactionStatus") != want {
+				t.Errorf("after autoAfter: status %q, want %q: %s", q.str("transactionStatus"), want, q.Raw)
+			}
+			if sc.Challenge.Auto == "cancel" && q.str("challengeCancel") != "01" {
+				t.Errorf("auto-cancel without challengeCancel 01: %s", q.Raw)
+			}
+		})
+	}
+}

@@ -1,0 +1,236 @@
+package web_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/memstore"
+	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
+	"github.com/threeds-sandbox/threeds-sandbox/templates"
+	"github.com/threeds-sandbox/threeds-sandbox/web"
+)
+
+// clock is a settable test clock.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// env is one emulator served by httptest with the embedded defaults.
+type env struct {
+	t      *testing.T
+	URL    string
+	Server *httptest.Server
+	Engine *emulator.Engine
+	Cat    *scenarios.Catalogue
+	Clock  *clock
+}
+
+type envOptions struct {
+	tokens    []string
+	basePath  string
+	firstCReq time.Duration
+	challenge time.Duration
+	load      scenarios.LoadOptions
+}
+
+func newEnv(t *testing.T, opts ...func(*envOptions)) *env {
+	t.Helper()
+	o := envOptions{}
+	for _, f := range opts {
+		f(&o)
+	}
+	cat, err := scenarios.Load(o.load)
+	if err != nil {
+		t.Fatalf("load scenarios: %v", err)
+	}
+	pages, err := templates.Parse()
+	if err != nil {
+		t.Fatalf("parse templates: %v", err)
+	}
+	clk := &clock{now: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)}
+	store, err := memstore.New(memstore.Options{Now: clk.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewUnstartedServer(nil)
+	public := "http://" + ts.Listener.Addr().String() + o.basePath
+	catalogue := func() *scenarios.Catalogue { return cat }
+	engine, err := emulator.New(emulator.Config{
+		PublicURL:        public,
+		Seed:             7,
+		FirstCReqTimeout: o.firstCReq,
+		ChallengeTimeout: o.challenge,
+		Catalogue:        catalogue,
+		Pages:            web.FormPages{Set: pages},
+		Now:              clk.Now,
+	}, store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := web.NewServer(web.Config{
+		BasePath:  o.basePath,
+		Tokens:    web.NewTokens(o.tokens),
+		HashKey:   bytes.Repeat([]byte("h"), 32),
+		BlockKey:  bytes.Repeat([]byte("b"), 32),
+		PublicURL: public,
+		Engine:    engine,
+		Catalogue: catalogue,
+		Pages:     pages,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts.Config.Handler = srv
+	ts.Start()
+	t.Cleanup(ts.Close)
+	return &env{t: t, URL: public, Server: ts, Engine: engine, Cat: cat, Clock: clk}
+}
+
+// lookupBody returns the realistic lookup request of the wire testdata
+// with the given card number, changed by mutate.
+func lookupBody(t testing.TB, card string, mutate func(m map[string]any)) map[string]any {
+	t.Helper()
+	raw, err := os.ReadFile("../emulator/wire/testdata/lookup.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	if card != "" {
+		m["card"].(map[string]any)["cardNumber"] = card
+	}
+	if mutate != nil {
+		mutate(m)
+	}
+	return m
+}
+
+// result is a decoded response.
+type result struct {
+	Status int
+	Header http.Header
+	Body   map[string]any
+	Raw    string
+}
+
+func (r result) str(key string) string {
+	v, _ := r.Body[key].(string)
+	return v
+}
+
+func (r result) emv(key string) string {
+	m, _ := r.Body["emvError"].(map[string]any)
+	v, _ := m[key].(string)
+	return v
+}
+
+// call sends a JSON request with a bearer token ("" sends none).
+func (e *env) call(method, path, token string, body any) result {
+	e.t.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(b)
+	case []byte:
+		rd = bytes.NewReader(b)
+	default:
+		raw, err := json.Marshal(b)
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		rd = bytes.NewReader(raw)
+	}
+	req, err := http.NewRequest(method, e.URL+path, rd)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	return e.do(req)
+}
+
+func (e *env) do(req *http.Request) result {
+	e.t.Helper()
+	resp, err := e.Server.Client().Do(req)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	r := result{Status: resp.StatusCode, Header: resp.Header, Raw: string(raw)}
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+		if err := json.Unmarshal(raw, &r.Body); err != nil {
+			e.t.Fatalf("%s %s: response is not JSON: %v\n%s", req.Method, req.URL, err, raw)
+		}
+	}
+	return r
+}
+
+func (e *env) lookup(token string, body any) result {
+	e.t.Helper()
+	return e.call(http.MethodPost, "/authentication/brw", token, body)
+}
+
+func (e *env) enquiry(token string, body any) result {
+	e.t.Helper()
+	return e.call(http.MethodPost, "/enquiry/", token, body)
+}
+
+// checkErrorBody asserts that r is the spec's error body with every field.
+func checkErrorBody(t *testing.T, r result, status int, emvCode string) {
+	t.Helper()
+	if r.Status != status {
+		t.Errorf("HTTP status = %d, want %d\n%s", r.Status, status, r.Raw)
+	}
+	if got := r.emv("emvErrorCode"); got != emvCode {
+		t.Errorf("emvErrorCode = %q, want %q\n%s", got, emvCode, r.Raw)
+	}
+	if len(r.str("errorCode")) != 4 {
+		t.Errorf("errorCode = %q, want 4 characters", r.str("errorCode"))
+	}
+	if r.str("status") == "" || r.str("error") == "" {
+		t.Errorf("status and error must be set: %s", r.Raw)
+	}
+	if r.emv("emvErrorComponent") == "" || r.emv("emvErrorDescription") == "" {
+		t.Errorf("emvErrorComponent and emvErrorDescription must be set: %s", r.Raw)
+	}
+}
+
+func mustJSON(t testing.TB, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

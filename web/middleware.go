@@ -1,0 +1,113 @@
+package web
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"time"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+)
+
+type requestIDKey struct{}
+
+// requestID returns the id the request was given on arrival.
+func requestID(r *http.Request) string {
+	id, _ := r.Context().Value(requestIDKey{}).(string)
+	return id
+}
+
+func newRequestID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// statusRecorder remembers the status a handler wrote.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+	bytes  int
+}
+
+func (s *statusRecorder) WriteHeader(code int) {
+	if s.status == 0 {
+		s.status = code
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusRecorder) Write(b []byte) (int, error) {
+	if s.status == 0 {
+		s.status = http.StatusOK
+	}
+	n, err := s.ResponseWriter.Write(b)
+	s.bytes += n
+	return n, err
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+// observe gives every request an id (X-Request-Id), recovers a panic into
+// the error body with status 500, and logs one line per request.
+func (s *Server) observe(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		id := r.Header.Get("X-Request-Id")
+		if id == "" || len(id) > 64 {
+			id = newRequestID()
+		}
+		r = r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id))
+		w.Header().Set("X-Request-Id", id)
+		rec := &statusRecorder{ResponseWriter: w}
+		defer func() {
+			if p := recover(); p != nil {
+				if p == http.ErrAbortHandler {
+					s.log.LogAttrs(r.Context(), slog.LevelInfo, "request aborted",
+						slog.String("request_id", id), slog.String("method", r.Method), slog.String("path", r.URL.Path),
+						slog.Duration("duration", time.Since(start)))
+					panic(p)
+				}
+				s.log.ErrorContext(r.Context(), "panic in handler", slog.String("request_id", id),
+					slog.Any("panic", p), slog.String("stack", string(debug.Stack())))
+				if rec.status == 0 {
+					s.writeError(rec, r, emulator.NewError(emulator.CodeInternal, "404",
+						"internal error of the emulator (request "+id+")", ""))
+				}
+			}
+			s.log.LogAttrs(r.Context(), slog.LevelInfo, "request",
+				slog.String("request_id", id),
+				slog.String("method", r.Method),
+				slog.String("path", r.URL.Path),
+				slog.Int("status", rec.status),
+				slog.Int("bytes", rec.bytes),
+				slog.Duration("duration", time.Since(start)),
+				slog.String("namespace", namespaceOf(r.Context())))
+		}()
+		next.ServeHTTP(rec, r)
+	})
+}
+
+// secure sets the security headers of every response. API responses may
+// not be framed; the ACS pages may (merchants frame the challenge).
+func secureHeaders(h http.Header) {
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+}
+
+// limitBody caps request bodies; a larger body is answered with 413.
+func (s *Server) limitBody(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		secureHeaders(w.Header())
+		if r.ContentLength > s.cfg.MaxBodyBytes {
+			s.writeError(w, r, tooLarge(s.cfg.MaxBodyBytes))
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes)
+		next.ServeHTTP(w, r)
+	})
+}

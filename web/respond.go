@@ -1,0 +1,140 @@
+package web
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
+)
+
+// httpStatus is the one table from errorCode to HTTP status. A scenario
+// error may carry its own status instead.
+var httpStatus = map[emulator.ErrorCode]int{
+	emulator.CodeUnauthorized:       http.StatusUnauthorized,
+	emulator.CodeTokenRejected:      http.StatusUnauthorized,
+	emulator.CodeMalformedJSON:      http.StatusBadRequest,
+	emulator.CodeContentType:        http.StatusUnsupportedMediaType,
+	emulator.CodeBodyTooLarge:       http.StatusRequestEntityTooLarge,
+	emulator.CodeUnsupportedVersion: http.StatusBadRequest,
+	emulator.CodeMissingField:       http.StatusBadRequest,
+	emulator.CodeInvalidField:       http.StatusBadRequest,
+	emulator.CodeDuplicateField:     http.StatusBadRequest,
+	emulator.CodeInvalidISOCode:     http.StatusBadRequest,
+	emulator.CodeDeviceChannel:      http.StatusBadRequest,
+	emulator.CodeUnknownTransaction: http.StatusNotFound,
+	emulator.CodeTransactionState:   http.StatusConflict,
+	emulator.CodeDecryption:         http.StatusBadRequest,
+	emulator.CodeNotFound:           http.StatusNotFound,
+	emulator.CodeMethodNotAllowed:   http.StatusMethodNotAllowed,
+	emulator.CodeInternal:           http.StatusInternalServerError,
+	emulator.CodeScenarioTimeout:    http.StatusGatewayTimeout,
+	emulator.CodeScenarioTransient:  http.StatusServiceUnavailable,
+	emulator.CodeScenarioPermanent:  http.StatusInternalServerError,
+	emulator.CodeScenarioConnection: http.StatusBadGateway,
+	emulator.CodeScenarioVersion:    http.StatusUnprocessableEntity,
+	emulator.CodeUnknownScenario:    http.StatusBadRequest,
+}
+
+// malformedBody is what a "malformed" fault answers: JSON cut off mid-way.
+const malformedBody = `{"status":"Y","threeDsServerTransId":"8a880dc0-d2d2-40`
+
+// enactFault carries out an injected transport fault: a dropped connection
+// or a malformed body. It reports whether err was one.
+func (s *Server) enactFault(w http.ResponseWriter, r *http.Request, err error) bool {
+	var f *emulator.Fault
+	if !errors.As(err, &f) {
+		return false
+	}
+	s.log.InfoContext(r.Context(), "injected fault", slog.String("request_id", requestID(r)),
+		slog.String("kind", string(f.Kind)), slog.String("step", string(f.Step)), slog.String("scenario", f.Scenario))
+	if f.Kind == scenarios.FaultDrop {
+		// Aborting the handler makes net/http close the connection
+		// without an answer.
+		panic(http.ErrAbortHandler)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write([]byte(malformedBody))
+	return true
+}
+
+// StatusOf returns the HTTP status of an engine error.
+func StatusOf(e *emulator.Error) int {
+	if e.HTTPStatus != 0 {
+		return e.HTTPStatus
+	}
+	if s, ok := httpStatus[e.Code]; ok {
+		return s
+	}
+	return http.StatusUnprocessableEntity
+}
+
+// ErrorBody is the error response of spec 2.16, plus the list of every
+// problem found.
+type ErrorBody struct {
+	Status    string             `json:"status"`
+	Error     string             `json:"error"`
+	ErrorCode string             `json:"errorCode"`
+	EMVError  EMVError           `json:"emvError"`
+	Problems  []emulator.Problem `json:"problems,omitempty"`
+}
+
+// EMVError is the nested emvError object of the error body.
+type EMVError struct {
+	Code        string `json:"emvErrorCode"`
+	Component   string `json:"emvErrorComponent"`
+	Description string `json:"emvErrorDescription"`
+	Detail      string `json:"emvErrorDetail"`
+}
+
+func errorBody(e *emulator.Error) ErrorBody {
+	return ErrorBody{
+		Status:    e.Status,
+		Error:     e.Message,
+		ErrorCode: string(e.Code),
+		EMVError: EMVError{
+			Code:        e.EMVCode,
+			Component:   e.Component,
+			Description: e.Description,
+			Detail:      e.Detail,
+		},
+		Problems: e.Problems,
+	}
+}
+
+// writeJSON writes v as the JSON response with status.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // challengeHtml stays readable
+	err := enc.Encode(v)
+	b := buf.Bytes()
+	if err != nil { // only programming errors get here
+		status = http.StatusInternalServerError
+		b = []byte(`{"status":"U","error":"response encoding failed","errorCode":"SY01","emvError":{"emvErrorCode":"404","emvErrorComponent":"S","emvErrorDescription":"Permanent System Failure","emvErrorDetail":""}}`)
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}
+
+// writeError writes err as the spec's error body. Engine errors keep their
+// fields; anything else is logged and answered as an internal error
+// without its text.
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	if s.enactFault(w, r, err) {
+		return
+	}
+	e, ok := emulator.AsError(err)
+	if !ok {
+		s.log.ErrorContext(r.Context(), "internal error", slog.String("request_id", requestID(r)), slog.Any("err", err))
+		e = emulator.NewError(emulator.CodeInternal, "404", "internal error of the emulator (request "+requestID(r)+")", "")
+	}
+	writeJSON(w, StatusOf(e), errorBody(e))
+}

@@ -1,0 +1,194 @@
+// Package web is the HTTP face of the emulator: routes, JSON and form
+// decoding, bearer authentication, middleware and HTML rendering. It knows
+// HTTP and leaves every 3-D Secure rule to package emulator.
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/gorilla/mux"
+	"github.com/gorilla/securecookie"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
+	"github.com/threeds-sandbox/threeds-sandbox/templates"
+)
+
+// Defaults of the server's limits.
+const (
+	DefaultMaxBodyBytes    = 64 << 10
+	DefaultShutdownTimeout = 15 * time.Second
+)
+
+// Config sets up a Server.
+type Config struct {
+	// Addr is the listen address, e.g. ":8080" or "127.0.0.1:0".
+	Addr string
+	// Listener, when set, is used instead of listening on Addr.
+	Listener net.Listener
+	// BasePath prefixes every route, e.g. "/3ds"; empty for the root.
+	BasePath string
+	// Tokens are the accepted bearer tokens.
+	Tokens Tokens
+	// MaxBodyBytes caps request bodies.
+	MaxBodyBytes int64
+	// ShutdownTimeout bounds the wait for in-flight requests on Close.
+	ShutdownTimeout time.Duration
+	// HashKey and BlockKey sign and encrypt the challenge state
+	// (securecookie). HashKey: 32 or 64 bytes; BlockKey: 16, 24 or 32 bytes.
+	HashKey, BlockKey []byte
+	// PublicURL is the emulator's base URL as browsers reach it.
+	PublicURL string
+
+	Engine    *emulator.Engine
+	Catalogue func() *scenarios.Catalogue
+	Pages     *templates.Set
+	Logger    *slog.Logger
+}
+
+// Server serves the emulator over HTTP.
+type Server struct {
+	cfg    Config
+	log    *slog.Logger
+	tokens Tokens
+	state  *securecookie.SecureCookie
+	router *mux.Router
+	http   *http.Server
+	ln     net.Listener
+}
+
+// NewServer checks cfg and builds the routes.
+func NewServer(cfg Config) (*Server, error) {
+	if cfg.Engine == nil || cfg.Catalogue == nil || cfg.Pages == nil {
+		return nil, errors.New("web: config needs an engine, a catalogue and pages")
+	}
+	if n := len(cfg.HashKey); n != 32 && n != 64 {
+		return nil, fmt.Errorf("web: challenge state hash key must be 32 or 64 bytes, got %d", n)
+	}
+	if n := len(cfg.BlockKey); n != 16 && n != 24 && n != 32 {
+		return nil, fmt.Errorf("web: challenge state block key must be 16, 24 or 32 bytes, got %d", n)
+	}
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if cfg.ShutdownTimeout <= 0 {
+		cfg.ShutdownTimeout = DefaultShutdownTimeout
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	cfg.BasePath = "/" + strings.Trim(cfg.BasePath, "/")
+	if cfg.BasePath == "/" {
+		cfg.BasePath = ""
+	}
+	cfg.PublicURL = strings.TrimRight(cfg.PublicURL, "/")
+	s := &Server{
+		cfg:    cfg,
+		log:    cfg.Logger,
+		tokens: cfg.Tokens,
+		state:  securecookie.New(cfg.HashKey, cfg.BlockKey).MaxAge(0),
+	}
+	s.state.SetSerializer(securecookie.JSONEncoder{})
+	s.routes()
+	return s, nil
+}
+
+func (s *Server) routes() {
+	root := mux.NewRouter()
+	root.NotFoundHandler = s.observe(http.HandlerFunc(s.notFound))
+	root.MethodNotAllowedHandler = s.observe(http.HandlerFunc(s.methodNotAllowed))
+	root.Use(s.observe, s.limitBody)
+	root.HandleFunc("/healthz", s.handleHealth).Methods(http.MethodGet)
+	r := root
+	if s.cfg.BasePath != "" {
+		r = root.PathPrefix(s.cfg.BasePath).Subrouter()
+	}
+
+	api := r.NewRoute().Subrouter()
+	api.Use(s.requireToken)
+	api.HandleFunc("/authentication/brw", s.handleLookup).Methods(http.MethodPost)
+	api.HandleFunc("/enquiry/", s.handleEnquiry).Methods(http.MethodPost)
+	api.HandleFunc("/enquiry", s.handleEnquiry).Methods(http.MethodPost)
+	api.HandleFunc("/challenge/{id}", s.handleCompleteChallenge).Methods(http.MethodPost)
+
+	r.HandleFunc("/scenarios", s.handleScenarios).Methods(http.MethodGet)
+	r.HandleFunc("/scenarios/schema.json", s.handleSchema).Methods(http.MethodGet)
+
+	acs := r.PathPrefix("/acs").Subrouter()
+	acs.HandleFunc("/challenge", s.handleCReq).Methods(http.MethodPost)
+	acs.HandleFunc("/hosted/{id}", s.handleHosted).Methods(http.MethodGet, http.MethodPost)
+	acs.HandleFunc("/decision", s.handleDecision).Methods(http.MethodPost)
+	acs.HandleFunc("/notification", s.handleNotification).Methods(http.MethodPost)
+	s.router = root
+}
+
+// ServeHTTP lets the Server be used as an http.Handler (tests, embedding).
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.router.ServeHTTP(w, r) }
+
+func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
+	secureHeaders(w.Header())
+	s.writeError(w, r, emulator.NewError(emulator.CodeNotFound, "303",
+		fmt.Sprintf("no route %s %s", r.Method, r.URL.Path), ""))
+}
+
+func (s *Server) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
+	secureHeaders(w.Header())
+	s.writeError(w, r, emulator.NewError(emulator.CodeMethodNotAllowed, "303",
+		fmt.Sprintf("method %s is not allowed on %s", r.Method, r.URL.Path), ""))
+}
+
+// Open listens on the configured address and serves in the background. A
+// port already in use fails here, not later.
+func (s *Server) Open() error {
+	ln := s.cfg.Listener
+	if ln == nil {
+		var err error
+		if ln, err = net.Listen("tcp", s.cfg.Addr); err != nil {
+			return fmt.Errorf("listen on %s: %w", s.cfg.Addr, err)
+		}
+	}
+	s.ln = ln
+	s.http = &http.Server{
+		Handler:           s,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      90 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+	go func() {
+		if err := s.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			s.log.Error("serve", slog.Any("err", err))
+		}
+	}()
+	return nil
+}
+
+// Addr is the address the server listens on (useful with port 0).
+func (s *Server) Addr() string {
+	if s.ln == nil {
+		return ""
+	}
+	return s.ln.Addr().String()
+}
+
+// Close stops accepting connections and waits, up to the shutdown timeout,
+// for in-flight requests to finish.
+func (s *Server) Close() error {
+	if s.http == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
+	defer cancel()
+	if err := s.http.Shutdown(ctx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	return nil
+}
