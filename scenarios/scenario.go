@@ -23,6 +23,12 @@ type Scenario struct {
 	ID string
 	// Description is shown in the catalogue listing.
 	Description string
+	// Pack names the group the scenario came from: "defaults", "cardinal",
+	// or the base name of a user file.
+	Pack string
+	// Priority decides between several matching scenarios: the highest
+	// wins; equal priorities fall back to specificity (see Catalogue.Match).
+	Priority int
 	// Match selects the requests the scenario applies to.
 	Match Match
 
@@ -30,8 +36,14 @@ type Scenario struct {
 	Challenge    *Challenge
 	Error        *ErrorResult
 
-	// Delay holds the lookup response back for this long.
+	// Delay holds the lookup response back for this long (shorthand for
+	// a fixed Steps.Lookup.Delay).
 	Delay time.Duration
+	// Steps inject latency and faults into each step of the flow.
+	Steps Steps
+	// WhiteList is reported when the Requestor asked for merchant
+	// whitelisting (requestFeatures 2).
+	WhiteList *WhiteList
 
 	// Source is where the scenario was defined.
 	Source Position
@@ -50,12 +62,91 @@ func (s *Scenario) Flow() Flow {
 }
 
 // Match is the selector of a scenario. A scenario matches a request when
-// every selector it sets matches.
+// every selector it sets matches; an empty Match matches nothing (only a
+// fallback has one).
 type Match struct {
 	// CardNumber matches one exact PAN.
 	CardNumber string
 	// CardPrefix matches every PAN that starts with it (a BIN or longer).
 	CardPrefix string
+	// BINRange matches PANs whose leading digits, as many as From has,
+	// lie between From and To inclusive.
+	BINRange *BINRange
+	// CardPattern matches PANs digit by digit: a digit matches itself,
+	// 'x' or '?' any digit; lengths must be equal.
+	CardPattern string
+	// Amount matches purchase.amount exactly or within a range.
+	Amount *AmountMatch
+	// Currency matches purchase.currencyCode (alphabetic or numeric).
+	Currency string
+	// CardholderName matches card.cardholderName, case-insensitively.
+	CardholderName string
+	// ChallengeInd matches threeDsRequestorChallengeInd (1-4); 0: any.
+	ChallengeInd int
+	// MessageVersion matches the request's messageVersion.
+	MessageVersion string
+	// MessageCategory matches messageCategory ("01", "02").
+	MessageCategory string
+	// AuthInd matches threeDsRequestorAuthInd ("01".."06").
+	AuthInd string
+}
+
+// BINRange is an inclusive range of card prefixes of equal length.
+type BINRange struct{ From, To string }
+
+// AmountMatch matches a decimal amount: Exact, or Min..Max inclusive (an
+// empty bound is open). Values are decimal text such as "10.00".
+type AmountMatch struct{ Exact, Min, Max string }
+
+// Steps are the per-step injections of a scenario.
+type Steps struct {
+	Lookup, Challenge, Enquiry Step
+}
+
+// Step is what happens to one step (a lookup, a challenge page or
+// decision, an enquiry) before it is answered.
+type Step struct {
+	// Delay holds the answer back.
+	Delay Delay
+	// Fault, when set, replaces the answer.
+	Fault *Fault
+}
+
+// Delay is a fixed (Min == Max) or uniformly random delay.
+type Delay struct{ Min, Max time.Duration }
+
+// IsZero reports whether the delay is none.
+func (d Delay) IsZero() bool { return d.Max == 0 }
+
+// FaultKind names a kind of injected fault.
+type FaultKind string
+
+// The fault kinds.
+const (
+	// FaultEMVError answers the error body with an EMV error (402, 403,
+	// 405, ...) and the HTTP status of Fault.Error.
+	FaultEMVError FaultKind = "emvError"
+	// FaultHTTPError answers an HTTP 5xx with the error body.
+	FaultHTTPError FaultKind = "httpError"
+	// FaultDrop closes the connection without an answer.
+	FaultDrop FaultKind = "drop"
+	// FaultMalformed answers 200 with a body that is not valid JSON.
+	FaultMalformed FaultKind = "malformed"
+)
+
+// Fault is an injected failure.
+type Fault struct {
+	Kind FaultKind
+	// Probability in (0, 1]: how often the fault fires; 1 when unset.
+	Probability float64
+	// Error is the answer of emvError and httpError faults.
+	Error *ErrorResult
+}
+
+// WhiteList is the trust-list status an ACS reports.
+type WhiteList struct {
+	Status string // Y, N, E, P, R, U
+	Source string // 01 3DS server, 02 DS, 03 ACS
 }
 
 // Frictionless is a final result given at lookup time.
