@@ -166,6 +166,7 @@ func (e *Engine) Lookup(ctx context.Context, ns string, req LookupRequest, opt L
 		}
 		if req.Purchase != nil {
 			t.Challenge.Amount, t.Challenge.Currency = req.Purchase.Amount, req.Purchase.CurrencyCode
+			t.Challenge.PurchaseDate = req.Purchase.Date
 		}
 	} else {
 		f := sc.Frictionless

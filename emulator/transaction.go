@@ -73,6 +73,7 @@ type ChallengeState struct {
 	MerchantName    string
 	Amount          string
 	Currency        string
+	PurchaseDate    string    // yyyy-MM-dd HH:mm:ss UTC, as the Requestor sent it
 	OpenedAt        time.Time // when the first CReq arrived
 	DecidedAt       time.Time
 	Interactions    int // challenge attempts, the RReq's interactionCounter

@@ -126,7 +126,7 @@ func (s *Server) challengePage(w http.ResponseWriter, r *http.Request, v emulato
 		Amount:       t.Challenge.Amount,
 		Currency:     t.Challenge.Currency,
 		MaskedPAN:    t.MaskedPAN,
-		Date:         t.CreatedAt.UTC().Format("2006-01-02 15:04 UTC"),
+		Date:         purchaseDate(t),
 		Scheme:       t.CardScheme,
 		WindowSize:   t.Challenge.WindowSize,
 		Width:        px[0],
@@ -136,6 +136,15 @@ func (s *Server) challengePage(w http.ResponseWriter, r *http.Request, v emulato
 		Message:      message,
 		ExpiresIn:    humanDuration(time.Until(v.ExpiresAt)),
 	})
+}
+
+// purchaseDate shows the purchase date of the lookup, or the transaction's
+// creation time for a non-payment authentication.
+func purchaseDate(t emulator.Transaction) string {
+	if d, err := time.Parse("2006-01-02 15:04:05", t.Challenge.PurchaseDate); err == nil {
+		return d.Format("2006-01-02 15:04 UTC")
+	}
+	return t.CreatedAt.UTC().Format("2006-01-02 15:04 UTC")
 }
 
 func humanDuration(d time.Duration) string {
@@ -192,6 +201,7 @@ func (s *Server) handleDecision(w http.ResponseWriter, r *http.Request) {
 // notification page when the lookup had none.
 func (s *Server) postCRes(w http.ResponseWriter, r *http.Request, d emulator.Decision) {
 	t := d.Transaction
+	s.metrics.transaction("challenge", t.Status)
 	action := t.Challenge.NotificationURL
 	if action == "" {
 		action = s.cfg.PublicURL + "/acs/notification"
@@ -296,6 +306,7 @@ func (s *Server) handleCompleteChallenge(w http.ResponseWriter, r *http.Request)
 		NotificationURL: d.Transaction.Challenge.NotificationURL,
 	}
 	if d.Final {
+		s.metrics.transaction("challenge", d.Transaction.Status)
 		resp.CRes, resp.CResJSON = d.Encoded, &d.CRes
 		resp.ThreeDSSessionData = d.Transaction.Challenge.Session
 	}

@@ -61,6 +61,7 @@ func (s *Server) handleLookup(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	s.metrics.transaction("lookup", resp.Status)
 	writeJSON(w, http.StatusOK, resp)
 }
 
@@ -164,6 +165,16 @@ func (s *Server) handleSchema(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/schema+json")
 	w.Header().Set("Cache-Control", "public, max-age=300")
 	_, _ = w.Write(scenarios.Schema())
+}
+
+// handleReady serves GET /readyz: 200 once the emulator serves its
+// scenarios, 503 before and while it shuts down.
+func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {
+	if !s.ready.Load() {
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "not ready"})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"status": "ready", "scenarios": s.cfg.Catalogue().Len()})
 }
 
 // handleHealth serves GET /healthz.

@@ -79,6 +79,7 @@ func (s *Server) observe(next http.Handler) http.Handler {
 						"internal error of the emulator (request "+id+")", ""))
 				}
 			}
+			s.metrics.observeRoute(r, rec.status, time.Since(start))
 			s.log.LogAttrs(r.Context(), slog.LevelInfo, "request",
 				slog.String("request_id", id),
 				slog.String("method", r.Method),

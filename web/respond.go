@@ -49,6 +49,7 @@ func (s *Server) enactFault(w http.ResponseWriter, r *http.Request, err error) b
 	if !errors.As(err, &f) {
 		return false
 	}
+	s.metrics.fault(string(f.Kind))
 	s.log.InfoContext(r.Context(), "injected fault", slog.String("request_id", requestID(r)),
 		slog.String("kind", string(f.Kind)), slog.String("step", string(f.Step)), slog.String("scenario", f.Scenario))
 	if f.Kind == scenarios.FaultDrop {

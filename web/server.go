@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/mux"
@@ -51,17 +52,21 @@ type Config struct {
 	Catalogue func() *scenarios.Catalogue
 	Pages     *templates.Set
 	Logger    *slog.Logger
+	// Metrics, when nil, are created without store statistics.
+	Metrics *Metrics
 }
 
 // Server serves the emulator over HTTP.
 type Server struct {
-	cfg    Config
-	log    *slog.Logger
-	tokens Tokens
-	state  *securecookie.SecureCookie
-	router *mux.Router
-	http   *http.Server
-	ln     net.Listener
+	cfg     Config
+	log     *slog.Logger
+	tokens  Tokens
+	state   *securecookie.SecureCookie
+	router  *mux.Router
+	http    *http.Server
+	ln      net.Listener
+	metrics *Metrics
+	ready   atomic.Bool
 }
 
 // NewServer checks cfg and builds the routes.
@@ -89,11 +94,15 @@ func NewServer(cfg Config) (*Server, error) {
 		cfg.BasePath = ""
 	}
 	cfg.PublicURL = strings.TrimRight(cfg.PublicURL, "/")
+	if cfg.Metrics == nil {
+		cfg.Metrics = NewMetrics(nil)
+	}
 	s := &Server{
-		cfg:    cfg,
-		log:    cfg.Logger,
-		tokens: cfg.Tokens,
-		state:  securecookie.New(cfg.HashKey, cfg.BlockKey).MaxAge(0),
+		cfg:     cfg,
+		log:     cfg.Logger,
+		tokens:  cfg.Tokens,
+		state:   securecookie.New(cfg.HashKey, cfg.BlockKey).MaxAge(0),
+		metrics: cfg.Metrics,
 	}
 	s.state.SetSerializer(securecookie.JSONEncoder{})
 	s.routes()
@@ -106,6 +115,8 @@ func (s *Server) routes() {
 	root.MethodNotAllowedHandler = s.observe(http.HandlerFunc(s.methodNotAllowed))
 	root.Use(s.observe, s.limitBody)
 	root.HandleFunc("/healthz", s.handleHealth).Methods(http.MethodGet)
+	root.HandleFunc("/readyz", s.handleReady).Methods(http.MethodGet)
+	root.Handle("/metrics", s.metrics.Handler()).Methods(http.MethodGet)
 	r := root
 	if s.cfg.BasePath != "" {
 		r = root.PathPrefix(s.cfg.BasePath).Subrouter()
@@ -128,6 +139,10 @@ func (s *Server) routes() {
 	acs.HandleFunc("/notification", s.handleNotification).Methods(http.MethodPost)
 	s.router = root
 }
+
+// SetReady says whether /readyz answers ready: true once the scenarios are
+// loaded and the server listens, false again while it drains.
+func (s *Server) SetReady(ready bool) { s.ready.Store(ready) }
 
 // ServeHTTP lets the Server be used as an http.Handler (tests, embedding).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.router.ServeHTTP(w, r) }

@@ -114,6 +114,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		Catalogue:       catalogue,
 		Pages:           pages,
 		Logger:          log,
+		Metrics:         web.NewMetrics(func() (int, uint64) { return store.Len(), store.Evicted() }),
 	})
 	if err != nil {
 		ln.Close()
@@ -122,6 +123,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err := srv.Open(); err != nil {
 		return err
 	}
+	srv.SetReady(true)
 	log.Info("3-D Secure sandbox serving", slog.String("addr", srv.Addr()), slog.String("public_url", publicURL),
 		slog.Int("scenarios", cat.Len()))
 	if ready != nil {
@@ -129,6 +131,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 
 	<-ctx.Done()
+	srv.SetReady(false)
 	log.Info("shutting down: draining in-flight requests", slog.Duration("timeout", c.ShutdownTimeout))
 	if err := srv.Close(); err != nil {
 		return err

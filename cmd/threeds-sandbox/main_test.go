@@ -1,0 +1,592 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// syncBuffer is a bytes.Buffer safe for the program's logger and the test.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// envOf returns a getenv that reads only m, so that the environment of the
+// machine running the tests never leaks into the program.
+func envOf(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+// program is the whole emulator, started in-process by run.
+type program struct {
+	// URL is the base URL run announced on ready (the public URL).
+	URL    string
+	stdout *syncBuffer
+	stderr *syncBuffer
+	cancel context.CancelFunc
+	done   chan error
+}
+
+// startProgram runs the program with args and the environment env, waits
+// until it serves, and at cleanup stops it and checks that it shut down
+// gracefully (run returns nil).
+func startProgram(t *testing.T, env map[string]string, args ...string) *program {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	p := &program{stdout: &syncBuffer{}, stderr: &syncBuffer{}, cancel: cancel, done: make(chan error, 1)}
+	ready := make(chan string, 1)
+	go func() { p.done <- run(ctx, args, envOf(env), p.stdout, p.stderr, ready) }()
+	select {
+	case p.URL = <-ready:
+	case err := <-p.done:
+		cancel()
+		t.Fatalf("run(%q) returned before serving: %v\nstderr: %s", args, err, p.stderr)
+	case <-time.After(10 * time.Second):
+		cancel()
+		t.Fatalf("run(%q) did not serve within 10s", args)
+	}
+	t.Cleanup(func() {
+		if err := p.stop(); err != nil {
+			t.Errorf("run(%q) after cancel = %v, want nil (graceful shutdown)", args, err)
+		}
+		if t.Failed() {
+			t.Logf("program output:\n%s%s", p.stdout, p.stderr)
+		}
+	})
+	return p
+}
+
+// stop cancels the program's context and returns what run returned. It may
+// be called more than once.
+func (p *program) stop() error {
+	p.cancel()
+	select {
+	case err, ok := <-p.done:
+		if ok {
+			close(p.done)
+		}
+		return err
+	case <-time.After(20 * time.Second):
+		return errors.New("run did not return within 20s of the cancel")
+	}
+}
+
+// startDefault runs the program on a random port of the loopback
+// interface with extra flags.
+func startDefault(t *testing.T, args ...string) *program {
+	t.Helper()
+	return startProgram(t, nil, append([]string{"--addr", "127.0.0.1:0"}, args...)...)
+}
+
+// port is the TCP port of the program's URL.
+func (p *program) port(t *testing.T) string {
+	t.Helper()
+	u, err := url.Parse(p.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u.Port()
+}
+
+// freePort returns a loopback port that nothing listens on (any more).
+func freePort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	ln.Close()
+	return port
+}
+
+// response is a decoded HTTP answer.
+type response struct {
+	Status int
+	Body   map[string]any
+	Raw    string
+}
+
+func (r response) str(key string) string {
+	v, _ := r.Body[key].(string)
+	return v
+}
+
+// call sends method url with a JSON body (nil for none) and a bearer token
+// ("" for none).
+func call(t *testing.T, method, u, token string, body any) response {
+	t.Helper()
+	var rd io.Reader
+	if body != nil {
+		raw, err := json.Marshal(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd = bytes.NewReader(raw)
+	}
+	req, err := http.NewRequest(method, u, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, u, err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := response{Status: resp.StatusCode, Raw: string(raw)}
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+		if err := json.Unmarshal(raw, &r.Body); err != nil {
+			t.Fatalf("%s %s: the answer is not JSON: %v\n%s", method, u, err, raw)
+		}
+	}
+	return r
+}
+
+// testToken is the bearer token of the tests (any token passes when
+// --tokens is not set).
+const testToken = "e2e-tests"
+
+// lookupBody is the realistic lookup of the wire testdata with another
+// card number, changed by mutate.
+func lookupBody(t *testing.T, card string, mutate func(map[string]any)) map[string]any {
+	t.Helper()
+	raw, err := os.ReadFile("../../emulator/wire/testdata/lookup.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	m["card"].(map[string]any)["cardNumber"] = card
+	if mutate != nil {
+		mutate(m)
+	}
+	return m
+}
+
+func (p *program) lookup(t *testing.T, body map[string]any) response {
+	t.Helper()
+	r := call(t, http.MethodPost, p.URL+"/authentication/brw", testToken, body)
+	if r.Status != http.StatusOK {
+		t.Fatalf("lookup: HTTP %d, want 200\n%s", r.Status, r.Raw)
+	}
+	return r
+}
+
+func (p *program) enquiry(t *testing.T, threeDSServerTransID string) response {
+	t.Helper()
+	r := call(t, http.MethodPost, p.URL+"/enquiry/", testToken, map[string]any{"threeDsServerTransId": threeDSServerTransID})
+	if r.Status != http.StatusOK {
+		t.Fatalf("enquiry: HTTP %d, want 200\n%s", r.Status, r.Raw)
+	}
+	return r
+}
+
+// challengeCard is the default Visa card whose lookup asks for a challenge
+// (OTP 1234 passes, 0000 fails).
+const challengeCard = "4000000000001109"
+
+func TestRunServesUntilCancelled(t *testing.T) {
+	t.Parallel()
+	p := startDefault(t)
+	r := call(t, http.MethodGet, p.URL+"/healthz", "", nil)
+	if got, want := r.Status, http.StatusOK; got != want {
+		t.Fatalf("GET /healthz: HTTP %d, want %d\n%s", got, want, r.Raw)
+	}
+	if got, want := r.str("status"), "ok"; got != want {
+		t.Errorf("GET /healthz status = %q, want %q", got, want)
+	}
+	if err := p.stop(); err != nil {
+		t.Fatalf("run after cancel = %v, want nil", err)
+	}
+	if _, err := http.Get(p.URL + "/healthz"); err == nil {
+		t.Errorf("GET /healthz after shutdown succeeded, want a refused connection")
+	}
+	for _, want := range []string{"3-D Secure sandbox serving", "shutting down", "stopped"} {
+		if !strings.Contains(p.stdout.String(), want) {
+			t.Errorf("log lacks %q:\n%s", want, p.stdout)
+		}
+	}
+}
+
+// TestShutdownDrainsInFlightRequests cancels the program while a lookup of
+// a card that answers after 3s is in flight: the lookup still gets its
+// answer and run returns nil.
+func TestShutdownDrainsInFlightRequests(t *testing.T) {
+	t.Parallel()
+	p := startDefault(t)
+	raw, err := json.Marshal(lookupBody(t, "4000000000001935", nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := http.NewRequest(http.MethodPost, p.URL+"/authentication/brw", bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	got := make(chan int, 1)
+	go func() {
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			got <- 0
+			return
+		}
+		resp.Body.Close()
+		got <- resp.StatusCode
+	}()
+	time.Sleep(500 * time.Millisecond) // the lookup is now waiting inside the emulator
+	stopped := make(chan error, 1)
+	go func() { stopped <- p.stop() }()
+	select {
+	case status := <-got:
+		if status != http.StatusGatewayTimeout {
+			t.Errorf("in-flight lookup: HTTP %d, want %d (0: no answer)", status, http.StatusGatewayTimeout)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the in-flight lookup got no answer")
+	}
+	if err := <-stopped; err != nil {
+		t.Errorf("run after cancel = %v, want nil", err)
+	}
+}
+
+func TestFlagsAndEnvironment(t *testing.T) {
+	t.Parallel()
+	envPort, flagPort := freePort(t), freePort(t)
+	healthy := func(port string) error {
+		resp, err := http.Get("http://127.0.0.1:" + port + "/healthz")
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("HTTP %d", resp.StatusCode)
+		}
+		return nil
+	}
+	tests := []struct {
+		name  string
+		env   map[string]string
+		args  []string
+		check func(t *testing.T, p *program)
+	}{{
+		name: "env sets the address",
+		env:  map[string]string{"THREEDS_ADDR": "127.0.0.1:" + envPort},
+		check: func(t *testing.T, p *program) {
+			if got, want := p.port(t), envPort; got != want {
+				t.Errorf("port = %s, want %s", got, want)
+			}
+			if err := healthy(envPort); err != nil {
+				t.Errorf("/healthz on the env port: %v", err)
+			}
+		},
+	}, {
+		name: "flag address wins over env",
+		env:  map[string]string{"THREEDS_ADDR": "127.0.0.1:" + envPort},
+		args: []string{"--addr", "127.0.0.1:" + flagPort},
+		check: func(t *testing.T, p *program) {
+			if err := healthy(flagPort); err != nil {
+				t.Errorf("/healthz on the flag port: %v", err)
+			}
+			if err := healthy(envPort); err == nil {
+				t.Errorf("/healthz on the env port answered, want nothing listening")
+			}
+		},
+	}, {
+		name: "env sets the public URL",
+		env:  map[string]string{"THREEDS_PUBLIC_URL": "https://env.example/3ds/"},
+		args: []string{"--addr", "127.0.0.1:0"},
+		check: func(t *testing.T, p *program) {
+			if got, want := p.URL, "https://env.example/3ds"; got != want {
+				t.Errorf("announced URL = %q, want %q", got, want)
+			}
+		},
+	}, {
+		name: "flag public URL wins over env",
+		env:  map[string]string{"THREEDS_PUBLIC_URL": "https://env.example"},
+		args: []string{"--addr", "127.0.0.1:0", "--public-url", "https://flag.example"},
+		check: func(t *testing.T, p *program) {
+			if got, want := p.URL, "https://flag.example"; got != want {
+				t.Errorf("announced URL = %q, want %q", got, want)
+			}
+		},
+	}, {
+		name: "env sets the base path",
+		env:  map[string]string{"THREEDS_BASE_PATH": "/env"},
+		args: []string{"--addr", "127.0.0.1:0"},
+		check: func(t *testing.T, p *program) {
+			if !strings.HasSuffix(p.URL, "/env") {
+				t.Errorf("announced URL = %q, want it to end in /env", p.URL)
+			}
+			root := strings.TrimSuffix(p.URL, "/env")
+			for path, want := range map[string]int{"/env/scenarios": 200, "/scenarios": 404} {
+				if got := call(t, http.MethodGet, root+path, "", nil).Status; got != want {
+					t.Errorf("GET %s: HTTP %d, want %d", path, got, want)
+				}
+			}
+		},
+	}, {
+		name: "flag base path wins over env",
+		env:  map[string]string{"THREEDS_BASE_PATH": "/env"},
+		args: []string{"--addr", "127.0.0.1:0", "--base-path", "/flag"},
+		check: func(t *testing.T, p *program) {
+			root := strings.TrimSuffix(p.URL, "/flag")
+			for path, want := range map[string]int{"/flag/scenarios": 200, "/env/scenarios": 404} {
+				if got := call(t, http.MethodGet, root+path, "", nil).Status; got != want {
+					t.Errorf("GET %s: HTTP %d, want %d", path, got, want)
+				}
+			}
+		},
+	}, {
+		name: "env sets the tokens",
+		env:  map[string]string{"THREEDS_TOKENS": "alpha, beta"},
+		args: []string{"--addr", "127.0.0.1:0"},
+		check: func(t *testing.T, p *program) {
+			body := map[string]any{"threeDsServerTransId": "8a880dc0-d2d2-4067-bcb1-b08d1690b26e"}
+			for token, want := range map[string]int{"alpha": 404, "beta": 404, "gamma": 401} {
+				if got := call(t, http.MethodPost, p.URL+"/enquiry/", token, body).Status; got != want {
+					t.Errorf("enquiry with token %s: HTTP %d, want %d", token, got, want)
+				}
+			}
+		},
+	}, {
+		name: "env sets a duration",
+		env:  map[string]string{"THREEDS_FIRST_CREQ_TIMEOUT": "1ms"},
+		args: []string{"--addr", "127.0.0.1:0"},
+		check: func(t *testing.T, p *program) {
+			id := p.lookup(t, lookupBody(t, challengeCard, nil)).str("threeDsServerTransId")
+			time.Sleep(20 * time.Millisecond)
+			e := p.enquiry(t, id)
+			if got, want := e.str("transactionStatus")+"/"+e.str("statusReason")+"/"+e.str("challengeCancel"), "N/14/05"; got != want {
+				t.Errorf("enquiry after the first-CReq timeout: status/reason/cancel = %s, want %s", got, want)
+			}
+		},
+	}, {
+		name: "flag duration wins over env",
+		env:  map[string]string{"THREEDS_FIRST_CREQ_TIMEOUT": "1ms"},
+		args: []string{"--addr", "127.0.0.1:0", "--first-creq-timeout", "10m"},
+		check: func(t *testing.T, p *program) {
+			id := p.lookup(t, lookupBody(t, challengeCard, nil)).str("threeDsServerTransId")
+			time.Sleep(20 * time.Millisecond)
+			if got, want := p.enquiry(t, id).str("transactionStatus"), "C"; got != want {
+				t.Errorf("enquiry transactionStatus = %q, want %q", got, want)
+			}
+		},
+	}, {
+		name: "a flag on the command line stops its env twin from being read",
+		env:  map[string]string{"THREEDS_SEED": "not-a-number", "THREEDS_LOG_FORMAT": "yaml"},
+		args: []string{"--addr", "127.0.0.1:0", "--seed", "7", "--log-format", "json"},
+		check: func(t *testing.T, p *program) {
+			line, _, _ := strings.Cut(p.stdout.String(), "\n")
+			var m map[string]any
+			if err := json.Unmarshal([]byte(line), &m); err != nil {
+				t.Errorf("first log line is not JSON (--log-format json): %v\n%s", err, line)
+			}
+		},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := startProgram(t, tt.env, tt.args...)
+			tt.check(t, p)
+		})
+	}
+}
+
+func TestBadConfigurationIsAClearError(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		env  map[string]string
+		args []string
+		want []string // substrings of the error
+	}{
+		{"bad env integer", map[string]string{"THREEDS_SEED": "abc"}, nil, []string{"THREEDS_SEED", `"abc"`}},
+		{"bad env duration", map[string]string{"THREEDS_CHALLENGE_TIMEOUT": "soon"}, nil, []string{"THREEDS_CHALLENGE_TIMEOUT", `"soon"`}},
+		{"bad env size", map[string]string{"THREEDS_MAX_BODY_BYTES": "64k"}, nil, []string{"THREEDS_MAX_BODY_BYTES", `"64k"`}},
+		{"two bad env values at once", map[string]string{"THREEDS_SEED": "x", "THREEDS_STORE_MAX_AGE": "y"}, nil, []string{"THREEDS_SEED", "THREEDS_STORE_MAX_AGE"}},
+		{"bad env scenarios mode", map[string]string{"THREEDS_SCENARIOS_MODE": "merge"}, nil, []string{"scenarios-mode", `"merge"`, "extend or replace"}},
+		{"bad scenarios mode flag", nil, []string{"--scenarios-mode", "merge"}, []string{"scenarios-mode", `"merge"`, "extend or replace"}},
+		{"replace without scenarios", nil, []string{"--scenarios-mode", "replace"}, []string{"replace needs --scenarios"}},
+		{"missing scenario file", nil, []string{"--scenarios", "testdata/does-not-exist.yaml"}, []string{"[scenarios]", "does-not-exist.yaml"}},
+		{"bad log level", map[string]string{"THREEDS_LOG_LEVEL": "loud"}, nil, []string{"log-level", `"loud"`}},
+		{"bad log format", nil, []string{"--log-format", "yaml"}, []string{"log-format", `"yaml"`}},
+		{"state key not hex", map[string]string{"THREEDS_STATE_HASH_KEY": "zz"}, nil, []string{"state-hash-key", "not hex"}},
+		{"bad flag value", nil, []string{"--seed", "abc"}, []string{"seed", "abc"}},
+		{"unknown flag", nil, []string{"--colour", "blue"}, []string{"colour"}},
+		{"address in use", nil, nil, []string{"[addr]"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append([]string{"--addr", "127.0.0.1:0"}, tt.args...)
+			if tt.name == "address in use" {
+				ln, err := net.Listen("tcp", "127.0.0.1:0")
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer ln.Close()
+				args = []string{"--addr", ln.Addr().String()}
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			ready := make(chan string, 1)
+			err := run(ctx, args, envOf(tt.env), io.Discard, io.Discard, ready)
+			if err == nil {
+				t.Fatalf("run(%q) with env %v = nil, want an error", args, tt.env)
+			}
+			for _, want := range tt.want {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q lacks %q", err, want)
+				}
+			}
+			if len(ready) > 0 {
+				t.Errorf("run announced %q although its configuration is bad", <-ready)
+			}
+		})
+	}
+}
+
+func TestHelp(t *testing.T) {
+	t.Parallel()
+	for _, arg := range []string{"-h", "--help"} {
+		t.Run(arg, func(t *testing.T) {
+			var stderr syncBuffer
+			ready := make(chan string, 1)
+			if err := run(context.Background(), []string{arg}, envOf(nil), io.Discard, &stderr, ready); err != nil {
+				t.Fatalf("run(%q) = %v, want nil", arg, err)
+			}
+			if len(ready) > 0 {
+				t.Errorf("run(%q) served at %s, want only the usage", arg, <-ready)
+			}
+			for _, want := range []string{"-addr", "-first-creq-timeout", "-scenarios-mode"} {
+				if !strings.Contains(stderr.String(), want) {
+					t.Errorf("usage lacks %q:\n%s", want, stderr.String())
+				}
+			}
+		})
+	}
+}
+
+func TestHealthcheck(t *testing.T) {
+	t.Parallel()
+	p := startDefault(t)
+	port := p.port(t)
+	closed := freePort(t)
+	tests := []struct {
+		name    string
+		args    []string
+		env     map[string]string
+		wantErr bool
+	}{
+		{"running emulator", []string{"--addr", "127.0.0.1:" + port}, nil, false},
+		{"empty host means loopback", []string{"--addr", ":" + port}, nil, false},
+		{"address from the environment", nil, map[string]string{"THREEDS_ADDR": "127.0.0.1:" + port}, false},
+		{"closed port", []string{"--addr", "127.0.0.1:" + closed}, nil, true},
+		{"not an address", []string{"--addr", "nowhere"}, nil, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := run(context.Background(), append([]string{"healthcheck"}, tt.args...), envOf(tt.env), io.Discard, io.Discard, nil)
+			if got := err != nil; got != tt.wantErr {
+				t.Errorf("healthcheck %q = %v, want error: %v", tt.args, err, tt.wantErr)
+			}
+			if err != nil && !strings.HasPrefix(err.Error(), "healthcheck") {
+				t.Errorf("error %q: want it to start with healthcheck", err)
+			}
+		})
+	}
+}
+
+// TestReadmeConfigurationTable checks that README.md's configuration
+// table names every flag of the program with its environment twin, and
+// nothing else.
+func TestReadmeConfigurationTable(t *testing.T) {
+	t.Parallel()
+	f, err := os.Open("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	type row struct{ env, def string }
+	rows := map[string]row{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		cells := strings.Split(sc.Text(), "|")
+		if len(cells) < 5 || !strings.HasPrefix(strings.TrimSpace(cells[1]), "`--") {
+			continue
+		}
+		name := strings.Trim(strings.TrimSpace(cells[1]), "`-")
+		rows[name] = row{env: strings.Trim(strings.TrimSpace(cells[2]), "`"), def: strings.TrimSpace(cells[3])}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	var c config
+	fs := newFlagSet(&c, io.Discard)
+	fs.VisitAll(func(fl *flag.Flag) {
+		r, ok := rows[fl.Name]
+		if !ok {
+			t.Errorf("README configuration table lacks --%s", fl.Name)
+			return
+		}
+		delete(rows, fl.Name)
+		if got, want := r.env, envName(fl.Name); got != want {
+			t.Errorf("README: --%s has environment %q, want %q", fl.Name, got, want)
+		}
+		// A default written as one code span is a literal: it must be the
+		// flag's (durations compare by value, 10m is 10m0s).
+		lit, ok := strings.CutPrefix(r.def, "`")
+		if !ok || !strings.HasSuffix(lit, "`") || strings.Contains(lit, "<") {
+			return
+		}
+		lit = strings.TrimSuffix(lit, "`")
+		if d1, err1 := time.ParseDuration(lit); err1 == nil {
+			if d2, err2 := time.ParseDuration(fl.DefValue); err2 == nil && d1 == d2 {
+				return
+			}
+		}
+		if got, want := lit, fl.DefValue; got != want {
+			t.Errorf("README: --%s default is %q, want %q", fl.Name, got, want)
+		}
+	})
+	for name := range rows {
+		t.Errorf("README configuration table has --%s, which is not a flag", name)
+	}
+}

@@ -1,0 +1,103 @@
+package web
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/gorilla/mux"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// StoreStats reports the size of the transaction store and how many
+// transactions it evicted.
+type StoreStats func() (size int, evicted uint64)
+
+// Metrics are the server's Prometheus metrics, on a registry of their own
+// (no global state).
+type Metrics struct {
+	reg          *prometheus.Registry
+	requests     *prometheus.CounterVec
+	latency      *prometheus.HistogramVec
+	transactions *prometheus.CounterVec
+	reloads      *prometheus.CounterVec
+	faults       *prometheus.CounterVec
+}
+
+// NewMetrics registers the emulator's metrics; stats may be nil.
+func NewMetrics(stats StoreStats) *Metrics {
+	reg := prometheus.NewRegistry()
+	m := &Metrics{
+		reg: reg,
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "threeds_http_requests_total",
+			Help: "HTTP requests by route template, method and status code.",
+		}, []string{"route", "method", "code"}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "threeds_http_request_duration_seconds",
+			Help:    "HTTP request latency by route template.",
+			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30},
+		}, []string{"route"}),
+		transactions: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "threeds_transactions_total",
+			Help: "Transaction results by transStatus: lookups (C for a challenge) and finished challenges.",
+		}, []string{"step", "status"}),
+		reloads: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "threeds_scenario_reloads_total",
+			Help: "Scenario reloads by result (ok, invalid).",
+		}, []string{"result"}),
+		faults: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "threeds_injected_faults_total",
+			Help: "Faults injected by scenarios or chaos, by kind.",
+		}, []string{"kind"}),
+	}
+	reg.MustRegister(m.requests, m.latency, m.transactions, m.reloads, m.faults,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	if stats != nil {
+		reg.MustRegister(
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+				Name: "threeds_store_transactions",
+				Help: "Transactions held in the store.",
+			}, func() float64 { n, _ := stats(); return float64(n) }),
+			prometheus.NewCounterFunc(prometheus.CounterOpts{
+				Name: "threeds_store_evictions_total",
+				Help: "Transactions evicted from the store (capacity or age).",
+			}, func() float64 { _, e := stats(); return float64(e) }),
+		)
+	}
+	return m
+}
+
+// Handler serves the metrics in the Prometheus text format.
+func (m *Metrics) Handler() http.Handler {
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg})
+}
+
+// ScenarioReload counts a scenario reload.
+func (m *Metrics) ScenarioReload(ok bool) {
+	if ok {
+		m.reloads.WithLabelValues("ok").Inc()
+	} else {
+		m.reloads.WithLabelValues("invalid").Inc()
+	}
+}
+
+func (m *Metrics) transaction(step, status string) {
+	m.transactions.WithLabelValues(step, status).Inc()
+}
+
+func (m *Metrics) fault(kind string) { m.faults.WithLabelValues(kind).Inc() }
+
+// observeRoute records one request under its route template.
+func (m *Metrics) observeRoute(r *http.Request, status int, d time.Duration) {
+	route := "unmatched"
+	if cr := mux.CurrentRoute(r); cr != nil {
+		if tpl, err := cr.GetPathTemplate(); err == nil {
+			route = tpl
+		}
+	}
+	m.requests.WithLabelValues(route, r.Method, strconv.Itoa(status)).Inc()
+	m.latency.WithLabelValues(route).Observe(d.Seconds())
+}
