@@ -186,6 +186,7 @@ func (e *Engine) open(ctx context.Context, id string, size int) (ChallengeView, 
 	if err != nil {
 		return ChallengeView{}, e.stateFailure(err, id)
 	}
+	e.observe(t, EventCReq, fmt.Sprintf("challenge page shown, window size %d", size))
 	return ChallengeView{
 		Transaction: t,
 		ExpiresAt:   t.Challenge.OpenedAt.Add(e.cfg.ChallengeTimeout),
@@ -326,6 +327,11 @@ func (e *Engine) decide(ctx context.Context, id string, c Choice, check func(*Tr
 		return Decision{}, e.stateFailure(err, id)
 	}
 	d.Transaction = t
+	if !d.Final {
+		e.observe(t, EventAttempt, d.Message)
+	} else {
+		e.observe(t, EventDecision, describeChoice(c, t))
+	}
 	if d.Final {
 		d.CRes = finalCRes(t)
 		if d.Encoded, err = EncodeMessage(d.CRes); err != nil {
@@ -333,6 +339,22 @@ func (e *Engine) decide(ctx context.Context, id string, c Choice, check func(*Tr
 		}
 	}
 	return d, nil
+}
+
+// describeChoice tells a decision in words for the journal.
+func describeChoice(c Choice, t Transaction) string {
+	s := c.Action
+	if c.Action == "otp" {
+		s = "one-time code " + c.OTP
+	}
+	s += " -> " + t.Status
+	if t.StatusReason != "" {
+		s += ", reason " + t.StatusReason
+	}
+	if t.ChallengeCancel != "" {
+		s += ", challengeCancel " + t.ChallengeCancel
+	}
+	return s
 }
 
 func plural(n int) string {
@@ -433,10 +455,18 @@ func (e *Engine) settle(ctx context.Context, t Transaction) (Transaction, error)
 	if !e.settleLocked(&probe, now) {
 		return t, nil
 	}
-	return e.store.Update(ctx, t.ThreeDSServerTransID, func(t *Transaction) error {
+	settled, err := e.store.Update(ctx, t.ThreeDSServerTransID, func(t *Transaction) error {
 		e.settleLocked(t, now)
 		return nil
 	})
+	if err == nil && settled.Phase == PhaseFinal {
+		kind := EventTimeout
+		if strings.HasPrefix(settled.Challenge.Decision, "auto-") {
+			kind = EventAuto
+		}
+		e.observe(settled, kind, settled.Challenge.Decision)
+	}
+	return settled, err
 }
 
 // settleLocked applies a due automatic decision or timeout to t and tells

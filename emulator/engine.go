@@ -20,6 +20,8 @@ const (
 	// DefaultVersion is the protocol version used when neither the request
 	// nor the scenario names one.
 	DefaultVersion = "2.2.0"
+	// DefaultMaxDelayed is the default bound on requests held in delays.
+	DefaultMaxDelayed = 256
 )
 
 // Config sets up an Engine.
@@ -45,6 +47,12 @@ type Config struct {
 	Pages FormRenderer
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
+	// MaxDelayed bounds the requests held in scenario delays at once;
+	// beyond it a delayed step fails at once with 503 (EMV 403).
+	MaxDelayed int
+	// Observer, when set, is told of challenge events (CReq, decisions,
+	// timeouts); the transport reports lookups and enquiries itself.
+	Observer Observer
 }
 
 // FormRenderer renders an HTML page whose form posts fields to action by
@@ -63,6 +71,8 @@ type Engine struct {
 	cavv   []byte
 	now    func() time.Time
 	chance *chance
+	// delaySlots bounds the requests held in scenario delays.
+	delaySlots chan struct{}
 }
 
 // New returns an Engine over store.
@@ -91,7 +101,11 @@ func New(cfg Config, store Store) (*Engine, error) {
 	if now == nil {
 		now = time.Now
 	}
-	return &Engine{cfg: cfg, store: store, cavv: cavvKey(cfg.Seed), now: now, chance: newChance(cfg.Seed)}, nil
+	if cfg.MaxDelayed <= 0 {
+		cfg.MaxDelayed = DefaultMaxDelayed
+	}
+	return &Engine{cfg: cfg, store: store, cavv: cavvKey(cfg.Seed), now: now, chance: newChance(cfg.Seed),
+		delaySlots: make(chan struct{}, cfg.MaxDelayed)}, nil
 }
 
 // Schemes returns the engine's BIN table.

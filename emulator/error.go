@@ -31,6 +31,7 @@ const (
 	CodeNotFound           ErrorCode = "RT04" // no such route
 	CodeMethodNotAllowed   ErrorCode = "RT05" // route exists, method does not
 	CodeInternal           ErrorCode = "SY01" // unexpected failure of the emulator itself (EMV 404)
+	CodeBusy               ErrorCode = "SY03" // too many requests held in scenario delays (EMV 403)
 	CodeScenarioTimeout    ErrorCode = "SC02" // scenario: transaction timed out (EMV 402)
 	CodeScenarioTransient  ErrorCode = "SC03" // scenario: transient system failure (EMV 403)
 	CodeScenarioPermanent  ErrorCode = "SC04" // scenario: permanent system failure (EMV 404)

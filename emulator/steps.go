@@ -81,7 +81,7 @@ func (e *Engine) applyStep(ctx context.Context, sc *scenarios.Scenario, step Ste
 		s = sc.Steps.Enquiry
 	}
 	if !s.Delay.IsZero() {
-		if err := sleep(ctx, e.chance.between(s.Delay.Min, s.Delay.Max)); err != nil {
+		if err := e.delay(ctx, e.chance.between(s.Delay.Min, s.Delay.Max)); err != nil {
 			return fmt.Errorf("%s delay of scenario %s: %w", step, sc.ID, err)
 		}
 	}
@@ -98,4 +98,17 @@ func (e *Engine) applyStep(ctx context.Context, sc *scenarios.Scenario, step Ste
 	default:
 		return &Fault{Kind: f.Kind, Step: step, Scenario: sc.ID}
 	}
+}
+
+// delay sleeps for d in one of the bounded delay slots; with every slot
+// taken it fails at once instead of piling up requests.
+func (e *Engine) delay(ctx context.Context, d time.Duration) error {
+	select {
+	case e.delaySlots <- struct{}{}:
+		defer func() { <-e.delaySlots }()
+	default:
+		return NewError(CodeBusy, "403",
+			fmt.Sprintf("too many requests held in scenario delays (limit %d); try again", cap(e.delaySlots)), "")
+	}
+	return sleep(ctx, d)
 }

@@ -12,6 +12,6 @@ for pkg in $(go list ./...); do
   targets=$(grep -ho '^func Fuzz[A-Za-z0-9_]*' "$dir"/*_test.go 2>/dev/null | sed 's/^func //' || true)
   for target in $targets; do
     echo "fuzz $pkg $target for $fuzztime"
-    go test "$pkg" -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime"
+    go test "$pkg" -run "^$" -fuzz "^${target}\$" -fuzztime "$fuzztime" -fuzzminimizetime 2s
   done
 done

@@ -202,6 +202,10 @@ func (s *Server) handleDecision(w http.ResponseWriter, r *http.Request) {
 func (s *Server) postCRes(w http.ResponseWriter, r *http.Request, d emulator.Decision) {
 	t := d.Transaction
 	s.metrics.transaction("challenge", t.Status)
+	if s.cfg.Observer != nil {
+		s.cfg.Observer.Observe(emulator.Event{Time: time.Now(), Namespace: t.Namespace, ThreeDSServerTransID: t.ThreeDSServerTransID,
+			Kind: emulator.EventCRes, Status: t.Status, Detail: "final CRes posted by the browser to " + t.Challenge.NotificationURL, Response: encodeJSON(d.CRes)})
+	}
 	action := t.Challenge.NotificationURL
 	if action == "" {
 		action = s.cfg.PublicURL + "/acs/notification"

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -8,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/wire"
@@ -62,7 +64,35 @@ func (s *Server) handleLookup(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.metrics.transaction("lookup", resp.Status)
-	writeJSON(w, http.StatusOK, resp)
+	out := encodeJSON(resp)
+	s.record(r, resp.ThreeDSServerTransID, emulator.EventLookup, resp.Status, maskPAN(body, req.Card.CardNumber), out)
+	writeRaw(w, http.StatusOK, out)
+}
+
+// record tells the observer (the console's journal) of an API event.
+func (s *Server) record(r *http.Request, id string, kind emulator.EventKind, status string, req, resp []byte) {
+	if s.cfg.Observer == nil {
+		return
+	}
+	s.cfg.Observer.Observe(emulator.Event{
+		Time:                 time.Now(),
+		Namespace:            namespaceOf(r.Context()),
+		ThreeDSServerTransID: id,
+		Kind:                 kind,
+		Status:               status,
+		Request:              req,
+		Response:             resp,
+	})
+}
+
+// maskPAN returns a copy of body with every occurrence of the card number
+// masked to its first six and last four digits.
+func maskPAN(body []byte, pan string) []byte {
+	if len(pan) < 11 {
+		return bytes.Clone(body)
+	}
+	masked := pan[:6] + strings.Repeat("*", len(pan)-10) + pan[len(pan)-4:]
+	return bytes.ReplaceAll(body, []byte(pan), []byte(masked))
 }
 
 // handleEnquiry serves POST {base}/enquiry/.
@@ -82,7 +112,9 @@ func (s *Server) handleEnquiry(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, resp)
+	out := encodeJSON(resp)
+	s.record(r, resp.ThreeDSServerTransID, emulator.EventEnquiry, resp.TransactionStatus, body, out)
+	writeRaw(w, http.StatusOK, out)
 }
 
 // CatalogueEntry is one scenario of GET {base}/scenarios.

@@ -114,8 +114,8 @@ func TestDefaultScenarios(t *testing.T) {
 
 func TestLookupIsDeterministicPerCard(t *testing.T) {
 	e := newEnv(t)
-	a := e.lookup("tok", lookupBody(t, "4000000000001000", nil))
-	b := e.lookup("tok", lookupBody(t, "4000000000001000", nil))
+	a := e.lookup("tok", lookupBody(t, e.card("visa-frictionless-y"), nil))
+	b := e.lookup("tok", lookupBody(t, e.card("visa-frictionless-y"), nil))
 	if a.str("threeDsServerTransId") == b.str("threeDsServerTransId") {
 		t.Error("two lookups share a transaction id")
 	}
@@ -131,9 +131,9 @@ func TestLookupIsDeterministicPerCard(t *testing.T) {
 
 func TestEnquiryPriorityAndReuse(t *testing.T) {
 	e := newEnv(t)
-	first := e.lookup("tok", lookupBody(t, "4000000000001000", func(m map[string]any) { m["externalReferenceId"] = "order-1" }))
-	second := e.lookup("tok", lookupBody(t, "4000000000001026", func(m map[string]any) { m["externalReferenceId"] = "order-2" }))
-	reuse := e.lookup("tok", lookupBody(t, "4000000000001034", func(m map[string]any) { m["externalReferenceId"] = "order-1" }))
+	first := e.lookup("tok", lookupBody(t, e.card("visa-frictionless-y"), func(m map[string]any) { m["externalReferenceId"] = "order-1" }))
+	second := e.lookup("tok", lookupBody(t, e.card("visa-frictionless-n"), func(m map[string]any) { m["externalReferenceId"] = "order-2" }))
+	reuse := e.lookup("tok", lookupBody(t, e.card("visa-frictionless-u"), func(m map[string]any) { m["externalReferenceId"] = "order-1" }))
 
 	tests := []struct {
 		name string
@@ -170,12 +170,12 @@ func TestEnquiryUnknown(t *testing.T) {
 
 func TestTokenIsolation(t *testing.T) {
 	e := newEnv(t)
-	r := e.lookup("team-a", lookupBody(t, "4000000000001000", func(m map[string]any) { m["externalReferenceId"] = "shared-ref" }))
+	r := e.lookup("team-a", lookupBody(t, e.card("visa-frictionless-y"), func(m map[string]any) { m["externalReferenceId"] = "shared-ref" }))
 	id := r.str("threeDsServerTransId")
 	checkErrorBody(t, e.enquiry("team-b", map[string]any{"threeDsServerTransId": id}), http.StatusNotFound, "301")
 	checkErrorBody(t, e.enquiry("team-b", map[string]any{"externalReferenceId": "shared-ref"}), http.StatusNotFound, "301")
 	// team-b's own transaction with the same reference does not disturb team-a.
-	e.lookup("team-b", lookupBody(t, "4000000000001026", func(m map[string]any) { m["externalReferenceId"] = "shared-ref" }))
+	e.lookup("team-b", lookupBody(t, e.card("visa-frictionless-n"), func(m map[string]any) { m["externalReferenceId"] = "shared-ref" }))
 	if q := e.enquiry("team-a", map[string]any{"externalReferenceId": "shared-ref"}); q.str("threeDsServerTransId") != id {
 		t.Errorf("team-a sees %s, want its own %s", q.str("threeDsServerTransId"), id)
 	}
@@ -183,7 +183,7 @@ func TestTokenIsolation(t *testing.T) {
 
 func TestAuthentication(t *testing.T) {
 	e := newEnv(t, func(o *envOptions) { o.tokens = []string{"good-token", "other"} })
-	body := lookupBody(t, "4000000000001000", nil)
+	body := lookupBody(t, e.card("visa-frictionless-y"), nil)
 	tests := []struct {
 		name   string
 		header string
@@ -296,7 +296,7 @@ func TestCatalogueEndpoint(t *testing.T) {
 
 func TestBasePath(t *testing.T) {
 	e := newEnv(t, func(o *envOptions) { o.basePath = "/3ds" })
-	r := e.lookup("tok", lookupBody(t, "4000000000001000", nil))
+	r := e.lookup("tok", lookupBody(t, e.card("visa-frictionless-y"), nil))
 	if r.Status != http.StatusOK {
 		t.Fatalf("lookup under base path: %d %s", r.Status, r.Raw)
 	}

@@ -14,8 +14,6 @@ import (
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 )
 
-const challengeCard = "4000000000001109" // visa-challenge: OTP 1234 passes
-
 var (
 	stateRe  = regexp.MustCompile(`name="state" value="([^"]+)"`)
 	fieldRe  = regexp.MustCompile(`name="([a-zA-Z]+)" value="([^"]*)"`)
@@ -43,7 +41,7 @@ type challenge struct {
 
 func (e *env) startChallenge(mutate func(map[string]any)) challenge {
 	e.t.Helper()
-	r := e.lookup("tok", lookupBody(e.t, challengeCard, mutate))
+	r := e.lookup("tok", lookupBody(e.t, e.card("visa-challenge"), mutate))
 	if r.str("status") != "C" {
 		e.t.Fatalf("lookup status = %q, want C: %s", r.str("status"), r.Raw)
 	}

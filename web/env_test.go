@@ -53,6 +53,8 @@ type envOptions struct {
 	firstCReq time.Duration
 	challenge time.Duration
 	load      scenarios.LoadOptions
+	chaos     *web.Chaos
+	maxDelay  int
 }
 
 func newEnv(t *testing.T, opts ...func(*envOptions)) *env {
@@ -85,6 +87,7 @@ func newEnv(t *testing.T, opts ...func(*envOptions)) *env {
 		Catalogue:        catalogue,
 		Pages:            web.FormPages{Set: pages},
 		Now:              clk.Now,
+		MaxDelayed:       o.maxDelay,
 	}, store)
 	if err != nil {
 		t.Fatal(err)
@@ -98,6 +101,7 @@ func newEnv(t *testing.T, opts ...func(*envOptions)) *env {
 		Engine:    engine,
 		Catalogue: catalogue,
 		Pages:     pages,
+		Chaos:     o.chaos,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -233,4 +237,15 @@ func mustJSON(t testing.TB, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// card returns the card number of a catalogue scenario, so tests name
+// outcomes rather than numbers.
+func (e *env) card(id string) string {
+	e.t.Helper()
+	sc, ok := e.Cat.ByID(id)
+	if !ok || sc.Match.CardNumber == "" {
+		e.t.Fatalf("no scenario %q with a card number", id)
+	}
+	return sc.Match.CardNumber
 }

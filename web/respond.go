@@ -31,6 +31,7 @@ var httpStatus = map[emulator.ErrorCode]int{
 	emulator.CodeNotFound:           http.StatusNotFound,
 	emulator.CodeMethodNotAllowed:   http.StatusMethodNotAllowed,
 	emulator.CodeInternal:           http.StatusInternalServerError,
+	emulator.CodeBusy:               http.StatusServiceUnavailable,
 	emulator.CodeScenarioTimeout:    http.StatusGatewayTimeout,
 	emulator.CodeScenarioTransient:  http.StatusServiceUnavailable,
 	emulator.CodeScenarioPermanent:  http.StatusInternalServerError,
@@ -107,16 +108,31 @@ func errorBody(e *emulator.Error) ErrorBody {
 	}
 }
 
-// writeJSON writes v as the JSON response with status.
-func writeJSON(w http.ResponseWriter, status int, v any) {
+// encodeFailure is the body of the one failure no input can cause: a value
+// the emulator itself cannot encode.
+const encodeFailure = `{"status":"U","error":"response encoding failed","errorCode":"SY01","emvError":{"emvErrorCode":"404","emvErrorComponent":"S","emvErrorDescription":"Permanent System Failure","emvErrorDetail":""}}`
+
+// encodeJSON encodes v with HTML left unescaped (challengeHtml stays
+// readable); nil only for values no request can produce.
+func encodeJSON(v any) []byte {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false) // challengeHtml stays readable
-	err := enc.Encode(v)
-	b := buf.Bytes()
-	if err != nil { // only programming errors get here
-		status = http.StatusInternalServerError
-		b = []byte(`{"status":"U","error":"response encoding failed","errorCode":"SY01","emvError":{"emvErrorCode":"404","emvErrorComponent":"S","emvErrorDescription":"Permanent System Failure","emvErrorDetail":""}}`)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil
+	}
+	return buf.Bytes()
+}
+
+// writeJSON writes v as the JSON response with status.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	writeRaw(w, status, encodeJSON(v))
+}
+
+// writeRaw writes an encoded JSON body; a nil body is an encoding failure.
+func writeRaw(w http.ResponseWriter, status int, b []byte) {
+	if b == nil {
+		status, b = http.StatusInternalServerError, []byte(encodeFailure)
 	}
 	h := w.Header()
 	h.Set("Content-Type", "application/json")

@@ -54,6 +54,11 @@ type Config struct {
 	Logger    *slog.Logger
 	// Metrics, when nil, are created without store statistics.
 	Metrics *Metrics
+	// Chaos, when set with a probability, fails API requests at random.
+	Chaos *Chaos
+	// Observer, when set, is told of lookups, enquiries and CRes
+	// deliveries (the engine tells it of the challenge events).
+	Observer emulator.Observer
 }
 
 // Server serves the emulator over HTTP.
@@ -123,7 +128,7 @@ func (s *Server) routes() {
 	}
 
 	api := r.NewRoute().Subrouter()
-	api.Use(s.requireToken)
+	api.Use(s.requireToken, s.chaos)
 	api.HandleFunc("/authentication/brw", s.handleLookup).Methods(http.MethodPost)
 	api.HandleFunc("/enquiry/", s.handleEnquiry).Methods(http.MethodPost)
 	api.HandleFunc("/enquiry", s.handleEnquiry).Methods(http.MethodPost)

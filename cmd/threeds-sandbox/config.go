@@ -39,6 +39,9 @@ type config struct {
 	ShutdownTimeout  time.Duration
 	LogLevel         string
 	LogFormat        string
+	ChaosProbability float64
+	ChaosFaults      string
+	MaxDelayed       int
 }
 
 // newFlagSet declares every flag with its default and help text.
@@ -62,6 +65,9 @@ func newFlagSet(c *config, out io.Writer) *flag.FlagSet {
 	fs.StringVar(&c.StateHashKey, "state-hash-key", "", "hex key (32 or 64 bytes) signing the challenge state (default: random at start-up)")
 	fs.StringVar(&c.StateBlockKey, "state-block-key", "", "hex key (16, 24 or 32 bytes) encrypting the challenge state (default: random at start-up)")
 	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", web.DefaultShutdownTimeout, "how long shutdown waits for in-flight requests")
+	fs.Float64Var(&c.ChaosProbability, "chaos-probability", 0, "probability (0-1) of an injected fault on any API request; 0 is off")
+	fs.StringVar(&c.ChaosFaults, "chaos-faults", "", "comma-separated fault kinds chaos picks from: drop, malformed, http500, emv402, emv403, emv405 (default all)")
+	fs.IntVar(&c.MaxDelayed, "max-delayed", emulator.DefaultMaxDelayed, "most requests held in scenario delays at once; more get 503 at once")
 	fs.StringVar(&c.LogLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&c.LogFormat, "log-format", "text", "text or json")
 	return fs

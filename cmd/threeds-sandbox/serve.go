@@ -65,6 +65,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if blockKey == nil {
 		blockKey = securecookie.GenerateRandomKey(32)
 	}
+	chaos, err := web.NewChaos(c.ChaosProbability, splitList(c.ChaosFaults), c.Seed)
+	if err != nil {
+		return err
+	}
 	pages, err := templates.Parse()
 	if err != nil {
 		return fmt.Errorf("[templates] %w", err)
@@ -96,6 +100,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		Schemes:          schemes,
 		Catalogue:        catalogue,
 		Pages:            web.FormPages{Set: pages},
+		MaxDelayed:       c.MaxDelayed,
 	}, store)
 	if err != nil {
 		ln.Close()
@@ -114,6 +119,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		Catalogue:       catalogue,
 		Pages:           pages,
 		Logger:          log,
+		Chaos:           chaos,
 		Metrics:         web.NewMetrics(func() (int, uint64) { return store.Len(), store.Evicted() }),
 	})
 	if err != nil {
