@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gorilla/mux"
+	"github.com/gorilla/securecookie"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/templates"
@@ -111,7 +112,7 @@ func (s *Server) handleHosted(w http.ResponseWriter, r *http.Request) {
 // challengePage renders the issuer's page with a freshly signed state.
 func (s *Server) challengePage(w http.ResponseWriter, r *http.Request, v emulator.ChallengeView, message string) {
 	t := v.Transaction
-	state, err := s.state.Encode(stateName, challengeState{ID: t.ThreeDSServerTransID, ACS: t.ACSTransID, Issued: time.Now().Unix()})
+	state, err := securecookie.EncodeMulti(stateName, challengeState{ID: t.ThreeDSServerTransID, ACS: t.ACSTransID, Issued: time.Now().Unix()}, s.state[0])
 	if err != nil {
 		s.errorPage(w, r, fmt.Errorf("sign challenge state: %w", err))
 		return
@@ -174,7 +175,7 @@ func (s *Server) handleDecision(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var st challengeState
-	if err := s.state.Decode(stateName, r.PostForm.Get("state"), &st); err != nil || st.ID == "" {
+	if err := securecookie.DecodeMulti(stateName, r.PostForm.Get("state"), &st, s.state...); err != nil || st.ID == "" {
 		s.errorPage(w, r, emulator.NewError(emulator.CodeDecryption, "302",
 			"the challenge state is missing, forged or altered; the transaction was not changed", "state"))
 		return

@@ -45,6 +45,9 @@ type Config struct {
 	// HashKey and BlockKey sign and encrypt the challenge state
 	// (securecookie). HashKey: 32 or 64 bytes; BlockKey: 16, 24 or 32 bytes.
 	HashKey, BlockKey []byte
+	// PreviousKeys are earlier hash/block key pairs still accepted when
+	// decoding (key rotation); new state is always made with the current pair.
+	PreviousKeys []KeyPair
 	// PublicURL is the emulator's base URL as browsers reach it.
 	PublicURL string
 
@@ -66,7 +69,7 @@ type Server struct {
 	cfg     Config
 	log     *slog.Logger
 	tokens  Tokens
-	state   *securecookie.SecureCookie
+	state   []securecookie.Codec // current key pair first
 	router  *mux.Router
 	http    *http.Server
 	ln      net.Listener
@@ -79,11 +82,9 @@ func NewServer(cfg Config) (*Server, error) {
 	if cfg.Engine == nil || cfg.Catalogue == nil || cfg.Pages == nil {
 		return nil, errors.New("web: config needs an engine, a catalogue and pages")
 	}
-	if n := len(cfg.HashKey); n != 32 && n != 64 {
-		return nil, fmt.Errorf("web: challenge state hash key must be 32 or 64 bytes, got %d", n)
-	}
-	if n := len(cfg.BlockKey); n != 16 && n != 24 && n != 32 {
-		return nil, fmt.Errorf("web: challenge state block key must be 16, 24 or 32 bytes, got %d", n)
+	codecs, err := stateCodecs(append([]KeyPair{{cfg.HashKey, cfg.BlockKey}}, cfg.PreviousKeys...))
+	if err != nil {
+		return nil, err
 	}
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = DefaultMaxBodyBytes
@@ -106,10 +107,9 @@ func NewServer(cfg Config) (*Server, error) {
 		cfg:     cfg,
 		log:     cfg.Logger,
 		tokens:  cfg.Tokens,
-		state:   securecookie.New(cfg.HashKey, cfg.BlockKey).MaxAge(0),
+		state:   codecs,
 		metrics: cfg.Metrics,
 	}
-	s.state.SetSerializer(securecookie.JSONEncoder{})
 	s.routes()
 	return s, nil
 }
@@ -143,6 +143,31 @@ func (s *Server) routes() {
 	acs.HandleFunc("/decision", s.handleDecision).Methods(http.MethodPost)
 	acs.HandleFunc("/notification", s.handleNotification).Methods(http.MethodPost)
 	s.router = root
+}
+
+// KeyPair is a securecookie hash key and block key.
+type KeyPair struct{ Hash, Block []byte }
+
+// stateCodecs checks the key lengths and builds one codec per pair, the
+// current pair first.
+func stateCodecs(pairs []KeyPair) ([]securecookie.Codec, error) {
+	codecs := make([]securecookie.Codec, 0, len(pairs))
+	for i, p := range pairs {
+		name := "current"
+		if i > 0 {
+			name = fmt.Sprintf("previous #%d", i)
+		}
+		if n := len(p.Hash); n != 32 && n != 64 {
+			return nil, fmt.Errorf("web: %s challenge state hash key must be 32 or 64 bytes, got %d", name, n)
+		}
+		if n := len(p.Block); n != 16 && n != 24 && n != 32 {
+			return nil, fmt.Errorf("web: %s challenge state block key must be 16, 24 or 32 bytes, got %d", name, n)
+		}
+		sc := securecookie.New(p.Hash, p.Block).MaxAge(0)
+		sc.SetSerializer(securecookie.JSONEncoder{})
+		codecs = append(codecs, sc)
+	}
+	return codecs, nil
 }
 
 // SetReady says whether /readyz answers ready: true once the scenarios are

@@ -36,6 +36,7 @@ type config struct {
 	MaxBodyBytes     int64
 	StateHashKey     string
 	StateBlockKey    string
+	StatePrevKeys    string
 	ShutdownTimeout  time.Duration
 	LogLevel         string
 	LogFormat        string
@@ -64,6 +65,7 @@ func newFlagSet(c *config, out io.Writer) *flag.FlagSet {
 	fs.Int64Var(&c.MaxBodyBytes, "max-body-bytes", web.DefaultMaxBodyBytes, "largest request body accepted")
 	fs.StringVar(&c.StateHashKey, "state-hash-key", "", "hex key (32 or 64 bytes) signing the challenge state (default: random at start-up)")
 	fs.StringVar(&c.StateBlockKey, "state-block-key", "", "hex key (16, 24 or 32 bytes) encrypting the challenge state (default: random at start-up)")
+	fs.StringVar(&c.StatePrevKeys, "state-previous-keys", "", "earlier HASH:BLOCK hex key pairs, comma-separated, still accepted during a key rotation")
 	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", web.DefaultShutdownTimeout, "how long shutdown waits for in-flight requests")
 	fs.Float64Var(&c.ChaosProbability, "chaos-probability", 0, "probability (0-1) of an injected fault on any API request; 0 is off")
 	fs.StringVar(&c.ChaosFaults, "chaos-faults", "", "comma-separated fault kinds chaos picks from: drop, malformed, http500, emv402, emv403, emv405 (default all)")
@@ -129,4 +131,25 @@ func key(name, s string) ([]byte, error) {
 		return nil, fmt.Errorf("[state] --%s: not hex: %w", name, err)
 	}
 	return b, nil
+}
+
+// keyPairs decodes "HASH:BLOCK,HASH:BLOCK" hex pairs.
+func keyPairs(s string) ([]web.KeyPair, error) {
+	var out []web.KeyPair
+	for _, item := range splitList(s) {
+		h, b, ok := strings.Cut(item, ":")
+		if !ok {
+			return nil, fmt.Errorf("[state] --state-previous-keys: %q is not HASH:BLOCK", item)
+		}
+		hash, err := key("state-previous-keys", h)
+		if err != nil {
+			return nil, err
+		}
+		block, err := key("state-previous-keys", b)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, web.KeyPair{Hash: hash, Block: block})
+	}
+	return out, nil
 }

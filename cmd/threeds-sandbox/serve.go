@@ -59,6 +59,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return err
 	}
+	previous, err := keyPairs(c.StatePrevKeys)
+	if err != nil {
+		return err
+	}
 	if hashKey == nil {
 		hashKey = securecookie.GenerateRandomKey(32)
 	}
@@ -114,6 +118,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		ShutdownTimeout: c.ShutdownTimeout,
 		HashKey:         hashKey,
 		BlockKey:        blockKey,
+		PreviousKeys:    previous,
 		PublicURL:       publicURL,
 		Engine:          engine,
 		Catalogue:       catalogue,
