@@ -39,7 +39,7 @@ func (c *clock) Advance(d time.Duration) {
 
 // env is one emulator served by httptest with the embedded defaults.
 type env struct {
-	t      *testing.T
+	t      testing.TB
 	URL    string
 	Server *httptest.Server
 	Engine *emulator.Engine
@@ -57,7 +57,7 @@ type envOptions struct {
 	maxDelay  int
 }
 
-func newEnv(t *testing.T, opts ...func(*envOptions)) *env {
+func newEnv(t testing.TB, opts ...func(*envOptions)) *env {
 	t.Helper()
 	o := envOptions{}
 	for _, f := range opts {

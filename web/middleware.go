@@ -93,11 +93,14 @@ func (s *Server) observe(next http.Handler) http.Handler {
 	})
 }
 
-// secure sets the security headers of every response. API responses may
+// secureHeaders sets the security headers of every response. API responses may
 // not be framed; the ACS pages may (merchants frame the challenge).
 func secureHeaders(h http.Header) {
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "no-referrer")
+	// JSON answers load nothing and may not be framed; HTML pages set
+	// their own policy.
+	h.Set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'")
 }
 
 // limitBody caps request bodies; a larger body is answered with 413.

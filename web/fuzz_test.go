@@ -1,0 +1,57 @@
+package web_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// FuzzHandler sends arbitrary bodies to every route that reads outside
+// input and checks that none reaches a 500 and that the API always answers
+// the error body of spec 2.16 for a failure.
+func FuzzHandler(f *testing.F) {
+	e := newEnv(f)
+	seed := mustJSON(f, lookupBody(f, e.card("visa-challenge"), nil))
+	for _, s := range []string{seed, `{}`, `[]`, `{"card":{"cardNumber":"4"}}`, `{"a":1,"a":2}`, "\xff", `{"threeDsServerTransId":"x"}`,
+		`{"action":"pass"}`, "creq=e30&threeDSSessionData=x", "state=x&action=pass", "cres=e30"} {
+		for route := range 6 {
+			f.Add(uint8(route), s)
+		}
+	}
+	routes := []struct {
+		path, contentType string
+		api               bool
+	}{
+		{"/authentication/brw", "application/json", true},
+		{"/enquiry/", "application/json", true},
+		{"/challenge/8a880dc0-d2d2-4067-bcb1-b08d1690b26e", "application/json", true},
+		{"/acs/challenge", "application/x-www-form-urlencoded", false},
+		{"/acs/decision", "application/x-www-form-urlencoded", false},
+		{"/acs/notification", "application/x-www-form-urlencoded", false},
+	}
+	handler := e.Server.Config.Handler
+	f.Fuzz(func(t *testing.T, route uint8, body string) {
+		rt := routes[int(route)%len(routes)]
+		req := httptest.NewRequest(http.MethodPost, rt.path, strings.NewReader(body))
+		req.Header.Set("Content-Type", rt.contentType)
+		req.Header.Set("Authorization", "Bearer fuzz")
+		rec := httptest.NewRecorder()
+		handler.ServeHTTP(rec, req)
+		if rec.Code >= 500 && rec.Code != http.StatusServiceUnavailable && rec.Code != http.StatusBadGateway && rec.Code != http.StatusGatewayTimeout {
+			t.Fatalf("%s answered %d for %q:\n%s", rt.path, rec.Code, body, rec.Body)
+		}
+		if !rt.api || rec.Code < 400 {
+			return
+		}
+		var eb struct {
+			Status, Error, ErrorCode string
+			EMVError                 map[string]string
+		}
+		if err := json.NewDecoder(bytes.NewReader(rec.Body.Bytes())).Decode(&eb); err != nil || len(eb.ErrorCode) != 4 || eb.EMVError["emvErrorCode"] == "" {
+			t.Fatalf("%s %d: not the error body: %s", rt.path, rec.Code, rec.Body)
+		}
+	})
+}
