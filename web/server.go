@@ -42,6 +42,8 @@ type Config struct {
 	MaxBodyBytes int64
 	// ShutdownTimeout bounds the wait for in-flight requests on Close.
 	ShutdownTimeout time.Duration
+	// Timeouts of the HTTP server; zero fields take the defaults.
+	Timeouts Timeouts
 	// HashKey and BlockKey sign and encrypt the challenge state
 	// (securecookie). HashKey: 32 or 64 bytes; BlockKey: 16, 24 or 32 bytes.
 	HashKey, BlockKey []byte
@@ -62,6 +64,32 @@ type Config struct {
 	// Observer, when set, is told of lookups, enquiries and CRes
 	// deliveries (the engine tells it of the challenge events).
 	Observer emulator.Observer
+}
+
+// Timeouts bound how long a connection may take over each phase.
+type Timeouts struct {
+	ReadHeader, Read, Write, Idle time.Duration
+}
+
+// DefaultTimeouts: generous enough for the longest scenario delay (60s)
+// plus a challenge page, short enough that slow clients cannot hold
+// connections open.
+var DefaultTimeouts = Timeouts{ReadHeader: 10 * time.Second, Read: 30 * time.Second, Write: 90 * time.Second, Idle: 120 * time.Second}
+
+func (t Timeouts) withDefaults() Timeouts {
+	if t.ReadHeader <= 0 {
+		t.ReadHeader = DefaultTimeouts.ReadHeader
+	}
+	if t.Read <= 0 {
+		t.Read = DefaultTimeouts.Read
+	}
+	if t.Write <= 0 {
+		t.Write = DefaultTimeouts.Write
+	}
+	if t.Idle <= 0 {
+		t.Idle = DefaultTimeouts.Idle
+	}
+	return t
 }
 
 // Server serves the emulator over HTTP.
@@ -200,12 +228,14 @@ func (s *Server) Open() error {
 		}
 	}
 	s.ln = ln
+	to := s.cfg.Timeouts.withDefaults()
 	s.http = &http.Server{
 		Handler:           s,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      90 * time.Second,
-		IdleTimeout:       120 * time.Second,
+		ReadHeaderTimeout: to.ReadHeader,
+		ReadTimeout:       to.Read,
+		WriteTimeout:      to.Write,
+		IdleTimeout:       to.Idle,
+		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
 	go func() {

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/securecookie"
@@ -80,6 +81,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	store, err := memstore.New(memstore.Options{
 		MaxEntries: c.StoreMaxEntries,
 		MaxAge:     c.StoreMaxAge,
+		OnEvict:    evictionLogger(log),
 	})
 	if err != nil {
 		return fmt.Errorf("[store] %w", err)
@@ -149,6 +151,17 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// evictionLogger says in the log that the store evicts: the first eviction
+// and every thousandth after it (the metrics count each one).
+func evictionLogger(log *slog.Logger) func(id, reason string) {
+	var n atomic.Uint64
+	return func(id, reason string) {
+		if k := n.Add(1); k == 1 || k%1000 == 0 {
+			log.Warn("store bound reached: evicting the oldest transactions", slog.String("reason", reason), slog.Uint64("evicted", k))
+		}
+	}
 }
 
 func newLogger(c config, out io.Writer) (*slog.Logger, error) {

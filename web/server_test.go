@@ -1,0 +1,91 @@
+package web_test
+
+import (
+	"bytes"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/memstore"
+	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
+	"github.com/threeds-sandbox/threeds-sandbox/templates"
+	"github.com/threeds-sandbox/threeds-sandbox/web"
+)
+
+// openServer starts a web.Server with Open on a loopback port.
+func openServer(t *testing.T, timeouts web.Timeouts) *web.Server {
+	t.Helper()
+	srv := newServer(t, "127.0.0.1:0", timeouts)
+	if err := srv.Open(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	return srv
+}
+
+// openServerAt builds, without opening, a server for addr.
+func openServerAt(t *testing.T, addr string) *web.Server {
+	t.Helper()
+	return newServer(t, addr, web.Timeouts{})
+}
+
+func newServer(t *testing.T, addr string, timeouts web.Timeouts) *web.Server {
+	t.Helper()
+	cat, err := scenarios.Load(scenarios.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages, err := templates.Parse()
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, _ := memstore.New(memstore.Options{})
+	catalogue := func() *scenarios.Catalogue { return cat }
+	engine, err := emulator.New(emulator.Config{Catalogue: catalogue, Pages: web.FormPages{Set: pages}}, store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := web.NewServer(web.Config{
+		Addr: addr, Timeouts: timeouts, Engine: engine, Catalogue: catalogue, Pages: pages,
+		HashKey: bytes.Repeat([]byte("h"), 32), BlockKey: bytes.Repeat([]byte("b"), 16),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv
+}
+
+// TestSlowHeadersAreCut: a client that never finishes its headers is
+// disconnected after the read-header timeout (slowloris).
+func TestSlowHeadersAreCut(t *testing.T) {
+	srv := openServer(t, web.Timeouts{ReadHeader: 200 * time.Millisecond})
+	conn, err := net.Dial("tcp", srv.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.Write([]byte("POST /authentication/brw HTTP/1.1\r\nHost: x\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_ = conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	buf := make([]byte, 512)
+	for {
+		if _, err := conn.Read(buf); err != nil {
+			break
+		}
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("connection with unfinished headers held for %s", d)
+	}
+}
+
+func TestOpenPortClash(t *testing.T) {
+	srv := openServer(t, web.Timeouts{})
+	other := openServerAt(t, srv.Addr())
+	if err := other.Open(); err == nil {
+		other.Close()
+		t.Error("Open on a port in use succeeded")
+	}
+}
