@@ -8,9 +8,7 @@ import "fmt"
 type Catalogue struct {
 	scenarios []Scenario
 	byID      map[string]*Scenario
-	byNumber  map[string]*Scenario
-	byPrefix  map[string]*Scenario
-	maxPrefix int // length of the longest cardPrefix
+	index     *matchIndex
 	fallback  *Scenario
 }
 
@@ -25,9 +23,10 @@ func builtinFallback() *Scenario {
 }
 
 // NewCatalogue builds a catalogue from parsed files, in order. It checks
-// what spans files: duplicate ids, card numbers and card prefixes, at most
-// one file setting fallback, and that the fallback names a known scenario.
-// Every problem is returned at once in a *LoadError.
+// what spans files: duplicate ids, duplicate matches (same selectors and
+// priority), at most one file setting fallback, and that the fallback
+// names a known scenario. Every problem is returned at once in a
+// *LoadError.
 func NewCatalogue(files ...*File) (*Catalogue, error) {
 	fb, problems := crossCheck(files, "")
 	if err := loadError(problems); err != nil {
@@ -55,23 +54,14 @@ func assemble(files []*File, fb string) *Catalogue {
 	c := &Catalogue{
 		scenarios: make([]Scenario, 0, n),
 		byID:      make(map[string]*Scenario, n),
-		byNumber:  make(map[string]*Scenario, n),
-		byPrefix:  map[string]*Scenario{},
 	}
 	for _, f := range files {
 		c.scenarios = append(c.scenarios, f.Scenarios...)
 	}
 	for i := range c.scenarios {
-		s := &c.scenarios[i]
-		c.byID[s.ID] = s
-		if s.Match.CardNumber != "" {
-			c.byNumber[s.Match.CardNumber] = s
-		}
-		if p := s.Match.CardPrefix; p != "" {
-			c.byPrefix[p] = s
-			c.maxPrefix = max(c.maxPrefix, len(p))
-		}
+		c.byID[c.scenarios[i].ID] = &c.scenarios[i]
 	}
+	c.index = newMatchIndex(c.scenarios)
 	if fb == "" {
 		c.fallback = builtinFallback()
 		c.byID[FallbackID] = c.fallback
@@ -91,35 +81,44 @@ func marksOf(f *File) []mark {
 	marks := make([]mark, len(f.Scenarios))
 	for i, s := range f.Scenarios {
 		l := s.Source.Line
-		marks[i] = mark{id: s.ID, number: s.Match.CardNumber, prefix: s.Match.CardPrefix, idLine: l, numberLine: l, prefixLine: l}
+		marks[i] = mark{id: s.ID, idLine: l, mLine: l}
+		if s.Match != (Match{}) {
+			marks[i].match = matchKey(s.Match, s.Priority)
+		}
 	}
 	return marks
 }
 
-// checkDuplicates reports ids, card numbers and card prefixes defined more
-// than once across files, at the second definition.
+// checkDuplicates reports ids defined more than once, and scenarios whose
+// whole match and priority equal an earlier one's (only one of them could
+// ever be chosen), across files, at the second definition.
 func checkDuplicates(files []*File) []Problem {
 	var problems []Problem
-	ids := map[string]Position{}
-	numbers := map[string]Position{}
-	prefixes := map[string]Position{}
-	check := func(seen map[string]Position, what, value, file string, line int) {
-		if value == "" {
-			return
-		}
-		pos := Position{File: file, Line: line}
-		if first, dup := seen[value]; dup {
-			problems = append(problems, Problem{File: file, Line: line,
-				Reason: fmt.Sprintf("duplicate %s %s; first defined at %s", what, value, first)})
-			return
-		}
-		seen[value] = pos
+	type first struct {
+		id  string
+		pos Position
 	}
+	ids := map[string]Position{}
+	matches := map[string]first{}
 	for _, f := range files {
 		for _, m := range marksOf(f) {
-			check(ids, "id", m.id, f.Name, m.idLine)
-			check(numbers, "cardNumber", m.number, f.Name, m.numberLine)
-			check(prefixes, "cardPrefix", m.prefix, f.Name, m.prefixLine)
+			if m.id != "" {
+				if pos, dup := ids[m.id]; dup {
+					problems = append(problems, Problem{File: f.Name, Line: m.idLine,
+						Reason: fmt.Sprintf("duplicate id %s; first defined at %s", m.id, pos)})
+				} else {
+					ids[m.id] = Position{File: f.Name, Line: m.idLine}
+				}
+			}
+			if m.match == "" {
+				continue
+			}
+			if prev, dup := matches[m.match]; dup {
+				problems = append(problems, Problem{File: f.Name, Line: m.mLine,
+					Reason: fmt.Sprintf("duplicate match: scenario %s has the same selectors and priority as scenario %s at %s; change one or give one a higher priority", m.id, prev.id, prev.pos)})
+				continue
+			}
+			matches[m.match] = first{id: m.id, pos: Position{File: f.Name, Line: m.mLine}}
 		}
 	}
 	return problems
@@ -173,20 +172,27 @@ func resolveFallback(files []*File, override string) (string, []Problem) {
 	return "", problems
 }
 
-// Match returns the scenario for a request: the one whose cardNumber equals
-// the request's card number, else the one with the longest cardPrefix that
-// starts it, else the fallback. It never returns nil. Only the card number
-// of the request is looked at; the other fields are there for selectors to
-// come. A lookup costs at most one map access per digit of the card number.
+// Match returns the scenario for a request. A scenario is a candidate when
+// every selector of its match accepts the request; an empty match accepts
+// nothing. The winner among the candidates is, in this order:
+//
+//  1. the one with the highest priority;
+//  2. the one with the most specific card selector: cardNumber, then
+//     cardPattern (more fixed digits first), then cardPrefix or binRange
+//     (more digits first: the prefix, or from of the range), then none;
+//  3. the one with more request selectors (amount, currency,
+//     cardholderName, challengeInd, messageVersion, messageCategory,
+//     authInd);
+//  4. the one defined first (embedded packs, then user files in the order
+//     given, each in file order).
+//
+// With no candidate it returns the fallback; it never returns nil. Only
+// scenarios that could match are looked at: those indexed under the card
+// number, under each of its prefixes, the binRange and cardPattern
+// scenarios, and those without a card selector.
 func (c *Catalogue) Match(r Request) *Scenario {
-	pan := r.CardNumber
-	if s, ok := c.byNumber[pan]; ok {
+	if s := c.index.best(r); s != nil {
 		return s
-	}
-	for n := min(len(pan), c.maxPrefix); n > 0; n-- {
-		if s, ok := c.byPrefix[pan[:n]]; ok {
-			return s
-		}
 	}
 	return c.fallback
 }

@@ -140,7 +140,7 @@ func TestNewCatalogueRefuses(t *testing.T) {
 				{"a.yaml", "scenarios:\n  - id: s\n    match:\n      cardNumber: \"4000000000001000\"\n" + y},
 				{"b.yaml", "scenarios:\n  - id: t\n    match: {cardNumber: \"4000000000001000\"}\n" + y},
 			},
-			file: "b.yaml", line: 3, reason: "duplicate cardNumber 4000000000001000; first defined at a.yaml:4",
+			file: "b.yaml", line: 3, reason: "duplicate match: scenario t has the same selectors and priority as scenario s at a.yaml:4",
 		},
 		{
 			name: "same cardPrefix in two files",
@@ -148,7 +148,15 @@ func TestNewCatalogueRefuses(t *testing.T) {
 				{"a.yaml", "scenarios:\n  - id: s\n    match: {cardPrefix: \"4000\"}\n" + y},
 				{"b.yaml", "scenarios:\n  - id: t\n    match: {cardPrefix: \"4000\"}\n" + y},
 			},
-			file: "b.yaml", line: 3, reason: "duplicate cardPrefix 4000; first defined at a.yaml:3",
+			file: "b.yaml", line: 3, reason: "duplicate match: scenario t has the same selectors and priority as scenario s at a.yaml:3",
+		},
+		{
+			name: "same selectors written differently",
+			files: [][2]string{
+				{"a.yaml", "scenarios:\n  - id: s\n    match: {amount: \"10\", currency: eur}\n" + y},
+				{"b.yaml", "scenarios:\n  - id: t\n    match: {currency: \"978\", amount: 10.00}\n" + y},
+			},
+			file: "b.yaml", line: 3, reason: "duplicate match: scenario t has the same selectors and priority as scenario s at a.yaml:3",
 		},
 		{
 			name: "fallback names an unknown id",

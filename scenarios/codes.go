@@ -42,7 +42,7 @@ var (
 // Allowed values of the coded fields, as written in the error messages.
 var (
 	frictionlessStatuses = []string{"Y", "A", "N", "U", "R", "I"}
-	outcomeStatuses      = []string{"Y", "N"}
+	outcomeStatuses      = []string{"Y", "N", "U"}
 	errorStatuses        = []string{"N", "U", "A", "C", "R"}
 	versions             = []string{Version210, Version220}
 	authenticationTypes  = []string{"01", "02", "03", "04"}

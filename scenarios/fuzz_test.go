@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -39,6 +40,9 @@ func FuzzParse(f *testing.F) {
 		"fallback: a\nscenarios:\n  - id: a\n    challenge: {otps: {\"1\": {status: N}}, auto: pass, autoAfter: 10m1s}\n---\n",
 		"scenarios:\n  - id: a\n    match: {cardPrefix: \"4\"}\n    error: {httpStatus: 0x1F7, errorCode: SC03, emvErrorCode: \"999\"}\n",
 		"\xff\xfe",
+		"scenarios:\n  - id: a\n    priority: 3\n    match: {binRange: {from: \"40\", to: \"41\"}, amount: {min: \"1\", max: 2.5}, currency: eur}\n    delay: {min: 1s, max: 2s}\n    whiteList: {status: Y, source: \"03\"}\n    frictionless: {status: Y}\n",
+		"scenarios:\n  - id: a\n    match: {cardPattern: \"4000xxxxxxxx??27\", challengeInd: 2, messageVersion: 2.2.0, messageCategory: \"01\", authInd: \"01\", cardholderName: Jo Do}\n    steps: {lookup: {fault: {kind: drop, probability: 0.5}}, enquiry: {delay: 1s, fault: {kind: emvError, emvErrorCode: \"403\"}}, challenge: {fault: {kind: httpError}}}\n    challenge: {pass: {status: U, reason: \"22\"}}\n",
+		"scenarios:\n  - id: a\n    match: {cardNumber: \"4000000000009003\"}\n    frictionless: {status: Y}\n  - id: b\n    match: {cardNumber: \"4000000000009003\", challengeInd: 2}\n    frictionless: {status: I}\n",
 	} {
 		f.Add([]byte(s))
 	}
@@ -87,12 +91,115 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			t.Fatalf("Parse accepted the file, NewCatalogue refused it: %v", err)
 		}
-		for _, s := range file.Scenarios {
-			if n := s.Match.CardNumber; n != "" {
-				if got := c.Match(Request{CardNumber: n}); got.ID != s.ID {
-					t.Fatalf("Match(%s): got %s, want %s", n, got.ID, s.ID)
+		checkMatches(t, c, file.Scenarios)
+	})
+}
+
+// checkMatches checks, for every scenario with a card selector, that a
+// request built to satisfy all its selectors gets a scenario that accepts
+// the request and that the scenario does not outrank.
+func checkMatches(t *testing.T, c *Catalogue, list []Scenario) {
+	t.Helper()
+	for i := range list {
+		s := &list[i]
+		r, ok := requestFor(s.Match)
+		if !ok {
+			continue
+		}
+		got := c.Match(r)
+		if got.ID == c.Fallback().ID && !got.Match.matches(r) {
+			t.Fatalf("Match(%+v): got the fallback, want at least %s", r, s.ID)
+		}
+		if !got.Match.matches(r) && got != c.Fallback() {
+			t.Fatalf("Match(%+v): got %s, whose match refuses the request", r, got.ID)
+		}
+		if rankOf(s, i).beats(rankOf(got, indexOf(list, got.ID))) {
+			t.Fatalf("Match(%+v): got %s, want %s or a scenario that outranks it", r, got.ID, s.ID)
+		}
+	}
+}
+
+// indexOf returns the position of the scenario with the given id.
+func indexOf(list []Scenario, id string) int {
+	for i := range list {
+		if list[i].ID == id {
+			return i
+		}
+	}
+	return len(list)
+}
+
+// requestFor builds a request that every selector of m accepts; false
+// when m has no card selector.
+func requestFor(m Match) (Request, bool) {
+	var r Request
+	switch {
+	case m.CardNumber != "":
+		r.CardNumber = m.CardNumber
+	case m.CardPrefix != "":
+		r.CardNumber = m.CardPrefix + strings.Repeat("0", max(0, 16-len(m.CardPrefix)))
+	case m.CardPattern != "":
+		r.CardNumber = strings.ReplaceAll(m.CardPattern, "x", "0")
+	case m.BINRange != nil:
+		r.CardNumber = m.BINRange.From + strings.Repeat("0", max(0, 16-len(m.BINRange.From)))
+	default:
+		return r, false
+	}
+	if a := m.Amount; a != nil {
+		r.Amount = a.Exact + a.Min
+		if r.Amount == "" {
+			r.Amount = a.Max
+		}
+	}
+	r.Currency, r.CardholderName, r.ChallengeInd = m.Currency, m.CardholderName, m.ChallengeInd
+	r.MessageVersion, r.MessageCategory, r.AuthInd = m.MessageVersion, m.MessageCategory, m.AuthInd
+	return r, true
+}
+
+// FuzzRuntimeAdd checks that Runtime.Add never panics, that it adds either
+// every scenario of a document or none, and that what it adds can be
+// listed, found by id and deleted.
+func FuzzRuntimeAdd(f *testing.F) {
+	f.Add([]byte(runtimeDoc))
+	f.Add([]byte(`{"scenarios": [{"id": "a", "match": {"amount": {"min": "1"}}, "steps": {"lookup": {"fault": {"kind": "malformed"}}}, "frictionless": {"status": "Y"}}]}`))
+	f.Add([]byte(`{"fallback": "a", "scenarios": [{"id": "a", "frictionless": {"status": "Y"}}]}`))
+	f.Add([]byte("scenarios:\n  - id: a\n    match: {currency: \"978\"}\n    error: {httpStatus: 503, errorCode: SC03, emvErrorCode: \"403\"}\n"))
+	f.Add([]byte(`{"scenarios": []}`))
+	f.Add([]byte(`[`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var rt Runtime
+		added, err := rt.Add("ns", data)
+		if err != nil {
+			var le *LoadError
+			if !errors.As(err, &le) {
+				t.Fatalf("got error %T %v, want a *LoadError on an empty runtime", err, err)
+			}
+			for _, p := range le.Problems {
+				if p.File != RuntimeFile || p.Reason == "" {
+					t.Fatalf("got problem %+v, want one of %s with a reason", p, RuntimeFile)
 				}
 			}
+			if len(rt.List("ns")) != 0 {
+				t.Fatal("a refused document added scenarios")
+			}
+			return
+		}
+		if got := len(rt.List("ns")); got != len(added) || got == 0 {
+			t.Fatalf("listed %d scenarios, added %d", got, len(added))
+		}
+		for _, s := range added {
+			if s.Match == (Match{}) {
+				t.Fatalf("added %s without match", s.ID)
+			}
+			if _, ok := rt.ByID("ns", s.ID); !ok {
+				t.Fatalf("ByID(%s): not found", s.ID)
+			}
+		}
+		if _, err := rt.Add("ns", data); !errors.Is(err, ErrExists) {
+			t.Fatalf("adding the same document twice: got %v, want ErrExists", err)
+		}
+		if got := rt.Reset("ns"); got != len(added) {
+			t.Fatalf("Reset: got %d, want %d", got, len(added))
 		}
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -31,11 +32,52 @@ func Schema() []byte {
 	return out
 }
 
+// Names of the embedded packs: groups of embedded scenario files that can
+// be switched off together.
+const (
+	// PackDefaults holds the sandbox's own test cards of every scheme,
+	// the error cards and the fallback.
+	PackDefaults = "defaults"
+	// PackCardinal holds the numbered EMV 3DS test cases of Cardinal
+	// Commerce's sandbox for Visa and Mastercard.
+	PackCardinal = "cardinal"
+	// PackReasons holds one Visa card per transStatusReason 01-26.
+	PackReasons = "reasons"
+)
+
+// embeddedPacks names the pack of each embedded file that is not part of
+// PackDefaults.
+var embeddedPacks = map[string]string{
+	"defaults/cardinal.yaml": PackCardinal,
+	"defaults/reasons.yaml":  PackReasons,
+}
+
+// Packs returns the names of the embedded packs, all loaded by default.
+func Packs() []string {
+	return []string{PackDefaults, PackCardinal, PackReasons}
+}
+
+// packOf names the pack of a file: its embedded pack, or for a user file
+// its base name without extension.
+func packOf(name string, embedded bool) string {
+	if embedded {
+		if p, ok := embeddedPacks[name]; ok {
+			return p
+		}
+		return PackDefaults
+	}
+	base := filepath.Base(name)
+	return strings.TrimSuffix(base, filepath.Ext(base))
+}
+
 // LoadOptions says which scenario files make the catalogue.
 type LoadOptions struct {
-	// NoDefaults leaves the embedded default scenarios out (replace mode);
-	// otherwise the user files add to them.
+	// NoDefaults leaves every embedded pack out (replace mode); otherwise
+	// the user files add to the packs Packs selects.
 	NoDefaults bool
+	// Packs names the embedded packs to load (see Packs); empty loads
+	// them all. An unknown name is a problem of the load.
+	Packs []string
 	// Paths are user scenario files or directories. A directory
 	// contributes every *.yaml and *.yml file directly in it, in name
 	// order; subdirectories are not read.
@@ -52,7 +94,7 @@ func Load(opts LoadOptions) (*Catalogue, error) {
 	var files []*File
 	var problems []Problem
 	if !opts.NoDefaults {
-		parsed, more := parseDefaults()
+		parsed, more := parseDefaults(opts.Packs)
 		files, problems = append(files, parsed...), append(problems, more...)
 	}
 	for _, p := range opts.Paths {
@@ -67,16 +109,24 @@ func Load(opts LoadOptions) (*Catalogue, error) {
 	return assemble(files, fb), nil
 }
 
-// parseDefaults parses the embedded default files. Their fallback yields
-// to one set by a user file.
-func parseDefaults() ([]*File, []Problem) {
+// parseDefaults parses the embedded files of the selected packs (all when
+// packs is empty). Their fallback yields to one set by a user file.
+func parseDefaults(packs []string) ([]*File, []Problem) {
+	var problems []Problem
+	for _, p := range packs {
+		if !slices.Contains(Packs(), p) {
+			problems = append(problems, Problem{Reason: fmt.Sprintf("unknown pack %q (known packs: %s)", p, strings.Join(Packs(), ", "))})
+		}
+	}
 	names, err := fs.Glob(defaultFiles, "defaults/*.yaml")
 	if err != nil {
-		return nil, []Problem{{File: "defaults", Reason: fmt.Sprintf("listing embedded defaults: %v", err)}}
+		return nil, append(problems, Problem{File: "defaults", Reason: fmt.Sprintf("listing embedded defaults: %v", err)})
 	}
 	var files []*File
-	var problems []Problem
 	for _, name := range names {
+		if len(packs) > 0 && !slices.Contains(packs, packOf(name, true)) {
+			continue
+		}
 		data, err := fs.ReadFile(defaultFiles, name)
 		if err != nil {
 			problems = append(problems, Problem{File: name, Reason: fmt.Sprintf("reading embedded file: %v", err)})
@@ -84,6 +134,7 @@ func parseDefaults() ([]*File, []Problem) {
 		}
 		f, more := parseFile(name, data)
 		f.embedded = true
+		setPack(f, packOf(name, true))
 		files, problems = append(files, f), append(problems, more...)
 	}
 	return files, problems
@@ -147,4 +198,11 @@ func unwrapPath(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// setPack names the pack of every scenario of f.
+func setPack(f *File, pack string) {
+	for i := range f.Scenarios {
+		f.Scenarios[i].Pack = pack
+	}
 }

@@ -18,8 +18,11 @@ func TestLoadDefaults(t *testing.T) {
 	if got, want := c.Fallback().ID, "default-frictionless-y"; got != want {
 		t.Errorf("got fallback %s, want %s", got, want)
 	}
-	if got := c.Match(Request{CardNumber: "4000000000001000"}).ID; got != "visa-frictionless-y" {
-		t.Errorf("got %s for 4000000000001000, want visa-frictionless-y", got)
+	if got := c.Match(Request{CardNumber: "4000000000009003"}).ID; got != "visa-frictionless-y" {
+		t.Errorf("got %s for 4000000000009003, want visa-frictionless-y", got)
+	}
+	if got := c.Match(Request{CardNumber: "4000000000001000"}).ID; got != "cardinal-01-visa-2.1.0" {
+		t.Errorf("got %s for 4000000000001000, want cardinal-01-visa-2.1.0", got)
 	}
 	if got := c.Match(Request{CardNumber: "4242424242424242"}).ID; got != "default-frictionless-y" {
 		t.Errorf("got %s for an unknown card, want default-frictionless-y", got)
@@ -50,6 +53,21 @@ func inRanges(pan string, ranges [][2]string) bool {
 	return false
 }
 
+// schemeOfID returns the scheme key of a default scenario id: its first
+// word, the third of a Cardinal pack id, visa for the reasons pack.
+func schemeOfID(id string) string {
+	parts := strings.Split(id, "-")
+	switch parts[0] {
+	case PackCardinal:
+		if len(parts) > 2 {
+			return parts[2]
+		}
+	case "reason":
+		return "visa"
+	}
+	return parts[0]
+}
+
 func TestDefaultCards(t *testing.T) {
 	c, err := Load(LoadOptions{})
 	if err != nil {
@@ -63,7 +81,7 @@ func TestDefaultCards(t *testing.T) {
 			}
 			continue
 		}
-		scheme, _, _ := strings.Cut(s.ID, "-")
+		scheme := schemeOfID(s.ID)
 		rule, ok := schemeRules[scheme]
 		switch {
 		case !ok:
@@ -205,10 +223,10 @@ func TestLoadWithDefaults(t *testing.T) {
 		card     string // a default card
 		cardWant string
 	}{
-		{"defaults only", LoadOptions{}, defaults.Len(), "default-frictionless-y", "4000000000001000", "visa-frictionless-y"},
-		{"user fallback replaces the defaults' one", LoadOptions{Paths: []string{"testdata/example"}}, defaults.Len() + 4, "shop-decline-unknown", "4000000000001000", "visa-frictionless-y"},
+		{"defaults only", LoadOptions{}, defaults.Len(), "default-frictionless-y", "4000000000009003", "visa-frictionless-y"},
+		{"user fallback replaces the defaults' one", LoadOptions{Paths: []string{"testdata/example"}}, defaults.Len() + 4, "shop-decline-unknown", "4000000000009003", "visa-frictionless-y"},
 		{"single file", LoadOptions{Paths: []string{"testdata/example/checkout.yaml"}}, defaults.Len() + 3, "default-frictionless-y", "4111111111111111", "shop-expired-card"},
-		{"option overrides the files", LoadOptions{Paths: []string{"testdata/example"}, Fallback: "visa-frictionless-r"}, defaults.Len() + 4, "visa-frictionless-r", "4000000000001000", "visa-frictionless-y"},
+		{"option overrides the files", LoadOptions{Paths: []string{"testdata/example"}, Fallback: "visa-frictionless-r"}, defaults.Len() + 4, "visa-frictionless-r", "4000000000009003", "visa-frictionless-y"},
 		{"no defaults", LoadOptions{NoDefaults: true, Paths: []string{"testdata/example/checkout.yaml"}}, 3, FallbackID, "4000000000001000", FallbackID},
 		{"no defaults, option", LoadOptions{NoDefaults: true, Paths: []string{"testdata/example/checkout.yaml"}, Fallback: "shop-slow-acs"}, 3, "shop-slow-acs", "4000000000001000", "shop-slow-acs"},
 		{"nothing at all", LoadOptions{NoDefaults: true}, 0, FallbackID, "4000000000001000", FallbackID},
@@ -271,9 +289,13 @@ func TestLoadRefuses(t *testing.T) {
 			opts: LoadOptions{Paths: []string{"a.yaml"}}, file: "a.yaml", reason: "file is empty",
 		},
 		{
-			name: "card number of a default", files: map[string]string{"a.yaml": "scenarios:\n  - id: mine\n    match: {cardNumber: \"4000000000001000\"}\n" + y},
+			name: "card number of a default", files: map[string]string{"a.yaml": "scenarios:\n  - id: mine\n    match: {cardNumber: \"4000000000009003\"}\n" + y},
 			opts: LoadOptions{Paths: []string{"a.yaml"}}, file: "a.yaml", line: 3,
-			reason: "duplicate cardNumber 4000000000001000; first defined at defaults/visa.yaml:14",
+			reason: "duplicate match: scenario mine has the same selectors and priority as scenario visa-frictionless-y at defaults/visa.yaml:",
+		},
+		{
+			name: "unknown pack", opts: LoadOptions{Packs: []string{"defaults", "stripe"}},
+			reason: `unknown pack "stripe" (known packs: defaults, cardinal, reasons)`,
 		},
 		{
 			name: "id of a default", files: map[string]string{"a.yaml": "scenarios:\n  - id: visa-challenge\n    match: {cardPrefix: \"9\"}\n" + y},
@@ -334,7 +356,7 @@ func TestLoadReportsEveryFile(t *testing.T) {
 	}
 	want := []string{
 		"a.yaml:4: frictionless status N needs a reason (transStatusReason 01-26 or 80-99)",
-		`b.yaml:3: duplicate cardPrefix 9; first defined at ` + filepath.Join(dir, "a.yaml") + `:3`,
+		`b.yaml:3: duplicate match: scenario b has the same selectors and priority as scenario a at ` + filepath.Join(dir, "a.yaml") + `:3; change one or give one a higher priority`,
 		`b.yaml:4: status "Q" is not one of Y, A, N, U, R, I`,
 		`fallback option "nope" names no scenario of the loaded files`,
 	}

@@ -17,8 +17,15 @@ import (
 // same keys; a test keeps the two in step.
 var (
 	fileKeys         = []string{"fallback", "scenarios"}
-	scenarioKeys     = []string{"id", "description", "match", "delay", "frictionless", "challenge", "error"}
-	matchKeys        = []string{"cardNumber", "cardPrefix"}
+	scenarioKeys     = []string{"id", "description", "priority", "match", "delay", "steps", "whiteList", "frictionless", "challenge", "error"}
+	matchKeys        = []string{"cardNumber", "cardPrefix", "binRange", "cardPattern", "amount", "currency", "cardholderName", "challengeInd", "messageVersion", "messageCategory", "authInd"}
+	binRangeKeys     = []string{"from", "to"}
+	amountKeys       = []string{"min", "max"}
+	delayKeys        = []string{"min", "max"}
+	stepsKeys        = []string{"lookup", "challenge", "enquiry"}
+	stepKeys         = []string{"delay", "fault"}
+	faultKeys        = []string{"kind", "probability", "httpStatus", "errorCode", "status", "message", "emvErrorCode", "component", "description", "detail"}
+	whiteListKeys    = []string{"status", "source"}
 	frictionlessKeys = []string{"status", "reason", "eci", "version", "authenticationType"}
 	challengeKeys    = []string{"version", "authenticationType", "pass", "fail", "cancel", "otps", "auto", "autoAfter"}
 	outcomeKeys      = []string{"status", "reason", "challengeCancel", "eci"}
@@ -42,14 +49,15 @@ type File struct {
 	marks []mark
 }
 
-// mark locates the identifying fields of one scenario.
+// mark locates the identifying fields of one scenario: its id and the key
+// of its whole match and priority (see matchKey), "" when it has no match.
 type mark struct {
-	id, number, prefix             string
-	idLine, numberLine, prefixLine int
+	id, match     string
+	idLine, mLine int
 }
 
 // Parse reads one scenario file and checks it on its own: its syntax, keys
-// and values, and duplicate ids and card selectors inside it. The fallback
+// and values, and duplicate ids and matches inside it. The fallback
 // id it names is checked against the other files by NewCatalogue. Every
 // problem is returned at once in a *LoadError. Parse never panics.
 func Parse(name string, data []byte) (*File, error) {
@@ -143,6 +151,7 @@ func (d *decoder) parseTop(f *File, root *yaml.Node) {
 		f.marks = append(f.marks, mk)
 		if len(d.problems) == before {
 			s.Source = Position{File: f.Name, Line: resolve(item).Line}
+			s.Pack = packOf(f.Name, false)
 			f.Scenarios = append(f.Scenarios, s)
 		}
 	}
@@ -170,13 +179,20 @@ func (d *decoder) parseScenario(n *yaml.Node, fallback string) (Scenario, mark) 
 	if m.has("description") {
 		s.Description, _ = d.str(m, "description")
 	}
+	if m.has("priority") {
+		s.Priority, _ = d.integer(m, "priority", MinPriority, MaxPriority)
+	}
 	if m.has("match") {
-		s.Match = d.parseMatch(m.values["match"], &mk)
+		s.Match = d.parseMatch(m.values["match"])
+		if s.Match != (Match{}) {
+			mk.match, mk.mLine = matchKey(s.Match, s.Priority), resolve(m.values["match"]).Line
+		}
 	} else if s.ID != "" && s.ID != fallback {
 		d.problemf(n, "%s has no match: only the file's fallback scenario may omit it", what)
 	}
-	if m.has("delay") {
-		s.Delay, _ = d.duration(m, "delay", MaxDelay)
+	d.parseInjections(m, &s)
+	if m.has("whiteList") {
+		s.WhiteList = d.parseWhiteList(m.values["whiteList"])
 	}
 
 	var set []string
@@ -201,38 +217,6 @@ func (d *decoder) parseScenario(n *yaml.Node, fallback string) (Scenario, mark) 
 		d.problemf(m.keys[set[1]], "%s sets both %s and %s: keep exactly one", what, set[0], set[1])
 	}
 	return s, mk
-}
-
-// parseMatch decodes the selectors of a scenario and records them in mk.
-func (d *decoder) parseMatch(n *yaml.Node, mk *mark) Match {
-	var out Match
-	m, ok := d.mapping(n, "match", matchKeys)
-	if !ok {
-		return out
-	}
-	switch {
-	case len(m.values) == 0:
-		d.problemf(m.node, "match needs a selector: cardNumber or cardPrefix")
-		return out
-	case m.has("cardNumber") && m.has("cardPrefix"):
-		d.problemf(m.keys["cardPrefix"], "match sets both cardNumber and cardPrefix: keep one")
-		return out
-	}
-	if v, ok := m.values["cardNumber"]; ok && d.digits(v, "cardNumber") {
-		if pan, ok := d.pattern(m, "cardNumber", cardNumberPattern, "13-19 digits"); ok {
-			if !luhnValid(pan) && !exemptFromLuhn(pan) {
-				d.problemf(v, "cardNumber %s fails the Luhn check (only UnionPay numbers starting 62 or 81 may)", pan)
-			} else {
-				out.CardNumber, mk.number, mk.numberLine = pan, pan, v.Line
-			}
-		}
-	}
-	if v, ok := m.values["cardPrefix"]; ok && d.digits(v, "cardPrefix") {
-		if prefix, ok := d.pattern(m, "cardPrefix", cardPrefixPattern, "1-19 digits"); ok {
-			out.CardPrefix, mk.prefix, mk.prefixLine = prefix, prefix, v.Line
-		}
-	}
-	return out
 }
 
 // digits refuses a card number or prefix written as a YAML number, which

@@ -69,8 +69,8 @@ func TestParseRefuses(t *testing.T) {
 		{"no match, other scenario is fallback", "fallback: t\nscenarios:\n  - id: s\n    frictionless: {status: Y}\n", 3, `scenario "s" has no match`},
 		{"empty match", "scenarios:\n  - id: s\n    match: {}\n    frictionless: {status: Y}\n", 3, "match needs a selector"},
 		{"match not a mapping", "scenarios:\n  - id: s\n    match: \"4000000000001000\"\n    frictionless: {status: Y}\n", 3, "match must be a mapping"},
-		{"unknown selector", "scenarios:\n  - id: s\n    match:\n      amount: \"10.00\"\n    frictionless: {status: Y}\n", 4, `unknown key "amount" in match`},
-		{"both selectors", "scenarios:\n  - id: s\n    match:\n      cardNumber: \"4000000000001000\"\n      cardPrefix: \"4000\"\n    frictionless: {status: Y}\n", 5, "match sets both cardNumber and cardPrefix"},
+		{"unknown selector", "scenarios:\n  - id: s\n    match:\n      amounts: \"10.00\"\n    frictionless: {status: Y}\n", 4, `unknown key "amounts" in match (did you mean amount?)`},
+		{"both selectors", "scenarios:\n  - id: s\n    match:\n      cardNumber: \"4000000000001000\"\n      cardPrefix: \"4000\"\n    frictionless: {status: Y}\n", 5, "match sets both cardNumber and cardPrefix: keep one card selector"},
 		{"cardNumber as a YAML int", "scenarios:\n  - id: s\n    match:\n      cardNumber: 4000000000001000\n    frictionless: {status: Y}\n", 4, `cardNumber must be quoted so it stays a string of digits: cardNumber: "4000000000001000"`},
 		{"cardNumber too short", "scenarios:\n  - id: s\n    match:\n      cardNumber: \"400000000000\"\n    frictionless: {status: Y}\n", 4, `cardNumber "400000000000" must be 13-19 digits`},
 		{"cardNumber too long", "scenarios:\n  - id: s\n    match:\n      cardNumber: \"40000000000010000000\"\n    frictionless: {status: Y}\n", 4, "must be 13-19 digits"},
@@ -153,8 +153,8 @@ func TestParseRefuses(t *testing.T) {
 
 		// Duplicates inside one file.
 		{"duplicate id", scenario("    frictionless: {status: Y}\n  - id: s\n    match: {cardNumber: \"4000000000001018\"}\n    frictionless: {status: Y}\n"), 5, "duplicate id s; first defined at t.yaml:2"},
-		{"duplicate cardNumber", scenario("    frictionless: {status: Y}\n  - id: t\n    match: {cardNumber: \"4000000000001000\"}\n    frictionless: {status: Y}\n"), 6, "duplicate cardNumber 4000000000001000; first defined at t.yaml:3"},
-		{"duplicate cardPrefix", "scenarios:\n  - id: s\n    match:\n      cardPrefix: \"4000\"\n    frictionless: {status: Y}\n  - id: t\n    match:\n      cardPrefix: \"4000\"\n    frictionless: {status: Y}\n", 8, "duplicate cardPrefix 4000; first defined at t.yaml:4"},
+		{"duplicate cardNumber", scenario("    frictionless: {status: Y}\n  - id: t\n    match: {cardNumber: \"4000000000001000\"}\n    frictionless: {status: Y}\n"), 6, "duplicate match: scenario t has the same selectors and priority as scenario s at t.yaml:3"},
+		{"duplicate cardPrefix", "scenarios:\n  - id: s\n    match:\n      cardPrefix: \"4000\"\n    frictionless: {status: Y}\n  - id: t\n    match:\n      cardPrefix: \"4000\"\n    frictionless: {status: Y}\n", 8, "duplicate match: scenario t has the same selectors and priority as scenario s at t.yaml:4"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -209,6 +209,7 @@ func TestParseValues(t *testing.T) {
 			name: "frictionless with every key",
 			yaml: scenario("    delay: 1500ms\n    frictionless: {status: U, reason: \"22\", eci: \"07\", version: 2.2.0, authenticationType: \"04\"}\n"),
 			want: Scenario{ID: "s", Match: Match{CardNumber: "4000000000001000"}, Delay: 1500 * time.Millisecond,
+				Steps:        Steps{Lookup: Step{Delay: Delay{Min: 1500 * time.Millisecond, Max: 1500 * time.Millisecond}}},
 				Frictionless: &Frictionless{Status: "U", Reason: "22", ECI: "07", Version: "2.2.0", AuthenticationType: "04"}},
 		},
 		{
@@ -293,6 +294,7 @@ func TestParseValues(t *testing.T) {
 			}
 			got := f.Scenarios[0]
 			want := tt.want
+			want.Pack = "t"
 			want.Source = Position{File: "t.yaml", Line: strings.Count(tt.yaml[:strings.Index(tt.yaml, "- id:")], "\n") + 1}
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("got  %+v\nwant %+v", describeScenario(got), describeScenario(want))

@@ -97,9 +97,9 @@ func (d *decoder) parseOutcome(n *yaml.Node, what, version string) Outcome {
 		o.ECI, _ = d.pattern(m, "eci", twoDigits, "two digits")
 	}
 	switch o.Status {
-	case "N":
+	case "N", "U":
 		if !m.has("reason") {
-			d.problemf(m.node, "%s: status N needs a reason (transStatusReason 01-26 or 80-99)", what)
+			d.problemf(m.node, "%s: status %s needs a reason (transStatusReason 01-26 or 80-99)", what, o.Status)
 		}
 	case "Y":
 		for _, k := range []string{"reason", "challengeCancel"} {
@@ -206,33 +206,6 @@ func (d *decoder) parseError(n *yaml.Node) *ErrorResult {
 	e.HTTPStatus, _ = d.integer(m, "httpStatus", 400, 599)
 	e.ErrorCode, _ = d.pattern(m, "errorCode", errorCodePattern, "4 characters of A-Z and 0-9")
 	e.EMVErrorCode, _ = d.pattern(m, "emvErrorCode", threeDigits, "3 digits")
-	if s, ok := d.oneOf(m, "status", errorStatuses); ok {
-		e.Status = s
-	}
-	if c, ok := d.oneOf(m, "component", components); ok {
-		e.Component = c
-	}
-	e.Description, _ = d.str(m, "description")
-	e.Detail, _ = d.str(m, "detail")
-	e.Message, _ = d.str(m, "message")
-	if e.Description == "" && e.EMVErrorCode != "" && !m.has("description") {
-		name, known := emvDescriptions[e.EMVErrorCode]
-		if !known {
-			d.problemf(m.values["emvErrorCode"], "emvErrorCode %s has no EMV name: set description", e.EMVErrorCode)
-		}
-		e.Description = name
-	}
-	if e.Message == "" && !m.has("message") {
-		e.Message = truncate(e.Description, 255)
-	}
-	for _, f := range []struct {
-		key string
-		val string
-		max int
-	}{{"message", e.Message, 255}, {"description", e.Description, 2048}, {"detail", e.Detail, 2048}} {
-		if len(f.val) > f.max && m.has(f.key) {
-			d.problemf(m.values[f.key], "%s is %d bytes long; the error body allows %d", f.key, len(f.val), f.max)
-		}
-	}
+	d.errorTexts(m, e)
 	return e
 }

@@ -176,7 +176,7 @@ type Challenge struct {
 
 // Outcome is the final result of a challenge.
 type Outcome struct {
-	Status          string // Y or N (a final CRes carries only these)
+	Status          string // Y, N or U; the final CRes carries N for U, the enquiry U
 	Reason          string // transStatusReason
 	ChallengeCancel string // challengeCancel code, for cancel outcomes
 	ECI             string // overrides the scheme table when set

@@ -35,6 +35,12 @@ func TestSchemaMatchesParser(t *testing.T) {
 		{"challenge", challengeKeys},
 		{"outcome", outcomeKeys},
 		{"error", errorKeys},
+		{"delayRange", delayKeys},
+		{"amountRange", amountKeys},
+		{"steps", stepsKeys},
+		{"step", stepKeys},
+		{"fault", faultKeys},
+		{"whiteList", whiteListKeys},
 	}
 	for _, tt := range tests {
 		t.Run(tt.def, func(t *testing.T) {
@@ -90,6 +96,11 @@ func TestSchemaEnums(t *testing.T) {
 		{"challenge", "auto", autoChoices},
 		{"version", "", versions},
 		{"authenticationType", "", authenticationTypes},
+		{"fault", "kind", faultKinds},
+		{"whiteList", "status", whiteListStatuses},
+		{"whiteList", "source", whiteListSources},
+		{"match", "messageVersion", messageVersions},
+		{"match", "messageCategory", messageCategories},
 	}
 	for _, tt := range tests {
 		def := doc.Defs[tt.def]
