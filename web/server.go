@@ -55,8 +55,10 @@ type Config struct {
 
 	Engine    *emulator.Engine
 	Catalogue func() *scenarios.Catalogue
-	Pages     *templates.Set
-	Logger    *slog.Logger
+	// Runtime holds the admin API's scenarios; it must be the engine's.
+	Runtime *scenarios.Runtime
+	Pages   *templates.Set
+	Logger  *slog.Logger
 	// Metrics, when nil, are created without store statistics.
 	Metrics *Metrics
 	// Chaos, when set with a probability, fails API requests at random.
@@ -161,6 +163,9 @@ func (s *Server) routes() {
 	api.HandleFunc("/enquiry/", s.handleEnquiry).Methods(http.MethodPost)
 	api.HandleFunc("/enquiry", s.handleEnquiry).Methods(http.MethodPost)
 	api.HandleFunc("/challenge/{id}", s.handleCompleteChallenge).Methods(http.MethodPost)
+	if s.cfg.Runtime != nil {
+		s.adminRoutes(api)
+	}
 
 	r.HandleFunc("/scenarios", s.handleScenarios).Methods(http.MethodGet)
 	r.HandleFunc("/scenarios/schema.json", s.handleSchema).Methods(http.MethodGet)

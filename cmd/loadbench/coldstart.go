@@ -1,0 +1,96 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// buildBinary builds cmd/threeds-sandbox into dir and returns its path.
+func buildBinary(ctx context.Context, dir string) (string, error) {
+	out, err := exec.CommandContext(ctx, "go", "env", "GOMOD").Output()
+	if err != nil {
+		return "", fmt.Errorf("cold start: go env GOMOD: %w", err)
+	}
+	root := filepath.Dir(strings.TrimSpace(string(out)))
+	bin := filepath.Join(dir, "threeds-sandbox")
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/threeds-sandbox")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("cold start: go build ./cmd/threeds-sandbox: %w\n%s", err, out)
+	}
+	return bin, nil
+}
+
+// freePort picks a loopback port that is free now.
+func freePort() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("cold start: pick a port: %w", err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+// cleanEnv is this process's environment without THREEDS_* settings, so
+// the binary starts with its defaults.
+func cleanEnv() []string {
+	return slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "THREEDS_") })
+}
+
+// coldStart execs the binary with its default catalogue and measures the
+// time from the start of the process to the first 200 of /readyz (or of
+// /healthz when the binary has no /readyz).
+func coldStart(ctx context.Context, bin string) (time.Duration, string, error) {
+	port, err := freePort()
+	if err != nil {
+		return 0, "", err
+	}
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	cmd := exec.CommandContext(ctx, bin, "--addr", addr, "--log-level", "warn")
+	cmd.Env = cleanEnv()
+	client := &http.Client{Transport: &http.Transport{Proxy: nil, DisableKeepAlives: true}, Timeout: 200 * time.Millisecond}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return 0, "", fmt.Errorf("cold start: %w", err)
+	}
+	defer stopProcess(cmd)
+	probe := "/readyz"
+	for deadline := start.Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		resp, err := client.Get("http://" + addr + probe)
+		if err != nil {
+			continue
+		}
+		resp.Body.Close()
+		switch {
+		case resp.StatusCode == http.StatusOK:
+			return time.Since(start), probe, nil
+		case resp.StatusCode == http.StatusNotFound && probe == "/readyz":
+			probe = "/healthz"
+		}
+	}
+	return 0, "", errors.New("cold start: the binary did not become ready within 10s")
+}
+
+// stopProcess ends a started binary: SIGTERM, then a kill after 5 s.
+func stopProcess(cmd *exec.Cmd) {
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		_ = cmd.Process.Kill()
+		<-done
+	}
+}

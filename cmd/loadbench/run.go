@@ -1,0 +1,488 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/wire"
+	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
+)
+
+// The scenarios of the default catalogue whose cards loadbench sends.
+const (
+	scenarioFrictionless = "visa-frictionless-y" // frictionless Y
+	scenarioChallenge    = "visa-challenge"      // challenge, completed headlessly with pass
+)
+
+// Targets of issue 7, checked at the end of a run.
+const (
+	targetRatio   = 0.6
+	targetP99     = 5 * time.Millisecond
+	targetPerTxKB = 1024
+)
+
+// options are the command-line flags.
+type options struct {
+	Duration    time.Duration
+	Rounds      int
+	Concurrency int
+	Mix         bool
+	WRK         bool
+	Target      string
+	Body        string
+	Log         bool
+	Memory      int
+	MemoryBound int
+	ColdStart   int
+}
+
+func parseOptions(args []string, stderr io.Writer) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("loadbench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.DurationVar(&o.Duration, "duration", 40*time.Second, "total time of the measured load windows (lookup rounds, then mixed rounds), warm-up excluded")
+	fs.IntVar(&o.Rounds, "rounds", 3, "rounds of emulator-then-floor windows; the ratio is the median of the rounds")
+	fs.IntVar(&o.Concurrency, "concurrency", 64, "concurrent keep-alive connections (closed loop)")
+	fs.BoolVar(&o.Mix, "mix", true, "also measure mixed traffic: lookups, enquiries and headless challenges (a third of -duration)")
+	fs.BoolVar(&o.WRK, "wrk", false, "drive the lookup rounds with wrk (Debian package wrk) instead of the Go client")
+	fs.StringVar(&o.Target, "target", "", "drive an emulator already running on loopback (e.g. http://127.0.0.1:8080) instead of the in-process one")
+	fs.StringVar(&o.Body, "body", "emulator/wire/testdata/lookup.json", "the lookup request sent (its card number is replaced by the scenarios' cards)")
+	fs.BoolVar(&o.Log, "log", true, "in-process emulator writes its one-line-per-request log (formatted, then discarded) as the binary does")
+	fs.IntVar(&o.Memory, "memory", 1_000_000, "lookups stored to measure memory per transaction (0 skips)")
+	fs.IntVar(&o.MemoryBound, "memory-bound", 100_000, "--store-max-entries of the bounded memory run")
+	fs.IntVar(&o.ColdStart, "coldstart", 5, "cold starts of the built binary to time, median reported (0 skips)")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	var errs []error
+	if fs.NArg() > 0 {
+		errs = append(errs, fmt.Errorf("unexpected arguments %q", fs.Args()))
+	}
+	if o.Rounds < 1 || o.Rounds > 100 {
+		errs = append(errs, fmt.Errorf("-rounds %d: want 1 to 100", o.Rounds))
+	}
+	if o.Concurrency < 1 || o.Concurrency > 4096 {
+		errs = append(errs, fmt.Errorf("-concurrency %d: want 1 to 4096", o.Concurrency))
+	}
+	if o.Duration < time.Second || o.Duration > 30*time.Minute {
+		errs = append(errs, fmt.Errorf("-duration %s: want 1s to 30m", o.Duration))
+	}
+	if o.Memory < 0 || o.MemoryBound < 1 || o.ColdStart < 0 {
+		errs = append(errs, errors.New("-memory and -coldstart must not be negative, -memory-bound must be positive"))
+	}
+	if o.Target != "" {
+		if err := checkLoopback(o.Target); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return o, errors.Join(errs...)
+}
+
+// run is the whole program.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	o, err := parseOptions(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	progress := func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) }
+	printMachine(stdout)
+	fmt.Fprintf(stdout, "Command: go run ./cmd/loadbench %s\n\n", strings.Join(args, " "))
+
+	cat, err := scenarios.Load(scenarios.LoadOptions{})
+	if err != nil {
+		return fmt.Errorf("load the default scenarios: %w", err)
+	}
+	raw, err := readBody(o.Body)
+	if err != nil {
+		return err
+	}
+	frictionless, err := withCard(raw, cat, scenarioFrictionless)
+	if err != nil {
+		return err
+	}
+	challenge, err := withCard(raw, cat, scenarioChallenge)
+	if err != nil {
+		return err
+	}
+
+	if err := loadPhases(ctx, o, frictionless, challenge, stdout, progress); err != nil {
+		return err
+	}
+	if o.Memory > 0 {
+		req, _, err := wire.DecodeLookup(frictionless)
+		if err != nil {
+			return fmt.Errorf("decode the lookup body: %w", err)
+		}
+		if err := memoryPhase(ctx, o, req, stdout, progress); err != nil {
+			return err
+		}
+	}
+	if o.ColdStart > 0 {
+		if err := coldStartPhase(ctx, o.ColdStart, stdout, progress); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// loadPhases measures the emulator against the floor: lookup rounds, then
+// mixed rounds.
+func loadPhases(ctx context.Context, o options, frictionless, challenge []byte, stdout io.Writer, progress func(string, ...any)) error {
+	emu := &server{Name: "emulator", URL: strings.TrimRight(o.Target, "/"), close: func() error { return nil }}
+	if o.Target == "" {
+		var logw io.Writer
+		if o.Log {
+			logw = io.Discard
+		}
+		var err error
+		if emu, _, err = startEmulator(emulatorOptions{Log: logw}); err != nil {
+			return err
+		}
+	}
+	defer emu.Close()
+	client := newClient(o.Concurrency)
+	defer client.CloseIdleConnections()
+
+	// The floor answers a real lookup response, byte for byte the size of
+	// the emulator's.
+	code, canned, err := post(ctx, client, emu.URL+"/authentication/brw", frictionless)
+	if err != nil || code != http.StatusOK {
+		return fmt.Errorf("first lookup on the emulator: HTTP %d, %v\n%s", code, err, canned)
+	}
+	floor, err := startFloor(canned)
+	if err != nil {
+		return err
+	}
+	defer floor.Close()
+	servers := []*server{emu, floor}
+
+	windows := 2 * o.Rounds
+	lookupShare := o.Duration
+	if o.Mix {
+		lookupShare = o.Duration * 2 / 3
+	}
+	lookupWindow := lookupShare / time.Duration(windows)
+	warm := min(time.Second, lookupWindow/2)
+	for _, s := range servers {
+		closedLoop(ctx, client, o.Concurrency, warm, lookupScript(s.URL, frictionless))
+	}
+
+	driver := "Go client (net/http, in this process)"
+	measure := func(s *server, d time.Duration) (*stats, error) {
+		return closedLoop(ctx, client, o.Concurrency, d, lookupScript(s.URL, frictionless)), nil
+	}
+	if o.WRK {
+		dir, err := os.MkdirTemp("", "loadbench-wrk-")
+		if err != nil {
+			return fmt.Errorf("-wrk: %w", err)
+		}
+		defer os.RemoveAll(dir)
+		w, err := newWRK(dir, frictionless, min(runtime.NumCPU(), o.Concurrency))
+		if err != nil {
+			return err
+		}
+		driver = fmt.Sprintf("wrk (%d threads, separate process)", w.threads)
+		measure = func(s *server, d time.Duration) (*stats, error) {
+			return w.run(ctx, s.URL+"/authentication/brw", o.Concurrency, d)
+		}
+	}
+
+	fmt.Fprintf(stdout, "## Lookup: emulator vs floor\n\nDriver: %s; %d connections, keep-alive, closed loop; %d rounds of %s per server, alternating; card %s (%s).\n\n",
+		driver, o.Concurrency, o.Rounds, lookupWindow.Round(100*time.Millisecond), cardIn(frictionless), scenarioFrictionless)
+	lookups, err := rounds(ctx, o.Rounds, servers, lookupWindow, measure, progress)
+	if err != nil {
+		return err
+	}
+	printRounds(stdout, lookups)
+
+	if !o.Mix {
+		return nil
+	}
+	mixWindow := (o.Duration - lookupShare) / time.Duration(windows)
+	fmt.Fprintf(stdout, "## Mixed traffic: emulator vs floor\n\nDriver: Go client; %d connections; %d rounds of %s per server; per 10 requests: 6 frictionless lookups, 2 enquiries by threeDsServerTransId, 1 challenge lookup (card %s) and its headless completion (POST /challenge/{id} {\"action\":\"pass\"}). The floor answers every request with the canned lookup response.\n\n",
+		o.Concurrency, o.Rounds, mixWindow.Round(100*time.Millisecond), cardIn(challenge))
+	mixed, err := rounds(ctx, o.Rounds, servers, mixWindow, func(s *server, d time.Duration) (*stats, error) {
+		return closedLoop(ctx, client, o.Concurrency, d, mixScript(s.URL, frictionless, challenge)), nil
+	}, progress)
+	if err != nil {
+		return err
+	}
+	printRounds(stdout, mixed)
+	printKinds(stdout, mixed)
+	return nil
+}
+
+// roundResult is one round: the stats of each server.
+type roundResult struct {
+	Emulator, Floor *stats
+}
+
+// Ratio is emulator over floor throughput in the round.
+func (r roundResult) Ratio() float64 { return r.Emulator.RPS() / r.Floor.RPS() }
+
+// rounds measures each server for d, alternating, o.Rounds times. The
+// order flips each round so neither server always runs on a warmer
+// machine.
+func rounds(ctx context.Context, n int, servers []*server, d time.Duration, measure func(*server, time.Duration) (*stats, error), progress func(string, ...any)) ([]roundResult, error) {
+	out := make([]roundResult, n)
+	for r := range n {
+		order := servers
+		if r%2 == 1 {
+			order = []*server{servers[1], servers[0]}
+		}
+		for _, s := range order {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			st, err := measure(s, d)
+			if err != nil {
+				return nil, fmt.Errorf("round %d, %s: %w", r+1, s.Name, err)
+			}
+			progress("round %d %-8s %8.0f req/s  p50 %-8s p99 %-8s errors %d", r+1, s.Name, st.RPS(), fmtDur(st.P50), fmtDur(st.P99), st.Errors)
+			if s == servers[0] {
+				out[r].Emulator = st
+			} else {
+				out[r].Floor = st
+			}
+		}
+	}
+	return out, nil
+}
+
+// median returns the median of v (the mean of the middle two for an even
+// count).
+func median[T ~int64 | ~float64](v []T) T {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// printRounds prints the table of rounds, the medians and the ratio.
+func printRounds(w io.Writer, rs []roundResult) {
+	fmt.Fprintln(w, "| Round | Server | req/s | p50 | p90 | p99 | errors |")
+	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---:|")
+	for i, r := range rs {
+		for _, x := range []struct {
+			name string
+			s    *stats
+		}{{"emulator", r.Emulator}, {"floor", r.Floor}} {
+			fmt.Fprintf(w, "| %d | %s | %.0f | %s | %s | %s | %d |\n", i+1, x.name, x.s.RPS(), fmtDur(x.s.P50), fmtDur(x.s.P90), fmtDur(x.s.P99), x.s.Errors)
+		}
+	}
+	for _, name := range []string{"emulator", "floor"} {
+		var rps []float64
+		var p50, p90, p99 []time.Duration
+		errs := 0
+		for _, r := range rs {
+			s := r.Emulator
+			if name == "floor" {
+				s = r.Floor
+			}
+			rps, p50, p90, p99 = append(rps, s.RPS()), append(p50, s.P50), append(p90, s.P90), append(p99, s.P99)
+			errs += s.Errors
+		}
+		fmt.Fprintf(w, "| **median** | **%s** | **%.0f** | **%s** | **%s** | **%s** | %d |\n", name, median(rps), fmtDur(median(p50)), fmtDur(median(p90)), fmtDur(median(p99)), errs)
+	}
+	ratios := make([]float64, len(rs))
+	var p99 []time.Duration
+	for i, r := range rs {
+		ratios[i] = r.Ratio()
+		p99 = append(p99, r.Emulator.P99)
+	}
+	strs := make([]string, len(ratios))
+	for i, x := range ratios {
+		strs[i] = fmt.Sprintf("%.2f", x)
+	}
+	fmt.Fprintf(w, "\nEmulator/floor throughput ratio: **%.2f** (median of rounds: %s). Target >= %.1f: %s. Emulator p99 %s, target < %s: %s.\n\n",
+		median(ratios), strings.Join(strs, ", "), targetRatio, verdict(median(ratios) >= targetRatio),
+		fmtDur(median(p99)), fmtDur(targetP99), verdict(median(p99) < targetP99))
+}
+
+// printKinds prints the emulator's figures per request kind, summed over
+// the rounds (the percentiles are the medians of the rounds).
+func printKinds(w io.Writer, rs []roundResult) {
+	fmt.Fprintln(w, "Emulator, per request kind (medians of the rounds):")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| Kind | req/s | p50 | p99 | errors |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|")
+	for _, kind := range []string{"lookup", "enquiry", "challenge lookup", "headless challenge"} {
+		var rps []float64
+		var p50, p99 []time.Duration
+		errs := 0
+		for _, r := range rs {
+			if k := r.Emulator.ByKind[kind]; k != nil {
+				rps, p50, p99 = append(rps, k.RPS()), append(p50, k.P50), append(p99, k.P99)
+				errs += k.Errors
+			}
+		}
+		if len(rps) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "| %s | %.0f | %s | %s | %d |\n", kind, median(rps), fmtDur(median(p50)), fmtDur(median(p99)), errs)
+	}
+	fmt.Fprintln(w)
+}
+
+// memoryPhase measures the live heap per stored transaction, unbounded and
+// bounded.
+func memoryPhase(ctx context.Context, o options, req emulator.LookupRequest, stdout io.Writer, progress func(string, ...any)) error {
+	fmt.Fprintf(stdout, "## Memory per stored transaction\n\n%d frictionless lookups through Engine.Lookup into a fresh in-memory store, each with its own externalReferenceId; live heap after a full GC, above the empty engine.\n\n", o.Memory)
+	fmt.Fprintln(stdout, "| --store-max-entries | stored | live heap at 25% | 50% | 75% | 100% | bytes per stored transaction |")
+	fmt.Fprintln(stdout, "|---:|---:|---:|---:|---:|---:|---:|")
+	var perTx float64
+	for _, bound := range []int{max(o.Memory, o.MemoryBound), o.MemoryBound} {
+		progress("memory: %d lookups, --store-max-entries %d", o.Memory, bound)
+		m, err := measureMemory(ctx, req, o.Memory, bound)
+		if err != nil {
+			return err
+		}
+		cells := make([]string, len(m.Checkpoints))
+		for i, c := range m.Checkpoints {
+			cells[i] = fmt.Sprintf("%.1f MB", float64(c)/1e6)
+		}
+		fmt.Fprintf(stdout, "| %d | %d | %s | %.0f |\n", bound, m.Stored, strings.Join(cells, " | "), m.BytesPerTx())
+		if perTx == 0 {
+			perTx = m.BytesPerTx()
+		}
+	}
+	fmt.Fprintf(stdout, "\nTarget < %d bytes per stored transaction: %s.\n\n", targetPerTxKB, verdict(perTx < targetPerTxKB))
+	return nil
+}
+
+// coldStartPhase builds the binary and times n cold starts.
+func coldStartPhase(ctx context.Context, n int, stdout io.Writer, progress func(string, ...any)) error {
+	dir, err := os.MkdirTemp("", "loadbench-bin-")
+	if err != nil {
+		return fmt.Errorf("cold start: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	progress("cold start: go build ./cmd/threeds-sandbox")
+	bin, err := buildBinary(ctx, dir)
+	if err != nil {
+		return err
+	}
+	var times []time.Duration
+	probe := ""
+	for range n {
+		d, p, err := coldStart(ctx, bin)
+		if err != nil {
+			return err
+		}
+		times, probe = append(times, d), p
+	}
+	cells := make([]string, len(times))
+	for i, d := range times {
+		cells[i] = fmtDur(d)
+	}
+	fmt.Fprintf(stdout, "## Cold start\n\nFrom exec of the built binary (default catalogue, --log-level warn) to the first 200 of %s, %d runs: %s; median **%s**.\n\n",
+		probe, n, strings.Join(cells, ", "), fmtDur(median(times)))
+	return nil
+}
+
+// verdict spells a target check.
+func verdict(ok bool) string {
+	if ok {
+		return "met"
+	}
+	return "NOT met"
+}
+
+// fmtDur prints a latency with a precision that suits it.
+func fmtDur(d time.Duration) string {
+	switch {
+	case d >= 100*time.Millisecond:
+		return d.Round(time.Millisecond).String()
+	case d >= time.Millisecond:
+		return fmt.Sprintf("%.2fms", float64(d)/float64(time.Millisecond))
+	default:
+		return fmt.Sprintf("%.0fµs", float64(d)/float64(time.Microsecond))
+	}
+}
+
+// printMachine prints what the numbers were measured on.
+func printMachine(w io.Writer) {
+	model := "unknown"
+	if f, err := os.Open("/proc/cpuinfo"); err == nil {
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
+				model = strings.TrimSpace(v)
+				break
+			}
+		}
+		f.Close()
+	}
+	load := "unknown"
+	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
+		load = strings.Join(strings.Fields(string(b))[:3], " ")
+	}
+	fmt.Fprintf(w, "# loadbench\n\nMachine: %d CPUs (%s), GOMAXPROCS %d, %s %s/%s; load average before the run %s (other processes skew absolute numbers; the alternating rounds keep the ratio fair).\n",
+		runtime.NumCPU(), model, runtime.GOMAXPROCS(0), runtime.Version(), runtime.GOOS, runtime.GOARCH, load)
+}
+
+// readBody reads the lookup body, relative to the working directory or
+// else to the module root (so the command runs from any directory of a
+// clone).
+func readBody(path string) ([]byte, error) {
+	b, err := os.ReadFile(path)
+	if err == nil || filepath.IsAbs(path) {
+		if err != nil {
+			return nil, fmt.Errorf("-body: %w", err)
+		}
+		return b, nil
+	}
+	out, gerr := exec.Command("go", "env", "GOMOD").Output()
+	if gerr != nil || strings.TrimSpace(string(out)) == "" {
+		return nil, fmt.Errorf("-body: %w", err)
+	}
+	b, err = os.ReadFile(filepath.Join(filepath.Dir(strings.TrimSpace(string(out))), path))
+	if err != nil {
+		return nil, fmt.Errorf("-body: %w", err)
+	}
+	return b, nil
+}
+
+// cardNumberField finds the card number of a lookup body.
+var cardNumberField = regexp.MustCompile(`"cardNumber"\s*:\s*"[0-9]*"`)
+
+// withCard returns body with the card number of the scenario id.
+func withCard(body []byte, cat *scenarios.Catalogue, id string) ([]byte, error) {
+	sc, ok := cat.ByID(id)
+	if !ok || sc.Match.CardNumber == "" {
+		return nil, fmt.Errorf("default catalogue: no scenario %q with a card number", id)
+	}
+	if !cardNumberField.Match(body) {
+		return nil, errors.New("-body: no card.cardNumber in the lookup body")
+	}
+	return cardNumberField.ReplaceAll(body, []byte(`"cardNumber": "`+sc.Match.CardNumber+`"`)), nil
+}
+
+// cardIn returns the card number of a lookup body.
+func cardIn(body []byte) string {
+	m := cardNumberField.Find(body)
+	if m == nil {
+		return "?"
+	}
+	s := string(m)
+	return s[strings.LastIndex(s[:len(s)-1], `"`)+1 : len(s)-1]
+}

@@ -1,0 +1,243 @@
+package memstore_test
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/memstore"
+)
+
+// Allocation budgets of the store's operations, in allocations per call:
+// about twice today's count (measured values in the comments), so only a
+// real regression trips TestAllocBudgets.
+const (
+	budgetPut    = 4 // measured 1 (the stored copy; map growth amortised)
+	budgetGet    = 2 // measured 0
+	budgetUpdate = 3 // measured 1
+)
+
+// realisticTx is a frictionless transaction with the field sizes
+// Engine.Lookup gives it: three UUIDs, a 16-hex namespace, a merchant
+// reference, the fake ACS identity and a 28-character CAVV. Every string
+// is its own allocation, as after decoding a request.
+func realisticTx(i int, now time.Time) emulator.Transaction {
+	uuid := func(kind byte) string {
+		return fmt.Sprintf("%08x-%04x-4%03x-8%03x-%012x", i, kind, i&0xfff, i&0xfff, i)
+	}
+	return emulator.Transaction{
+		Namespace:            fmt.Sprintf("%016x", 0xa11ce),
+		ThreeDSServerTransID: uuid(1),
+		ACSTransID:           uuid(2),
+		DSTransID:            uuid(3),
+		ExternalReferenceID:  fmt.Sprintf("ORD-20240611-%06d", i),
+		CreatedAt:            now,
+		ScenarioID:           "visa-frictionless-y",
+		CardScheme:           emulator.SchemeVisa,
+		CardBIN:              "400000",
+		MaskedPAN:            "400000******1000",
+		Version:              "2.2.0",
+		Phase:                emulator.PhaseFinal,
+		Status:               "Y",
+		ECI:                  "05",
+		AuthenticationValue:  fmt.Sprintf("XeArZe4hIZaq541tX/ln%08d", i%1e8),
+		ACSReferenceNumber:   "3DS_LOA_ACS_PRIC_020200_17135",
+		ACSOperatorID:        "ACS-PRIC-9444-7396",
+	}
+}
+
+// BenchmarkPut stores new transactions from every CPU at once, with the
+// default bound of 100k entries, so eviction runs in steady state.
+func BenchmarkPut(b *testing.B) {
+	s, err := memstore.New(memstore.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	now := time.Now()
+	var next atomic.Int64
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		ctx := context.Background()
+		for pb.Next() {
+			if err := s.Put(ctx, realisticTx(int(next.Add(1)), now)); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}
+
+// filled returns a store holding n realistic transactions, and their ids.
+func filled(tb testing.TB, n int) (*memstore.Store, []string) {
+	tb.Helper()
+	s, err := memstore.New(memstore.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	now := time.Now()
+	ids := make([]string, n)
+	for i := range n {
+		t := realisticTx(i, now)
+		ids[i] = t.ThreeDSServerTransID
+		if err := s.Put(context.Background(), t); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return s, ids
+}
+
+// BenchmarkGet reads transactions by id and by reference from every CPU,
+// as concurrent enquiries do.
+func BenchmarkGet(b *testing.B) {
+	s, ids := filled(b, 10_000)
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		ctx := context.Background()
+		i := 0
+		for pb.Next() {
+			if _, err := s.Get(ctx, ids[i%len(ids)]); err != nil {
+				b.Error(err)
+				return
+			}
+			i++
+		}
+	})
+}
+
+// BenchmarkMixed is the store's share of realistic traffic from every CPU:
+// per 10 operations 6 puts (lookups), 3 gets (enquiries) and 1 update (a
+// challenge decision), the reads aimed at the goroutine's recent puts.
+func BenchmarkMixed(b *testing.B) {
+	s, err := memstore.New(memstore.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	now := time.Now()
+	var next atomic.Int64
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		ctx := context.Background()
+		var recent [64]string
+		i := 0
+		for pb.Next() {
+			var err error
+			switch {
+			case i < len(recent) || i%10 < 6:
+				t := realisticTx(int(next.Add(1)), now)
+				recent[i%len(recent)] = t.ThreeDSServerTransID
+				err = s.Put(ctx, t)
+			case i%10 < 9:
+				_, err = s.Get(ctx, recent[i%len(recent)])
+			default:
+				_, err = s.Update(ctx, recent[i%len(recent)], func(t *emulator.Transaction) error {
+					t.Challenge.Interactions++
+					return nil
+				})
+			}
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			i++
+		}
+	})
+}
+
+// BenchmarkMemoryPerTransaction stores 100k realistic transactions in a
+// fresh store per iteration and reports the live heap the store holds
+// (after a full GC): per stored transaction (bytes/tx) and in all (MB),
+// without a bound and with a bound of 10k entries. The 1M-transaction
+// figures of BENCHMARKS.md come from cmd/loadbench, which stores them
+// through Engine.Lookup.
+func BenchmarkMemoryPerTransaction(b *testing.B) {
+	const n = 100_000
+	for _, max := range []int{n, n / 10} {
+		b.Run(fmt.Sprintf("max-entries-%d", max), func(b *testing.B) {
+			now := time.Now()
+			var live, stored int
+			for b.Loop() {
+				before := heapAlloc()
+				s, err := memstore.New(memstore.Options{MaxEntries: max})
+				if err != nil {
+					b.Fatal(err)
+				}
+				for i := range n {
+					if err := s.Put(context.Background(), realisticTx(i, now)); err != nil {
+						b.Fatal(err)
+					}
+				}
+				live, stored = int(heapAlloc())-int(before), s.Len()
+				runtime.KeepAlive(s)
+			}
+			b.ReportMetric(float64(live)/float64(stored), "bytes/tx")
+			b.ReportMetric(float64(live)/1e6, "MB")
+		})
+	}
+}
+
+// heapAlloc is the live heap after a full collection.
+func heapAlloc() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
+
+// TestAllocBudgets fails when a store operation allocates far beyond its
+// budget. It counts allocations, never time, and is skipped under the race
+// detector, which changes the counts.
+func TestAllocBudgets(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts differ under the race detector; run go test -run TestAllocBudgets without -race")
+	}
+	s, ids := filled(t, 1000)
+	ctx := context.Background()
+	now := time.Now()
+	// Transactions built ahead, so that only the store's own allocations
+	// are counted.
+	fresh := make([]emulator.Transaction, 200)
+	for i := range fresh {
+		fresh[i] = realisticTx(len(ids)+i, now)
+	}
+	next := 0
+	tests := []struct {
+		name   string
+		budget float64
+		fn     func() error
+	}{
+		{"Put", budgetPut, func() error {
+			next++
+			return s.Put(ctx, fresh[next%len(fresh)])
+		}},
+		{"Get", budgetGet, func() error {
+			_, err := s.Get(ctx, ids[0])
+			return err
+		}},
+		{"Update", budgetUpdate, func() error {
+			_, err := s.Update(ctx, ids[1], func(t *emulator.Transaction) error { t.Status = "N"; return nil })
+			return err
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var err error
+			got := testing.AllocsPerRun(100, func() {
+				if e := tt.fn(); e != nil && err == nil {
+					err = e
+				}
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got > tt.budget {
+				t.Errorf("got %.0f allocs/op, want at most %.0f (the budget in bench_test.go)", got, tt.budget)
+			}
+			t.Logf("%.0f allocs/op (budget %.0f)", got, tt.budget)
+		})
+	}
+}

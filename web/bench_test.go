@@ -1,0 +1,237 @@
+package web_test
+
+import (
+	"bytes"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"regexp"
+	"testing"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/memstore"
+	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
+	"github.com/threeds-sandbox/threeds-sandbox/templates"
+	"github.com/threeds-sandbox/threeds-sandbox/web"
+)
+
+// Allocation budgets of whole API requests through the handler (routing,
+// auth, body, decoding, engine, response), in allocations per request:
+// about twice today's count (in the comments), so only a real regression
+// trips TestAllocBudgets.
+const (
+	budgetServeLookup    = 360 // measured 179
+	budgetServeEnquiry   = 130 // measured 64
+	budgetServeChallenge = 700 // measured 344 (a challenge lookup, then its headless completion)
+)
+
+// benchServer is the emulator's handler as the binary builds it, with the
+// embedded catalogue and a default-bounded store; logger nil discards the
+// request log.
+func benchServer(tb testing.TB, logger *slog.Logger) *web.Server {
+	tb.Helper()
+	cat, err := scenarios.Load(scenarios.LoadOptions{})
+	if err != nil {
+		tb.Fatalf("load scenarios: %v", err)
+	}
+	pages, err := templates.Parse()
+	if err != nil {
+		tb.Fatalf("parse templates: %v", err)
+	}
+	store, err := memstore.New(memstore.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	const public = "http://127.0.0.1:8080"
+	catalogue := func() *scenarios.Catalogue { return cat }
+	engine, err := emulator.New(emulator.Config{
+		PublicURL: public,
+		Seed:      1,
+		Catalogue: catalogue,
+		Pages:     web.FormPages{Set: pages},
+	}, store)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	srv, err := web.NewServer(web.Config{
+		HashKey:   bytes.Repeat([]byte("h"), 32),
+		BlockKey:  bytes.Repeat([]byte("b"), 32),
+		PublicURL: public,
+		Engine:    engine,
+		Catalogue: catalogue,
+		Pages:     pages,
+		Logger:    logger,
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return srv
+}
+
+// Scenarios of the default catalogue the benchmarks use, by id: their
+// magic card numbers are looked up, so renumbering the cards keeps the
+// benchmarks honest.
+const (
+	scenarioFrictionless = "visa-frictionless-y"
+	scenarioChallenge    = "visa-challenge"
+)
+
+// cardNumberField finds the card number of a lookup body.
+var cardNumberField = regexp.MustCompile(`"cardNumber"\s*:\s*"[0-9]*"`)
+
+// rawLookup is the realistic lookup body of the wire testdata, sent with
+// the card of the default scenario id.
+func rawLookup(tb testing.TB, id string) []byte {
+	tb.Helper()
+	cat, err := scenarios.Load(scenarios.LoadOptions{})
+	if err != nil {
+		tb.Fatalf("load scenarios: %v", err)
+	}
+	sc, ok := cat.ByID(id)
+	if !ok || sc.Match.CardNumber == "" {
+		tb.Fatalf("default catalogue: no scenario %q with a card number", id)
+	}
+	raw, err := os.ReadFile("../emulator/wire/testdata/lookup.json")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if !cardNumberField.Match(raw) {
+		tb.Fatal("lookup.json: no card.cardNumber")
+	}
+	return cardNumberField.ReplaceAll(raw, []byte(`"cardNumber": "`+sc.Match.CardNumber+`"`))
+}
+
+// serve sends one JSON API request through srv and returns the recorder.
+func serve(srv http.Handler, path string, body []byte) *httptest.ResponseRecorder {
+	req := httptest.NewRequest(http.MethodPost, path, bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer bench-team")
+	rec := httptest.NewRecorder()
+	srv.ServeHTTP(rec, req)
+	return rec
+}
+
+// benchServe sends the same request from every CPU at once.
+func benchServe(b *testing.B, srv http.Handler, path string, body []byte) {
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if rec := serve(srv, path, body); rec.Code != http.StatusOK {
+				b.Errorf("POST %s: got HTTP %d, want 200\n%s", path, rec.Code, rec.Body)
+				return
+			}
+		}
+	})
+}
+
+// BenchmarkServeLookup is one frictionless lookup through the whole
+// handler: the API's hot path. "log" adds the binary's text request log
+// (written to io.Discard) to show what one log line per request costs.
+func BenchmarkServeLookup(b *testing.B) {
+	body := rawLookup(b, scenarioFrictionless)
+	b.Run("nolog", func(b *testing.B) {
+		benchServe(b, benchServer(b, nil), "/authentication/brw", body)
+	})
+	b.Run("log", func(b *testing.B) {
+		log := slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelInfo}))
+		benchServe(b, benchServer(b, log), "/authentication/brw", body)
+	})
+}
+
+// BenchmarkServeChallengeLookup is a lookup that answers a challenge, with
+// its challengeHtml.
+func BenchmarkServeChallengeLookup(b *testing.B) {
+	benchServe(b, benchServer(b, nil), "/authentication/brw", rawLookup(b, scenarioChallenge))
+}
+
+// BenchmarkServeEnquiry is an enquiry by externalReferenceId through the
+// whole handler.
+func BenchmarkServeEnquiry(b *testing.B) {
+	srv := benchServer(b, nil)
+	if rec := serve(srv, "/authentication/brw", rawLookup(b, scenarioFrictionless)); rec.Code != http.StatusOK {
+		b.Fatalf("lookup: HTTP %d\n%s", rec.Code, rec.Body)
+	}
+	benchServe(b, srv, "/enquiry/", []byte(`{"externalReferenceId":"ORD-20240611-000123"}`))
+}
+
+// challengeOnce runs a challenge lookup and completes it headlessly.
+func challengeOnce(srv http.Handler, lookup []byte) (int, string) {
+	rec := serve(srv, "/authentication/brw", lookup)
+	if rec.Code != http.StatusOK {
+		return rec.Code, rec.Body.String()
+	}
+	// The id sits at a fixed place in the JSON; a decoder would add its
+	// own allocations to the measure.
+	const key = `"threeDsServerTransId":"`
+	body := rec.Body.Bytes()
+	i := bytes.Index(body, []byte(key))
+	if i < 0 || len(body) < i+len(key)+36 {
+		return 0, "no threeDsServerTransId in " + rec.Body.String()
+	}
+	id := string(body[i+len(key) : i+len(key)+36])
+	rec = serve(srv, "/challenge/"+id, []byte(`{"action":"pass"}`))
+	return rec.Code, rec.Body.String()
+}
+
+// BenchmarkServeHeadlessChallenge is a challenge lookup followed by its
+// headless completion (POST /challenge/{id}).
+func BenchmarkServeHeadlessChallenge(b *testing.B) {
+	srv := benchServer(b, nil)
+	lookup := rawLookup(b, scenarioChallenge)
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if code, body := challengeOnce(srv, lookup); code != http.StatusOK {
+				b.Errorf("challenge: got HTTP %d, want 200\n%s", code, body)
+				return
+			}
+		}
+	})
+}
+
+// TestAllocBudgets fails when a whole API request allocates far beyond its
+// budget. It counts allocations, never time, and is skipped under the race
+// detector, which changes the counts.
+func TestAllocBudgets(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts differ under the race detector; run go test -run TestAllocBudgets without -race")
+	}
+	srv := benchServer(t, nil)
+	lookup, challenge := rawLookup(t, scenarioFrictionless), rawLookup(t, scenarioChallenge)
+	enquiry := []byte(`{"externalReferenceId":"ORD-20240611-000123"}`)
+	tests := []struct {
+		name   string
+		budget float64
+		fn     func() (int, string)
+	}{
+		{"lookup", budgetServeLookup, func() (int, string) {
+			rec := serve(srv, "/authentication/brw", lookup)
+			return rec.Code, rec.Body.String()
+		}},
+		{"enquiry", budgetServeEnquiry, func() (int, string) {
+			rec := serve(srv, "/enquiry/", enquiry)
+			return rec.Code, rec.Body.String()
+		}},
+		{"headless challenge", budgetServeChallenge, func() (int, string) { return challengeOnce(srv, challenge) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, body := http.StatusOK, ""
+			got := testing.AllocsPerRun(50, func() {
+				if c, b := tt.fn(); c != http.StatusOK && code == http.StatusOK {
+					code, body = c, b
+				}
+			})
+			if code != http.StatusOK {
+				t.Fatalf("got HTTP %d, want 200\n%s", code, body)
+			}
+			if got > tt.budget {
+				t.Errorf("got %.0f allocs/op, want at most %.0f (the budget in bench_test.go)", got, tt.budget)
+			}
+			t.Logf("%.0f allocs/op (budget %.0f)", got, tt.budget)
+		})
+	}
+}
