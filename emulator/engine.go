@@ -43,6 +43,9 @@ type Config struct {
 	// Catalogue returns the active scenario catalogue; it may change
 	// between calls (hot reload).
 	Catalogue func() *scenarios.Catalogue
+	// Runtime holds the scenarios added through the admin API, per
+	// namespace; they win over the catalogue. Nil: none.
+	Runtime *scenarios.Runtime
 	// Pages renders the self-submitting forms of the browser flows.
 	Pages FormRenderer
 	// Now is the clock; time.Now when nil.
@@ -347,12 +350,24 @@ func downgrade210(status, reason string) (string, string) {
 }
 
 // match picks the scenario of a request for namespace ns.
+// The namespace's runtime scenarios win over the catalogue.
 func (e *Engine) match(ns string, r scenarios.Request) *scenarios.Scenario {
+	if e.cfg.Runtime != nil {
+		if sc, ok := e.cfg.Runtime.Match(ns, r); ok {
+			return sc
+		}
+	}
 	return e.cfg.Catalogue().Match(r)
 }
 
-// scenarioByID finds a scenario visible to namespace ns.
+// scenarioByID finds a scenario visible to namespace ns: its own runtime
+// scenarios first, then the catalogue.
 func (e *Engine) scenarioByID(ns, id string) (*scenarios.Scenario, bool) {
+	if e.cfg.Runtime != nil {
+		if sc, ok := e.cfg.Runtime.ByID(ns, id); ok {
+			return sc, true
+		}
+	}
 	return e.cfg.Catalogue().ByID(id)
 }
 

@@ -38,6 +38,10 @@ const (
 	CodeScenarioConnection ErrorCode = "SC05" // scenario: system connection failure (EMV 405)
 	CodeScenarioVersion    ErrorCode = "SC12" // scenario: protocol version not supported for the card (EMV 102)
 	CodeUnknownScenario    ErrorCode = "SC01" // X-Scenario names no scenario (EMV 203)
+	CodeScenarioInvalid    ErrorCode = "AD03" // admin: scenario document invalid (EMV 203)
+	CodeScenarioExists     ErrorCode = "AD04" // admin: scenario id or selector already in the namespace (EMV 204)
+	CodeScenarioLimit      ErrorCode = "AD13" // admin: too many runtime scenarios (EMV 103)
+	CodeScenarioNotFound   ErrorCode = "AD01" // admin: no runtime scenario with this id (EMV 203)
 )
 
 // EMV error components (emvErrorComponent).

@@ -140,8 +140,11 @@ type CatalogueEntry struct {
 
 // Catalogue lists the scenarios of cat as the API and the README show them.
 func Catalogue(cat *scenarios.Catalogue, schemes *emulator.SchemeTable) []CatalogueEntry {
-	all := cat.All()
-	fb := cat.Fallback()
+	return catalogueEntries(cat.All(), cat.Fallback(), schemes)
+}
+
+// catalogueEntries lists scenarios; fb, when not nil, is marked fallback.
+func catalogueEntries(all []scenarios.Scenario, fb *scenarios.Scenario, schemes *emulator.SchemeTable) []CatalogueEntry {
 	out := make([]CatalogueEntry, 0, len(all))
 	for _, sc := range all {
 		e := CatalogueEntry{

@@ -79,7 +79,9 @@ func newEnv(t testing.TB, opts ...func(*envOptions)) *env {
 	ts := httptest.NewUnstartedServer(nil)
 	public := "http://" + ts.Listener.Addr().String() + o.basePath
 	catalogue := func() *scenarios.Catalogue { return cat }
+	runtime := &scenarios.Runtime{}
 	engine, err := emulator.New(emulator.Config{
+		Runtime:          runtime,
 		PublicURL:        public,
 		Seed:             7,
 		FirstCReqTimeout: o.firstCReq,
@@ -100,6 +102,7 @@ func newEnv(t testing.TB, opts ...func(*envOptions)) *env {
 		PublicURL: public,
 		Engine:    engine,
 		Catalogue: catalogue,
+		Runtime:   runtime,
 		Pages:     pages,
 		Chaos:     o.chaos,
 	})
@@ -248,4 +251,26 @@ func (e *env) card(id string) string {
 		e.t.Fatalf("no scenario %q with a card number", id)
 	}
 	return sc.Match.CardNumber
+}
+
+// matchingBody returns a lookup body that the scenario's selectors accept.
+func matchingBody(t testing.TB, sc scenarios.Scenario, ref string) map[string]any {
+	return lookupBody(t, sc.Match.CardNumber, func(m map[string]any) {
+		m["externalReferenceId"] = ref
+		if sc.Match.ChallengeInd != 0 {
+			m["threeDsRequestorChallengeInd"] = sc.Match.ChallengeInd
+		}
+		if sc.Match.MessageVersion != "" {
+			m["messageVersion"] = sc.Match.MessageVersion
+		}
+		if sc.Match.CardholderName != "" {
+			m["card"].(map[string]any)["cardholderName"] = sc.Match.CardholderName
+		}
+		if sc.Match.Currency != "" {
+			m["purchase"].(map[string]any)["currencyCode"] = sc.Match.Currency
+		}
+		if a := sc.Match.Amount; a != nil && a.Exact != "" {
+			m["purchase"].(map[string]any)["amount"] = a.Exact
+		}
+	})
 }

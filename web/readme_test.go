@@ -28,21 +28,39 @@ func TestReadmeTestCards(t *testing.T) {
 	}
 	schemes, _ := emulator.NewSchemeTable(nil)
 	var b strings.Builder
-	b.WriteString("| Card number | Scheme | Flow | Status | Reason | ECI | Version | What happens |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|\n")
-	for _, e := range web.Catalogue(cat, schemes) {
-		if e.CardNumber == "" {
-			continue
-		}
-		status := e.Status
-		if e.Flow == "error" {
-			status = fmt.Sprintf("HTTP %d, %s / EMV %s", e.HTTPStatus, e.ErrorCode, e.EMVErrorCode)
-		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s | %s | %s |\n",
-			e.CardNumber, e.CardScheme, e.Flow, status, e.StatusReason, e.ECI, e.Version, e.Description)
+	packs := []struct{ pack, title string }{
+		{scenarios.PackDefaults, "Default cards (pack `defaults`)"},
+		{scenarios.PackCardinal, "Cardinal Commerce test cases (pack `cardinal`)"},
+		{scenarios.PackReasons, "One card per transStatusReason (pack `reasons`)"},
 	}
-	fb := cat.Fallback()
-	fmt.Fprintf(&b, "| any other card | by BIN | %s | %s | | by scheme | | %s |\n", fb.Flow(), fallbackStatus(fb), fb.Description)
+	byID := map[string]scenarios.Scenario{}
+	for _, sc := range cat.All() {
+		byID[sc.ID] = sc
+	}
+	for i, p := range packs {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "#### %s\n\n", p.title)
+		b.WriteString("| Card number | Scheme | Flow | Status | Reason | ECI | Version | What happens |\n")
+		b.WriteString("|---|---|---|---|---|---|---|---|\n")
+		for _, e := range web.Catalogue(cat, schemes) {
+			sc := byID[e.ID]
+			if e.CardNumber == "" || sc.Pack != p.pack {
+				continue
+			}
+			status := e.Status
+			if e.Flow == "error" {
+				status = fmt.Sprintf("HTTP %d, %s / EMV %s", e.HTTPStatus, e.ErrorCode, e.EMVErrorCode)
+			}
+			fmt.Fprintf(&b, "| `%s`%s | %s | %s | %s | %s | %s | %s | %s |\n",
+				e.CardNumber, selectorNote(sc.Match), e.CardScheme, e.Flow, status, e.StatusReason, e.ECI, e.Version, e.Description)
+		}
+		if p.pack == scenarios.PackDefaults {
+			fb := cat.Fallback()
+			fmt.Fprintf(&b, "| any other card | by BIN | %s | %s | | by scheme | | %s |\n", fb.Flow(), fallbackStatus(fb), fb.Description)
+		}
+	}
 	want := b.String()
 
 	readme, err := os.ReadFile("../README.md")
@@ -66,6 +84,28 @@ func TestReadmeTestCards(t *testing.T) {
 		return
 	}
 	t.Errorf("README test-card table is out of date; run: go test ./web -run TestReadmeTestCards -update\n--- got\n%s\n--- want\n%s", got, want)
+}
+
+// selectorNote names the selectors a card's scenario needs besides the
+// card number.
+func selectorNote(m scenarios.Match) string {
+	var notes []string
+	if m.ChallengeInd != 0 {
+		notes = append(notes, fmt.Sprintf("threeDsRequestorChallengeInd %d", m.ChallengeInd))
+	}
+	if m.MessageVersion != "" {
+		notes = append(notes, "messageVersion "+m.MessageVersion)
+	}
+	if m.Currency != "" {
+		notes = append(notes, "currency "+m.Currency)
+	}
+	if m.CardholderName != "" {
+		notes = append(notes, "cardholder "+m.CardholderName)
+	}
+	if len(notes) == 0 {
+		return ""
+	}
+	return " with " + strings.Join(notes, ", ")
 }
 
 func fallbackStatus(s *scenarios.Scenario) string {

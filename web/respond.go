@@ -38,6 +38,10 @@ var httpStatus = map[emulator.ErrorCode]int{
 	emulator.CodeScenarioConnection: http.StatusBadGateway,
 	emulator.CodeScenarioVersion:    http.StatusUnprocessableEntity,
 	emulator.CodeUnknownScenario:    http.StatusBadRequest,
+	emulator.CodeScenarioInvalid:    http.StatusBadRequest,
+	emulator.CodeScenarioExists:     http.StatusConflict,
+	emulator.CodeScenarioLimit:      http.StatusTooManyRequests,
+	emulator.CodeScenarioNotFound:   http.StatusNotFound,
 }
 
 // malformedBody is what a "malformed" fault answers: JSON cut off mid-way.

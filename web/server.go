@@ -18,6 +18,7 @@ import (
 	"github.com/gorilla/securecookie"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/journal"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 	"github.com/threeds-sandbox/threeds-sandbox/templates"
 )
@@ -66,6 +67,12 @@ type Config struct {
 	// Observer, when set, is told of lookups, enquiries and CRes
 	// deliveries (the engine tells it of the challenge events).
 	Observer emulator.Observer
+	// Journal, when set, backs the console's transaction pages; it should
+	// also be the Observer (of the server and of the engine).
+	Journal *journal.Journal
+	// ConsoleAuth, "user:password", protects the console with HTTP basic
+	// authentication; empty leaves it open.
+	ConsoleAuth string
 }
 
 // Timeouts bound how long a connection may take over each phase.
@@ -169,6 +176,8 @@ func (s *Server) routes() {
 
 	r.HandleFunc("/scenarios", s.handleScenarios).Methods(http.MethodGet)
 	r.HandleFunc("/scenarios/schema.json", s.handleSchema).Methods(http.MethodGet)
+	s.consoleRoutes(r)
+	r.Handle("/openapi.{format:yaml|json}", s.openAPI()).Methods(http.MethodGet)
 
 	acs := r.PathPrefix("/acs").Subrouter()
 	acs.HandleFunc("/challenge", s.handleCReq).Methods(http.MethodPost)

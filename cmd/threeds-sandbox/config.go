@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/journal"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/memstore"
 	"github.com/threeds-sandbox/threeds-sandbox/web"
 )
@@ -27,6 +28,8 @@ type config struct {
 	Scenarios        string
 	ScenariosMode    string
 	Fallback         string
+	Packs            string
+	ScenariosPoll    time.Duration
 	CardBINs         string
 	Seed             uint64
 	FirstCReqTimeout time.Duration
@@ -43,6 +46,8 @@ type config struct {
 	ChaosProbability float64
 	ChaosFaults      string
 	MaxDelayed       int
+	ConsoleAuth      string
+	JournalSize      int
 }
 
 // newFlagSet declares every flag with its default and help text.
@@ -55,6 +60,8 @@ func newFlagSet(c *config, out io.Writer) *flag.FlagSet {
 	fs.StringVar(&c.Tokens, "tokens", "", "comma-separated accepted bearer tokens (empty: any non-empty token)")
 	fs.StringVar(&c.Scenarios, "scenarios", "", "comma-separated scenario files or directories")
 	fs.StringVar(&c.ScenariosMode, "scenarios-mode", "extend", "extend: user scenarios add to the embedded defaults; replace: only user scenarios")
+	fs.StringVar(&c.Packs, "packs", "", "comma-separated embedded scenario packs to load: defaults, cardinal, reasons (default all)")
+	fs.DurationVar(&c.ScenariosPoll, "scenarios-poll", time.Second, "how often user scenario files are checked for changes (0: only on SIGHUP)")
 	fs.StringVar(&c.Fallback, "fallback", "", "id of the scenario that unmatched cards get (default: the files' fallback, else frictionless Y)")
 	fs.StringVar(&c.CardBINs, "card-bins", "", "extra BIN prefixes for card schemes, e.g. 463208=ITMX,9764=TPN")
 	fs.Uint64Var(&c.Seed, "seed", 1, "seed of the fake ACS data and authentication values")
@@ -69,6 +76,8 @@ func newFlagSet(c *config, out io.Writer) *flag.FlagSet {
 	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", web.DefaultShutdownTimeout, "how long shutdown waits for in-flight requests")
 	fs.Float64Var(&c.ChaosProbability, "chaos-probability", 0, "probability (0-1) of an injected fault on any API request; 0 is off")
 	fs.StringVar(&c.ChaosFaults, "chaos-faults", "", "comma-separated fault kinds chaos picks from: drop, malformed, http500, emv402, emv403, emv405 (default all)")
+	fs.StringVar(&c.ConsoleAuth, "console-auth", "", "user:password protecting the web console with HTTP basic authentication (empty: open)")
+	fs.IntVar(&c.JournalSize, "journal-size", journal.DefaultPerNamespace, "transactions the console's journal keeps per token (0: no journal)")
 	fs.IntVar(&c.MaxDelayed, "max-delayed", emulator.DefaultMaxDelayed, "most requests held in scenario delays at once; more get 503 at once")
 	fs.StringVar(&c.LogLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&c.LogFormat, "log-format", "text", "text or json")
@@ -106,6 +115,12 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 	}
 	if c.ScenariosMode == "replace" && c.Scenarios == "" {
 		errs = append(errs, errors.New("[scenarios] --scenarios-mode replace needs --scenarios"))
+	}
+	if user, pass, ok := strings.Cut(c.ConsoleAuth, ":"); c.ConsoleAuth != "" && (!ok || user == "" || pass == "") {
+		errs = append(errs, errors.New("[console] --console-auth: want user:password"))
+	}
+	if c.JournalSize < 0 {
+		errs = append(errs, fmt.Errorf("[console] --journal-size %d: want 0 or more", c.JournalSize))
 	}
 	return c, fs.Args(), errors.Join(errs...)
 }

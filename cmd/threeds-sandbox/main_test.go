@@ -221,7 +221,7 @@ func (p *program) enquiry(t *testing.T, threeDSServerTransID string) response {
 
 // challengeCard is the default Visa card whose lookup asks for a challenge
 // (OTP 1234 passes, 0000 fails).
-const challengeCard = "4000000000001109"
+const challengeCard = "4000000000009102"
 
 func TestRunServesUntilCancelled(t *testing.T) {
 	t.Parallel()
@@ -252,7 +252,7 @@ func TestRunServesUntilCancelled(t *testing.T) {
 func TestShutdownDrainsInFlightRequests(t *testing.T) {
 	t.Parallel()
 	p := startDefault(t)
-	raw, err := json.Marshal(lookupBody(t, "4000000000001935", nil))
+	raw, err := json.Marshal(lookupBody(t, "4000000000009938", nil))
 	if err != nil {
 		t.Fatal(err)
 	}

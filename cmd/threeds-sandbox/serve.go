@@ -9,13 +9,17 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"os/signal"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/gorilla/securecookie"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/journal"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/memstore"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 	"github.com/threeds-sandbox/threeds-sandbox/templates"
@@ -36,14 +40,16 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return err
 	}
 
-	cat, err := scenarios.Load(scenarios.LoadOptions{
+	source, err := scenarios.NewSource(scenarios.LoadOptions{
 		NoDefaults: c.ScenariosMode == "replace",
+		Packs:      splitList(c.Packs),
 		Paths:      splitList(c.Scenarios),
 		Fallback:   c.Fallback,
 	})
 	if err != nil {
 		return fmt.Errorf("[scenarios] %w", err)
 	}
+	runtime := &scenarios.Runtime{}
 	bins, err := emulator.ParseBINList(c.CardBINs)
 	if err != nil {
 		return fmt.Errorf("[card-bins] %w", err)
@@ -97,21 +103,29 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	publicURL = strings.TrimRight(publicURL, "/")
 
-	catalogue := func() *scenarios.Catalogue { return cat }
+	var jnl *journal.Journal
+	var observer emulator.Observer
+	if c.JournalSize > 0 {
+		jnl = journal.New(journal.Options{PerNamespace: c.JournalSize})
+		observer = jnl
+	}
 	engine, err := emulator.New(emulator.Config{
 		PublicURL:        publicURL,
 		Seed:             c.Seed,
 		FirstCReqTimeout: c.FirstCReqTimeout,
 		ChallengeTimeout: c.ChallengeTimeout,
 		Schemes:          schemes,
-		Catalogue:        catalogue,
+		Catalogue:        source.Current,
+		Runtime:          runtime,
 		Pages:            web.FormPages{Set: pages},
 		MaxDelayed:       c.MaxDelayed,
+		Observer:         observer,
 	}, store)
 	if err != nil {
 		ln.Close()
 		return err
 	}
+	metrics := web.NewMetrics(func() (int, uint64) { return store.Len(), store.Evicted() })
 	srv, err := web.NewServer(web.Config{
 		Listener:        ln,
 		BasePath:        c.BasePath,
@@ -123,11 +137,15 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		PreviousKeys:    previous,
 		PublicURL:       publicURL,
 		Engine:          engine,
-		Catalogue:       catalogue,
+		Catalogue:       source.Current,
+		Runtime:         runtime,
 		Pages:           pages,
 		Logger:          log,
 		Chaos:           chaos,
-		Metrics:         web.NewMetrics(func() (int, uint64) { return store.Len(), store.Evicted() }),
+		Metrics:         metrics,
+		Observer:        observer,
+		Journal:         jnl,
+		ConsoleAuth:     c.ConsoleAuth,
 	})
 	if err != nil {
 		ln.Close()
@@ -138,7 +156,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	srv.SetReady(true)
 	log.Info("3-D Secure sandbox serving", slog.String("addr", srv.Addr()), slog.String("public_url", publicURL),
-		slog.Int("scenarios", cat.Len()))
+		slog.Int("scenarios", source.Current().Len()))
+	go reloadScenarios(ctx, source, c, log, metrics)
 	if ready != nil {
 		ready <- publicURL
 	}
@@ -151,6 +170,38 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// reloadScenarios reloads the user scenario files when they change (polled
+// every --scenarios-poll) and on SIGHUP, until ctx ends. A valid new set
+// replaces the old atomically; an invalid one is logged with file:line:
+// reason and the old set stays active.
+func reloadScenarios(ctx context.Context, source *scenarios.Source, c config, log *slog.Logger, metrics *web.Metrics) {
+	report := func(trigger string) func(error) {
+		return func(err error) {
+			metrics.ScenarioReload(err == nil)
+			if err != nil {
+				log.Error("scenario reload refused; the previous scenarios stay active",
+					slog.String("trigger", trigger), slog.String("problems", err.Error()))
+				return
+			}
+			log.Info("scenarios reloaded", slog.String("trigger", trigger), slog.Int("scenarios", source.Current().Len()))
+		}
+	}
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	if c.Scenarios != "" && c.ScenariosPoll > 0 {
+		go source.Watch(ctx, c.ScenariosPoll, report("file change"))
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-hup:
+			report("SIGHUP")(source.Reload())
+		}
+	}
 }
 
 // evictionLogger says in the log that the store evicts: the first eviction

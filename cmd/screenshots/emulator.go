@@ -1,0 +1,167 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/gorilla/securecookie"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/journal"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/memstore"
+	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
+	"github.com/threeds-sandbox/threeds-sandbox/templates"
+	"github.com/threeds-sandbox/threeds-sandbox/web"
+)
+
+// emulatorProcess is the emulator served in-process: the same rooms the
+// threeds-sandbox command wires, with the defaults and a journal.
+type emulatorProcess struct {
+	URL       string
+	srv       *web.Server
+	catalogue []web.CatalogueEntry
+}
+
+// startEmulator serves the emulator with its embedded scenarios on a
+// random loopback port.
+func startEmulator(log *slog.Logger) (*emulatorProcess, error) {
+	cat, err := scenarios.Load(scenarios.LoadOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("load scenarios: %w", err)
+	}
+	pages, err := templates.Parse()
+	if err != nil {
+		return nil, fmt.Errorf("parse templates: %w", err)
+	}
+	store, err := memstore.New(memstore.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("listen: %w", err)
+	}
+	public := fmt.Sprintf("http://localhost:%d", ln.Addr().(*net.TCPAddr).Port)
+	jnl := journal.New(journal.Options{})
+	catalogue := func() *scenarios.Catalogue { return cat }
+	engine, err := emulator.New(emulator.Config{
+		PublicURL: public,
+		Seed:      1,
+		Catalogue: catalogue,
+		Pages:     web.FormPages{Set: pages},
+		Observer:  jnl,
+	}, store)
+	if err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("engine: %w", err)
+	}
+	srv, err := web.NewServer(web.Config{
+		Listener:  ln,
+		HashKey:   securecookie.GenerateRandomKey(32),
+		BlockKey:  securecookie.GenerateRandomKey(32),
+		PublicURL: public,
+		Engine:    engine,
+		Catalogue: catalogue,
+		Pages:     pages,
+		Logger:    log,
+		Observer:  jnl,
+		Journal:   jnl,
+	})
+	if err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	if err := srv.Open(); err != nil {
+		return nil, err
+	}
+	srv.SetReady(true)
+	return &emulatorProcess{URL: public, srv: srv, catalogue: web.Catalogue(cat, engine.Schemes())}, nil
+}
+
+// Close shuts the emulator down.
+func (p *emulatorProcess) Close() error { return p.srv.Close() }
+
+// card returns the card number of a scenario by id.
+func (p *emulatorProcess) card(id string) (string, error) {
+	for _, e := range p.catalogue {
+		if e.ID == id && e.CardNumber != "" {
+			return e.CardNumber, nil
+		}
+	}
+	return "", fmt.Errorf("no card for scenario %s", id)
+}
+
+// lookup sends a lookup as a merchant's server would, and returns the
+// answer's threeDsServerTransId.
+func (p *emulatorProcess) lookup(token, card, merchant, amount, currency string) (string, error) {
+	body := map[string]any{
+		"externalReferenceId":     fmt.Sprintf("ORD-%d", time.Now().UnixNano()%1_000_000),
+		"ddcId":                   "0_6b0cbd4f-3e4a-4c1c-9f5e-2f3c1f5a7d10",
+		"threeDsRequestorAuthInd": "01",
+		"browserInfo": map[string]any{
+			"acceptHeader": "text/html", "ip": "203.0.113.42", "javascriptEnabled": true, "javaEnabled": false,
+			"language": "en-GB", "colorDepth": "24", "screenHeight": "1080", "screenWidth": "1920", "timeZone": "-60",
+			"userAgent": "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/125.0 Safari/537.36",
+		},
+		"notificationUrl":     "https://shop.example.com/3ds/notify",
+		"challengeWindowSize": 3,
+		"acquirerCode":        "3DS Requestor",
+		"acquirerBIN":         "412345",
+		"merchantCode":        "MERCHANT-0042",
+		"deviceChannel":       2,
+		"messageCategory":     "01",
+		"messageVersion":      "2.2.0",
+		"card":                map[string]any{"cardNumber": card, "expiryDate": "2812", "cardholderName": "Jane A. Doe"},
+		"merchantName":        merchant,
+		"purchase":            map[string]any{"date": time.Now().UTC().Format("2006-01-02 15:04:05"), "amount": json.Number(amount), "currencyCode": currency},
+	}
+	var out struct {
+		ID string `json:"threeDsServerTransId"`
+	}
+	if err := p.post("/authentication/brw", token, body, &out); err != nil {
+		return "", err
+	}
+	return out.ID, nil
+}
+
+// enquiry asks for the result of a transaction.
+func (p *emulatorProcess) enquiry(token, id string) error {
+	return p.post("/enquiry/", token, map[string]string{"threeDsServerTransId": id}, nil)
+}
+
+// post sends one JSON API request.
+func (p *emulatorProcess) post(path, token string, body, out any) error {
+	raw, err := json.Marshal(body)
+	if err != nil {
+		return err
+	}
+	req, err := http.NewRequest(http.MethodPost, p.URL+path, bytes.NewReader(raw))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("POST %s: %w", path, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return fmt.Errorf("POST %s: %w", path, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("POST %s: HTTP %d: %s", path, resp.StatusCode, strings.TrimSpace(string(b)))
+	}
+	if out != nil {
+		return json.Unmarshal(b, out)
+	}
+	return nil
+}

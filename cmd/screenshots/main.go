@@ -1,0 +1,61 @@
+// Command screenshots regenerates the README's pictures of the web
+// console, the demo checkout and the challenge page: it starts the
+// emulator in-process on a loopback port, drives headless Chromium
+// through the pages, and writes PNG files.
+//
+//	go run ./cmd/screenshots                 # writes docs/img/console-*.png and docs/img/demo-*.png
+//	go run ./cmd/screenshots -out /tmp/shots -chromium /usr/bin/chromium
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"time"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "screenshots:", err)
+		os.Exit(1)
+	}
+}
+
+// run parses the flags, starts the emulator and the browser, and takes
+// every screenshot.
+func run(ctx context.Context, args []string, stderr io.Writer) error {
+	fs := flag.NewFlagSet("screenshots", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	out := fs.String("out", "docs/img", "directory the PNG files are written to")
+	chromium := fs.String("chromium", "/usr/bin/chromium", "path of the Chromium (or Chrome) binary")
+	timeout := fs.Duration("timeout", 2*time.Minute, "how long the whole run may take")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", *out, err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, *timeout)
+	defer cancel()
+
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	emu, err := startEmulator(log)
+	if err != nil {
+		return err
+	}
+	defer emu.Close()
+
+	b, err := newBrowser(ctx, *chromium)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	s := &shooter{b: b, emu: emu, out: *out, log: stderr}
+	return s.all(ctx)
+}

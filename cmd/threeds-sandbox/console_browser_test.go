@@ -1,0 +1,140 @@
+package main
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// catalogueCard returns the card number of a default scenario by id, from
+// GET /scenarios.
+func catalogueCard(t *testing.T, p *program, id string) string {
+	t.Helper()
+	r := call(t, http.MethodGet, p.URL+"/scenarios", "", nil)
+	list, _ := r.Body["scenarios"].([]any)
+	for _, s := range list {
+		m, _ := s.(map[string]any)
+		if m["id"] == id {
+			if n, _ := m["cardNumber"].(string); n != "" {
+				return n
+			}
+		}
+	}
+	t.Fatalf("GET /scenarios has no card for scenario %s", id)
+	return ""
+}
+
+// demoPurchase runs the demo checkout in tb with card: Pay, then act
+// (nil for a frictionless card) on the challenge in the iframe. It waits
+// for the result, checks it, and returns the threeDSServerTransID.
+func demoPurchase(t *testing.T, tb *tab, base, card string, act func(*tab), wantStatus, wantECI string) string {
+	t.Helper()
+	tb.do("open the demo checkout", chromedp.Navigate(base+"/console/demo?card="+card))
+	if got := evalIn[string](tb, `document.getElementById("card").value`); got != card {
+		t.Fatalf("demo card = %q, want %q", got, card)
+	}
+	tb.click("#pay")
+	if act != nil {
+		tb.frame = true
+		act(tb)
+		tb.frame = false
+	}
+	evalIn[bool](tb, `document.body.getAttribute("data-result") !== null`)
+	if got := evalIn[string](tb, `document.body.getAttribute("data-result")`); got != wantStatus {
+		t.Errorf("demo result = %q, want %q (%s)", got, wantStatus, tb.text("#result"))
+	}
+	if got := tb.text("#result dd.eci"); got != wantECI {
+		t.Errorf("demo ECI = %q, want %q", got, wantECI)
+	}
+	if got := tb.text("#result dd.cavv"); len(got) != 28 {
+		t.Errorf("demo authentication value = %q, want 28 characters", got)
+	}
+	if got, want := tb.text("#decision"), "Authorise the payment with ECI "+wantECI; !strings.HasPrefix(got, want) {
+		t.Errorf("merchant decision = %q, want it to start with %q", got, want)
+	}
+	return tb.text("#result dd.trans-id")
+}
+
+// TestBrowserConsole drives the console in a real headless Chromium: the
+// journal page is open and live while the demo checkout, in another tab
+// of the same session, completes a frictionless and a challenge purchase;
+// both transactions appear on the journal page without a reload.
+func TestBrowserConsole(t *testing.T) {
+	browser := newBrowser(t)
+	p := startDefault(t)
+	frictionless := catalogueCard(t, p, "visa-frictionless-y")
+	challenge := catalogueCard(t, p, "visa-challenge")
+
+	journal := newTab(t, browser, 60*time.Second)
+	journal.do("open the login page", chromedp.Navigate(p.URL+"/console/login"))
+	journal.typeText("#token", "browser-console")
+	journal.click("form button[type=submit]")
+	journal.waitVisible("#tx-body")
+	evalIn[bool](journal, `document.getElementById("live").getAttribute("data-state") === "live"`)
+	if got := journal.text("#tx-body"); !strings.Contains(got, "No transactions yet") {
+		t.Errorf("journal of a fresh token: %q, want it empty", got)
+	}
+
+	demo := newTab(t, browser, 60*time.Second)
+	var ids []string
+	t.Run("frictionless purchase", func(t *testing.T) {
+		id := demoPurchase(t, demo, p.URL, frictionless, nil, "Y", "05")
+		if got, want := demo.attr(`#steps li[data-step="challenge"]`, "data-state"), "skipped"; got != want {
+			t.Errorf("challenge step = %q, want %q", got, want)
+		}
+		ids = append(ids, id)
+	})
+	t.Run("challenge purchase", func(t *testing.T) {
+		id := demoPurchase(t, demo, p.URL, challenge, func(tb *tab) {
+			tb.click("[data-action=pass]")
+		}, "Y", "05")
+		for _, step := range []string{"lookup", "challenge", "notification", "enquiry"} {
+			if got := demo.attr(`#steps li[data-step="`+step+`"]`, "data-state"); got != "done" {
+				t.Errorf("step %s = %q, want done", step, got)
+			}
+		}
+		if got := demo.text("#enquiry-json"); !strings.Contains(got, `"transactionStatus": "Y"`) {
+			t.Errorf("enquiry response shown lacks the status:\n%s", got)
+		}
+		ids = append(ids, id)
+	})
+	t.Run("the journal shows both, live", func(t *testing.T) {
+		for _, id := range ids {
+			journal.waitVisible(`tr[data-id="` + id + `"]`)
+		}
+		if got := evalIn[int](journal, `document.querySelectorAll("#tx-body tr[data-id]").length`); got != 2 {
+			t.Errorf("journal rows = %d, want 2", got)
+		}
+		if len(ids) == 2 {
+			if got := journal.attr("#tx-body tr[data-id]", "data-id"); got != ids[1] {
+				t.Errorf("first row = %s, want the newest transaction %s", got, ids[1])
+			}
+			journal.click(`tr[data-id="` + ids[1] + `"] a.tx`)
+			journal.waitVisible(`li.event[data-kind="cres"]`)
+			for _, kind := range []string{"lookup", "creq", "decision", "cres", "enquiry"} {
+				journal.waitVisible(`li.event[data-kind="` + kind + `"]`)
+			}
+		}
+	})
+	t.Run("the cards page exposes the card numbers", func(t *testing.T) {
+		cards := newTab(t, browser, 20*time.Second)
+		cards.do("open the cards page", chromedp.Navigate(p.URL+"/console/"))
+		sel := `code.pan[data-card="` + challenge + `"]`
+		if got := cards.attr(sel, "data-card"); got != challenge {
+			t.Errorf("data-card = %q, want %q", got, challenge)
+		}
+		cards.click(`button.copy[data-card="` + challenge + `"]`)
+		feedback := evalIn[string](cards, `document.querySelector('button.copy[data-card="`+challenge+`"]').nextElementSibling.textContent || null`)
+		t.Logf("copy button feedback: %q (clipboard: %q)", feedback, cards.attr("body", "data-copied"))
+		cards.typeText("#q", "mastercard")
+		if got := evalIn[int](cards, `document.querySelectorAll("tr[data-search]:not([hidden])").length`); got == 0 {
+			t.Errorf("filter mastercard hides every row")
+		}
+		if got := evalIn[bool](cards, `document.querySelector('tr:not([hidden]) code.pan[data-card="`+challenge+`"]') === null`); !got {
+			t.Errorf("filter mastercard still shows the Visa card")
+		}
+	})
+}

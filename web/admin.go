@@ -1,0 +1,108 @@
+package web
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/gorilla/mux"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
+)
+
+// The admin API lets a test add the exact scenarios it needs at run time,
+// in its own token namespace, and remove them afterwards:
+//
+//	GET    {base}/admin/scenarios        the namespace's runtime scenarios
+//	POST   {base}/admin/scenarios        add a scenario document (JSON or YAML)
+//	DELETE {base}/admin/scenarios/{id}   remove one
+//	DELETE {base}/admin/scenarios        remove all of the namespace's
+func (s *Server) adminRoutes(api *mux.Router) {
+	api.HandleFunc("/admin/scenarios", s.handleAdminList).Methods(http.MethodGet)
+	api.HandleFunc("/admin/scenarios", s.handleAdminAdd).Methods(http.MethodPost)
+	api.HandleFunc("/admin/scenarios", s.handleAdminReset).Methods(http.MethodDelete)
+	api.HandleFunc("/admin/scenarios/{id}", s.handleAdminDelete).Methods(http.MethodDelete)
+}
+
+func (s *Server) runtimeEntries(list []scenarios.Scenario) []CatalogueEntry {
+	return catalogueEntries(list, nil, s.cfg.Engine.Schemes())
+}
+
+func (s *Server) handleAdminList(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{"scenarios": s.runtimeEntries(s.cfg.Runtime.List(namespaceOf(r.Context())))})
+}
+
+// scenarioDocTypes are the content types of a scenario document.
+var scenarioDocTypes = []string{"application/json", "application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml"}
+
+func (s *Server) handleAdminAdd(w http.ResponseWriter, r *http.Request) {
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if !contains(scenarioDocTypes, mt) {
+		s.writeError(w, r, emulator.NewError(emulator.CodeContentType, "101",
+			fmt.Sprintf("Content-Type must be one of %s, got %q", strings.Join(scenarioDocTypes, ", "), r.Header.Get("Content-Type")), "Content-Type"))
+		return
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			s.writeError(w, r, tooLarge(s.cfg.MaxBodyBytes))
+			return
+		}
+		s.writeError(w, r, emulator.NewError(emulator.CodeMalformedJSON, "101", "the request body could not be read", ""))
+		return
+	}
+	added, err := s.cfg.Runtime.Add(namespaceOf(r.Context()), body)
+	if err != nil {
+		s.writeError(w, r, adminError(err))
+		return
+	}
+	writeJSON(w, http.StatusCreated, map[string]any{"scenarios": s.runtimeEntries(added)})
+}
+
+// adminError turns a Runtime failure into the error body.
+func adminError(err error) error {
+	var le *scenarios.LoadError
+	switch {
+	case errors.As(err, &le):
+		e := emulator.NewError(emulator.CodeScenarioInvalid, "203", "invalid scenario document: "+firstLine(le.Error()), "")
+		fields := make([]string, 0, len(le.Problems))
+		for _, p := range le.Problems {
+			field := "line " + strconv.Itoa(p.Line)
+			fields = append(fields, field)
+			e.Problems = append(e.Problems, emulator.Problem{Field: field, EMVCode: "203", Reason: p.Reason})
+		}
+		e.Detail = strings.Join(fields, ",")
+		return e
+	case errors.Is(err, scenarios.ErrExists):
+		return emulator.NewError(emulator.CodeScenarioExists, "204", err.Error(), "id")
+	case errors.Is(err, scenarios.ErrLimit):
+		return emulator.NewError(emulator.CodeScenarioLimit, "103", err.Error(), "")
+	}
+	return err
+}
+
+func firstLine(s string) string {
+	first, _, _ := strings.Cut(s, "\n")
+	return first
+}
+
+func (s *Server) handleAdminDelete(w http.ResponseWriter, r *http.Request) {
+	id := mux.Vars(r)["id"]
+	if !s.cfg.Runtime.Delete(namespaceOf(r.Context()), id) {
+		s.writeError(w, r, emulator.NewError(emulator.CodeScenarioNotFound, "203",
+			fmt.Sprintf("no runtime scenario %q for this token", id), "id"))
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (s *Server) handleAdminReset(w http.ResponseWriter, r *http.Request) {
+	n := s.cfg.Runtime.Reset(namespaceOf(r.Context()))
+	writeJSON(w, http.StatusOK, map[string]int{"deleted": n})
+}

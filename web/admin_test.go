@@ -1,0 +1,200 @@
+package web_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// addScenarios posts a scenario document to the admin API.
+func (e *env) addScenarios(token, contentType, doc string) result {
+	e.t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, e.URL+"/admin/scenarios", strings.NewReader(doc))
+	req.Header.Set("Content-Type", contentType)
+	req.Header.Set("Authorization", "Bearer "+token)
+	return e.do(req)
+}
+
+func TestAdminScenarios(t *testing.T) {
+	e := newEnv(t)
+	card := "4111111111111111"
+	doc := `scenarios:
+  - id: my-decline
+    description: declined for my test only
+    match: {cardNumber: "4111111111111111"}
+    frictionless: {status: N, reason: "05"}
+`
+	if r := e.lookup("alice", lookupBody(t, card, nil)); r.str("status") != "Y" {
+		t.Fatalf("before: the fallback should answer Y: %s", r.Raw)
+	}
+	add := e.addScenarios("alice", "application/yaml", doc)
+	if add.Status != http.StatusCreated || !strings.Contains(add.Raw, `"my-decline"`) {
+		t.Fatalf("add: %d %s", add.Status, add.Raw)
+	}
+	if r := e.lookup("alice", lookupBody(t, card, nil)); r.str("status") != "N" || r.str("statusReason") != "05" {
+		t.Errorf("alice's runtime scenario not applied: %s", r.Raw)
+	}
+	if r := e.lookup("bob", lookupBody(t, card, nil)); r.str("status") != "Y" {
+		t.Errorf("alice's scenario leaked to bob: %s", r.Raw)
+	}
+	if r := e.call(http.MethodGet, "/admin/scenarios", "alice", nil); !strings.Contains(r.Raw, "my-decline") {
+		t.Errorf("list: %s", r.Raw)
+	}
+	if r := e.call(http.MethodGet, "/admin/scenarios", "bob", nil); strings.Contains(r.Raw, "my-decline") {
+		t.Errorf("bob lists alice's scenario: %s", r.Raw)
+	}
+	checkErrorBody(t, e.addScenarios("alice", "application/yaml", doc), http.StatusConflict, "204")
+	jsonDoc := `{"scenarios":[{"id":"json-one","match":{"cardNumber":"4111111111111129"},"frictionless":{"status":"A"}}]}`
+	if r := e.addScenarios("alice", "application/json", jsonDoc); r.Status != http.StatusCreated {
+		t.Errorf("JSON document: %d %s", r.Status, r.Raw)
+	}
+	// X-Scenario forces a scenario for any card, the namespace's own first.
+	req, _ := http.NewRequest(http.MethodPost, e.URL+"/authentication/brw", strings.NewReader(mustJSON(t, lookupBody(t, e.card("visa-frictionless-y"), nil))))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer alice")
+	req.Header.Set("X-Scenario", "json-one")
+	if r := e.do(req); r.str("status") != "A" {
+		t.Errorf("X-Scenario: %s", r.Raw)
+	}
+	req.Header.Set("X-Scenario", "no-such-scenario")
+	r := e.do(req)
+	checkErrorBody(t, r, http.StatusBadRequest, "203")
+	if r.str("errorCode") != "SC01" {
+		t.Errorf("unknown X-Scenario: %s", r.Raw)
+	}
+	if d := e.call(http.MethodDelete, "/admin/scenarios/my-decline", "bob", nil); d.Status != http.StatusNotFound {
+		t.Errorf("bob deleted alice's scenario: %d", d.Status)
+	}
+	if d := e.call(http.MethodDelete, "/admin/scenarios/my-decline", "alice", nil); d.Status != http.StatusNoContent {
+		t.Errorf("delete: %d %s", d.Status, d.Raw)
+	}
+	if r := e.lookup("alice", lookupBody(t, card, nil)); r.str("status") != "Y" {
+		t.Errorf("deleted scenario still applied: %s", r.Raw)
+	}
+	if d := e.call(http.MethodDelete, "/admin/scenarios", "alice", nil); d.Status != http.StatusOK || d.Body["deleted"] != float64(1) {
+		t.Errorf("reset: %d %s", d.Status, d.Raw)
+	}
+}
+
+func TestAdminErrors(t *testing.T) {
+	e := newEnv(t)
+	tests := []struct {
+		name, contentType, doc string
+		status                 int
+		emv, code              string
+	}{
+		{"wrong content type", "text/plain", `scenarios: []`, 415, "101", "MS02"},
+		{"unknown key", "application/yaml", "scenarios:\n  - id: x\n    match: {cardNumber: \"4111111111111111\"}\n    frictionless: {status: Y}\n    colour: red\n", 400, "203", "AD03"},
+		{"fallback refused", "application/yaml", "fallback: x\nscenarios:\n  - id: x\n    frictionless: {status: Y}\n", 400, "203", "AD03"},
+		{"not YAML", "application/json", `{"scenarios":`, 400, "203", "AD03"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := e.addScenarios("tok", tt.contentType, tt.doc)
+			checkErrorBody(t, r, tt.status, tt.emv)
+			if r.str("errorCode") != tt.code {
+				t.Errorf("errorCode = %s, want %s: %s", r.str("errorCode"), tt.code, r.Raw)
+			}
+		})
+	}
+	if r := e.call(http.MethodGet, "/admin/scenarios", "", nil); r.Status != http.StatusUnauthorized {
+		t.Errorf("admin without a token: %d", r.Status)
+	}
+}
+
+// TestFaultInjection adds a scenario per fault kind and step through the
+// admin API and checks what the client sees.
+func TestFaultInjection(t *testing.T) {
+	e := newEnv(t)
+	doc := `scenarios:
+  - id: lookup-emv
+    match: {cardNumber: "4111110000000013"}
+    steps: {lookup: {fault: {kind: emvError, emvErrorCode: "403", component: A}}}
+    frictionless: {status: Y}
+  - id: lookup-http
+    match: {cardNumber: "4111110000000021"}
+    steps: {lookup: {fault: {kind: httpError, httpStatus: 502}}}
+    frictionless: {status: Y}
+  - id: lookup-drop
+    match: {cardNumber: "4111110000000039"}
+    steps: {lookup: {fault: {kind: drop}}}
+    frictionless: {status: Y}
+  - id: lookup-malformed
+    match: {cardNumber: "4111110000000047"}
+    steps: {lookup: {fault: {kind: malformed}}}
+    frictionless: {status: Y}
+  - id: enquiry-emv
+    match: {cardNumber: "4111110000000054"}
+    steps: {enquiry: {fault: {kind: emvError, emvErrorCode: "402"}}}
+    frictionless: {status: Y}
+  - id: challenge-http
+    match: {cardNumber: "4111110000000062"}
+    steps: {challenge: {fault: {kind: httpError, httpStatus: 500}}}
+    challenge: {}
+  - id: slow-lookup
+    match: {cardNumber: "4111110000000070"}
+    delay: {min: 150ms, max: 250ms}
+    frictionless: {status: Y}
+`
+	if r := e.addScenarios("tok", "application/yaml", doc); r.Status != http.StatusCreated {
+		t.Fatalf("add: %d %s", r.Status, r.Raw)
+	}
+	lookup := func(card string) result { return e.lookup("tok", lookupBody(t, card, nil)) }
+
+	checkErrorBody(t, lookup("4111110000000013"), http.StatusServiceUnavailable, "403")
+	checkErrorBody(t, lookup("4111110000000021"), http.StatusBadGateway, "404")
+	if _, _, err := e.rawLookup(mustJSON(t, lookupBody(t, "4111110000000039", nil)), nil); err == nil {
+		t.Error("drop fault: the connection answered")
+	}
+	if resp, raw, err := e.rawLookup(mustJSON(t, lookupBody(t, "4111110000000047", nil)), nil); err != nil || resp.StatusCode != 200 || strings.HasSuffix(string(raw), "}") {
+		t.Errorf("malformed fault: %v %s", err, raw)
+	}
+
+	ok := lookup("4111110000000054")
+	if ok.str("status") != "Y" {
+		t.Fatalf("enquiry-fault card lookup: %s", ok.Raw)
+	}
+	checkErrorBody(t, e.enquiry("tok", map[string]any{"threeDsServerTransId": ok.str("threeDsServerTransId")}), http.StatusGatewayTimeout, "402")
+
+	c := lookup("4111110000000062")
+	checkErrorBody(t, e.call(http.MethodPost, "/challenge/"+c.str("threeDsServerTransId"), "tok", map[string]any{"action": "pass"}), http.StatusInternalServerError, "404")
+	if q := e.enquiry("tok", map[string]any{"threeDsServerTransId": c.str("threeDsServerTransId")}); q.str("transactionStatus") != "C" {
+		t.Errorf("a faulted challenge step changed the transaction: %s", q.Raw)
+	}
+
+	start := time.Now()
+	if r := lookup("4111110000000070"); r.str("status") != "Y" {
+		t.Errorf("slow lookup: %s", r.Raw)
+	}
+	if d := time.Since(start); d < 150*time.Millisecond {
+		t.Errorf("random delay of 150-250ms took %s", d)
+	}
+}
+
+// TestDelayedRequestsAreBounded: with every delay slot taken, a further
+// delayed request fails at once with 503 SY03 instead of piling up.
+func TestDelayedRequestsAreBounded(t *testing.T) {
+	e := newEnv(t, func(o *envOptions) { o.maxDelay = 1 })
+	doc := `scenarios:
+  - id: slow
+    match: {cardNumber: "4111110000000070"}
+    delay: 1s
+    frictionless: {status: Y}
+`
+	if r := e.addScenarios("tok", "application/yaml", doc); r.Status != http.StatusCreated {
+		t.Fatalf("add: %s", r.Raw)
+	}
+	first := make(chan result)
+	go func() { first <- e.lookup("tok", lookupBody(t, "4111110000000070", nil)) }()
+	time.Sleep(200 * time.Millisecond)
+	start := time.Now()
+	r := e.lookup("tok", lookupBody(t, "4111110000000070", nil))
+	checkErrorBody(t, r, http.StatusServiceUnavailable, "403")
+	if r.str("errorCode") != "SY03" || time.Since(start) > 500*time.Millisecond {
+		t.Errorf("second delayed request: %s after %s", r.Raw, time.Since(start))
+	}
+	if f := <-first; f.str("status") != "Y" {
+		t.Errorf("first delayed request: %s", f.Raw)
+	}
+}

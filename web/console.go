@@ -1,0 +1,364 @@
+package web
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"fmt"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gorilla/mux"
+	"github.com/gorilla/securecookie"
+
+	"github.com/threeds-sandbox/threeds-sandbox/templates"
+)
+
+// Console settings.
+const (
+	// consoleCookie names the console's session cookie; the name is part
+	// of the signed value, so a challenge state cannot pass for a session.
+	consoleCookie = "threeds_console"
+	// consoleSessionAge is how long a console session lasts.
+	consoleSessionAge = 12 * time.Hour
+	// DemoToken is the bearer token the demo checkout sends when no
+	// console session is open (and the sandbox accepts it).
+	DemoToken = "demo"
+	// maxConsoleToken bounds the token typed on the login form.
+	maxConsoleToken = 512
+)
+
+// console serves the web console under {base}/console: the test cards,
+// the transaction journal of the session's token, and the demo checkout.
+type console struct {
+	s        *Server
+	base     string
+	sessions *securecookie.SecureCookie
+	auth     *basicAuth
+	secure   bool   // the session cookie is Secure (public URL on https)
+	acs      string // origin of the ACS pages, which the demo frames
+	frameCSP string // hashes of the challengeHtml's inline script and style
+
+	stopOnce sync.Once
+	stopping chan struct{} // closed when the HTTP server shuts down
+}
+
+// consoleSession is the signed and encrypted content of the session
+// cookie.
+type consoleSession struct {
+	Token  string `json:"t"`
+	Issued int64  `json:"iat"`
+}
+
+// consoleRoutes mounts the console on r.
+func (s *Server) consoleRoutes(r *mux.Router) {
+	c := &console{
+		s:        s,
+		base:     s.cfg.BasePath,
+		sessions: securecookie.New(s.cfg.HashKey, s.cfg.BlockKey).MaxAge(int(consoleSessionAge.Seconds())),
+		auth:     newBasicAuth(s.cfg.ConsoleAuth),
+		secure:   strings.HasPrefix(s.cfg.PublicURL, "https://"),
+		acs:      origin(s.cfg.PublicURL),
+		stopping: make(chan struct{}),
+	}
+	c.sessions.SetSerializer(securecookie.JSONEncoder{})
+	c.frameCSP = challengeHTMLHashes(s.cfg.Pages)
+
+	r.Handle("/console", c.protect(http.RedirectHandler(c.base+"/console/", http.StatusMovedPermanently))).Methods(http.MethodGet)
+	cr := r.PathPrefix("/console").Subrouter()
+	cr.Use(c.protect)
+	cr.HandleFunc("/", c.handleCards).Methods(http.MethodGet)
+	cr.HandleFunc("/cards", c.handleCards).Methods(http.MethodGet)
+	cr.HandleFunc("/login", c.handleLoginForm).Methods(http.MethodGet)
+	cr.HandleFunc("/login", c.handleLogin).Methods(http.MethodPost)
+	cr.HandleFunc("/logout", c.handleLogout).Methods(http.MethodPost)
+	cr.HandleFunc("/transactions", c.handleTransactions).Methods(http.MethodGet)
+	cr.HandleFunc("/transactions/{id}", c.handleTransaction).Methods(http.MethodGet)
+	cr.HandleFunc("/events", c.handleEvents).Methods(http.MethodGet)
+	cr.HandleFunc("/demo", c.handleDemo).Methods(http.MethodGet)
+	cr.HandleFunc("/demo/notify", c.handleDemoNotify).Methods(http.MethodPost)
+}
+
+// origin returns the scheme://host[:port] of a URL, or "" when it has none.
+func origin(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return ""
+	}
+	return u.Scheme + "://" + u.Host
+}
+
+// protect applies the console's basic authentication, when configured,
+// and its security headers: the console may not be framed.
+func (c *console) protect(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("Cache-Control", "no-store")
+		if c.auth != nil && !c.auth.allow(r) {
+			h.Set("WWW-Authenticate", `Basic realm="3-D Secure sandbox console", charset="UTF-8"`)
+			h.Set("Content-Type", "text/plain; charset=utf-8")
+			w.WriteHeader(http.StatusUnauthorized)
+			_, _ = fmt.Fprintln(w, "The console needs the user name and password of --console-auth.")
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// basicAuth checks HTTP basic credentials in constant time.
+type basicAuth struct {
+	user, pass [32]byte
+}
+
+// newBasicAuth parses "user:password"; nil (no protection) when empty.
+// Without a colon the whole value is the password, for any user name.
+func newBasicAuth(spec string) *basicAuth {
+	if spec == "" {
+		return nil
+	}
+	user, pass, ok := strings.Cut(spec, ":")
+	if !ok {
+		user, pass = "", spec
+	}
+	a := &basicAuth{pass: sha256.Sum256([]byte(pass))}
+	if user != "" {
+		a.user = sha256.Sum256([]byte(user))
+	}
+	return a
+}
+
+// allow reports whether r carries the configured credentials. The
+// comparison runs over hashes, so neither length nor content leaks.
+func (a *basicAuth) allow(r *http.Request) bool {
+	user, pass, ok := r.BasicAuth()
+	if !ok {
+		return false
+	}
+	u, p := sha256.Sum256([]byte(user)), sha256.Sum256([]byte(pass))
+	okUser := 1
+	if a.user != [32]byte{} {
+		okUser = subtle.ConstantTimeCompare(u[:], a.user[:])
+	}
+	return okUser&subtle.ConstantTimeCompare(p[:], a.pass[:]) == 1
+}
+
+// cspOptions vary the console's Content-Security-Policy by page.
+type cspOptions struct {
+	// demo lets the page frame the challenge (challengeHtml's inline
+	// script and style, the ACS origin) and post forms to the ACS.
+	demo bool
+	// sameOriginFrame lets the console's own pages frame the page (the
+	// demo's notification page).
+	sameOriginFrame bool
+}
+
+// policy is the Content-Security-Policy of a console page.
+func (c *console) policy(nonce string, o cspOptions) string {
+	script, style := "'nonce-"+nonce+"'", "'nonce-"+nonce+"'"
+	frameSrc, formAction, ancestors := "", "'self'", "'none'"
+	if o.demo {
+		script += c.frameCSP
+		style += c.frameCSP
+		frameSrc = "; frame-src 'self'"
+		if c.acs != "" {
+			frameSrc += " " + c.acs
+			formAction += " " + c.acs
+		}
+	}
+	if o.sameOriginFrame {
+		ancestors = "'self'"
+	}
+	return fmt.Sprintf("default-src 'none'; style-src %s; script-src %s; img-src data:; connect-src 'self'%s; form-action %s; base-uri 'none'; frame-ancestors %s",
+		style, script, frameSrc, formAction, ancestors)
+}
+
+// render writes a console page with its security headers.
+func (c *console) render(w http.ResponseWriter, r *http.Request, status int, name, nonce string, o cspOptions, view any) {
+	var buf bytes.Buffer
+	if err := c.s.cfg.Pages.Render(&buf, name, view); err != nil {
+		c.s.writeError(w, r, fmt.Errorf("render console page %s: %w", name, err))
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Content-Security-Policy", c.policy(nonce, o))
+	if o.sameOriginFrame {
+		h.Set("X-Frame-Options", "SAMEORIGIN")
+	}
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+}
+
+// inlineBlocks finds the inline script and style elements of a page.
+var inlineBlocks = regexp.MustCompile(`(?s)<(script|style)>(.*?)</(?:script|style)>`)
+
+// challengeHTMLHashes returns the CSP hash sources of the inline script
+// and style of a lookup's challengeHtml. The demo puts challengeHtml in an
+// iframe's srcdoc, which runs under the demo page's own policy; the
+// hashes let exactly that script and style run there. They are computed
+// from the real page, so they follow the template.
+func challengeHTMLHashes(pages *templates.Set) string {
+	var b strings.Builder
+	if err := pages.Render(&b, templates.PageAutoSubmit, templates.AutoSubmit{Action: "https://acs.invalid/"}); err != nil {
+		return ""
+	}
+	var out strings.Builder
+	for _, m := range inlineBlocks.FindAllStringSubmatch(b.String(), -1) {
+		sum := sha256.Sum256([]byte(m[2]))
+		out.WriteString(" 'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'")
+	}
+	return out.String()
+}
+
+// layout is the common view of a console page.
+func (c *console) layout(r *http.Request, nonce, title, active string) templates.ConsoleLayout {
+	l := templates.ConsoleLayout{Nonce: nonce, Base: c.base, Title: title, Active: active}
+	if tok, ok := c.session(r); ok {
+		l.LoggedIn, l.Namespace = true, Namespace(tok)
+	}
+	return l
+}
+
+// session returns the token of the request's console session; false when
+// there is none, it is forged or expired, or the token is no longer
+// accepted.
+func (c *console) session(r *http.Request) (string, bool) {
+	ck, err := r.Cookie(consoleCookie)
+	if err != nil {
+		return "", false
+	}
+	var s consoleSession
+	if err := c.sessions.Decode(consoleCookie, ck.Value, &s); err != nil || s.Token == "" {
+		return "", false
+	}
+	if !c.s.tokens.accept(s.Token) {
+		return "", false
+	}
+	return s.Token, true
+}
+
+// setSession writes the session cookie; an empty token clears it.
+func (c *console) setSession(w http.ResponseWriter, token string) error {
+	ck := &http.Cookie{
+		Name:     consoleCookie,
+		Path:     c.cookiePath(),
+		HttpOnly: true,
+		Secure:   c.secure,
+		SameSite: http.SameSiteLaxMode,
+	}
+	if token == "" {
+		ck.MaxAge = -1
+	} else {
+		v, err := c.sessions.Encode(consoleCookie, consoleSession{Token: token, Issued: time.Now().Unix()})
+		if err != nil {
+			return fmt.Errorf("encode console session: %w", err)
+		}
+		ck.Value, ck.MaxAge = v, int(consoleSessionAge.Seconds())
+	}
+	http.SetCookie(w, ck)
+	return nil
+}
+
+// cookiePath is the base path, "/" at the root.
+func (c *console) cookiePath() string {
+	if c.base == "" {
+		return "/"
+	}
+	return c.base
+}
+
+// crossSite reports a form post from another site (login CSRF).
+func crossSite(r *http.Request) bool {
+	switch r.Header.Get("Sec-Fetch-Site") {
+	case "", "same-origin", "none":
+		return false
+	}
+	return true
+}
+
+// safeNext returns next when it is a console path, else the transactions
+// page: the login never redirects elsewhere.
+func (c *console) safeNext(next string) string {
+	def := c.base + "/console/transactions"
+	if next == "" || strings.Contains(next, "//") || strings.ContainsAny(next, "\\\r\n") {
+		return def
+	}
+	if next != c.base+"/console" && !strings.HasPrefix(next, c.base+"/console/") {
+		return def
+	}
+	return next
+}
+
+// handleLoginForm serves GET {base}/console/login.
+func (c *console) handleLoginForm(w http.ResponseWriter, r *http.Request) {
+	c.loginPage(w, r, http.StatusOK, "", r.URL.Query().Get("next"))
+}
+
+func (c *console) loginPage(w http.ResponseWriter, r *http.Request, status int, msg, next string) {
+	nonce := newNonce()
+	c.render(w, r, status, templates.PageConsoleLogin, nonce, cspOptions{}, templates.ConsoleLogin{
+		ConsoleLayout:  c.layout(r, nonce, "Log in with a token", "login"),
+		Error:          msg,
+		TokensRequired: len(c.s.tokens.hashes) > 0,
+		Next:           c.safeNext(next),
+	})
+}
+
+// handleLogin serves POST {base}/console/login: opens a session for the
+// typed bearer token.
+func (c *console) handleLogin(w http.ResponseWriter, r *http.Request) {
+	if crossSite(r) {
+		http.Error(w, "cross-site login refused", http.StatusForbidden)
+		return
+	}
+	if err := r.ParseForm(); err != nil {
+		c.loginPage(w, r, http.StatusBadRequest, "The form could not be read.", "")
+		return
+	}
+	tok := strings.TrimSpace(r.PostForm.Get("token"))
+	next := r.PostForm.Get("next")
+	switch {
+	case tok == "":
+		c.loginPage(w, r, http.StatusBadRequest, "Type a token.", next)
+		return
+	case len(tok) > maxConsoleToken || strings.ContainsAny(tok, " \t\r\n"):
+		c.loginPage(w, r, http.StatusBadRequest, "A bearer token has no spaces and at most 512 characters.", next)
+		return
+	case !c.s.tokens.accept(tok):
+		c.loginPage(w, r, http.StatusForbidden, "This token is not accepted by the sandbox.", next)
+		return
+	}
+	if err := c.setSession(w, tok); err != nil {
+		c.s.writeError(w, r, err)
+		return
+	}
+	http.Redirect(w, r, c.safeNext(next), http.StatusSeeOther)
+}
+
+// handleLogout serves POST {base}/console/logout.
+func (c *console) handleLogout(w http.ResponseWriter, r *http.Request) {
+	if crossSite(r) {
+		http.Error(w, "cross-site logout refused", http.StatusForbidden)
+		return
+	}
+	_ = c.setSession(w, "")
+	http.Redirect(w, r, c.base+"/console/login", http.StatusSeeOther)
+}
+
+// requireSession returns the session's token, or redirects to the login
+// page and returns false.
+func (c *console) requireSession(w http.ResponseWriter, r *http.Request) (string, bool) {
+	tok, ok := c.session(r)
+	if !ok {
+		http.Redirect(w, r, c.base+"/console/login?next="+url.QueryEscape(r.URL.Path), http.StatusSeeOther)
+	}
+	return tok, ok
+}

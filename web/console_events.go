@@ -1,0 +1,96 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"time"
+)
+
+// Bounds of a live-update stream.
+const (
+	// streamMaxDuration ends a stream after this long; the browser's
+	// EventSource reconnects by itself.
+	streamMaxDuration = 5 * time.Minute
+	// streamHeartbeat keeps idle proxies from closing the stream.
+	streamHeartbeat = 20 * time.Second
+	// streamRetry is the reconnection delay the browser is told.
+	streamRetry = 2 * time.Second
+)
+
+// handleEvents serves GET {base}/console/events: server-sent events that
+// carry the version of the session's journal ("event: version") whenever
+// it changes. The stream ends when the client leaves, after
+// streamMaxDuration, or when the server shuts down, so it never holds a
+// graceful shutdown.
+func (c *console) handleEvents(w http.ResponseWriter, r *http.Request) {
+	tok, ok := c.session(r)
+	if !ok {
+		http.Error(w, "no console session: log in first", http.StatusUnauthorized)
+		return
+	}
+	j := c.s.cfg.Journal
+	if j == nil {
+		http.Error(w, "this emulator runs without a journal", http.StatusNotFound)
+		return
+	}
+	c.watchShutdown(r)
+	ns := Namespace(tok)
+	rc := http.NewResponseController(w)
+	deadline := time.Now().Add(streamMaxDuration)
+	// The server's write timeout would cut the stream short.
+	_ = rc.SetWriteDeadline(deadline.Add(10 * time.Second))
+
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	if _, err := fmt.Fprintf(w, "retry: %d\n\n", streamRetry.Milliseconds()); err != nil {
+		return
+	}
+
+	end := time.NewTimer(time.Until(deadline))
+	defer end.Stop()
+	beat := time.NewTicker(streamHeartbeat)
+	defer beat.Stop()
+	var sent uint64
+	first := true
+	for {
+		changed := j.Changed(ns)
+		if v := j.Version(ns); first || v != sent {
+			if _, err := fmt.Fprintf(w, "event: version\ndata: %d\n\n", v); err != nil {
+				return
+			}
+			sent, first = v, false
+		}
+		if err := rc.Flush(); err != nil {
+			return
+		}
+		select {
+		case <-changed:
+		case <-beat.C:
+			if _, err := fmt.Fprint(w, ": keep-alive\n\n"); err != nil {
+				return
+			}
+		case <-r.Context().Done():
+			return
+		case <-c.stopping:
+			return
+		case <-end.C:
+			return
+		}
+	}
+}
+
+// watchShutdown arranges, once, for the streams to end when the HTTP
+// server serving r starts its graceful shutdown (http.Server.Shutdown
+// waits for active requests but does not cancel them).
+func (c *console) watchShutdown(r *http.Request) {
+	srv, ok := r.Context().Value(http.ServerContextKey).(*http.Server)
+	if !ok {
+		return
+	}
+	c.stopOnce.Do(func() {
+		srv.RegisterOnShutdown(func() { close(c.stopping) })
+	})
+}

@@ -1,0 +1,288 @@
+package web
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gorilla/mux"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/journal"
+	"github.com/threeds-sandbox/threeds-sandbox/templates"
+)
+
+// consoleListLimit is the most transactions the listing shows.
+const consoleListLimit = 200
+
+// schemeOrder ranks card schemes on the console; others follow by name.
+var schemeOrder = map[string]int{"VISA": 1, "MASTERCARD": 2, "AMEX": 3, "DISCOVER": 4, "JCB": 5, "UPI": 6}
+
+// flowOrder ranks flows on the console.
+var flowOrder = map[string]int{"frictionless": 1, "challenge": 2, "error": 3}
+
+// otherRules names the group of scenarios without a card number.
+const otherRules = "Other rules"
+
+// handleCards serves GET {base}/console/ and {base}/console/cards: the
+// active catalogue, filtered by the GET parameter q.
+func (c *console) handleCards(w http.ResponseWriter, r *http.Request) {
+	q := strings.TrimSpace(r.URL.Query().Get("q"))
+	entries := Catalogue(c.s.cfg.Catalogue(), c.s.cfg.Engine.Schemes())
+	groups, shown := cardGroups(entries, q)
+	nonce := newNonce()
+	c.render(w, r, http.StatusOK, templates.PageConsoleCards, nonce, cspOptions{}, templates.ConsoleCards{
+		ConsoleLayout: c.layout(r, nonce, "Test cards", "cards"),
+		Query:         q,
+		Groups:        groups,
+		Total:         len(entries),
+		Shown:         shown,
+	})
+}
+
+// cardGroups groups the catalogue by scheme and flow, keeping the rows
+// whose search text holds every word of q.
+func cardGroups(entries []CatalogueEntry, q string) ([]templates.CardGroup, int) {
+	terms := strings.Fields(strings.ToLower(q))
+	type key struct{ scheme, flow string }
+	byKey := map[key]*templates.CardGroup{}
+	var keys []key
+	shown := 0
+	for _, e := range entries {
+		row := cardRow(e)
+		if !matchesAll(row.Search, terms) {
+			continue
+		}
+		shown++
+		k := key{e.CardScheme, e.Flow}
+		if e.CardNumber == "" || k.scheme == "" {
+			k.scheme = otherRules
+		}
+		g := byKey[k]
+		if g == nil {
+			g = &templates.CardGroup{Scheme: k.scheme, Flow: k.flow}
+			byKey[k] = g
+			keys = append(keys, k)
+		}
+		g.Cards = append(g.Cards, row)
+	}
+	rank := func(s string) int {
+		if s == otherRules {
+			return 100
+		}
+		if r, ok := schemeOrder[s]; ok {
+			return r
+		}
+		return 50
+	}
+	slices.SortFunc(keys, func(a, b key) int {
+		return cmp.Or(cmp.Compare(rank(a.scheme), rank(b.scheme)), cmp.Compare(a.scheme, b.scheme),
+			cmp.Compare(flowOrder[a.flow], flowOrder[b.flow]), cmp.Compare(a.flow, b.flow))
+	})
+	out := make([]templates.CardGroup, 0, len(keys))
+	for _, k := range keys {
+		g := byKey[k]
+		slices.SortStableFunc(g.Cards, func(a, b templates.CardRow) int { return cmp.Compare(a.Number, b.Number) })
+		out = append(out, *g)
+	}
+	return out, shown
+}
+
+func matchesAll(s string, terms []string) bool {
+	for _, t := range terms {
+		if !strings.Contains(s, t) {
+			return false
+		}
+	}
+	return true
+}
+
+// cardRow is how the console shows one scenario.
+func cardRow(e CatalogueEntry) templates.CardRow {
+	row := templates.CardRow{
+		ID:          e.ID,
+		Number:      e.CardNumber,
+		Status:      e.Status,
+		StatusText:  emulator.StatusText[e.Status],
+		Reason:      e.StatusReason,
+		ReasonText:  emulator.ReasonText[e.StatusReason],
+		ECI:         e.ECI,
+		Version:     e.Version,
+		Auto:        e.Auto,
+		Description: e.Description,
+	}
+	switch {
+	case e.CardNumber != "":
+	case e.CardPrefix != "":
+		row.Match = "every card starting " + e.CardPrefix
+	case e.Fallback:
+		row.Match = "any other card (fallback)"
+	default:
+		row.Match = "scenario " + e.ID + " (by selector or X-Scenario)"
+	}
+	if e.ErrorCode != "" || e.EMVErrorCode != "" {
+		parts := []string{}
+		if e.ErrorCode != "" {
+			parts = append(parts, e.ErrorCode)
+		}
+		if e.EMVErrorCode != "" {
+			parts = append(parts, "EMV "+e.EMVErrorCode)
+		}
+		if e.HTTPStatus != 0 {
+			parts = append(parts, fmt.Sprintf("HTTP %d", e.HTTPStatus))
+		}
+		row.Error = strings.Join(parts, " / ")
+	}
+	row.Search = strings.ToLower(strings.Join([]string{
+		e.ID, e.CardNumber, e.CardPrefix, e.CardScheme, e.Flow, e.Status, row.StatusText,
+		e.StatusReason, row.ReasonText, e.ECI, e.Version, e.Description, e.Auto, row.Error, row.Match,
+	}, " "))
+	return row
+}
+
+// handleTransactions serves GET {base}/console/transactions: the journal
+// of the session's namespace, newest first.
+func (c *console) handleTransactions(w http.ResponseWriter, r *http.Request) {
+	tok, ok := c.requireSession(w, r)
+	if !ok {
+		return
+	}
+	ns := Namespace(tok)
+	nonce := newNonce()
+	view := templates.ConsoleTransactions{
+		ConsoleLayout: c.layout(r, nonce, "Transactions", "transactions"),
+		Limit:         consoleListLimit,
+		JournalOff:    c.s.cfg.Journal == nil,
+	}
+	if j := c.s.cfg.Journal; j != nil {
+		// The version first: a change in between makes the page look
+		// older than it is, and the live update fetches it once more.
+		view.Version = j.Version(ns)
+		for _, s := range j.List(ns, consoleListLimit) {
+			view.Rows = append(view.Rows, c.row(s))
+		}
+	}
+	c.render(w, r, http.StatusOK, templates.PageConsoleTransactions, nonce, cspOptions{}, view)
+}
+
+// row is how the console shows a journal summary.
+func (c *console) row(s journal.Summary) templates.TransactionRow {
+	amount := s.Amount
+	if amount != "" && s.Currency != "" {
+		amount += " " + s.Currency
+	}
+	return templates.TransactionRow{
+		ID:                  s.ID,
+		Href:                c.base + "/console/transactions/" + s.ID,
+		Created:             s.Created.UTC().Format("2006-01-02 15:04:05"),
+		Updated:             s.Updated.UTC().Format("15:04:05"),
+		Status:              s.Status,
+		StatusText:          emulator.StatusText[s.Status],
+		LookupStatus:        s.LookupStatus,
+		LastEvent:           string(s.LastEvent),
+		MaskedPAN:           s.MaskedPAN,
+		Scheme:              s.Scheme,
+		MerchantName:        s.MerchantName,
+		CardholderName:      s.CardholderName,
+		Amount:              amount,
+		ExternalReferenceID: s.ExternalReferenceID,
+		ECI:                 s.ECI,
+		Events:              s.Events,
+	}
+}
+
+// eventLabels say each event kind in words.
+var eventLabels = map[emulator.EventKind]string{
+	emulator.EventLookup:   "Lookup answered",
+	emulator.EventCReq:     "CReq received",
+	emulator.EventAttempt:  "Wrong one-time code",
+	emulator.EventDecision: "Cardholder decision",
+	emulator.EventAuto:     "Resolved by itself",
+	emulator.EventTimeout:  "Timed out",
+	emulator.EventCRes:     "Final CRes sent",
+	emulator.EventEnquiry:  "Enquiry answered",
+	emulator.EventError:    "Error",
+}
+
+// handleTransaction serves GET {base}/console/transactions/{id}. Another
+// namespace's transaction is not found.
+func (c *console) handleTransaction(w http.ResponseWriter, r *http.Request) {
+	tok, ok := c.requireSession(w, r)
+	if !ok {
+		return
+	}
+	id := mux.Vars(r)["id"]
+	nonce := newNonce()
+	var e journal.Entry
+	found := false
+	if j := c.s.cfg.Journal; j != nil {
+		e, found = j.Get(Namespace(tok), id)
+	}
+	if !found {
+		c.render(w, r, http.StatusNotFound, templates.PageConsoleMessage, nonce, cspOptions{}, templates.ConsoleMessage{
+			ConsoleLayout: c.layout(r, nonce, "Transaction not found", "transactions"),
+			Message:       "Your token's journal has no transaction " + id + ". It may belong to another token, or be older than the journal keeps.",
+			Link:          c.base + "/console/transactions",
+			LinkText:      "All transactions",
+		})
+		return
+	}
+	view := templates.ConsoleTransaction{
+		ConsoleLayout: c.layout(r, nonce, "Transaction "+id, "transactions"),
+		Row:           c.row(e.Summary),
+		Dropped:       e.Dropped,
+		ListHref:      c.base + "/console/transactions",
+	}
+	for i, ev := range e.Events {
+		te := templates.TransactionEvent{
+			Kind:     string(ev.Kind),
+			Label:    cmp.Or(eventLabels[ev.Kind], string(ev.Kind)),
+			Time:     ev.Time.UTC().Format("2006-01-02 15:04:05.000"),
+			Status:   ev.Status,
+			Detail:   ev.Detail,
+			Request:  prettyJSON(ev.Request),
+			Response: prettyJSON(ev.Response),
+		}
+		if i > 0 {
+			te.SincePrevious = humanElapsed(ev.SincePrevious)
+			te.SinceStart = humanElapsed(ev.SinceStart)
+		}
+		view.Events = append(view.Events, te)
+	}
+	c.render(w, r, http.StatusOK, templates.PageConsoleTransaction, nonce, cspOptions{}, view)
+}
+
+// prettyJSON indents a JSON body with its card numbers masked (again:
+// the journal masks them already); a body that is not JSON is shown as
+// it is, masked.
+func prettyJSON(body []byte) string {
+	if len(body) == 0 {
+		return ""
+	}
+	body = journal.Mask(body)
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, body, "", "  "); err != nil {
+		return string(body)
+	}
+	return buf.String()
+}
+
+// humanElapsed shows a duration between events: milliseconds below a
+// second, seconds with two decimals below a minute, then whole seconds.
+func humanElapsed(d time.Duration) string {
+	switch {
+	case d < 0:
+		return "0 ms"
+	case d < time.Second:
+		return fmt.Sprintf("%d ms", d.Milliseconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%.2f s", d.Seconds())
+	default:
+		return d.Round(time.Second).String()
+	}
+}

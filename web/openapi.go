@@ -1,0 +1,203 @@
+package web
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/gorilla/mux"
+	"gopkg.in/yaml.v3"
+)
+
+// openAPISource is the OpenAPI 3.1 document of the sandbox, as kept in the
+// repository. Its servers name http://localhost:8080; the served copies name
+// the sandbox's public URL instead.
+//
+//go:embed openapi.yaml
+var openAPISource []byte
+
+// apiDocument is the OpenAPI document as served, in both encodings, built
+// once at start-up.
+type apiDocument struct {
+	yaml, json []byte
+}
+
+// rootPaths are the paths served at the root whatever the base path; the
+// document gives them their own servers.
+var rootPaths = []string{"/healthz", "/readyz", "/metrics"}
+
+// newAPIDocument rewrites the embedded document's servers to publicURL (and
+// the root paths' servers to publicURL without basePath), then encodes it as
+// YAML and as JSON with the keys in the document's order. An empty publicURL
+// keeps the servers as written.
+func newAPIDocument(src []byte, publicURL, basePath string) (apiDocument, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(src, &doc); err != nil {
+		return apiDocument{}, fmt.Errorf("parse openapi.yaml: %w", err)
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
+		return apiDocument{}, errors.New("parse openapi.yaml: not a mapping")
+	}
+	root := doc.Content[0]
+	if publicURL != "" {
+		setServers(root, publicURL)
+		origin := publicURL
+		if basePath != "" {
+			origin = strings.TrimSuffix(publicURL, basePath)
+		}
+		if paths := mapValue(root, "paths"); paths != nil {
+			for _, p := range rootPaths {
+				if item := mapValue(paths, p); item != nil {
+					setServers(item, origin)
+				}
+			}
+		}
+	}
+	var y bytes.Buffer
+	enc := yaml.NewEncoder(&y)
+	enc.SetIndent(2)
+	if err := enc.Encode(&doc); err != nil {
+		return apiDocument{}, fmt.Errorf("encode openapi.yaml: %w", err)
+	}
+	if err := enc.Close(); err != nil {
+		return apiDocument{}, fmt.Errorf("encode openapi.yaml: %w", err)
+	}
+	var compact, j bytes.Buffer
+	if err := writeNodeJSON(&compact, root); err != nil {
+		return apiDocument{}, fmt.Errorf("convert openapi.yaml to JSON: %w", err)
+	}
+	if err := json.Indent(&j, compact.Bytes(), "", "  "); err != nil {
+		return apiDocument{}, fmt.Errorf("convert openapi.yaml to JSON: %w", err)
+	}
+	j.WriteByte('\n')
+	return apiDocument{yaml: y.Bytes(), json: j.Bytes()}, nil
+}
+
+// mapValue returns the value of key in the mapping m, or nil.
+func mapValue(m *yaml.Node, key string) *yaml.Node {
+	if m.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i+1]
+		}
+	}
+	return nil
+}
+
+// setServers replaces the servers of the object m with the one url, when m
+// has servers.
+func setServers(m *yaml.Node, url string) {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value != "servers" {
+			continue
+		}
+		m.Content[i+1] = &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Content: []*yaml.Node{{
+			Kind: yaml.MappingNode, Tag: "!!map", Content: []*yaml.Node{
+				{Kind: yaml.ScalarNode, Tag: "!!str", Value: "url"},
+				{Kind: yaml.ScalarNode, Tag: "!!str", Value: url},
+				{Kind: yaml.ScalarNode, Tag: "!!str", Value: "description"},
+				{Kind: yaml.ScalarNode, Tag: "!!str", Value: "This sandbox"},
+			},
+		}}}
+		return
+	}
+}
+
+// writeNodeJSON writes the YAML node n as compact JSON, keeping the order
+// of mapping keys (encoding a decoded map would sort them).
+func writeNodeJSON(buf *bytes.Buffer, n *yaml.Node) error {
+	switch n.Kind {
+	case yaml.DocumentNode:
+		if len(n.Content) != 1 {
+			return fmt.Errorf("line %d: document with %d nodes", n.Line, len(n.Content))
+		}
+		return writeNodeJSON(buf, n.Content[0])
+	case yaml.AliasNode:
+		return writeNodeJSON(buf, n.Alias)
+	case yaml.MappingNode:
+		buf.WriteByte('{')
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			k := n.Content[i]
+			if k.Kind != yaml.ScalarNode || k.Value == "<<" {
+				return fmt.Errorf("line %d: only plain keys are supported", k.Line)
+			}
+			if err := writeJSONValue(buf, k.Value); err != nil {
+				return err
+			}
+			buf.WriteByte(':')
+			if err := writeNodeJSON(buf, n.Content[i+1]); err != nil {
+				return err
+			}
+		}
+		buf.WriteByte('}')
+	case yaml.SequenceNode:
+		buf.WriteByte('[')
+		for i, c := range n.Content {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			if err := writeNodeJSON(buf, c); err != nil {
+				return err
+			}
+		}
+		buf.WriteByte(']')
+	case yaml.ScalarNode:
+		var v any = n.Value
+		switch n.ShortTag() {
+		case "!!null", "!!bool", "!!int", "!!float":
+			if err := n.Decode(&v); err != nil {
+				return fmt.Errorf("line %d: %w", n.Line, err)
+			}
+		}
+		return writeJSONValue(buf, v)
+	default:
+		return fmt.Errorf("line %d: unsupported YAML node kind %d", n.Line, n.Kind)
+	}
+	return nil
+}
+
+// writeJSONValue writes one JSON value without escaping HTML characters.
+func writeJSONValue(buf *bytes.Buffer, v any) error {
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("encode %v: %w", v, err)
+	}
+	buf.Truncate(buf.Len() - 1) // Encode's newline
+	return nil
+}
+
+// openAPI serves GET {base}/openapi.{yaml|json}: the OpenAPI document with
+// this sandbox's public URL as server. The document is converted once, here.
+func (s *Server) openAPI() http.Handler {
+	doc, err := newAPIDocument(openAPISource, s.cfg.PublicURL, s.cfg.BasePath)
+	if err != nil {
+		s.log.Error("openapi document", slog.Any("err", err))
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err != nil {
+			s.writeError(w, r, fmt.Errorf("openapi document: %w", err))
+			return
+		}
+		body, ctype := doc.json, "application/json"
+		if mux.Vars(r)["format"] == "yaml" {
+			body, ctype = doc.yaml, "application/yaml"
+		}
+		h := w.Header()
+		h.Set("Content-Type", ctype)
+		h.Set("Cache-Control", "public, max-age=300")
+		// Tools such as Swagger UI fetch the document from another origin.
+		h.Set("Access-Control-Allow-Origin", "*")
+		_, _ = w.Write(body)
+	})
+}
