@@ -74,6 +74,7 @@ type Engine struct {
 	cavv   []byte
 	now    func() time.Time
 	chance *chance
+	acs    *acsDirectory
 	// delaySlots bounds the requests held in scenario delays.
 	delaySlots chan struct{}
 }
@@ -107,7 +108,7 @@ func New(cfg Config, store Store) (*Engine, error) {
 	if cfg.MaxDelayed <= 0 {
 		cfg.MaxDelayed = DefaultMaxDelayed
 	}
-	return &Engine{cfg: cfg, store: store, cavv: cavvKey(cfg.Seed), now: now, chance: newChance(cfg.Seed),
+	return &Engine{cfg: cfg, store: store, cavv: cavvKey(cfg.Seed), now: now, chance: newChance(cfg.Seed), acs: &acsDirectory{seed: cfg.Seed},
 		delaySlots: make(chan struct{}, cfg.MaxDelayed)}, nil
 }
 
@@ -160,14 +161,14 @@ func (e *Engine) Lookup(ctx context.Context, ns string, req LookupRequest, opt L
 		ThreeDSServerTransID: newUUID(),
 		ACSTransID:           newUUID(),
 		DSTransID:            newUUID(),
-		ExternalReferenceID:  req.ExternalReferenceID,
+		ExternalReferenceID:  strings.Clone(req.ExternalReferenceID),
 		CreatedAt:            now,
 		ScenarioID:           sc.ID,
 		CardScheme:           e.cfg.Schemes.Scheme(pan),
-		CardBIN:              pan[:min(6, len(pan))],
+		CardBIN:              strings.Clone(pan[:min(6, len(pan))]),
 		MaskedPAN:            maskPAN(pan),
 	}
-	acs := acsIdentity(e.cfg.Seed, t.CardBIN)
+	acs := e.acs.lookup(t.CardBIN)
 	t.ACSReferenceNumber, t.ACSOperatorID = acs.ReferenceNumber, acs.OperatorID
 
 	if ch := sc.Challenge; ch != nil {
@@ -175,15 +176,16 @@ func (e *Engine) Lookup(ctx context.Context, ns string, req LookupRequest, opt L
 		t.Phase = PhaseChallengePending
 		t.Status = "C"
 		t.AuthenticationType = ch.AuthenticationType
+		// Copies: the request's strings may share the request body's memory.
 		t.Challenge = ChallengeState{
-			NotificationURL: req.NotificationURL,
-			Session:         req.Session,
+			NotificationURL: strings.Clone(req.NotificationURL),
+			Session:         strings.Clone(req.Session),
 			WindowSize:      req.ChallengeWindowSize,
-			MerchantName:    req.MerchantName,
+			MerchantName:    strings.Clone(req.MerchantName),
 		}
-		if req.Purchase != nil {
-			t.Challenge.Amount, t.Challenge.Currency = req.Purchase.Amount, req.Purchase.CurrencyCode
-			t.Challenge.PurchaseDate = req.Purchase.Date
+		if p := req.Purchase; p != nil {
+			t.Challenge.Amount, t.Challenge.Currency = strings.Clone(p.Amount), strings.Clone(p.CurrencyCode)
+			t.Challenge.PurchaseDate = strings.Clone(p.Date)
 		}
 	} else {
 		f := sc.Frictionless

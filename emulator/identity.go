@@ -9,6 +9,8 @@ import (
 	"encoding/hex"
 	"hash/fnv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unicode"
 
 	"github.com/brianvoe/gofakeit/v7"
@@ -61,6 +63,30 @@ func acsIdentity(seed uint64, bin string) ACSIdentity {
 		ReferenceNumber: "3DS_LOA_ACS_" + short + "_020200_" + f.Numerify("#####"),
 		OperatorID:      "ACS-" + short + "-" + f.Numerify("####-####"),
 	}
+}
+
+// acsDirectory remembers the fake ACS of each BIN seen, so a lookup does
+// not draw it again and stored transactions share its strings. It holds at
+// most maxBINs entries; beyond that identities are drawn each time.
+type acsDirectory struct {
+	seed uint64
+	m    sync.Map // BIN -> ACSIdentity
+	n    atomic.Int64
+}
+
+const maxBINs = 4096
+
+func (d *acsDirectory) lookup(bin string) ACSIdentity {
+	if v, ok := d.m.Load(bin); ok {
+		return v.(ACSIdentity)
+	}
+	id := acsIdentity(d.seed, bin)
+	if d.n.Load() < maxBINs {
+		if _, loaded := d.m.LoadOrStore(strings.Clone(bin), id); !loaded {
+			d.n.Add(1)
+		}
+	}
+	return id
 }
 
 // authenticationValue derives the 28-character CAVV/AAV of a transaction:

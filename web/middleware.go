@@ -12,13 +12,24 @@ import (
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 )
 
-type requestIDKey struct{}
+type infoKey struct{}
+
+// requestInfo is what the middleware learns about a request: set once in
+// the context on arrival (one context copy per request), filled in later.
+type requestInfo struct {
+	id        string
+	namespace string // set by requireToken
+}
+
+func infoOf(ctx context.Context) *requestInfo {
+	if i, ok := ctx.Value(infoKey{}).(*requestInfo); ok {
+		return i
+	}
+	return &requestInfo{}
+}
 
 // requestID returns the id the request was given on arrival.
-func requestID(r *http.Request) string {
-	id, _ := r.Context().Value(requestIDKey{}).(string)
-	return id
-}
+func requestID(r *http.Request) string { return infoOf(r.Context()).id }
 
 func newRequestID() string {
 	var b [8]byte
@@ -61,7 +72,8 @@ func (s *Server) observe(next http.Handler) http.Handler {
 		if id == "" || len(id) > 64 {
 			id = newRequestID()
 		}
-		r = r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id))
+		info := &requestInfo{id: id}
+		r = r.WithContext(context.WithValue(r.Context(), infoKey{}, info))
 		w.Header().Set("X-Request-Id", id)
 		rec := &statusRecorder{ResponseWriter: w}
 		defer func() {
@@ -87,7 +99,7 @@ func (s *Server) observe(next http.Handler) http.Handler {
 				slog.Int("status", rec.status),
 				slog.Int("bytes", rec.bytes),
 				slog.Duration("duration", time.Since(start)),
-				slog.String("namespace", namespaceOf(r.Context())))
+				slog.String("namespace", info.namespace))
 		}()
 		next.ServeHTTP(rec, r)
 	})

@@ -11,7 +11,8 @@ import (
 // externalReferenceId must be sent. It returns the dotted paths of the
 // fields it ignored, and an *emulator.Error as DecodeLookup does.
 func DecodeEnquiry(body []byte) (emulator.EnquiryRequest, []string, error) {
-	root, dups, err := parseObject(body)
+	root, dups, arenas, err := parseObject(body)
+	defer arenas.release()
 	if err != nil {
 		return emulator.EnquiryRequest{}, nil, malformed(err)
 	}

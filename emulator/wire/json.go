@@ -5,7 +5,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // This file holds a small JSON parser. It builds a tree that keeps each
@@ -88,9 +90,10 @@ func (e *syntaxError) Error() string {
 
 // parser reads one JSON document from data.
 type parser struct {
-	// data is the body as one string: keys and unescaped strings are
-	// substrings of it, so the tree costs no allocation per string. Values
-	// kept beyond the parse are cloned by the caller.
+	// data is the body viewed as a string without a copy: keys and
+	// unescaped strings are substrings of it, so the tree costs no
+	// allocation per string. Values kept beyond the parse are cloned by the
+	// caller.
 	data    string
 	pos     int
 	scratch []member    // members of the objects being parsed, innermost last
@@ -106,15 +109,43 @@ type duplicate struct {
 	offset int
 }
 
+// arenas are the member buffers of one parse, pooled between requests so a
+// lookup does not allocate (and zero) them each time.
+type arenas struct{ arena, scratch []member }
+
+var arenaPool = sync.Pool{New: func() any { return new(arenas) }}
+
+// release hands a parse's buffers back once its tree is no longer used.
+// The members are cleared so the pool keeps no request's strings alive.
+func (a *arenas) release() {
+	clear(a.arena[:cap(a.arena)])
+	clear(a.scratch[:cap(a.scratch)])
+	arenaPool.Put(a)
+}
+
 // parseObject parses body, which must hold exactly one JSON object, and
-// returns its tree and the paths of duplicated keys in document order.
-func parseObject(body []byte) (value, []string, error) {
-	p := parser{data: string(body)}
-	// One allocation holds the members of every object of an ordinary
-	// request: there are at most as many members as colons.
+// returns its tree and the paths of duplicated keys in document order. The
+// tree's strings alias body, which must not change while they are used;
+// call release on the returned arenas when the tree is done with.
+func parseObject(body []byte) (value, []string, *arenas, error) {
+	a := arenaPool.Get().(*arenas)
+	v, dups, err := parseInto(a, body)
+	return v, dups, a, err
+}
+
+func parseInto(a *arenas, body []byte) (value, []string, error) {
+	p := parser{data: unsafe.String(unsafe.SliceData(body), len(body))}
+	// One buffer holds the members of every object of an ordinary request:
+	// there are at most as many members as colons.
 	n := min(strings.Count(p.data, ":"), maxArena)
-	p.arena = make([]member, 0, n)
-	p.scratch = make([]member, 0, min(n, 64))
+	if cap(a.arena) < n {
+		a.arena = make([]member, 0, n)
+	}
+	if cap(a.scratch) < min(n, 64) {
+		a.scratch = make([]member, 0, min(n, 64))
+	}
+	p.arena, p.scratch = a.arena[:0], a.scratch[:0]
+	defer func() { a.arena, a.scratch = p.arena[:0], p.scratch[:0] }()
 	p.path = p.pathBuf[:0]
 	p.skipSpace()
 	if p.pos == len(p.data) {

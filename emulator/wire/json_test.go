@@ -11,7 +11,7 @@ import (
 func TestParseObject(t *testing.T) {
 	body := `{"s": "a\"b\\c\/d\n\u00e9\ud83d\ude00\ud800", "n": -1.5e+3, "t": true, "f": false, "z": null,
 		"o": {"k": [1, {"x": []}, "y"]}, "e": {}}`
-	v, dups, err := parseObject([]byte(body))
+	v, dups, _, err := parseObject([]byte(body))
 	if err != nil {
 		t.Fatalf("parseObject error: %v", err)
 	}
@@ -53,7 +53,7 @@ func TestParseObjectDuplicates(t *testing.T) {
 		b.WriteString(`"k` + string(rune('a'+i%26)) + string(rune('a'+i/26)) + `": 1, `)
 	}
 	b.WriteString(`"kaa": 2}, "a": [{"b": 1, "b": 2}], "a": 1}`)
-	_, dups, err := parseObject([]byte(b.String()))
+	_, dups, _, err := parseObject([]byte(b.String()))
 	if err != nil {
 		t.Fatalf("parseObject error: %v", err)
 	}
@@ -70,7 +70,7 @@ func FuzzParseObject(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		v, dups, err := parseObject(body)
+		v, dups, _, err := parseObject(body)
 		if !utf8.Valid(body) {
 			return // encoding/json replaces invalid UTF-8 where this parser refuses it
 		}

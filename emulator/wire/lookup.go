@@ -12,8 +12,12 @@ import (
 // interface does not define them. The error, when not nil, is an
 // *emulator.Error: EMV 101 for a body that is not one JSON object, else a
 // validation error listing every problem of the request.
+//
+// The request's strings share memory with body, which must not be changed
+// afterwards; copy what is kept beyond the request.
 func DecodeLookup(body []byte) (emulator.LookupRequest, []string, error) {
-	root, dups, err := parseObject(body)
+	root, dups, arenas, err := parseObject(body)
+	defer arenas.release()
 	if err != nil {
 		return emulator.LookupRequest{}, nil, malformed(err)
 	}

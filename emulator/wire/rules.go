@@ -215,9 +215,9 @@ func decodeField[T any](c *checker, r *rule[T], v *value, prefix, key string, ds
 				return
 			}
 		}
-		// The value is a substring of the body: copy it so that the
-		// request does not keep the whole body alive.
-		r.setString(dst, strings.Clone(s))
+		// The value is a substring of the body, copied by whoever keeps
+		// it beyond the request (the engine, for what it stores).
+		r.setString(dst, s)
 	}
 }
 
