@@ -271,7 +271,10 @@ func (s *Server) Addr() string {
 // Close stops accepting connections and waits, up to the shutdown timeout,
 // for in-flight requests to finish.
 func (s *Server) Close() error {
-	if s.http == nil {
+	if s.http == nil { // never opened: release the listener it was given
+		if s.cfg.Listener != nil {
+			return s.cfg.Listener.Close()
+		}
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)

@@ -45,10 +45,12 @@ const namespace = "5e1f0c2a9b7d4e61"
 // externalReferenceId as a checkout farm sends them, and reports the live
 // heap the store holds.
 func measureMemory(ctx context.Context, req emulator.LookupRequest, n, maxEntries int) (memoryResult, error) {
-	engine, store, _, _, err := newEngine("http://127.0.0.1:8080", maxEntries)
+	sb, err := newSandbox(emulatorOptions{MaxEntries: maxEntries})
 	if err != nil {
 		return memoryResult{}, err
 	}
+	defer sb.Server.Close()
+	engine, store := sb.Engine, sb.Store
 	res := memoryResult{Lookups: n, MaxEntries: maxEntries}
 	base := liveHeap()
 	const quarters = 4

@@ -152,7 +152,7 @@ func loadPhases(ctx context.Context, o options, frictionless, challenge []byte, 
 			logw = io.Discard
 		}
 		var err error
-		if emu, _, err = startEmulator(emulatorOptions{Log: logw}); err != nil {
+		if emu, err = startEmulator(emulatorOptions{Log: logw}); err != nil {
 			return err
 		}
 	}

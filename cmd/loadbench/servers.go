@@ -5,19 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"time"
 
-	"github.com/gorilla/securecookie"
-
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
-	"github.com/threeds-sandbox/threeds-sandbox/emulator/memstore"
-	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
-	"github.com/threeds-sandbox/threeds-sandbox/templates"
-	"github.com/threeds-sandbox/threeds-sandbox/web"
+	"github.com/threeds-sandbox/threeds-sandbox/cmd/internal/sandbox"
 )
 
 // server is one HTTP server under test, listening on loopback.
@@ -35,82 +29,55 @@ type emulatorOptions struct {
 	// MaxEntries bounds the store; 0 takes the binary's default.
 	MaxEntries int
 	// Log is where the request log goes, as the binary writes it to
-	// stdout; nil discards it without formatting.
+	// stdout; nil logs warnings only.
 	Log io.Writer
 }
 
-// newEngine builds the engine and its store as cmd/threeds-sandbox does
-// with its default flags: the embedded catalogue, the default BIN table,
-// seed 1.
-func newEngine(publicURL string, maxEntries int) (*emulator.Engine, *memstore.Store, *scenarios.Catalogue, *templates.Set, error) {
-	cat, err := scenarios.Load(scenarios.LoadOptions{})
-	if err != nil {
-		return nil, nil, nil, nil, fmt.Errorf("[scenarios] %w", err)
+// newSandbox builds the emulator exactly as cmd/threeds-sandbox does with
+// its default flags, on 127.0.0.1:0.
+func newSandbox(opts emulatorOptions) (*sandbox.Sandbox, error) {
+	args := []string{"--addr", "127.0.0.1:0", "--log-level", "warn"}
+	if opts.Log != nil {
+		args[3] = "info"
 	}
-	schemes, err := emulator.NewSchemeTable(nil)
-	if err != nil {
-		return nil, nil, nil, nil, fmt.Errorf("[card-bins] %w", err)
+	if opts.MaxEntries > 0 {
+		args = append(args, "--store-max-entries", strconv.Itoa(opts.MaxEntries))
 	}
-	pages, err := templates.Parse()
+	c, _, err := sandbox.Parse(args, func(string) string { return "" }, io.Discard)
 	if err != nil {
-		return nil, nil, nil, nil, fmt.Errorf("[templates] %w", err)
+		return nil, fmt.Errorf("emulator: %w", err)
 	}
-	store, err := memstore.New(memstore.Options{MaxEntries: maxEntries})
+	out := opts.Log
+	if out == nil {
+		out = io.Discard
+	}
+	log, err := sandbox.NewLogger(c, out)
 	if err != nil {
-		return nil, nil, nil, nil, fmt.Errorf("[store] %w", err)
+		return nil, err
 	}
-	engine, err := emulator.New(emulator.Config{
-		PublicURL: publicURL,
-		Seed:      1,
-		Schemes:   schemes,
-		Catalogue: func() *scenarios.Catalogue { return cat },
-		Pages:     web.FormPages{Set: pages},
-	}, store)
-	if err != nil {
-		return nil, nil, nil, nil, fmt.Errorf("engine: %w", err)
-	}
-	return engine, store, cat, pages, nil
+	return sandbox.New(c, log)
 }
 
-// startEmulator starts the real emulator on 127.0.0.1:0, wired through the
-// public packages exactly as cmd/threeds-sandbox/serve.go wires it with
-// its default flags (that package is a main and cannot be imported).
-func startEmulator(opts emulatorOptions) (*server, *scenarios.Catalogue, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+// startEmulator starts the real emulator and serves it in the background.
+func startEmulator(opts emulatorOptions) (*server, error) {
+	sb, err := newSandbox(opts)
 	if err != nil {
-		return nil, nil, fmt.Errorf("emulator: listen: %w", err)
+		return nil, err
 	}
-	publicURL := "http://" + ln.Addr().String()
-	engine, store, cat, pages, err := newEngine(publicURL, opts.MaxEntries)
-	if err != nil {
-		ln.Close()
-		return nil, nil, err
+	ctx, cancel := context.WithCancel(context.Background())
+	ready, done := make(chan struct{}), make(chan error, 1)
+	go func() { done <- sb.Run(ctx, func() { close(ready) }) }()
+	select {
+	case <-ready:
+	case err := <-done:
+		cancel()
+		return nil, fmt.Errorf("emulator: %w", err)
 	}
-	log := slog.New(slog.DiscardHandler)
-	if opts.Log != nil {
-		log = slog.New(slog.NewTextHandler(opts.Log, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	stop := func() error {
+		cancel()
+		return <-done
 	}
-	srv, err := web.NewServer(web.Config{
-		Listener:  ln,
-		Tokens:    web.NewTokens(nil),
-		HashKey:   securecookie.GenerateRandomKey(32),
-		BlockKey:  securecookie.GenerateRandomKey(32),
-		PublicURL: publicURL,
-		Engine:    engine,
-		Catalogue: func() *scenarios.Catalogue { return cat },
-		Pages:     pages,
-		Logger:    log,
-		Metrics:   web.NewMetrics(func() (int, uint64) { return store.Len(), store.Evicted() }),
-	})
-	if err != nil {
-		ln.Close()
-		return nil, nil, fmt.Errorf("emulator: %w", err)
-	}
-	if err := srv.Open(); err != nil {
-		return nil, nil, fmt.Errorf("emulator: %w", err)
-	}
-	srv.SetReady(true)
-	return &server{Name: "emulator", URL: publicURL, close: srv.Close}, cat, nil
+	return &server{Name: "emulator", URL: sb.PublicURL, close: stop}, nil
 }
 
 // startFloor starts the floor on 127.0.0.1:0: a bare net/http handler that

@@ -2,91 +2,53 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"strings"
 	"time"
 
-	"github.com/gorilla/securecookie"
-
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
-	"github.com/threeds-sandbox/threeds-sandbox/emulator/journal"
-	"github.com/threeds-sandbox/threeds-sandbox/emulator/memstore"
-	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
-	"github.com/threeds-sandbox/threeds-sandbox/templates"
+	"github.com/threeds-sandbox/threeds-sandbox/cmd/internal/sandbox"
 	"github.com/threeds-sandbox/threeds-sandbox/web"
 )
 
-// emulatorProcess is the emulator served in-process: the same rooms the
-// threeds-sandbox command wires, with the defaults and a journal.
+// emulatorProcess is the emulator served in-process, started exactly as
+// the threeds-sandbox command starts it with its defaults.
 type emulatorProcess struct {
 	URL       string
-	srv       *web.Server
+	stop      func() error
 	catalogue []web.CatalogueEntry
 }
 
 // startEmulator serves the emulator with its embedded scenarios on a
 // random loopback port.
 func startEmulator(log *slog.Logger) (*emulatorProcess, error) {
-	cat, err := scenarios.Load(scenarios.LoadOptions{})
+	c, _, err := sandbox.Parse([]string{"--addr", "127.0.0.1:0"}, func(string) string { return "" }, io.Discard)
 	if err != nil {
-		return nil, fmt.Errorf("load scenarios: %w", err)
-	}
-	pages, err := templates.Parse()
-	if err != nil {
-		return nil, fmt.Errorf("parse templates: %w", err)
-	}
-	store, err := memstore.New(memstore.Options{})
-	if err != nil {
-		return nil, fmt.Errorf("store: %w", err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, fmt.Errorf("listen: %w", err)
-	}
-	public := fmt.Sprintf("http://localhost:%d", ln.Addr().(*net.TCPAddr).Port)
-	jnl := journal.New(journal.Options{})
-	catalogue := func() *scenarios.Catalogue { return cat }
-	engine, err := emulator.New(emulator.Config{
-		PublicURL: public,
-		Seed:      1,
-		Catalogue: catalogue,
-		Pages:     web.FormPages{Set: pages},
-		Observer:  jnl,
-	}, store)
-	if err != nil {
-		ln.Close()
-		return nil, fmt.Errorf("engine: %w", err)
-	}
-	srv, err := web.NewServer(web.Config{
-		Listener:  ln,
-		HashKey:   securecookie.GenerateRandomKey(32),
-		BlockKey:  securecookie.GenerateRandomKey(32),
-		PublicURL: public,
-		Engine:    engine,
-		Catalogue: catalogue,
-		Pages:     pages,
-		Logger:    log,
-		Observer:  jnl,
-		Journal:   jnl,
-	})
-	if err != nil {
-		ln.Close()
-		return nil, fmt.Errorf("server: %w", err)
-	}
-	if err := srv.Open(); err != nil {
 		return nil, err
 	}
-	srv.SetReady(true)
-	return &emulatorProcess{URL: public, srv: srv, catalogue: web.Catalogue(cat, engine.Schemes())}, nil
+	sb, err := sandbox.New(c, log)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	ready, done := make(chan struct{}), make(chan error, 1)
+	go func() { done <- sb.Run(ctx, func() { close(ready) }) }()
+	select {
+	case <-ready:
+	case err := <-done:
+		cancel()
+		return nil, err
+	}
+	stop := func() error { cancel(); return <-done }
+	return &emulatorProcess{URL: sb.PublicURL, stop: stop, catalogue: web.Catalogue(sb.Source.Current(), sb.Engine.Schemes())}, nil
 }
 
 // Close shuts the emulator down.
-func (p *emulatorProcess) Close() error { return p.srv.Close() }
+func (p *emulatorProcess) Close() error { return p.stop() }
 
 // card returns the card number of a scenario by id.
 func (p *emulatorProcess) card(id string) (string, error) {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/threeds-sandbox/threeds-sandbox/cmd/internal/sandbox"
 	"io"
 	"net"
 	"net/http"
@@ -558,8 +559,8 @@ func TestReadmeConfigurationTable(t *testing.T) {
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
-	var c config
-	fs := newFlagSet(&c, io.Discard)
+	var c sandbox.Config
+	fs := sandbox.FlagSet(&c, io.Discard)
 	fs.VisitAll(func(fl *flag.Flag) {
 		r, ok := rows[fl.Name]
 		if !ok {
@@ -567,7 +568,7 @@ func TestReadmeConfigurationTable(t *testing.T) {
 			return
 		}
 		delete(rows, fl.Name)
-		if got, want := r.env, envName(fl.Name); got != want {
+		if got, want := r.env, sandbox.EnvName(fl.Name); got != want {
 			t.Errorf("README: --%s has environment %q, want %q", fl.Name, got, want)
 		}
 		// A default written as one code span is a literal: it must be the

@@ -1,4 +1,9 @@
-package main
+// Package sandbox turns the command line into a running emulator: the
+// flags with their THREEDS_* twins, and the wiring of scenarios, engine,
+// store, journal and HTTP server. The binary, the load benchmark and the
+// screenshot tool all start the emulator through it, so they run the same
+// thing.
+package sandbox
 
 import (
 	"encoding/hex"
@@ -15,12 +20,12 @@ import (
 	"github.com/threeds-sandbox/threeds-sandbox/web"
 )
 
-// envPrefix is the prefix of every flag's environment twin: --public-url
+// EnvPrefix is the prefix of every flag's environment twin: --public-url
 // is THREEDS_PUBLIC_URL.
-const envPrefix = "THREEDS_"
+const EnvPrefix = "THREEDS_"
 
-// config is everything the command line and the environment set.
-type config struct {
+// Config is everything the command line and the environment set.
+type Config struct {
 	Addr             string
 	PublicURL        string
 	BasePath         string
@@ -50,8 +55,8 @@ type config struct {
 	JournalSize      int
 }
 
-// newFlagSet declares every flag with its default and help text.
-func newFlagSet(c *config, out io.Writer) *flag.FlagSet {
+// FlagSet declares every flag with its default and help text.
+func FlagSet(c *Config, out io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("threeds-sandbox", flag.ContinueOnError)
 	fs.SetOutput(out)
 	fs.StringVar(&c.Addr, "addr", ":8080", "listen address")
@@ -84,16 +89,16 @@ func newFlagSet(c *config, out io.Writer) *flag.FlagSet {
 	return fs
 }
 
-// envName is the environment twin of a flag.
-func envName(flagName string) string {
-	return envPrefix + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+// EnvName is the environment twin of a flag.
+func EnvName(flagName string) string {
+	return EnvPrefix + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
 }
 
-// parseConfig reads the flags, then fills every flag not given on the
-// command line from its environment twin.
-func parseConfig(args []string, getenv func(string) string, out io.Writer) (config, []string, error) {
-	var c config
-	fs := newFlagSet(&c, out)
+// Parse reads the flags, then fills every flag not given on the command
+// line from its environment twin. It reports every problem at once.
+func Parse(args []string, getenv func(string) string, out io.Writer) (Config, []string, error) {
+	var c Config
+	fs := FlagSet(&c, out)
 	if err := fs.Parse(args); err != nil {
 		return c, nil, err
 	}
@@ -104,9 +109,9 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 		if set[f.Name] {
 			return
 		}
-		if v := getenv(envName(f.Name)); v != "" {
+		if v := getenv(EnvName(f.Name)); v != "" {
 			if err := fs.Set(f.Name, v); err != nil {
-				errs = append(errs, fmt.Errorf("%s=%q: %w", envName(f.Name), v, err))
+				errs = append(errs, fmt.Errorf("%s=%q: %w", EnvName(f.Name), v, err))
 			}
 		}
 	})
@@ -125,8 +130,8 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 	return c, fs.Args(), errors.Join(errs...)
 }
 
-// splitList splits a comma-separated flag value.
-func splitList(s string) []string {
+// SplitList splits a comma-separated flag value.
+func SplitList(s string) []string {
 	var out []string
 	for _, p := range strings.Split(s, ",") {
 		if p = strings.TrimSpace(p); p != "" {
@@ -151,7 +156,7 @@ func key(name, s string) ([]byte, error) {
 // keyPairs decodes "HASH:BLOCK,HASH:BLOCK" hex pairs.
 func keyPairs(s string) ([]web.KeyPair, error) {
 	var out []web.KeyPair
-	for _, item := range splitList(s) {
+	for _, item := range SplitList(s) {
 		h, b, ok := strings.Cut(item, ":")
 		if !ok {
 			return nil, fmt.Errorf("[state] --state-previous-keys: %q is not HASH:BLOCK", item)

@@ -1,0 +1,250 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"strings"
+	"sync/atomic"
+	"syscall"
+
+	"github.com/gorilla/securecookie"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/journal"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/memstore"
+	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
+	"github.com/threeds-sandbox/threeds-sandbox/templates"
+	"github.com/threeds-sandbox/threeds-sandbox/web"
+)
+
+// Sandbox is one emulator, listening and wired, not yet serving.
+type Sandbox struct {
+	// PublicURL is the base URL browsers use, without a trailing slash.
+	PublicURL string
+	Engine    *emulator.Engine
+	Server    *web.Server
+	Source    *scenarios.Source
+	Store     *memstore.Store
+	Journal   *journal.Journal // nil when --journal-size is 0
+	Metrics   *web.Metrics
+
+	cfg Config
+	log *slog.Logger
+}
+
+// New checks c, loads the scenarios, builds every part and listens on
+// c.Addr. A port in use or an invalid setting fails here, with the area of
+// the setting in brackets.
+func New(c Config, log *slog.Logger) (*Sandbox, error) {
+	source, err := scenarios.NewSource(scenarios.LoadOptions{
+		NoDefaults: c.ScenariosMode == "replace",
+		Packs:      SplitList(c.Packs),
+		Paths:      SplitList(c.Scenarios),
+		Fallback:   c.Fallback,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("[scenarios] %w", err)
+	}
+	runtime := &scenarios.Runtime{}
+	bins, err := emulator.ParseBINList(c.CardBINs)
+	if err != nil {
+		return nil, fmt.Errorf("[card-bins] %w", err)
+	}
+	schemes, err := emulator.NewSchemeTable(bins)
+	if err != nil {
+		return nil, fmt.Errorf("[card-bins] %w", err)
+	}
+	hashKey, err := key("state-hash-key", c.StateHashKey)
+	if err != nil {
+		return nil, err
+	}
+	blockKey, err := key("state-block-key", c.StateBlockKey)
+	if err != nil {
+		return nil, err
+	}
+	previous, err := keyPairs(c.StatePrevKeys)
+	if err != nil {
+		return nil, err
+	}
+	if hashKey == nil {
+		hashKey = securecookie.GenerateRandomKey(32)
+	}
+	if blockKey == nil {
+		blockKey = securecookie.GenerateRandomKey(32)
+	}
+	chaos, err := web.NewChaos(c.ChaosProbability, SplitList(c.ChaosFaults), c.Seed)
+	if err != nil {
+		return nil, err
+	}
+	pages, err := templates.Parse()
+	if err != nil {
+		return nil, fmt.Errorf("[templates] %w", err)
+	}
+	store, err := memstore.New(memstore.Options{
+		MaxEntries: c.StoreMaxEntries,
+		MaxAge:     c.StoreMaxAge,
+		OnEvict:    evictionLogger(log),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("[store] %w", err)
+	}
+
+	ln, err := net.Listen("tcp", c.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("[addr] listen on %s: %w", c.Addr, err)
+	}
+	publicURL := c.PublicURL
+	if publicURL == "" {
+		publicURL = fmt.Sprintf("http://localhost:%d/%s", ln.Addr().(*net.TCPAddr).Port, strings.Trim(c.BasePath, "/"))
+	}
+	publicURL = strings.TrimRight(publicURL, "/")
+
+	var jnl *journal.Journal
+	var observer emulator.Observer
+	if c.JournalSize > 0 {
+		jnl = journal.New(journal.Options{PerNamespace: c.JournalSize})
+		observer = jnl
+	}
+	engine, err := emulator.New(emulator.Config{
+		PublicURL:        publicURL,
+		Seed:             c.Seed,
+		FirstCReqTimeout: c.FirstCReqTimeout,
+		ChallengeTimeout: c.ChallengeTimeout,
+		Schemes:          schemes,
+		Catalogue:        source.Current,
+		Runtime:          runtime,
+		Pages:            web.FormPages{Set: pages},
+		MaxDelayed:       c.MaxDelayed,
+		Observer:         observer,
+	}, store)
+	if err != nil {
+		ln.Close()
+		return nil, err
+	}
+	metrics := web.NewMetrics(func() (int, uint64) { return store.Len(), store.Evicted() })
+	srv, err := web.NewServer(web.Config{
+		Listener:        ln,
+		BasePath:        c.BasePath,
+		Tokens:          web.NewTokens(SplitList(c.Tokens)),
+		MaxBodyBytes:    c.MaxBodyBytes,
+		ShutdownTimeout: c.ShutdownTimeout,
+		HashKey:         hashKey,
+		BlockKey:        blockKey,
+		PreviousKeys:    previous,
+		PublicURL:       publicURL,
+		Engine:          engine,
+		Catalogue:       source.Current,
+		Runtime:         runtime,
+		Pages:           pages,
+		Logger:          log,
+		Chaos:           chaos,
+		Metrics:         metrics,
+		Observer:        observer,
+		Journal:         jnl,
+		ConsoleAuth:     c.ConsoleAuth,
+	})
+	if err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("[state] %w", err)
+	}
+	return &Sandbox{
+		PublicURL: publicURL,
+		Engine:    engine,
+		Server:    srv,
+		Source:    source,
+		Store:     store,
+		Journal:   jnl,
+		Metrics:   metrics,
+		cfg:       c,
+		log:       log,
+	}, nil
+}
+
+// Run serves until ctx ends, reloading user scenarios on change and on
+// SIGHUP, then stops accepting and drains in-flight requests. ready, when
+// not nil, is called once the emulator serves.
+func (s *Sandbox) Run(ctx context.Context, ready func()) error {
+	if err := s.Server.Open(); err != nil {
+		return err
+	}
+	s.Server.SetReady(true)
+	s.log.Info("3-D Secure sandbox serving", slog.String("addr", s.Server.Addr()), slog.String("public_url", s.PublicURL),
+		slog.Int("scenarios", s.Source.Current().Len()))
+	go s.reloadScenarios(ctx)
+	if ready != nil {
+		ready()
+	}
+
+	<-ctx.Done()
+	s.Server.SetReady(false)
+	s.log.Info("shutting down: draining in-flight requests", slog.Duration("timeout", s.cfg.ShutdownTimeout))
+	if err := s.Server.Close(); err != nil {
+		return err
+	}
+	s.log.Info("stopped")
+	return nil
+}
+
+// reloadScenarios reloads the user scenario files when they change (polled
+// every --scenarios-poll) and on SIGHUP, until ctx ends. A valid new set
+// replaces the old atomically; an invalid one is logged with file:line:
+// reason and the old set stays active.
+func (s *Sandbox) reloadScenarios(ctx context.Context) {
+	report := func(trigger string) func(error) {
+		return func(err error) {
+			s.Metrics.ScenarioReload(err == nil)
+			if err != nil {
+				s.log.Error("scenario reload refused; the previous scenarios stay active",
+					slog.String("trigger", trigger), slog.String("problems", err.Error()))
+				return
+			}
+			s.log.Info("scenarios reloaded", slog.String("trigger", trigger), slog.Int("scenarios", s.Source.Current().Len()))
+		}
+	}
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	if s.cfg.Scenarios != "" && s.cfg.ScenariosPoll > 0 {
+		go s.Source.Watch(ctx, s.cfg.ScenariosPoll, report("file change"))
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-hup:
+			report("SIGHUP")(s.Source.Reload())
+		}
+	}
+}
+
+// evictionLogger says in the log that the store evicts: the first eviction
+// and every thousandth after it (the metrics count each one).
+func evictionLogger(log *slog.Logger) func(id, reason string) {
+	var n atomic.Uint64
+	return func(id, reason string) {
+		if k := n.Add(1); k == 1 || k%1000 == 0 {
+			log.Warn("store bound reached: evicting the oldest transactions", slog.String("reason", reason), slog.Uint64("evicted", k))
+		}
+	}
+}
+
+// NewLogger builds the slog logger of --log-level and --log-format.
+func NewLogger(c Config, out io.Writer) (*slog.Logger, error) {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(c.LogLevel)); err != nil {
+		return nil, fmt.Errorf("[log] --log-level %q: want debug, info, warn or error", c.LogLevel)
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	switch c.LogFormat {
+	case "text":
+		return slog.New(slog.NewTextHandler(out, opts)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(out, opts)), nil
+	}
+	return nil, fmt.Errorf("[log] --log-format %q: want text or json", c.LogFormat)
+}
