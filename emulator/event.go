@@ -28,8 +28,10 @@ type Event struct {
 	Status string
 	// Detail says more in words ("pass", "OTP 1234", "first CReq not received").
 	Detail string
-	// Request and Response are the JSON bodies of API events, with card
-	// numbers masked; nil for the others.
+	// Request and Response are the JSON bodies of API events as they
+	// travelled (an observer that shows them masks card numbers); nil for
+	// the others. They are handed over with the event: nobody changes them
+	// afterwards.
 	Request, Response []byte
 }
 

@@ -457,6 +457,11 @@ func TestConsoleTransactionsEscapeHostileInput(t *testing.T) {
 			t.Errorf("%s = %q, want %q", sel, got, want)
 		}
 	}
+	for _, p := range []page{list, detail} {
+		if strings.Contains(p.Raw, e.Frictionless) {
+			t.Errorf("the full card number %s is on a journal page", e.Frictionless)
+		}
+	}
 	req := detail.Doc.Find("li[data-kind=lookup] pre.request").Text()
 	if !strings.Contains(req, `"session": "\"\u003e\u003cimg`) && !strings.Contains(req, `"session": "\"><img src=x onerror=alert(1)>"`) {
 		t.Errorf("lookup request does not show the session as text:\n%s", req)

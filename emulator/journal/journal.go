@@ -94,13 +94,16 @@ func (j *Journal) Observe(ev emulator.Event) {
 	if ev.Time.IsZero() {
 		ev.Time = time.Now()
 	}
+	// The bodies are kept as given (the transport masks card numbers
+	// already) and masked again, like the summary is parsed, only when the
+	// console reads them: recording stays cheap on the request path.
 	e := Event{
 		Kind:     ev.Kind,
 		Time:     ev.Time,
 		Status:   ev.Status,
 		Detail:   ev.Detail,
-		Request:  Mask(ev.Request),
-		Response: Mask(ev.Response),
+		Request:  ev.Request,
+		Response: ev.Response,
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -145,18 +148,33 @@ func (en *entry) add(e Event, max int) {
 	}
 	s.LastEvent = e.Kind
 	s.Events++
-	switch e.Kind {
-	case emulator.EventLookup:
-		s.fromLookup(e.Request, e.Response)
-	case emulator.EventEnquiry:
+	if e.Kind == emulator.EventEnquiry {
 		s.Enquiries++
-		var rs struct {
-			ECI string `json:"eci"`
-		}
-		if json.Unmarshal(e.Response, &rs) == nil {
-			s.ECI = rs.ECI
+	}
+}
+
+// view returns the summary with the fields that come from the bodies of
+// the lookup and the latest enquiry, parsed now. j.mu is held.
+func (en *entry) view() Summary {
+	s := en.summary
+	for _, e := range en.events {
+		if e.Kind == emulator.EventLookup {
+			s.fromLookup(e.Request, e.Response)
+			break
 		}
 	}
+	for i := len(en.events) - 1; i >= 0; i-- {
+		if e := en.events[i]; e.Kind == emulator.EventEnquiry {
+			var rs struct {
+				ECI string `json:"eci"`
+			}
+			if json.Unmarshal(e.Response, &rs) == nil {
+				s.ECI = rs.ECI
+			}
+			break
+		}
+	}
+	return s
 }
 
 // evict forgets en and tells its namespace.
@@ -198,7 +216,7 @@ func (j *Journal) List(ns string, limit int) []Summary {
 	}
 	out := make([]Summary, 0, n)
 	for el := sp.order.Back(); el != nil && len(out) < n; el = el.Prev() {
-		out = append(out, el.Value.(*entry).summary)
+		out = append(out, el.Value.(*entry).view())
 	}
 	return out
 }
@@ -216,9 +234,10 @@ func (j *Journal) Get(ns, id string) (Entry, bool) {
 	if en == nil {
 		return Entry{}, false
 	}
-	out := Entry{Summary: en.summary, Dropped: en.dropped, Events: make([]Event, len(en.events))}
+	out := Entry{Summary: en.view(), Dropped: en.dropped, Events: make([]Event, len(en.events))}
 	copy(out.Events, en.events)
 	for i := range out.Events {
+		out.Events[i].Request, out.Events[i].Response = Mask(out.Events[i].Request), Mask(out.Events[i].Response)
 		out.Events[i].SinceStart = out.Events[i].Time.Sub(out.Created)
 		if i > 0 {
 			out.Events[i].SincePrevious = out.Events[i].Time.Sub(out.Events[i-1].Time)

@@ -32,12 +32,12 @@ func DecodeEnquiry(body []byte) (emulator.EnquiryRequest, []string, error) {
 	return req, c.ignored, nil
 }
 
-var enquiryRules = []rule[emulator.EnquiryRequest]{
+var enquiryRules = newRuleSet([]rule[emulator.EnquiryRequest]{
 	{names: []string{"threeDsServerTransId"}, check: uuid,
 		setString: func(r *emulator.EnquiryRequest, s string) { r.ThreeDSServerTransID = strings.ToLower(s) }},
 	{names: []string{"externalReferenceId"}, max: 50,
 		setString: func(r *emulator.EnquiryRequest, s string) { r.ExternalReferenceID = s }},
-}
+})
 
 // absent tells whether obj has no member key, or only a null or "" one.
 func absent(obj *value, key string) bool {

@@ -405,25 +405,44 @@ func (p *parser) array(depth int) error {
 func (p *parser) string() (string, error) {
 	p.pos++ // opening quote
 	start := p.pos
-	for p.pos < len(p.data) {
-		c := p.data[p.pos]
+	ascii := true
+	for i := p.pos; i < len(p.data); i++ {
+		c := p.data[i]
+		if !stringStop[c] {
+			continue
+		}
 		switch {
+		case c >= utf8.RuneSelf:
+			ascii = false
+			continue
 		case c == '"':
-			s := p.data[start:p.pos]
-			if !utf8.ValidString(s) {
+			s := p.data[start:i]
+			if !ascii && !utf8.ValidString(s) {
 				return "", &syntaxError{start, "string is not valid UTF-8"}
 			}
-			p.pos++
+			p.pos = i + 1
 			return s, nil
 		case c == '\\':
+			p.pos = i
 			return p.escapedString(start)
-		case c < 0x20:
+		default:
+			p.pos = i
 			return "", p.errorf("control character %#02x in string", c)
 		}
-		p.pos++
 	}
+	p.pos = len(p.data)
 	return "", p.errorf("unexpected end of body in string")
 }
+
+// stringStop marks the bytes a string scan must look at: the closing
+// quote, a backslash, control characters, and non-ASCII bytes (which only
+// mean the string needs a UTF-8 check).
+var stringStop = func() (t [256]bool) {
+	for c := range t {
+		t[c] = c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf
+	}
+	return t
+}()
 
 // escapedString finishes a string that holds escapes; p.pos is on the first
 // backslash and start at the first byte of the content.

@@ -91,7 +91,7 @@ type lookup = emulator.LookupRequest
 // authIndCode checks threeDsRequestorAuthInd: 01 to 06.
 var authIndCode = code2('6')
 
-var lookupRules = []rule[lookup]{
+var lookupRules = newRuleSet([]rule[lookup]{
 	{names: []string{"externalReferenceId"}, required: always, max: 50,
 		setString: func(r *lookup, s string) { r.ExternalReferenceID = s }},
 	{names: []string{"ddcId"}, required: always, max: 50,
@@ -169,7 +169,7 @@ var lookupRules = []rule[lookup]{
 			r.MerchantRiskInfo = new(emulator.MerchantRiskIndicator)
 			decodeObject(c, v, path, merchantRiskRules, r.MerchantRiskInfo)
 		}},
-}
+})
 
 // decodeBrowser reads browserInfo (2.3). When javascriptEnabled is false,
 // the properties only a script can read become optional, as in EMV 2.2.
@@ -179,7 +179,7 @@ func decodeBrowser(c *checker, v *value, path string, dst *emulator.BrowserInfo)
 	decodeObject(c, v, path, browserRules, dst)
 }
 
-var browserRules = []rule[emulator.BrowserInfo]{
+var browserRules = newRuleSet([]rule[emulator.BrowserInfo]{
 	{names: []string{"acceptHeader"}, required: always, max: 2048,
 		setString: func(b *emulator.BrowserInfo, s string) { b.AcceptHeader = s }},
 	{names: []string{"ip"}, max: 45, check: ipAddress,
@@ -200,18 +200,18 @@ var browserRules = []rule[emulator.BrowserInfo]{
 		setString: func(b *emulator.BrowserInfo, s string) { b.TimeZone = s }},
 	{names: []string{"userAgent"}, required: always, max: 2048,
 		setString: func(b *emulator.BrowserInfo, s string) { b.UserAgent = s }},
-}
+})
 
-var cardRules = []rule[emulator.Card]{
+var cardRules = newRuleSet([]rule[emulator.Card]{
 	{names: []string{"expiryDate"}, check: expiryYYMM,
 		setString: func(c *emulator.Card, s string) { c.ExpiryDate = s }},
 	{names: []string{"cardNumber"}, required: always, check: cardNumber,
 		setString: func(c *emulator.Card, s string) { c.CardNumber = s }},
 	{names: []string{"cardholderName"}, min: 2, max: 45, check: cardholderName,
 		setString: func(c *emulator.Card, s string) { c.CardholderName = s }},
-}
+})
 
-var requestorRules = []rule[emulator.Requestor]{
+var requestorRules = newRuleSet([]rule[emulator.Requestor]{
 	{names: []string{"id"}, required: always, max: 35,
 		setString: func(r *emulator.Requestor, s string) { r.ID = s }},
 	{names: []string{"name"}, required: always, max: 40,
@@ -220,7 +220,7 @@ var requestorRules = []rule[emulator.Requestor]{
 		setString: func(r *emulator.Requestor, s string) { r.URL = s }},
 	{names: []string{"cardholderAccountId"}, max: 64,
 		setString: func(r *emulator.Requestor, s string) { r.CardholderAccountID = s }},
-}
+})
 
 func decodeAddress(c *checker, v *value, path string) *emulator.Address {
 	a := new(emulator.Address)
@@ -228,7 +228,7 @@ func decodeAddress(c *checker, v *value, path string) *emulator.Address {
 	return a
 }
 
-var addressRules = []rule[emulator.Address]{
+var addressRules = newRuleSet([]rule[emulator.Address]{
 	{names: []string{"countryCode"}, required: always, check: country,
 		setString: func(a *emulator.Address, s string) { a.CountryCode = s }},
 	{names: []string{"city"}, max: 50,
@@ -243,7 +243,7 @@ var addressRules = []rule[emulator.Address]{
 		setString: func(a *emulator.Address, s string) { a.Line3 = s }},
 	{names: []string{"state"}, max: 3, check: alphanumeric,
 		setString: func(a *emulator.Address, s string) { a.State = s }},
-}
+})
 
 // decodePurchase reads purchase (2.7). instalData belongs to instalment
 // authentications only: with a valid threeDsRequestorAuthInd other than 03
@@ -257,7 +257,7 @@ func decodePurchase(c *checker, v *value, path string) *emulator.Purchase {
 	return p
 }
 
-var purchaseRules = []rule[emulator.Purchase]{
+var purchaseRules = newRuleSet([]rule[emulator.Purchase]{
 	{names: []string{"date"}, required: always, check: purchaseDate,
 		setString: func(p *emulator.Purchase, s string) { p.Date = s }},
 	{names: []string{"instalData"}, kind: fieldInt, min: 2, max: 999, maxLen: 3,
@@ -266,14 +266,14 @@ var purchaseRules = []rule[emulator.Purchase]{
 		setString: func(p *emulator.Purchase, s string) { p.Amount = s }},
 	{names: []string{"currencyCode"}, required: always, check: currency,
 		setString: func(p *emulator.Purchase, s string) { p.CurrencyCode = s }},
-}
+})
 
-var recurringRules = []rule[emulator.Recurring]{
+var recurringRules = newRuleSet([]rule[emulator.Recurring]{
 	{names: []string{"expiry"}, required: authIndIs("02", "03"), check: dateYYYYMMDD,
 		setString: func(r *emulator.Recurring, s string) { r.Expiry = s }},
 	{names: []string{"frequency"}, kind: fieldInt, required: authIndIs("02", "03"), min: 1, max: 9999,
 		setInt: func(r *emulator.Recurring, n int) { r.Frequency = n }},
-}
+})
 
 func decodePhone(c *checker, v *value, path string) *emulator.Phone {
 	p := new(emulator.Phone)
@@ -281,16 +281,16 @@ func decodePhone(c *checker, v *value, path string) *emulator.Phone {
 	return p
 }
 
-var phoneRules = []rule[emulator.Phone]{
+var phoneRules = newRuleSet([]rule[emulator.Phone]{
 	{names: []string{"countryCode"}, kind: fieldNumeric, required: always, min: 1, max: 3, check: digits,
 		setString: func(p *emulator.Phone, s string) { p.CountryCode = s }},
 	{names: []string{"subscriber"}, kind: fieldNumeric, required: always, max: 15, check: digits,
 		setString: func(p *emulator.Phone, s string) { p.Subscriber = s }},
-}
+})
 
 // accountInfoRules accept the short names of the spec table and the long
 // names of the example payload for the same fields.
-var accountInfoRules = []rule[emulator.AccountInfo]{
+var accountInfoRules = newRuleSet([]rule[emulator.AccountInfo]{
 	{names: []string{"chAccAgeInd", "accountAgeIndicator"}, check: code2('5'),
 		setString: func(a *emulator.AccountInfo, s string) { a.ChAccAgeInd = s }},
 	{names: []string{"chAccChange", "accountChangeDate"}, check: dateYYYYMMDD,
@@ -323,18 +323,18 @@ var accountInfoRules = []rule[emulator.AccountInfo]{
 		setString: func(a *emulator.AccountInfo, s string) { a.ShipNameIndicator = s }},
 	{names: []string{"suspiciousAccActivity", "suspiciousAccountActivity"}, check: code2('2'),
 		setString: func(a *emulator.AccountInfo, s string) { a.SuspiciousAccActivity = s }},
-}
+})
 
-var additionalInfoRules = []rule[emulator.AdditionalAccountInfo]{
+var additionalInfoRules = newRuleSet([]rule[emulator.AdditionalAccountInfo]{
 	{names: []string{"accountType"}, kind: fieldInt, min: 1, max: 3, maxLen: 2,
 		setInt: func(a *emulator.AdditionalAccountInfo, n int) { a.AccountType = n }},
 	{names: []string{"authenticationMethod"}, kind: fieldInt, min: 1, max: 6, maxLen: 2,
 		setInt: func(a *emulator.AdditionalAccountInfo, n int) { a.AuthenticationMethod = n }},
 	{names: []string{"authenticationTimeStamp"}, check: timestamp14,
 		setString: func(a *emulator.AdditionalAccountInfo, s string) { a.AuthenticationTimeStamp = s }},
-}
+})
 
-var merchantRiskRules = []rule[emulator.MerchantRiskIndicator]{
+var merchantRiskRules = newRuleSet([]rule[emulator.MerchantRiskIndicator]{
 	{names: []string{"deliveryEmailAddress"}, max: 254, check: email,
 		setString: func(m *emulator.MerchantRiskIndicator, s string) { m.DeliveryEmailAddress = s }},
 	{names: []string{"deliveryTimeframe"}, check: code2('4'),
@@ -353,4 +353,4 @@ var merchantRiskRules = []rule[emulator.MerchantRiskIndicator]{
 		setString: func(m *emulator.MerchantRiskIndicator, s string) { m.ReorderItemsInd = s }},
 	{names: []string{"shipIndicator"}, check: code2('7'),
 		setString: func(m *emulator.MerchantRiskIndicator, s string) { m.ShipIndicator = s }},
-}
+})

@@ -109,10 +109,28 @@ func join(prefix, name string) string {
 	return prefix + "." + pathKey(name)
 }
 
-// decodeObject checks every member of obj against rules, stores the valid
-// values in dst, records members no rule names as ignored, and reports
-// required fields that are missing. prefix is the object's path.
-func decodeObject[T any](c *checker, obj *value, prefix string, rules []rule[T], dst *T) {
+// ruleSet is the rules of one object with an index from every accepted key
+// to its rule, built once.
+type ruleSet[T any] struct {
+	rules  []rule[T]
+	byName map[string]int
+}
+
+func newRuleSet[T any](rules []rule[T]) *ruleSet[T] {
+	s := &ruleSet[T]{rules: rules, byName: map[string]int{}}
+	for i, r := range rules {
+		for _, n := range r.names {
+			s.byName[n] = i
+		}
+	}
+	return s
+}
+
+// decodeObject checks every member of obj against the set's rules, stores
+// the valid values in dst, records members no rule names as ignored, and
+// reports required fields that are missing. prefix is the object's path.
+func decodeObject[T any](c *checker, obj *value, prefix string, set *ruleSet[T], dst *T) {
+	rules := set.rules
 	// seen[i] is the index+1 of the member that supplied rule i.
 	var seenBuf [40]int
 	seen := seenBuf[:0]
@@ -123,8 +141,8 @@ func decodeObject[T any](c *checker, obj *value, prefix string, rules []rule[T],
 	}
 	for mi := range obj.members {
 		m := &obj.members[mi]
-		ri := findRule(rules, m.key)
-		if ri < 0 {
+		ri, ok := set.byName[m.key]
+		if !ok {
 			if len(c.ignored) < maxIgnored {
 				c.ignore(join(prefix, m.key))
 			}
@@ -157,18 +175,6 @@ func decodeObject[T any](c *checker, obj *value, prefix string, rules []rule[T],
 			c.add(join(prefix, r.names[0]), emvMissing, "is required")
 		}
 	}
-}
-
-// findRule returns the index of the rule that accepts key, or -1.
-func findRule[T any](rules []rule[T], key string) int {
-	for i := range rules {
-		for _, n := range rules[i].names {
-			if n == key {
-				return i
-			}
-		}
-	}
-	return -1
 }
 
 // isEmpty tells whether v counts as absent: null or the empty string.
