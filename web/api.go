@@ -104,7 +104,6 @@ func (s *Server) record(r *http.Request, id string, kind emulator.EventKind, sta
 	})
 }
 
-
 // handleEnquiry serves POST {base}/enquiry/.
 func (s *Server) handleEnquiry(w http.ResponseWriter, r *http.Request) {
 	body, err := readJSON(r, s.cfg.MaxBodyBytes)
