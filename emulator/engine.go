@@ -71,7 +71,7 @@ type FormField struct{ Name, Value string }
 type Engine struct {
 	cfg    Config
 	store  Store
-	cavv   []byte
+	cavv   *cavvHashes
 	now    func() time.Time
 	chance *chance
 	acs    *acsDirectory
@@ -108,7 +108,7 @@ func New(cfg Config, store Store) (*Engine, error) {
 	if cfg.MaxDelayed <= 0 {
 		cfg.MaxDelayed = DefaultMaxDelayed
 	}
-	return &Engine{cfg: cfg, store: store, cavv: cavvKey(cfg.Seed), now: now, chance: newChance(cfg.Seed), acs: &acsDirectory{seed: cfg.Seed},
+	return &Engine{cfg: cfg, store: store, cavv: newCAVVHashes(cavvKey(cfg.Seed)), now: now, chance: newChance(cfg.Seed), acs: &acsDirectory{seed: cfg.Seed},
 		delaySlots: make(chan struct{}, cfg.MaxDelayed)}, nil
 }
 
@@ -166,7 +166,10 @@ func (e *Engine) Lookup(ctx context.Context, ns string, req LookupRequest, opt L
 		ScenarioID:           sc.ID,
 		CardScheme:           e.cfg.Schemes.Scheme(pan),
 		CardBIN:              strings.Clone(pan[:min(6, len(pan))]),
-		MaskedPAN:            maskPAN(pan),
+		PANLength:            uint8(min(len(pan), 255)),
+	}
+	if len(pan) >= 4 {
+		copy(t.PANLast4[:], pan[len(pan)-4:])
 	}
 	acs := e.acs.lookup(t.CardBIN)
 	t.ACSReferenceNumber, t.ACSOperatorID = acs.ReferenceNumber, acs.OperatorID
@@ -209,7 +212,7 @@ func (e *Engine) Lookup(ctx context.Context, ns string, req LookupRequest, opt L
 		DSTransID:            t.DSTransID,
 		ACSTransID:           t.ACSTransID,
 		ThreeDSServerTransID: t.ThreeDSServerTransID,
-		AuthenticationValue:  t.AuthenticationValue,
+		AuthenticationValue:  e.AuthenticationValue(t),
 		ECI:                  t.ECI,
 		CardScheme:           t.CardScheme,
 		CardBIN:              t.CardBIN,
@@ -249,10 +252,7 @@ func (e *Engine) finish(t *Transaction, status, reason, eciOverride, cancel stri
 	if t.ECI == "" {
 		t.ECI = ECIFor(t.CardScheme, status)
 	}
-	t.AuthenticationValue = ""
-	if status == "Y" || status == "A" {
-		t.AuthenticationValue = authenticationValue(e.cavv, t.ThreeDSServerTransID)
-	}
+
 }
 
 // Enquiry returns the current result of a transaction of namespace ns, found
@@ -285,7 +285,7 @@ func (e *Engine) Enquiry(ctx context.Context, ns string, req EnquiryRequest) (En
 	if err != nil {
 		return EnquiryResponse{}, e.lookupFailure(err, field, value)
 	}
-	return enquiryResponse(t), nil
+	return e.enquiryResponse(t), nil
 }
 
 // lookupFailure turns a store failure into the error the caller sees.
@@ -297,12 +297,21 @@ func (e *Engine) lookupFailure(err error, field, value string) error {
 	return fmt.Errorf("find transaction by %s: %w", field, err)
 }
 
-func enquiryResponse(t Transaction) EnquiryResponse {
+// AuthenticationValue is the CAVV/AAV of t: present for Y and A only,
+// derived from the transaction id, so it is stable for a transaction.
+func (e *Engine) AuthenticationValue(t Transaction) string {
+	if !t.HasAuthenticationValue() {
+		return ""
+	}
+	return e.cavv.value(t.ThreeDSServerTransID)
+}
+
+func (e *Engine) enquiryResponse(t Transaction) EnquiryResponse {
 	r := EnquiryResponse{
 		ThreeDSServerTransID:       t.ThreeDSServerTransID,
 		DSTransID:                  t.DSTransID,
 		ACSTransactionID:           t.ACSTransID,
-		AuthenticationValue:        t.AuthenticationValue,
+		AuthenticationValue:        e.AuthenticationValue(t),
 		TransactionStatus:          t.Status,
 		ECI:                        t.ECI,
 		Version:                    t.Version,

@@ -82,11 +82,12 @@ func TestNegotiateVersion(t *testing.T) {
 }
 
 func TestIdentityHelpers(t *testing.T) {
-	if got := maskPAN("4000000000001000"); got != "400000******1000" {
-		t.Errorf("maskPAN = %s", got)
+	long := Transaction{CardBIN: "400000", PANLength: 16, PANLast4: [4]byte{'1', '0', '0', '0'}}
+	if got := long.MaskedPAN(); got != "400000******1000" {
+		t.Errorf("MaskedPAN = %s", got)
 	}
-	if got := maskPAN("1234"); got != "****" {
-		t.Errorf("maskPAN short = %s", got)
+	if got := (Transaction{CardBIN: "1234", PANLength: 4}).MaskedPAN(); got != "****" {
+		t.Errorf("MaskedPAN short = %s", got)
 	}
 	k := cavvKey(1)
 	a, b := authenticationValue(k, "id-1"), authenticationValue(k, "id-2")

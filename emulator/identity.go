@@ -7,7 +7,9 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/hex"
+	"hash"
 	"hash/fnv"
+	"io"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -94,10 +96,31 @@ func (d *acsDirectory) lookup(bin string) ACSIdentity {
 // Base64. Stable for a transaction, different between transactions; the
 // real byte layouts are the schemes' secret.
 func authenticationValue(key []byte, threeDSServerTransID string) string {
-	m := hmac.New(sha256.New, key)
-	m.Write([]byte(threeDSServerTransID))
-	sum := m.Sum(nil)
-	return base64.StdEncoding.EncodeToString(sum[:20])
+	return cavvOf(hmac.New(sha256.New, key), threeDSServerTransID)
+}
+
+// cavvOf computes the value with a keyed HMAC, reset first.
+func cavvOf(m hash.Hash, threeDSServerTransID string) string {
+	m.Reset()
+	_, _ = io.WriteString(m, threeDSServerTransID)
+	var sum [sha256.Size]byte
+	var out [28]byte
+	base64.StdEncoding.Encode(out[:], m.Sum(sum[:0])[:20])
+	return string(out[:])
+}
+
+// cavvHashes pools the keyed HMACs of an engine: the enquiry derives the
+// value again on every answer.
+type cavvHashes struct{ pool sync.Pool }
+
+func newCAVVHashes(key []byte) *cavvHashes {
+	return &cavvHashes{pool: sync.Pool{New: func() any { return hmac.New(sha256.New, key) }}}
+}
+
+func (c *cavvHashes) value(threeDSServerTransID string) string {
+	m := c.pool.Get().(hash.Hash)
+	defer c.pool.Put(m)
+	return cavvOf(m, threeDSServerTransID)
 }
 
 // cavvKey derives the authentication-value key from the seed.
@@ -107,12 +130,4 @@ func cavvKey(seed uint64) []byte {
 	binary.BigEndian.PutUint64(b[8:], seed)
 	k := sha256.Sum256(b[:])
 	return k[:]
-}
-
-// maskPAN keeps the first six and last four digits.
-func maskPAN(pan string) string {
-	if len(pan) < 11 {
-		return strings.Repeat("*", len(pan))
-	}
-	return pan[:6] + strings.Repeat("*", len(pan)-10) + pan[len(pan)-4:]
 }

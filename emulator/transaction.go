@@ -3,6 +3,7 @@ package emulator
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 )
 
@@ -46,24 +47,40 @@ type Transaction struct {
 
 	CardScheme string
 	CardBIN    string
-	MaskedPAN  string
 	Version    string // protocol version used, 2.1.0 or 2.2.0
 
-	Phase               Phase
-	Status              string // transStatus: C while a challenge is open
-	StatusReason        string
-	ECI                 string
-	AuthenticationValue string
-	AuthenticationType  string
-	ChallengeCancel     string
-	WhiteListStatus     string
-	WhiteListStatusSrc  string
-	ACSReferenceNumber  string
-	ACSOperatorID       string
+	Phase Phase
+	// PANLength and PANLast4 keep what MaskedPAN shows besides the BIN;
+	// the full card number is never stored.
+	PANLength          uint8
+	PANLast4           [4]byte
+	Status             string // transStatus: C while a challenge is open
+	StatusReason       string
+	ECI                string
+	AuthenticationType string
+	ChallengeCancel    string
+	WhiteListStatus    string
+	WhiteListStatusSrc string
+	ACSReferenceNumber string
+	ACSOperatorID      string
 
 	// Challenge holds what the challenge needs; zero for frictionless ones.
 	Challenge ChallengeState
 }
+
+// MaskedPAN shows the card number with only its BIN and last four digits.
+func (t Transaction) MaskedPAN() string {
+	n := int(t.PANLength)
+	if n < 11 || len(t.CardBIN) != 6 {
+		return strings.Repeat("*", n)
+	}
+	return t.CardBIN + strings.Repeat("*", n-10) + string(t.PANLast4[:])
+}
+
+// HasAuthenticationValue tells whether the status carries a CAVV/AAV (Y
+// and A). The value itself is derived from the transaction id when needed
+// (Engine.AuthenticationValue), so it costs no memory per transaction.
+func (t Transaction) HasAuthenticationValue() bool { return t.Status == "Y" || t.Status == "A" }
 
 // ChallengeState is the part of a transaction that only a challenge uses.
 type ChallengeState struct {
