@@ -44,7 +44,7 @@ func TestDecodeLookupBase(t *testing.T) {
 		MessageVersion:               "2.2.0",
 		RequestFeatures:              0,
 		ThreeDSRequestorDecMaxTime:   15,
-		Card:                         emulator.Card{ExpiryDate: "2812", CardNumber: "4000000000001000", CardholderName: "Jane A. Doe"},
+		Card:                         emulator.Card{ExpiryDate: "2812", CardNumber: "4000000000009003", CardholderName: "Jane A. Doe"},
 		MerchantName:                 "Example Shop",
 		Purchase:                     &emulator.Purchase{Date: "2024-06-11 14:03:27", Amount: "129.99", CurrencyCode: "EUR"},
 		Requestor:                    &emulator.Requestor{ID: "REQ-0042", Name: "Example Shop", URL: "https://shop.example.com", CardholderAccountID: "cust-7781"},
@@ -540,7 +540,7 @@ func TestDecodeLookupIgnored(t *testing.T) {
 	if err != nil {
 		t.Fatalf("DecodeLookup error: %v", err)
 	}
-	if r.Card.CardNumber != "4000000000001000" {
+	if r.Card.CardNumber != "4000000000009003" {
 		t.Errorf("CardNumber = %q", r.Card.CardNumber)
 	}
 	// edited re-encodes with sorted keys, so the order is the sorted one.
