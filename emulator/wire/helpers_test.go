@@ -1,13 +1,11 @@
 package wire
 
 import (
-	"bytes"
-	"encoding/json"
 	"os"
-	"strings"
 	"testing"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/wire/wiretest"
 )
 
 // baseBody returns the valid lookup request of testdata/lookup.json.
@@ -20,55 +18,23 @@ func baseBody(tb testing.TB) []byte {
 	return b
 }
 
-// edit changes one field of the base request: sets it to val, or deletes it.
-type edit struct {
-	path string
-	val  any
-	del  bool
-}
-
-func set(path string, val any) edit { return edit{path: path, val: val} }
-func del(path string) edit          { return edit{path: path, del: true} }
+// The request-editing helpers are shared with the rule table.
+var (
+	set  = wiretest.Set
+	del  = wiretest.Del
+	num  = wiretest.Num
+	long = wiretest.Long
+)
 
 // edited returns the base request with the edits applied, re-encoded.
-func edited(tb testing.TB, edits ...edit) []byte {
+func edited(tb testing.TB, edits ...wiretest.Edit) []byte {
 	tb.Helper()
-	dec := json.NewDecoder(bytes.NewReader(baseBody(tb)))
-	dec.UseNumber()
-	var m map[string]any
-	if err := dec.Decode(&m); err != nil {
-		tb.Fatalf("decoding base request: %v", err)
-	}
-	for _, e := range edits {
-		keys := strings.Split(e.path, ".")
-		obj := m
-		for _, k := range keys[:len(keys)-1] {
-			next, ok := obj[k].(map[string]any)
-			if !ok {
-				next = map[string]any{}
-				obj[k] = next
-			}
-			obj = next
-		}
-		last := keys[len(keys)-1]
-		if e.del {
-			delete(obj, last)
-		} else {
-			obj[last] = e.val
-		}
-	}
-	out, err := json.Marshal(m)
+	out, err := wiretest.Edited(baseBody(tb), edits...)
 	if err != nil {
-		tb.Fatalf("encoding edited request: %v", err)
+		tb.Fatal(err)
 	}
 	return out
 }
-
-// num is a JSON number written as is.
-func num(s string) json.Number { return json.Number(s) }
-
-// long returns a string of n copies of c.
-func long(c string, n int) string { return strings.Repeat(c, n) }
 
 // asError fails the test unless err is an *emulator.Error.
 func asError(tb testing.TB, err error) *emulator.Error {
