@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 )
 
 // ErrorCode is the 4-character errorCode of the spec's error body (2.16).
@@ -92,29 +94,9 @@ func AsError(err error) (*Error, bool) {
 	return nil, false
 }
 
-// EMV error descriptions, as the EMV 3DS specification names the codes.
-var emvDescriptions = map[string]string{
-	"101": "Message Received Invalid",
-	"102": "Message Version Number Not Supported",
-	"103": "Sent Messages Limit Exceeded",
-	"201": "Required Data Element Missing",
-	"202": "Critical Message Extension Not Recognised",
-	"203": "Format of One or More Data Elements is Invalid according to the Specification",
-	"204": "Duplicate Data Element",
-	"301": "Transaction ID Not Recognized",
-	"302": "Data Decryption Failure",
-	"303": "Access Denied, Invalid Endpoint",
-	"304": "ISO Code Invalid",
-	"305": "Transaction data not valid",
-	"402": "Transaction Timed Out",
-	"403": "Transient System Failure",
-	"404": "Permanent System Failure",
-	"405": "System Connection Failure",
-}
-
 // EMVDescription returns the EMV specification's name for an error code.
 func EMVDescription(code string) string {
-	if d, ok := emvDescriptions[code]; ok {
+	if d := scenarios.EMVErrorName(code); d != "" {
 		return d
 	}
 	return "Unspecified error"

@@ -51,8 +51,13 @@ var (
 	autoChoices          = []string{AutoPass, AutoFail, AutoCancel}
 )
 
-// emvDescriptions names the EMV error codes a scenario error may carry, as
-// the EMV 3DS specification names them. It is the default description.
+// EMVErrorName returns the EMV 3DS specification's name of an error code,
+// or "" for a code it does not name. It is the default description of a
+// scenario error, and the engine's too.
+func EMVErrorName(code string) string { return emvDescriptions[code] }
+
+// emvDescriptions names the EMV error codes, as the EMV 3DS specification
+// names them.
 var emvDescriptions = map[string]string{
 	"101": "Message Received Invalid",
 	"102": "Message Version Number Not Supported",

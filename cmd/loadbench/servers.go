@@ -64,18 +64,9 @@ func startEmulator(opts emulatorOptions) (*server, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	ready, done := make(chan struct{}), make(chan error, 1)
-	go func() { done <- sb.Run(ctx, func() { close(ready) }) }()
-	select {
-	case <-ready:
-	case err := <-done:
-		cancel()
-		return nil, fmt.Errorf("emulator: %w", err)
-	}
-	stop := func() error {
-		cancel()
-		return <-done
+	stop, err := sb.Start()
+	if err != nil {
+		return nil, err
 	}
 	return &server{Name: "emulator", URL: sb.PublicURL, close: stop}, nil
 }

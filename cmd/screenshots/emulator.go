@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -34,16 +33,10 @@ func startEmulator(log *slog.Logger) (*emulatorProcess, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	ready, done := make(chan struct{}), make(chan error, 1)
-	go func() { done <- sb.Run(ctx, func() { close(ready) }) }()
-	select {
-	case <-ready:
-	case err := <-done:
-		cancel()
+	stop, err := sb.Start()
+	if err != nil {
 		return nil, err
 	}
-	stop := func() error { cancel(); return <-done }
 	return &emulatorProcess{URL: sb.PublicURL, stop: stop, catalogue: web.Catalogue(sb.Source.Current(), sb.Engine.Schemes())}, nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/threeds-sandbox/threeds-sandbox/cmd/internal/chromium"
 	"io"
 	"log/slog"
 	"os"
@@ -33,7 +34,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("screenshots", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	out := fs.String("out", "docs/img", "directory the PNG files are written to")
-	chromium := fs.String("chromium", "/usr/bin/chromium", "path of the Chromium (or Chrome) binary")
+	chromiumPath := fs.String("chromium", chromium.Path, "path of the Chromium (or Chrome) binary")
 	timeout := fs.Duration("timeout", 2*time.Minute, "how long the whole run may take")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -51,7 +52,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	defer emu.Close()
 
-	b, err := newBrowser(ctx, *chromium)
+	b, err := newBrowser(ctx, *chromiumPath)
 	if err != nil {
 		return err
 	}

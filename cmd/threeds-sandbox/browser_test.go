@@ -17,10 +17,12 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/threeds-sandbox/threeds-sandbox/cmd/internal/chromium"
 )
 
 // chromiumPath is where Debian's chromium package puts the browser.
-const chromiumPath = "/usr/bin/chromium"
+const chromiumPath = chromium.Path
 
 // screenshotDir receives the README's screenshots when UPDATE_SCREENSHOTS=1.
 const screenshotDir = "../../docs/img"
@@ -37,17 +39,7 @@ func newBrowser(t *testing.T) context.Context {
 		t.Skipf("no %s (%v): browser tests skipped (they fail instead when CI=true)", chromiumPath, err)
 	}
 	dir := t.TempDir()
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromiumPath),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.UserDataDir(dir),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-quic", true),
+	opts := chromium.Options(chromiumPath, dir,
 		// The merchant (127.0.0.1) and the emulator (localhost) are two
 		// sites, as in production. Keeping the challenge iframe in the
 		// page's process lets the queries and the console of the page

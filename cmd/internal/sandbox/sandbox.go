@@ -248,3 +248,22 @@ func NewLogger(c Config, out io.Writer) (*slog.Logger, error) {
 	}
 	return nil, fmt.Errorf("[log] --log-format %q: want text or json", c.LogFormat)
 }
+
+// Start serves in the background, for tools that embed the emulator (the
+// load benchmark, the screenshot tool). It returns once the emulator
+// serves; stop shuts it down gracefully and returns what Run returned.
+func (s *Sandbox) Start() (stop func() error, err error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ready, done := make(chan struct{}), make(chan error, 1)
+	go func() { done <- s.Run(ctx, func() { close(ready) }) }()
+	select {
+	case <-ready:
+	case err := <-done:
+		cancel()
+		return nil, fmt.Errorf("emulator: %w", err)
+	}
+	return func() error {
+		cancel()
+		return <-done
+	}, nil
+}
