@@ -10,10 +10,7 @@ import (
 	"regexp"
 	"testing"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
-	"github.com/threeds-sandbox/threeds-sandbox/emulator/memstore"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
-	"github.com/threeds-sandbox/threeds-sandbox/templates"
 	"github.com/threeds-sandbox/threeds-sandbox/web"
 )
 
@@ -32,42 +29,7 @@ const (
 // request log.
 func benchServer(tb testing.TB, logger *slog.Logger) *web.Server {
 	tb.Helper()
-	cat, err := scenarios.Load(scenarios.LoadOptions{})
-	if err != nil {
-		tb.Fatalf("load scenarios: %v", err)
-	}
-	pages, err := templates.Parse()
-	if err != nil {
-		tb.Fatalf("parse templates: %v", err)
-	}
-	store, err := memstore.New(memstore.Options{})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	const public = "http://127.0.0.1:8080"
-	catalogue := func() *scenarios.Catalogue { return cat }
-	engine, err := emulator.New(emulator.Config{
-		PublicURL: public,
-		Seed:      1,
-		Catalogue: catalogue,
-		Pages:     web.FormPages{Set: pages},
-	}, store)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	srv, err := web.NewServer(web.Config{
-		HashKey:   bytes.Repeat([]byte("h"), 32),
-		BlockKey:  bytes.Repeat([]byte("b"), 32),
-		PublicURL: public,
-		Engine:    engine,
-		Catalogue: catalogue,
-		Pages:     pages,
-		Logger:    logger,
-	})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return srv
+	return buildSandbox(tb, envOptions{realClock: true, logger: logger, seed: 1}, "http://127.0.0.1:8080").Server
 }
 
 // Scenarios of the default catalogue the benchmarks use, by id: their

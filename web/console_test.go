@@ -22,8 +22,6 @@ import (
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/journal"
-	"github.com/threeds-sandbox/threeds-sandbox/emulator/memstore"
-	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 	"github.com/threeds-sandbox/threeds-sandbox/templates"
 	"github.com/threeds-sandbox/threeds-sandbox/web"
 )
@@ -47,51 +45,13 @@ type consoleOptions struct {
 
 func newConsoleEnv(t *testing.T, o consoleOptions) *consoleEnv {
 	t.Helper()
-	cat, err := scenarios.Load(scenarios.LoadOptions{})
-	if err != nil {
-		t.Fatalf("load scenarios: %v", err)
-	}
-	pages, err := templates.Parse()
-	if err != nil {
-		t.Fatalf("parse templates: %v", err)
-	}
-	store, err := memstore.New(memstore.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	jnl := journal.New(journal.Options{})
 	ts := httptest.NewUnstartedServer(nil)
 	public := "http://" + ts.Listener.Addr().String() + o.basePath
-	catalogue := func() *scenarios.Catalogue { return cat }
-	engine, err := emulator.New(emulator.Config{
-		PublicURL: public,
-		Seed:      7,
-		Catalogue: catalogue,
-		Pages:     web.FormPages{Set: pages},
-		Observer:  jnl,
-	}, store)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := web.NewServer(web.Config{
-		BasePath:    o.basePath,
-		Tokens:      web.NewTokens(o.tokens),
-		HashKey:     bytes.Repeat([]byte("h"), 32),
-		BlockKey:    bytes.Repeat([]byte("b"), 32),
-		PublicURL:   public,
-		Engine:      engine,
-		Catalogue:   catalogue,
-		Pages:       pages,
-		Observer:    jnl,
-		Journal:     jnl,
-		ConsoleAuth: o.consoleAuth,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts.Config.Handler = srv
+	b := buildSandbox(t, envOptions{basePath: o.basePath, tokens: o.tokens, consoleAuth: o.consoleAuth, journal: true, realClock: true}, public)
+	ts.Config.Handler = b.Server
 	ts.Start()
 	t.Cleanup(ts.Close)
+	cat, engine, jnl := b.Cat, b.Engine, b.Journal
 	e := &consoleEnv{t: t, URL: public, Server: ts, Journal: jnl}
 	for _, c := range web.Catalogue(cat, engine.Schemes()) {
 		switch c.ID {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/journal"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/memstore"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 	"github.com/threeds-sandbox/threeds-sandbox/templates"
@@ -48,13 +50,96 @@ type env struct {
 }
 
 type envOptions struct {
-	tokens    []string
-	basePath  string
-	firstCReq time.Duration
-	challenge time.Duration
-	load      scenarios.LoadOptions
-	chaos     *web.Chaos
-	maxDelay  int
+	tokens      []string
+	basePath    string
+	firstCReq   time.Duration
+	challenge   time.Duration
+	load        scenarios.LoadOptions
+	chaos       *web.Chaos
+	maxDelay    int
+	journal     bool         // keep a journal for the console
+	consoleAuth string       // "user:password" for the console
+	realClock   bool         // time.Now instead of the settable test clock
+	logger      *slog.Logger // nil discards the log
+	seed        uint64       // 7 when 0
+}
+
+// sandbox is an emulator's handler and its parts, as the tests build it.
+type sandbox struct {
+	Server  *web.Server
+	Engine  *emulator.Engine
+	Cat     *scenarios.Catalogue
+	Clock   *clock // nil with realClock
+	Journal *journal.Journal
+}
+
+// buildSandbox wires an emulator whose browser pages live at public, the
+// way cmd/threeds-sandbox does, with fixed state keys.
+func buildSandbox(tb testing.TB, o envOptions, public string) sandbox {
+	tb.Helper()
+	cat, err := scenarios.Load(o.load)
+	if err != nil {
+		tb.Fatalf("load scenarios: %v", err)
+	}
+	pages, err := templates.Parse()
+	if err != nil {
+		tb.Fatalf("parse templates: %v", err)
+	}
+	b := sandbox{Cat: cat}
+	var now func() time.Time
+	if !o.realClock {
+		b.Clock = &clock{now: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)}
+		now = b.Clock.Now
+	}
+	store, err := memstore.New(memstore.Options{Now: now})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var observer emulator.Observer
+	if o.journal {
+		b.Journal = journal.New(journal.Options{})
+		observer = b.Journal
+	}
+	if o.seed == 0 {
+		o.seed = 7
+	}
+	catalogue := func() *scenarios.Catalogue { return cat }
+	runtime := &scenarios.Runtime{}
+	b.Engine, err = emulator.New(emulator.Config{
+		Runtime:          runtime,
+		PublicURL:        public,
+		Seed:             o.seed,
+		FirstCReqTimeout: o.firstCReq,
+		ChallengeTimeout: o.challenge,
+		Catalogue:        catalogue,
+		Pages:            web.FormPages{Set: pages},
+		Now:              now,
+		MaxDelayed:       o.maxDelay,
+		Observer:         observer,
+	}, store)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	b.Server, err = web.NewServer(web.Config{
+		BasePath:    o.basePath,
+		Tokens:      web.NewTokens(o.tokens),
+		HashKey:     bytes.Repeat([]byte("h"), 32),
+		BlockKey:    bytes.Repeat([]byte("b"), 32),
+		PublicURL:   public,
+		Engine:      b.Engine,
+		Catalogue:   catalogue,
+		Runtime:     runtime,
+		Pages:       pages,
+		Chaos:       o.chaos,
+		Logger:      o.logger,
+		Observer:    observer,
+		Journal:     b.Journal,
+		ConsoleAuth: o.consoleAuth,
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
 }
 
 func newEnv(t testing.TB, opts ...func(*envOptions)) *env {
@@ -63,56 +148,13 @@ func newEnv(t testing.TB, opts ...func(*envOptions)) *env {
 	for _, f := range opts {
 		f(&o)
 	}
-	cat, err := scenarios.Load(o.load)
-	if err != nil {
-		t.Fatalf("load scenarios: %v", err)
-	}
-	pages, err := templates.Parse()
-	if err != nil {
-		t.Fatalf("parse templates: %v", err)
-	}
-	clk := &clock{now: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)}
-	store, err := memstore.New(memstore.Options{Now: clk.Now})
-	if err != nil {
-		t.Fatal(err)
-	}
 	ts := httptest.NewUnstartedServer(nil)
 	public := "http://" + ts.Listener.Addr().String() + o.basePath
-	catalogue := func() *scenarios.Catalogue { return cat }
-	runtime := &scenarios.Runtime{}
-	engine, err := emulator.New(emulator.Config{
-		Runtime:          runtime,
-		PublicURL:        public,
-		Seed:             7,
-		FirstCReqTimeout: o.firstCReq,
-		ChallengeTimeout: o.challenge,
-		Catalogue:        catalogue,
-		Pages:            web.FormPages{Set: pages},
-		Now:              clk.Now,
-		MaxDelayed:       o.maxDelay,
-	}, store)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := web.NewServer(web.Config{
-		BasePath:  o.basePath,
-		Tokens:    web.NewTokens(o.tokens),
-		HashKey:   bytes.Repeat([]byte("h"), 32),
-		BlockKey:  bytes.Repeat([]byte("b"), 32),
-		PublicURL: public,
-		Engine:    engine,
-		Catalogue: catalogue,
-		Runtime:   runtime,
-		Pages:     pages,
-		Chaos:     o.chaos,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts.Config.Handler = srv
+	b := buildSandbox(t, o, public)
+	ts.Config.Handler = b.Server
 	ts.Start()
 	t.Cleanup(ts.Close)
-	return &env{t: t, URL: public, Server: ts, Engine: engine, Cat: cat, Clock: clk}
+	return &env{t: t, URL: public, Server: ts, Engine: b.Engine, Cat: b.Cat, Clock: b.Clock}
 }
 
 // lookupBody returns the realistic lookup request of the wire testdata
