@@ -4,10 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
+	"github.com/threeds-sandbox/threeds-sandbox/web"
 	"io"
 	"os"
-	"strings"
 	"testing"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
@@ -46,22 +45,6 @@ func cardOf(tb testing.TB, cat *scenarios.Catalogue, id string) string {
 	return sc.Match.CardNumber
 }
 
-// formPages renders the challengeHtml as package web does, without
-// importing it (the engine is below web).
-type formPages struct{ set *templates.Set }
-
-func (p formPages) AutoSubmitPage(action string, fields []emulator.FormField) (string, error) {
-	v := templates.AutoSubmit{Action: action, Title: "Authenticating", Message: "Connecting to your card issuer…"}
-	for _, f := range fields {
-		v.Fields = append(v.Fields, templates.Field{Name: f.Name, Value: f.Value})
-	}
-	var b strings.Builder
-	if err := p.set.Render(&b, templates.PageAutoSubmit, v); err != nil {
-		return "", fmt.Errorf("render autosubmit page: %w", err)
-	}
-	return b.String(), nil
-}
-
 // benchEngine is the engine of the binary with its defaults (the embedded
 // catalogue, the default BIN table, an in-memory store bounded at its
 // default 100k entries) and the cards the benchmarks send.
@@ -89,7 +72,7 @@ func newBenchEngine(tb testing.TB) benchEngine {
 		PublicURL: "http://localhost:8080",
 		Seed:      1,
 		Catalogue: func() *scenarios.Catalogue { return cat },
-		Pages:     formPages{set},
+		Pages:     web.FormPages{Set: set},
 	}, store)
 	if err != nil {
 		tb.Fatal(err)
