@@ -266,6 +266,15 @@ func TestTransportErrors(t *testing.T) {
 			if r.Header.Get("X-Request-Id") == "" {
 				t.Error("no X-Request-Id")
 			}
+			for k, v := range map[string]string{
+				"X-Content-Type-Options":  "nosniff",
+				"Referrer-Policy":         "no-referrer",
+				"Content-Security-Policy": "default-src 'none'; frame-ancestors 'none'",
+			} {
+				if got := r.Header.Get(k); got != v {
+					t.Errorf("%s = %q, want %q", k, got, v)
+				}
+			}
 		})
 	}
 }

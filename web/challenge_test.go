@@ -344,8 +344,14 @@ func TestHostedChallengeURL(t *testing.T) {
 	if page.Status != http.StatusOK || !strings.Contains(page.Raw, `data-window-size="1"`) {
 		t.Fatalf("hosted page: %d %s", page.Status, page.Raw)
 	}
-	if page.Header.Get("Content-Security-Policy") == "" {
-		t.Error("challenge page has no Content-Security-Policy")
+	csp := page.Header.Get("Content-Security-Policy")
+	for _, want := range []string{"default-src 'none'", "script-src 'nonce-", "frame-ancestors *"} {
+		if !strings.Contains(csp, want) {
+			t.Errorf("challenge page CSP %q lacks %q (merchants must be able to frame it, scripts need the nonce)", csp, want)
+		}
+	}
+	if page.Header.Get("X-Frame-Options") != "" {
+		t.Errorf("challenge page sends X-Frame-Options %q: merchants could not frame it", page.Header.Get("X-Frame-Options"))
 	}
 	if r := e.press(page, "pass", ""); !strings.Contains(r.Raw, `name="cres"`) {
 		t.Errorf("hosted decision did not end with a CRes: %s", r.Raw)
