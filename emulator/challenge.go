@@ -508,8 +508,9 @@ func (e *Engine) settleLocked(t *Transaction, now time.Time) bool {
 	return false
 }
 
-// Transaction returns a stored transaction of namespace ns, settled to the
-// present (for result pages and the console).
+// Transaction returns a stored transaction by its threeDSServerTransID,
+// settled to the present, whatever its namespace (for the result page the
+// browser reaches with the CRes).
 func (e *Engine) Transaction(ctx context.Context, id string) (Transaction, error) {
 	return e.get(ctx, id)
 }

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -241,38 +240,4 @@ func matchKey(m Match, priority int) string {
 	fmt.Fprintf(&b, "|c=%s|h=%s|ci=%d|v=%s|mc=%s|ai=%s", numericCurrency(m.Currency),
 		strings.ToUpper(m.CardholderName), m.ChallengeInd, m.MessageVersion, m.MessageCategory, m.AuthInd)
 	return b.String()
-}
-
-// describeMatch lists the selectors a match sets, for messages.
-func describeMatch(m Match) string {
-	var parts []string
-	add := func(k, v string) {
-		if v != "" {
-			parts = append(parts, k+" "+v)
-		}
-	}
-	add("cardNumber", m.CardNumber)
-	add("cardPrefix", m.CardPrefix)
-	if r := m.BINRange; r != nil {
-		add("binRange", r.From+"-"+r.To)
-	}
-	add("cardPattern", m.CardPattern)
-	if a := m.Amount; a != nil {
-		if a.Exact != "" {
-			add("amount", a.Exact)
-		} else {
-			add("amount", a.Min+".."+a.Max)
-		}
-	}
-	add("currency", m.Currency)
-	if m.CardholderName != "" {
-		add("cardholderName", strconv.Quote(m.CardholderName))
-	}
-	if m.ChallengeInd != 0 {
-		add("challengeInd", strconv.Itoa(m.ChallengeInd))
-	}
-	add("messageVersion", m.MessageVersion)
-	add("messageCategory", m.MessageCategory)
-	add("authInd", m.AuthInd)
-	return strings.Join(parts, ", ")
 }

@@ -133,7 +133,7 @@ func decodeObject[T any](c *checker, obj *value, prefix string, set *ruleSet[T],
 	rules := set.rules
 	// seen[i] is the index+1 of the member that supplied rule i.
 	var seenBuf [40]int
-	seen := seenBuf[:0]
+	var seen []int
 	if len(rules) <= len(seenBuf) {
 		seen = seenBuf[:len(rules)]
 	} else {
@@ -205,7 +205,7 @@ func decodeField[T any](c *checker, r *rule[T], v *value, prefix, key string, ds
 			return
 		}
 		r.setInt(dst, n)
-	default:
+	case fieldString, fieldNumeric:
 		s, reason := stringValue(v, r.kind == fieldNumeric)
 		if reason != "" {
 			c.add(join(prefix, key), emvFormat, reason)
