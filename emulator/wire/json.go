@@ -57,6 +57,7 @@ func (k kind) String() string {
 type value struct {
 	kind    kind
 	boolean bool
+	ascii   bool     // a string whose text is all ASCII: its length is its rune count
 	text    string   // decoded string, or the number as written
 	members []member // object members in order, duplicates included
 }
@@ -229,8 +230,8 @@ func (p *parser) value(depth int) (value, error) {
 	case c == '[':
 		return value{kind: kindArray}, p.array(depth + 1)
 	case c == '"':
-		s, err := p.string()
-		return value{kind: kindString, text: s}, err
+		s, ascii, err := p.stringASCII()
+		return value{kind: kindString, text: s, ascii: ascii}, err
 	case c == 't':
 		return value{kind: kindBool, boolean: true}, p.literal("true")
 	case c == 'f':
@@ -322,10 +323,14 @@ func (p *parser) findDuplicates(ms []member) {
 	if len(ms) < 2 {
 		return
 	}
-	if len(ms) <= 32 { // quadratic but allocation-free for ordinary objects
-		for i := 1; i < len(ms); i++ {
+	if len(ms) <= 32 {
+		// Quadratic but allocation-free for ordinary objects; keys are
+		// compared only when a cheap fingerprint matches.
+		var prints [32]uint32
+		for i := range ms {
+			prints[i] = fingerprint(ms[i].key)
 			for j := 0; j < i; j++ {
-				if ms[i].key == ms[j].key {
+				if prints[i] == prints[j] && ms[i].key == ms[j].key {
 					p.dups = append(p.dups, duplicate{p.pathTo(ms[i].key), ms[i].offset})
 					break
 				}
@@ -341,6 +346,15 @@ func (p *parser) findDuplicates(ms []member) {
 		}
 		seen[m.key] = struct{}{}
 	}
+}
+
+// fingerprint sums up a key in a word: keys that differ in length, first
+// or last byte (nearly all keys of one object) get different prints.
+func fingerprint(key string) uint32 {
+	if key == "" {
+		return 0
+	}
+	return uint32(len(key))<<16 | uint32(key[0])<<8 | uint32(key[len(key)-1])
 }
 
 // pathTo is the dotted path of key inside the object being parsed.
@@ -403,6 +417,13 @@ func (p *parser) array(depth int) error {
 // its decoded content. Invalid UTF-8 is refused; a lone surrogate escape
 // becomes U+FFFD, as encoding/json does.
 func (p *parser) string() (string, error) {
+	s, _, err := p.stringASCII()
+	return s, err
+}
+
+// stringASCII is string that also tells whether the content is plain
+// ASCII without escapes, so that its length needs no rune count.
+func (p *parser) stringASCII() (string, bool, error) {
 	p.pos++ // opening quote
 	start := p.pos
 	ascii := true
@@ -418,20 +439,21 @@ func (p *parser) string() (string, error) {
 		case c == '"':
 			s := p.data[start:i]
 			if !ascii && !utf8.ValidString(s) {
-				return "", &syntaxError{start, "string is not valid UTF-8"}
+				return "", false, &syntaxError{start, "string is not valid UTF-8"}
 			}
 			p.pos = i + 1
-			return s, nil
+			return s, ascii, nil
 		case c == '\\':
 			p.pos = i
-			return p.escapedString(start)
+			s, err := p.escapedString(start)
+			return s, false, err
 		default:
 			p.pos = i
-			return "", p.errorf("control character %#02x in string", c)
+			return "", false, p.errorf("control character %#02x in string", c)
 		}
 	}
 	p.pos = len(p.data)
-	return "", p.errorf("unexpected end of body in string")
+	return "", false, p.errorf("unexpected end of body in string")
 }
 
 // stringStop marks the bytes a string scan must look at: the closing

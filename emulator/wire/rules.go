@@ -112,18 +112,43 @@ func join(prefix, name string) string {
 // ruleSet is the rules of one object with an index from every accepted key
 // to its rule, built once.
 type ruleSet[T any] struct {
-	rules  []rule[T]
-	byName map[string]int
+	rules []rule[T]
+	// byLen[n] lists the accepted keys of n bytes: an object has a few
+	// dozen keys of varied lengths, so a lookup compares one or two
+	// strings, cheaper than hashing the key for a map.
+	byLen [][]ruleName
+}
+
+// ruleName is one accepted key and the index of its rule.
+type ruleName struct {
+	name string
+	rule int
 }
 
 func newRuleSet[T any](rules []rule[T]) *ruleSet[T] {
-	s := &ruleSet[T]{rules: rules, byName: map[string]int{}}
+	s := &ruleSet[T]{rules: rules}
 	for i, r := range rules {
 		for _, n := range r.names {
-			s.byName[n] = i
+			for len(s.byLen) <= len(n) {
+				s.byLen = append(s.byLen, nil)
+			}
+			s.byLen[len(n)] = append(s.byLen[len(n)], ruleName{n, i})
 		}
 	}
 	return s
+}
+
+// lookup returns the index of the rule that accepts key.
+func (s *ruleSet[T]) lookup(key string) (int, bool) {
+	if len(key) >= len(s.byLen) {
+		return 0, false
+	}
+	for _, n := range s.byLen[len(key)] {
+		if n.name == key {
+			return n.rule, true
+		}
+	}
+	return 0, false
 }
 
 // decodeObject checks every member of obj against the set's rules, stores
@@ -141,7 +166,7 @@ func decodeObject[T any](c *checker, obj *value, prefix string, set *ruleSet[T],
 	}
 	for mi := range obj.members {
 		m := &obj.members[mi]
-		ri, ok := set.byName[m.key]
+		ri, ok := set.lookup(m.key)
 		if !ok {
 			if len(c.ignored) < maxIgnored {
 				c.ignore(join(prefix, m.key))
@@ -211,7 +236,11 @@ func decodeField[T any](c *checker, r *rule[T], v *value, prefix, key string, ds
 			c.add(join(prefix, key), emvFormat, reason)
 			return
 		}
-		if n := utf8.RuneCountInString(s); n < r.min || r.max > 0 && n > r.max {
+		n := len(s)
+		if !v.ascii {
+			n = utf8.RuneCountInString(s)
+		}
+		if n < r.min || r.max > 0 && n > r.max {
 			c.add(join(prefix, key), emvFormat, lengthReason(r.min, r.max, n))
 			return
 		}
