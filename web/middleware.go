@@ -91,15 +91,23 @@ func (s *Server) observe(next http.Handler) http.Handler {
 						"internal error of the emulator (request "+id+")", ""))
 				}
 			}
-			s.metrics.observeRoute(r, rec.status, time.Since(start))
-			s.log.LogAttrs(r.Context(), slog.LevelInfo, "request",
-				slog.String("request_id", id),
-				slog.String("method", r.Method),
-				slog.String("path", r.URL.Path),
-				slog.Int("status", rec.status),
-				slog.Int("bytes", rec.bytes),
-				slog.Duration("duration", time.Since(start)),
-				slog.String("namespace", info.namespace))
+			elapsed := time.Since(start)
+			s.metrics.observeRoute(r, rec.status, elapsed)
+			if h := s.log.Handler(); h.Enabled(r.Context(), slog.LevelInfo) {
+				// The record is built here rather than by Logger.LogAttrs,
+				// which would capture the caller's program counter (a
+				// stack walk per request) for a source the line never shows.
+				line := slog.NewRecord(time.Now(), slog.LevelInfo, "request", 0)
+				line.AddAttrs(
+					slog.String("request_id", id),
+					slog.String("method", r.Method),
+					slog.String("path", r.URL.Path),
+					slog.Int("status", rec.status),
+					slog.Int("bytes", rec.bytes),
+					slog.Duration("duration", elapsed),
+					slog.String("namespace", info.namespace))
+				_ = h.Handle(r.Context(), line)
+			}
 		}()
 		next.ServeHTTP(rec, r)
 	})
