@@ -20,14 +20,14 @@ import (
 func buildBinary(ctx context.Context, dir string) (string, error) {
 	out, err := exec.CommandContext(ctx, "go", "env", "GOMOD").Output()
 	if err != nil {
-		return "", fmt.Errorf("cold start: go env GOMOD: %w", err)
+		return "", fmt.Errorf("go env GOMOD: %w", err)
 	}
 	root := filepath.Dir(strings.TrimSpace(string(out)))
 	bin := filepath.Join(dir, "threeds-sandbox")
 	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/threeds-sandbox")
 	cmd.Dir = root
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("cold start: go build ./cmd/threeds-sandbox: %w\n%s", err, out)
+		return "", fmt.Errorf("go build ./cmd/threeds-sandbox: %w\n%s", err, out)
 	}
 	return bin, nil
 }
@@ -36,7 +36,7 @@ func buildBinary(ctx context.Context, dir string) (string, error) {
 func freePort() (int, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return 0, fmt.Errorf("cold start: pick a port: %w", err)
+		return 0, fmt.Errorf("pick a free port: %w", err)
 	}
 	defer ln.Close()
 	return ln.Addr().(*net.TCPAddr).Port, nil

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -138,6 +139,58 @@ func closedLoop(ctx context.Context, c *http.Client, conns int, d time.Duration,
 					break // cut short by the end of the window
 				}
 				local = append(local, sample{kind: kind, latency: time.Since(t0), ok: ok})
+			}
+			mu.Lock()
+			all = append(all, local...)
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	return summarise(all, time.Since(start))
+}
+
+// openLoop offers requests at a fixed rate for d, whatever the server's
+// pace, over conns workers (one keep-alive connection each): request i is
+// due at start + i/rate, and its latency counts from that due time, so a
+// server that falls behind is charged for the queue it builds (no
+// coordinated omission). When every worker is busy, due requests wait for
+// the next free one, as they would at a real client with a bounded pool.
+func openLoop(ctx context.Context, c *http.Client, conns int, rate float64, d time.Duration, script func(worker int) step) *stats {
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	interval := time.Duration(float64(time.Second) / rate)
+	total := int64(d / interval)
+	var (
+		next atomic.Int64
+		mu   sync.Mutex
+		all  []sample
+		wg   sync.WaitGroup
+	)
+	start := time.Now()
+	for w := range conns {
+		send := script(w)
+		wg.Go(func() {
+			local := make([]sample, 0, 4096)
+			for {
+				i := next.Add(1) - 1
+				if i >= total {
+					break
+				}
+				due := start.Add(time.Duration(i) * interval)
+				if wait := time.Until(due); wait > 0 {
+					select {
+					case <-time.After(wait):
+					case <-ctx.Done():
+					}
+				}
+				if ctx.Err() != nil {
+					break
+				}
+				kind, ok := send(ctx, c)
+				if ctx.Err() != nil {
+					break // cut short by the end of the window
+				}
+				local = append(local, sample{kind: kind, latency: time.Since(due), ok: ok})
 			}
 			mu.Lock()
 			all = append(all, local...)

@@ -1,14 +1,15 @@
 // Command loadbench measures the emulator against the net/http floor on
-// loopback: it starts, in this process, the real emulator (wired as
-// cmd/threeds-sandbox wires it) and a floor server that only reads the
-// body and writes a canned response of the same size, drives both
+// loopback: it builds and starts the real emulator binary with its default
+// flags, and a floor server that only reads the body and writes a canned
+// response of the same size, each in a process of its own; drives both
 // alternately with the same realistic lookup at a fixed concurrency, and
 // prints throughput, latency percentiles and the emulator/floor ratio.
-// Then it measures mixed traffic (lookup, enquiry, headless challenge),
-// the memory a stored transaction takes, and the cold start of the
-// binary. BENCHMARKS.md shows its output.
+// Then it measures latency at a fixed offered rate (open loop), mixed
+// traffic (lookup, enquiry, headless challenge), the memory a stored
+// transaction takes, and the cold start of the binary. BENCHMARKS.md shows
+// its output.
 //
-//	go run ./cmd/loadbench                    # everything, about 70 s
+//	go run ./cmd/loadbench                    # everything, about 2 minutes
 //	go run ./cmd/loadbench -wrk               # drive the lookup rounds with wrk
 //	go run ./cmd/loadbench -duration 10s -memory 0 -coldstart 0
 package main
@@ -22,6 +23,13 @@ import (
 )
 
 func main() {
+	if isFloor(os.Getenv) {
+		if err := serveFloor(os.Getenv); err != nil {
+			fmt.Fprintln(os.Stderr, "loadbench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {

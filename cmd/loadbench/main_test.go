@@ -3,10 +3,27 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 	"time"
 )
+
+// TestMain lets the test binary serve as the floor process, as loadbench
+// re-executes itself for it.
+func TestMain(m *testing.M) {
+	if isFloor(os.Getenv) {
+		if err := serveFloor(os.Getenv); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
 
 func TestCheckLoopback(t *testing.T) {
 	tests := []struct {
@@ -99,22 +116,23 @@ func TestPercentilesAndMedian(t *testing.T) {
 	}
 }
 
-// TestRunShort runs a tiny lookup and mixed benchmark against the
-// in-process emulator and floor, and checks the report's shape.
+// TestRunShort runs a tiny lookup, fixed-rate and mixed benchmark against
+// the emulator binary and the floor process, and checks the report's shape.
 func TestRunShort(t *testing.T) {
 	if testing.Short() {
-		t.Skip("starts two servers and drives them for 2s")
+		t.Skip("builds the binary, starts two servers and drives them for 4s")
 	}
 	var out, progress bytes.Buffer
-	args := []string{"-duration", "2s", "-rounds", "1", "-concurrency", "4", "-memory", "2000", "-memory-bound", "500", "-coldstart", "0",
+	args := []string{"-duration", "4s", "-rounds", "1", "-concurrency", "4", "-rate", "200", "-memory", "2000", "-memory-bound", "500", "-coldstart", "1",
 		"-body", "../../emulator/wire/testdata/lookup.json"}
 	if err := run(context.Background(), args, &out, &progress); err != nil {
 		t.Fatalf("run: %v\n%s", err, progress.String())
 	}
 	report := out.String()
 	for _, want := range []string{
-		"## Lookup: emulator vs floor", "Emulator/floor throughput ratio", "## Mixed traffic",
-		"| headless challenge |", "## Memory per stored transaction", "| 500 | 500 |",
+		"## Lookup: emulator vs floor", "Emulator/floor throughput ratio", "## Latency at a fixed rate",
+		"Emulator p99 at", "## Mixed traffic", "| headless challenge |", "## Memory per stored transaction",
+		"| 500 | 500 |", "## Cold start",
 	} {
 		if !strings.Contains(report, want) {
 			t.Errorf("report lacks %q:\n%s", want, report)
@@ -127,5 +145,41 @@ func TestRunShort(t *testing.T) {
 		if strings.HasPrefix(line, "| 1 |") && !strings.HasSuffix(line, "| 0 |") {
 			t.Errorf("errors in round: %s", line)
 		}
+	}
+}
+
+// TestOpenLoopChargesQueueing drives a server that needs 20ms per request
+// over one connection at 100 requests per second: it can serve only 50, so
+// the due requests queue and their latency, counted from when each was
+// due, grows far beyond the 20ms of service. A closed loop would report
+// 20ms throughout.
+func TestOpenLoopChargesQueueing(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(20 * time.Millisecond)
+	}))
+	defer srv.Close()
+	client := newClient(1)
+	defer client.CloseIdleConnections()
+	st := openLoop(context.Background(), client, 1, 100, time.Second, lookupScript(srv.URL, []byte(`{}`)))
+	if st.Requests < 30 || st.Requests > 60 {
+		t.Errorf("requests served in 1s: got %d, want about 50 (the server's pace)", st.Requests)
+	}
+	if st.P99 < 300*time.Millisecond {
+		t.Errorf("p99: got %s, want the queue charged (several hundred ms)", st.P99)
+	}
+}
+
+// TestOpenLoopKeepsRate checks the offered rate on a fast server.
+func TestOpenLoopKeepsRate(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	defer srv.Close()
+	client := newClient(4)
+	defer client.CloseIdleConnections()
+	st := openLoop(context.Background(), client, 4, 200, time.Second, lookupScript(srv.URL, []byte(`{}`)))
+	if st.Requests < 180 || st.Requests > 200 {
+		t.Errorf("requests in 1s at 200/s: got %d, want 180 to 200", st.Requests)
+	}
+	if st.Errors != 0 {
+		t.Errorf("errors: got %d, want 0", st.Errors)
 	}
 }

@@ -45,7 +45,7 @@ const namespace = "5e1f0c2a9b7d4e61"
 // externalReferenceId as a checkout farm sends them, and reports the live
 // heap the store holds.
 func measureMemory(ctx context.Context, req emulator.LookupRequest, n, maxEntries int) (memoryResult, error) {
-	sb, err := newSandbox(emulatorOptions{MaxEntries: maxEntries})
+	sb, err := newSandbox(maxEntries)
 	if err != nil {
 		return memoryResult{}, err
 	}

@@ -8,7 +8,11 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
+	"os/exec"
+	"os/signal"
 	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/cmd/internal/sandbox"
@@ -24,60 +28,94 @@ type server struct {
 // Close stops the server.
 func (s *server) Close() error { return s.close() }
 
-// emulatorOptions are the few settings of the in-process emulator.
-type emulatorOptions struct {
-	// MaxEntries bounds the store; 0 takes the binary's default.
-	MaxEntries int
-	// Log is where the request log goes, as the binary writes it to
-	// stdout; nil logs warnings only.
-	Log io.Writer
-}
+// Each server under load runs in a process of its own, as it would in
+// production: its garbage collector, scheduler and heap are its own, and
+// neither server (nor the load generator) pays for the other's memory.
 
-// newSandbox builds the emulator exactly as cmd/threeds-sandbox does with
-// its default flags, on 127.0.0.1:0.
-func newSandbox(opts emulatorOptions) (*sandbox.Sandbox, error) {
-	args := []string{"--addr", "127.0.0.1:0", "--log-level", "warn"}
-	if opts.Log != nil {
-		args[3] = "info"
-	}
-	if opts.MaxEntries > 0 {
-		args = append(args, "--store-max-entries", strconv.Itoa(opts.MaxEntries))
-	}
-	c, _, err := sandbox.Parse(args, func(string) string { return "" }, io.Discard)
-	if err != nil {
-		return nil, fmt.Errorf("emulator: %w", err)
-	}
-	out := opts.Log
-	if out == nil {
-		out = io.Discard
-	}
-	log, err := sandbox.NewLogger(c, out)
+// startEmulator execs the built emulator binary with its default flags on
+// a free loopback port and waits until /readyz answers. With log false it
+// runs with --log-level warn (no line per request); its output is
+// discarded either way.
+func startEmulator(ctx context.Context, bin string, log bool) (*server, error) {
+	port, err := freePort()
 	if err != nil {
 		return nil, err
 	}
-	return sandbox.New(c, log)
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	args := []string{"--addr", addr}
+	if !log {
+		args = append(args, "--log-level", "warn")
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Env = cleanEnv()
+	return startProcess(ctx, "emulator", cmd, "http://"+addr, "/readyz")
 }
 
-// startEmulator starts the real emulator and serves it in the background.
-func startEmulator(opts emulatorOptions) (*server, error) {
-	sb, err := newSandbox(opts)
+// floorEnv names the environment variables that turn this program into
+// the floor server: the address to listen on and the file of the canned
+// response.
+const (
+	floorAddrEnv = "LOADBENCH_FLOOR_ADDR"
+	floorBodyEnv = "LOADBENCH_FLOOR_BODY"
+)
+
+// startFloor re-executes this program as the floor server (see
+// serveFloor) on a free loopback port, answering canned.
+func startFloor(ctx context.Context, dir string, canned []byte) (*server, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("floor: %w", err)
+	}
+	body := dir + "/floor-response.json"
+	if err := os.WriteFile(body, canned, 0o600); err != nil {
+		return nil, fmt.Errorf("floor: %w", err)
+	}
+	port, err := freePort()
 	if err != nil {
 		return nil, err
 	}
-	stop, err := sb.Start()
-	if err != nil {
-		return nil, err
-	}
-	return &server{Name: "emulator", URL: sb.PublicURL, close: stop}, nil
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	cmd := exec.Command(self)
+	cmd.Env = append(cleanEnv(), floorAddrEnv+"="+addr, floorBodyEnv+"="+body)
+	cmd.Stderr = os.Stderr
+	return startProcess(ctx, "floor", cmd, "http://"+addr, "/")
 }
 
-// startFloor starts the floor on 127.0.0.1:0: a bare net/http handler that
-// reads the whole body and answers the canned body, whatever the path.
+// startProcess starts cmd and waits until GET base+probe answers.
+func startProcess(ctx context.Context, name string, cmd *exec.Cmd, base, probe string) (*server, error) {
+	orphanProof(cmd)
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	client := &http.Client{Transport: &http.Transport{Proxy: nil, DisableKeepAlives: true}, Timeout: 500 * time.Millisecond}
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline) && ctx.Err() == nil; time.Sleep(5 * time.Millisecond) {
+		resp, err := client.Get(base + probe)
+		if err != nil {
+			continue
+		}
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusOK {
+			return &server{Name: name, URL: base, close: func() error { stopProcess(cmd); return nil }}, nil
+		}
+	}
+	stopProcess(cmd)
+	return nil, fmt.Errorf("%s: not ready on %s within 20s", name, base)
+}
+
+// isFloor tells whether this process was started as the floor server.
+func isFloor(getenv func(string) string) bool { return getenv(floorAddrEnv) != "" }
+
+// serveFloor is the floor: a bare net/http handler that reads the whole
+// body and answers the canned response, whatever the path, until SIGTERM.
 // It is the fastest any emulator could answer over the same connections.
-func startFloor(canned []byte) (*server, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+func serveFloor(getenv func(string) string) error {
+	canned, err := os.ReadFile(getenv(floorBodyEnv))
 	if err != nil {
-		return nil, fmt.Errorf("floor: listen: %w", err)
+		return fmt.Errorf("floor: %w", err)
+	}
+	ln, err := net.Listen("tcp", getenv(floorAddrEnv))
+	if err != nil {
+		return fmt.Errorf("floor: listen: %w", err)
 	}
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
@@ -85,16 +123,38 @@ func startFloor(canned []byte) (*server, error) {
 		_, _ = w.Write(canned)
 	})
 	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second}
-	go func() { _ = hs.Serve(ln) }()
-	closeFn := func() error {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		if err := hs.Shutdown(ctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			return fmt.Errorf("floor: shutdown: %w", err)
-		}
-		return nil
+		_ = hs.Shutdown(shutdown)
+	}()
+	if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("floor: %w", err)
 	}
-	return &server{Name: "floor", URL: "http://" + ln.Addr().String(), close: closeFn}, nil
+	return nil
+}
+
+// newSandbox builds the emulator in this process exactly as
+// cmd/threeds-sandbox does with its default flags, on 127.0.0.1:0, for the
+// memory measurement (which reads this process's heap). maxEntries bounds
+// the store; 0 takes the binary's default.
+func newSandbox(maxEntries int) (*sandbox.Sandbox, error) {
+	args := []string{"--addr", "127.0.0.1:0", "--log-level", "warn"}
+	if maxEntries > 0 {
+		args = append(args, "--store-max-entries", strconv.Itoa(maxEntries))
+	}
+	c, _, err := sandbox.Parse(args, func(string) string { return "" }, io.Discard)
+	if err != nil {
+		return nil, fmt.Errorf("emulator: %w", err)
+	}
+	log, err := sandbox.NewLogger(c, io.Discard)
+	if err != nil {
+		return nil, err
+	}
+	return sandbox.New(c, log)
 }
 
 // checkLoopback refuses a target that is not on this machine: the load
