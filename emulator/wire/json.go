@@ -119,7 +119,8 @@ var arenaPool = sync.Pool{New: func() any { return new(arenas) }}
 // release hands a parse's buffers back once its tree is no longer used.
 // The members are cleared so the pool keeps no request's strings alive.
 func (a *arenas) release() {
-	clear(a.arena[:cap(a.arena)])
+	clear(a.arena) // the members the parse used: its length
+	a.arena = a.arena[:0]
 	clear(a.scratch[:cap(a.scratch)])
 	arenaPool.Put(a)
 }
@@ -146,7 +147,7 @@ func parseInto(a *arenas, body []byte) (value, []string, error) {
 		a.scratch = make([]member, 0, min(n, 64))
 	}
 	p.arena, p.scratch = a.arena[:0], a.scratch[:0]
-	defer func() { a.arena, a.scratch = p.arena[:0], p.scratch[:0] }()
+	defer func() { a.arena, a.scratch = p.arena, p.scratch[:0] }()
 	p.path = p.pathBuf[:0]
 	p.skipSpace()
 	if p.pos == len(p.data) {
@@ -427,7 +428,16 @@ func (p *parser) stringASCII() (string, bool, error) {
 	p.pos++ // opening quote
 	start := p.pos
 	ascii := true
-	for i := p.pos; i < len(p.data); i++ {
+	i := p.pos
+	// Skip eight plain bytes at a time; the loop below looks at the word
+	// that holds a byte worth stopping at.
+	for ; i+8 <= len(p.data); i += 8 {
+		if plainWord(p.data[i : i+8]) {
+			continue
+		}
+		break
+	}
+	for ; i < len(p.data); i++ {
 		c := p.data[i]
 		if !stringStop[c] {
 			continue
@@ -454,6 +464,24 @@ func (p *parser) stringASCII() (string, bool, error) {
 	}
 	p.pos = len(p.data)
 	return "", false, p.errorf("unexpected end of body in string")
+}
+
+// plainWord tells whether none of the 8 bytes of w stops a string scan
+// (see stringStop): no quote, backslash, control or non-ASCII byte. It
+// tests all eight at once with the classic has-zero-byte bit trick.
+func plainWord(w string) bool {
+	const (
+		ones  = 0x0101010101010101
+		highs = 0x8080808080808080
+	)
+	x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+		uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+	hasZero := func(v uint64) uint64 { return (v - ones) &^ v & highs }
+	stop := x&highs | // non-ASCII
+		(x-0x20*ones)&^x&highs | // a byte below 0x20 (x has no high bit here)
+		hasZero(x^('"'*ones)) |
+		hasZero(x^('\\'*ones))
+	return stop == 0
 }
 
 // stringStop marks the bytes a string scan must look at: the closing

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"encoding/json"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -92,9 +93,48 @@ func FuzzParseObject(f *testing.F) {
 			if mem.val.kind != kindString {
 				continue
 			}
+			if mem.val.ascii && utf8.RuneCountInString(mem.val.text) != len(mem.val.text) {
+				t.Fatalf("key %q: %q marked ASCII", mem.key, mem.val.text)
+			}
 			if s, _ := m[mem.key].(string); s != mem.val.text {
 				t.Fatalf("key %q: got %q, encoding/json %q", mem.key, mem.val.text, s)
 			}
 		}
 	})
+}
+
+// TestPlainWord checks the eight-bytes-at-once test against stringStop: a
+// plain word with each byte value at each position, and random words.
+func TestPlainWord(t *testing.T) {
+	slow := func(w string) bool {
+		for i := 0; i < len(w); i++ {
+			if stringStop[w[i]] {
+				return false
+			}
+		}
+		return true
+	}
+	check := func(w []byte) {
+		if got, want := plainWord(string(w)), slow(string(w)); got != want {
+			t.Fatalf("plainWord(%q) = %v, want %v", w, got, want)
+		}
+	}
+	for pos := range 8 {
+		for c := range 256 {
+			w := []byte("abcdefgh")
+			w[pos] = byte(c)
+			check(w)
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 200000 {
+		var w [8]byte
+		for i := range w {
+			w[i] = byte(rng.IntN(256))
+			if rng.IntN(2) == 0 {
+				w[i] = byte(0x20 + rng.IntN(0x60)) // mostly printable ASCII
+			}
+		}
+		check(w[:])
+	}
 }

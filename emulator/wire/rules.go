@@ -216,7 +216,11 @@ func decodeField[T any](c *checker, r *rule[T], v *value, prefix, key string, ds
 			c.add(join(prefix, key), emvFormat, "must be an object, got "+v.kind.String())
 			return
 		}
-		r.object(c, v, join(prefix, key), dst)
+		path := r.names[0] // a top-level object under its canonical name: no copy to make
+		if prefix != "" || key != path {
+			path = join(prefix, key)
+		}
+		r.object(c, v, path, dst)
 	case fieldBool:
 		if v.kind != kindBool {
 			c.add(join(prefix, key), emvFormat, "must be true or false, got "+v.kind.String())
