@@ -116,12 +116,23 @@ func (s *Server) observe(next http.Handler) http.Handler {
 // secureHeaders sets the security headers of every response. API responses may
 // not be framed; the ACS pages may (merchants frame the challenge).
 func secureHeaders(h http.Header) {
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Referrer-Policy", "no-referrer")
+	h["X-Content-Type-Options"] = nosniff
+	h["Referrer-Policy"] = noReferrer
 	// JSON answers load nothing and may not be framed; HTML pages set
 	// their own policy.
-	h.Set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'")
+	h["Content-Security-Policy"] = jsonCSP
 }
+
+// Header values set on every response, shared rather than allocated per
+// request (Header.Set makes a new slice each time). Header.Add appends to
+// a full slice, so it never writes into these.
+var (
+	nosniff         = []string{"nosniff"}
+	noReferrer      = []string{"no-referrer"}
+	jsonCSP         = []string{"default-src 'none'; frame-ancestors 'none'"}
+	contentTypeJSON = []string{"application/json"}
+	noStore         = []string{"no-store"}
+)
 
 // limitBody caps request bodies; a larger body is answered with 413.
 func (s *Server) limitBody(next http.Handler) http.Handler {

@@ -139,8 +139,8 @@ func writeRaw(w http.ResponseWriter, status int, b []byte) {
 		status, b = http.StatusInternalServerError, []byte(encodeFailure)
 	}
 	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("Cache-Control", "no-store")
+	h["Content-Type"] = contentTypeJSON
+	h["Cache-Control"] = noStore
 	w.WriteHeader(status)
 	_, _ = w.Write(b)
 }

@@ -156,9 +156,6 @@ func (s *Server) routes() {
 	root.NotFoundHandler = s.observe(http.HandlerFunc(s.notFound))
 	root.MethodNotAllowedHandler = s.observe(http.HandlerFunc(s.methodNotAllowed))
 	root.Use(s.observe, s.limitBody)
-	root.HandleFunc("/healthz", s.handleHealth).Methods(http.MethodGet)
-	root.HandleFunc("/readyz", s.handleReady).Methods(http.MethodGet)
-	root.Handle("/metrics", s.metrics.Handler()).Methods(http.MethodGet)
 	r := root
 	if s.cfg.BasePath != "" {
 		r = root.PathPrefix(s.cfg.BasePath).Subrouter()
@@ -184,6 +181,12 @@ func (s *Server) routes() {
 	acs.HandleFunc("/hosted/{id}", s.handleHosted).Methods(http.MethodGet, http.MethodPost)
 	acs.HandleFunc("/decision", s.handleDecision).Methods(http.MethodPost)
 	acs.HandleFunc("/notification", s.handleNotification).Methods(http.MethodPost)
+
+	// The probes come last: the router tries routes in order, and the API
+	// is what runs hot.
+	root.HandleFunc("/healthz", s.handleHealth).Methods(http.MethodGet)
+	root.HandleFunc("/readyz", s.handleReady).Methods(http.MethodGet)
+	root.Handle("/metrics", s.metrics.Handler()).Methods(http.MethodGet)
 	s.router = root
 }
 
