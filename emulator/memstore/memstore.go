@@ -1,11 +1,42 @@
 // Package memstore is the in-memory emulator.Store: safe for concurrent
 // use, bounded by a number of transactions and by their age, evicting the
 // oldest first.
+//
+// The store costs the garbage collector almost nothing, however many
+// transactions it holds. Kept as Go values, each transaction is some 25
+// strings, and 100k of them are millions of pointers that every GC cycle
+// marks. Here the live data holds a few dozen:
+//
+//   - each transaction is encoded into a compact record (record.go), and
+//     the records lie back to back in byte chunks of up to 1 MiB
+//     (arena.go): one pointer per chunk, rather than one per string or
+//     even one per transaction;
+//   - a slice of slots lists the records in insertion order and is the
+//     eviction queue; a transaction's sequence number is its place in it,
+//     so a record that moves (an update that outgrew it) keeps its number
+//     and its index entries;
+//   - the indexes map a 64-bit hash (maphash, seeded per store) of the id,
+//     and of the namespace and reference, to a sequence number. Maps of
+//     integers are not scanned by the GC. A hit is checked against the
+//     record; the rare id (or reference) whose hash another live one holds
+//     goes to a small overflow map keyed by the strings, almost always
+//     empty.
+//
+// At 100k stored transactions a full collection takes about as long as
+// with an empty store (BenchmarkGC: 0.65 ms against 33-49 ms with
+// map[string]*Transaction), and a transaction takes about 370 bytes
+// rather than 820 (BenchmarkMemoryPerTransaction).
+//
+// The lock is held briefly: records are encoded before taking it, and a
+// Get copies the record out under it and decodes it after, into a
+// Transaction whose strings share a single allocation.
 package memstore
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
+	"hash/maphash"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -32,16 +63,50 @@ type Options struct {
 	OnEvict func(id, reason string)
 }
 
+// recordBuf is the size of the buffers on the stack that records are
+// encoded into and copied out to; a larger record (a long challenge
+// session) goes through the heap instead.
+const recordBuf = 1024
+
+// updateRoom is the space reserved beyond a record for it to grow in place
+// when it is updated: a pending challenge gains its open and decision
+// times, decision and result. Final transactions are rarely updated and
+// get none; a record that outgrows its space moves, with this room again.
+const updateRoom = 64
+
 // Store is an in-memory emulator.Store.
 type Store struct {
 	mu    sync.Mutex
-	byID  map[string]*emulator.Transaction
-	byRef map[refKey]string // newest id per namespace and external reference
-	queue []string          // ids in insertion order, from head
+	arena arena
+	// slots are the stored records in insertion order, the oldest at
+	// head. The transaction with sequence number seq is slots[seq-base].
+	slots []slot
 	head  int
+	base  uint64
+	// ids maps the hash of an id to its transaction's sequence number,
+	// refs the hash of a namespace and reference to its newest one.
+	ids  map[uint64]uint64
+	refs map[uint64]uint64
+	// idOverflow and refOverflow hold the ids and references whose hash
+	// was taken by another live one when they were stored: with 64-bit
+	// hashes, in practice never.
+	idOverflow  map[string]uint64
+	refOverflow map[refKey]uint64
+
+	seed maphash.Seed
+	// hashMask is ANDed into every hash: all ones, except in tests that
+	// force collisions.
+	hashMask uint64
 
 	opts    Options
 	evicted atomic.Uint64
+}
+
+// slot is a stored record and the hashes it is indexed by (refHash is
+// zero without a reference), kept so that eviction need not hash again.
+type slot struct {
+	span
+	idHash, refHash uint64
 }
 
 type refKey struct{ ns, ref string }
@@ -63,117 +128,280 @@ func New(opts Options) (*Store, error) {
 		opts.Now = time.Now
 	}
 	return &Store{
-		byID:  make(map[string]*emulator.Transaction),
-		byRef: make(map[refKey]string),
-		opts:  opts,
+		ids:      make(map[uint64]uint64),
+		refs:     make(map[uint64]uint64),
+		seed:     maphash.MakeSeed(),
+		hashMask: ^uint64(0),
+		opts:     opts,
 	}, nil
+}
+
+// hashID is the index hash of a transaction id.
+func (s *Store) hashID(id string) uint64 {
+	return maphash.String(s.seed, id) & s.hashMask
+}
+
+// hashRef is the index hash of an external reference in a namespace.
+func (s *Store) hashRef(ns, ref string) uint64 {
+	var h maphash.Hash
+	h.SetSeed(s.seed)
+	var n [binary.MaxVarintLen64]byte
+	h.Write(binary.AppendUvarint(n[:0], uint64(len(ns))))
+	h.WriteString(ns)
+	h.WriteString(ref)
+	return h.Sum64() & s.hashMask
 }
 
 // Put stores a new transaction, evicting the oldest ones beyond the bounds.
 func (s *Store) Put(_ context.Context, t emulator.Transaction) error {
-	if t.ThreeDSServerTransID == "" {
+	id := t.ThreeDSServerTransID
+	if id == "" {
 		return fmt.Errorf("memstore: put: transaction without threeDSServerTransID")
 	}
+	var buf [recordBuf]byte
+	rec := appendRecord(buf[:0], &t)
+	if len(rec) > maxRecord {
+		return fmt.Errorf("memstore: put: transaction %s too large (%d bytes encoded)", id, len(rec))
+	}
+	room := 0
+	if t.Phase != emulator.PhaseFinal {
+		room = updateRoom
+	}
+	sl := slot{idHash: s.hashID(id)}
+	if t.ExternalReferenceID != "" {
+		sl.refHash = s.hashRef(t.Namespace, t.ExternalReferenceID)
+	}
+	cutoff := s.cutoff()
+
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, dup := s.byID[t.ThreeDSServerTransID]; dup {
-		return fmt.Errorf("memstore: put: transaction %s already stored", t.ThreeDSServerTransID)
+	if _, dup := s.lookupID(id, sl.idHash); dup {
+		return fmt.Errorf("memstore: put: transaction %s already stored", id)
 	}
-	s.byID[t.ThreeDSServerTransID] = &t
+	sl.span = s.arena.write(s.arena.alloc(len(rec)+room), rec)
+	seq := s.base + uint64(len(s.slots))
+	s.slots = append(s.slots, sl)
+	if _, taken := s.ids[sl.idHash]; taken {
+		if s.idOverflow == nil {
+			s.idOverflow = make(map[string]uint64)
+		}
+		s.idOverflow[id] = seq
+	} else {
+		s.ids[sl.idHash] = seq
+	}
 	if t.ExternalReferenceID != "" {
-		s.byRef[refKey{t.Namespace, t.ExternalReferenceID}] = t.ThreeDSServerTransID
+		s.indexRef(t.Namespace, t.ExternalReferenceID, sl.refHash, seq)
 	}
-	s.queue = append(s.queue, t.ThreeDSServerTransID)
-	s.evictLocked()
+	s.evictLocked(cutoff)
 	return nil
 }
 
+// indexRef makes seq the newest transaction for ns and ref.
+func (s *Store) indexRef(ns, ref string, h, seq uint64) {
+	if old, taken := s.refs[h]; !taken || s.hasRef(old, ns, ref) {
+		s.refs[h] = seq
+		return
+	}
+	if s.refOverflow == nil {
+		s.refOverflow = make(map[refKey]uint64)
+	}
+	s.refOverflow[refKey{ns, ref}] = seq
+}
+
+// record returns the record of the stored transaction seq.
+func (s *Store) record(seq uint64) []byte {
+	return s.arena.bytes(s.slots[seq-s.base].span)
+}
+
+// keysOf reads the keys of the record of seq.
+func (s *Store) keysOf(seq uint64) recordKeys {
+	k, err := readKeys(s.record(seq))
+	if err != nil {
+		panic(err) // the store wrote the record itself
+	}
+	return k
+}
+
+// hasRef tells whether the transaction seq has this namespace and
+// reference.
+func (s *Store) hasRef(seq uint64, ns, ref string) bool {
+	h := s.keysOf(seq)
+	return string(h.ns) == ns && string(h.ref) == ref
+}
+
+// lookupID returns the sequence number of the stored transaction with
+// this id and hash, expired or not.
+func (s *Store) lookupID(id string, h uint64) (uint64, bool) {
+	if seq, ok := s.ids[h]; ok && string(s.keysOf(seq).id) == id {
+		return seq, true
+	}
+	if len(s.idOverflow) == 0 {
+		return 0, false
+	}
+	seq, ok := s.idOverflow[id]
+	return seq, ok
+}
+
+// lookupRef returns the sequence number of the newest stored transaction
+// with this namespace, reference and hash, expired or not.
+func (s *Store) lookupRef(ns, ref string, h uint64) (uint64, bool) {
+	if seq, ok := s.refs[h]; ok && s.hasRef(seq, ns, ref) {
+		return seq, true
+	}
+	if len(s.refOverflow) == 0 {
+		return 0, false
+	}
+	seq, ok := s.refOverflow[refKey{ns, ref}]
+	return seq, ok
+}
+
+// expired tells whether a record is older than the age bound allows.
+func (s *Store) expired(rec []byte, cutoff time.Time) bool {
+	created, err := readCreatedAt(rec)
+	if err != nil {
+		panic(err) // the store wrote the record itself
+	}
+	return created.Before(cutoff)
+}
+
+// cutoff is the creation time before which transactions are expired. The
+// store's methods read the clock before taking the lock.
+func (s *Store) cutoff() time.Time { return s.opts.Now().Add(-s.opts.MaxAge) }
+
 // evictLocked drops the oldest transactions beyond the count bound and all
-// those older than the age bound.
-func (s *Store) evictLocked() {
-	cutoff := s.opts.Now().Add(-s.opts.MaxAge)
-	for s.head < len(s.queue) {
-		id := s.queue[s.head]
-		t := s.byID[id]
+// those created before cutoff.
+func (s *Store) evictLocked(cutoff time.Time) {
+	for s.head < len(s.slots) {
 		reason := ""
 		switch {
-		case len(s.byID) > s.opts.MaxEntries:
+		case len(s.slots)-s.head > s.opts.MaxEntries:
 			reason = "capacity"
-		case t.CreatedAt.Before(cutoff):
+		case s.expired(s.arena.bytes(s.slots[s.head].span), cutoff):
 			reason = "age"
 		}
 		if reason == "" {
 			break
 		}
-		s.queue[s.head] = ""
-		s.head++
-		delete(s.byID, id)
-		k := refKey{t.Namespace, t.ExternalReferenceID}
-		if s.byRef[k] == id {
-			delete(s.byRef, k)
-		}
-		s.evicted.Add(1)
-		if s.opts.OnEvict != nil {
-			s.opts.OnEvict(id, reason)
-		}
+		s.dropOldest(reason)
 	}
 	// Compact the queue once its dead head is the larger half.
-	if s.head > 1024 && s.head*2 > len(s.queue) {
-		s.queue = append(s.queue[:0:0], s.queue[s.head:]...)
+	if s.head > 1024 && s.head*2 > len(s.slots) {
+		s.base += uint64(s.head)
+		s.slots = append(s.slots[:0:0], s.slots[s.head:]...)
 		s.head = 0
 	}
 }
 
-// Get returns a copy of the transaction with this id.
-func (s *Store) Get(_ context.Context, id string) (emulator.Transaction, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	t, ok := s.getLocked(id)
-	if !ok {
+// dropOldest evicts the oldest transaction.
+func (s *Store) dropOldest(reason string) {
+	seq, sl := s.base+uint64(s.head), s.slots[s.head]
+	h := s.keysOf(seq)
+	if cur, ok := s.ids[sl.idHash]; ok && cur == seq {
+		delete(s.ids, sl.idHash)
+	} else {
+		delete(s.idOverflow, string(h.id))
+	}
+	if len(h.ref) > 0 {
+		if cur, ok := s.refs[sl.refHash]; ok && cur == seq {
+			delete(s.refs, sl.refHash)
+		} else if len(s.refOverflow) > 0 {
+			k := refKey{string(h.ns), string(h.ref)}
+			if cur, ok := s.refOverflow[k]; ok && cur == seq {
+				delete(s.refOverflow, k)
+			}
+		}
+	}
+	var id string
+	if s.opts.OnEvict != nil {
+		id = string(h.id)
+	}
+	s.arena.free(sl.span)
+	s.slots[s.head] = slot{}
+	s.head++
+	s.evicted.Add(1)
+	if s.opts.OnEvict != nil {
+		s.opts.OnEvict(id, reason)
+	}
+}
+
+// copyLive appends to dst the record of seq if found and not created
+// before cutoff.
+func (s *Store) copyLive(dst []byte, seq uint64, found bool, cutoff time.Time) ([]byte, bool) {
+	if !found {
+		return nil, false
+	}
+	rec := s.record(seq)
+	if s.expired(rec, cutoff) {
+		return nil, false
+	}
+	return append(dst, rec...), true
+}
+
+// decodeFound decodes what copyLive copied.
+func decodeFound(rec []byte, found bool) (emulator.Transaction, error) {
+	if !found {
 		return emulator.Transaction{}, emulator.ErrNotFound
 	}
-	return *t, nil
+	return decodeRecord(rec)
+}
+
+// Get returns a copy of the transaction with this id.
+func (s *Store) Get(_ context.Context, id string) (emulator.Transaction, error) {
+	h, cutoff := s.hashID(id), s.cutoff()
+	var buf [recordBuf]byte
+	s.mu.Lock()
+	seq, ok := s.lookupID(id, h)
+	rec, ok := s.copyLive(buf[:0], seq, ok, cutoff)
+	s.mu.Unlock()
+	return decodeFound(rec, ok)
 }
 
 // GetByExternalRef returns a copy of the newest transaction of namespace
 // that carries ref.
 func (s *Store) GetByExternalRef(_ context.Context, namespace, ref string) (emulator.Transaction, error) {
+	if ref == "" {
+		return emulator.Transaction{}, emulator.ErrNotFound
+	}
+	h, cutoff := s.hashRef(namespace, ref), s.cutoff()
+	var buf [recordBuf]byte
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	id, ok := s.byRef[refKey{namespace, ref}]
-	if !ok {
-		return emulator.Transaction{}, emulator.ErrNotFound
-	}
-	t, ok := s.getLocked(id)
-	if !ok {
-		return emulator.Transaction{}, emulator.ErrNotFound
-	}
-	return *t, nil
-}
-
-func (s *Store) getLocked(id string) (*emulator.Transaction, bool) {
-	t, ok := s.byID[id]
-	if !ok || t.CreatedAt.Before(s.opts.Now().Add(-s.opts.MaxAge)) {
-		return nil, false
-	}
-	return t, true
+	seq, ok := s.lookupRef(namespace, ref, h)
+	rec, ok := s.copyLive(buf[:0], seq, ok, cutoff)
+	s.mu.Unlock()
+	return decodeFound(rec, ok)
 }
 
 // Update applies fn to a copy of the transaction and stores the copy when
 // fn succeeds. The identifiers and namespace cannot be changed.
 func (s *Store) Update(_ context.Context, id string, fn func(*emulator.Transaction) error) (emulator.Transaction, error) {
+	h, cutoff := s.hashID(id), s.cutoff()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	t, ok := s.getLocked(id)
-	if !ok {
+	seq, ok := s.lookupID(id, h)
+	if !ok || s.expired(s.record(seq), cutoff) {
 		return emulator.Transaction{}, emulator.ErrNotFound
 	}
-	c := *t
-	if err := fn(&c); err != nil {
-		return *t, err
+	old, err := decodeRecord(s.record(seq))
+	if err != nil {
+		return emulator.Transaction{}, err
 	}
-	c.ThreeDSServerTransID, c.Namespace, c.ExternalReferenceID = t.ThreeDSServerTransID, t.Namespace, t.ExternalReferenceID
-	*t = c
+	c := old
+	if err := fn(&c); err != nil {
+		return old, err
+	}
+	c.ThreeDSServerTransID, c.Namespace, c.ExternalReferenceID = old.ThreeDSServerTransID, old.Namespace, old.ExternalReferenceID
+	var buf [recordBuf]byte
+	rec := appendRecord(buf[:0], &c)
+	if len(rec) > maxRecord {
+		return old, fmt.Errorf("memstore: update: transaction %s too large (%d bytes encoded)", id, len(rec))
+	}
+	sl := &s.slots[seq-s.base]
+	if len(rec) > int(sl.cap) {
+		moved := s.arena.alloc(len(rec) + updateRoom)
+		s.arena.free(sl.span)
+		sl.span = moved
+	}
+	sl.span = s.arena.write(sl.span, rec)
 	return c, nil
 }
 
@@ -181,7 +409,7 @@ func (s *Store) Update(_ context.Context, id string, fn func(*emulator.Transacti
 func (s *Store) Len() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.byID)
+	return len(s.slots) - s.head
 }
 
 // Evicted reports how many transactions were evicted since start.

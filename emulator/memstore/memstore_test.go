@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -171,5 +172,115 @@ func TestConcurrentUpdates(t *testing.T) {
 func TestNewRejectsNegativeBounds(t *testing.T) {
 	if _, err := memstore.New(memstore.Options{MaxEntries: -1}); err == nil {
 		t.Error("negative MaxEntries accepted")
+	}
+}
+
+// TestEvictionByAgeInOrder checks that a Put drops exactly the expired
+// transactions, oldest first, with their references, and that Get and
+// Update no longer see expired ones that wait for their eviction.
+func TestEvictionByAgeInOrder(t *testing.T) {
+	ctx := context.Background()
+	var evicted []string
+	s, clk := newStore(t, memstore.Options{MaxAge: time.Hour, OnEvict: func(id, reason string) { evicted = append(evicted, id+":"+reason) }})
+	for i := range 4 {
+		_ = s.Put(ctx, tx(clk, fmt.Sprint(i), "ns", fmt.Sprint("ref", i)))
+		clk.Advance(20 * time.Minute)
+	}
+	// Created at 0, 20, 40 and 60 minutes; now 80: 0 is expired.
+	clk.Advance(5 * time.Minute) // 85: 20 is expired too
+	for _, id := range []string{"0", "1"} {
+		if _, err := s.Get(ctx, id); !errors.Is(err, emulator.ErrNotFound) {
+			t.Errorf("Get(%s) of an expired transaction: %v", id, err)
+		}
+		if _, err := s.Update(ctx, id, func(*emulator.Transaction) error { return nil }); !errors.Is(err, emulator.ErrNotFound) {
+			t.Errorf("Update(%s) of an expired transaction: %v", id, err)
+		}
+	}
+	if _, err := s.GetByExternalRef(ctx, "ns", "ref1"); !errors.Is(err, emulator.ErrNotFound) {
+		t.Errorf("GetByExternalRef of an expired transaction: %v", err)
+	}
+	if s.Len() != 4 {
+		t.Errorf("Len = %d before the next Put, want 4", s.Len())
+	}
+	_ = s.Put(ctx, tx(clk, "4", "ns", "ref4"))
+	if fmt.Sprint(evicted) != "[0:age 1:age]" || s.Len() != 3 {
+		t.Errorf("evicted %v, Len %d; want [0:age 1:age], 3", evicted, s.Len())
+	}
+	for _, id := range []string{"2", "3", "4"} {
+		if _, err := s.Get(ctx, id); err != nil {
+			t.Errorf("Get(%s): %v", id, err)
+		}
+	}
+}
+
+// TestTimesSurvive checks the times a Get returns: those of the fake
+// clocks (UTC) compare ==, those of time.Now Equal and keep their
+// location, and zero times stay zero.
+func TestTimesSurvive(t *testing.T) {
+	ctx := context.Background()
+	s, clk := newStore(t, memstore.Options{})
+	utc := tx(clk, "utc", "ns", "")
+	utc.Challenge.DecidedAt = clk.Now().Add(time.Nanosecond)
+	now := time.Now()
+	local := emulator.Transaction{ThreeDSServerTransID: "local", CreatedAt: now, Challenge: emulator.ChallengeState{OpenedAt: now}}
+	for _, x := range []emulator.Transaction{utc, local} {
+		if err := s.Put(ctx, x); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := s.Get(ctx, "utc")
+	if err != nil || got.CreatedAt != utc.CreatedAt || got.Challenge.DecidedAt != utc.Challenge.DecidedAt || !got.Challenge.OpenedAt.IsZero() {
+		t.Errorf("Get = %+v, %v; want the times of %+v", got, err, utc)
+	}
+	got, err = s.Get(ctx, "local")
+	if err != nil || !got.CreatedAt.Equal(now) || got.CreatedAt.Location() != now.Location() || !got.Challenge.OpenedAt.Equal(now) || !got.Challenge.DecidedAt.IsZero() {
+		t.Errorf("Get = %+v, %v; want the times of %+v", got, err, local)
+	}
+}
+
+// TestConcurrentUse runs puts, gets, reference lookups and updates from
+// several goroutines on a small store that evicts all along (run with
+// -race), and checks every answer it gets.
+func TestConcurrentUse(t *testing.T) {
+	ctx := context.Background()
+	s, clk := newStore(t, memstore.Options{MaxEntries: 64})
+	var wg sync.WaitGroup
+	const workers, each = 4, 2000
+	for w := range workers {
+		wg.Go(func() {
+			ns := fmt.Sprint("ns", w)
+			for i := range each {
+				id, ref := fmt.Sprintf("w%d-%d", w, i), fmt.Sprint("ref", i)
+				if err := s.Put(ctx, tx(clk, id, ns, ref)); err != nil {
+					t.Error(err)
+					return
+				}
+				back := fmt.Sprintf("w%d-%d", w, max(0, i-i%50)) // recent or long evicted
+				if got, err := s.Get(ctx, back); err == nil && (got.ThreeDSServerTransID != back || got.Namespace != ns) {
+					t.Errorf("Get(%s) = %+v", back, got)
+				} else if err != nil && !errors.Is(err, emulator.ErrNotFound) {
+					t.Error(err)
+				}
+				// Evicted already if the others put 64 since.
+				if got, err := s.GetByExternalRef(ctx, ns, ref); err == nil && got.ThreeDSServerTransID != id {
+					t.Errorf("GetByExternalRef(%s, %s) = %s, want %s", ns, ref, got.ThreeDSServerTransID, id)
+				} else if err != nil && !errors.Is(err, emulator.ErrNotFound) {
+					t.Error(err)
+				}
+				got, err := s.Update(ctx, back, func(t *emulator.Transaction) error {
+					t.Challenge.Interactions++
+					t.Challenge.Session = strings.Repeat("s", t.Challenge.Interactions) // grows: moves sometimes
+					return nil
+				})
+				if err == nil && (got.ThreeDSServerTransID != back || len(got.Challenge.Session) != got.Challenge.Interactions) {
+					t.Errorf("Update(%s) = %+v", back, got)
+				}
+				_ = s.Len()
+			}
+		})
+	}
+	wg.Wait()
+	if s.Len() != 64 || s.Evicted() != workers*each-64 {
+		t.Errorf("Len = %d, Evicted = %d; want 64, %d", s.Len(), s.Evicted(), workers*each-64)
 	}
 }

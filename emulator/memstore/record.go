@@ -1,0 +1,313 @@
+package memstore
+
+import (
+	"encoding/binary"
+	"errors"
+	"time"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+)
+
+// A record is one transaction encoded into bytes, so that the store keeps
+// no pointers the garbage collector would have to follow. Its layout:
+//
+//	CreatedAt                       a time, see appendTime
+//	uvarint n, then n bytes         the string fields back to back, in stringsOf order
+//	uvarint ×numStrings             the length of each string field, same order
+//	Challenge.OpenedAt, .DecidedAt  times
+//	Phase, PANLength, PANLast4      6 bytes
+//	Challenge.WindowSize, .Interactions, .WrongOTPs   varints
+//
+// The strings are in one piece: decoding converts it to a single string
+// and slices the fields out of it, one allocation per decoded transaction.
+// What the store reads most lies at the front: the creation time (the age
+// check reads nothing else), then the strings, whose first three lengths
+// are those of the namespace, id and reference that the indexes verify.
+
+// numStrings is the number of string fields of a Transaction.
+const numStrings = 25
+
+// stringsOf returns the string fields of t in record order, the three the
+// indexes use first. decodeRecord lists them in the same order.
+func stringsOf(t *emulator.Transaction) [numStrings]string {
+	c := &t.Challenge
+	return [numStrings]string{
+		t.Namespace, t.ThreeDSServerTransID, t.ExternalReferenceID,
+		t.ACSTransID, t.DSTransID, t.ScenarioID,
+		t.CardScheme, t.CardBIN, t.Version,
+		t.Status, t.StatusReason, t.ECI, t.AuthenticationType, t.ChallengeCancel,
+		t.WhiteListStatus, t.WhiteListStatusSrc, t.ACSReferenceNumber, t.ACSOperatorID,
+		c.NotificationURL, c.Session, c.MerchantName, c.Amount, c.Currency, c.PurchaseDate, c.Decision,
+	}
+}
+
+// Kinds of time in a record. A time keeps its instant and its location:
+// the zero time, UTC and time.Local come back exactly as they went in (==
+// holds, only the monotonic clock reading is dropped); any other location
+// comes back as a fixed zone of the same name and offset at that instant,
+// which formats the same and compares Equal.
+const (
+	timeZero byte = iota
+	timeUTC
+	timeLocal
+	timeFixed // the zone's offset (varint seconds) and name (uvarint length, bytes) follow
+)
+
+// appendTime appends t: its kind, then unless zero its Unix seconds (8
+// bytes) and nanoseconds (4 bytes), little-endian. Fixed sizes decode
+// fastest, and seconds and nanoseconds are exact for every time a
+// time.Time holds, unlike UnixNano.
+func appendTime(b []byte, t time.Time) []byte {
+	switch {
+	case t.IsZero():
+		return append(b, timeZero)
+	case t.Location() == time.UTC:
+		b = append(b, timeUTC)
+	case t.Location() == time.Local:
+		b = append(b, timeLocal)
+	default:
+		name, offset := t.Zone()
+		b = append(b, timeFixed)
+		b = binary.AppendVarint(b, int64(offset))
+		b = binary.AppendUvarint(b, uint64(len(name)))
+		b = append(b, name...)
+	}
+	b = binary.LittleEndian.AppendUint64(b, uint64(t.Unix()))
+	return binary.LittleEndian.AppendUint32(b, uint32(t.Nanosecond()))
+}
+
+// appendRecord appends the record of t to b.
+func appendRecord(b []byte, t *emulator.Transaction) []byte {
+	b = appendTime(b, t.CreatedAt)
+	strs := stringsOf(t)
+	n := 0
+	for _, s := range strs {
+		n += len(s)
+	}
+	b = binary.AppendUvarint(b, uint64(n))
+	for _, s := range strs {
+		b = append(b, s...)
+	}
+	for _, s := range strs {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+	}
+	b = appendTime(b, t.Challenge.OpenedAt)
+	b = appendTime(b, t.Challenge.DecidedAt)
+	b = append(b, byte(t.Phase), t.PANLength)
+	b = append(b, t.PANLast4[:]...)
+	b = binary.AppendVarint(b, int64(t.Challenge.WindowSize))
+	b = binary.AppendVarint(b, int64(t.Challenge.Interactions))
+	return binary.AppendVarint(b, int64(t.Challenge.WrongOTPs))
+}
+
+// errCorrupt reports a record that does not decode. The store decodes only
+// records it encoded itself: it means a bug.
+var errCorrupt = errors.New("memstore: corrupt record")
+
+// reader consumes a record from its front. Its first failure sticks (bad)
+// and makes every later read return zero values, so that decoders check
+// once, at the end.
+//
+// It advances an offset rather than reslicing b, so that its methods write
+// no pointers (which would cost write barriers while the GC runs), and bad
+// is a bool rather than an error, so that escape analysis does not see the
+// record flow into a returned error and move callers' buffers to the heap.
+type reader struct {
+	b   []byte
+	off int
+	bad bool
+}
+
+func (r *reader) fail() {
+	r.bad, r.off = true, len(r.b)
+}
+
+func (r *reader) byte() byte {
+	if r.off >= len(r.b) {
+		r.fail()
+		return 0
+	}
+	r.off++
+	return r.b[r.off-1]
+}
+
+func (r *reader) bytes(n uint64) []byte {
+	if n > uint64(len(r.b)-r.off) {
+		r.fail()
+		return nil
+	}
+	start := r.off
+	r.off += int(n)
+	return r.b[start:r.off]
+}
+
+func (r *reader) uint64() uint64 {
+	if len(r.b)-r.off < 8 {
+		r.fail()
+		return 0
+	}
+	r.off += 8
+	return binary.LittleEndian.Uint64(r.b[r.off-8:])
+}
+
+func (r *reader) uint32() uint32 {
+	if len(r.b)-r.off < 4 {
+		r.fail()
+		return 0
+	}
+	r.off += 4
+	return binary.LittleEndian.Uint32(r.b[r.off-4:])
+}
+
+func (r *reader) uvarint() uint64 {
+	if r.off < len(r.b) && r.b[r.off] < 0x80 { // one byte: most lengths
+		r.off++
+		return uint64(r.b[r.off-1])
+	}
+	v, n := binary.Uvarint(r.b[r.off:])
+	if n <= 0 {
+		r.fail()
+		return 0
+	}
+	r.off += n
+	return v
+}
+
+// int reads a varint that must fit an int.
+func (r *reader) int() int {
+	v, n := binary.Varint(r.b[r.off:])
+	if n <= 0 || int64(int(v)) != v {
+		r.fail()
+		return 0
+	}
+	r.off += n
+	return int(v)
+}
+
+// time reads what appendTime wrote.
+func (r *reader) time() time.Time {
+	var loc *time.Location
+	switch r.byte() {
+	case timeZero:
+		return time.Time{}
+	case timeUTC:
+		loc = time.UTC
+	case timeLocal:
+		loc = time.Local
+	case timeFixed:
+		offset := r.int()
+		name := r.bytes(r.uvarint())
+		loc = time.FixedZone(string(name), offset)
+	default:
+		r.fail()
+	}
+	sec, nsec := int64(r.uint64()), r.uint32()
+	if r.bad || nsec >= 1e9 {
+		r.fail()
+		return time.Time{}
+	}
+	return time.Unix(sec, int64(nsec)).In(loc)
+}
+
+// strings reads the string section at r's position: it returns its bytes
+// and sets ends to the end of each of the first len(ends) strings within
+// them. Only a full decode (numStrings ends) checks that they add up.
+func (r *reader) strings(ends []int) []byte {
+	strs := r.bytes(r.uvarint())
+	end := 0
+	for i := range ends {
+		var n uint64
+		if r.off < len(r.b) && r.b[r.off] < 0x80 {
+			// One byte, most lengths: inline, as uvarint is too large
+			// for the compiler to inline.
+			n = uint64(r.b[r.off])
+			r.off++
+		} else {
+			n = min(r.uvarint(), uint64(len(strs)+1)) // no overflow of end
+		}
+		end += int(n)
+		ends[i] = end
+	}
+	if end > len(strs) || (len(ends) == numStrings && end != len(strs)) {
+		r.fail()
+		return nil
+	}
+	return strs
+}
+
+// recordKeys are the strings of a record that the indexes use, sharing
+// the record's memory.
+type recordKeys struct {
+	ns, id, ref []byte
+}
+
+// readKeys reads the keys of rec without decoding the rest.
+func readKeys(rec []byte) (recordKeys, error) {
+	r := reader{b: rec}
+	r.time()
+	var ends [3]int
+	strs := r.strings(ends[:])
+	if r.bad {
+		return recordKeys{}, errCorrupt
+	}
+	return recordKeys{ns: strs[:ends[0]], id: strs[ends[0]:ends[1]], ref: strs[ends[1]:ends[2]]}, nil
+}
+
+// readCreatedAt reads only the creation time of rec.
+func readCreatedAt(rec []byte) (time.Time, error) {
+	r := reader{b: rec}
+	t := r.time()
+	if r.bad {
+		return time.Time{}, errCorrupt
+	}
+	return t, nil
+}
+
+// decodeRecord decodes a record made by appendRecord. The string fields
+// share one allocation; the record's memory is not retained.
+func decodeRecord(rec []byte) (emulator.Transaction, error) {
+	r := reader{b: rec}
+	createdAt := r.time()
+	var s stringTable
+	strs := r.strings(s.ends[:])
+	openedAt, decidedAt := r.time(), r.time()
+	fixed := r.bytes(6)
+	windowSize, interactions, wrongOTPs := r.int(), r.int(), r.int()
+	if r.bad || r.off != len(r.b) {
+		return emulator.Transaction{}, errCorrupt
+	}
+	s.all = string(strs)
+	return emulator.Transaction{
+		Namespace: s.at(0), ThreeDSServerTransID: s.at(1), ExternalReferenceID: s.at(2),
+		ACSTransID: s.at(3), DSTransID: s.at(4), ScenarioID: s.at(5),
+		CardScheme: s.at(6), CardBIN: s.at(7), Version: s.at(8),
+		Status: s.at(9), StatusReason: s.at(10), ECI: s.at(11), AuthenticationType: s.at(12), ChallengeCancel: s.at(13),
+		WhiteListStatus: s.at(14), WhiteListStatusSrc: s.at(15), ACSReferenceNumber: s.at(16), ACSOperatorID: s.at(17),
+		Challenge: emulator.ChallengeState{
+			NotificationURL: s.at(18), Session: s.at(19), MerchantName: s.at(20), Amount: s.at(21),
+			Currency: s.at(22), PurchaseDate: s.at(23), Decision: s.at(24),
+			WindowSize: windowSize, Interactions: interactions, WrongOTPs: wrongOTPs,
+			OpenedAt: openedAt, DecidedAt: decidedAt,
+		},
+		CreatedAt: createdAt,
+		Phase:     emulator.Phase(fixed[0]),
+		PANLength: fixed[1],
+		PANLast4:  [4]byte(fixed[2:6]),
+	}, nil
+}
+
+// stringTable is the string fields of a decoded record: all of them in
+// one string, and the end of each in it.
+type stringTable struct {
+	all  string
+	ends [numStrings]int
+}
+
+// at returns string field i.
+func (s *stringTable) at(i int) string {
+	start := 0
+	if i > 0 {
+		start = s.ends[i-1]
+	}
+	return s.all[start:s.ends[i]]
+}

@@ -1,0 +1,294 @@
+package memstore
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+)
+
+// fullTx is a challenge transaction with every field set: unicode and
+// empty-looking values, times in UTC, and a session long enough to need
+// multi-byte lengths.
+func fullTx() emulator.Transaction {
+	created := time.Date(2026, 3, 29, 1, 59, 59, 999_999_999, time.UTC)
+	return emulator.Transaction{
+		Namespace:            "5e1f0c2a9b7d4e61",
+		ThreeDSServerTransID: "8a880dc0-d2d2-4067-bcb1-b08d1690b26e",
+		ACSTransID:           "d7c1ee99-9478-44a6-b1f2-391e29c6b340",
+		DSTransID:            "f25084f0-5b16-4c0a-ae5d-b24808a95e4b",
+		ExternalReferenceID:  "Bestellung-äöü-日本-🛒",
+		CreatedAt:            created,
+		ScenarioID:           "visa-challenge-otp",
+		CardScheme:           emulator.SchemeVisa,
+		CardBIN:              "400000",
+		Version:              "2.2.0",
+		Phase:                emulator.PhaseChallengeOpened,
+		PANLength:            19,
+		PANLast4:             [4]byte{'9', '0', '0', '3'},
+		Status:               "C",
+		StatusReason:         "01",
+		ECI:                  "07",
+		AuthenticationType:   "02",
+		ChallengeCancel:      "04",
+		WhiteListStatus:      "Y",
+		WhiteListStatusSrc:   "01",
+		ACSReferenceNumber:   "3DS_LOA_ACS_PRIC_020200_17135",
+		ACSOperatorID:        "ACS-PRIC-9444-7396",
+		Challenge: emulator.ChallengeState{
+			NotificationURL: "https://merchant.example/3ds/notify?o=Größe",
+			Session:         strings.Repeat("c2Vzc2lvbg==", 40),
+			WindowSize:      5,
+			MerchantName:    "Café Ω – Zürich",
+			Amount:          "123456",
+			Currency:        "978",
+			PurchaseDate:    "20260329015959",
+			OpenedAt:        created.Add(3 * time.Second),
+			DecidedAt:       created.Add(time.Minute + time.Nanosecond),
+			Interactions:    2,
+			WrongOTPs:       1,
+			Decision:        "otp",
+		},
+	}
+}
+
+// roundTrip encodes and decodes t.
+func roundTrip(t *testing.T, tx emulator.Transaction) emulator.Transaction {
+	t.Helper()
+	rec := appendRecord(nil, &tx)
+	got, err := decodeRecord(rec)
+	if err != nil {
+		t.Fatalf("decode: %v", err)
+	}
+	return got
+}
+
+func TestRecordRoundTrip(t *testing.T) {
+	zeroTimes := fullTx()
+	zeroTimes.Challenge.OpenedAt, zeroTimes.Challenge.DecidedAt = time.Time{}, time.Time{}
+	local := fullTx()
+	local.CreatedAt = time.Date(2026, 7, 1, 12, 0, 0, 1, time.Local)
+	extremes := fullTx()
+	extremes.CreatedAt = time.Date(1, 1, 1, 0, 0, 0, 1, time.UTC) // just after the zero time
+	extremes.Challenge.OpenedAt = time.Date(1500, 1, 1, 0, 0, 0, 0, time.UTC)
+	extremes.Challenge.DecidedAt = time.Date(9999, 12, 31, 23, 59, 59, 999_999_999, time.UTC)
+	extremes.Challenge.WindowSize = math.MinInt
+	extremes.Challenge.Interactions = math.MaxInt
+	extremes.Challenge.WrongOTPs = -1
+	extremes.PANLength = 255
+	extremes.Phase = 255
+	extremes.Challenge.Session = strings.Repeat("x", 3*recordBuf) // beyond the stack buffers
+	tests := map[string]emulator.Transaction{
+		"full":       fullTx(),
+		"zero times": zeroTimes,
+		"local":      local,
+		"extremes":   extremes,
+		"empty":      {},
+	}
+	for name, tx := range tests {
+		t.Run(name, func(t *testing.T) {
+			got := roundTrip(t, tx)
+			// == on the times too: UTC and time.Local come back exactly.
+			if !reflect.DeepEqual(got, tx) {
+				t.Errorf("round trip:\n got %+v\nwant %+v", got, tx)
+			}
+			if got.Challenge.OpenedAt.IsZero() != tx.Challenge.OpenedAt.IsZero() {
+				t.Errorf("OpenedAt.IsZero = %v, want %v", got.Challenge.OpenedAt.IsZero(), tx.Challenge.OpenedAt.IsZero())
+			}
+		})
+	}
+}
+
+// TestRecordTimes checks what a time keeps: the instant always, the
+// location exactly for UTC and time.Local, as a fixed zone otherwise; the
+// monotonic clock reading is dropped.
+func TestRecordTimes(t *testing.T) {
+	paris, err := time.LoadLocation("Europe/Paris")
+	if err != nil {
+		paris = time.FixedZone("CEST", 2*3600) // no time zone database
+	}
+	now := time.Now() // with a monotonic reading
+	tests := []time.Time{
+		now,
+		now.UTC(),
+		time.Date(2026, 6, 1, 12, 0, 0, 0, paris),
+		time.Date(2026, 6, 1, 12, 0, 0, 5, time.FixedZone("", -(3*3600+30*60))),
+		time.Unix(-1, 999_999_999).UTC(),
+		{},
+		time.Time{}.In(time.Local), // zero too, and comes back as time.Time{}
+	}
+	for _, want := range tests {
+		tx := emulator.Transaction{CreatedAt: want}
+		got := roundTrip(t, tx).CreatedAt
+		if !got.Equal(want) || got.IsZero() != want.IsZero() {
+			t.Errorf("%v came back as %v", want, got)
+		}
+		if want.IsZero() {
+			continue // its location is not kept
+		}
+		wantName, wantOffset := want.Zone()
+		if name, offset := got.Zone(); name != wantName || offset != wantOffset {
+			t.Errorf("%v: zone %s%+d, want %s%+d", want, name, offset, wantName, wantOffset)
+		}
+		if want.Format(time.RFC3339Nano) != got.Format(time.RFC3339Nano) {
+			t.Errorf("%v formats as %s, want %s", want, got.Format(time.RFC3339Nano), want.Format(time.RFC3339Nano))
+		}
+		if loc := want.Location(); (loc == time.UTC || loc == time.Local) && got != want.Round(0) {
+			t.Errorf("%#v came back as %#v, want == without the monotonic reading", want, got)
+		}
+	}
+}
+
+// TestRecordCoversEveryField sets every field of a Transaction, found by
+// reflection, to a distinct value and expects it back: a field added to
+// Transaction but not to the record fails here.
+func TestRecordCoversEveryField(t *testing.T) {
+	var tx emulator.Transaction
+	n := 0
+	var fill func(v reflect.Value)
+	fill = func(v reflect.Value) {
+		n++
+		switch {
+		case v.Type() == reflect.TypeFor[time.Time]():
+			v.Set(reflect.ValueOf(time.Date(2000+n, 1, 1, 0, 0, n, n, time.UTC)))
+		case v.Kind() == reflect.Struct:
+			for i := range v.NumField() {
+				fill(v.Field(i))
+			}
+		case v.Kind() == reflect.String:
+			v.SetString(fmt.Sprintf("field-%d", n))
+		case v.CanInt():
+			v.SetInt(int64(n))
+		case v.CanUint():
+			v.SetUint(uint64(n))
+		case v.Kind() == reflect.Array:
+			for i := range v.Len() {
+				fill(v.Index(i))
+			}
+		default:
+			t.Fatalf("field of kind %s: teach the record and this test about it", v.Kind())
+		}
+	}
+	fill(reflect.ValueOf(&tx).Elem())
+	if got := roundTrip(t, tx); !reflect.DeepEqual(got, tx) {
+		t.Errorf("round trip:\n got %+v\nwant %+v", got, tx)
+	}
+	strs := 0
+	for _, typ := range []reflect.Type{reflect.TypeFor[emulator.Transaction](), reflect.TypeFor[emulator.ChallengeState]()} {
+		for f := range typ.Fields() {
+			if f.Type.Kind() == reflect.String {
+				strs++
+			}
+		}
+	}
+	if strs != numStrings {
+		t.Errorf("Transaction has %d string fields, numStrings is %d", strs, numStrings)
+	}
+}
+
+// TestDecodeRejectsDamage checks that a truncated or extended record is
+// reported, never decoded wrongly or panicking.
+func TestDecodeRejectsDamage(t *testing.T) {
+	tx := fullTx()
+	rec := appendRecord(nil, &tx)
+	for n := range len(rec) {
+		if _, err := decodeRecord(rec[:n]); err == nil {
+			t.Fatalf("record cut to %d of %d bytes decoded", n, len(rec))
+		}
+		_, _ = readKeys(rec[:n])
+		_, _ = readCreatedAt(rec[:n])
+	}
+	if _, err := decodeRecord(append(rec, 0)); err == nil {
+		t.Error("record with a trailing byte decoded")
+	}
+}
+
+func TestReadKeys(t *testing.T) {
+	tx := fullTx()
+	rec := appendRecord(nil, &tx)
+	k, err := readKeys(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(k.ns) != tx.Namespace || string(k.id) != tx.ThreeDSServerTransID || string(k.ref) != tx.ExternalReferenceID {
+		t.Errorf("keys %q %q %q, want %q %q %q", k.ns, k.id, k.ref, tx.Namespace, tx.ThreeDSServerTransID, tx.ExternalReferenceID)
+	}
+	if created, err := readCreatedAt(rec); err != nil || created != tx.CreatedAt {
+		t.Errorf("readCreatedAt = %v, %v; want %v", created, err, tx.CreatedAt)
+	}
+}
+
+// FuzzRecord round-trips transactions with arbitrary field values, and
+// checks that no prefix of a record decodes.
+func FuzzRecord(f *testing.F) {
+	f.Add("ns", "id", "ref", "Ω", "", int64(1_780_000_000), uint32(5), uint8(0), 5, 1, uint8(16))
+	f.Add("", "日本", "", strings.Repeat("s", 300), "otp", int64(-62135596800), uint32(0), uint8(2), -1, math.MaxInt, uint8(255))
+	f.Fuzz(func(t *testing.T, ns, id, ref, a, b string, sec int64, nsec uint32, zone uint8, n1, n2 int, small uint8) {
+		created := time.Unix(sec, int64(nsec%1e9))
+		switch zone % 4 {
+		case 0:
+			created = created.UTC()
+		case 1: // time.Local already
+		case 2:
+			created = created.In(time.FixedZone(a, n1%(18*3600)))
+		case 3:
+			created = time.Time{}
+		}
+		tx := emulator.Transaction{
+			Namespace: ns, ThreeDSServerTransID: id, ExternalReferenceID: ref,
+			ACSTransID: a, DSTransID: b, ScenarioID: a + b, CardScheme: b + a,
+			CardBIN: ns, Version: id, Status: ref, StatusReason: a, ECI: b,
+			AuthenticationType: ns + a, ChallengeCancel: id + b, WhiteListStatus: ref + a,
+			WhiteListStatusSrc: b, ACSReferenceNumber: a, ACSOperatorID: ns,
+			CreatedAt: created, Phase: emulator.Phase(small), PANLength: small ^ 0xff,
+			PANLast4: [4]byte{small, small + 1, small + 2, small + 3},
+			Challenge: emulator.ChallengeState{
+				NotificationURL: a, Session: b, MerchantName: id, Amount: ref, Currency: ns, PurchaseDate: a, Decision: b,
+				WindowSize: n1, Interactions: n2, WrongOTPs: n1 ^ n2,
+				OpenedAt: created.Add(time.Duration(n1)), DecidedAt: time.Unix(int64(n2), 0).UTC(),
+			},
+		}
+		rec := appendRecord(nil, &tx)
+		got, err := decodeRecord(rec)
+		if err != nil {
+			t.Fatalf("decode: %v", err)
+		}
+		for _, p := range [][2]*time.Time{{&got.CreatedAt, &tx.CreatedAt}, {&got.Challenge.OpenedAt, &tx.Challenge.OpenedAt}} {
+			if !p[0].Equal(*p[1]) || p[0].IsZero() != p[1].IsZero() {
+				t.Fatalf("time %v came back as %v", *p[1], *p[0])
+			}
+			*p[0] = *p[1] // the location may differ (fixed zones): compared above
+		}
+		if !reflect.DeepEqual(got, tx) {
+			t.Fatalf("round trip:\n got %+v\nwant %+v", got, tx)
+		}
+		for n := range len(rec) {
+			if _, err := decodeRecord(rec[:n]); err == nil {
+				t.Fatalf("record cut to %d of %d bytes decoded", n, len(rec))
+			}
+		}
+	})
+}
+
+func BenchmarkEncodeRecord(b *testing.B) {
+	tx := fullTx()
+	var buf [recordBuf]byte
+	for b.Loop() {
+		appendRecord(buf[:0], &tx)
+	}
+}
+
+func BenchmarkDecodeRecord(b *testing.B) {
+	tx := fullTx()
+	rec := appendRecord(nil, &tx)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := decodeRecord(rec); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
