@@ -151,10 +151,11 @@ func closedLoop(ctx context.Context, c *http.Client, conns int, d time.Duration,
 
 // openLoop offers requests at a fixed rate for d, whatever the server's
 // pace, over conns workers (one keep-alive connection each): request i is
-// due at start + i/rate, and its latency counts from that due time, so a
-// server that falls behind is charged for the queue it builds (no
-// coordinated omission). When every worker is busy, due requests wait for
-// the next free one, as they would at a real client with a bounded pool.
+// due at start + i/rate. When every worker is busy, due requests wait for
+// the next free one, as they would at a real client with a bounded pool,
+// and their latency counts from when they were due, so a server that
+// falls behind is charged for the queue it builds (no coordinated
+// omission).
 func openLoop(ctx context.Context, c *http.Client, conns int, rate float64, d time.Duration, script func(worker int) step) *stats {
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
@@ -176,12 +177,18 @@ func openLoop(ctx context.Context, c *http.Client, conns int, rate float64, d ti
 				if i >= total {
 					break
 				}
-				due := start.Add(time.Duration(i) * interval)
-				if wait := time.Until(due); wait > 0 {
+				// A request picked up late, because every worker was
+				// busy with the server, is timed from when it was due: the
+				// server is charged for its queue. One picked up early
+				// waits, and is timed from when it is sent: a timer that
+				// wakes late is this program's delay, not the server's.
+				from := start.Add(time.Duration(i) * interval)
+				if wait := time.Until(from); wait > 0 {
 					select {
 					case <-time.After(wait):
 					case <-ctx.Done():
 					}
+					from = time.Now()
 				}
 				if ctx.Err() != nil {
 					break
@@ -190,7 +197,7 @@ func openLoop(ctx context.Context, c *http.Client, conns int, rate float64, d ti
 				if ctx.Err() != nil {
 					break // cut short by the end of the window
 				}
-				local = append(local, sample{kind: kind, latency: time.Since(due), ok: ok})
+				local = append(local, sample{kind: kind, latency: time.Since(from), ok: ok})
 			}
 			mu.Lock()
 			all = append(all, local...)

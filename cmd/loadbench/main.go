@@ -4,7 +4,7 @@
 // response of the same size, each in a process of its own; drives both
 // alternately with the same realistic lookup at a fixed concurrency, and
 // prints throughput, latency percentiles and the emulator/floor ratio.
-// Then it measures latency at a fixed offered rate (open loop), mixed
+// Then it measures latency at fixed offered rates (open loop), mixed
 // traffic (lookup, enquiry, headless challenge), the memory a stored
 // transaction takes, and the cold start of the binary. BENCHMARKS.md shows
 // its output.

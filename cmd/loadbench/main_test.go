@@ -53,6 +53,9 @@ func TestParseOptionsRefuses(t *testing.T) {
 		{"-concurrency", "0"},
 		{"-rounds", "0"},
 		{"-duration", "10ms"},
+		{"-rates", "1000,fast"},
+		{"-rates", "-5"},
+		{"-rate-window", "1ms"},
 		{"extra"},
 	}
 	for _, args := range tests {
@@ -123,15 +126,15 @@ func TestRunShort(t *testing.T) {
 		t.Skip("builds the binary, starts two servers and drives them for 4s")
 	}
 	var out, progress bytes.Buffer
-	args := []string{"-duration", "4s", "-rounds", "1", "-concurrency", "4", "-rate", "200", "-memory", "2000", "-memory-bound", "500", "-coldstart", "1",
+	args := []string{"-duration", "4s", "-rounds", "1", "-concurrency", "4", "-rates", "100,200", "-rate-window", "500ms", "-memory", "2000", "-memory-bound", "500", "-coldstart", "1",
 		"-body", "../../emulator/wire/testdata/lookup.json"}
 	if err := run(context.Background(), args, &out, &progress); err != nil {
 		t.Fatalf("run: %v\n%s", err, progress.String())
 	}
 	report := out.String()
 	for _, want := range []string{
-		"## Lookup: emulator vs floor", "Emulator/floor throughput ratio", "## Latency at a fixed rate",
-		"Emulator p99 at", "## Mixed traffic", "| headless challenge |", "## Memory per stored transaction",
+		"## Lookup: emulator vs floor", "Emulator/floor throughput ratio", "## Latency at fixed rates", "| 200 | emulator |",
+		"Emulator p99 against the target", "## Mixed traffic", "| headless challenge |", "## Memory per stored transaction",
 		"| 500 | 500 |", "## Cold start",
 	} {
 		if !strings.Contains(report, want) {

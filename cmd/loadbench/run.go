@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -41,7 +42,8 @@ type options struct {
 	Rounds      int
 	Concurrency int
 	Mix         bool
-	Rate        float64
+	Rates       []float64
+	RateWindow  time.Duration
 	WRK         bool
 	Target      string
 	Body        string
@@ -55,10 +57,11 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	var o options
 	fs := flag.NewFlagSet("loadbench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.DurationVar(&o.Duration, "duration", 48*time.Second, "total time of the measured load windows, warm-up excluded: half for the lookup rounds, a quarter each for the fixed-rate and the mixed rounds")
+	fs.DurationVar(&o.Duration, "duration", 40*time.Second, "total time of the closed-loop windows, warm-up excluded: two thirds for the lookup rounds, one third for the mixed rounds (the fixed-rate rounds take -rate-window each)")
 	fs.IntVar(&o.Rounds, "rounds", 3, "rounds of emulator-then-floor windows; the ratio is the median of the rounds")
 	fs.IntVar(&o.Concurrency, "concurrency", 64, "concurrent keep-alive connections")
-	fs.Float64Var(&o.Rate, "rate", 5000, "requests per second offered, open loop, in the fixed-rate latency rounds (0 skips them)")
+	rates := fs.String("rates", "1000,2500,5000", "comma-separated requests per second offered, open loop, in the fixed-rate latency rounds (empty or 0 skips them)")
+	fs.DurationVar(&o.RateWindow, "rate-window", 2*time.Second, "length of one fixed-rate window (per server, round and rate)")
 	fs.BoolVar(&o.Mix, "mix", true, "also measure mixed traffic: lookups, enquiries and headless challenges (a third of -duration)")
 	fs.BoolVar(&o.WRK, "wrk", false, "drive the lookup rounds with wrk (Debian package wrk) instead of the Go client")
 	fs.StringVar(&o.Target, "target", "", "drive an emulator already running on loopback (e.g. http://127.0.0.1:8080) instead of the in-process one")
@@ -80,8 +83,20 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	if o.Concurrency < 1 || o.Concurrency > 4096 {
 		errs = append(errs, fmt.Errorf("-concurrency %d: want 1 to 4096", o.Concurrency))
 	}
-	if o.Rate < 0 || o.Rate > 1e6 {
-		errs = append(errs, fmt.Errorf("-rate %g: want 0 (skip) to 1000000 requests per second", o.Rate))
+	for _, f := range strings.Split(*rates, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" || f == "0" {
+			continue
+		}
+		r, err := strconv.ParseFloat(f, 64)
+		if err != nil || r <= 0 || r > 1e6 {
+			errs = append(errs, fmt.Errorf("-rates: %q is not a rate between 0 and 1000000 requests per second", f))
+			continue
+		}
+		o.Rates = append(o.Rates, r)
+	}
+	if o.RateWindow < 100*time.Millisecond || o.RateWindow > time.Minute {
+		errs = append(errs, fmt.Errorf("-rate-window %s: want 100ms to 1m", o.RateWindow))
 	}
 	if o.Duration < time.Second || o.Duration > 30*time.Minute {
 		errs = append(errs, fmt.Errorf("-duration %s: want 1s to 30m", o.Duration))
@@ -188,14 +203,11 @@ func loadPhases(ctx context.Context, o options, bin, dir string, frictionless, c
 	servers := []*server{emu, floor}
 
 	windows := time.Duration(2 * o.Rounds)
-	lookupShare, rateShare, mixShare := o.Duration, time.Duration(0), time.Duration(0)
-	if o.Rate > 0 {
-		rateShare = o.Duration / 4
-	}
+	lookupShare, mixShare := o.Duration, time.Duration(0)
 	if o.Mix {
-		mixShare = o.Duration / 4
+		mixShare = o.Duration / 3
 	}
-	lookupShare -= rateShare + mixShare
+	lookupShare -= mixShare
 	lookupWindow := lookupShare / windows
 	warm := min(time.Second, lookupWindow/2)
 	for _, s := range servers {
@@ -223,19 +235,12 @@ func loadPhases(ctx context.Context, o options, bin, dir string, frictionless, c
 	if err != nil {
 		return err
 	}
-	printRounds(stdout, lookups, checkRatio)
+	printRounds(stdout, lookups)
 
-	if o.Rate > 0 {
-		rateWindow := rateShare / windows
-		fmt.Fprintf(stdout, "## Latency at a fixed rate: emulator vs floor\n\nDriver: Go client; %d connections; open loop: %.0f lookups per second offered whatever the answers' pace, each timed from when it was due (a server that falls behind is charged for its queue); %d rounds of %s per server, alternating; same card.\n\n",
-			o.Concurrency, o.Rate, o.Rounds, rateWindow.Round(100*time.Millisecond))
-		fixed, err := rounds(ctx, o.Rounds, servers, rateWindow, func(s *server, d time.Duration) (*stats, error) {
-			return openLoop(ctx, client, o.Concurrency, o.Rate, d, lookupScript(s.URL, frictionless)), nil
-		}, progress)
-		if err != nil {
+	if len(o.Rates) > 0 {
+		if err := fixedRatePhase(ctx, o, client, servers, frictionless, stdout, progress); err != nil {
 			return err
 		}
-		printRounds(stdout, fixed, checkP99)
 	}
 
 	if !o.Mix {
@@ -250,9 +255,63 @@ func loadPhases(ctx context.Context, o options, bin, dir string, frictionless, c
 	if err != nil {
 		return err
 	}
-	printRounds(stdout, mixed, checkRatio)
+	printRounds(stdout, mixed)
 	printKinds(stdout, mixed)
 	return nil
+}
+
+// fixedRatePhase measures latency at each offered rate of o.Rates, open
+// loop, emulator and floor alternately, and prints one line per rate and
+// server (medians of the rounds).
+func fixedRatePhase(ctx context.Context, o options, client *http.Client, servers []*server, body []byte, stdout io.Writer, progress func(string, ...any)) error {
+	fmt.Fprintf(stdout, "## Latency at fixed rates: emulator vs floor\n\nDriver: Go client; %d connections; open loop: each rate is offered whatever the answers' pace; a request that waits for a free connection is timed from when it was due, so a server that falls behind is charged for its queue; %d rounds of %s per server and rate, alternating; same card. Medians of the rounds.\n\n",
+		o.Concurrency, o.Rounds, o.RateWindow)
+	fmt.Fprintln(stdout, "| offered req/s | server | served req/s | p50 | p90 | p99 | errors |")
+	fmt.Fprintln(stdout, "|---:|---|---:|---:|---:|---:|---:|")
+	var verdicts []string
+	for _, rate := range o.Rates {
+		progress("fixed rate %.0f req/s", rate)
+		rs, err := rounds(ctx, o.Rounds, servers, o.RateWindow, func(s *server, d time.Duration) (*stats, error) {
+			return openLoop(ctx, client, o.Concurrency, rate, d, lookupScript(s.URL, body)), nil
+		}, progress)
+		if err != nil {
+			return err
+		}
+		var emuP99 time.Duration
+		for _, name := range []string{"emulator", "floor"} {
+			m := medianStats(rs, name)
+			fmt.Fprintf(stdout, "| %.0f | %s | %.0f | %s | %s | %s | %d |\n", rate, name, m.rps, fmtDur(m.p50), fmtDur(m.p90), fmtDur(m.p99), m.errors)
+			if name == "emulator" {
+				emuP99 = m.p99
+			}
+		}
+		verdicts = append(verdicts, fmt.Sprintf("%.0f req/s: %s (%s)", rate, fmtDur(emuP99), verdict(emuP99 < targetP99)))
+	}
+	fmt.Fprintf(stdout, "\nEmulator p99 against the target < %s at %d connections: %s.\n\n", fmtDur(targetP99), o.Concurrency, strings.Join(verdicts, "; "))
+	return nil
+}
+
+// roundStats are the medians over rounds of one server's figures.
+type roundStats struct {
+	rps           float64
+	p50, p90, p99 time.Duration
+	errors        int
+}
+
+// medianStats takes the medians of the rounds of the server named name.
+func medianStats(rs []roundResult, name string) roundStats {
+	var rps []float64
+	var p50, p90, p99 []time.Duration
+	errs := 0
+	for _, r := range rs {
+		s := r.Emulator
+		if name == "floor" {
+			s = r.Floor
+		}
+		rps, p50, p90, p99 = append(rps, s.RPS()), append(p50, s.P50), append(p90, s.P90), append(p99, s.P99)
+		errs += s.Errors
+	}
+	return roundStats{median(rps), median(p50), median(p90), median(p99), errs}
 }
 
 // roundResult is one round: the stats of each server.
@@ -303,20 +362,10 @@ func median[T ~int64 | ~float64](v []T) T {
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
-// check is the target a table of rounds is held to.
-type check int
-
-const (
-	// checkRatio: closed loop at saturation, the throughput ratio counts;
-	// latency there is mostly queueing (connections / throughput).
-	checkRatio check = iota
-	// checkP99: open loop at a fixed rate, the emulator's p99 counts.
-	checkP99
-)
-
-// printRounds prints the table of rounds, the medians and the verdict of
-// the target c.
-func printRounds(w io.Writer, rs []roundResult, c check) {
+// printRounds prints the table of rounds, the medians and the throughput
+// ratio. Closed-loop latency at saturation is mostly queueing
+// (connections / throughput): the latency target is checked at fixed rates.
+func printRounds(w io.Writer, rs []roundResult) {
 	fmt.Fprintln(w, "| Round | Server | req/s | p50 | p90 | p99 | errors |")
 	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---:|")
 	for i, r := range rs {
@@ -328,45 +377,17 @@ func printRounds(w io.Writer, rs []roundResult, c check) {
 		}
 	}
 	for _, name := range []string{"emulator", "floor"} {
-		var rps []float64
-		var p50, p90, p99 []time.Duration
-		errs := 0
-		for _, r := range rs {
-			s := r.Emulator
-			if name == "floor" {
-				s = r.Floor
-			}
-			rps, p50, p90, p99 = append(rps, s.RPS()), append(p50, s.P50), append(p90, s.P90), append(p99, s.P99)
-			errs += s.Errors
-		}
-		fmt.Fprintf(w, "| **median** | **%s** | **%.0f** | **%s** | **%s** | **%s** | %d |\n", name, median(rps), fmtDur(median(p50)), fmtDur(median(p90)), fmtDur(median(p99)), errs)
+		m := medianStats(rs, name)
+		fmt.Fprintf(w, "| **median** | **%s** | **%.0f** | **%s** | **%s** | **%s** | %d |\n", name, m.rps, fmtDur(m.p50), fmtDur(m.p90), fmtDur(m.p99), m.errors)
 	}
 	ratios := make([]float64, len(rs))
-	var p99 []time.Duration
+	strs := make([]string, len(rs))
 	for i, r := range rs {
 		ratios[i] = r.Ratio()
-		p99 = append(p99, r.Emulator.P99)
-	}
-	strs := make([]string, len(ratios))
-	for i, x := range ratios {
-		strs[i] = fmt.Sprintf("%.2f", x)
-	}
-	if c == checkP99 {
-		fmt.Fprintf(w, "\nEmulator p99 at %.0f req/s served: **%s** (median of rounds). Target < %s: %s.\n\n",
-			median(rpsOf(rs)), fmtDur(median(p99)), fmtDur(targetP99), verdict(median(p99) < targetP99))
-		return
+		strs[i] = fmt.Sprintf("%.2f", ratios[i])
 	}
 	fmt.Fprintf(w, "\nEmulator/floor throughput ratio: **%.2f** (median of rounds: %s). Target >= %.1f: %s.\n\n",
 		median(ratios), strings.Join(strs, ", "), targetRatio, verdict(median(ratios) >= targetRatio))
-}
-
-// rpsOf is the emulator's throughput in each round.
-func rpsOf(rs []roundResult) []float64 {
-	out := make([]float64, len(rs))
-	for i, r := range rs {
-		out[i] = r.Emulator.RPS()
-	}
-	return out
 }
 
 // printKinds prints the emulator's figures per request kind, summed over
