@@ -9,8 +9,8 @@ import (
 // about twice what a call allocates today, so that only a real regression
 // (a second decoding pass, a copy per field) trips TestAllocBudgets.
 const (
-	budgetDecodeLookup  = 30 // measured 13
-	budgetDecodeEnquiry = 20 // measured 9
+	budgetDecodeLookup  = 35 // measured 17
+	budgetDecodeEnquiry = 10 // measured 4
 )
 
 // enquiryBody is a realistic enquiry: both keys, as SDKs send them.

@@ -1,9 +1,11 @@
 // Package wire turns the raw JSON bodies of the interface into the typed,
 // validated requests of package emulator.
 //
-// It parses a body into a small JSON tree of its own, so that it can tell
-// JSON kinds apart, find a key sent twice in any object (EMV 204) and report
-// every problem of a request at once rather than the first one. A body that
+// It reads a body with a small JSON parser of its own, checking each field
+// against its rule as it is read, so that it can tell JSON kinds apart,
+// find a key sent twice in any object (EMV 204) and report every problem
+// of a request at once rather than the first one, in one pass over the
+// bytes. A body that
 // is not exactly one JSON object is EMV 101. Field problems are collected as
 // emulator.Problem values and returned as one emulator.ValidationError:
 // 201 for a required field that is absent, null or "", 203 for a bad type,

@@ -11,18 +11,12 @@ import (
 // externalReferenceId must be sent. It returns the dotted paths of the
 // fields it ignored, and an *emulator.Error as DecodeLookup does.
 func DecodeEnquiry(body []byte) (emulator.EnquiryRequest, []string, error) {
-	root, dups, arenas, err := parseObject(body)
-	defer arenas.release()
-	if err != nil {
+	var c checker
+	var req emulator.EnquiryRequest
+	if err := decodeBody(&c, body, enquiryRules, &req); err != nil {
 		return emulator.EnquiryRequest{}, nil, malformed(err)
 	}
-	var c checker
-	for _, d := range dups {
-		c.add(d, emvDuplicate, "key sent more than once in the same object")
-	}
-	var req emulator.EnquiryRequest
-	decodeObject(&c, &root, "", enquiryRules, &req)
-	if absent(&root, "threeDsServerTransId") && absent(&root, "externalReferenceId") {
+	if !c.sentID && !c.sentRef {
 		c.add("threeDsServerTransId,externalReferenceId", emvMissing,
 			"one of threeDsServerTransId and externalReferenceId is required")
 	}
@@ -32,15 +26,17 @@ func DecodeEnquiry(body []byte) (emulator.EnquiryRequest, []string, error) {
 	return req, c.ignored, nil
 }
 
-var enquiryRules = newRuleSet([]rule[emulator.EnquiryRequest]{
+var enquiryRules = withWatch(newRuleSet([]rule[emulator.EnquiryRequest]{
 	{names: []string{"threeDsServerTransId"}, check: uuid,
 		setString: func(r *emulator.EnquiryRequest, s string) { r.ThreeDSServerTransID = strings.ToLower(s) }},
 	{names: []string{"externalReferenceId"}, max: 50,
 		setString: func(r *emulator.EnquiryRequest, s string) { r.ExternalReferenceID = s }},
+}), func(c *checker, key string, v value) {
+	// Either key counts as sent when its first member has a value.
+	switch key {
+	case "threeDsServerTransId":
+		c.sentID = !isEmpty(&v)
+	case "externalReferenceId":
+		c.sentRef = !isEmpty(&v)
+	}
 })
-
-// absent tells whether obj has no member key, or only a null or "" one.
-func absent(obj *value, key string) bool {
-	v := obj.get(key)
-	return v == nil || isEmpty(v)
-}

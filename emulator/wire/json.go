@@ -2,21 +2,18 @@ package wire
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode/utf8"
-	"unsafe"
 )
 
-// This file holds a small JSON parser. It builds a tree that keeps each
-// value's kind, the text of numbers and the order of object members, and it
-// records every key that appears twice in one object: things encoding/json
-// either hides or reports one at a time.
-
-// maxArena bounds the members allocated up front, whatever the body holds.
-const maxArena = 256
+// This file holds a small JSON parser. It reads one value into a tree that
+// keeps the value's kind, the text of numbers and the order of object
+// members, and it records every key that appears twice in one object:
+// things encoding/json either hides or reports one at a time. The decoder
+// of stream.go drives it key by key for the objects its rules know, and
+// hands it the values no rule knows.
 
 // maxDepth bounds the nesting of objects and arrays. The interface itself
 // nests two levels deep; the margin is for extensions the service ignores.
@@ -69,16 +66,6 @@ type member struct {
 	val    value
 }
 
-// get returns the first member named key, or nil.
-func (v *value) get(key string) *value {
-	for i := range v.members {
-		if v.members[i].key == key {
-			return &v.members[i].val
-		}
-	}
-	return nil
-}
-
 // syntaxError is a body that is not one well-formed JSON object.
 type syntaxError struct {
 	offset int
@@ -98,7 +85,6 @@ type parser struct {
 	data    string
 	pos     int
 	scratch []member    // members of the objects being parsed, innermost last
-	arena   []member    // backing store of the finished objects' members
 	pathBuf [8]string   // first backing array of path
 	path    []string    // keys (and "[i]" indices) leading to the current value
 	dups    []duplicate // keys seen twice in one object
@@ -108,72 +94,6 @@ type parser struct {
 type duplicate struct {
 	path   string
 	offset int
-}
-
-// arenas are the member buffers of one parse, pooled between requests so a
-// lookup does not allocate (and zero) them each time.
-type arenas struct{ arena, scratch []member }
-
-var arenaPool = sync.Pool{New: func() any { return new(arenas) }}
-
-// release hands a parse's buffers back once its tree is no longer used.
-// The members are cleared so the pool keeps no request's strings alive.
-func (a *arenas) release() {
-	clear(a.arena) // the members the parse used: its length
-	a.arena = a.arena[:0]
-	clear(a.scratch[:cap(a.scratch)])
-	arenaPool.Put(a)
-}
-
-// parseObject parses body, which must hold exactly one JSON object, and
-// returns its tree and the paths of duplicated keys in document order. The
-// tree's strings alias body, which must not change while they are used;
-// call release on the returned arenas when the tree is done with.
-func parseObject(body []byte) (value, []string, *arenas, error) {
-	a := arenaPool.Get().(*arenas)
-	v, dups, err := parseInto(a, body)
-	return v, dups, a, err
-}
-
-func parseInto(a *arenas, body []byte) (value, []string, error) {
-	p := parser{data: unsafe.String(unsafe.SliceData(body), len(body))}
-	// One buffer holds the members of every object of an ordinary request:
-	// there are at most as many members as colons.
-	n := min(strings.Count(p.data, ":"), maxArena)
-	if cap(a.arena) < n {
-		a.arena = make([]member, 0, n)
-	}
-	if cap(a.scratch) < min(n, 64) {
-		a.scratch = make([]member, 0, min(n, 64))
-	}
-	p.arena, p.scratch = a.arena[:0], a.scratch[:0]
-	defer func() { a.arena, a.scratch = p.arena, p.scratch[:0] }()
-	p.path = p.pathBuf[:0]
-	p.skipSpace()
-	if p.pos == len(p.data) {
-		return value{}, nil, &syntaxError{p.pos, "empty body, want a JSON object"}
-	}
-	if c := p.data[p.pos]; c != '{' {
-		if k, ok := kindOf(c); ok {
-			return value{}, nil, &syntaxError{p.pos, "body is a JSON " + k.String() + ", want a JSON object"}
-		}
-	}
-	v, err := p.value(0)
-	if err != nil {
-		return value{}, nil, err
-	}
-	p.skipSpace()
-	if p.pos != len(p.data) {
-		return value{}, nil, &syntaxError{p.pos, "unexpected data after the JSON object"}
-	}
-	// Objects are checked when they close, inner ones first: put the
-	// duplicates back in the order of the body.
-	sort.Slice(p.dups, func(i, j int) bool { return p.dups[i].offset < p.dups[j].offset })
-	paths := make([]string, len(p.dups))
-	for i, d := range p.dups {
-		paths[i] = d.path
-	}
-	return v, paths, nil
 }
 
 // kindOf tells which kind of value starts with c.
@@ -196,14 +116,17 @@ func kindOf(c byte) (kind, bool) {
 }
 
 func (p *parser) skipSpace() {
-	for p.pos < len(p.data) {
-		switch p.data[p.pos] {
-		case ' ', '\t', '\n', '\r':
-			p.pos++
-		default:
-			return
+	// Locals rather than p.pos and p.data in the loop: the compiler keeps
+	// them in registers.
+	data, i := p.data, p.pos
+	for i < len(data) {
+		c := data[i]
+		if c > ' ' || c != ' ' && c != '\n' && c != '\t' && c != '\r' {
+			break
 		}
+		i++
 	}
+	p.pos = i
 }
 
 func (p *parser) errorf(format string, args ...any) error {
@@ -302,20 +225,9 @@ func (p *parser) object(depth int) (value, error) {
 		}
 		p.pos++
 	}
-	v.members = p.keep(p.scratch[start:])
+	v.members = slices.Clone(p.scratch[start:])
 	p.findDuplicates(v.members)
 	return v, nil
-}
-
-// keep copies the members of a finished object to the arena, or to a
-// slice of their own when the arena is full.
-func (p *parser) keep(ms []member) []member {
-	n := len(p.arena)
-	if n+len(ms) > cap(p.arena) {
-		return append([]member(nil), ms...)
-	}
-	p.arena = append(p.arena, ms...)
-	return p.arena[n : n+len(ms) : n+len(ms)]
 }
 
 // findDuplicates records each key that repeats an earlier key of the same
@@ -428,17 +340,17 @@ func (p *parser) stringASCII() (string, bool, error) {
 	p.pos++ // opening quote
 	start := p.pos
 	ascii := true
-	i := p.pos
+	data, i := p.data, p.pos
 	// Skip eight plain bytes at a time; the loop below looks at the word
 	// that holds a byte worth stopping at.
-	for ; i+8 <= len(p.data); i += 8 {
-		if plainWord(p.data[i : i+8]) {
+	for ; i+8 <= len(data); i += 8 {
+		if plainWord(data[i : i+8]) {
 			continue
 		}
 		break
 	}
-	for ; i < len(p.data); i++ {
-		c := p.data[i]
+	for ; i < len(data); i++ {
+		c := data[i]
 		if !stringStop[c] {
 			continue
 		}
@@ -447,7 +359,7 @@ func (p *parser) stringASCII() (string, bool, error) {
 			ascii = false
 			continue
 		case c == '"':
-			s := p.data[start:i]
+			s := data[start:i]
 			if !ascii && !utf8.ValidString(s) {
 				return "", false, &syntaxError{start, "string is not valid UTF-8"}
 			}

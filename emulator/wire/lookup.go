@@ -16,25 +16,16 @@ import (
 // The request's strings share memory with body, which must not be changed
 // afterwards; copy what is kept beyond the request.
 func DecodeLookup(body []byte) (emulator.LookupRequest, []string, error) {
-	root, dups, arenas, err := parseObject(body)
-	defer arenas.release()
-	if err != nil {
-		return emulator.LookupRequest{}, nil, malformed(err)
-	}
 	var c checker
-	for _, d := range dups {
-		c.add(d, emvDuplicate, "key sent more than once in the same object")
-	}
-	c.authInd = stringMember(&root, "threeDsRequestorAuthInd")
-	c.messageCategory = stringMember(&root, "messageCategory")
-
 	req := emulator.LookupRequest{
 		ChallengeWindowSize:          3,
 		ThreeDSRequestorChallengeInd: 1,
 		ThreeDSRequestorDecMaxTime:   15,
 		RequestFeatures:              -1,
 	}
-	decodeObject(&c, &root, "", lookupRules, &req)
+	if err := decodeBody(&c, body, lookupRules, &req); err != nil {
+		return emulator.LookupRequest{}, nil, malformed(err)
+	}
 
 	channelOnly := false
 	if ch := req.DeviceChannel; ch != 0 && ch != 2 {
@@ -61,14 +52,6 @@ func channelReason(ch int) string {
 	return "deviceChannel " + name + " is not served on /authentication/brw; only 2 (browser)"
 }
 
-// stringMember returns the value of obj's member key when it is a string.
-func stringMember(obj *value, key string) string {
-	if v := obj.get(key); v != nil && v.kind == kindString {
-		return v.text
-	}
-	return ""
-}
-
 // authIndIs returns a required func true when threeDsRequestorAuthInd is
 // one of codes.
 func authIndIs(codes ...string) func(*checker) bool {
@@ -91,7 +74,7 @@ type lookup = emulator.LookupRequest
 // authIndCode checks threeDsRequestorAuthInd: 01 to 06.
 var authIndCode = code2('6')
 
-var lookupRules = newRuleSet([]rule[lookup]{
+var lookupRules = withWatch(newRuleSet([]rule[lookup]{
 	{names: []string{"externalReferenceId"}, required: always, max: 50,
 		setString: func(r *lookup, s string) { r.ExternalReferenceID = s }},
 	{names: []string{"ddcId"}, required: always, max: 50,
@@ -101,7 +84,9 @@ var lookupRules = newRuleSet([]rule[lookup]{
 	{names: []string{"session"}, max: 1024,
 		setString: func(r *lookup, s string) { r.Session = s }},
 	{names: []string{"browserInfo"}, kind: fieldObject, required: always,
-		object: func(c *checker, v *value, path string, r *lookup) { decodeBrowser(c, v, path, &r.Browser) }},
+		object: func(c *checker, p *parser, depth int, path string, r *lookup) error {
+			return decodeStream(p, c, depth, path, browserRules, &r.Browser)
+		}},
 	{names: []string{"notificationUrl"}, max: 2048, check: webURL,
 		setString: func(r *lookup, s string) { r.NotificationURL = s }},
 	{names: []string{"challengeWindowSize"}, kind: fieldInt, min: 1, max: 5, maxLen: 2,
@@ -125,61 +110,96 @@ var lookupRules = newRuleSet([]rule[lookup]{
 	{names: []string{"threeDSRequestorDecMaxTime", "threeDsRequestorDecMaxTime"}, kind: fieldInt, min: 1, max: 10080, maxLen: 5,
 		setInt: func(r *lookup, n int) { r.ThreeDSRequestorDecMaxTime = n }},
 	{names: []string{"card"}, kind: fieldObject, required: always,
-		object: func(c *checker, v *value, path string, r *lookup) { decodeObject(c, v, path, cardRules, &r.Card) }},
+		object: func(c *checker, p *parser, depth int, path string, r *lookup) error {
+			return decodeStream(p, c, depth, path, cardRules, &r.Card)
+		}},
 	{names: []string{"merchantName"}, max: 50,
 		setString: func(r *lookup, s string) { r.MerchantName = s }},
 	{names: []string{"purchase"}, kind: fieldObject, required: func(c *checker) bool { return c.messageCategory == "01" },
-		object: func(c *checker, v *value, path string, r *lookup) { r.Purchase = decodePurchase(c, v, path) }},
+		object: func(c *checker, p *parser, depth int, path string, r *lookup) error {
+			r.Purchase = new(emulator.Purchase)
+			return decodePurchase(c, p, depth, path, r.Purchase)
+		}},
 	{names: []string{"recurring"}, kind: fieldObject, required: authIndIs("02", "03"),
-		object: func(c *checker, v *value, path string, r *lookup) {
+		object: func(c *checker, p *parser, depth int, path string, r *lookup) error {
 			r.Recurring = new(emulator.Recurring)
-			decodeObject(c, v, path, recurringRules, r.Recurring)
+			return decodeStream(p, c, depth, path, recurringRules, r.Recurring)
 		}},
 	{names: []string{"instalmentData"}, kind: fieldInt, required: authIndIs("03"), min: 2, max: 999, maxLen: 3,
 		setInt: func(r *lookup, n int) { r.InstalmentData = n }},
 	{names: []string{"requestor"}, kind: fieldObject,
-		object: func(c *checker, v *value, path string, r *lookup) {
+		object: func(c *checker, p *parser, depth int, path string, r *lookup) error {
 			r.Requestor = new(emulator.Requestor)
-			decodeObject(c, v, path, requestorRules, r.Requestor)
+			return decodeStream(p, c, depth, path, requestorRules, r.Requestor)
 		}},
 	{names: []string{"billingAddress"}, kind: fieldObject,
-		object: func(c *checker, v *value, path string, r *lookup) { r.BillingAddress = decodeAddress(c, v, path) }},
+		object: func(c *checker, p *parser, depth int, path string, r *lookup) error {
+			r.BillingAddress = new(emulator.Address)
+			return decodeStream(p, c, depth, path, addressRules, r.BillingAddress)
+		}},
 	{names: []string{"shippingAddress"}, kind: fieldObject,
-		object: func(c *checker, v *value, path string, r *lookup) { r.ShippingAddress = decodeAddress(c, v, path) }},
+		object: func(c *checker, p *parser, depth int, path string, r *lookup) error {
+			r.ShippingAddress = new(emulator.Address)
+			return decodeStream(p, c, depth, path, addressRules, r.ShippingAddress)
+		}},
 	{names: []string{"email"}, max: 254, check: email,
 		setString: func(r *lookup, s string) { r.Email = s }},
 	{names: []string{"homePhone"}, kind: fieldObject,
-		object: func(c *checker, v *value, path string, r *lookup) { r.HomePhone = decodePhone(c, v, path) }},
+		object: func(c *checker, p *parser, depth int, path string, r *lookup) error {
+			r.HomePhone = new(emulator.Phone)
+			return decodeStream(p, c, depth, path, phoneRules, r.HomePhone)
+		}},
 	{names: []string{"mobilePhone"}, kind: fieldObject,
-		object: func(c *checker, v *value, path string, r *lookup) { r.MobilePhone = decodePhone(c, v, path) }},
+		object: func(c *checker, p *parser, depth int, path string, r *lookup) error {
+			r.MobilePhone = new(emulator.Phone)
+			return decodeStream(p, c, depth, path, phoneRules, r.MobilePhone)
+		}},
 	{names: []string{"workPhone"}, kind: fieldObject,
-		object: func(c *checker, v *value, path string, r *lookup) { r.WorkPhone = decodePhone(c, v, path) }},
+		object: func(c *checker, p *parser, depth int, path string, r *lookup) error {
+			r.WorkPhone = new(emulator.Phone)
+			return decodeStream(p, c, depth, path, phoneRules, r.WorkPhone)
+		}},
 	{names: []string{"accountInfo"}, kind: fieldObject,
-		object: func(c *checker, v *value, path string, r *lookup) {
+		object: func(c *checker, p *parser, depth int, path string, r *lookup) error {
 			r.AccountInfo = new(emulator.AccountInfo)
-			decodeObject(c, v, path, accountInfoRules, r.AccountInfo)
+			return decodeStream(p, c, depth, path, accountInfoRules, r.AccountInfo)
 		}},
 	{names: []string{"additionalAccountInfo"}, kind: fieldObject,
-		object: func(c *checker, v *value, path string, r *lookup) {
+		object: func(c *checker, p *parser, depth int, path string, r *lookup) error {
 			r.AdditionalAccountInfo = new(emulator.AdditionalAccountInfo)
-			decodeObject(c, v, path, additionalInfoRules, r.AdditionalAccountInfo)
+			return decodeStream(p, c, depth, path, additionalInfoRules, r.AdditionalAccountInfo)
 		}},
 	{names: []string{"merchantRiskInfo"}, kind: fieldObject,
-		object: func(c *checker, v *value, path string, r *lookup) {
+		object: func(c *checker, p *parser, depth int, path string, r *lookup) error {
 			r.MerchantRiskInfo = new(emulator.MerchantRiskIndicator)
-			decodeObject(c, v, path, merchantRiskRules, r.MerchantRiskInfo)
+			return decodeStream(p, c, depth, path, merchantRiskRules, r.MerchantRiskInfo)
 		}},
-})
+}), watchRequestWide)
 
-// decodeBrowser reads browserInfo (2.3). When javascriptEnabled is false,
-// the properties only a script can read become optional, as in EMV 2.2.
-func decodeBrowser(c *checker, v *value, path string, dst *emulator.BrowserInfo) {
-	js := v.get("javascriptEnabled")
-	c.jsDisabled = js != nil && js.kind == kindBool && !js.boolean
-	decodeObject(c, v, path, browserRules, dst)
+// watchRequestWide takes the values other rules depend on from the first
+// member of their key: the conditions of recurring, instalmentData,
+// purchase and purchase.instalData.
+func watchRequestWide(c *checker, key string, v value) {
+	if v.kind != kindString {
+		return
+	}
+	switch key {
+	case "threeDsRequestorAuthInd":
+		c.authInd = v.text
+	case "messageCategory":
+		c.messageCategory = v.text
+	}
 }
 
-var browserRules = newRuleSet([]rule[emulator.BrowserInfo]{
+// withWatch sets the watch func of s.
+func withWatch[T any](s *ruleSet[T], watch func(c *checker, key string, v value)) *ruleSet[T] {
+	s.watch = watch
+	return s
+}
+
+// browserRules read browserInfo (2.3). When javascriptEnabled is false,
+// the properties only a script can read become optional, as in EMV 2.2.
+var browserRules = withWatch(newRuleSet([]rule[emulator.BrowserInfo]{
 	{names: []string{"acceptHeader"}, required: always, max: 2048,
 		setString: func(b *emulator.BrowserInfo, s string) { b.AcceptHeader = s }},
 	{names: []string{"ip"}, max: 45, check: ipAddress,
@@ -200,6 +220,10 @@ var browserRules = newRuleSet([]rule[emulator.BrowserInfo]{
 		setString: func(b *emulator.BrowserInfo, s string) { b.TimeZone = s }},
 	{names: []string{"userAgent"}, required: always, max: 2048,
 		setString: func(b *emulator.BrowserInfo, s string) { b.UserAgent = s }},
+}), func(c *checker, key string, v value) {
+	if key == "javascriptEnabled" {
+		c.jsDisabled = v.kind == kindBool && !v.boolean
+	}
 })
 
 var cardRules = newRuleSet([]rule[emulator.Card]{
@@ -222,12 +246,6 @@ var requestorRules = newRuleSet([]rule[emulator.Requestor]{
 		setString: func(r *emulator.Requestor, s string) { r.CardholderAccountID = s }},
 })
 
-func decodeAddress(c *checker, v *value, path string) *emulator.Address {
-	a := new(emulator.Address)
-	decodeObject(c, v, path, addressRules, a)
-	return a
-}
-
 var addressRules = newRuleSet([]rule[emulator.Address]{
 	{names: []string{"countryCode"}, required: always, check: country,
 		setString: func(a *emulator.Address, s string) { a.CountryCode = s }},
@@ -245,16 +263,21 @@ var addressRules = newRuleSet([]rule[emulator.Address]{
 		setString: func(a *emulator.Address, s string) { a.State = s }},
 })
 
-// decodePurchase reads purchase (2.7). instalData belongs to instalment
-// authentications only: with a valid threeDsRequestorAuthInd other than 03
-// it is refused (203).
-func decodePurchase(c *checker, v *value, path string) *emulator.Purchase {
-	p := new(emulator.Purchase)
-	decodeObject(c, v, path, purchaseRules, p)
-	if code, _ := authIndCode(c.authInd); p.InstalData != 0 && code == "" && c.authInd != "03" {
-		c.add(join(path, "instalData"), emvFormat, "must be omitted unless threeDsRequestorAuthInd is 03 (instalment)")
+// decodePurchase reads purchase (2.7) into dst. instalData belongs to
+// instalment authentications only: with a valid threeDsRequestorAuthInd
+// other than 03 it is refused (203), once the whole request is read.
+func decodePurchase(c *checker, p *parser, depth int, path string, dst *emulator.Purchase) error {
+	if err := decodeStream(p, c, depth, path, purchaseRules, dst); err != nil {
+		return err
 	}
-	return p
+	if dst.InstalData != 0 {
+		c.later(func(c *checker) {
+			if code, _ := authIndCode(c.authInd); code == "" && c.authInd != "03" {
+				c.add(join(path, "instalData"), emvFormat, "must be omitted unless threeDsRequestorAuthInd is 03 (instalment)")
+			}
+		})
+	}
+	return nil
 }
 
 var purchaseRules = newRuleSet([]rule[emulator.Purchase]{
@@ -274,12 +297,6 @@ var recurringRules = newRuleSet([]rule[emulator.Recurring]{
 	{names: []string{"frequency"}, kind: fieldInt, required: authIndIs("02", "03"), min: 1, max: 9999,
 		setInt: func(r *emulator.Recurring, n int) { r.Frequency = n }},
 })
-
-func decodePhone(c *checker, v *value, path string) *emulator.Phone {
-	p := new(emulator.Phone)
-	decodeObject(c, v, path, phoneRules, p)
-	return p
-}
 
 var phoneRules = newRuleSet([]rule[emulator.Phone]{
 	{names: []string{"countryCode"}, kind: fieldNumeric, required: always, min: 1, max: 3, check: digits,

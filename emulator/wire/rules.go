@@ -61,7 +61,9 @@ type rule[T any] struct {
 	setString func(*T, string)
 	setInt    func(*T, int)
 	setBool   func(*T, bool)
-	object    func(c *checker, v *value, path string, dst *T)
+	// object decodes the object of a fieldObject rule from p.pos (its
+	// '{'), at nesting depth, with decodeStream.
+	object func(c *checker, p *parser, depth int, path string, dst *T) error
 }
 
 // always is the required func of a field that is always required.
@@ -76,6 +78,10 @@ type checker struct {
 	authInd         string // threeDsRequestorAuthInd as sent, if a string
 	messageCategory string // messageCategory as sent, if a string
 	jsDisabled      bool   // browserInfo.javascriptEnabled is false
+	// sent holds, for DecodeEnquiry, whether its two keys came with a value.
+	sentID, sentRef bool
+
+	deferred []deferredCheck
 }
 
 // Caps on what one request can produce: a legitimate request has about a
@@ -117,89 +123,51 @@ type ruleSet[T any] struct {
 	// dozen keys of varied lengths, so a lookup compares one or two
 	// strings, cheaper than hashing the key for a map.
 	byLen [][]ruleName
+	// watch, when set, sees the value of the first member of each key the
+	// rules accept, empty or not: request-wide values that other rules
+	// depend on are taken from there.
+	watch func(c *checker, key string, v value)
 }
 
-// ruleName is one accepted key and the index of its rule.
+// ruleName is one accepted key, its rule and its place among the rule's
+// names.
 type ruleName struct {
 	name string
 	rule int
+	nth  uint8
 }
 
 func newRuleSet[T any](rules []rule[T]) *ruleSet[T] {
+	if len(rules) > maxRules {
+		panic("wire: more rules in one object than maxRules")
+	}
 	s := &ruleSet[T]{rules: rules}
 	for i, r := range rules {
-		for _, n := range r.names {
-			for len(s.byLen) <= len(n) {
+		if len(r.names) > 8 {
+			panic("wire: more than 8 names for one rule")
+		}
+		for n, name := range r.names {
+			for len(s.byLen) <= len(name) {
 				s.byLen = append(s.byLen, nil)
 			}
-			s.byLen[len(n)] = append(s.byLen[len(n)], ruleName{n, i})
+			s.byLen[len(name)] = append(s.byLen[len(name)], ruleName{name, i, uint8(n)})
 		}
 	}
 	return s
 }
 
-// lookup returns the index of the rule that accepts key.
-func (s *ruleSet[T]) lookup(key string) (int, bool) {
+// lookup returns the index of the rule that accepts key, and which of its
+// names key is.
+func (s *ruleSet[T]) lookup(key string) (rule, nth int, ok bool) {
 	if len(key) >= len(s.byLen) {
-		return 0, false
+		return 0, 0, false
 	}
 	for _, n := range s.byLen[len(key)] {
 		if n.name == key {
-			return n.rule, true
+			return n.rule, int(n.nth), true
 		}
 	}
-	return 0, false
-}
-
-// decodeObject checks every member of obj against the set's rules, stores
-// the valid values in dst, records members no rule names as ignored, and
-// reports required fields that are missing. prefix is the object's path.
-func decodeObject[T any](c *checker, obj *value, prefix string, set *ruleSet[T], dst *T) {
-	rules := set.rules
-	// seen[i] is the index+1 of the member that supplied rule i.
-	var seenBuf [40]int
-	var seen []int
-	if len(rules) <= len(seenBuf) {
-		seen = seenBuf[:len(rules)]
-	} else {
-		seen = make([]int, len(rules))
-	}
-	for mi := range obj.members {
-		m := &obj.members[mi]
-		ri, ok := set.lookup(m.key)
-		if !ok {
-			if len(c.ignored) < maxIgnored {
-				c.ignore(join(prefix, m.key))
-			}
-			continue
-		}
-		r := &rules[ri]
-		if prev := seen[ri]; prev != 0 {
-			first := &obj.members[prev-1]
-			switch {
-			case first.key == m.key:
-				// the same key twice: the parser reported it (204)
-			case r.sameAlias:
-				if first.val.kind != m.val.kind || first.val.text != m.val.text || first.val.boolean != m.val.boolean {
-					c.add(join(prefix, r.names[0]), emvFormat, "sent as both "+first.key+" and "+m.key+" with different values")
-				}
-			default:
-				c.add(join(prefix, m.key), emvDuplicate, "same field as "+join(prefix, first.key)+", sent under both names")
-			}
-			continue
-		}
-		if isEmpty(&m.val) {
-			continue // null or "": absent; required fields are reported below
-		}
-		seen[ri] = mi + 1
-		decodeField(c, r, &m.val, prefix, m.key, dst)
-	}
-	for ri := range rules {
-		r := &rules[ri]
-		if seen[ri] == 0 && r.required != nil && r.required(c) {
-			c.add(join(prefix, r.names[0]), emvMissing, "is required")
-		}
-	}
+	return 0, 0, false
 }
 
 // isEmpty tells whether v counts as absent: null or the empty string.
@@ -212,15 +180,9 @@ func isEmpty(v *value) bool {
 func decodeField[T any](c *checker, r *rule[T], v *value, prefix, key string, dst *T) {
 	switch r.kind {
 	case fieldObject:
-		if v.kind != kindObject {
-			c.add(join(prefix, key), emvFormat, "must be an object, got "+v.kind.String())
-			return
-		}
-		path := r.names[0] // a top-level object under its canonical name: no copy to make
-		if prefix != "" || key != path {
-			path = join(prefix, key)
-		}
-		r.object(c, v, path, dst)
+		// An object value is decoded by decodeStream as it is read; what
+		// reaches here is another kind.
+		c.add(join(prefix, key), emvFormat, "must be an object, got "+v.kind.String())
 	case fieldBool:
 		if v.kind != kindBool {
 			c.add(join(prefix, key), emvFormat, "must be true or false, got "+v.kind.String())

@@ -1,0 +1,274 @@
+package wire
+
+import (
+	"slices"
+	"sort"
+	"unsafe"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+)
+
+// This file decodes a request while it parses it: the members of an object
+// the rules know are checked and stored as they are read, and only the
+// values no rule knows (unknown fields, a duplicate's value) go through the
+// generic parser of json.go. No tree of the request is built or walked
+// twice. The result is the one a two-pass decoder would give, problem for
+// problem and in the same order; the points where a rule depends on a
+// field read later are deferred (see checker.later).
+
+// decodeBody decodes body, which must hold one JSON object, against set
+// into dst. It returns a syntax error (EMV 101) as is; field problems go
+// to c, duplicated keys first, in the order of the body.
+func decodeBody[T any](c *checker, body []byte, set *ruleSet[T], dst *T) error {
+	// The body viewed as a string without a copy: keys and values are
+	// substrings of it, copied by whoever keeps them beyond the request.
+	p := parser{data: unsafe.String(unsafe.SliceData(body), len(body))}
+	p.path = p.pathBuf[:0]
+	p.skipSpace()
+	if p.pos == len(p.data) {
+		return &syntaxError{p.pos, "empty body, want a JSON object"}
+	}
+	if ch := p.data[p.pos]; ch != '{' {
+		if k, ok := kindOf(ch); ok {
+			return &syntaxError{p.pos, "body is a JSON " + k.String() + ", want a JSON object"}
+		}
+		_, err := p.value(0)
+		return err
+	}
+	if err := decodeStream(&p, c, 1, "", set, dst); err != nil {
+		return err
+	}
+	p.skipSpace()
+	if p.pos != len(p.data) {
+		return &syntaxError{p.pos, "unexpected data after the JSON object"}
+	}
+	c.runDeferred()
+	if len(p.dups) > 0 {
+		// Objects report their duplicates as they are read, inner ones
+		// from within the outer: put them in the order of the body.
+		sort.Slice(p.dups, func(i, j int) bool { return p.dups[i].offset < p.dups[j].offset })
+		dups := make([]emulator.Problem, 0, len(p.dups)+len(c.problems))
+		for _, d := range p.dups {
+			dups = append(dups, emulator.Problem{Field: d.path, EMVCode: emvDuplicate, Reason: "key sent more than once in the same object"})
+		}
+		c.problems = append(dups, c.problems...)
+		if len(c.problems) > maxProblems {
+			c.problems = c.problems[:maxProblems]
+		}
+	}
+	return nil
+}
+
+// maxRules bounds the rules of one object the decoder keeps its state for
+// on the stack; a larger set is a programming error caught by the tests.
+const maxRules = 40
+
+// memberState is what decodeStream remembers of the rules of one object:
+// which member supplied each rule, under which name, with which value
+// (for the comparison of aliases), and which names were seen at all (for
+// duplicated keys).
+type memberState struct {
+	supplied [maxRules]bool
+	firstKey [maxRules]string
+	firstVal [maxRules]leaf
+	nameSeen [maxRules]uint8 // bit i: names[i] was a key of this object
+	unknown  []string        // keys no rule names, for their duplicates
+}
+
+// leaf is what a comparison of two values looks at: kind and text.
+type leaf struct {
+	kind    kind
+	boolean bool
+	text    string
+}
+
+// decodeStream decodes the object at p.pos (its '{') at nesting depth,
+// whose dotted path is prefix, against set into dst.
+func decodeStream[T any](p *parser, c *checker, depth int, prefix string, set *ruleSet[T], dst *T) error {
+	if depth > maxDepth {
+		return p.errorf("JSON nested deeper than %d levels", maxDepth)
+	}
+	rules := set.rules
+	if len(rules) > maxRules {
+		panic("wire: rule set larger than maxRules")
+	}
+	var st memberState
+	p.pos++ // {
+	p.skipSpace()
+	if p.pos < len(p.data) && p.data[p.pos] == '}' {
+		p.pos++
+		requireMissing(c, prefix, rules, &st)
+		return nil
+	}
+	for {
+		p.skipSpace()
+		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
+			return p.unexpected("a quoted object key")
+		}
+		offset := p.pos
+		key, err := p.string()
+		if err != nil {
+			return err
+		}
+		p.skipSpace()
+		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
+			return p.unexpected("':' after object key")
+		}
+		p.pos++
+		if err := decodeMember(p, c, depth, prefix, set, dst, &st, key, offset); err != nil {
+			return err
+		}
+		p.path = p.path[:len(p.path)-1]
+		p.skipSpace()
+		if p.pos >= len(p.data) {
+			return p.unexpected("',' or '}'")
+		}
+		if p.data[p.pos] == '}' {
+			p.pos++
+			break
+		}
+		if p.data[p.pos] != ',' {
+			return p.unexpected("',' or '}'")
+		}
+		p.pos++
+	}
+	requireMissing(c, prefix, rules, &st)
+	return nil
+}
+
+// decodeMember reads the value of the member key (at offset) and applies
+// its rule: the body of decodeStream's loop.
+func decodeMember[T any](p *parser, c *checker, depth int, prefix string, set *ruleSet[T], dst *T, st *memberState, key string, offset int) error {
+	// p.path leads to this object while duplicates are found, then to the
+	// member's value while it is read (the caller takes the key off).
+	ri, ni, known := set.lookup(key)
+	if !known {
+		if slices.Contains(st.unknown, key) {
+			p.dups = append(p.dups, duplicate{p.pathTo(key), offset})
+		} else {
+			st.unknown = append(st.unknown, key)
+		}
+		p.path = append(p.path, key)
+		if len(c.ignored) < maxIgnored {
+			c.ignore(join(prefix, key))
+		}
+		_, err := p.value(depth)
+		return err
+	}
+	r := &set.rules[ri]
+	firstOfKey := st.nameSeen[ri]&(1<<ni) == 0
+	if !firstOfKey {
+		p.dups = append(p.dups, duplicate{p.pathTo(key), offset})
+	}
+	st.nameSeen[ri] |= 1 << ni
+	p.path = append(p.path, key)
+
+	p.skipSpace()
+	if !st.supplied[ri] && r.kind == fieldObject && p.pos < len(p.data) && p.data[p.pos] == '{' {
+		// The first object of an object field: decoded as it is read.
+		if firstOfKey && set.watch != nil {
+			set.watch(c, key, value{kind: kindObject})
+		}
+		st.supplied[ri], st.firstKey[ri], st.firstVal[ri] = true, key, leaf{kind: kindObject}
+		path := r.names[0] // a top-level object under its canonical name: no copy to make
+		if prefix != "" || key != path {
+			path = join(prefix, key)
+		}
+		return r.object(c, p, depth+1, path, dst)
+	}
+
+	v, err := p.value(depth)
+	if err != nil {
+		return err
+	}
+	if firstOfKey && set.watch != nil {
+		set.watch(c, key, v)
+	}
+	if st.supplied[ri] {
+		switch first := st.firstKey[ri]; {
+		case first == key:
+			// the same key twice: reported as a duplicate (204)
+		case r.sameAlias:
+			f := &st.firstVal[ri]
+			if f.kind != v.kind || f.text != v.text || f.boolean != v.boolean {
+				c.add(join(prefix, r.names[0]), emvFormat, "sent as both "+first+" and "+key+" with different values")
+			}
+		default:
+			c.add(join(prefix, key), emvDuplicate, "same field as "+join(prefix, first)+", sent under both names")
+		}
+		return nil
+	}
+	if isEmpty(&v) {
+		return nil // null or "": absent; required fields are reported at the end
+	}
+	st.supplied[ri], st.firstKey[ri], st.firstVal[ri] = true, key, leaf{v.kind, v.boolean, v.text}
+	decodeField(c, r, &v, prefix, key, dst)
+	return nil
+}
+
+// requireMissing reports, once the whole request is read, the required
+// fields of the object at prefix that no member supplied. Whether a field
+// is required may depend on a field read later (threeDsRequestorAuthInd
+// after recurring), so the check is deferred, in its place in the order of
+// problems.
+func requireMissing[T any](c *checker, prefix string, rules []rule[T], st *memberState) {
+	if prefix == "" {
+		// The top-level object ends last: everything is read, and its
+		// problems go at the end anyway.
+		for ri := range rules {
+			if r := &rules[ri]; !st.supplied[ri] && r.required != nil && r.required(c) {
+				c.add(r.names[0], emvMissing, "is required")
+			}
+		}
+		return
+	}
+	var missing []int
+	for ri := range rules {
+		if !st.supplied[ri] && rules[ri].required != nil {
+			missing = append(missing, ri)
+		}
+	}
+	if len(missing) == 0 {
+		return
+	}
+	c.later(func(c *checker) {
+		for _, ri := range missing {
+			if r := &rules[ri]; r.required(c) {
+				c.add(join(prefix, r.names[0]), emvMissing, "is required")
+			}
+		}
+	})
+}
+
+// deferredCheck is a check that needs the whole request, and where its
+// problems go in the list: at, the number of problems when it was due.
+type deferredCheck struct {
+	at    int
+	check func(*checker)
+}
+
+// later defers check to the end of the request; its problems are put where
+// they would be had it run now.
+func (c *checker) later(check func(*checker)) {
+	c.deferred = append(c.deferred, deferredCheck{len(c.problems), check})
+}
+
+// runDeferred runs the deferred checks and puts their problems in place.
+// The last one goes in first, so checks due at the same place keep their
+// order.
+func (c *checker) runDeferred() {
+	for i := len(c.deferred) - 1; i >= 0; i-- {
+		d := c.deferred[i]
+		kept := c.problems
+		c.problems = nil
+		d.check(c)
+		if len(c.problems) > 0 {
+			kept = slices.Insert(kept, min(d.at, len(kept)), c.problems...)
+		}
+		c.problems = kept
+	}
+	c.deferred = nil
+	if len(c.problems) > maxProblems {
+		c.problems = c.problems[:maxProblems]
+	}
+}
