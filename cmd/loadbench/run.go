@@ -57,8 +57,8 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	var o options
 	fs := flag.NewFlagSet("loadbench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.DurationVar(&o.Duration, "duration", 40*time.Second, "total time of the closed-loop windows, warm-up excluded: two thirds for the lookup rounds, one third for the mixed rounds (the fixed-rate rounds take -rate-window each)")
-	fs.IntVar(&o.Rounds, "rounds", 3, "rounds of emulator-then-floor windows; the ratio is the median of the rounds")
+	fs.DurationVar(&o.Duration, "duration", 50*time.Second, "total time of the closed-loop windows, warm-up excluded: two thirds for the lookup rounds, one third for the mixed rounds (the fixed-rate rounds take -rate-window each)")
+	fs.IntVar(&o.Rounds, "rounds", 5, "rounds of emulator-then-floor windows; the ratio is the median of the rounds")
 	fs.IntVar(&o.Concurrency, "concurrency", 64, "concurrent keep-alive connections")
 	rates := fs.String("rates", "1000,2500,5000", "comma-separated requests per second offered, open loop, in the fixed-rate latency rounds (empty or 0 skips them)")
 	fs.DurationVar(&o.RateWindow, "rate-window", 2*time.Second, "length of one fixed-rate window (per server, round and rate)")
