@@ -65,10 +65,17 @@ func readBody(r *http.Request) ([]byte, error) {
 	return io.ReadAll(r.Body)
 }
 
-// responseSize is the first capacity of an encoded lookup or enquiry
-// answer: a frictionless one takes about 600 bytes, so one allocation is
-// enough; a challenge's challengeHtml grows it once.
+// responseSize is the capacity of an encoded lookup or enquiry answer
+// beyond its long strings: a frictionless one takes about 600 bytes.
 const responseSize = 768
+
+// lookupResponseSize is the capacity that holds resp encoded in one
+// allocation: a challenge's challengeHtml is a few kilobytes of HTML, a
+// tenth more once its quotes and line breaks are escaped.
+func lookupResponseSize(resp *emulator.LookupResponse) int {
+	n := len(resp.ChallengeHTML) + len(resp.HostedChallengeURL)
+	return responseSize + n + n/10
+}
 
 // handleLookup serves POST {base}/authentication/brw.
 func (s *Server) handleLookup(w http.ResponseWriter, r *http.Request) {
@@ -92,7 +99,7 @@ func (s *Server) handleLookup(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.metrics.transaction("lookup", resp.Status)
-	out := wire.AppendLookupResponse(make([]byte, 0, responseSize), &resp)
+	out := wire.AppendLookupResponse(make([]byte, 0, lookupResponseSize(&resp)), &resp)
 	// The journal masks card numbers when it shows a body, so the request
 	// is handed over as it came, without a masked copy per lookup.
 	s.record(r, resp.ThreeDSServerTransID, emulator.EventLookup, resp.Status, body, out)
