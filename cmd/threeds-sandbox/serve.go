@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/threeds-sandbox/threeds-sandbox/cmd/internal/gcheadroom"
 	"github.com/threeds-sandbox/threeds-sandbox/cmd/internal/sandbox"
 )
 
@@ -29,6 +30,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	sb, err := sandbox.New(c, log)
 	if err != nil {
 		return err
+	}
+	if getenv("GOGC") == "" {
+		defer gcheadroom.Start(uint64(c.GCHeadroomMiB) << 20)()
 	}
 	return sb.Run(ctx, func() {
 		if ready != nil {

@@ -53,6 +53,7 @@ type Config struct {
 	MaxDelayed       int
 	ConsoleAuth      string
 	JournalSize      int
+	GCHeadroomMiB    int
 }
 
 // FlagSet declares every flag with its default and help text.
@@ -84,6 +85,7 @@ func FlagSet(c *Config, out io.Writer) *flag.FlagSet {
 	fs.StringVar(&c.ConsoleAuth, "console-auth", "", "user:password protecting the web console with HTTP basic authentication (empty: open)")
 	fs.IntVar(&c.JournalSize, "journal-size", journal.DefaultPerNamespace, "transactions the console's journal keeps per token (0: no journal)")
 	fs.IntVar(&c.MaxDelayed, "max-delayed", emulator.DefaultMaxDelayed, "most requests held in scenario delays at once; more get 503 at once")
+	fs.IntVar(&c.GCHeadroomMiB, "gc-headroom-mib", 64, "MiB the heap may grow by, at least, between garbage collections, so a small heap is not collected many times a second (0: Go's default; ignored when GOGC is set)")
 	fs.StringVar(&c.LogLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&c.LogFormat, "log-format", "text", "text or json")
 	return fs
@@ -123,6 +125,9 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Config, []
 	}
 	if user, pass, ok := strings.Cut(c.ConsoleAuth, ":"); c.ConsoleAuth != "" && (!ok || user == "" || pass == "") {
 		errs = append(errs, errors.New("[console] --console-auth: want user:password"))
+	}
+	if c.GCHeadroomMiB < 0 || c.GCHeadroomMiB > 1<<20 {
+		errs = append(errs, fmt.Errorf("[gc] --gc-headroom-mib %d: want 0 to 1048576", c.GCHeadroomMiB))
 	}
 	if c.JournalSize < 0 {
 		errs = append(errs, fmt.Errorf("[console] --journal-size %d: want 0 or more", c.JournalSize))
