@@ -37,19 +37,25 @@ func newClient(conns int) *http.Client {
 
 // post sends one JSON API request and reads the whole answer.
 func post(ctx context.Context, c *http.Client, url string, body []byte) (int, []byte, error) {
+	code, _, b, err := postFull(ctx, c, url, body)
+	return code, b, err
+}
+
+// postFull is post that also returns the answer's headers.
+func postFull(ctx context.Context, c *http.Client, url string, body []byte) (int, http.Header, []byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
-		return 0, nil, fmt.Errorf("build request: %w", err)
+		return 0, nil, nil, fmt.Errorf("build request: %w", err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+token)
 	resp, err := c.Do(req)
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, nil, err
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
-	return resp.StatusCode, b, err
+	return resp.StatusCode, resp.Header, b, err
 }
 
 // sample is what one request of a closed loop tells.

@@ -186,3 +186,32 @@ func TestOpenLoopKeepsRate(t *testing.T) {
 		t.Errorf("errors: got %d, want 0", st.Errors)
 	}
 }
+
+// TestFloorAnswersCannedResponse starts the floor process and checks that
+// it answers the emulator's body and headers, whatever the request.
+func TestFloorAnswersCannedResponse(t *testing.T) {
+	header := http.Header{
+		"Content-Type":           {"application/json"},
+		"X-Content-Type-Options": {"nosniff"},
+		"X-Request-Id":           {"0123456789abcdef"},
+		"Date":                   {"Sun, 22 Nov 2026 00:00:00 GMT"}, // net/http's own
+	}
+	body := []byte(`{"status":"Y"}` + "\n")
+	floor, err := startFloor(context.Background(), t.TempDir(), header, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer floor.Close()
+	code, got, b, err := postFull(context.Background(), http.DefaultClient, floor.URL+"/authentication/brw", []byte(`{}`))
+	if err != nil || code != http.StatusOK || !bytes.Equal(b, body) {
+		t.Fatalf("floor answered HTTP %d %q, %v; want 200 %q", code, b, err, body)
+	}
+	for _, k := range []string{"Content-Type", "X-Content-Type-Options", "X-Request-Id"} {
+		if got.Get(k) != header.Get(k) {
+			t.Errorf("header %s: got %q, want %q", k, got.Get(k), header.Get(k))
+		}
+	}
+	if got.Get("Date") == header.Get("Date") {
+		t.Error("Date copied from the canned answer; net/http should set its own")
+	}
+}

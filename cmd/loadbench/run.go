@@ -191,11 +191,11 @@ func loadPhases(ctx context.Context, o options, bin, dir string, frictionless, c
 
 	// The floor answers a real lookup response, byte for byte the size of
 	// the emulator's.
-	code, canned, err := post(ctx, client, emu.URL+"/authentication/brw", frictionless)
+	code, header, canned, err := postFull(ctx, client, emu.URL+"/authentication/brw", frictionless)
 	if err != nil || code != http.StatusOK {
 		return fmt.Errorf("first lookup on the emulator: HTTP %d, %v\n%s", code, err, canned)
 	}
-	floor, err := startFloor(ctx, dir, canned)
+	floor, err := startFloor(ctx, dir, header, canned)
 	if err != nil {
 		return err
 	}
@@ -386,7 +386,7 @@ func printRounds(w io.Writer, rs []roundResult) {
 		ratios[i] = r.Ratio()
 		strs[i] = fmt.Sprintf("%.2f", ratios[i])
 	}
-	fmt.Fprintf(w, "\nEmulator/floor throughput ratio: **%.2f** (median of rounds: %s). Target >= %.1f: %s.\n\n",
+	fmt.Fprintf(w, "\nEmulator/floor throughput ratio: **%.3f** (median of rounds: %s). Target >= %.1f: %s.\n\n",
 		median(ratios), strings.Join(strs, ", "), targetRatio, verdict(median(ratios) >= targetRatio))
 }
 

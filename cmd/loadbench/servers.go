@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -52,16 +53,19 @@ func startEmulator(ctx context.Context, bin string, log bool) (*server, error) {
 }
 
 // floorEnv names the environment variables that turn this program into
-// the floor server: the address to listen on and the file of the canned
-// response.
+// the floor server: the address to listen on, the file of the canned
+// response body and the file of its headers.
 const (
-	floorAddrEnv = "LOADBENCH_FLOOR_ADDR"
-	floorBodyEnv = "LOADBENCH_FLOOR_BODY"
+	floorAddrEnv   = "LOADBENCH_FLOOR_ADDR"
+	floorBodyEnv   = "LOADBENCH_FLOOR_BODY"
+	floorHeaderEnv = "LOADBENCH_FLOOR_HEADER"
 )
 
 // startFloor re-executes this program as the floor server (see
-// serveFloor) on a free loopback port, answering canned.
-func startFloor(ctx context.Context, dir string, canned []byte) (*server, error) {
+// serveFloor) on a free loopback port, answering canned with the headers
+// of header that net/http does not set itself: the emulator's answer, so
+// the load generator reads the same bytes from both servers.
+func startFloor(ctx context.Context, dir string, header http.Header, canned []byte) (*server, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("floor: %w", err)
@@ -70,13 +74,24 @@ func startFloor(ctx context.Context, dir string, canned []byte) (*server, error)
 	if err := os.WriteFile(body, canned, 0o600); err != nil {
 		return nil, fmt.Errorf("floor: %w", err)
 	}
+	header = header.Clone()
+	header.Del("Date")
+	header.Del("Content-Length")
+	hb, err := json.Marshal(header)
+	if err != nil {
+		return nil, fmt.Errorf("floor: %w", err)
+	}
+	headerFile := dir + "/floor-header.json"
+	if err := os.WriteFile(headerFile, hb, 0o600); err != nil {
+		return nil, fmt.Errorf("floor: %w", err)
+	}
 	port, err := freePort()
 	if err != nil {
 		return nil, err
 	}
 	addr := "127.0.0.1:" + strconv.Itoa(port)
 	cmd := exec.Command(self)
-	cmd.Env = append(cleanEnv(), floorAddrEnv+"="+addr, floorBodyEnv+"="+body)
+	cmd.Env = append(cleanEnv(), floorAddrEnv+"="+addr, floorBodyEnv+"="+body, floorHeaderEnv+"="+headerFile)
 	cmd.Stderr = os.Stderr
 	return startProcess(ctx, "floor", cmd, "http://"+addr, "/")
 }
@@ -106,12 +121,21 @@ func startProcess(ctx context.Context, name string, cmd *exec.Cmd, base, probe s
 func isFloor(getenv func(string) string) bool { return getenv(floorAddrEnv) != "" }
 
 // serveFloor is the floor: a bare net/http handler that reads the whole
-// body and answers the canned response, whatever the path, until SIGTERM.
-// It is the fastest any emulator could answer over the same connections.
+// body and answers the canned response with its canned headers, whatever
+// the path, until SIGTERM. It is the fastest any emulator could answer the
+// same bytes over the same connections.
 func serveFloor(getenv func(string) string) error {
 	canned, err := os.ReadFile(getenv(floorBodyEnv))
 	if err != nil {
 		return fmt.Errorf("floor: %w", err)
+	}
+	var header http.Header
+	hb, err := os.ReadFile(getenv(floorHeaderEnv))
+	if err == nil {
+		err = json.Unmarshal(hb, &header)
+	}
+	if err != nil {
+		return fmt.Errorf("floor: headers: %w", err)
 	}
 	ln, err := net.Listen("tcp", getenv(floorAddrEnv))
 	if err != nil {
@@ -119,7 +143,10 @@ func serveFloor(getenv func(string) string) error {
 	}
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "application/json")
+		wh := w.Header()
+		for k, v := range header {
+			wh[k] = v
+		}
 		_, _ = w.Write(canned)
 	})
 	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second}
