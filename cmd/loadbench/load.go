@@ -126,33 +126,7 @@ type step func(ctx context.Context, c *http.Client) (kind string, ok bool)
 // soon as the previous one is answered, for d. Samples of requests still
 // in flight when d ends are dropped.
 func closedLoop(ctx context.Context, c *http.Client, conns int, d time.Duration, script func(worker int) step) *stats {
-	ctx, cancel := context.WithTimeout(ctx, d)
-	defer cancel()
-	var (
-		mu  sync.Mutex
-		all []sample
-		wg  sync.WaitGroup
-	)
-	start := time.Now()
-	for w := range conns {
-		next := script(w)
-		wg.Go(func() {
-			local := make([]sample, 0, 4096)
-			for ctx.Err() == nil {
-				t0 := time.Now()
-				kind, ok := next(ctx, c)
-				if ctx.Err() != nil {
-					break // cut short by the end of the window
-				}
-				local = append(local, sample{kind: kind, latency: time.Since(t0), ok: ok})
-			}
-			mu.Lock()
-			all = append(all, local...)
-			mu.Unlock()
-		})
-	}
-	wg.Wait()
-	return summarise(all, time.Since(start))
+	return drive(ctx, c, conns, d, script, func(context.Context) (time.Time, bool) { return time.Now(), true })
 }
 
 // openLoop offers requests at a fixed rate for d, whatever the server's
@@ -163,40 +137,52 @@ func closedLoop(ctx context.Context, c *http.Client, conns int, d time.Duration,
 // falls behind is charged for the queue it builds (no coordinated
 // omission).
 func openLoop(ctx context.Context, c *http.Client, conns int, rate float64, d time.Duration, script func(worker int) step) *stats {
-	ctx, cancel := context.WithTimeout(ctx, d)
-	defer cancel()
 	interval := time.Duration(float64(time.Second) / rate)
 	total := int64(d / interval)
+	var next atomic.Int64
+	start := time.Now()
+	return drive(ctx, c, conns, d, script, func(ctx context.Context) (time.Time, bool) {
+		i := next.Add(1) - 1
+		if i >= total {
+			return time.Time{}, false
+		}
+		// A request picked up late, because every worker was busy with the
+		// server, is timed from when it was due: the server is charged for
+		// its queue. One picked up early waits, and is timed from when it
+		// is sent: a timer that wakes late is this program's delay, not the
+		// server's.
+		from := start.Add(time.Duration(i) * interval)
+		if wait := time.Until(from); wait > 0 {
+			select {
+			case <-time.After(wait):
+			case <-ctx.Done():
+			}
+			from = time.Now()
+		}
+		return from, true
+	})
+}
+
+// drive runs conns workers for d, each sending its script's requests one
+// after the other. Before each request, pace says from when the request is
+// timed (waiting first, if it likes) or that the worker is done. Samples of
+// requests still in flight when d ends are dropped.
+func drive(ctx context.Context, c *http.Client, conns int, d time.Duration, script func(worker int) step, pace func(context.Context) (time.Time, bool)) *stats {
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
 	var (
-		next atomic.Int64
-		mu   sync.Mutex
-		all  []sample
-		wg   sync.WaitGroup
+		mu  sync.Mutex
+		all []sample
+		wg  sync.WaitGroup
 	)
 	start := time.Now()
 	for w := range conns {
 		send := script(w)
 		wg.Go(func() {
 			local := make([]sample, 0, 4096)
-			for {
-				i := next.Add(1) - 1
-				if i >= total {
-					break
-				}
-				// A request picked up late, because every worker was
-				// busy with the server, is timed from when it was due: the
-				// server is charged for its queue. One picked up early
-				// waits, and is timed from when it is sent: a timer that
-				// wakes late is this program's delay, not the server's.
-				from := start.Add(time.Duration(i) * interval)
-				if wait := time.Until(from); wait > 0 {
-					select {
-					case <-time.After(wait):
-					case <-ctx.Done():
-					}
-					from = time.Now()
-				}
-				if ctx.Err() != nil {
+			for ctx.Err() == nil {
+				from, more := pace(ctx)
+				if !more || ctx.Err() != nil {
 					break
 				}
 				kind, ok := send(ctx, c)
