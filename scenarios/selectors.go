@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/threeds-sandbox/threeds-sandbox/scenarios/iso"
 )
 
 // cardSelectors are the keys of match that look at the card number; a
@@ -214,11 +216,11 @@ func (d *decoder) parseCurrency(m mapping) string {
 	switch {
 	case currencyAlpha.MatchString(c):
 		c = strings.ToUpper(c)
-		if _, ok := currencyNumbers[c]; ok {
+		if iso.Currency(c) {
 			return c
 		}
 	case currencyNumeric.MatchString(c):
-		if _, ok := currencyLetters[c]; ok {
+		if iso.Currency(c) {
 			return c
 		}
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator/iso"
+	"github.com/threeds-sandbox/threeds-sandbox/scenarios/iso"
 )
 
 // This file holds the format checks of single values. Each check returns

@@ -1,7 +1,8 @@
 //go:build ignore
 
-// Command gen writes tables.go, the ISO 4217 and ISO 3166-1 lookup tables,
-// from the JSON files of the Debian iso-codes package.
+// Command gen writes tables.go, the ISO 4217 and ISO 3166-1 lookup tables
+// and the pairs of alphabetic and numeric currency codes, from the JSON
+// files of the Debian iso-codes package.
 //
 //	go run gen.go -src /usr/share/iso-codes/json -out tables.go
 package main
@@ -47,6 +48,7 @@ func run(src, out string) error {
 	b.WriteString("package iso\n\n")
 	writeSwitch(&b, "currency", "is a current ISO 4217 code (alphabetic or numeric)", currencies)
 	writeSwitch(&b, "country", "is an ISO 3166-1 code (alpha-3 or numeric)", countries)
+	writePairs(&b, currencies)
 	src2, err := format.Source(b.Bytes())
 	if err != nil {
 		return fmt.Errorf("formatting generated code: %w", err)
@@ -109,4 +111,23 @@ func writeSwitch(b *bytes.Buffer, name, doc string, entries []entry) {
 		fmt.Fprintf(b, "\t\t%q%s // %s\n", e.code, sep, strings.ReplaceAll(e.name, "\n", " "))
 	}
 	b.WriteString("\t\treturn true\n\t}\n\treturn false\n}\n\n")
+}
+
+// writePairs writes currencyNumbers, the numeric code of each alphabetic
+// currency code. Every numeric entry follows its alphabetic one with the
+// alphabetic code as its name (see load).
+func writePairs(b *bytes.Buffer, entries []entry) {
+	b.WriteString("// currencyNumbers maps each current ISO 4217 alphabetic code to its numeric code.\n")
+	b.WriteString("var currencyNumbers = map[string]string{\n")
+	var pairs []entry
+	for _, e := range entries {
+		if e.code[0] >= '0' && e.code[0] <= '9' {
+			pairs = append(pairs, entry{e.name, e.code})
+		}
+	}
+	sort.Slice(pairs, func(i, j int) bool { return pairs[i].code < pairs[j].code })
+	for _, p := range pairs {
+		fmt.Fprintf(b, "\t%q: %q,\n", p.code, p.name)
+	}
+	b.WriteString("}\n")
 }

@@ -58,3 +58,29 @@ func BenchmarkCurrency(b *testing.B) {
 		Currency("THB")
 	}
 }
+
+func TestCurrencyNumeric(t *testing.T) {
+	tests := []struct {
+		code, want string
+		ok         bool
+	}{
+		{"EUR", "978", true},
+		{"978", "978", true},
+		{"JPY", "392", true},
+		{"XTS", "963", true},
+		{"eur", "", false},
+		{"000", "", false},
+		{"", "", false},
+	}
+	for _, tt := range tests {
+		if got, ok := CurrencyNumeric(tt.code); got != tt.want || ok != tt.ok {
+			t.Errorf("CurrencyNumeric(%q) = %q, %v; want %q, %v", tt.code, got, ok, tt.want, tt.ok)
+		}
+	}
+	// Every code Currency accepts has a numeric form, and only those.
+	for alpha, num := range currencyNumbers {
+		if !Currency(alpha) || !Currency(num) {
+			t.Errorf("pair %s/%s not accepted by Currency", alpha, num)
+		}
+	}
+}
