@@ -2,8 +2,6 @@ package emulator
 
 import (
 	"context"
-	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -11,80 +9,6 @@ import (
 
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 )
-
-// CReq is the browser challenge request (EMV 3DS), posted Base64Url-encoded
-// by the cardholder's browser to the ACS.
-type CReq struct {
-	ThreeDSServerTransID string `json:"threeDSServerTransID"`
-	ACSTransID           string `json:"acsTransID"`
-	MessageType          string `json:"messageType"`
-	MessageVersion       string `json:"messageVersion"`
-	ChallengeWindowSize  string `json:"challengeWindowSize"`
-}
-
-// CRes is the final challenge response, posted Base64Url-encoded by the
-// browser to the Requestor's notificationUrl.
-type CRes struct {
-	ThreeDSServerTransID   string `json:"threeDSServerTransID"`
-	ACSTransID             string `json:"acsTransID"`
-	MessageType            string `json:"messageType"`
-	MessageVersion         string `json:"messageVersion"`
-	ChallengeCompletionInd string `json:"challengeCompletionInd"`
-	TransStatus            string `json:"transStatus"`
-}
-
-// EncodeMessage returns the unpadded Base64Url encoding of a message's JSON,
-// as the browser flows carry CReq and CRes.
-func EncodeMessage(m any) (string, error) {
-	b, err := json.Marshal(m)
-	if err != nil {
-		return "", fmt.Errorf("encode message: %w", err)
-	}
-	return base64.RawURLEncoding.EncodeToString(b), nil
-}
-
-// DecodeBase64 accepts padded or unpadded, URL-safe or standard Base64.
-func DecodeBase64(s string) ([]byte, error) {
-	s = strings.TrimSpace(s)
-	s = strings.TrimRight(s, "=")
-	s = strings.NewReplacer("+", "-", "/", "_").Replace(s)
-	b, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil {
-		return nil, fmt.Errorf("not Base64: %w", err)
-	}
-	return b, nil
-}
-
-// windowSizeCode renders challengeWindowSize as the two digits of the CReq.
-func windowSizeCode(n int) string { return fmt.Sprintf("%02d", n) }
-
-// challengeHTML renders the lookup's challengeHtml: a page that posts the
-// initial CReq and the Requestor's session to the ACS by itself.
-func (e *Engine) challengeHTML(t Transaction) (string, error) {
-	creq, err := EncodeMessage(CReq{
-		ThreeDSServerTransID: t.ThreeDSServerTransID,
-		ACSTransID:           t.ACSTransID,
-		MessageType:          "CReq",
-		MessageVersion:       t.Version,
-		ChallengeWindowSize:  windowSizeCode(t.Challenge.WindowSize),
-	})
-	if err != nil {
-		return "", err
-	}
-	fields := []FormField{{"creq", creq}}
-	if t.Challenge.Session != "" {
-		fields = append(fields, FormField{"threeDSSessionData", t.Challenge.Session})
-	}
-	return e.cfg.Pages.AutoSubmitPage(e.ACSURL(), fields)
-}
-
-// ChallengeView is what the challenge page shows.
-type ChallengeView struct {
-	Transaction Transaction
-	ExpiresAt   time.Time
-	// OTPHint tells the tester which code passes.
-	OTPHint string
-}
 
 // DefaultOTP is the one-time password that passes every challenge whose
 // scenario does not say otherwise.
@@ -94,46 +18,62 @@ const DefaultOTP = "1234"
 // (exceeds ACS maximum challenges).
 const maxWrongOTPs = 3
 
-// ParseCReq decodes the creq form field: Base64 (either alphabet, padded
-// or not) of the CReq JSON. Its failures are *Error with EMV 203.
-func ParseCReq(s string) (CReq, error) {
-	if s == "" {
-		return CReq{}, NewError(CodeMissingField, "201", "the form field creq is missing", "creq")
+// ChallengeView is everything the challenge page shows: the transport
+// renders it as it is.
+type ChallengeView struct {
+	ThreeDSServerTransID string
+	ACSTransID           string
+	MerchantName         string
+	// Amount and Currency are the purchase's as the Requestor sent them;
+	// empty for a non-payment authentication.
+	Amount, Currency string
+	// MaskedPAN shows only the card's BIN and last four digits.
+	MaskedPAN string
+	// Scheme is the card scheme, e.g. VISA.
+	Scheme  string
+	Version string
+	// PurchaseDate is the purchase's date, or the transaction's creation
+	// for a non-payment authentication; UTC.
+	PurchaseDate time.Time
+	// WindowSize is the challengeWindowSize, 1 to 5.
+	WindowSize int
+	// OTPHint tells the tester which code passes.
+	OTPHint string
+	// AttemptsLeft counts the wrong codes the cardholder may still type.
+	AttemptsLeft int
+	// Message says why the page is shown again ("Incorrect code. 2
+	// attempts left."); empty the first time.
+	Message string
+	// ExpiresAt is when the challenge times out if nobody decides;
+	// ExpiresIn how long that is from now, by the engine's clock.
+	ExpiresAt time.Time
+	ExpiresIn time.Duration
+}
+
+// view is the challenge page of t.
+func (e *Engine) view(t Transaction, message string) ChallengeView {
+	date := t.CreatedAt.UTC()
+	if d, err := time.Parse("2006-01-02 15:04:05", t.Challenge.PurchaseDate); err == nil {
+		date = d
 	}
-	raw, err := DecodeBase64(s)
-	if err != nil {
-		return CReq{}, NewError(CodeInvalidField, "203", "creq is not Base64Url: "+err.Error(), "creq")
+	expires := t.Challenge.OpenedAt.Add(e.cfg.ChallengeTimeout)
+	return ChallengeView{
+		ThreeDSServerTransID: t.ThreeDSServerTransID,
+		ACSTransID:           t.ACSTransID,
+		MerchantName:         t.Challenge.MerchantName,
+		Amount:               t.Challenge.Amount,
+		Currency:             t.Challenge.Currency,
+		MaskedPAN:            t.MaskedPAN(),
+		Scheme:               t.CardScheme,
+		Version:              t.Version,
+		PurchaseDate:         date,
+		WindowSize:           t.Challenge.WindowSize,
+		OTPHint:              "Sandbox: code " + e.passingOTP(t) + " passes",
+		AttemptsLeft:         max(maxWrongOTPs-t.Challenge.WrongOTPs, 0),
+		Message:              message,
+		ExpiresAt:            expires,
+		ExpiresIn:            expires.Sub(e.now()),
 	}
-	var c CReq
-	dec := json.NewDecoder(strings.NewReader(string(raw)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&c); err != nil {
-		return CReq{}, NewError(CodeInvalidField, "203", "creq is not a CReq JSON object: "+err.Error(), "creq")
-	}
-	var missing []string
-	for _, f := range []struct{ name, v string }{
-		{"threeDSServerTransID", c.ThreeDSServerTransID},
-		{"acsTransID", c.ACSTransID},
-		{"messageType", c.MessageType},
-		{"messageVersion", c.MessageVersion},
-		{"challengeWindowSize", c.ChallengeWindowSize},
-	} {
-		if f.v == "" {
-			missing = append(missing, f.name)
-		}
-	}
-	if len(missing) > 0 {
-		return CReq{}, NewError(CodeMissingField, "201", "the CReq lacks "+strings.Join(missing, ", "), strings.Join(missing, ","))
-	}
-	if c.MessageType != "CReq" {
-		return CReq{}, NewError(CodeInvalidField, "203", fmt.Sprintf("messageType is %q, want CReq", c.MessageType), "messageType")
-	}
-	switch c.ChallengeWindowSize {
-	case "01", "02", "03", "04", "05":
-	default:
-		return CReq{}, NewError(CodeInvalidField, "203", fmt.Sprintf("challengeWindowSize is %q, want 01 to 05", c.ChallengeWindowSize), "challengeWindowSize")
-	}
-	return c, nil
 }
 
 // OpenChallenge checks an initial CReq against its transaction and opens
@@ -167,7 +107,7 @@ func (e *Engine) OpenHostedChallenge(ctx context.Context, threeDSServerTransID s
 }
 
 func (e *Engine) open(ctx context.Context, id string, size int) (ChallengeView, error) {
-	if err := e.challengeStep(ctx, id); err != nil {
+	if err := e.challengeStep(ctx, id, viaBrowser); err != nil {
 		return ChallengeView{}, err
 	}
 	now := e.now()
@@ -186,12 +126,8 @@ func (e *Engine) open(ctx context.Context, id string, size int) (ChallengeView, 
 	if err != nil {
 		return ChallengeView{}, e.stateFailure(err, id)
 	}
-	e.observe(t, EventCReq, fmt.Sprintf("challenge page shown, window size %d", size))
-	return ChallengeView{
-		Transaction: t,
-		ExpiresAt:   t.Challenge.OpenedAt.Add(e.cfg.ChallengeTimeout),
-		OTPHint:     e.OTPHint(t),
-	}, nil
+	e.transactionEvent(ctx, t, EventCReq, fmt.Sprintf("challenge page shown, window size %d", size))
+	return e.view(t, ""), nil
 }
 
 // completedError is the 305 answer to a challenge step on a finished
@@ -233,24 +169,23 @@ type Choice struct {
 type Decision struct {
 	// Final is false when the cardholder may try again (a wrong OTP).
 	Final bool
-	// Message explains a non-final step ("Incorrect code, 2 attempts left").
-	Message     string
-	Transaction Transaction
-	// CRes is the final CRes, and Encoded its Base64Url form, when Final.
-	CRes    CRes
-	Encoded string
+	// View is the challenge page to show again, when not Final.
+	View ChallengeView
+	// TransStatus is the transaction's status after the step: C while the
+	// challenge is open.
+	TransStatus string
+	// NotificationURL is the lookup's notificationUrl; empty when it had
+	// none.
+	NotificationURL string
+	// Delivery is the final CRes and the form that carries it, when Final.
+	Delivery CResDelivery
 }
 
-// ChallengeTimeout is how long an opened challenge waits for a decision.
-func (e *Engine) ChallengeTimeout() time.Duration { return e.cfg.ChallengeTimeout }
-
-// OTPHint tells the tester which code passes the challenge of t.
-func (e *Engine) OTPHint(t Transaction) string { return "Sandbox: code " + e.passingOTP(t) + " passes" }
-
-// Decide applies the cardholder's choice to an opened challenge. A
-// decision is accepted once: a finished transaction answers 305.
+// Decide applies the cardholder's choice on the challenge page to an
+// opened challenge. A decision is accepted once: a finished transaction
+// answers 305.
 func (e *Engine) Decide(ctx context.Context, id, acsTransID string, c Choice) (Decision, error) {
-	return e.decide(ctx, id, c, func(t *Transaction) error {
+	return e.decide(ctx, id, c, viaBrowser, func(t *Transaction) error {
 		if t.ACSTransID != acsTransID {
 			return NewError(CodeTransactionState, "305", "acsTransID "+acsTransID+" does not belong to transaction "+id, "acsTransID")
 		}
@@ -264,7 +199,7 @@ func (e *Engine) Decide(ctx context.Context, id, acsTransID string, c Choice) (D
 // CompleteChallenge is the headless path: it decides the pending or opened
 // challenge of a transaction of namespace ns, as the page would.
 func (e *Engine) CompleteChallenge(ctx context.Context, ns, id string, c Choice) (Decision, error) {
-	return e.decide(ctx, id, c, func(t *Transaction) error {
+	return e.decide(ctx, id, c, viaAPI, func(t *Transaction) error {
 		if t.Namespace != ns {
 			return ErrNotFound
 		}
@@ -272,17 +207,18 @@ func (e *Engine) CompleteChallenge(ctx context.Context, ns, id string, c Choice)
 	})
 }
 
-func (e *Engine) decide(ctx context.Context, id string, c Choice, check func(*Transaction) error) (Decision, error) {
+func (e *Engine) decide(ctx context.Context, id string, c Choice, via apiCall, check func(*Transaction) error) (Decision, error) {
 	switch c.Action {
 	case "pass", "fail", "cancel", "otp":
 	default:
 		return Decision{}, NewError(CodeInvalidField, "203", fmt.Sprintf("action %q: want pass, fail, cancel or otp", c.Action), "action")
 	}
-	if err := e.challengeStep(ctx, id); err != nil {
+	if err := e.challengeStep(ctx, id, via); err != nil {
 		return Decision{}, err
 	}
 	now := e.now()
-	var d Decision
+	var message string
+	final := false
 	t, err := e.store.Update(ctx, id, func(t *Transaction) error {
 		if err := check(t); err != nil {
 			return err
@@ -311,7 +247,7 @@ func (e *Engine) decide(ctx context.Context, id string, c Choice, check func(*Tr
 				t.Challenge.WrongOTPs++
 				if t.Challenge.WrongOTPs < maxWrongOTPs {
 					left := maxWrongOTPs - t.Challenge.WrongOTPs
-					d.Message = fmt.Sprintf("Incorrect code. %d attempt%s left.", left, plural(left))
+					message = fmt.Sprintf("Incorrect code. %d attempt%s left.", left, plural(left))
 					return nil
 				}
 				o = scenarios.Outcome{Status: "N", Reason: "19"}
@@ -320,25 +256,44 @@ func (e *Engine) decide(ctx context.Context, id string, c Choice, check func(*Tr
 		t.Challenge.Decision = c.Action
 		t.Challenge.DecidedAt = now
 		e.finish(t, o.Status, o.Reason, o.ECI, o.ChallengeCancel)
-		d.Final = true
+		final = true
 		return nil
 	})
 	if err != nil {
 		return Decision{}, e.stateFailure(err, id)
 	}
-	d.Transaction = t
-	if !d.Final {
-		e.observe(t, EventAttempt, d.Message)
-	} else {
-		e.observe(t, EventDecision, describeChoice(c, t))
+	d := Decision{Final: final, TransStatus: t.Status, NotificationURL: t.Challenge.NotificationURL}
+	if !final {
+		e.transactionEvent(ctx, t, EventAttempt, message)
+		d.View = e.view(t, message)
+		return d, nil
 	}
-	if d.Final {
-		d.CRes = finalCRes(t)
-		if d.Encoded, err = EncodeMessage(d.CRes); err != nil {
-			return Decision{}, err
-		}
+	e.transactionEvent(ctx, t, EventDecision, describeChoice(c, t))
+	if d.Delivery, err = e.delivery(t); err != nil {
+		return Decision{}, err
 	}
+	detail := "final CRes handed to the browser for " + d.Delivery.NotificationURL
+	if via == viaAPI {
+		detail = "final CRes returned by the headless challenge API"
+	}
+	cres := d.Delivery.CRes
+	e.emit(ctx, Event{Namespace: t.Namespace, Kind: EventCRes, Detail: detail, Transaction: summaryOf(t), CRes: &cres})
 	return d, nil
+}
+
+// delivery is the final CRes of a finished challenge and where it goes.
+func (e *Engine) delivery(t Transaction) (CResDelivery, error) {
+	d := CResDelivery{
+		NotificationURL: t.Challenge.NotificationURL,
+		CRes:            finalCRes(t),
+		SessionData:     t.Challenge.Session,
+	}
+	if d.NotificationURL == "" {
+		d.NotificationURL = e.urls.Notification()
+	}
+	var err error
+	d.Encoded, err = EncodeMessage(d.CRes)
+	return d, err
 }
 
 // describeChoice tells a decision in words for the journal.
@@ -378,21 +333,37 @@ func lookupOTP(ch *scenarios.Challenge, otp string) (scenarios.Outcome, bool) {
 	return scenarios.Outcome{}, false
 }
 
-// finalCRes is the CRes a finished challenge sends to the notificationUrl.
-// A final CRes carries only Y or N.
-func finalCRes(t Transaction) CRes {
-	st := t.Status
-	if st != "Y" {
-		st = "N"
+// Result is the final result of a transaction as the emulator's own
+// notification page shows it, when it receives the final CRes itself.
+type Result struct {
+	ThreeDSServerTransID string
+	ExternalReferenceID  string
+	Status               string
+	StatusReason         string
+	ECI                  string
+	ChallengeCancel      string
+	AuthenticationValue  string
+	// CRes is the final CRes the page received.
+	CRes CRes
+}
+
+// Notification is the result of the transaction a final CRes names, as
+// the emulator, acting as its own Requestor, learns it.
+func (e *Engine) Notification(ctx context.Context, c CRes) (Result, error) {
+	t, err := e.get(ctx, c.ThreeDSServerTransID)
+	if err != nil {
+		return Result{}, err
 	}
-	return CRes{
-		ThreeDSServerTransID:   t.ThreeDSServerTransID,
-		ACSTransID:             t.ACSTransID,
-		MessageType:            "CRes",
-		MessageVersion:         t.Version,
-		ChallengeCompletionInd: "Y",
-		TransStatus:            st,
-	}
+	return Result{
+		ThreeDSServerTransID: t.ThreeDSServerTransID,
+		ExternalReferenceID:  t.ExternalReferenceID,
+		Status:               t.Status,
+		StatusReason:         t.StatusReason,
+		ECI:                  t.ECI,
+		ChallengeCancel:      t.ChallengeCancel,
+		AuthenticationValue:  e.AuthenticationValue(t),
+		CRes:                 c,
+	}, nil
 }
 
 // defaultChallenge holds the reference's outcomes for a challenge whose
@@ -413,15 +384,13 @@ func (e *Engine) challengeOf(t Transaction) *scenarios.Challenge {
 
 // challengeStep applies the challenge-step delay and fault of the
 // transaction's scenario.
-func (e *Engine) challengeStep(ctx context.Context, id string) error {
-	t, err := e.store.Get(ctx, id)
-	if err != nil {
-		return nil // the step itself reports the unknown transaction
+func (e *Engine) challengeStep(ctx context.Context, id string, via apiCall) error {
+	var sc *scenarios.Scenario
+	if t, err := e.store.Get(ctx, id); err == nil {
+		sc, _ = e.scenarioByID(t.Namespace, t.ScenarioID)
 	}
-	if sc, ok := e.scenarioByID(t.Namespace, t.ScenarioID); ok {
-		return e.applyStep(ctx, sc, StepChallenge)
-	}
-	return nil
+	// An unknown transaction is the step's own to report.
+	return e.applyStep(ctx, sc, StepChallenge, via)
 }
 
 // get returns a transaction by id, settled to the present.
@@ -455,16 +424,17 @@ func (e *Engine) settle(ctx context.Context, t Transaction) (Transaction, error)
 	if !e.settleLocked(&probe, now) {
 		return t, nil
 	}
+	changed := false
 	settled, err := e.store.Update(ctx, t.ThreeDSServerTransID, func(t *Transaction) error {
-		e.settleLocked(t, now)
+		changed = e.settleLocked(t, now)
 		return nil
 	})
-	if err == nil && settled.Phase == PhaseFinal {
+	if err == nil && changed {
 		kind := EventTimeout
 		if strings.HasPrefix(settled.Challenge.Decision, "auto-") {
 			kind = EventAuto
 		}
-		e.observe(settled, kind, settled.Challenge.Decision)
+		e.transactionEvent(ctx, settled, kind, settled.Challenge.Decision)
 	}
 	return settled, err
 }
@@ -506,11 +476,4 @@ func (e *Engine) settleLocked(t *Transaction, now time.Time) bool {
 		}
 	}
 	return false
-}
-
-// Transaction returns a stored transaction by its threeDSServerTransID,
-// settled to the present, whatever its namespace (for the result page the
-// browser reaches with the CRes).
-func (e *Engine) Transaction(ctx context.Context, id string) (Transaction, error) {
-	return e.get(ctx, id)
 }

@@ -1,6 +1,8 @@
 // Package emulator is the 3-D Secure engine of the sandbox: lookup,
-// challenge and enquiry, the transaction state machine and the Store
-// interface. It knows the protocol and nothing about HTTP.
+// challenge and enquiry, the transaction state machine, the events of a
+// transaction's life and the Store interface. It knows the protocol and
+// nothing about HTTP, and it renders nothing: the challenge and the final
+// CRes leave it as data that the transport turns into pages.
 package emulator
 
 import (
@@ -38,39 +40,33 @@ type Config struct {
 	// ChallengeTimeout is how long an opened challenge waits for the
 	// cardholder's decision before it ends as N, reason 14, challengeCancel 04.
 	ChallengeTimeout time.Duration
-	// Schemes finds the card scheme by BIN.
+	// Schemes finds the card scheme by BIN; the built-in table when nil.
 	Schemes *SchemeTable
 	// Catalogue returns the active scenario catalogue; it may change
 	// between calls (hot reload).
 	Catalogue func() *scenarios.Catalogue
 	// Runtime holds the scenarios added through the admin API, per
-	// namespace; they win over the catalogue. Nil: none.
+	// namespace; they win over the catalogue. Nil: an empty one.
 	Runtime *scenarios.Runtime
-	// Pages renders the self-submitting forms of the browser flows.
-	Pages FormRenderer
+	// Events receives every event of every transaction (the console's
+	// journal); nil records none.
+	Events EventSink
+	// Chaos, when set, injects faults into the API steps at random.
+	Chaos *Chaos
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
 	// MaxDelayed bounds the requests held in scenario delays at once;
 	// beyond it a delayed step fails at once with 503 (EMV 403).
 	MaxDelayed int
-	// Observer, when set, is told of challenge events (CReq, decisions,
-	// timeouts); the transport reports lookups and enquiries itself.
-	Observer Observer
 }
 
-// FormRenderer renders an HTML page whose form posts fields to action by
-// itself on load (with a button for browsers without scripts).
-type FormRenderer interface {
-	AutoSubmitPage(action string, fields []FormField) (string, error)
-}
-
-// FormField is one hidden input of a self-submitting form.
-type FormField struct{ Name, Value string }
-
-// Engine runs the 3DS flows. It is safe for concurrent use.
+// Engine runs the 3DS flows. It is safe for concurrent use. It is also the
+// one value the transport is wired with: the catalogue, the runtime
+// scenarios and the event sink are reached through it.
 type Engine struct {
 	cfg    Config
 	store  Store
+	urls   URLs
 	cavv   *cavvHashes
 	now    func() time.Time
 	chance *chance
@@ -84,6 +80,9 @@ func New(cfg Config, store Store) (*Engine, error) {
 	if cfg.Catalogue == nil {
 		return nil, errors.New("emulator: config needs a scenario catalogue")
 	}
+	if store == nil {
+		return nil, errors.New("emulator: New needs a store")
+	}
 	if cfg.Schemes == nil {
 		t, err := NewSchemeTable(nil)
 		if err != nil {
@@ -91,8 +90,8 @@ func New(cfg Config, store Store) (*Engine, error) {
 		}
 		cfg.Schemes = t
 	}
-	if cfg.Pages == nil {
-		return nil, errors.New("emulator: config needs a form renderer")
+	if cfg.Runtime == nil {
+		cfg.Runtime = &scenarios.Runtime{}
 	}
 	if cfg.FirstCReqTimeout <= 0 {
 		cfg.FirstCReqTimeout = DefaultFirstCReqTimeout
@@ -100,7 +99,6 @@ func New(cfg Config, store Store) (*Engine, error) {
 	if cfg.ChallengeTimeout <= 0 {
 		cfg.ChallengeTimeout = DefaultChallengeTimeout
 	}
-	cfg.PublicURL = strings.TrimRight(cfg.PublicURL, "/")
 	now := cfg.Now
 	if now == nil {
 		now = time.Now
@@ -108,53 +106,110 @@ func New(cfg Config, store Store) (*Engine, error) {
 	if cfg.MaxDelayed <= 0 {
 		cfg.MaxDelayed = DefaultMaxDelayed
 	}
-	return &Engine{cfg: cfg, store: store, cavv: newCAVVHashes(cavvKey(cfg.Seed)), now: now, chance: newChance(cfg.Seed), acs: &acsDirectory{seed: cfg.Seed},
-		delaySlots: make(chan struct{}, cfg.MaxDelayed)}, nil
+	return &Engine{
+		cfg:        cfg,
+		store:      store,
+		urls:       NewURLs(cfg.PublicURL),
+		cavv:       newCAVVHashes(cavvKey(cfg.Seed)),
+		now:        now,
+		chance:     newChance(cfg.Seed),
+		acs:        &acsDirectory{seed: cfg.Seed},
+		delaySlots: make(chan struct{}, cfg.MaxDelayed),
+	}, nil
 }
 
 // Schemes returns the engine's BIN table.
 func (e *Engine) Schemes() *SchemeTable { return e.cfg.Schemes }
 
-// ACSURL is where the browser posts the CReq.
-func (e *Engine) ACSURL() string { return e.cfg.PublicURL + "/acs/challenge" }
+// Catalogue returns the active scenario catalogue.
+func (e *Engine) Catalogue() *scenarios.Catalogue { return e.cfg.Catalogue() }
 
-// HostedChallengeURL is the page a Requestor may send the cardholder to
-// instead of posting challengeHtml.
-func (e *Engine) HostedChallengeURL(threeDSServerTransID string) string {
-	return e.cfg.PublicURL + "/acs/hosted/" + threeDSServerTransID
-}
+// Runtime returns the runtime scenarios, which the admin API changes and
+// lookups match first.
+func (e *Engine) Runtime() *scenarios.Runtime { return e.cfg.Runtime }
 
-// LookupOptions are the caller's per-request choices.
-type LookupOptions struct {
+// Events returns the sink the engine records its events into; nil when
+// none is configured.
+func (e *Engine) Events() EventSink { return e.cfg.Events }
+
+// URLs returns the absolute URLs of the browser flows.
+func (e *Engine) URLs() URLs { return e.urls }
+
+// ChallengeTimeout is how long an opened challenge waits for a decision.
+func (e *Engine) ChallengeTimeout() time.Duration { return e.cfg.ChallengeTimeout }
+
+// APICall is what the engine learns of the API request behind a call,
+// besides its decoded body.
+type APICall struct {
 	// ScenarioID forces a scenario whatever the card (the X-Scenario
-	// header); empty: match by the request.
+	// header; lookups only); empty: match by the request.
 	ScenarioID string
+	// Body is the request body as it came, for the event. The engine keeps
+	// only a redacted copy (compact, card numbers masked, long values
+	// cut); nil keeps none.
+	Body []byte
 }
 
 // Lookup runs an authentication request for namespace ns: it picks the
 // scenario of the card, applies the scenario's lookup delay and fault,
 // stores the new transaction and returns the frictionless result or the
-// challenge indication. A scenario error comes back as *Error, an injected
-// transport fault as *Fault.
-func (e *Engine) Lookup(ctx context.Context, ns string, req LookupRequest, opt LookupOptions) (LookupResponse, error) {
+// challenge indication (as data, in LookupResponse.Challenge). A scenario
+// error comes back as *Error, an injected transport fault as *Fault.
+func (e *Engine) Lookup(ctx context.Context, ns string, req LookupRequest, call APICall) (LookupResponse, error) {
 	var sc *scenarios.Scenario
-	if opt.ScenarioID != "" {
+	if call.ScenarioID != "" {
 		var ok bool
-		if sc, ok = e.scenarioByID(ns, opt.ScenarioID); !ok {
+		if sc, ok = e.scenarioByID(ns, call.ScenarioID); !ok {
 			return LookupResponse{}, NewError(CodeUnknownScenario, "203",
-				fmt.Sprintf("no scenario with id %q (see GET /scenarios)", opt.ScenarioID), "X-Scenario")
+				fmt.Sprintf("no scenario with id %q (see GET /scenarios)", call.ScenarioID), "X-Scenario")
 		}
 	} else {
 		sc = e.match(ns, scenarioRequest(req))
 	}
-	if err := e.applyStep(ctx, sc, StepLookup); err != nil {
+	if err := e.applyStep(ctx, sc, StepLookup, viaAPI); err != nil {
 		return LookupResponse{}, err
 	}
 	if sc.Error != nil {
 		return LookupResponse{}, scenarioError(sc.Error)
 	}
 
-	now := e.now()
+	t := e.newTransaction(ns, req, sc)
+	if err := e.store.Put(ctx, t); err != nil {
+		return LookupResponse{}, fmt.Errorf("lookup: store transaction: %w", err)
+	}
+	resp := LookupResponse{
+		Status:               t.Status,
+		Version:              t.Version,
+		DSTransID:            t.DSTransID,
+		ACSTransID:           t.ACSTransID,
+		ThreeDSServerTransID: t.ThreeDSServerTransID,
+		AuthenticationValue:  e.AuthenticationValue(t),
+		ECI:                  t.ECI,
+		CardScheme:           t.CardScheme,
+		CardBIN:              t.CardBIN,
+		ExternalReferenceID:  t.ExternalReferenceID,
+		StatusReason:         t.StatusReason,
+		ACSReferenceNumber:   t.ACSReferenceNumber,
+		ACSOperatorID:        t.ACSOperatorID,
+		AuthenticationType:   t.AuthenticationType,
+		WhiteListStatus:      t.WhiteListStatus,
+		WhiteListStatusSrc:   t.WhiteListStatusSrc,
+	}
+	if t.Status == "C" {
+		ind, err := e.challengeIndication(t)
+		if err != nil {
+			return LookupResponse{}, fmt.Errorf("lookup: %w", err)
+		}
+		resp.Challenge = &ind
+		resp.HostedChallengeURL = e.urls.Hosted(t.ThreeDSServerTransID)
+	}
+	e.emit(ctx, Event{Namespace: ns, Kind: EventLookup, Transaction: lookupSummary(t, req),
+		Request: e.redactBody(call.Body), Lookup: &resp})
+	return resp, nil
+}
+
+// newTransaction builds the transaction of a lookup answered by sc.
+func (e *Engine) newTransaction(ns string, req LookupRequest, sc *scenarios.Scenario) Transaction {
 	pan := req.Card.CardNumber
 	t := Transaction{
 		Namespace:            ns,
@@ -162,7 +217,7 @@ func (e *Engine) Lookup(ctx context.Context, ns string, req LookupRequest, opt L
 		ACSTransID:           newUUID(),
 		DSTransID:            newUUID(),
 		ExternalReferenceID:  strings.Clone(req.ExternalReferenceID),
-		CreatedAt:            now,
+		CreatedAt:            e.now(),
 		ScenarioID:           sc.ID,
 		CardScheme:           e.cfg.Schemes.Scheme(pan),
 		CardBIN:              strings.Clone(pan[:min(6, len(pan))]),
@@ -203,36 +258,28 @@ func (e *Engine) Lookup(ctx context.Context, ns string, req LookupRequest, opt L
 			t.WhiteListStatus, t.WhiteListStatusSrc = w.Status, w.Source
 		}
 	}
-	if err := e.store.Put(ctx, t); err != nil {
-		return LookupResponse{}, fmt.Errorf("lookup: store transaction: %w", err)
-	}
-	resp := LookupResponse{
-		Status:               t.Status,
-		Version:              t.Version,
-		DSTransID:            t.DSTransID,
-		ACSTransID:           t.ACSTransID,
+	return t
+}
+
+// challengeIndication is the challenge of a new transaction as data: the
+// initial CReq and the Requestor's session, to be posted to the ACS.
+func (e *Engine) challengeIndication(t Transaction) (ChallengeIndication, error) {
+	creq, err := EncodeMessage(CReq{
 		ThreeDSServerTransID: t.ThreeDSServerTransID,
-		AuthenticationValue:  e.AuthenticationValue(t),
-		ECI:                  t.ECI,
-		CardScheme:           t.CardScheme,
-		CardBIN:              t.CardBIN,
-		ExternalReferenceID:  t.ExternalReferenceID,
-		StatusReason:         t.StatusReason,
-		ACSReferenceNumber:   t.ACSReferenceNumber,
-		ACSOperatorID:        t.ACSOperatorID,
-		AuthenticationType:   t.AuthenticationType,
-		WhiteListStatus:      t.WhiteListStatus,
-		WhiteListStatusSrc:   t.WhiteListStatusSrc,
+		ACSTransID:           t.ACSTransID,
+		MessageType:          "CReq",
+		MessageVersion:       t.Version,
+		ChallengeWindowSize:  windowSizeCode(t.Challenge.WindowSize),
+	})
+	if err != nil {
+		return ChallengeIndication{}, err
 	}
-	if t.Status == "C" {
-		html, err := e.challengeHTML(t)
-		if err != nil {
-			return LookupResponse{}, fmt.Errorf("lookup: render challengeHtml: %w", err)
-		}
-		resp.ChallengeHTML = html
-		resp.HostedChallengeURL = e.HostedChallengeURL(t.ThreeDSServerTransID)
-	}
-	return resp, nil
+	return ChallengeIndication{
+		ACSURL:      e.urls.ACSChallenge(),
+		CReq:        creq,
+		SessionData: t.Challenge.Session,
+		WindowSize:  t.Challenge.WindowSize,
+	}, nil
 }
 
 // finish sets the final result of t: status, reason, ECI (the override, or
@@ -252,13 +299,12 @@ func (e *Engine) finish(t *Transaction, status, reason, eciOverride, cancel stri
 	if t.ECI == "" {
 		t.ECI = ECIFor(t.CardScheme, status)
 	}
-
 }
 
 // Enquiry returns the current result of a transaction of namespace ns, found
 // by threeDsServerTransId when given, else by externalReferenceId (the
 // newest transaction with that reference).
-func (e *Engine) Enquiry(ctx context.Context, ns string, req EnquiryRequest) (EnquiryResponse, error) {
+func (e *Engine) Enquiry(ctx context.Context, ns string, req EnquiryRequest, call APICall) (EnquiryResponse, error) {
 	var (
 		t   Transaction
 		err error
@@ -273,19 +319,24 @@ func (e *Engine) Enquiry(ctx context.Context, ns string, req EnquiryRequest) (En
 		field, value = "externalReferenceId", req.ExternalReferenceID
 		t, err = e.store.GetByExternalRef(ctx, ns, req.ExternalReferenceID)
 	}
+	var sc *scenarios.Scenario
+	if err == nil {
+		sc, _ = e.scenarioByID(ns, t.ScenarioID)
+	}
+	if err := e.applyStep(ctx, sc, StepEnquiry, viaAPI); err != nil {
+		return EnquiryResponse{}, err
+	}
 	if err != nil {
 		return EnquiryResponse{}, e.lookupFailure(err, field, value)
-	}
-	if sc, ok := e.scenarioByID(ns, t.ScenarioID); ok {
-		if err := e.applyStep(ctx, sc, StepEnquiry); err != nil {
-			return EnquiryResponse{}, err
-		}
 	}
 	t, err = e.settle(ctx, t)
 	if err != nil {
 		return EnquiryResponse{}, e.lookupFailure(err, field, value)
 	}
-	return e.enquiryResponse(t), nil
+	resp := e.enquiryResponse(t)
+	e.emit(ctx, Event{Namespace: ns, Kind: EventEnquiry, Transaction: summaryOf(t),
+		Request: e.redactBody(call.Body), Enquiry: &resp})
+	return resp, nil
 }
 
 // lookupFailure turns a store failure into the error the caller sees.
@@ -363,10 +414,8 @@ func downgrade210(status, reason string) (string, string) {
 // match picks the scenario of a request for namespace ns.
 // The namespace's runtime scenarios win over the catalogue.
 func (e *Engine) match(ns string, r scenarios.Request) *scenarios.Scenario {
-	if e.cfg.Runtime != nil {
-		if sc, ok := e.cfg.Runtime.Match(ns, r); ok {
-			return sc
-		}
+	if sc, ok := e.cfg.Runtime.Match(ns, r); ok {
+		return sc
 	}
 	return e.cfg.Catalogue().Match(r)
 }
@@ -374,10 +423,8 @@ func (e *Engine) match(ns string, r scenarios.Request) *scenarios.Scenario {
 // scenarioByID finds a scenario visible to namespace ns: its own runtime
 // scenarios first, then the catalogue.
 func (e *Engine) scenarioByID(ns, id string) (*scenarios.Scenario, bool) {
-	if e.cfg.Runtime != nil {
-		if sc, ok := e.cfg.Runtime.ByID(ns, id); ok {
-			return sc, true
-		}
+	if sc, ok := e.cfg.Runtime.ByID(ns, id); ok {
+		return sc, true
 	}
 	return e.cfg.Catalogue().ByID(id)
 }
@@ -424,16 +471,4 @@ func scenarioError(s *scenarios.ErrorResult) *Error {
 		e.Description = s.Description
 	}
 	return e
-}
-
-// sleep waits for d or until ctx ends.
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }

@@ -1,6 +1,11 @@
 package emulator
 
-import "time"
+import (
+	"context"
+	"time"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/redact"
+)
 
 // EventKind names something that happened to a transaction.
 type EventKind string
@@ -8,50 +13,120 @@ type EventKind string
 // The events of a transaction's life.
 const (
 	EventLookup   EventKind = "lookup"   // the lookup was answered
-	EventCReq     EventKind = "creq"     // the browser posted the CReq; the challenge page is shown
+	EventCReq     EventKind = "creq"     // the browser posted the CReq (or opened the hosted URL); the challenge page is shown
 	EventAttempt  EventKind = "attempt"  // a wrong one-time code was typed
 	EventDecision EventKind = "decision" // the cardholder (or the headless API) decided
 	EventAuto     EventKind = "auto"     // the scenario resolved the challenge by itself
 	EventTimeout  EventKind = "timeout"  // a challenge window ran out
 	EventCRes     EventKind = "cres"     // the final CRes was handed to the browser or the API
 	EventEnquiry  EventKind = "enquiry"  // the enquiry was answered
-	EventError    EventKind = "error"    // a step failed
 )
 
-// Event is one entry of a transaction's history.
+// Event is one entry of a transaction's history. The engine makes every
+// event, once, when the thing happens; nothing else records any. An event
+// holds no full card number: the summary carries the masked one, and the
+// request body is a redacted copy.
 type Event struct {
-	Time                 time.Time
-	Namespace            string
-	ThreeDSServerTransID string
-	Kind                 EventKind
-	// Status is the transaction status after the event.
-	Status string
-	// Detail says more in words ("pass", "OTP 1234", "first CReq not received").
+	Time      time.Time
+	Namespace string
+	Kind      EventKind
+	// Detail says more in words ("pass -> Y", "challenge page shown,
+	// window size 2").
 	Detail string
-	// Request and Response are the JSON bodies of API events as they
-	// travelled (an observer that shows them masks card numbers); nil for
-	// the others. They are handed over with the event: nobody changes them
-	// afterwards.
-	Request, Response []byte
+	// Transaction is the transaction after the event.
+	Transaction Summary
+	// Request is the API request of a lookup or an enquiry: its JSON body
+	// compacted, card numbers masked and long values cut (package
+	// redact); nil for other events.
+	Request []byte
+	// The engine's answer, typed: Lookup on a lookup event, Enquiry on an
+	// enquiry event, CRes on a cres event; nil otherwise.
+	Lookup  *LookupResponse
+	Enquiry *EnquiryResponse
+	CRes    *CRes
 }
 
-// Observer is told of every event, e.g. to keep the console's journal. It
-// must be safe for concurrent use and quick: it runs on the request path.
-type Observer interface {
-	Observe(Event)
+// Summary is a transaction as the console lists it. Fields marked "lookup
+// only" are known when the lookup is answered and empty on later events
+// (the engine does not store them).
+type Summary struct {
+	ThreeDSServerTransID string
+	ExternalReferenceID  string
+	ScenarioID           string
+	// MaskedPAN is the card number with only its BIN and last four
+	// digits.
+	MaskedPAN       string
+	CardBIN         string
+	CardScheme      string
+	Version         string
+	Status          string // transStatus after the event
+	StatusReason    string
+	ECI             string
+	ChallengeCancel string
+
+	CardholderName string // lookup only
+	MerchantName   string // lookup only, or a challenge's
+	Amount         string // lookup only, or a challenge's
+	Currency       string // lookup only, or a challenge's
 }
 
-// observe reports an event when an observer is configured.
-func (e *Engine) observe(t Transaction, kind EventKind, detail string) {
-	if e.cfg.Observer == nil {
+// EventSink receives the engine's events, e.g. the console's journal. It
+// must be safe for concurrent use and quick: it runs on the request path,
+// and a failure to record is its own to log, never the request's.
+type EventSink interface {
+	Record(ctx context.Context, ev Event)
+}
+
+// summaryOf is the summary of a stored transaction.
+func summaryOf(t Transaction) Summary {
+	return Summary{
+		ThreeDSServerTransID: t.ThreeDSServerTransID,
+		ExternalReferenceID:  t.ExternalReferenceID,
+		ScenarioID:           t.ScenarioID,
+		MaskedPAN:            t.MaskedPAN(),
+		CardBIN:              t.CardBIN,
+		CardScheme:           t.CardScheme,
+		Version:              t.Version,
+		Status:               t.Status,
+		StatusReason:         t.StatusReason,
+		ECI:                  t.ECI,
+		ChallengeCancel:      t.ChallengeCancel,
+		MerchantName:         t.Challenge.MerchantName,
+		Amount:               t.Challenge.Amount,
+		Currency:             t.Challenge.Currency,
+	}
+}
+
+// lookupSummary adds what only the lookup request knows.
+func lookupSummary(t Transaction, req LookupRequest) Summary {
+	s := summaryOf(t)
+	s.CardholderName = req.Card.CardholderName
+	s.MerchantName = req.MerchantName
+	if p := req.Purchase; p != nil {
+		s.Amount, s.Currency = p.Amount, p.CurrencyCode
+	}
+	return s
+}
+
+// emit hands an event to the sink, when there is one. The summary's
+// strings may share the request's memory: the sink copies what it keeps.
+func (e *Engine) emit(ctx context.Context, ev Event) {
+	if e.cfg.Events == nil {
 		return
 	}
-	e.cfg.Observer.Observe(Event{
-		Time:                 e.now(),
-		Namespace:            t.Namespace,
-		ThreeDSServerTransID: t.ThreeDSServerTransID,
-		Kind:                 kind,
-		Status:               t.Status,
-		Detail:               detail,
-	})
+	ev.Time = e.now()
+	e.cfg.Events.Record(ctx, ev)
+}
+
+// transactionEvent is the event kind of a transaction with a detail.
+func (e *Engine) transactionEvent(ctx context.Context, t Transaction, kind EventKind, detail string) {
+	e.emit(ctx, Event{Namespace: t.Namespace, Kind: kind, Detail: detail, Transaction: summaryOf(t)})
+}
+
+// redactBody is the copy of a request body an event keeps.
+func (e *Engine) redactBody(body []byte) []byte {
+	if e.cfg.Events == nil || body == nil {
+		return nil
+	}
+	return redact.JSON(body, redact.Limits{})
 }

@@ -151,26 +151,30 @@ type EnquiryRequest struct {
 	ExternalReferenceID  string
 }
 
-// LookupResponse is the success body of a lookup (spec 2.13).
+// LookupResponse is the success body of a lookup (spec 2.13), but for
+// challengeHtml: the engine answers a challenge as data (Challenge), and
+// the transport renders challengeHtml from it when it writes the body.
 type LookupResponse struct {
-	Status               string `json:"status"`
-	ChallengeHTML        string `json:"challengeHtml,omitempty"`
-	HostedChallengeURL   string `json:"hostedChallengeUrl,omitempty"`
-	Version              string `json:"version"`
-	DSTransID            string `json:"dsTransId"`
-	ACSTransID           string `json:"acsTransId"`
-	ThreeDSServerTransID string `json:"threeDsServerTransId"`
-	AuthenticationValue  string `json:"authenticationValue,omitempty"`
-	ECI                  string `json:"eci,omitempty"`
-	CardScheme           string `json:"cardScheme"`
-	CardBIN              string `json:"cardBin"`
-	ExternalReferenceID  string `json:"externalReferenceId"`
-	StatusReason         string `json:"statusReason,omitempty"`
-	ACSReferenceNumber   string `json:"acsReferenceNumber"`
-	ACSOperatorID        string `json:"acsOperatorId"`
-	AuthenticationType   string `json:"authenticationType,omitempty"`
-	WhiteListStatus      string `json:"whiteListStatus,omitempty"`
-	WhiteListStatusSrc   string `json:"whiteListStatusSource,omitempty"`
+	Status string `json:"status"`
+	// Challenge is the challenge indication of a status C answer; nil
+	// otherwise. It is not a member of the body.
+	Challenge            *ChallengeIndication `json:"-"`
+	HostedChallengeURL   string               `json:"hostedChallengeUrl,omitempty"`
+	Version              string               `json:"version"`
+	DSTransID            string               `json:"dsTransId"`
+	ACSTransID           string               `json:"acsTransId"`
+	ThreeDSServerTransID string               `json:"threeDsServerTransId"`
+	AuthenticationValue  string               `json:"authenticationValue,omitempty"`
+	ECI                  string               `json:"eci,omitempty"`
+	CardScheme           string               `json:"cardScheme"`
+	CardBIN              string               `json:"cardBin"`
+	ExternalReferenceID  string               `json:"externalReferenceId"`
+	StatusReason         string               `json:"statusReason,omitempty"`
+	ACSReferenceNumber   string               `json:"acsReferenceNumber"`
+	ACSOperatorID        string               `json:"acsOperatorId"`
+	AuthenticationType   string               `json:"authenticationType,omitempty"`
+	WhiteListStatus      string               `json:"whiteListStatus,omitempty"`
+	WhiteListStatusSrc   string               `json:"whiteListStatusSource,omitempty"`
 }
 
 // EnquiryResponse is the success body of an enquiry (spec 2.15), with both

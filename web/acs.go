@@ -37,115 +37,116 @@ func newNonce() string {
 	return base64.RawStdEncoding.EncodeToString(b[:])
 }
 
-// page renders an HTML page with its security headers. ACS pages may be
-// framed by any merchant; their scripts and styles run only with the
-// page's nonce.
+// page renders an HTML page and writes it with writeHTML.
 func (s *Server) page(w http.ResponseWriter, r *http.Request, status int, name, nonce string, view any) {
 	var buf bytes.Buffer
 	if err := s.cfg.Pages.Render(&buf, name, view); err != nil {
-		s.writeError(w, r, fmt.Errorf("render page %s: %w", name, err))
+		// The error page itself may be what failed: answer plain text.
+		s.log.ErrorContext(r.Context(), "render page", "request_id", requestID(r), "page", name, "err", err)
+		http.Error(w, "internal error of the emulator (request "+requestID(r)+")", http.StatusInternalServerError)
 		return
+	}
+	s.writeHTML(w, r, status, nonce, buf.Bytes())
+}
+
+// writeHTML writes a rendered page with its security headers: scripts and
+// styles run only with the page's nonce; the ACS pages may be framed by
+// any merchant, other pages by nobody.
+func (s *Server) writeHTML(w http.ResponseWriter, r *http.Request, status int, nonce string, html []byte) {
+	ancestors := "'none'"
+	if infoOf(r.Context()).route == routeACS {
+		ancestors = "*"
 	}
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Set("Cache-Control", "no-store")
 	h.Set("Content-Security-Policy", fmt.Sprintf(
-		"default-src 'none'; style-src 'nonce-%s'; script-src 'nonce-%s'; img-src data:; base-uri 'none'; frame-ancestors *", nonce, nonce))
+		"default-src 'none'; style-src 'nonce-%s'; script-src 'nonce-%s'; img-src data:; base-uri 'none'; frame-ancestors %s", nonce, nonce, ancestors))
 	w.WriteHeader(status)
-	_, _ = w.Write(buf.Bytes())
+	_, _ = w.Write(html)
 }
 
-// errorPage answers a browser step that failed with a readable page in EMV
-// terms.
-func (s *Server) errorPage(w http.ResponseWriter, r *http.Request, err error) {
-	if s.enactFault(w, r, err) {
-		return
+// autoSubmit renders a page whose form posts fields to action by itself.
+// nonce empty renders the challengeHtml of a lookup, which the merchant's
+// page embeds under its own policy.
+func (s *Server) autoSubmit(action string, fields []emulator.FormField, nonce, title, message string) (string, error) {
+	v := templates.AutoSubmit{Nonce: nonce, Action: action, Title: title, Message: message}
+	for _, f := range fields {
+		v.Fields = append(v.Fields, templates.Field{Name: f.Name, Value: f.Value})
 	}
-	e, ok := emulator.AsError(err)
-	if !ok {
-		s.log.ErrorContext(r.Context(), "internal error", "request_id", requestID(r), "err", err)
-		e = emulator.NewError(emulator.CodeInternal, "404", "internal error of the emulator (request "+requestID(r)+")", "")
+	var b strings.Builder
+	if err := s.cfg.Pages.Render(&b, templates.PageAutoSubmit, v); err != nil {
+		return "", fmt.Errorf("render autosubmit page: %w", err)
 	}
-	nonce := newNonce()
-	status := StatusOf(e)
-	s.page(w, r, status, templates.PageError, nonce, templates.ErrorPage{
-		Nonce:          nonce,
-		Title:          "Challenge error " + e.EMVCode,
-		EMVErrorCode:   e.EMVCode,
-		EMVDescription: e.Description,
-		Message:        e.Message,
-		Detail:         e.Detail,
-		HTTPStatus:     status,
-	})
+	return b.String(), nil
+}
+
+// challengeHTML renders the challengeHtml of a lookup answered C: the page
+// that posts the initial CReq and the Requestor's session to the ACS.
+func (s *Server) challengeHTML(c *emulator.ChallengeIndication) (string, error) {
+	if c == nil {
+		return "", nil
+	}
+	return s.autoSubmit(c.ACSURL, c.Fields(), "", "Authenticating", "Connecting to your card issuer…")
 }
 
 // handleCReq serves POST {base}/acs/challenge: the browser posts the
 // Base64Url CReq (field creq) and the Requestor's threeDSSessionData.
 func (s *Server) handleCReq(w http.ResponseWriter, r *http.Request) {
 	if err := r.ParseForm(); err != nil {
-		s.errorPage(w, r, formError(err, s.cfg.MaxBodyBytes))
+		s.writeError(w, r, formError(err, s.cfg.MaxBodyBytes))
 		return
 	}
 	creq, err := emulator.ParseCReq(r.PostForm.Get("creq"))
 	if err != nil {
-		s.errorPage(w, r, err)
+		s.writeError(w, r, err)
 		return
 	}
 	view, err := s.cfg.Engine.OpenChallenge(r.Context(), creq)
 	if err != nil {
-		s.errorPage(w, r, err)
+		s.writeError(w, r, err)
 		return
 	}
-	s.challengePage(w, r, view, "")
+	s.challengePage(w, r, view)
 }
 
 // handleHosted serves {base}/acs/hosted/{id}, the hostedChallengeUrl.
 func (s *Server) handleHosted(w http.ResponseWriter, r *http.Request) {
 	view, err := s.cfg.Engine.OpenHostedChallenge(r.Context(), mux.Vars(r)["id"])
 	if err != nil {
-		s.errorPage(w, r, err)
+		s.writeError(w, r, err)
 		return
 	}
-	s.challengePage(w, r, view, "")
+	s.challengePage(w, r, view)
 }
 
-// challengePage renders the issuer's page with a freshly signed state.
-func (s *Server) challengePage(w http.ResponseWriter, r *http.Request, v emulator.ChallengeView, message string) {
-	t := v.Transaction
-	state, err := securecookie.EncodeMulti(stateName, challengeState{ID: t.ThreeDSServerTransID, ACS: t.ACSTransID, Issued: time.Now().Unix()}, s.state[0])
+// challengePage renders the issuer's page of v with a freshly signed state.
+func (s *Server) challengePage(w http.ResponseWriter, r *http.Request, v emulator.ChallengeView) {
+	state, err := securecookie.EncodeMulti(stateName, challengeState{ID: v.ThreeDSServerTransID, ACS: v.ACSTransID, Issued: time.Now().Unix()}, s.state[0])
 	if err != nil {
-		s.errorPage(w, r, fmt.Errorf("sign challenge state: %w", err))
+		s.writeError(w, r, fmt.Errorf("sign challenge state: %w", err))
 		return
 	}
-	px := windowPixels[t.Challenge.WindowSize]
+	px := windowPixels[v.WindowSize]
 	nonce := newNonce()
 	s.page(w, r, http.StatusOK, templates.PageChallenge, nonce, templates.ChallengePage{
 		Nonce:        nonce,
-		FormAction:   s.cfg.PublicURL + "/acs/decision",
+		FormAction:   s.cfg.Engine.URLs().Decision(),
 		State:        state,
-		MerchantName: t.Challenge.MerchantName,
-		Amount:       t.Challenge.Amount,
-		Currency:     t.Challenge.Currency,
-		MaskedPAN:    t.MaskedPAN(),
-		Date:         purchaseDate(t),
-		Scheme:       t.CardScheme,
-		WindowSize:   t.Challenge.WindowSize,
+		MerchantName: v.MerchantName,
+		Amount:       v.Amount,
+		Currency:     v.Currency,
+		MaskedPAN:    v.MaskedPAN,
+		Date:         v.PurchaseDate.Format("2006-01-02 15:04 UTC"),
+		Scheme:       v.Scheme,
+		WindowSize:   v.WindowSize,
 		Width:        px[0],
 		Height:       px[1],
 		OTPHint:      v.OTPHint,
-		Version:      t.Version,
-		Message:      message,
-		ExpiresIn:    humanDuration(time.Until(v.ExpiresAt)),
+		Version:      v.Version,
+		Message:      v.Message,
+		ExpiresIn:    humanDuration(v.ExpiresIn),
 	})
-}
-
-// purchaseDate shows the purchase date of the lookup, or the transaction's
-// creation time for a non-payment authentication.
-func purchaseDate(t emulator.Transaction) string {
-	if d, err := time.Parse("2006-01-02 15:04:05", t.Challenge.PurchaseDate); err == nil {
-		return d.Format("2006-01-02 15:04 UTC")
-	}
-	return t.CreatedAt.UTC().Format("2006-01-02 15:04 UTC")
 }
 
 func humanDuration(d time.Duration) string {
@@ -171,58 +172,34 @@ func formError(err error, limit int64) error {
 // the challenge page, with the signed state.
 func (s *Server) handleDecision(w http.ResponseWriter, r *http.Request) {
 	if err := r.ParseForm(); err != nil {
-		s.errorPage(w, r, formError(err, s.cfg.MaxBodyBytes))
+		s.writeError(w, r, formError(err, s.cfg.MaxBodyBytes))
 		return
 	}
 	var st challengeState
 	if err := securecookie.DecodeMulti(stateName, r.PostForm.Get("state"), &st, s.state...); err != nil || st.ID == "" {
-		s.errorPage(w, r, emulator.NewError(emulator.CodeDecryption, "302",
+		s.writeError(w, r, emulator.NewError(emulator.CodeDecryption, "302",
 			"the challenge state is missing, forged or altered; the transaction was not changed", "state"))
 		return
 	}
 	choice := emulator.Choice{Action: r.PostForm.Get("action"), OTP: r.PostForm.Get("otp")}
 	d, err := s.cfg.Engine.Decide(r.Context(), st.ID, st.ACS, choice)
 	if err != nil {
-		s.errorPage(w, r, err)
+		s.writeError(w, r, err)
 		return
 	}
 	if !d.Final {
-		s.challengePage(w, r, emulator.ChallengeView{
-			Transaction: d.Transaction,
-			ExpiresAt:   d.Transaction.Challenge.OpenedAt.Add(s.cfg.Engine.ChallengeTimeout()),
-			OTPHint:     s.cfg.Engine.OTPHint(d.Transaction),
-		}, d.Message)
+		s.challengePage(w, r, d.View)
 		return
 	}
-	s.postCRes(w, r, d)
-}
-
-// postCRes sends the browser on with the final CRes: a page that posts cres
-// and threeDSSessionData to the notificationUrl, or to the emulator's own
-// notification page when the lookup had none.
-func (s *Server) postCRes(w http.ResponseWriter, r *http.Request, d emulator.Decision) {
-	t := d.Transaction
-	s.metrics.transaction("challenge", t.Status)
-	if s.cfg.Observer != nil {
-		s.cfg.Observer.Observe(emulator.Event{Time: time.Now(), Namespace: t.Namespace, ThreeDSServerTransID: t.ThreeDSServerTransID,
-			Kind: emulator.EventCRes, Status: t.Status, Detail: "final CRes posted by the browser to " + t.Challenge.NotificationURL, Response: encodeJSON(d.CRes)})
-	}
-	action := t.Challenge.NotificationURL
-	if action == "" {
-		action = s.cfg.PublicURL + "/acs/notification"
-	}
-	fields := []templates.Field{{Name: "cres", Value: d.Encoded}}
-	if t.Challenge.Session != "" {
-		fields = append(fields, templates.Field{Name: "threeDSSessionData", Value: t.Challenge.Session})
-	}
+	s.metrics.transaction("challenge", d.TransStatus)
 	nonce := newNonce()
-	s.page(w, r, http.StatusOK, templates.PageAutoSubmit, nonce, templates.AutoSubmit{
-		Nonce:   nonce,
-		Action:  action,
-		Fields:  fields,
-		Title:   "Returning to the merchant",
-		Message: "Authentication finished. Returning you to the merchant…",
-	})
+	html, err := s.autoSubmit(d.Delivery.NotificationURL, d.Delivery.Fields(), nonce,
+		"Returning to the merchant", "Authentication finished. Returning you to the merchant…")
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.writeHTML(w, r, http.StatusOK, nonce, []byte(html))
 }
 
 // handleNotification serves POST {base}/acs/notification: the emulator as
@@ -230,38 +207,34 @@ func (s *Server) postCRes(w http.ResponseWriter, r *http.Request, d emulator.Dec
 // result and what a merchant would do next.
 func (s *Server) handleNotification(w http.ResponseWriter, r *http.Request) {
 	if err := r.ParseForm(); err != nil {
-		s.errorPage(w, r, formError(err, s.cfg.MaxBodyBytes))
+		s.writeError(w, r, formError(err, s.cfg.MaxBodyBytes))
 		return
 	}
-	raw, err := emulator.DecodeBase64(r.PostForm.Get("cres"))
-	var cres emulator.CRes
-	if err == nil {
-		err = json.Unmarshal(raw, &cres)
-	}
-	if err != nil || cres.ThreeDSServerTransID == "" {
-		s.errorPage(w, r, emulator.NewError(emulator.CodeInvalidField, "203", "the form field cres is not a Base64Url CRes", "cres"))
-		return
-	}
-	t, err := s.cfg.Engine.Transaction(r.Context(), cres.ThreeDSServerTransID)
+	cres, err := emulator.ParseCRes(r.PostForm.Get("cres"))
 	if err != nil {
-		s.errorPage(w, r, err)
+		s.writeError(w, r, err)
 		return
 	}
-	pretty, _ := json.MarshalIndent(cres, "", "  ")
+	res, err := s.cfg.Engine.Notification(r.Context(), cres)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	pretty, _ := json.MarshalIndent(res.CRes, "", "  ")
 	nonce := newNonce()
 	s.page(w, r, http.StatusOK, templates.PageResult, nonce, templates.Result{
 		Nonce:                nonce,
-		Status:               t.Status,
-		StatusText:           emulator.StatusText[t.Status],
-		ECI:                  t.ECI,
-		AuthenticationValue:  s.cfg.Engine.AuthenticationValue(t),
-		StatusReason:         t.StatusReason,
-		ReasonText:           emulator.ReasonText[t.StatusReason],
-		ChallengeCancel:      t.ChallengeCancel,
-		CancelText:           emulator.ChallengeCancelText[t.ChallengeCancel],
-		ThreeDSServerTransID: t.ThreeDSServerTransID,
-		ExternalReferenceID:  t.ExternalReferenceID,
-		NextStep:             emulator.NextStep(t.Status, t.ECI),
+		Status:               res.Status,
+		StatusText:           emulator.StatusText[res.Status],
+		ECI:                  res.ECI,
+		AuthenticationValue:  res.AuthenticationValue,
+		StatusReason:         res.StatusReason,
+		ReasonText:           emulator.ReasonText[res.StatusReason],
+		ChallengeCancel:      res.ChallengeCancel,
+		CancelText:           emulator.ChallengeCancelText[res.ChallengeCancel],
+		ThreeDSServerTransID: res.ThreeDSServerTransID,
+		ExternalReferenceID:  res.ExternalReferenceID,
+		NextStep:             emulator.NextStep(res.Status, res.ECI),
 		CRes:                 string(pretty),
 	})
 }
@@ -296,7 +269,7 @@ func (s *Server) handleCompleteChallenge(w http.ResponseWriter, r *http.Request)
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
-		s.writeError(w, r, emulator.NewError(emulator.CodeMalformedJSON, "101", "the body must be {\"action\":\"pass|fail|cancel|otp\",\"otp\":\"...\"}: "+err.Error(), ""))
+		s.writeError(w, r, emulator.NewError(emulator.CodeMalformedJSON, "101", "the body must be {\"action\":\"pass|fail|cancel|otp\",\"otp\":\"...\"}: "+err.Error(), "body"))
 		return
 	}
 	d, err := s.cfg.Engine.CompleteChallenge(r.Context(), namespaceOf(r.Context()), mux.Vars(r)["id"], emulator.Choice{Action: req.Action, OTP: req.OTP})
@@ -306,32 +279,14 @@ func (s *Server) handleCompleteChallenge(w http.ResponseWriter, r *http.Request)
 	}
 	resp := CompleteResponse{
 		Final:           d.Final,
-		Message:         d.Message,
-		TransStatus:     d.Transaction.Status,
-		NotificationURL: d.Transaction.Challenge.NotificationURL,
+		Message:         d.View.Message,
+		TransStatus:     d.TransStatus,
+		NotificationURL: d.NotificationURL,
 	}
 	if d.Final {
-		s.metrics.transaction("challenge", d.Transaction.Status)
-		resp.CRes, resp.CResJSON = d.Encoded, &d.CRes
-		resp.ThreeDSSessionData = d.Transaction.Challenge.Session
+		s.metrics.transaction("challenge", d.TransStatus)
+		resp.CRes, resp.CResJSON = d.Delivery.Encoded, &d.Delivery.CRes
+		resp.ThreeDSSessionData = d.Delivery.SessionData
 	}
 	writeJSON(w, http.StatusOK, resp)
-}
-
-// FormPages adapts the template set to the engine's FormRenderer: the
-// challengeHtml of a lookup is an autosubmit page without a nonce, since
-// the merchant's page embeds it under its own policy.
-type FormPages struct{ Set *templates.Set }
-
-// AutoSubmitPage renders a self-submitting form.
-func (p FormPages) AutoSubmitPage(action string, fields []emulator.FormField) (string, error) {
-	v := templates.AutoSubmit{Action: action, Title: "Authenticating", Message: "Connecting to your card issuer…"}
-	for _, f := range fields {
-		v.Fields = append(v.Fields, templates.Field{Name: f.Name, Value: f.Value})
-	}
-	var b strings.Builder
-	if err := p.Set.Render(&b, templates.PageAutoSubmit, v); err != nil {
-		return "", fmt.Errorf("render autosubmit page: %w", err)
-	}
-	return b.String(), nil
 }

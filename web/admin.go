@@ -6,6 +6,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -34,7 +35,7 @@ func (s *Server) runtimeEntries(list []scenarios.Scenario) []CatalogueEntry {
 }
 
 func (s *Server) handleAdminList(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]any{"scenarios": s.runtimeEntries(s.cfg.Runtime.List(namespaceOf(r.Context())))})
+	writeJSON(w, http.StatusOK, map[string]any{"scenarios": s.runtimeEntries(s.cfg.Engine.Runtime().List(namespaceOf(r.Context())))})
 }
 
 // scenarioDocTypes are the content types of a scenario document.
@@ -42,7 +43,7 @@ var scenarioDocTypes = []string{"application/json", "application/yaml", "applica
 
 func (s *Server) handleAdminAdd(w http.ResponseWriter, r *http.Request) {
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if !contains(scenarioDocTypes, mt) {
+	if !slices.Contains(scenarioDocTypes, mt) {
 		s.writeError(w, r, emulator.NewError(emulator.CodeContentType, "101",
 			fmt.Sprintf("Content-Type must be one of %s, got %q", strings.Join(scenarioDocTypes, ", "), r.Header.Get("Content-Type")), "Content-Type"))
 		return
@@ -57,7 +58,7 @@ func (s *Server) handleAdminAdd(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, emulator.NewError(emulator.CodeMalformedJSON, "101", "the request body could not be read", ""))
 		return
 	}
-	added, err := s.cfg.Runtime.Add(namespaceOf(r.Context()), body)
+	added, err := s.cfg.Engine.Runtime().Add(namespaceOf(r.Context()), body)
 	if err != nil {
 		s.writeError(w, r, adminError(err))
 		return
@@ -94,7 +95,7 @@ func firstLine(s string) string {
 
 func (s *Server) handleAdminDelete(w http.ResponseWriter, r *http.Request) {
 	id := mux.Vars(r)["id"]
-	if !s.cfg.Runtime.Delete(namespaceOf(r.Context()), id) {
+	if !s.cfg.Engine.Runtime().Delete(namespaceOf(r.Context()), id) {
 		s.writeError(w, r, emulator.NewError(emulator.CodeScenarioNotFound, "203",
 			fmt.Sprintf("no runtime scenario %q for this token", id), "id"))
 		return
@@ -103,6 +104,6 @@ func (s *Server) handleAdminDelete(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleAdminReset(w http.ResponseWriter, r *http.Request) {
-	n := s.cfg.Runtime.Reset(namespaceOf(r.Context()))
+	n := s.cfg.Engine.Runtime().Reset(namespaceOf(r.Context()))
 	writeJSON(w, http.StatusOK, map[string]int{"deleted": n})
 }

@@ -8,7 +8,6 @@ import (
 	"mime"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/wire"
@@ -69,11 +68,11 @@ func readBody(r *http.Request) ([]byte, error) {
 // beyond its long strings: a frictionless one takes about 600 bytes.
 const responseSize = 768
 
-// lookupResponseSize is the capacity that holds resp encoded in one
-// allocation: a challenge's challengeHtml is a few kilobytes of HTML, a
-// tenth more once its quotes and line breaks are escaped.
-func lookupResponseSize(resp *emulator.LookupResponse) int {
-	n := len(resp.ChallengeHTML) + len(resp.HostedChallengeURL)
+// lookupResponseSize is the capacity that holds a lookup answer with its
+// challengeHtml encoded in one allocation: the page is a few kilobytes of
+// HTML, a tenth more once its quotes and line breaks are escaped.
+func lookupResponseSize(resp *emulator.LookupResponse, challengeHTML string) int {
+	n := len(challengeHTML) + len(resp.HostedChallengeURL)
 	return responseSize + n + n/10
 }
 
@@ -92,34 +91,20 @@ func (s *Server) handleLookup(w http.ResponseWriter, r *http.Request) {
 	if len(ignored) > 0 {
 		s.log.DebugContext(r.Context(), "lookup: unknown fields ignored", slog.String("request_id", requestID(r)), slog.Any("fields", ignored))
 	}
-	opt := emulator.LookupOptions{ScenarioID: strings.TrimSpace(r.Header.Get(ScenarioHeader))}
-	resp, err := s.cfg.Engine.Lookup(r.Context(), namespaceOf(r.Context()), req, opt)
+	call := emulator.APICall{ScenarioID: strings.TrimSpace(r.Header.Get(ScenarioHeader)), Body: body}
+	resp, err := s.cfg.Engine.Lookup(r.Context(), namespaceOf(r.Context()), req, call)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	html, err := s.challengeHTML(resp.Challenge)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
 	s.metrics.transaction("lookup", resp.Status)
-	out := wire.AppendLookupResponse(make([]byte, 0, lookupResponseSize(&resp)), &resp)
-	// The journal masks card numbers when it shows a body, so the request
-	// is handed over as it came, without a masked copy per lookup.
-	s.record(r, resp.ThreeDSServerTransID, emulator.EventLookup, resp.Status, body, out)
+	out := wire.AppendLookupResponse(make([]byte, 0, lookupResponseSize(&resp, html)), &resp, html)
 	writeRaw(w, http.StatusOK, out)
-}
-
-// record tells the observer (the console's journal) of an API event.
-func (s *Server) record(r *http.Request, id string, kind emulator.EventKind, status string, req, resp []byte) {
-	if s.cfg.Observer == nil {
-		return
-	}
-	s.cfg.Observer.Observe(emulator.Event{
-		Time:                 time.Now(),
-		Namespace:            namespaceOf(r.Context()),
-		ThreeDSServerTransID: id,
-		Kind:                 kind,
-		Status:               status,
-		Request:              req,
-		Response:             resp,
-	})
 }
 
 // handleEnquiry serves POST {base}/enquiry/.
@@ -134,14 +119,12 @@ func (s *Server) handleEnquiry(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	resp, err := s.cfg.Engine.Enquiry(r.Context(), namespaceOf(r.Context()), req)
+	resp, err := s.cfg.Engine.Enquiry(r.Context(), namespaceOf(r.Context()), req, emulator.APICall{Body: body})
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	out := wire.AppendEnquiryResponse(make([]byte, 0, responseSize), &resp)
-	s.record(r, resp.ThreeDSServerTransID, emulator.EventEnquiry, resp.TransactionStatus, body, out)
-	writeRaw(w, http.StatusOK, out)
+	writeRaw(w, http.StatusOK, wire.AppendEnquiryResponse(make([]byte, 0, responseSize), &resp))
 }
 
 // CatalogueEntry is one scenario of GET {base}/scenarios.
@@ -217,7 +200,7 @@ func catalogueEntries(all []scenarios.Scenario, fb *scenarios.Scenario, schemes 
 // handleScenarios serves GET {base}/scenarios.
 func (s *Server) handleScenarios(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{
-		"scenarios": Catalogue(s.cfg.Catalogue(), s.cfg.Engine.Schemes()),
+		"scenarios": Catalogue(s.cfg.Engine.Catalogue(), s.cfg.Engine.Schemes()),
 	})
 }
 
@@ -236,7 +219,7 @@ func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "not ready"})
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"status": "ready", "scenarios": s.cfg.Catalogue().Len()})
+	writeJSON(w, http.StatusOK, map[string]any{"status": "ready", "scenarios": s.cfg.Engine.Catalogue().Len()})
 }
 
 // handleHealth serves GET /healthz.

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"encoding/json"
 	"net"
 	"net/http"
 	"unicode/utf8"
@@ -26,7 +25,7 @@ func (c *console) handleDemo(w http.ResponseWriter, r *http.Request) {
 			tok, view.DemoToken, view.NeedsLogin = "", false, true
 		}
 	}
-	view.Cards, view.Selected = demoCards(Catalogue(c.s.cfg.Catalogue(), c.s.cfg.Engine.Schemes()), r.URL.Query().Get("card"))
+	view.Cards, view.Selected = demoCards(Catalogue(c.s.cfg.Engine.Catalogue(), c.s.cfg.Engine.Schemes()), r.URL.Query().Get("card"))
 	view.Config = templates.DemoConfig{
 		LookupURL:    c.base + "/authentication/brw",
 		EnquiryURL:   c.base + "/enquiry/",
@@ -101,12 +100,8 @@ func (c *console) handleDemoNotify(w http.ResponseWriter, r *http.Request) {
 		view.Error, status = "The form could not be read.", http.StatusBadRequest
 	} else {
 		view.CRes, view.Session = r.PostForm.Get("cres"), r.PostForm.Get("threeDSSessionData")
-		var cres emulator.CRes
-		raw, err := emulator.DecodeBase64(view.CRes)
-		if err == nil {
-			err = json.Unmarshal(raw, &cres)
-		}
-		if err != nil || cres.ThreeDSServerTransID == "" {
+		cres, err := emulator.ParseCRes(view.CRes)
+		if err != nil {
 			view.Error, status = "The form field cres is not a Base64Url CRes.", http.StatusBadRequest
 		}
 		view.TransStatus, view.ThreeDSServerTransID = cres.TransStatus, cres.ThreeDSServerTransID

@@ -28,7 +28,7 @@ func (c *console) handleEvents(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "no console session: log in first", http.StatusUnauthorized)
 		return
 	}
-	j := c.s.cfg.Journal
+	j := c.s.journal
 	if j == nil {
 		http.Error(w, "this emulator runs without a journal", http.StatusNotFound)
 		return
@@ -57,7 +57,12 @@ func (c *console) handleEvents(w http.ResponseWriter, r *http.Request) {
 	first := true
 	for {
 		changed := j.Changed(ns)
-		if v := j.Version(ns); first || v != sent {
+		v, err := j.Version(r.Context(), ns)
+		if err != nil {
+			c.s.log.WarnContext(r.Context(), "console events: journal version", "request_id", requestID(r), "err", err)
+			return
+		}
+		if first || v != sent {
 			if _, err := fmt.Fprintf(w, "event: version\ndata: %d\n\n", v); err != nil {
 				return
 			}

@@ -13,8 +13,8 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
-	"github.com/threeds-sandbox/threeds-sandbox/emulator/journal"
 	"github.com/threeds-sandbox/threeds-sandbox/templates"
+	"github.com/threeds-sandbox/threeds-sandbox/web/journal"
 )
 
 // consoleListLimit is the most transactions the listing shows.
@@ -33,7 +33,7 @@ const otherRules = "Other rules"
 // active catalogue, filtered by the GET parameter q.
 func (c *console) handleCards(w http.ResponseWriter, r *http.Request) {
 	q := strings.TrimSpace(r.URL.Query().Get("q"))
-	entries := Catalogue(c.s.cfg.Catalogue(), c.s.cfg.Engine.Schemes())
+	entries := Catalogue(c.s.cfg.Engine.Catalogue(), c.s.cfg.Engine.Schemes())
 	groups, shown := cardGroups(entries, q)
 	nonce := newNonce()
 	c.render(w, r, http.StatusOK, templates.PageConsoleCards, nonce, cspOptions{}, templates.ConsoleCards{
@@ -157,13 +157,23 @@ func (c *console) handleTransactions(w http.ResponseWriter, r *http.Request) {
 	view := templates.ConsoleTransactions{
 		ConsoleLayout: c.layout(r, nonce, "Transactions", "transactions"),
 		Limit:         consoleListLimit,
-		JournalOff:    c.s.cfg.Journal == nil,
+		JournalOff:    c.s.journal == nil,
 	}
-	if j := c.s.cfg.Journal; j != nil {
+	if j := c.s.journal; j != nil {
 		// The version first: a change in between makes the page look
 		// older than it is, and the live update fetches it once more.
-		view.Version = j.Version(ns)
-		for _, s := range j.List(ns, consoleListLimit) {
+		v, err := j.Version(r.Context(), ns)
+		if err != nil {
+			c.s.writeError(w, r, fmt.Errorf("console: journal version: %w", err))
+			return
+		}
+		list, err := j.List(r.Context(), ns, consoleListLimit)
+		if err != nil {
+			c.s.writeError(w, r, fmt.Errorf("console: journal list: %w", err))
+			return
+		}
+		view.Version = v
+		for _, s := range list {
 			view.Rows = append(view.Rows, c.row(s))
 		}
 	}
@@ -206,7 +216,6 @@ var eventLabels = map[emulator.EventKind]string{
 	emulator.EventTimeout:  "Timed out",
 	emulator.EventCRes:     "Final CRes sent",
 	emulator.EventEnquiry:  "Enquiry answered",
-	emulator.EventError:    "Error",
 }
 
 // handleTransaction serves GET {base}/console/transactions/{id}. Another
@@ -220,8 +229,12 @@ func (c *console) handleTransaction(w http.ResponseWriter, r *http.Request) {
 	nonce := newNonce()
 	var e journal.Entry
 	found := false
-	if j := c.s.cfg.Journal; j != nil {
-		e, found = j.Get(Namespace(tok), id)
+	if j := c.s.journal; j != nil {
+		var err error
+		if e, found, err = j.Get(r.Context(), Namespace(tok), id); err != nil {
+			c.s.writeError(w, r, fmt.Errorf("console: journal entry: %w", err))
+			return
+		}
 	}
 	if !found {
 		c.render(w, r, http.StatusNotFound, templates.PageConsoleMessage, nonce, cspOptions{}, templates.ConsoleMessage{
@@ -246,7 +259,7 @@ func (c *console) handleTransaction(w http.ResponseWriter, r *http.Request) {
 			Status:   ev.Status,
 			Detail:   ev.Detail,
 			Request:  prettyJSON(ev.Request),
-			Response: prettyJSON(ev.Response),
+			Response: prettyJSON(c.withChallengeHTML(ev)),
 		}
 		if i > 0 {
 			te.SincePrevious = humanElapsed(ev.SincePrevious)
@@ -257,14 +270,35 @@ func (c *console) handleTransaction(w http.ResponseWriter, r *http.Request) {
 	c.render(w, r, http.StatusOK, templates.PageConsoleTransaction, nonce, cspOptions{}, view)
 }
 
-// prettyJSON indents a JSON body with its card numbers masked (again:
-// the journal masks them already); a body that is not JSON is shown as
-// it is, masked.
+// withChallengeHTML is the response of an event as the API wrote it: a
+// lookup answered C gets back its challengeHtml, which the journal keeps
+// as data and the console renders again the way the API did. Every other
+// response is returned as it is.
+func (c *console) withChallengeHTML(ev journal.Event) []byte {
+	const status = `{"status":"`
+	if ev.Challenge == nil || !bytes.HasPrefix(ev.Response, []byte(status)) {
+		return ev.Response
+	}
+	html, err := c.s.challengeHTML(ev.Challenge)
+	end := bytes.IndexByte(ev.Response[len(status):], '"')
+	if err != nil || end < 0 {
+		return ev.Response
+	}
+	at := len(status) + end + 1 // after the status value
+	member, _ := json.Marshal(html)
+	out := make([]byte, 0, len(ev.Response)+len(member)+20)
+	out = append(out, ev.Response[:at]...)
+	out = append(out, `,"challengeHtml":`...)
+	out = append(out, member...)
+	return append(out, ev.Response[at:]...)
+}
+
+// prettyJSON indents a JSON body (the journal keeps them redacted: card
+// numbers masked); a body that is not JSON is shown as it is.
 func prettyJSON(body []byte) string {
 	if len(body) == 0 {
 		return ""
 	}
-	body = journal.Mask(body)
 	var buf bytes.Buffer
 	if err := json.Indent(&buf, body, "", "  "); err != nil {
 		return string(body)

@@ -21,9 +21,9 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
-	"github.com/threeds-sandbox/threeds-sandbox/emulator/journal"
 	"github.com/threeds-sandbox/threeds-sandbox/templates"
 	"github.com/threeds-sandbox/threeds-sandbox/web"
+	"github.com/threeds-sandbox/threeds-sandbox/web/journal"
 )
 
 // consoleEnv is an emulator with its journal, served by httptest.
@@ -31,7 +31,7 @@ type consoleEnv struct {
 	t       *testing.T
 	URL     string // the public URL, base path included
 	Server  *httptest.Server
-	Journal *journal.Journal
+	Journal *journal.Memory
 	// Frictionless and Challenge are the default Visa cards that
 	// authenticate frictionless (Y) and ask for a challenge.
 	Frictionless, Challenge string
@@ -454,8 +454,13 @@ func TestConsoleTransactionDetailShowsTheFlow(t *testing.T) {
 	p := b.get("/console/transactions/" + id)
 	var kinds []string
 	p.Doc.Find("li.event").Each(func(_ int, s *goquery.Selection) { kinds = append(kinds, s.AttrOr("data-kind", "")) })
-	if got, want := strings.Join(kinds, ","), "lookup,decision,enquiry"; got != want {
+	// The headless API hands out the final CRes as the page would: a cres
+	// event follows the decision.
+	if got, want := strings.Join(kinds, ","), "lookup,decision,cres,enquiry"; got != want {
 		t.Errorf("events = %s, want %s", got, want)
+	}
+	if got := p.Doc.Find("li[data-kind=cres] pre.response").Text(); !strings.Contains(got, `"transStatus": "Y"`) {
+		t.Errorf("cres event lacks the CRes:\n%s", got)
 	}
 	if got, want := p.Doc.Find("#status").Text(), "Y"; got != want {
 		t.Errorf("status = %q, want %q", got, want)
@@ -468,6 +473,35 @@ func TestConsoleTransactionDetailShowsTheFlow(t *testing.T) {
 	}
 	if got, want := p.Doc.Find("dd.eci").Text(), "05"; got != want {
 		t.Errorf("ECI = %q, want %q", got, want)
+	}
+}
+
+// TestConsoleShowsTheLookupAsAnswered: the journal keeps a challenge as
+// data, and the console shows the lookup's answer with the very
+// challengeHtml the API sent, card numbers masked in the request.
+func TestConsoleShowsTheLookupAsAnswered(t *testing.T) {
+	t.Parallel()
+	e := newConsoleEnv(t, consoleOptions{})
+	answer := e.api("/authentication/brw", "as-sent", lookupBody(t, e.Challenge, nil))
+	id, _ := answer["threeDsServerTransId"].(string)
+	b := e.browser()
+	b.login("as-sent")
+	p := b.get("/console/transactions/" + id)
+	var shown map[string]any
+	if err := json.Unmarshal([]byte(p.Doc.Find("li[data-kind=lookup] pre.response").Text()), &shown); err != nil {
+		t.Fatalf("lookup response is not JSON: %v", err)
+	}
+	for k, want := range answer {
+		if got := shown[k]; got != want {
+			t.Errorf("%s shown = %.80q, the API answered %.80q", k, got, want)
+		}
+	}
+	if len(shown) != len(answer) {
+		t.Errorf("shown %d members, the API answered %d", len(shown), len(answer))
+	}
+	req := p.Doc.Find("li[data-kind=lookup] pre.request").Text()
+	if strings.Contains(req, e.Challenge) || !strings.Contains(req, e.Challenge[:6]+"******"+e.Challenge[len(e.Challenge)-4:]) {
+		t.Errorf("lookup request does not show the card number masked:\n%s", req)
 	}
 }
 
@@ -548,7 +582,8 @@ func TestConsoleEventsStream(t *testing.T) {
 	if got == "0" || got == "" {
 		t.Errorf("version after a lookup = %q, want a new version", got)
 	}
-	if want := strconv.FormatUint(e.Journal.Version(web.Namespace("live")), 10); got != want {
+	v, _ := e.Journal.Version(context.Background(), web.Namespace("live"))
+	if want := strconv.FormatUint(v, 10); got != want {
 		t.Errorf("streamed version %s, want the journal's %s", got, want)
 	}
 }

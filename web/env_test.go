@@ -14,11 +14,11 @@ import (
 	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
-	"github.com/threeds-sandbox/threeds-sandbox/emulator/journal"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/memstore"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 	"github.com/threeds-sandbox/threeds-sandbox/templates"
 	"github.com/threeds-sandbox/threeds-sandbox/web"
+	"github.com/threeds-sandbox/threeds-sandbox/web/journal"
 )
 
 // clock is a settable test clock.
@@ -55,7 +55,7 @@ type envOptions struct {
 	firstCReq   time.Duration
 	challenge   time.Duration
 	load        scenarios.LoadOptions
-	chaos       *web.Chaos
+	chaos       *emulator.Chaos
 	maxDelay    int
 	journal     bool         // keep a journal for the console
 	consoleAuth string       // "user:password" for the console
@@ -70,7 +70,7 @@ type sandbox struct {
 	Engine  *emulator.Engine
 	Cat     *scenarios.Catalogue
 	Clock   *clock // nil with realClock
-	Journal *journal.Journal
+	Journal *journal.Memory
 }
 
 // buildSandbox wires an emulator whose browser pages live at public, the
@@ -95,27 +95,24 @@ func buildSandbox(tb testing.TB, o envOptions, public string) sandbox {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	var observer emulator.Observer
+	var events emulator.EventSink
 	if o.journal {
-		b.Journal = journal.New(journal.Options{})
-		observer = b.Journal
+		b.Journal = journal.NewMemory(journal.Options{})
+		events = b.Journal
 	}
 	if o.seed == 0 {
 		o.seed = 7
 	}
-	catalogue := func() *scenarios.Catalogue { return cat }
-	runtime := &scenarios.Runtime{}
 	b.Engine, err = emulator.New(emulator.Config{
-		Runtime:          runtime,
 		PublicURL:        public,
 		Seed:             o.seed,
 		FirstCReqTimeout: o.firstCReq,
 		ChallengeTimeout: o.challenge,
-		Catalogue:        catalogue,
-		Pages:            web.FormPages{Set: pages},
+		Catalogue:        func() *scenarios.Catalogue { return cat },
 		Now:              now,
 		MaxDelayed:       o.maxDelay,
-		Observer:         observer,
+		Events:           events,
+		Chaos:            o.chaos,
 	}, store)
 	if err != nil {
 		tb.Fatal(err)
@@ -127,13 +124,8 @@ func buildSandbox(tb testing.TB, o envOptions, public string) sandbox {
 		BlockKey:    bytes.Repeat([]byte("b"), 32),
 		PublicURL:   public,
 		Engine:      b.Engine,
-		Catalogue:   catalogue,
-		Runtime:     runtime,
 		Pages:       pages,
-		Chaos:       o.chaos,
 		Logger:      o.logger,
-		Observer:    observer,
-		Journal:     b.Journal,
 		ConsoleAuth: o.consoleAuth,
 	})
 	if err != nil {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/threeds-sandbox/threeds-sandbox/web"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 )
 
 // rawLookup sends a lookup and returns the transport-level outcome, so
@@ -42,7 +42,7 @@ func TestChaos(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.kind, func(t *testing.T) {
-			chaos, err := web.NewChaos(1, []string{tt.kind}, 1)
+			chaos, err := emulator.NewChaos(1, []string{tt.kind}, 1)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -75,11 +75,11 @@ func TestChaosSettings(t *testing.T) {
 		p     float64
 		kinds []string
 	}{{-0.1, nil}, {1.5, nil}, {0.5, []string{"explode"}}} {
-		if _, err := web.NewChaos(bad.p, bad.kinds, 1); err == nil {
+		if _, err := emulator.NewChaos(bad.p, bad.kinds, 1); err == nil {
 			t.Errorf("NewChaos(%v, %v) accepted", bad.p, bad.kinds)
 		}
 	}
-	off := newEnv(t, func(o *envOptions) { o.chaos, _ = web.NewChaos(0, nil, 1) })
+	off := newEnv(t, func(o *envOptions) { o.chaos, _ = emulator.NewChaos(0, nil, 1) })
 	for range 20 {
 		if r := off.lookup("tok", lookupBody(t, off.card("visa-frictionless-y"), nil)); r.Status != 200 {
 			t.Fatalf("chaos off but lookup failed: %s", r.Raw)

@@ -18,7 +18,29 @@ type infoKey struct{}
 // the context on arrival (one context copy per request), filled in later.
 type requestInfo struct {
 	id        string
-	namespace string // set by requireToken
+	namespace string    // set by requireToken
+	route     routeKind // set by the route group's middleware
+}
+
+// routeKind is the group of routes a request matched; it decides how an
+// error is answered (JSON or a page) and how a page may be framed.
+type routeKind uint8
+
+const (
+	routeUnmatched routeKind = iota // no route: the Accept header decides
+	routeJSON                       // the API and the other JSON routes
+	routeACS                        // the browser pages of the challenge
+	routeConsole                    // the web console
+)
+
+// markRoute records the route group of the requests it passes on.
+func markRoute(k routeKind) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			infoOf(r.Context()).route = k
+			next.ServeHTTP(w, r)
+		})
+	}
 }
 
 func infoOf(ctx context.Context) *requestInfo {

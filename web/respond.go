@@ -5,10 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"mime"
 	"net/http"
+	"strconv"
+	"strings"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
+	"github.com/threeds-sandbox/threeds-sandbox/templates"
 )
 
 // httpStatus is the one table from errorCode to HTTP status. A scenario
@@ -145,9 +149,13 @@ func writeRaw(w http.ResponseWriter, status int, b []byte) {
 	_, _ = w.Write(b)
 }
 
-// writeError writes err as the spec's error body. Engine errors keep their
-// fields; anything else is logged and answered as an internal error
-// without its text.
+// writeError is the one error writer. It answers err with the spec's
+// error body (JSON) on the API and the other JSON routes, and with a
+// readable page in EMV terms on the browser routes (the ACS pages and the
+// console); a request that matched no route gets the page when its Accept
+// header prefers HTML to JSON. Engine errors keep their fields; anything
+// else is logged and answered as an internal error without its text. An
+// injected transport fault is enacted instead.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if s.enactFault(w, r, err) {
 		return
@@ -157,5 +165,59 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		s.log.ErrorContext(r.Context(), "internal error", slog.String("request_id", requestID(r)), slog.Any("err", err))
 		e = emulator.NewError(emulator.CodeInternal, "404", "internal error of the emulator (request "+requestID(r)+")", "")
 	}
-	writeJSON(w, StatusOf(e), errorBody(e))
+	status := StatusOf(e)
+	if !wantsPage(r) {
+		writeJSON(w, status, errorBody(e))
+		return
+	}
+	title := "Sandbox error " + e.EMVCode
+	if infoOf(r.Context()).route == routeACS {
+		title = "Challenge error " + e.EMVCode
+	}
+	nonce := newNonce()
+	s.page(w, r, status, templates.PageError, nonce, templates.ErrorPage{
+		Nonce:          nonce,
+		Title:          title,
+		EMVErrorCode:   e.EMVCode,
+		EMVDescription: e.Description,
+		Message:        e.Message,
+		Detail:         e.Detail,
+		HTTPStatus:     status,
+	})
+}
+
+// wantsPage tells whether an error on r is answered with an HTML page.
+func wantsPage(r *http.Request) bool {
+	switch infoOf(r.Context()).route {
+	case routeACS, routeConsole:
+		return true
+	case routeUnmatched:
+		return prefersHTML(r.Header.Get("Accept"))
+	}
+	return false
+}
+
+// prefersHTML reports whether an Accept header ranks text/html above
+// application/json: a browser's does, curl's "*/*" does not.
+func prefersHTML(accept string) bool {
+	html, jsonQ := -1.0, -1.0
+	for _, part := range strings.Split(accept, ",") {
+		mt, params, err := mime.ParseMediaType(strings.TrimSpace(part))
+		if err != nil {
+			continue
+		}
+		q := 1.0
+		if v, ok := params["q"]; ok {
+			if f, err := strconv.ParseFloat(v, 64); err == nil {
+				q = f
+			}
+		}
+		switch mt {
+		case "text/html", "application/xhtml+xml":
+			html = max(html, q)
+		case "application/json":
+			jsonQ = max(jsonQ, q)
+		}
+	}
+	return html > 0 && html > jsonQ
 }

@@ -18,9 +18,8 @@ import (
 	"github.com/gorilla/securecookie"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
-	"github.com/threeds-sandbox/threeds-sandbox/emulator/journal"
-	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 	"github.com/threeds-sandbox/threeds-sandbox/templates"
+	"github.com/threeds-sandbox/threeds-sandbox/web/journal"
 )
 
 // Defaults of the server's limits.
@@ -54,22 +53,15 @@ type Config struct {
 	// PublicURL is the emulator's base URL as browsers reach it.
 	PublicURL string
 
-	Engine    *emulator.Engine
-	Catalogue func() *scenarios.Catalogue
-	// Runtime holds the admin API's scenarios; it must be the engine's.
-	Runtime *scenarios.Runtime
-	Pages   *templates.Set
-	Logger  *slog.Logger
+	// Engine runs the 3DS flows. It is the one value the server reaches the
+	// catalogue, the runtime scenarios and the journal through: the
+	// console's transaction pages read the engine's event sink when it is a
+	// journal.Journal, and are off otherwise.
+	Engine *emulator.Engine
+	Pages  *templates.Set
+	Logger *slog.Logger
 	// Metrics, when nil, are created without store statistics.
 	Metrics *Metrics
-	// Chaos, when set with a probability, fails API requests at random.
-	Chaos *Chaos
-	// Observer, when set, is told of lookups, enquiries and CRes
-	// deliveries (the engine tells it of the challenge events).
-	Observer emulator.Observer
-	// Journal, when set, backs the console's transaction pages; it should
-	// also be the Observer (of the server and of the engine).
-	Journal *journal.Journal
 	// ConsoleAuth, "user:password", protects the console with HTTP basic
 	// authentication; empty leaves it open.
 	ConsoleAuth string
@@ -111,13 +103,14 @@ type Server struct {
 	http    *http.Server
 	ln      net.Listener
 	metrics *Metrics
+	journal journal.Journal // nil: the console runs without one
 	ready   atomic.Bool
 }
 
 // NewServer checks cfg and builds the routes.
 func NewServer(cfg Config) (*Server, error) {
-	if cfg.Engine == nil || cfg.Catalogue == nil || cfg.Pages == nil {
-		return nil, errors.New("web: config needs an engine, a catalogue and pages")
+	if cfg.Engine == nil || cfg.Pages == nil {
+		return nil, errors.New("web: config needs an engine and pages")
 	}
 	codecs, err := stateCodecs(append([]KeyPair{{cfg.HashKey, cfg.BlockKey}}, cfg.PreviousKeys...))
 	if err != nil {
@@ -147,6 +140,7 @@ func NewServer(cfg Config) (*Server, error) {
 		state:   codecs,
 		metrics: cfg.Metrics,
 	}
+	s.journal, _ = cfg.Engine.Events().(journal.Journal)
 	s.routes()
 	return s, nil
 }
@@ -162,31 +156,34 @@ func (s *Server) routes() {
 	}
 
 	api := r.NewRoute().Subrouter()
-	api.Use(s.requireToken, s.chaos)
+	api.Use(markRoute(routeJSON), s.requireToken)
 	api.HandleFunc("/authentication/brw", s.handleLookup).Methods(http.MethodPost)
 	api.HandleFunc("/enquiry/", s.handleEnquiry).Methods(http.MethodPost)
 	api.HandleFunc("/enquiry", s.handleEnquiry).Methods(http.MethodPost)
 	api.HandleFunc("/challenge/{id}", s.handleCompleteChallenge).Methods(http.MethodPost)
-	if s.cfg.Runtime != nil {
-		s.adminRoutes(api)
-	}
+	s.adminRoutes(api)
 
-	r.HandleFunc("/scenarios", s.handleScenarios).Methods(http.MethodGet)
-	r.HandleFunc("/scenarios/schema.json", s.handleSchema).Methods(http.MethodGet)
+	data := r.NewRoute().Subrouter()
+	data.Use(markRoute(routeJSON))
+	data.HandleFunc("/scenarios", s.handleScenarios).Methods(http.MethodGet)
+	data.HandleFunc("/scenarios/schema.json", s.handleSchema).Methods(http.MethodGet)
+	data.Handle("/openapi.{format:yaml|json}", s.openAPI()).Methods(http.MethodGet)
 	s.consoleRoutes(r)
-	r.Handle("/openapi.{format:yaml|json}", s.openAPI()).Methods(http.MethodGet)
 
-	acs := r.PathPrefix("/acs").Subrouter()
-	acs.HandleFunc("/challenge", s.handleCReq).Methods(http.MethodPost)
-	acs.HandleFunc("/hosted/{id}", s.handleHosted).Methods(http.MethodGet, http.MethodPost)
-	acs.HandleFunc("/decision", s.handleDecision).Methods(http.MethodPost)
-	acs.HandleFunc("/notification", s.handleNotification).Methods(http.MethodPost)
+	acs := r.NewRoute().Subrouter()
+	acs.Use(markRoute(routeACS))
+	acs.HandleFunc(emulator.PathACSChallenge, s.handleCReq).Methods(http.MethodPost)
+	acs.HandleFunc(emulator.PathACSHosted+"{id}", s.handleHosted).Methods(http.MethodGet, http.MethodPost)
+	acs.HandleFunc(emulator.PathACSDecision, s.handleDecision).Methods(http.MethodPost)
+	acs.HandleFunc(emulator.PathACSNotification, s.handleNotification).Methods(http.MethodPost)
 
 	// The probes come last: the router tries routes in order, and the API
 	// is what runs hot.
-	root.HandleFunc("/healthz", s.handleHealth).Methods(http.MethodGet)
-	root.HandleFunc("/readyz", s.handleReady).Methods(http.MethodGet)
-	root.Handle("/metrics", s.metrics.Handler()).Methods(http.MethodGet)
+	probes := root.NewRoute().Subrouter()
+	probes.Use(markRoute(routeJSON))
+	probes.HandleFunc("/healthz", s.handleHealth).Methods(http.MethodGet)
+	probes.HandleFunc("/readyz", s.handleReady).Methods(http.MethodGet)
+	probes.Handle("/metrics", s.metrics.Handler()).Methods(http.MethodGet)
 	s.router = root
 }
 

@@ -41,13 +41,12 @@ func newServer(t *testing.T, addr string, timeouts web.Timeouts) *web.Server {
 		t.Fatal(err)
 	}
 	store, _ := memstore.New(memstore.Options{})
-	catalogue := func() *scenarios.Catalogue { return cat }
-	engine, err := emulator.New(emulator.Config{Catalogue: catalogue, Pages: web.FormPages{Set: pages}}, store)
+	engine, err := emulator.New(emulator.Config{Catalogue: func() *scenarios.Catalogue { return cat }}, store)
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv, err := web.NewServer(web.Config{
-		Addr: addr, Timeouts: timeouts, Engine: engine, Catalogue: catalogue, Pages: pages,
+		Addr: addr, Timeouts: timeouts, Engine: engine, Pages: pages,
 		HashKey: bytes.Repeat([]byte("h"), 32), BlockKey: bytes.Repeat([]byte("b"), 16),
 	})
 	if err != nil {

@@ -76,7 +76,7 @@ func measureMemory(ctx context.Context, req emulator.LookupRequest, n, maxEntrie
 					r.ExternalReferenceID = fmt.Sprintf("ORD-%014d", i)
 					r.Card.CardNumber = strings.Clone(req.Card.CardNumber)
 					ns := strings.Clone(namespace)
-					if _, err := engine.Lookup(ctx, ns, r, emulator.LookupOptions{}); err != nil {
+					if _, err := engine.Lookup(ctx, ns, r, emulator.APICall{}); err != nil {
 						mu.Lock()
 						firstErr = err
 						mu.Unlock()

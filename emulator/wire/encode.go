@@ -12,12 +12,13 @@ import (
 // tests check field by field and by fuzzing.
 
 // AppendLookupResponse appends the JSON body of a lookup answer (spec
-// 2.13) to b.
-func AppendLookupResponse(b []byte, r *emulator.LookupResponse) []byte {
+// 2.13) to b, with challengeHTML (the page the transport rendered from
+// r.Challenge) as challengeHtml; empty leaves the member out.
+func AppendLookupResponse(b []byte, r *emulator.LookupResponse, challengeHTML string) []byte {
 	o := object{b: b}
 	o.open()
 	o.field("status", r.Status)
-	o.optional("challengeHtml", r.ChallengeHTML)
+	o.optional("challengeHtml", challengeHTML)
 	o.optional("hostedChallengeUrl", r.HostedChallengeURL)
 	o.field("version", r.Version)
 	o.field("dsTransId", r.DSTransID)

@@ -27,8 +27,17 @@ func stdEncode(tb testing.TB, v any) []byte {
 func fill(p any, value func(i int) string) {
 	v := reflect.ValueOf(p).Elem()
 	for i := range v.NumField() {
-		v.Field(i).SetString(value(i))
+		if f := v.Field(i); f.Kind() == reflect.String {
+			f.SetString(value(i))
+		}
 	}
+}
+
+// withHTML is a lookup answer as encoding/json writes it with its
+// challengeHtml member, which the engine's struct leaves to the transport.
+type withHTML struct {
+	Status        string `json:"status"`
+	ChallengeHTML string `json:"challengeHtml,omitempty"`
 }
 
 // tricky are values that exercise every escape of appendString.
@@ -49,8 +58,15 @@ func TestAppendResponsesMatchEncodingJSON(t *testing.T) {
 			}
 			var l emulator.LookupResponse
 			fill(&l, value)
-			if got, want := AppendLookupResponse(nil, &l), stdEncode(t, l); !bytes.Equal(got, want) {
+			if got, want := AppendLookupResponse(nil, &l, ""), stdEncode(t, l); !bytes.Equal(got, want) {
 				t.Errorf("AppendLookupResponse(%q):\n got %s\nwant %s", s, got, want)
+			}
+			// challengeHtml follows status, as spec 2.13 lists it.
+			html := value(1)
+			head := stdEncode(t, withHTML{Status: l.Status, ChallengeHTML: html})
+			head = head[:len(head)-2] // without "}\n"
+			if got := AppendLookupResponse(nil, &l, html); !bytes.HasPrefix(got, head) {
+				t.Errorf("AppendLookupResponse with challengeHtml %q:\n got %s\nwant prefix %s", html, got, head)
 			}
 			var e emulator.EnquiryResponse
 			fill(&e, value)
@@ -59,7 +75,7 @@ func TestAppendResponsesMatchEncodingJSON(t *testing.T) {
 			}
 		}
 	}
-	if got, want := AppendLookupResponse(nil, &emulator.LookupResponse{}), stdEncode(t, emulator.LookupResponse{}); !bytes.Equal(got, want) {
+	if got, want := AppendLookupResponse(nil, &emulator.LookupResponse{}, ""), stdEncode(t, emulator.LookupResponse{}); !bytes.Equal(got, want) {
 		t.Errorf("zero LookupResponse:\n got %s\nwant %s", got, want)
 	}
 }
@@ -87,7 +103,7 @@ func BenchmarkAppendLookupResponse(b *testing.B) {
 	buf := make([]byte, 0, 1024)
 	b.ReportAllocs()
 	for b.Loop() {
-		buf = AppendLookupResponse(buf[:0], &r)
+		buf = AppendLookupResponse(buf[:0], &r, "")
 	}
 }
 

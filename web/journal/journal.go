@@ -1,13 +1,16 @@
 // Package journal keeps the recent history of transactions for the web
 // console: per namespace (bearer token) the most recent transactions, each
-// with its ordered events and the masked request and response bodies of
-// its API calls. It lives in memory, is bounded, and forgets the oldest
-// transactions first.
+// with its ordered events and the redacted request and response bodies of
+// its API calls. It is a read model of the engine's events: the engine
+// makes every event, the journal only keeps and shows them. Memory is the
+// in-process implementation: bounded, forgetting the oldest transactions
+// first.
 package journal
 
 import (
 	"container/list"
-	"encoding/json"
+	"context"
+	"strings"
 	"sync"
 	"time"
 
@@ -24,7 +27,7 @@ const (
 	DefaultMaxEvents = 64
 )
 
-// Options bound a Journal. Zero fields take the defaults.
+// Options bound a journal. Zero fields take the defaults.
 type Options struct {
 	// PerNamespace is the most transactions kept per namespace.
 	PerNamespace int
@@ -35,10 +38,22 @@ type Options struct {
 	MaxEvents int
 }
 
-// Journal is an in-memory, bounded record of transactions. It implements
-// emulator.Observer and is safe for concurrent use; recording an event
-// costs O(1).
-type Journal struct {
+func (o Options) withDefaults() Options {
+	if o.PerNamespace <= 0 {
+		o.PerNamespace = DefaultPerNamespace
+	}
+	if o.Total <= 0 {
+		o.Total = DefaultTotal
+	}
+	if o.MaxEvents <= 1 {
+		o.MaxEvents = DefaultMaxEvents
+	}
+	return o
+}
+
+// Memory is the in-memory Journal. Recording an event costs O(1) under the
+// lock; the answer is encoded before taking it.
+type Memory struct {
 	opt Options
 
 	mu      sync.Mutex
@@ -47,6 +62,8 @@ type Journal struct {
 	seq     uint64     // bumped on every change; versions are taken from it
 	waiters map[string]chan struct{}
 }
+
+var _ Journal = (*Memory)(nil)
 
 // space is the part of the journal of one namespace.
 type space struct {
@@ -65,46 +82,24 @@ type entry struct {
 	inAll   *list.Element
 }
 
-// New returns an empty journal with the given bounds.
-func New(opt Options) *Journal {
-	if opt.PerNamespace <= 0 {
-		opt.PerNamespace = DefaultPerNamespace
-	}
-	if opt.Total <= 0 {
-		opt.Total = DefaultTotal
-	}
-	if opt.MaxEvents <= 1 {
-		opt.MaxEvents = DefaultMaxEvents
-	}
-	return &Journal{
-		opt:     opt,
+// NewMemory returns an empty journal with the given bounds.
+func NewMemory(opt Options) *Memory {
+	return &Memory{
+		opt:     opt.withDefaults(),
 		spaces:  map[string]*space{},
 		all:     list.New(),
 		waiters: map[string]chan struct{}{},
 	}
 }
 
-// Observe records ev. Events without a namespace or a transaction id are
-// ignored. Card numbers in the request and response bodies are masked
-// again, whatever the caller did.
-func (j *Journal) Observe(ev emulator.Event) {
-	if ev.Namespace == "" || ev.ThreeDSServerTransID == "" {
+// Record keeps ev. Events without a namespace or a transaction id are
+// ignored.
+func (j *Memory) Record(_ context.Context, ev emulator.Event) {
+	id := ev.Transaction.ThreeDSServerTransID
+	if ev.Namespace == "" || id == "" {
 		return
 	}
-	if ev.Time.IsZero() {
-		ev.Time = time.Now()
-	}
-	// The bodies are kept as given (the transport masks card numbers
-	// already) and masked again, like the summary is parsed, only when the
-	// console reads them: recording stays cheap on the request path.
-	e := Event{
-		Kind:     ev.Kind,
-		Time:     ev.Time,
-		Status:   ev.Status,
-		Detail:   ev.Detail,
-		Request:  ev.Request,
-		Response: ev.Response,
-	}
+	e := newEvent(ev) // encoded outside the lock
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	sp := j.spaces[ev.Namespace]
@@ -112,9 +107,9 @@ func (j *Journal) Observe(ev emulator.Event) {
 		sp = &space{byID: map[string]*entry{}, order: list.New()}
 		j.spaces[ev.Namespace] = sp
 	}
-	en := sp.byID[ev.ThreeDSServerTransID]
+	en := sp.byID[id]
 	if en == nil {
-		en = &entry{ns: ev.Namespace, summary: Summary{ID: ev.ThreeDSServerTransID, Created: ev.Time}}
+		en = &entry{ns: ev.Namespace, summary: Summary{ID: strings.Clone(id), Created: ev.Time}}
 		en.inSpace = sp.order.PushBack(en)
 		en.inAll = j.all.PushBack(en)
 		sp.byID[en.summary.ID] = en
@@ -126,11 +121,11 @@ func (j *Journal) Observe(ev emulator.Event) {
 		}
 	}
 	en.add(e, j.opt.MaxEvents)
+	en.summary.merge(ev)
 	j.changed(ev.Namespace)
-	// An eviction may have emptied other namespaces; they were told then.
 }
 
-// add appends an event and updates the summary.
+// add appends an event, dropping the oldest but the first beyond max.
 func (en *entry) add(e Event, max int) {
 	if len(en.events) >= max {
 		// Keep the first event (usually the lookup), drop the next oldest.
@@ -139,46 +134,10 @@ func (en *entry) add(e Event, max int) {
 		en.dropped++
 	}
 	en.events = append(en.events, e)
-	s := &en.summary
-	if e.Time.After(s.Updated) {
-		s.Updated = e.Time
-	}
-	if e.Status != "" {
-		s.Status = e.Status
-	}
-	s.LastEvent = e.Kind
-	s.Events++
-	if e.Kind == emulator.EventEnquiry {
-		s.Enquiries++
-	}
-}
-
-// view returns the summary with the fields that come from the bodies of
-// the lookup and the latest enquiry, parsed now. j.mu is held.
-func (en *entry) view() Summary {
-	s := en.summary
-	for _, e := range en.events {
-		if e.Kind == emulator.EventLookup {
-			s.fromLookup(e.Request, e.Response)
-			break
-		}
-	}
-	for i := len(en.events) - 1; i >= 0; i-- {
-		if e := en.events[i]; e.Kind == emulator.EventEnquiry {
-			var rs struct {
-				ECI string `json:"eci"`
-			}
-			if json.Unmarshal(e.Response, &rs) == nil {
-				s.ECI = rs.ECI
-			}
-			break
-		}
-	}
-	return s
 }
 
 // evict forgets en and tells its namespace.
-func (j *Journal) evict(en *entry) {
+func (j *Memory) evict(en *entry) {
 	sp := j.spaces[en.ns]
 	sp.order.Remove(en.inSpace)
 	j.all.Remove(en.inAll)
@@ -190,7 +149,7 @@ func (j *Journal) evict(en *entry) {
 }
 
 // changed bumps the version of ns and wakes its waiters. j.mu is held.
-func (j *Journal) changed(ns string) {
+func (j *Memory) changed(ns string) {
 	j.seq++
 	if sp := j.spaces[ns]; sp != nil {
 		sp.version = j.seq
@@ -203,12 +162,12 @@ func (j *Journal) changed(ns string) {
 
 // List returns the summaries of the most recent transactions of ns,
 // newest first; at most limit of them (all when limit <= 0).
-func (j *Journal) List(ns string, limit int) []Summary {
+func (j *Memory) List(_ context.Context, ns string, limit int) ([]Summary, error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	sp := j.spaces[ns]
 	if sp == nil {
-		return nil
+		return nil, nil
 	}
 	n := sp.order.Len()
 	if limit > 0 && limit < n {
@@ -216,46 +175,51 @@ func (j *Journal) List(ns string, limit int) []Summary {
 	}
 	out := make([]Summary, 0, n)
 	for el := sp.order.Back(); el != nil && len(out) < n; el = el.Prev() {
-		out = append(out, el.Value.(*entry).view())
+		out = append(out, el.Value.(*entry).summary)
 	}
-	return out
+	return out, nil
 }
 
 // Get returns the transaction id of namespace ns with its events; false
 // when ns has no such transaction (another namespace's id included).
-func (j *Journal) Get(ns, id string) (Entry, bool) {
+func (j *Memory) Get(_ context.Context, ns, id string) (Entry, bool, error) {
 	j.mu.Lock()
-	defer j.mu.Unlock()
 	sp := j.spaces[ns]
-	if sp == nil {
-		return Entry{}, false
+	var en *entry
+	if sp != nil {
+		en = sp.byID[id]
 	}
-	en := sp.byID[id]
 	if en == nil {
-		return Entry{}, false
+		j.mu.Unlock()
+		return Entry{}, false, nil
 	}
-	out := Entry{Summary: en.view(), Dropped: en.dropped, Events: make([]Event, len(en.events))}
+	out := Entry{Summary: en.summary, Dropped: en.dropped, Events: make([]Event, len(en.events))}
 	copy(out.Events, en.events)
-	for i := range out.Events {
-		out.Events[i].Request, out.Events[i].Response = Mask(out.Events[i].Request), Mask(out.Events[i].Response)
-		out.Events[i].SinceStart = out.Events[i].Time.Sub(out.Created)
+	j.mu.Unlock()
+	timeline(out.Events, out.Created)
+	return out, true, nil
+}
+
+// timeline sets the times between events.
+func timeline(events []Event, created time.Time) {
+	for i := range events {
+		events[i].SinceStart = events[i].Time.Sub(created)
 		if i > 0 {
-			out.Events[i].SincePrevious = out.Events[i].Time.Sub(out.Events[i-1].Time)
+			events[i].SincePrevious = events[i].Time.Sub(events[i-1].Time)
 		}
 	}
-	return out, true
 }
 
 // Version is a number that changes whenever the journal of ns changes (a
 // transaction or an event is added, a transaction is evicted). It only
 // grows while ns has transactions; it is 0 for a namespace with none.
-func (j *Journal) Version(ns string) uint64 {
+func (j *Memory) Version(_ context.Context, ns string) (uint64, error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if sp := j.spaces[ns]; sp != nil {
-		return sp.version
+		return sp.version, nil
 	}
-	return 0
+	return 0, nil
 }
 
 // Changed returns a channel that is closed at the next change of the
@@ -263,7 +227,7 @@ func (j *Journal) Version(ns string) uint64 {
 // (List, Version), so that no change goes unnoticed. The channel may also
 // be closed without a change (when too many namespaces are watched at
 // once, all watchers are woken to bound memory): compare versions.
-func (j *Journal) Changed(ns string) <-chan struct{} {
+func (j *Memory) Changed(ns string) <-chan struct{} {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	ch, ok := j.waiters[ns]
@@ -281,7 +245,7 @@ func (j *Journal) Changed(ns string) <-chan struct{} {
 }
 
 // Len returns how many transactions the journal holds in all.
-func (j *Journal) Len() int {
+func (j *Memory) Len() int {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	return j.all.Len()

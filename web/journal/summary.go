@@ -1,14 +1,34 @@
 package journal
 
 import (
-	"bytes"
+	"context"
 	"encoding/json"
-	"regexp"
 	"strings"
 	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/wire"
 )
+
+// Journal is the console's read model of the engine's events: it records
+// them (as the engine's EventSink) and answers the console's pages, per
+// namespace (bearer token). Implementations are safe for concurrent use.
+type Journal interface {
+	emulator.EventSink
+	// List returns the summaries of the most recent transactions of ns,
+	// newest first; at most limit of them (all when limit <= 0).
+	List(ctx context.Context, ns string, limit int) ([]Summary, error)
+	// Get returns the transaction id of namespace ns with its events;
+	// false when ns has no such transaction (another namespace's included).
+	Get(ctx context.Context, ns, id string) (Entry, bool, error)
+	// Version is a number that changes whenever the journal of ns changes
+	// (a transaction or an event added, a transaction evicted).
+	Version(ctx context.Context, ns string) (uint64, error)
+	// Changed returns a channel closed at the next change of the journal
+	// of ns, or sooner (compare versions). Take it before reading the state
+	// it guards, so that no change goes unnoticed.
+	Changed(ns string) <-chan struct{}
+}
 
 // Summary describes one transaction in a listing.
 type Summary struct {
@@ -18,24 +38,33 @@ type Summary struct {
 	Created time.Time
 	// Updated is the time of its latest event.
 	Updated time.Time
-	// Status is the transaction status after the latest event that had one.
+	// Status is the transaction status after the latest event.
 	Status string
+	// StatusReason and ChallengeCancel are those of the latest event that
+	// had one.
+	StatusReason, ChallengeCancel string
+	// ECI is the ECI after the latest event that had one.
+	ECI string
 	// LastEvent is the kind of the latest event.
 	LastEvent emulator.EventKind
 	// Events counts every event recorded, dropped ones included.
 	Events int
 	// Enquiries counts the enquiries answered.
 	Enquiries int
+	// ScenarioID is the scenario that answered the lookup.
+	ScenarioID string
+	// Version is the protocol version of the transaction.
+	Version string
 
+	// MaskedPAN is the card number, masked (first six and last four
+	// digits).
+	MaskedPAN string
+	// CardBIN is the card's BIN.
+	CardBIN string
+	// Scheme is the card scheme, e.g. "VISA".
+	Scheme string
 	// The fields below come from the lookup; empty when it was not seen.
 
-	// MaskedPAN is the card number of the lookup, masked (first six and
-	// last four digits).
-	MaskedPAN string
-	// CardBIN is the card's BIN as the lookup response reports it.
-	CardBIN string
-	// Scheme is the card scheme of the lookup response, e.g. "VISA".
-	Scheme string
 	// CardholderName is card.cardholderName of the lookup.
 	CardholderName string
 	// MerchantName is merchantName of the lookup.
@@ -46,8 +75,6 @@ type Summary struct {
 	ExternalReferenceID string
 	// LookupStatus is the status the lookup answered, e.g. "C" or "Y".
 	LookupStatus string
-	// ECI is the ECI of the latest answer that carried one.
-	ECI string
 }
 
 // Entry is one transaction with its history.
@@ -65,108 +92,80 @@ type Event struct {
 	Time   time.Time
 	Status string
 	Detail string
-	// Request and Response are the JSON bodies of API events, card
-	// numbers masked; nil for the others. Callers must not modify them.
+	// Request and Response are the JSON bodies of API events (card numbers
+	// masked, long values cut) and the final CRes; nil for the others.
+	// Callers must not modify them.
 	Request, Response []byte
+	// Challenge is the challenge indication of a lookup answered C, from
+	// which the console shows its challengeHtml; nil otherwise.
+	Challenge *emulator.ChallengeIndication
 	// SincePrevious is the time since the event before (0 for the first);
-	// SinceStart the time since the first event. Set by Journal.Get.
+	// SinceStart the time since the first event. Set by Get.
 	SincePrevious, SinceStart time.Duration
 }
 
-// fromLookup fills the summary from the lookup's bodies.
-func (s *Summary) fromLookup(req, resp []byte) {
-	var rq struct {
-		ExternalReferenceID string `json:"externalReferenceId"`
-		MerchantName        string `json:"merchantName"`
-		Card                struct {
-			CardNumber     string `json:"cardNumber"`
-			CardholderName string `json:"cardholderName"`
-		} `json:"card"`
-		Purchase struct {
-			Amount       json.RawMessage `json:"amount"`
-			CurrencyCode string          `json:"currencyCode"`
-		} `json:"purchase"`
+// newEvent is the stored form of an engine event: the typed answer
+// encoded as the API wrote it (but for challengeHtml, kept as data), and
+// every string copied, so nothing of the request's memory is held.
+func newEvent(ev emulator.Event) Event {
+	e := Event{
+		Kind:    ev.Kind,
+		Time:    ev.Time,
+		Status:  strings.Clone(ev.Transaction.Status),
+		Detail:  strings.Clone(ev.Detail),
+		Request: ev.Request,
 	}
-	if json.Unmarshal(req, &rq) == nil {
-		s.ExternalReferenceID = rq.ExternalReferenceID
-		s.MerchantName = rq.MerchantName
-		s.MaskedPAN = maskPAN(rq.Card.CardNumber)
-		s.CardholderName = rq.Card.CardholderName
-		s.Amount = strings.Trim(string(rq.Purchase.Amount), `"`)
-		s.Currency = rq.Purchase.CurrencyCode
+	switch {
+	case ev.Lookup != nil:
+		e.Response = wire.AppendLookupResponse(nil, ev.Lookup, "")
+		if c := ev.Lookup.Challenge; c != nil {
+			e.Challenge = &emulator.ChallengeIndication{
+				ACSURL: strings.Clone(c.ACSURL), CReq: strings.Clone(c.CReq),
+				SessionData: strings.Clone(c.SessionData), WindowSize: c.WindowSize,
+			}
+		}
+	case ev.Enquiry != nil:
+		e.Response = wire.AppendEnquiryResponse(nil, ev.Enquiry)
+	case ev.CRes != nil:
+		e.Response, _ = json.Marshal(ev.CRes) // plain strings: never fails
 	}
-	var rs struct {
-		Status     string `json:"status"`
-		CardScheme string `json:"cardScheme"`
-		CardBIN    string `json:"cardBin"`
-		ECI        string `json:"eci"`
+	if n := len(e.Response); n > 0 && e.Response[n-1] == '\n' {
+		e.Response = e.Response[:n-1]
 	}
-	if json.Unmarshal(resp, &rs) == nil {
-		s.LookupStatus = rs.Status
-		s.Scheme = rs.CardScheme
-		s.CardBIN = rs.CardBIN
-		s.ECI = rs.ECI
-	}
-	if s.CardBIN == "" && len(s.MaskedPAN) >= 6 && !strings.Contains(s.MaskedPAN[:6], "*") {
-		s.CardBIN = s.MaskedPAN[:6]
-	}
+	return e
 }
 
-// cardField finds the card number fields of a JSON body.
-var cardField = regexp.MustCompile(`"(cardNumber|acctNumber|pan)"(\s*:\s*)"((?:[^"\\]|\\.)*)"`)
-
-// Mask returns a copy of a JSON body with the value of every cardNumber,
-// acctNumber and pan field masked to its first six and last four digits
-// (all of it for shorter values, or values written with JSON escapes).
-// Values already masked are left as they are. nil stays nil.
-func Mask(body []byte) []byte {
-	if body == nil {
-		return nil
-	}
-	return cardField.ReplaceAllFunc(body, func(m []byte) []byte {
-		sub := cardField.FindSubmatch(m)
-		var out bytes.Buffer
-		out.WriteString(`"`)
-		out.Write(sub[1])
-		out.WriteString(`"`)
-		out.Write(sub[2])
-		out.WriteString(`"`)
-		if bytes.IndexByte(sub[3], '\\') >= 0 {
-			out.WriteString("****")
-		} else {
-			out.WriteString(maskPAN(string(sub[3])))
-		}
-		out.WriteString(`"`)
-		return out.Bytes()
-	})
-}
-
-// maskPAN keeps the first six and last four digits of a card number of 11
-// digits or more and masks every other digit; a shorter value is masked
-// whole.
-func maskPAN(pan string) string {
-	if strings.Contains(pan, "*") {
-		return pan
-	}
-	digits := 0
-	for _, r := range pan {
-		if r >= '0' && r <= '9' {
-			digits++
+// merge updates a summary with the transaction after an event: every field
+// the event knows replaces the old one.
+func (s *Summary) merge(ev emulator.Event) {
+	t := ev.Transaction
+	set := func(dst *string, v string) {
+		if v != "" {
+			*dst = strings.Clone(v)
 		}
 	}
-	var b strings.Builder
-	i := 0
-	for _, r := range pan {
-		if r < '0' || r > '9' {
-			b.WriteRune(r)
-			continue
-		}
-		if digits >= 11 && (i < 6 || i >= digits-4) {
-			b.WriteRune(r)
-		} else {
-			b.WriteByte('*')
-		}
-		i++
+	if ev.Time.After(s.Updated) {
+		s.Updated = ev.Time
 	}
-	return b.String()
+	set(&s.Status, t.Status)
+	s.StatusReason, s.ChallengeCancel = strings.Clone(t.StatusReason), strings.Clone(t.ChallengeCancel)
+	set(&s.ECI, t.ECI)
+	set(&s.ScenarioID, t.ScenarioID)
+	set(&s.Version, t.Version)
+	set(&s.MaskedPAN, t.MaskedPAN)
+	set(&s.CardBIN, t.CardBIN)
+	set(&s.Scheme, t.CardScheme)
+	set(&s.CardholderName, t.CardholderName)
+	set(&s.MerchantName, t.MerchantName)
+	set(&s.Amount, t.Amount)
+	set(&s.Currency, t.Currency)
+	set(&s.ExternalReferenceID, t.ExternalReferenceID)
+	if ev.Kind == emulator.EventLookup {
+		s.LookupStatus = strings.Clone(t.Status)
+	}
+	s.LastEvent = ev.Kind
+	s.Events++
+	if ev.Kind == emulator.EventEnquiry {
+		s.Enquiries++
+	}
 }

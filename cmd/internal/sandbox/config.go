@@ -15,9 +15,9 @@ import (
 	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
-	"github.com/threeds-sandbox/threeds-sandbox/emulator/journal"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/memstore"
 	"github.com/threeds-sandbox/threeds-sandbox/web"
+	"github.com/threeds-sandbox/threeds-sandbox/web/journal"
 )
 
 // EnvPrefix is the prefix of every flag's environment twin: --public-url

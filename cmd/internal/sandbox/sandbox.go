@@ -15,11 +15,11 @@ import (
 	"github.com/gorilla/securecookie"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
-	"github.com/threeds-sandbox/threeds-sandbox/emulator/journal"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/memstore"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 	"github.com/threeds-sandbox/threeds-sandbox/templates"
 	"github.com/threeds-sandbox/threeds-sandbox/web"
+	"github.com/threeds-sandbox/threeds-sandbox/web/journal"
 )
 
 // Sandbox is one emulator, listening and wired, not yet serving.
@@ -30,7 +30,6 @@ type Sandbox struct {
 	Server    *web.Server
 	Source    *scenarios.Source
 	Store     *memstore.Store
-	Journal   *journal.Journal // nil when --journal-size is 0
 	Metrics   *web.Metrics
 
 	cfg Config
@@ -50,7 +49,6 @@ func New(c Config, log *slog.Logger) (*Sandbox, error) {
 	if err != nil {
 		return nil, fmt.Errorf("[scenarios] %w", err)
 	}
-	runtime := &scenarios.Runtime{}
 	bins, err := emulator.ParseBINList(c.CardBINs)
 	if err != nil {
 		return nil, fmt.Errorf("[card-bins] %w", err)
@@ -77,7 +75,7 @@ func New(c Config, log *slog.Logger) (*Sandbox, error) {
 	if blockKey == nil {
 		blockKey = securecookie.GenerateRandomKey(32)
 	}
-	chaos, err := web.NewChaos(c.ChaosProbability, SplitList(c.ChaosFaults), c.Seed)
+	chaos, err := emulator.NewChaos(c.ChaosProbability, SplitList(c.ChaosFaults), c.Seed)
 	if err != nil {
 		return nil, err
 	}
@@ -104,11 +102,11 @@ func New(c Config, log *slog.Logger) (*Sandbox, error) {
 	}
 	publicURL = strings.TrimRight(publicURL, "/")
 
-	var jnl *journal.Journal
-	var observer emulator.Observer
+	// The engine is the one value the server is wired with: it holds the
+	// catalogue, the runtime scenarios and the journal its events go to.
+	var events emulator.EventSink
 	if c.JournalSize > 0 {
-		jnl = journal.New(journal.Options{PerNamespace: c.JournalSize})
-		observer = jnl
+		events = journal.NewMemory(journal.Options{PerNamespace: c.JournalSize})
 	}
 	engine, err := emulator.New(emulator.Config{
 		PublicURL:        publicURL,
@@ -117,10 +115,10 @@ func New(c Config, log *slog.Logger) (*Sandbox, error) {
 		ChallengeTimeout: c.ChallengeTimeout,
 		Schemes:          schemes,
 		Catalogue:        source.Current,
-		Runtime:          runtime,
-		Pages:            web.FormPages{Set: pages},
+		Runtime:          &scenarios.Runtime{},
+		Events:           events,
+		Chaos:            chaos,
 		MaxDelayed:       c.MaxDelayed,
-		Observer:         observer,
 	}, store)
 	if err != nil {
 		ln.Close()
@@ -138,14 +136,9 @@ func New(c Config, log *slog.Logger) (*Sandbox, error) {
 		PreviousKeys:    previous,
 		PublicURL:       publicURL,
 		Engine:          engine,
-		Catalogue:       source.Current,
-		Runtime:         runtime,
 		Pages:           pages,
 		Logger:          log,
-		Chaos:           chaos,
 		Metrics:         metrics,
-		Observer:        observer,
-		Journal:         jnl,
 		ConsoleAuth:     c.ConsoleAuth,
 	})
 	if err != nil {
@@ -158,7 +151,6 @@ func New(c Config, log *slog.Logger) (*Sandbox, error) {
 		Server:    srv,
 		Source:    source,
 		Store:     store,
-		Journal:   jnl,
 		Metrics:   metrics,
 		cfg:       c,
 		log:       log,

@@ -1,0 +1,186 @@
+package emulator
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// This file holds the messages of the browser flows: the CReq the browser
+// posts to the ACS, the final CRes it posts to the Requestor, their
+// Base64Url transport, and the two self-submitting forms that carry them,
+// as data. The transport renders the forms; the engine never makes HTML.
+
+// CReq is the browser challenge request (EMV 3DS), posted Base64Url-encoded
+// by the cardholder's browser to the ACS.
+type CReq struct {
+	ThreeDSServerTransID string `json:"threeDSServerTransID"`
+	ACSTransID           string `json:"acsTransID"`
+	MessageType          string `json:"messageType"`
+	MessageVersion       string `json:"messageVersion"`
+	ChallengeWindowSize  string `json:"challengeWindowSize"`
+}
+
+// CRes is the final challenge response, posted Base64Url-encoded by the
+// browser to the Requestor's notificationUrl.
+type CRes struct {
+	ThreeDSServerTransID   string `json:"threeDSServerTransID"`
+	ACSTransID             string `json:"acsTransID"`
+	MessageType            string `json:"messageType"`
+	MessageVersion         string `json:"messageVersion"`
+	ChallengeCompletionInd string `json:"challengeCompletionInd"`
+	TransStatus            string `json:"transStatus"`
+}
+
+// FormField is one hidden input of a self-submitting form.
+type FormField struct{ Name, Value string }
+
+// ChallengeIndication is the challenge of a lookup answered C, as data.
+// The transport renders it as the lookup's challengeHtml: a page whose
+// form posts the CReq (field creq) and the Requestor's session (field
+// threeDSSessionData) to ACSURL by itself.
+type ChallengeIndication struct {
+	// ACSURL is where the form posts: the emulator's ACS.
+	ACSURL string
+	// CReq is the unpadded Base64Url of the initial CReq.
+	CReq string
+	// SessionData is the lookup's session, sent as threeDSSessionData;
+	// empty for none.
+	SessionData string
+	// WindowSize is the challengeWindowSize of the lookup, 1 to 5.
+	WindowSize int
+}
+
+// Fields are the hidden inputs of the challenge form, in order.
+func (c ChallengeIndication) Fields() []FormField {
+	return formFields("creq", c.CReq, c.SessionData)
+}
+
+// CResDelivery is the final CRes on its way to the Requestor: a form that
+// the browser posts by itself to NotificationURL, with the CRes (field
+// cres) and threeDSSessionData.
+type CResDelivery struct {
+	// NotificationURL is the lookup's notificationUrl, or the emulator's
+	// own notification URL when the lookup had none.
+	NotificationURL string
+	// CRes is the final CRes; Encoded its unpadded Base64Url form.
+	CRes    CRes
+	Encoded string
+	// SessionData is returned unchanged as threeDSSessionData; empty for
+	// none.
+	SessionData string
+}
+
+// Fields are the hidden inputs of the notification form, in order.
+func (d CResDelivery) Fields() []FormField {
+	return formFields("cres", d.Encoded, d.SessionData)
+}
+
+// formFields are a message field and, when set, threeDSSessionData.
+func formFields(name, value, session string) []FormField {
+	fields := []FormField{{name, value}}
+	if session != "" {
+		fields = append(fields, FormField{"threeDSSessionData", session})
+	}
+	return fields
+}
+
+// EncodeMessage returns the unpadded Base64Url encoding of a message's JSON,
+// as the browser flows carry CReq and CRes.
+func EncodeMessage(m any) (string, error) {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return "", fmt.Errorf("encode message: %w", err)
+	}
+	return base64.RawURLEncoding.EncodeToString(b), nil
+}
+
+// DecodeBase64 accepts padded or unpadded, URL-safe or standard Base64.
+func DecodeBase64(s string) ([]byte, error) {
+	s = strings.TrimSpace(s)
+	s = strings.TrimRight(s, "=")
+	s = strings.NewReplacer("+", "-", "/", "_").Replace(s)
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil {
+		return nil, fmt.Errorf("not Base64: %w", err)
+	}
+	return b, nil
+}
+
+// windowSizeCode renders challengeWindowSize as the two digits of the CReq.
+func windowSizeCode(n int) string { return fmt.Sprintf("%02d", n) }
+
+// ParseCReq decodes the creq form field: Base64 (either alphabet, padded
+// or not) of the CReq JSON. Its failures are *Error with EMV 201 or 203.
+func ParseCReq(s string) (CReq, error) {
+	if s == "" {
+		return CReq{}, NewError(CodeMissingField, "201", "the form field creq is missing", "creq")
+	}
+	raw, err := DecodeBase64(s)
+	if err != nil {
+		return CReq{}, NewError(CodeInvalidField, "203", "creq is not Base64Url: "+err.Error(), "creq")
+	}
+	var c CReq
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		return CReq{}, NewError(CodeInvalidField, "203", "creq is not a CReq JSON object: "+err.Error(), "creq")
+	}
+	var missing []string
+	for _, f := range []struct{ name, v string }{
+		{"threeDSServerTransID", c.ThreeDSServerTransID},
+		{"acsTransID", c.ACSTransID},
+		{"messageType", c.MessageType},
+		{"messageVersion", c.MessageVersion},
+		{"challengeWindowSize", c.ChallengeWindowSize},
+	} {
+		if f.v == "" {
+			missing = append(missing, f.name)
+		}
+	}
+	if len(missing) > 0 {
+		return CReq{}, NewError(CodeMissingField, "201", "the CReq lacks "+strings.Join(missing, ", "), strings.Join(missing, ","))
+	}
+	if c.MessageType != "CReq" {
+		return CReq{}, NewError(CodeInvalidField, "203", fmt.Sprintf("messageType is %q, want CReq", c.MessageType), "messageType")
+	}
+	switch c.ChallengeWindowSize {
+	case "01", "02", "03", "04", "05":
+	default:
+		return CReq{}, NewError(CodeInvalidField, "203", fmt.Sprintf("challengeWindowSize is %q, want 01 to 05", c.ChallengeWindowSize), "challengeWindowSize")
+	}
+	return c, nil
+}
+
+// ParseCRes decodes the cres form field of a final CRes: Base64 (either
+// alphabet, padded or not) of the CRes JSON. Its failures are *Error with
+// EMV 203.
+func ParseCRes(s string) (CRes, error) {
+	raw, err := DecodeBase64(s)
+	var c CRes
+	if err == nil {
+		err = json.Unmarshal(raw, &c)
+	}
+	if err != nil || c.ThreeDSServerTransID == "" {
+		return CRes{}, NewError(CodeInvalidField, "203", "the form field cres is not a Base64Url CRes", "cres")
+	}
+	return c, nil
+}
+
+// finalCRes is the CRes a finished challenge sends to the notificationUrl.
+// A final CRes carries only Y or N.
+func finalCRes(t Transaction) CRes {
+	st := t.Status
+	if st != "Y" {
+		st = "N"
+	}
+	return CRes{
+		ThreeDSServerTransID:   t.ThreeDSServerTransID,
+		ACSTransID:             t.ACSTransID,
+		MessageType:            "CRes",
+		MessageVersion:         t.Version,
+		ChallengeCompletionInd: "Y",
+		TransStatus:            st,
+	}
+}

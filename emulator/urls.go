@@ -1,0 +1,44 @@
+package emulator
+
+import "strings"
+
+// The paths of the browser flows, relative to the public URL. The engine
+// builds the absolute URLs it hands out (the ACS form action, the
+// hostedChallengeUrl) from them, and the transport routes them: one place
+// for both.
+const (
+	// PathACSChallenge receives the initial CReq (form field creq).
+	PathACSChallenge = "/acs/challenge"
+	// PathACSHosted, followed by the threeDSServerTransID, is the
+	// hostedChallengeUrl.
+	PathACSHosted = "/acs/hosted/"
+	// PathACSDecision receives the cardholder's choice on the challenge page.
+	PathACSDecision = "/acs/decision"
+	// PathACSNotification receives the final CRes when the lookup had no
+	// notificationUrl: the emulator acts as its own 3DS Requestor.
+	PathACSNotification = "/acs/notification"
+)
+
+// URLs builds the absolute URLs of the browser flows under a public base
+// URL, e.g. "https://sandbox.example.com/3ds".
+type URLs struct{ base string }
+
+// NewURLs returns the URLs under publicURL (a trailing slash is dropped).
+func NewURLs(publicURL string) URLs { return URLs{base: strings.TrimRight(publicURL, "/")} }
+
+// Public is the base URL itself.
+func (u URLs) Public() string { return u.base }
+
+// ACSChallenge is where the browser posts the CReq.
+func (u URLs) ACSChallenge() string { return u.base + PathACSChallenge }
+
+// Hosted is the hostedChallengeUrl of a transaction.
+func (u URLs) Hosted(threeDSServerTransID string) string {
+	return u.base + PathACSHosted + threeDSServerTransID
+}
+
+// Decision is where the challenge page posts the cardholder's choice.
+func (u URLs) Decision() string { return u.base + PathACSDecision }
+
+// Notification is the emulator's own notification URL.
+func (u URLs) Notification() string { return u.base + PathACSNotification }
