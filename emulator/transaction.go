@@ -71,10 +71,20 @@ type Transaction struct {
 // MaskedPAN shows the card number with only its BIN and last four digits.
 func (t Transaction) MaskedPAN() string {
 	n := int(t.PANLength)
-	if n < 11 || len(t.CardBIN) != 6 {
-		return strings.Repeat("*", n)
+	var b strings.Builder
+	b.Grow(n)
+	stars := n
+	if n >= 11 && len(t.CardBIN) == 6 {
+		b.WriteString(t.CardBIN)
+		stars = n - 10
 	}
-	return t.CardBIN + strings.Repeat("*", n-10) + string(t.PANLast4[:])
+	for range stars {
+		b.WriteByte('*')
+	}
+	if stars != n {
+		b.Write(t.PANLast4[:])
+	}
+	return b.String()
 }
 
 // HasAuthenticationValue tells whether the status carries a CAVV/AAV (Y

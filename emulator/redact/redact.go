@@ -53,7 +53,8 @@ func JSON(body []byte, lim Limits) []byte {
 		return nil
 	}
 	lim = lim.withDefaults()
-	r := redactor{lim: lim, out: make([]byte, 0, min(len(body), lim.MaxBytes)+8)}
+	var stack [32]byte // nesting of an ordinary body, without an allocation
+	r := redactor{lim: lim, out: make([]byte, 0, min(len(body), lim.MaxBytes)+8), stack: stack[:0]}
 	r.run(body)
 	if len(r.out) > lim.MaxBytes || r.over {
 		return r.cut(len(body))

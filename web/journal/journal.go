@@ -10,7 +10,6 @@ package journal
 import (
 	"container/list"
 	"context"
-	"strings"
 	"sync"
 	"time"
 
@@ -109,7 +108,7 @@ func (j *Memory) Record(_ context.Context, ev emulator.Event) {
 	}
 	en := sp.byID[id]
 	if en == nil {
-		en = &entry{ns: ev.Namespace, summary: Summary{ID: strings.Clone(id), Created: ev.Time}}
+		en = &entry{ns: ev.Namespace, summary: Summary{ID: id, Created: ev.Time}}
 		en.inSpace = sp.order.PushBack(en)
 		en.inAll = j.all.PushBack(en)
 		sp.byID[en.summary.ID] = en
@@ -120,8 +119,9 @@ func (j *Memory) Record(_ context.Context, ev emulator.Event) {
 			j.evict(j.all.Front().Value.(*entry))
 		}
 	}
-	en.add(e, j.opt.MaxEvents)
 	en.summary.merge(ev)
+	e.Status = en.summary.Status
+	en.add(e, j.opt.MaxEvents)
 	j.changed(ev.Namespace)
 }
 

@@ -105,27 +105,21 @@ type Event struct {
 }
 
 // newEvent is the stored form of an engine event: the typed answer
-// encoded as the API wrote it (but for challengeHtml, kept as data), and
-// every string copied, so nothing of the request's memory is held.
+// encoded as the API wrote it (but for challengeHtml, kept as data). Its
+// strings are the summary's after merge (status) or the engine's own
+// (detail), never the request's memory.
 func newEvent(ev emulator.Event) Event {
-	e := Event{
-		Kind:    ev.Kind,
-		Time:    ev.Time,
-		Status:  strings.Clone(ev.Transaction.Status),
-		Detail:  strings.Clone(ev.Detail),
-		Request: ev.Request,
-	}
+	e := Event{Kind: ev.Kind, Time: ev.Time, Detail: ev.Detail, Request: ev.Request}
 	switch {
 	case ev.Lookup != nil:
-		e.Response = wire.AppendLookupResponse(nil, ev.Lookup, "")
+		e.Response = wire.AppendLookupResponse(make([]byte, 0, responseCap), ev.Lookup, "")
 		if c := ev.Lookup.Challenge; c != nil {
 			e.Challenge = &emulator.ChallengeIndication{
-				ACSURL: strings.Clone(c.ACSURL), CReq: strings.Clone(c.CReq),
-				SessionData: strings.Clone(c.SessionData), WindowSize: c.WindowSize,
+				ACSURL: c.ACSURL, CReq: c.CReq, SessionData: strings.Clone(c.SessionData), WindowSize: c.WindowSize,
 			}
 		}
 	case ev.Enquiry != nil:
-		e.Response = wire.AppendEnquiryResponse(nil, ev.Enquiry)
+		e.Response = wire.AppendEnquiryResponse(make([]byte, 0, responseCap), ev.Enquiry)
 	case ev.CRes != nil:
 		e.Response, _ = json.Marshal(ev.CRes) // plain strings: never fails
 	}
@@ -135,20 +129,25 @@ func newEvent(ev emulator.Event) Event {
 	return e
 }
 
+// responseCap holds an encoded lookup or enquiry answer in one allocation.
+const responseCap = 768
+
 // merge updates a summary with the transaction after an event: every field
-// the event knows replaces the old one.
+// the event knows replaces the old one. The strings are then packed into
+// one allocation of the journal's own: none refers to a request's memory,
+// and the summary's size is exactly what pack counts.
 func (s *Summary) merge(ev emulator.Event) {
 	t := ev.Transaction
 	set := func(dst *string, v string) {
 		if v != "" {
-			*dst = strings.Clone(v)
+			*dst = v
 		}
 	}
 	if ev.Time.After(s.Updated) {
 		s.Updated = ev.Time
 	}
 	set(&s.Status, t.Status)
-	s.StatusReason, s.ChallengeCancel = strings.Clone(t.StatusReason), strings.Clone(t.ChallengeCancel)
+	s.StatusReason, s.ChallengeCancel = t.StatusReason, t.ChallengeCancel
 	set(&s.ECI, t.ECI)
 	set(&s.ScenarioID, t.ScenarioID)
 	set(&s.Version, t.Version)
@@ -161,11 +160,42 @@ func (s *Summary) merge(ev emulator.Event) {
 	set(&s.Currency, t.Currency)
 	set(&s.ExternalReferenceID, t.ExternalReferenceID)
 	if ev.Kind == emulator.EventLookup {
-		s.LookupStatus = strings.Clone(t.Status)
+		s.LookupStatus = t.Status
 	}
 	s.LastEvent = ev.Kind
 	s.Events++
 	if ev.Kind == emulator.EventEnquiry {
 		s.Enquiries++
 	}
+	s.pack()
+}
+
+// strings lists the summary's string fields.
+func (s *Summary) strings() [16]*string {
+	return [16]*string{&s.ID, &s.Status, &s.StatusReason, &s.ChallengeCancel, &s.ECI, &s.ScenarioID, &s.Version,
+		&s.MaskedPAN, &s.CardBIN, &s.Scheme, &s.CardholderName, &s.MerchantName, &s.Amount, &s.Currency,
+		&s.ExternalReferenceID, &s.LookupStatus}
+}
+
+// pack copies every string of the summary into one new allocation and
+// returns its size in bytes.
+func (s *Summary) pack() int {
+	fields := s.strings()
+	n := 0
+	for _, f := range fields {
+		n += len(*f)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, f := range fields {
+		b.WriteString(*f)
+	}
+	all := b.String()
+	at := 0
+	for _, f := range fields {
+		l := len(*f)
+		*f = all[at : at+l]
+		at += l
+	}
+	return n
 }
