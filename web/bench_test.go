@@ -26,8 +26,7 @@ const (
 
 // benchServer is the emulator's handler as the binary builds it, with the
 // embedded catalogue, a default-bounded store and the console journal;
-// logger nil discards the
-// request log.
+// logger nil discards the request log.
 func benchServer(tb testing.TB, logger *slog.Logger) *web.Server {
 	tb.Helper()
 	return buildSandbox(tb, envOptions{realClock: true, logger: logger, seed: 1, journal: true}, "http://127.0.0.1:8080").Server
