@@ -7,7 +7,7 @@
 // strings, and 100k of them are millions of pointers that every GC cycle
 // marks. Here the live data holds a few dozen:
 //
-//   - each transaction is encoded into a compact record (record.go), and
+//   - each transaction is encoded into a compact record (package record), and
 //     the records lie back to back in byte chunks of up to 1 MiB
 //     (arena.go): one pointer per chunk, rather than one per string or
 //     even one per transaction;
@@ -42,6 +42,7 @@ import (
 	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/record"
 )
 
 // Defaults for the bounds.
@@ -159,7 +160,7 @@ func (s *Store) Put(_ context.Context, t emulator.Transaction) error {
 		return fmt.Errorf("memstore: put: transaction without threeDSServerTransID")
 	}
 	var buf [recordBuf]byte
-	rec := appendRecord(buf[:0], &t)
+	rec := record.Append(buf[:0], &t)
 	if len(rec) > maxRecord {
 		return fmt.Errorf("memstore: put: transaction %s too large (%d bytes encoded)", id, len(rec))
 	}
@@ -214,8 +215,8 @@ func (s *Store) record(seq uint64) []byte {
 }
 
 // keysOf reads the keys of the record of seq.
-func (s *Store) keysOf(seq uint64) recordKeys {
-	k, err := readKeys(s.record(seq))
+func (s *Store) keysOf(seq uint64) record.Keys {
+	k, err := record.ReadKeys(s.record(seq))
 	if err != nil {
 		panic(err) // the store wrote the record itself
 	}
@@ -226,13 +227,13 @@ func (s *Store) keysOf(seq uint64) recordKeys {
 // reference.
 func (s *Store) hasRef(seq uint64, ns, ref string) bool {
 	h := s.keysOf(seq)
-	return string(h.ns) == ns && string(h.ref) == ref
+	return string(h.NS) == ns && string(h.Ref) == ref
 }
 
 // lookupID returns the sequence number of the stored transaction with
 // this id and hash, expired or not.
 func (s *Store) lookupID(id string, h uint64) (uint64, bool) {
-	if seq, ok := s.ids[h]; ok && string(s.keysOf(seq).id) == id {
+	if seq, ok := s.ids[h]; ok && string(s.keysOf(seq).ID) == id {
 		return seq, true
 	}
 	if len(s.idOverflow) == 0 {
@@ -257,7 +258,7 @@ func (s *Store) lookupRef(ns, ref string, h uint64) (uint64, bool) {
 
 // expired tells whether a record is older than the age bound allows.
 func (s *Store) expired(rec []byte, cutoff time.Time) bool {
-	created, err := readCreatedAt(rec)
+	created, err := record.ReadCreatedAt(rec)
 	if err != nil {
 		panic(err) // the store wrote the record itself
 	}
@@ -299,13 +300,13 @@ func (s *Store) dropOldest(reason string) {
 	if cur, ok := s.ids[sl.idHash]; ok && cur == seq {
 		delete(s.ids, sl.idHash)
 	} else {
-		delete(s.idOverflow, string(h.id))
+		delete(s.idOverflow, string(h.ID))
 	}
-	if len(h.ref) > 0 {
+	if len(h.Ref) > 0 {
 		if cur, ok := s.refs[sl.refHash]; ok && cur == seq {
 			delete(s.refs, sl.refHash)
 		} else if len(s.refOverflow) > 0 {
-			k := refKey{string(h.ns), string(h.ref)}
+			k := refKey{string(h.NS), string(h.Ref)}
 			if cur, ok := s.refOverflow[k]; ok && cur == seq {
 				delete(s.refOverflow, k)
 			}
@@ -313,7 +314,7 @@ func (s *Store) dropOldest(reason string) {
 	}
 	var id string
 	if s.opts.OnEvict != nil {
-		id = string(h.id)
+		id = string(h.ID)
 	}
 	s.arena.free(sl.span)
 	s.slots[s.head] = slot{}
@@ -342,7 +343,7 @@ func decodeFound(rec []byte, found bool) (emulator.Transaction, error) {
 	if !found {
 		return emulator.Transaction{}, emulator.ErrNotFound
 	}
-	return decodeRecord(rec)
+	return record.Decode(rec)
 }
 
 // Get returns a copy of the transaction with this id.
@@ -381,7 +382,7 @@ func (s *Store) Update(_ context.Context, id string, fn func(*emulator.Transacti
 	if !ok || s.expired(s.record(seq), cutoff) {
 		return emulator.Transaction{}, emulator.ErrNotFound
 	}
-	old, err := decodeRecord(s.record(seq))
+	old, err := record.Decode(s.record(seq))
 	if err != nil {
 		return emulator.Transaction{}, err
 	}
@@ -391,7 +392,7 @@ func (s *Store) Update(_ context.Context, id string, fn func(*emulator.Transacti
 	}
 	c.ThreeDSServerTransID, c.Namespace, c.ExternalReferenceID = old.ThreeDSServerTransID, old.Namespace, old.ExternalReferenceID
 	var buf [recordBuf]byte
-	rec := appendRecord(buf[:0], &c)
+	rec := record.Append(buf[:0], &c)
 	if len(rec) > maxRecord {
 		return old, fmt.Errorf("memstore: update: transaction %s too large (%d bytes encoded)", id, len(rec))
 	}

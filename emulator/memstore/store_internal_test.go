@@ -191,8 +191,8 @@ func checkInvariants(t *testing.T, s *Store) {
 	for i, sl := range live {
 		seq := s.base + uint64(s.head+i)
 		k := s.keysOf(seq)
-		if got, ok := s.lookupID(string(k.id), s.hashID(string(k.id))); !ok || got != seq {
-			t.Fatalf("id %s: lookup finds %d, %v; want %d", k.id, got, ok, seq)
+		if got, ok := s.lookupID(string(k.ID), s.hashID(string(k.ID))); !ok || got != seq {
+			t.Fatalf("id %s: lookup finds %d, %v; want %d", k.ID, got, ok, seq)
 		}
 		if sl.len > sl.cap {
 			t.Fatalf("record %d: length %d beyond its room %d", seq, sl.len, sl.cap)

@@ -1,4 +1,9 @@
-package memstore
+// Package record encodes a transaction into compact bytes and back: no
+// pointers for the garbage collector when a store keeps many of them in
+// memory, and a few hundred bytes a transaction when a store keeps them
+// elsewhere. Both stores use it: emulator/memstore for its arena, and
+// emulator/redisstore for the values it writes (behind a format byte).
+package record
 
 import (
 	"encoding/binary"
@@ -28,7 +33,7 @@ import (
 const numStrings = 25
 
 // stringsOf returns the string fields of t in record order, the three the
-// indexes use first. decodeRecord lists them in the same order.
+// indexes use first. Decode lists them in the same order.
 func stringsOf(t *emulator.Transaction) [numStrings]string {
 	c := &t.Challenge
 	return [numStrings]string{
@@ -76,8 +81,8 @@ func appendTime(b []byte, t time.Time) []byte {
 	return binary.LittleEndian.AppendUint32(b, uint32(t.Nanosecond()))
 }
 
-// appendRecord appends the record of t to b.
-func appendRecord(b []byte, t *emulator.Transaction) []byte {
+// Append appends the record of t to b.
+func Append(b []byte, t *emulator.Transaction) []byte {
 	b = appendTime(b, t.CreatedAt)
 	strs := stringsOf(t)
 	n := 0
@@ -100,9 +105,8 @@ func appendRecord(b []byte, t *emulator.Transaction) []byte {
 	return binary.AppendVarint(b, int64(t.Challenge.WrongOTPs))
 }
 
-// errCorrupt reports a record that does not decode. The store decodes only
-// records it encoded itself: it means a bug.
-var errCorrupt = errors.New("memstore: corrupt record")
+// ErrCorrupt reports a record that does not decode.
+var ErrCorrupt = errors.New("record: corrupt transaction record")
 
 // reader consumes a record from its front. Its first failure sticks (bad)
 // and makes every later read return zero values, so that decoders check
@@ -235,37 +239,39 @@ func (r *reader) strings(ends []int) []byte {
 	return strs
 }
 
-// recordKeys are the strings of a record that the indexes use, sharing
+// Keys are the strings of a record that the indexes use, sharing
 // the record's memory.
-type recordKeys struct {
-	ns, id, ref []byte
+// Keys are the namespace, id and external reference of a record, as
+// slices of it.
+type Keys struct {
+	NS, ID, Ref []byte
 }
 
-// readKeys reads the keys of rec without decoding the rest.
-func readKeys(rec []byte) (recordKeys, error) {
+// ReadKeys reads the keys of rec without decoding the rest.
+func ReadKeys(rec []byte) (Keys, error) {
 	r := reader{b: rec}
 	r.time()
 	var ends [3]int
 	strs := r.strings(ends[:])
 	if r.bad {
-		return recordKeys{}, errCorrupt
+		return Keys{}, ErrCorrupt
 	}
-	return recordKeys{ns: strs[:ends[0]], id: strs[ends[0]:ends[1]], ref: strs[ends[1]:ends[2]]}, nil
+	return Keys{NS: strs[:ends[0]], ID: strs[ends[0]:ends[1]], Ref: strs[ends[1]:ends[2]]}, nil
 }
 
-// readCreatedAt reads only the creation time of rec.
-func readCreatedAt(rec []byte) (time.Time, error) {
+// ReadCreatedAt reads only the creation time of rec.
+func ReadCreatedAt(rec []byte) (time.Time, error) {
 	r := reader{b: rec}
 	t := r.time()
 	if r.bad {
-		return time.Time{}, errCorrupt
+		return time.Time{}, ErrCorrupt
 	}
 	return t, nil
 }
 
-// decodeRecord decodes a record made by appendRecord. The string fields
-// share one allocation; the record's memory is not retained.
-func decodeRecord(rec []byte) (emulator.Transaction, error) {
+// Decode decodes a record made by Append. The string fields share one
+// allocation; the record's memory is not retained.
+func Decode(rec []byte) (emulator.Transaction, error) {
 	r := reader{b: rec}
 	createdAt := r.time()
 	var s stringTable
@@ -274,7 +280,7 @@ func decodeRecord(rec []byte) (emulator.Transaction, error) {
 	fixed := r.bytes(6)
 	windowSize, interactions, wrongOTPs := r.int(), r.int(), r.int()
 	if r.bad || r.off != len(r.b) {
-		return emulator.Transaction{}, errCorrupt
+		return emulator.Transaction{}, ErrCorrupt
 	}
 	s.all = string(strs)
 	return emulator.Transaction{

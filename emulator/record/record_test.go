@@ -1,4 +1,4 @@
-package memstore
+package record
 
 import (
 	"fmt"
@@ -59,8 +59,8 @@ func fullTx() emulator.Transaction {
 // roundTrip encodes and decodes t.
 func roundTrip(t *testing.T, tx emulator.Transaction) emulator.Transaction {
 	t.Helper()
-	rec := appendRecord(nil, &tx)
-	got, err := decodeRecord(rec)
+	rec := Append(nil, &tx)
+	got, err := Decode(rec)
 	if err != nil {
 		t.Fatalf("decode: %v", err)
 	}
@@ -81,7 +81,7 @@ func TestRecordRoundTrip(t *testing.T) {
 	extremes.Challenge.WrongOTPs = -1
 	extremes.PANLength = 255
 	extremes.Phase = 255
-	extremes.Challenge.Session = strings.Repeat("x", 3*recordBuf) // beyond the stack buffers
+	extremes.Challenge.Session = strings.Repeat("x", 3<<10) // a long record
 	tests := map[string]emulator.Transaction{
 		"full":       fullTx(),
 		"zero times": zeroTimes,
@@ -194,31 +194,31 @@ func TestRecordCoversEveryField(t *testing.T) {
 // reported, never decoded wrongly or panicking.
 func TestDecodeRejectsDamage(t *testing.T) {
 	tx := fullTx()
-	rec := appendRecord(nil, &tx)
+	rec := Append(nil, &tx)
 	for n := range len(rec) {
-		if _, err := decodeRecord(rec[:n]); err == nil {
+		if _, err := Decode(rec[:n]); err == nil {
 			t.Fatalf("record cut to %d of %d bytes decoded", n, len(rec))
 		}
-		_, _ = readKeys(rec[:n])
-		_, _ = readCreatedAt(rec[:n])
+		_, _ = ReadKeys(rec[:n])
+		_, _ = ReadCreatedAt(rec[:n])
 	}
-	if _, err := decodeRecord(append(rec, 0)); err == nil {
+	if _, err := Decode(append(rec, 0)); err == nil {
 		t.Error("record with a trailing byte decoded")
 	}
 }
 
 func TestReadKeys(t *testing.T) {
 	tx := fullTx()
-	rec := appendRecord(nil, &tx)
-	k, err := readKeys(rec)
+	rec := Append(nil, &tx)
+	k, err := ReadKeys(rec)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(k.ns) != tx.Namespace || string(k.id) != tx.ThreeDSServerTransID || string(k.ref) != tx.ExternalReferenceID {
-		t.Errorf("keys %q %q %q, want %q %q %q", k.ns, k.id, k.ref, tx.Namespace, tx.ThreeDSServerTransID, tx.ExternalReferenceID)
+	if string(k.NS) != tx.Namespace || string(k.ID) != tx.ThreeDSServerTransID || string(k.Ref) != tx.ExternalReferenceID {
+		t.Errorf("keys %q %q %q, want %q %q %q", k.NS, k.ID, k.Ref, tx.Namespace, tx.ThreeDSServerTransID, tx.ExternalReferenceID)
 	}
-	if created, err := readCreatedAt(rec); err != nil || created != tx.CreatedAt {
-		t.Errorf("readCreatedAt = %v, %v; want %v", created, err, tx.CreatedAt)
+	if created, err := ReadCreatedAt(rec); err != nil || created != tx.CreatedAt {
+		t.Errorf("ReadCreatedAt = %v, %v; want %v", created, err, tx.CreatedAt)
 	}
 }
 
@@ -252,8 +252,8 @@ func FuzzRecord(f *testing.F) {
 				OpenedAt: created.Add(time.Duration(n1)), DecidedAt: time.Unix(int64(n2), 0).UTC(),
 			},
 		}
-		rec := appendRecord(nil, &tx)
-		got, err := decodeRecord(rec)
+		rec := Append(nil, &tx)
+		got, err := Decode(rec)
 		if err != nil {
 			t.Fatalf("decode: %v", err)
 		}
@@ -267,7 +267,7 @@ func FuzzRecord(f *testing.F) {
 			t.Fatalf("round trip:\n got %+v\nwant %+v", got, tx)
 		}
 		for n := range len(rec) {
-			if _, err := decodeRecord(rec[:n]); err == nil {
+			if _, err := Decode(rec[:n]); err == nil {
 				t.Fatalf("record cut to %d of %d bytes decoded", n, len(rec))
 			}
 		}
@@ -276,18 +276,18 @@ func FuzzRecord(f *testing.F) {
 
 func BenchmarkEncodeRecord(b *testing.B) {
 	tx := fullTx()
-	var buf [recordBuf]byte
+	var buf [1024]byte
 	for b.Loop() {
-		appendRecord(buf[:0], &tx)
+		Append(buf[:0], &tx)
 	}
 }
 
 func BenchmarkDecodeRecord(b *testing.B) {
 	tx := fullTx()
-	rec := appendRecord(nil, &tx)
+	rec := Append(nil, &tx)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := decodeRecord(rec); err != nil {
+		if _, err := Decode(rec); err != nil {
 			b.Fatal(err)
 		}
 	}
