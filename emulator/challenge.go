@@ -50,8 +50,8 @@ type ChallengeView struct {
 	ExpiresIn time.Duration
 }
 
-// view is the challenge page of t.
-func (e *Engine) view(t Transaction, message string) ChallengeView {
+// view is the challenge page of t, whose scenario's rules are ch.
+func (e *Engine) view(t Transaction, ch *scenarios.Challenge, message string) ChallengeView {
 	date := t.CreatedAt.UTC()
 	if d, err := time.Parse("2006-01-02 15:04:05", t.Challenge.PurchaseDate); err == nil {
 		date = d
@@ -68,7 +68,7 @@ func (e *Engine) view(t Transaction, message string) ChallengeView {
 		Version:              t.Version,
 		PurchaseDate:         date,
 		WindowSize:           t.Challenge.WindowSize,
-		OTPHint:              "Sandbox: code " + e.passingOTP(t) + " passes",
+		OTPHint:              "Sandbox: code " + passingOTP(ch) + " passes",
 		AttemptsLeft:         max(maxWrongOTPs-t.Challenge.WrongOTPs, 0),
 		Message:              message,
 		ExpiresAt:            expires,
@@ -80,7 +80,7 @@ func (e *Engine) view(t Transaction, message string) ChallengeView {
 // the challenge: the first CReq starts the challenge window; a repeated
 // CReq of an open challenge (a reload) shows the page again.
 func (e *Engine) OpenChallenge(ctx context.Context, c CReq) (ChallengeView, error) {
-	t, err := e.get(ctx, c.ThreeDSServerTransID)
+	t, err := e.stored(ctx, c.ThreeDSServerTransID)
 	if err != nil {
 		return ChallengeView{}, err
 	}
@@ -92,27 +92,29 @@ func (e *Engine) OpenChallenge(ctx context.Context, c CReq) (ChallengeView, erro
 		return ChallengeView{}, NewError(CodeInvalidField, "203",
 			fmt.Sprintf("messageVersion %s differs from the transaction's %s", c.MessageVersion, t.Version), "messageVersion")
 	}
-	size := int(c.ChallengeWindowSize[1] - '0')
-	return e.open(ctx, t.ThreeDSServerTransID, size)
+	return e.open(ctx, t, int(c.ChallengeWindowSize[1]-'0'))
 }
 
 // OpenHostedChallenge opens the challenge of a transaction reached through
 // its hostedChallengeUrl, with the window size of the lookup.
 func (e *Engine) OpenHostedChallenge(ctx context.Context, threeDSServerTransID string) (ChallengeView, error) {
-	t, err := e.get(ctx, threeDSServerTransID)
+	t, err := e.stored(ctx, threeDSServerTransID)
 	if err != nil {
 		return ChallengeView{}, err
 	}
-	return e.open(ctx, t.ThreeDSServerTransID, t.Challenge.WindowSize)
+	return e.open(ctx, t, t.Challenge.WindowSize)
 }
 
-func (e *Engine) open(ctx context.Context, id string, size int) (ChallengeView, error) {
-	if err := e.challengeStep(ctx, id, viaBrowser); err != nil {
+// open opens the challenge of the stored transaction t in a window of size.
+func (e *Engine) open(ctx context.Context, t Transaction, size int) (ChallengeView, error) {
+	ch, err := e.challengeStep(ctx, t, viaBrowser)
+	if err != nil {
 		return ChallengeView{}, err
 	}
 	now := e.now()
-	t, err := e.store.Update(ctx, id, func(t *Transaction) error {
-		e.settleLocked(t, now)
+	id := t.ThreeDSServerTransID
+	t, err = e.store.Update(ctx, id, func(t *Transaction) error {
+		settleLocked(t, now, ch, e.cfg)
 		switch t.Phase {
 		case PhaseFinal:
 			return completedError(t)
@@ -127,7 +129,7 @@ func (e *Engine) open(ctx context.Context, id string, size int) (ChallengeView, 
 		return ChallengeView{}, e.stateFailure(err, id)
 	}
 	e.transactionEvent(ctx, t, EventCReq, fmt.Sprintf("challenge page shown, window size %d", size))
-	return e.view(t, ""), nil
+	return e.view(t, ch, ""), nil
 }
 
 // completedError is the 305 answer to a challenge step on a finished
@@ -142,9 +144,8 @@ func completedError(t *Transaction) *Error {
 		"threeDSServerTransID")
 }
 
-// passingOTP is the first OTP of the scenario that yields Y, or the default.
-func (e *Engine) passingOTP(t Transaction) string {
-	ch := e.challengeOf(t)
+// passingOTP is the first OTP of the rules that yields Y, or the default.
+func passingOTP(ch *scenarios.Challenge) string {
 	best := ""
 	for otp, o := range ch.OTPs {
 		if o.Status == "Y" && (best == "" || otp < best) {
@@ -213,17 +214,26 @@ func (e *Engine) decide(ctx context.Context, id string, c Choice, via apiCall, c
 	default:
 		return Decision{}, NewError(CodeInvalidField, "203", fmt.Sprintf("action %q: want pass, fail, cancel or otp", c.Action), "action")
 	}
-	if err := e.challengeStep(ctx, id, via); err != nil {
+	t, err := e.store.Get(ctx, id)
+	if err != nil {
+		return Decision{}, e.stateFailure(err, id)
+	}
+	if err := check(&t); err != nil {
+		return Decision{}, e.stateFailure(err, id)
+	}
+	ch, err := e.challengeStep(ctx, t, via)
+	if err != nil {
 		return Decision{}, err
 	}
 	now := e.now()
 	var message string
-	final := false
-	t, err := e.store.Update(ctx, id, func(t *Transaction) error {
+	var final bool
+	t, err = e.store.Update(ctx, id, func(t *Transaction) error {
+		message, final = "", false // fn may run again after a conflicting write
 		if err := check(t); err != nil {
 			return err
 		}
-		e.settleLocked(t, now)
+		settleLocked(t, now, ch, e.cfg)
 		if t.Phase == PhaseFinal {
 			return completedError(t)
 		}
@@ -232,7 +242,6 @@ func (e *Engine) decide(ctx context.Context, id string, c Choice, via apiCall, c
 		}
 		t.Phase = PhaseChallengeOpened
 		t.Challenge.Interactions++
-		ch := e.challengeOf(*t)
 		var o scenarios.Outcome
 		switch c.Action {
 		case "pass":
@@ -255,7 +264,7 @@ func (e *Engine) decide(ctx context.Context, id string, c Choice, via apiCall, c
 		}
 		t.Challenge.Decision = c.Action
 		t.Challenge.DecidedAt = now
-		e.finish(t, o.Status, o.Reason, o.ECI, o.ChallengeCancel)
+		finish(t, o.Status, o.Reason, o.ECI, o.ChallengeCancel)
 		final = true
 		return nil
 	})
@@ -265,7 +274,7 @@ func (e *Engine) decide(ctx context.Context, id string, c Choice, via apiCall, c
 	d := Decision{Final: final, TransStatus: t.Status, NotificationURL: t.Challenge.NotificationURL}
 	if !final {
 		e.transactionEvent(ctx, t, EventAttempt, message)
-		d.View = e.view(t, message)
+		d.View = e.view(t, ch, message)
 		return d, nil
 	}
 	e.transactionEvent(ctx, t, EventDecision, describeChoice(c, t))
@@ -350,7 +359,7 @@ type Result struct {
 // Notification is the result of the transaction a final CRes names, as
 // the emulator, acting as its own Requestor, learns it.
 func (e *Engine) Notification(ctx context.Context, c CRes) (Result, error) {
-	t, err := e.get(ctx, c.ThreeDSServerTransID)
+	t, err := e.stored(ctx, c.ThreeDSServerTransID)
 	if err != nil {
 		return Result{}, err
 	}
@@ -374,27 +383,32 @@ var defaultChallenge = scenarios.Challenge{
 	Cancel: scenarios.Outcome{Status: "N", Reason: "01", ChallengeCancel: "01"},
 }
 
-// challengeOf returns the challenge rules of t's scenario.
-func (e *Engine) challengeOf(t Transaction) *scenarios.Challenge {
-	if sc, ok := e.scenarioByID(t.Namespace, t.ScenarioID); ok && sc.Challenge != nil {
+// challengeRules are the challenge rules of a transaction's scenario, or
+// the reference's when it has none (any more).
+func challengeRules(sc *scenarios.Scenario) *scenarios.Challenge {
+	if sc != nil && sc.Challenge != nil {
 		return sc.Challenge
 	}
 	return &defaultChallenge
 }
 
-// challengeStep applies the challenge-step delay and fault of the
-// transaction's scenario.
-func (e *Engine) challengeStep(ctx context.Context, id string, via apiCall) error {
-	var sc *scenarios.Scenario
-	if t, err := e.store.Get(ctx, id); err == nil {
-		sc, _ = e.scenarioByID(t.Namespace, t.ScenarioID)
+// challengeStep finds the scenario of t, applies the delay and fault of
+// its challenge step, and returns its challenge rules. A transaction's
+// scenario never changes, so the rules are found before its atomic
+// update, never inside it.
+func (e *Engine) challengeStep(ctx context.Context, t Transaction, via apiCall) (*scenarios.Challenge, error) {
+	sc, err := e.scenarioByID(ctx, t.Namespace, t.ScenarioID)
+	if err != nil {
+		return nil, err
 	}
-	// An unknown transaction is the step's own to report.
-	return e.applyStep(ctx, sc, StepChallenge, via)
+	if err := e.applyStep(ctx, sc, StepChallenge, via); err != nil {
+		return nil, err
+	}
+	return challengeRules(sc), nil
 }
 
-// get returns a transaction by id, settled to the present.
-func (e *Engine) get(ctx context.Context, id string) (Transaction, error) {
+// stored returns a transaction by id, settled to the present.
+func (e *Engine) stored(ctx context.Context, id string) (Transaction, error) {
 	t, err := e.store.Get(ctx, id)
 	if err != nil {
 		return Transaction{}, e.stateFailure(err, id)
@@ -419,14 +433,26 @@ func (e *Engine) settle(ctx context.Context, t Transaction) (Transaction, error)
 	if t.Phase == PhaseFinal {
 		return t, nil
 	}
+	sc, err := e.scenarioByID(ctx, t.Namespace, t.ScenarioID)
+	if err != nil {
+		return Transaction{}, err
+	}
+	return e.settleWith(ctx, t, challengeRules(sc))
+}
+
+// settleWith is settle with the transaction's challenge rules known.
+func (e *Engine) settleWith(ctx context.Context, t Transaction, ch *scenarios.Challenge) (Transaction, error) {
+	if t.Phase == PhaseFinal {
+		return t, nil
+	}
 	now := e.now()
 	probe := t
-	if !e.settleLocked(&probe, now) {
+	if !settleLocked(&probe, now, ch, e.cfg) {
 		return t, nil
 	}
 	changed := false
 	settled, err := e.store.Update(ctx, t.ThreeDSServerTransID, func(t *Transaction) error {
-		changed = e.settleLocked(t, now)
+		changed = settleLocked(t, now, ch, e.cfg)
 		return nil
 	})
 	if err == nil && changed {
@@ -439,13 +465,12 @@ func (e *Engine) settle(ctx context.Context, t Transaction) (Transaction, error)
 	return settled, err
 }
 
-// settleLocked applies a due automatic decision or timeout to t and tells
-// whether it changed anything.
-func (e *Engine) settleLocked(t *Transaction, now time.Time) bool {
+// settleLocked applies a due automatic decision (by the rules ch) or a
+// timeout (by cfg) to t and tells whether it changed anything.
+func settleLocked(t *Transaction, now time.Time, ch *scenarios.Challenge, cfg Config) bool {
 	if t.Phase == PhaseFinal {
 		return false
 	}
-	ch := e.challengeOf(*t)
 	if ch.Auto != "" && !now.Before(t.CreatedAt.Add(ch.AutoAfter)) {
 		o := ch.Pass
 		switch ch.Auto {
@@ -456,22 +481,22 @@ func (e *Engine) settleLocked(t *Transaction, now time.Time) bool {
 		}
 		t.Challenge.Decision = "auto-" + ch.Auto
 		t.Challenge.DecidedAt = t.CreatedAt.Add(ch.AutoAfter)
-		e.finish(t, o.Status, o.Reason, o.ECI, o.ChallengeCancel)
+		finish(t, o.Status, o.Reason, o.ECI, o.ChallengeCancel)
 		return true
 	}
 	switch t.Phase {
 	case PhaseChallengePending:
-		if now.Sub(t.CreatedAt) > e.cfg.FirstCReqTimeout {
+		if now.Sub(t.CreatedAt) > cfg.FirstCReqTimeout {
 			t.Challenge.Decision = "timeout-first-creq"
-			t.Challenge.DecidedAt = t.CreatedAt.Add(e.cfg.FirstCReqTimeout)
-			e.finish(t, "N", "14", "", "05")
+			t.Challenge.DecidedAt = t.CreatedAt.Add(cfg.FirstCReqTimeout)
+			finish(t, "N", "14", "", "05")
 			return true
 		}
 	case PhaseChallengeOpened:
-		if now.Sub(t.Challenge.OpenedAt) > e.cfg.ChallengeTimeout {
+		if now.Sub(t.Challenge.OpenedAt) > cfg.ChallengeTimeout {
 			t.Challenge.Decision = "timeout-challenge"
-			t.Challenge.DecidedAt = t.Challenge.OpenedAt.Add(e.cfg.ChallengeTimeout)
-			e.finish(t, "N", "14", "", "04")
+			t.Challenge.DecidedAt = t.Challenge.OpenedAt.Add(cfg.ChallengeTimeout)
+			finish(t, "N", "14", "", "04")
 			return true
 		}
 	}

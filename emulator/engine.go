@@ -46,8 +46,8 @@ type Config struct {
 	// between calls (hot reload).
 	Catalogue func() *scenarios.Catalogue
 	// Runtime holds the scenarios added through the admin API, per
-	// namespace; they win over the catalogue. Nil: an empty one.
-	Runtime *scenarios.Runtime
+	// namespace; they win over the catalogue. Nil: in memory.
+	Runtime RuntimeScenarios
 	// Events receives every event of every transaction (the console's
 	// journal); nil records none.
 	Events EventSink
@@ -91,7 +91,7 @@ func New(cfg Config, store Store) (*Engine, error) {
 		cfg.Schemes = t
 	}
 	if cfg.Runtime == nil {
-		cfg.Runtime = &scenarios.Runtime{}
+		cfg.Runtime = NewMemoryRuntime(&scenarios.Runtime{})
 	}
 	if cfg.FirstCReqTimeout <= 0 {
 		cfg.FirstCReqTimeout = DefaultFirstCReqTimeout
@@ -126,7 +126,16 @@ func (e *Engine) Catalogue() *scenarios.Catalogue { return e.cfg.Catalogue() }
 
 // Runtime returns the runtime scenarios, which the admin API changes and
 // lookups match first.
-func (e *Engine) Runtime() *scenarios.Runtime { return e.cfg.Runtime }
+func (e *Engine) Runtime() RuntimeScenarios { return e.cfg.Runtime }
+
+// Ping tells whether the state behind the engine answers now: nil for a
+// store in memory.
+func (e *Engine) Ping(ctx context.Context) error {
+	if p, ok := e.store.(Pinger); ok {
+		return p.Ping(ctx)
+	}
+	return nil
+}
 
 // Events returns the sink the engine records its events into; nil when
 // none is configured.
@@ -157,14 +166,17 @@ type APICall struct {
 // error comes back as *Error, an injected transport fault as *Fault.
 func (e *Engine) Lookup(ctx context.Context, ns string, req LookupRequest, call APICall) (LookupResponse, error) {
 	var sc *scenarios.Scenario
+	var err error
 	if call.ScenarioID != "" {
-		var ok bool
-		if sc, ok = e.scenarioByID(ns, call.ScenarioID); !ok {
+		if sc, err = e.scenarioByID(ctx, ns, call.ScenarioID); err != nil {
+			return LookupResponse{}, err
+		}
+		if sc == nil {
 			return LookupResponse{}, NewError(CodeUnknownScenario, "203",
 				fmt.Sprintf("no scenario with id %q (see GET /scenarios)", call.ScenarioID), "X-Scenario")
 		}
-	} else {
-		sc = e.match(ns, scenarioRequest(req))
+	} else if sc, err = e.match(ctx, ns, scenarioRequest(req)); err != nil {
+		return LookupResponse{}, err
 	}
 	if err := e.applyStep(ctx, sc, StepLookup, viaAPI); err != nil {
 		return LookupResponse{}, err
@@ -250,7 +262,7 @@ func (e *Engine) newTransaction(ns string, req LookupRequest, sc *scenarios.Scen
 		t.Version = negotiateVersion(req.MessageVersion, f.Version)
 		t.Phase = PhaseFinal
 		t.AuthenticationType = f.AuthenticationType
-		e.finish(&t, f.Status, f.Reason, f.ECI, "")
+		finish(&t, f.Status, f.Reason, f.ECI, "")
 	}
 	if req.RequestFeatures == 2 && t.Version >= "2.2.0" {
 		t.WhiteListStatus, t.WhiteListStatusSrc = "U", "03"
@@ -284,7 +296,7 @@ func (e *Engine) challengeIndication(t Transaction) (ChallengeIndication, error)
 
 // finish sets the final result of t: status, reason, ECI (the override, or
 // the scheme table) and the authentication value for Y and A.
-func (e *Engine) finish(t *Transaction, status, reason, eciOverride, cancel string) {
+func finish(t *Transaction, status, reason, eciOverride, cancel string) {
 	if t.Version < "2.2.0" {
 		status, reason = downgrade210(status, reason)
 		if t.AuthenticationType == "04" {
@@ -321,7 +333,9 @@ func (e *Engine) Enquiry(ctx context.Context, ns string, req EnquiryRequest, cal
 	}
 	var sc *scenarios.Scenario
 	if err == nil {
-		sc, _ = e.scenarioByID(ns, t.ScenarioID)
+		if sc, err = e.scenarioByID(ctx, ns, t.ScenarioID); err != nil {
+			return EnquiryResponse{}, err
+		}
 	}
 	if err := e.applyStep(ctx, sc, StepEnquiry, viaAPI); err != nil {
 		return EnquiryResponse{}, err
@@ -329,7 +343,7 @@ func (e *Engine) Enquiry(ctx context.Context, ns string, req EnquiryRequest, cal
 	if err != nil {
 		return EnquiryResponse{}, e.lookupFailure(err, field, value)
 	}
-	t, err = e.settle(ctx, t)
+	t, err = e.settleWith(ctx, t, challengeRules(sc))
 	if err != nil {
 		return EnquiryResponse{}, e.lookupFailure(err, field, value)
 	}
@@ -344,6 +358,9 @@ func (e *Engine) lookupFailure(err error, field, value string) error {
 	if errors.Is(err, ErrNotFound) {
 		return NewError(CodeUnknownTransaction, "301",
 			fmt.Sprintf("no transaction with %s %q for this token", field, value), field)
+	}
+	if _, ok := AsError(err); ok {
+		return err
 	}
 	return fmt.Errorf("find transaction by %s: %w", field, err)
 }
@@ -413,20 +430,33 @@ func downgrade210(status, reason string) (string, string) {
 
 // match picks the scenario of a request for namespace ns.
 // The namespace's runtime scenarios win over the catalogue.
-func (e *Engine) match(ns string, r scenarios.Request) *scenarios.Scenario {
-	if sc, ok := e.cfg.Runtime.Match(ns, r); ok {
-		return sc
+func (e *Engine) match(ctx context.Context, ns string, r scenarios.Request) (*scenarios.Scenario, error) {
+	rt, err := e.cfg.Runtime.Catalogue(ctx, ns)
+	if err != nil {
+		return nil, fmt.Errorf("runtime scenarios: %w", err)
 	}
-	return e.cfg.Catalogue().Match(r)
+	if rt != nil {
+		if sc := rt.Match(r); sc != nil {
+			return sc, nil
+		}
+	}
+	return e.cfg.Catalogue().Match(r), nil
 }
 
 // scenarioByID finds a scenario visible to namespace ns: its own runtime
-// scenarios first, then the catalogue.
-func (e *Engine) scenarioByID(ns, id string) (*scenarios.Scenario, bool) {
-	if sc, ok := e.cfg.Runtime.ByID(ns, id); ok {
-		return sc, true
+// scenarios first, then the catalogue; nil when there is none (any more).
+func (e *Engine) scenarioByID(ctx context.Context, ns, id string) (*scenarios.Scenario, error) {
+	rt, err := e.cfg.Runtime.Catalogue(ctx, ns)
+	if err != nil {
+		return nil, fmt.Errorf("runtime scenarios: %w", err)
 	}
-	return e.cfg.Catalogue().ByID(id)
+	if rt != nil {
+		if sc, ok := rt.ByID(id); ok {
+			return sc, nil
+		}
+	}
+	sc, _ := e.cfg.Catalogue().ByID(id)
+	return sc, nil
 }
 
 // negotiateVersion picks the protocol version of a transaction: the lower

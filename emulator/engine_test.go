@@ -344,7 +344,7 @@ func TestLookupScenarioChoice(t *testing.T) {
 	}
 	// A runtime scenario of the namespace wins over the catalogue, and no
 	// other namespace sees it.
-	if _, err := f.Runtime().Add(ns, []byte("scenarios:\n  - id: mine\n    match: {cardNumber: \"4000000000009003\"}\n    frictionless: {status: R, reason: \"11\"}\n")); err != nil {
+	if _, err := f.Runtime().Add(context.Background(), ns, []byte("scenarios:\n  - id: mine\n    match: {cardNumber: \"4000000000009003\"}\n    frictionless: {status: R, reason: \"11\"}\n")); err != nil {
 		t.Fatal(err)
 	}
 	if got := f.lookup("4000000000009003", nil); got.Status != "R" || got.StatusReason != "11" {
@@ -378,7 +378,7 @@ func TestLookupVersionAndWhiteList(t *testing.T) {
 	if old.WhiteListStatus != "" {
 		t.Errorf("2.1.0 answer has whiteListStatus %q", old.WhiteListStatus)
 	}
-	if _, err := f.Runtime().Add(ns, []byte("scenarios:\n  - id: wl\n    match: {cardNumber: \"4111111111111111\"}\n    frictionless: {status: Y}\n    whiteList: {status: Y, source: \"03\"}\n")); err != nil {
+	if _, err := f.Runtime().Add(context.Background(), ns, []byte("scenarios:\n  - id: wl\n    match: {cardNumber: \"4111111111111111\"}\n    frictionless: {status: Y}\n    whiteList: {status: Y, source: \"03\"}\n")); err != nil {
 		t.Fatal(err)
 	}
 	if w := f.lookup("4111111111111111", func(r *emulator.LookupRequest) { r.RequestFeatures = 2 }); w.WhiteListStatus != "Y" {
@@ -406,7 +406,7 @@ func TestDowngrade210(t *testing.T) {
 		t.Run(tt.doc, func(t *testing.T) {
 			card := luhn(fmt.Sprintf("41111111111110%d", i))
 			doc := fmt.Sprintf("scenarios:\n  - id: down-%d\n    match: {cardNumber: %q}\n    %s\n", i, card, tt.doc)
-			if _, err := f.Runtime().Add(ns, []byte(doc)); err != nil {
+			if _, err := f.Runtime().Add(context.Background(), ns, []byte(doc)); err != nil {
 				t.Fatal(err)
 			}
 			got := f.lookup(card, func(r *emulator.LookupRequest) { r.MessageVersion = "2.1.0" })
@@ -788,7 +788,7 @@ func TestStepFaults(t *testing.T) {
     delay: 50ms
     frictionless: {status: Y}
 `
-	if _, err := f.Runtime().Add(ns, []byte(doc)); err != nil {
+	if _, err := f.Runtime().Add(context.Background(), ns, []byte(doc)); err != nil {
 		t.Fatal(err)
 	}
 	_, err := f.Lookup(ctx, ns, f.request("4111111111111111"), emulator.APICall{})

@@ -33,6 +33,7 @@ const (
 	CodeNotFound           ErrorCode = "RT04" // no such route
 	CodeMethodNotAllowed   ErrorCode = "RT05" // route exists, method does not
 	CodeInternal           ErrorCode = "SY01" // unexpected failure of the emulator itself (EMV 404)
+	CodeStoreUnavailable   ErrorCode = "SY02" // the shared state store is unreachable or slow (EMV 403)
 	CodeBusy               ErrorCode = "SY03" // too many requests held in scenario delays (EMV 403)
 	CodeScenarioTimeout    ErrorCode = "SC02" // scenario: transaction timed out (EMV 402)
 	CodeScenarioTransient  ErrorCode = "SC03" // scenario: transient system failure (EMV 403)
@@ -85,11 +86,17 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%s (EMV %s): %s", e.Code, e.EMVCode, e.Message)
 }
 
-// AsError returns err as an *Error when it is (or wraps) one.
+// AsError returns err as an *Error when it is (or wraps) one. An error
+// wrapping ErrUnavailable becomes the error CodeStoreUnavailable: a
+// transient system failure (EMV 403) that a retry may cure.
 func AsError(err error) (*Error, bool) {
 	var e *Error
 	if errors.As(err, &e) {
 		return e, true
+	}
+	if errors.Is(err, ErrUnavailable) {
+		return NewError(CodeStoreUnavailable, "403",
+			"the sandbox's shared state store is unreachable or too slow; nothing was changed, try again", "store"), true
 	}
 	return nil, false
 }

@@ -113,6 +113,18 @@ type ChallengeState struct {
 // ErrNotFound is returned by a Store for an unknown (or evicted) transaction.
 var ErrNotFound = errors.New("transaction not found")
 
+// ErrUnavailable is wrapped by a store (or any state behind the engine)
+// that cannot be reached or did not answer in time. The engine's callers
+// get it as the error CodeStoreUnavailable (see AsError); nothing is
+// changed by the failed call.
+var ErrUnavailable = errors.New("state store unavailable")
+
+// Pinger is implemented by stores that can be unreachable: Ping tells
+// whether the store answers now.
+type Pinger interface {
+	Ping(ctx context.Context) error
+}
+
 // Store keeps transactions. Implementations must be safe for concurrent use.
 // Transaction ids (ThreeDSServerTransID) are globally unique; external
 // references are unique only within a namespace, and the newest
@@ -125,8 +137,12 @@ type Store interface {
 	// GetByExternalRef returns the newest transaction of the namespace that
 	// carries this externalReferenceId.
 	GetByExternalRef(ctx context.Context, namespace, ref string) (Transaction, error)
-	// Update applies fn to the stored transaction atomically: no other
-	// Update of the same transaction interleaves. When fn returns an error
-	// nothing is stored and the error is returned.
+	// Update applies fn to the stored transaction atomically: the change
+	// is stored only if no other change of the same transaction came in
+	// between, so of concurrent Updates each sees the result of the one
+	// before. fn may be called more than once (a shared store retries
+	// after a conflicting write): it must depend only on the transaction
+	// it is given. When fn returns an error nothing is stored and the
+	// error is returned.
 	Update(ctx context.Context, id string, fn func(*Transaction) error) (Transaction, error)
 }

@@ -152,9 +152,26 @@ func (d *decoder) parseTop(f *File, root *yaml.Node) {
 		if len(d.problems) == before {
 			s.Source = Position{File: f.Name, Line: resolve(item).Line}
 			s.Pack = packOf(f.Name, false)
+			if f.Name == RuntimeFile {
+				s.doc = documentOf(item)
+			}
 			f.Scenarios = append(f.Scenarios, s)
 		}
 	}
+}
+
+// documentOf is the scenario file that holds only the scenario of item.
+// It cannot fail: item was just decoded from YAML.
+func documentOf(item *yaml.Node) []byte {
+	doc := &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{
+		{Kind: yaml.ScalarNode, Tag: "!!str", Value: "scenarios"},
+		{Kind: yaml.SequenceNode, Content: []*yaml.Node{resolve(item)}},
+	}}
+	out, err := yaml.Marshal(doc)
+	if err != nil {
+		return nil
+	}
+	return out
 }
 
 // parseScenario decodes one item of the scenarios list. fallback is the

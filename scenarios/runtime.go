@@ -55,16 +55,10 @@ type Runtime struct {
 // naming the problems of the document (under RuntimeFile), or an error
 // wrapping ErrExists or ErrLimit.
 func (rt *Runtime) Add(ns string, data []byte) ([]Scenario, error) {
-	f, problems := parseFile(RuntimeFile, data)
-	if f.Fallback != "" {
-		problems = append(problems, Problem{File: RuntimeFile, Line: f.fallbackLine,
-			Reason: "runtime scenarios cannot set fallback: every scenario needs a match"})
-	}
-	problems = append(problems, checkDuplicates([]*File{f})...)
-	if err := loadError(problems); err != nil {
+	added, err := ParseRuntime(data)
+	if err != nil {
 		return nil, err
 	}
-	setPack(f, RuntimePack)
 
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
@@ -75,19 +69,44 @@ func (rt *Runtime) Add(ns string, data []byte) ([]Scenario, error) {
 	} else if len(rt.spaces) >= limit(rt.MaxNamespaces, DefaultMaxRuntimeNamespaces) {
 		return nil, fmt.Errorf("%w: %d namespaces hold runtime scenarios already", ErrLimit, len(rt.spaces))
 	}
-	if max := limit(rt.MaxScenarios, DefaultMaxRuntimeScenarios); len(current)+len(f.Scenarios) > max {
+	if max := limit(rt.MaxScenarios, DefaultMaxRuntimeScenarios); len(current)+len(added) > max {
 		return nil, fmt.Errorf("%w: the namespace holds %d scenarios, adding %d would pass the limit of %d",
-			ErrLimit, len(current), len(f.Scenarios), max)
+			ErrLimit, len(current), len(added), max)
 	}
-	if err := conflicts(current, f.Scenarios); err != nil {
+	if err := conflicts(current, added); err != nil {
 		return nil, err
 	}
 	if rt.spaces == nil {
 		rt.spaces = map[string]*Catalogue{}
 	}
-	rt.spaces[ns] = newRuntimeCatalogue(append(slices.Clone(current), f.Scenarios...))
-	return slices.Clone(f.Scenarios), nil
+	rt.spaces[ns] = NewRuntimeCatalogue(append(slices.Clone(current), added...))
+	return slices.Clone(added), nil
 }
+
+// ParseRuntime parses a runtime scenario document (the admin API's body)
+// with the rules of a file, except that it may not set fallback and every
+// scenario needs a match; duplicate ids and selectors inside it are
+// refused. Problems come back as a *LoadError under RuntimeFile. Each
+// scenario keeps a document of itself alone (Scenario.Document), which
+// ParseRuntime reads back into the same scenario.
+func ParseRuntime(data []byte) ([]Scenario, error) {
+	f, problems := parseFile(RuntimeFile, data)
+	if f.Fallback != "" {
+		problems = append(problems, Problem{File: RuntimeFile, Line: f.fallbackLine,
+			Reason: "runtime scenarios cannot set fallback: every scenario needs a match"})
+	}
+	problems = append(problems, checkDuplicates([]*File{f})...)
+	if err := loadError(problems); err != nil {
+		return nil, err
+	}
+	setPack(f, RuntimePack)
+	return f.Scenarios, nil
+}
+
+// Conflicts returns an error wrapping ErrExists when a scenario of added
+// has the id, or the selector key, of one of current: a namespace may hold
+// neither twice.
+func Conflicts(current, added []Scenario) error { return conflicts(current, added) }
 
 // conflicts reports the first added scenario whose id, or whose match and
 // priority, is already in current.
@@ -96,13 +115,13 @@ func conflicts(current, added []Scenario) error {
 	keys := map[string]string{}
 	for _, s := range current {
 		ids[s.ID] = true
-		keys[matchKey(s.Match, s.Priority)] = s.ID
+		keys[s.SelectorKey()] = s.ID
 	}
 	for _, s := range added {
 		if ids[s.ID] {
 			return fmt.Errorf("%w: id %s is taken in this namespace; delete it first", ErrExists, s.ID)
 		}
-		if other, ok := keys[matchKey(s.Match, s.Priority)]; ok {
+		if other, ok := keys[s.SelectorKey()]; ok {
 			return fmt.Errorf("%w: scenario %s has the same selectors and priority as %s", ErrExists, s.ID, other)
 		}
 	}
@@ -117,15 +136,24 @@ func limit(n, def int) int {
 	return n
 }
 
-// newRuntimeCatalogue indexes the scenarios of one namespace; it has no
-// fallback.
-func newRuntimeCatalogue(list []Scenario) *Catalogue {
+// NewRuntimeCatalogue indexes the runtime scenarios of one namespace, in
+// the order they were added. It has no fallback: Match returns nil when
+// none of them matches.
+func NewRuntimeCatalogue(list []Scenario) *Catalogue {
 	c := &Catalogue{scenarios: list, byID: make(map[string]*Scenario, len(list))}
 	for i := range c.scenarios {
 		c.byID[c.scenarios[i].ID] = &c.scenarios[i]
 	}
 	c.index = newMatchIndex(c.scenarios)
 	return c
+}
+
+// Catalogue returns the runtime scenarios of namespace ns as a catalogue
+// without a fallback, or nil when ns has none.
+func (rt *Runtime) Catalogue(ns string) *Catalogue {
+	rt.mu.RLock()
+	defer rt.mu.RUnlock()
+	return rt.spaces[ns]
 }
 
 // List returns the scenarios of namespace ns in the order they were added.
@@ -180,7 +208,7 @@ func (rt *Runtime) Delete(ns, id string) bool {
 		delete(rt.spaces, ns)
 		return true
 	}
-	rt.spaces[ns] = newRuntimeCatalogue(rest)
+	rt.spaces[ns] = NewRuntimeCatalogue(rest)
 	return true
 }
 

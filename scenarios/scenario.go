@@ -47,7 +47,21 @@ type Scenario struct {
 
 	// Source is where the scenario was defined.
 	Source Position
+
+	// doc is the scenario as a document of its own, for runtime scenarios
+	// (see ParseRuntime); nil for the files'.
+	doc []byte
 }
+
+// Document returns a runtime scenario as a scenario document of its own,
+// which ParseRuntime reads back into the same scenario: what a shared
+// store keeps. It is nil for the scenarios of files.
+func (s *Scenario) Document() []byte { return s.doc }
+
+// SelectorKey is a canonical text of the scenario's match and priority:
+// two scenarios with the same key select exactly the same requests with
+// the same weight, so a namespace may not hold both.
+func (s *Scenario) SelectorKey() string { return matchKey(s.Match, s.Priority) }
 
 // Flow tells which of the three results the scenario carries.
 func (s *Scenario) Flow() Flow {

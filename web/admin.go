@@ -35,7 +35,12 @@ func (s *Server) runtimeEntries(list []scenarios.Scenario) []CatalogueEntry {
 }
 
 func (s *Server) handleAdminList(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]any{"scenarios": s.runtimeEntries(s.cfg.Engine.Runtime().List(namespaceOf(r.Context())))})
+	list, err := s.cfg.Engine.Runtime().List(r.Context(), namespaceOf(r.Context()))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"scenarios": s.runtimeEntries(list)})
 }
 
 // scenarioDocTypes are the content types of a scenario document.
@@ -58,7 +63,7 @@ func (s *Server) handleAdminAdd(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, emulator.NewError(emulator.CodeMalformedJSON, "101", "the request body could not be read", ""))
 		return
 	}
-	added, err := s.cfg.Engine.Runtime().Add(namespaceOf(r.Context()), body)
+	added, err := s.cfg.Engine.Runtime().Add(r.Context(), namespaceOf(r.Context()), body)
 	if err != nil {
 		s.writeError(w, r, adminError(err))
 		return
@@ -95,7 +100,12 @@ func firstLine(s string) string {
 
 func (s *Server) handleAdminDelete(w http.ResponseWriter, r *http.Request) {
 	id := mux.Vars(r)["id"]
-	if !s.cfg.Engine.Runtime().Delete(namespaceOf(r.Context()), id) {
+	deleted, err := s.cfg.Engine.Runtime().Delete(r.Context(), namespaceOf(r.Context()), id)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if !deleted {
 		s.writeError(w, r, emulator.NewError(emulator.CodeScenarioNotFound, "203",
 			fmt.Sprintf("no runtime scenario %q for this token", id), "id"))
 		return
@@ -104,6 +114,10 @@ func (s *Server) handleAdminDelete(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleAdminReset(w http.ResponseWriter, r *http.Request) {
-	n := s.cfg.Engine.Runtime().Reset(namespaceOf(r.Context()))
+	n, err := s.cfg.Engine.Runtime().Reset(r.Context(), namespaceOf(r.Context()))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
 	writeJSON(w, http.StatusOK, map[string]int{"deleted": n})
 }

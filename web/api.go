@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -8,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/wire"
@@ -212,11 +214,21 @@ func (s *Server) handleSchema(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(scenarios.Schema())
 }
 
+// readyTimeout bounds the store check of a readiness probe.
+const readyTimeout = time.Second
+
 // handleReady serves GET /readyz: 200 once the emulator serves its
-// scenarios, 503 before and while it shuts down.
+// scenarios and its state store answers; 503 before, while it shuts down,
+// and while the store is unreachable (and 200 again when it comes back).
 func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {
 	if !s.ready.Load() {
-		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "not ready"})
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "not ready", "reason": "starting or draining"})
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
+	defer cancel()
+	if err := s.cfg.Engine.Ping(ctx); err != nil {
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "not ready", "reason": "state store unreachable: " + err.Error()})
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"status": "ready", "scenarios": s.cfg.Engine.Catalogue().Len()})

@@ -36,6 +36,7 @@ var httpStatus = map[emulator.ErrorCode]int{
 	emulator.CodeMethodNotAllowed:   http.StatusMethodNotAllowed,
 	emulator.CodeInternal:           http.StatusInternalServerError,
 	emulator.CodeBusy:               http.StatusServiceUnavailable,
+	emulator.CodeStoreUnavailable:   http.StatusServiceUnavailable,
 	emulator.CodeScenarioTimeout:    http.StatusGatewayTimeout,
 	emulator.CodeScenarioTransient:  http.StatusServiceUnavailable,
 	emulator.CodeScenarioPermanent:  http.StatusInternalServerError,
@@ -161,9 +162,12 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		return
 	}
 	e, ok := emulator.AsError(err)
-	if !ok {
+	switch {
+	case !ok:
 		s.log.ErrorContext(r.Context(), "internal error", slog.String("request_id", requestID(r)), slog.Any("err", err))
 		e = emulator.NewError(emulator.CodeInternal, "404", "internal error of the emulator (request "+requestID(r)+")", "")
+	case e.Code == emulator.CodeStoreUnavailable:
+		s.log.WarnContext(r.Context(), "state store unavailable", slog.String("request_id", requestID(r)), slog.Any("err", err))
 	}
 	status := StatusOf(e)
 	if !wantsPage(r) {

@@ -115,7 +115,7 @@ func New(c Config, log *slog.Logger) (*Sandbox, error) {
 		ChallengeTimeout: c.ChallengeTimeout,
 		Schemes:          schemes,
 		Catalogue:        source.Current,
-		Runtime:          &scenarios.Runtime{},
+		Runtime:          emulator.NewMemoryRuntime(&scenarios.Runtime{}),
 		Events:           events,
 		Chaos:            chaos,
 		MaxDelayed:       c.MaxDelayed,

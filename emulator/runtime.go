@@ -1,0 +1,54 @@
+package emulator
+
+import (
+	"context"
+
+	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
+)
+
+// RuntimeScenarios holds the scenarios each namespace adds at run time
+// through the admin API; a namespace's own win over the catalogue. It is
+// state that outlives a request: in memory by default, shared by every
+// replica in a shared store. Implementations are safe for concurrent use;
+// the scenarios they return must not be modified.
+type RuntimeScenarios interface {
+	// Add parses a scenario document (scenarios.ParseRuntime) and adds its
+	// scenarios to namespace ns all at once or not at all. It returns the
+	// added scenarios, a *scenarios.LoadError, or an error wrapping
+	// scenarios.ErrExists or scenarios.ErrLimit.
+	Add(ctx context.Context, ns string, doc []byte) ([]scenarios.Scenario, error)
+	// List returns the scenarios of ns in the order they were added.
+	List(ctx context.Context, ns string) ([]scenarios.Scenario, error)
+	// Delete removes the scenario id of ns and reports whether it was there.
+	Delete(ctx context.Context, ns, id string) (bool, error)
+	// Reset removes every scenario of ns and returns how many there were.
+	Reset(ctx context.Context, ns string) (int, error)
+	// Catalogue returns the scenarios of ns as a catalogue without a
+	// fallback, or nil when ns has none. A change made anywhere is seen
+	// within a second.
+	Catalogue(ctx context.Context, ns string) (*scenarios.Catalogue, error)
+}
+
+// memoryRuntime is the in-process RuntimeScenarios.
+type memoryRuntime struct{ rt *scenarios.Runtime }
+
+// NewMemoryRuntime keeps the runtime scenarios in rt, in this process.
+func NewMemoryRuntime(rt *scenarios.Runtime) RuntimeScenarios { return memoryRuntime{rt} }
+
+func (m memoryRuntime) Add(_ context.Context, ns string, doc []byte) ([]scenarios.Scenario, error) {
+	return m.rt.Add(ns, doc)
+}
+
+func (m memoryRuntime) List(_ context.Context, ns string) ([]scenarios.Scenario, error) {
+	return m.rt.List(ns), nil
+}
+
+func (m memoryRuntime) Delete(_ context.Context, ns, id string) (bool, error) {
+	return m.rt.Delete(ns, id), nil
+}
+
+func (m memoryRuntime) Reset(_ context.Context, ns string) (int, error) { return m.rt.Reset(ns), nil }
+
+func (m memoryRuntime) Catalogue(_ context.Context, ns string) (*scenarios.Catalogue, error) {
+	return m.rt.Catalogue(ns), nil
+}
