@@ -2,8 +2,8 @@ package scenarios
 
 import (
 	"errors"
-	"reflect"
 	"fmt"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
