@@ -1,0 +1,141 @@
+// Package redisstore keeps the engine's shared state in Redis (or Valkey),
+// so that several replicas of the sandbox serve the same transactions and
+// runtime scenarios, and a restart loses none of them: the transaction
+// Store and the RuntimeScenarios.
+//
+// Keys, under a prefix ("3ds:" by default):
+//
+//	t:{threeDSServerTransID}   a transaction: a format byte, then its record (package record); TTL MaxAge
+//	r:{len}:{namespace}:{ref}  the newest transaction id of an externalReferenceId in a namespace; TTL MaxAge
+//	s:{namespace}              hash: runtime scenario id -> order, selector key and its own document
+//	sk:{namespace}             hash: selector key -> scenario id (a namespace holds each selector once)
+//	sv:{namespace}             counter, bumped by every change of the namespace's runtime scenarios
+//	sns                        set of the namespaces that hold runtime scenarios
+//
+// Every change is one atomic step (a Lua script), so no replica ever reads
+// half of a change. A transaction is updated by compare-and-set: of many
+// concurrent decisions on one challenge, exactly one wins.
+//
+// A call that cannot reach Redis within its timeout returns an error
+// wrapping emulator.ErrUnavailable, and changes nothing.
+package redisstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/redis/rueidis"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+)
+
+// Defaults of Options.
+const (
+	DefaultPrefix  = "3ds:"
+	DefaultTimeout = 2 * time.Second
+)
+
+// Connect opens a client for a redis:// (or rediss:// for TLS) URL,
+// redis://[user:password@]host:port/db, and checks that the server answers
+// within timeout. It retries for as long as wait allows (0: once), so a
+// replica may start before its Redis.
+func Connect(ctx context.Context, rawURL string, timeout, wait time.Duration) (rueidis.Client, error) {
+	opt, err := rueidis.ParseURL(rawURL)
+	if err != nil {
+		return nil, fmt.Errorf("store URL %s: %w", Redact(rawURL), err)
+	}
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	opt.DisableCache = true
+	opt.ForceSingleClient = true
+	opt.Dialer.Timeout = timeout
+	opt.ConnWriteTimeout = timeout
+	opt.ClientName = "threeds-sandbox"
+	deadline := time.Now().Add(wait)
+	for {
+		c, err := rueidis.NewClient(opt)
+		if err == nil {
+			pctx, cancel := context.WithTimeout(ctx, timeout)
+			err = c.Do(pctx, c.B().Ping().Build()).Error()
+			cancel()
+			if err == nil {
+				return c, nil
+			}
+			c.Close()
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return nil, fmt.Errorf("store %s does not answer: %w", Redact(rawURL), err)
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
+
+// Redact returns a store URL without its password, for messages and logs.
+func Redact(rawURL string) string {
+	at := strings.LastIndex(rawURL, "@")
+	scheme := strings.Index(rawURL, "://")
+	if at < 0 || scheme < 0 || at < scheme {
+		return rawURL
+	}
+	user := rawURL[scheme+3 : at]
+	if name, _, ok := strings.Cut(user, ":"); ok {
+		return rawURL[:scheme+3] + name + ":***" + rawURL[at:]
+	}
+	return rawURL
+}
+
+// classify turns a client error into what the engine understands: nil
+// reply is ErrNotFound; a network failure, a timeout or a server that
+// cannot serve now (loading, out of memory, read-only replica) wraps
+// ErrUnavailable; anything else is returned with its context.
+func classify(op string, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case rueidis.IsRedisNil(err):
+		return emulator.ErrNotFound
+	case unavailable(err):
+		return fmt.Errorf("%w: redis %s: %v", emulator.ErrUnavailable, op, err)
+	}
+	return fmt.Errorf("redis %s: %w", op, err)
+}
+
+func unavailable(err error) bool {
+	var netErr net.Error
+	if errors.As(err, &netErr) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) ||
+		errors.Is(err, rueidis.ErrClosing) || errors.Is(err, net.ErrClosed) {
+		return true
+	}
+	if re, ok := rueidis.IsRedisErr(err); ok {
+		for _, p := range []string{"LOADING", "OOM", "BUSY", "MASTERDOWN", "READONLY", "TRYAGAIN", "CLUSTERDOWN", "NOREPLICAS"} {
+			if strings.HasPrefix(re.Error(), p) {
+				return true
+			}
+		}
+		return false
+	}
+	// Connection resets, EOFs and dial failures come as plain errors.
+	msg := err.Error()
+	for _, p := range []string{"connection refused", "connection reset", "broken pipe", "EOF", "i/o timeout", "no such host"} {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// bounded gives ctx a deadline at most timeout away.
+func bounded(ctx context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
+	if d, ok := ctx.Deadline(); ok && time.Until(d) <= timeout {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(ctx, timeout)
+}

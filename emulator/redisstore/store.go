@@ -1,0 +1,208 @@
+package redisstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"time"
+
+	"github.com/redis/rueidis"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/record"
+)
+
+// formatV1 is the first byte of every stored transaction: the record
+// format. A replica refuses a value of a format it does not know rather
+// than misread it.
+const formatV1 byte = 1
+
+// Options set up a Store.
+type Options struct {
+	// Prefix begins every key; DefaultPrefix when empty.
+	Prefix string
+	// MaxAge is how long a transaction is kept (its TTL).
+	MaxAge time.Duration
+	// Timeout bounds every call; DefaultTimeout when zero.
+	Timeout time.Duration
+}
+
+// Store is the emulator.Store in Redis.
+type Store struct {
+	c       rueidis.Client
+	prefix  string
+	maxAge  time.Duration
+	timeout time.Duration
+}
+
+var (
+	_ emulator.Store  = (*Store)(nil)
+	_ emulator.Pinger = (*Store)(nil)
+)
+
+// NewStore returns the Store over client c.
+func NewStore(c rueidis.Client, opt Options) (*Store, error) {
+	if c == nil {
+		return nil, errors.New("redisstore: NewStore needs a client")
+	}
+	if opt.MaxAge <= 0 {
+		return nil, fmt.Errorf("redisstore: max age must be positive, got %s", opt.MaxAge)
+	}
+	if opt.Prefix == "" {
+		opt.Prefix = DefaultPrefix
+	}
+	if opt.Timeout <= 0 {
+		opt.Timeout = DefaultTimeout
+	}
+	return &Store{c: c, prefix: opt.Prefix, maxAge: opt.MaxAge, timeout: opt.Timeout}, nil
+}
+
+func (s *Store) txKey(id string) string { return s.prefix + "t:" + id }
+
+// refKey is the key of a namespace's reference: the namespace goes with
+// its length, so no namespace and reference can make another's key.
+func (s *Store) refKey(ns, ref string) string {
+	return s.prefix + "r:" + strconv.Itoa(len(ns)) + ":" + ns + ":" + ref
+}
+
+// encode is the stored value of t.
+func encode(t *emulator.Transaction) string {
+	var buf [512]byte
+	b := append(buf[:0], formatV1)
+	return string(record.Append(b, t))
+}
+
+// decode reads a stored value.
+func decode(v []byte) (emulator.Transaction, error) {
+	if len(v) == 0 || v[0] != formatV1 {
+		return emulator.Transaction{}, fmt.Errorf("redisstore: stored transaction of unknown format %d", firstByte(v))
+	}
+	return record.Decode(v[1:])
+}
+
+func firstByte(v []byte) int {
+	if len(v) == 0 {
+		return -1
+	}
+	return int(v[0])
+}
+
+// putScript stores a new transaction and, when it has a reference, makes
+// it the newest of that reference: both or neither.
+var putScript = rueidis.NewLuaScript(`
+if not redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3], 'NX') then return 0 end
+if KEYS[2] then redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3]) end
+return 1`)
+
+// Put stores a new transaction with a time to live of MaxAge.
+func (s *Store) Put(ctx context.Context, t emulator.Transaction) error {
+	ctx, cancel := bounded(ctx, s.timeout)
+	defer cancel()
+	keys := []string{s.txKey(t.ThreeDSServerTransID)}
+	if t.ExternalReferenceID != "" {
+		keys = append(keys, s.refKey(t.Namespace, t.ExternalReferenceID))
+	}
+	ttl := strconv.FormatInt(s.maxAge.Milliseconds(), 10)
+	n, err := putScript.Exec(ctx, s.c, keys, []string{encode(&t), t.ThreeDSServerTransID, ttl}).AsInt64()
+	if err != nil {
+		return classify("put", err)
+	}
+	if n == 0 {
+		return fmt.Errorf("redisstore: transaction %s exists already", t.ThreeDSServerTransID)
+	}
+	return nil
+}
+
+// Get returns the transaction with this threeDSServerTransID.
+func (s *Store) Get(ctx context.Context, id string) (emulator.Transaction, error) {
+	ctx, cancel := bounded(ctx, s.timeout)
+	defer cancel()
+	v, err := s.c.Do(ctx, s.c.B().Get().Key(s.txKey(id)).Build()).AsBytes()
+	if err != nil {
+		return emulator.Transaction{}, classify("get", err)
+	}
+	return decode(v)
+}
+
+// byRefScript reads the newest transaction of a reference in one step.
+var byRefScript = rueidis.NewLuaScript(`
+local id = redis.call('GET', KEYS[1])
+if not id then return false end
+return redis.call('GET', ARGV[1] .. id)`)
+
+// GetByExternalRef returns the newest transaction of the namespace that
+// carries this externalReferenceId.
+func (s *Store) GetByExternalRef(ctx context.Context, namespace, ref string) (emulator.Transaction, error) {
+	ctx, cancel := bounded(ctx, s.timeout)
+	defer cancel()
+	v, err := byRefScript.Exec(ctx, s.c, []string{s.refKey(namespace, ref)}, []string{s.prefix + "t:"}).AsBytes()
+	if err != nil {
+		return emulator.Transaction{}, classify("get by reference", err)
+	}
+	return decode(v)
+}
+
+// casScript replaces a transaction only if it still holds the value the
+// change was computed from, keeping its time to live: -1 when it is gone,
+// 0 when another change came first, 1 when stored.
+var casScript = rueidis.NewLuaScript(`
+local cur = redis.call('GET', KEYS[1])
+if not cur then return -1 end
+if cur ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
+return 1`)
+
+// maxConflicts bounds the retries of one Update: each retry means another
+// change of the same transaction won, and a challenge has few steps.
+const maxConflicts = 50
+
+// Update applies fn to the stored transaction by compare-and-set: it reads
+// the transaction, applies fn, and stores the result only if nobody
+// changed it in between; otherwise it reads again and retries, so fn may
+// run more than once. A change fn makes no difference to is not written.
+func (s *Store) Update(ctx context.Context, id string, fn func(*emulator.Transaction) error) (emulator.Transaction, error) {
+	ctx, cancel := bounded(ctx, s.timeout)
+	defer cancel()
+	key := s.txKey(id)
+	for attempt := 0; ; attempt++ {
+		old, err := s.c.Do(ctx, s.c.B().Get().Key(key).Build()).ToString()
+		if err != nil {
+			return emulator.Transaction{}, classify("update", err)
+		}
+		t, err := decode([]byte(old))
+		if err != nil {
+			return emulator.Transaction{}, err
+		}
+		if err := fn(&t); err != nil {
+			return emulator.Transaction{}, err
+		}
+		next := encode(&t)
+		if next == old {
+			return t, nil
+		}
+		n, err := casScript.Exec(ctx, s.c, []string{key}, []string{old, next}).AsInt64()
+		switch {
+		case err != nil:
+			return emulator.Transaction{}, classify("update", err)
+		case n == 1:
+			return t, nil
+		case n == -1:
+			return emulator.Transaction{}, emulator.ErrNotFound
+		case attempt >= maxConflicts:
+			return emulator.Transaction{}, fmt.Errorf("redisstore: transaction %s changed %d times while being updated", id, attempt)
+		}
+		// Another change won: let it settle for a moment, then read again.
+		if attempt > 2 {
+			time.Sleep(time.Duration(rand.IntN(1000*attempt)) * time.Microsecond)
+		}
+	}
+}
+
+// Ping tells whether Redis answers now.
+func (s *Store) Ping(ctx context.Context) error {
+	ctx, cancel := bounded(ctx, s.timeout)
+	defer cancel()
+	return classify("ping", s.c.Do(ctx, s.c.B().Ping().Build()).Error())
+}

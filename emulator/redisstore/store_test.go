@@ -1,0 +1,123 @@
+package redisstore_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/redis/rueidis"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/redisstore"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/redisstore/redistest"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/storetest"
+)
+
+// connect opens a client to srv for the test.
+func connect(t *testing.T, srv *redistest.Server) rueidis.Client {
+	t.Helper()
+	c, err := redisstore.Connect(context.Background(), srv.URL, time.Second, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return c
+}
+
+// TestContract runs the emulator.Store contract against a real
+// redis-server, each test under a prefix of its own.
+func TestContract(t *testing.T) {
+	srv := redistest.Start(t, redistest.Options{})
+	c := connect(t, srv)
+	storetest.Run(t, func(t *testing.T, maxAge time.Duration) emulator.Store {
+		s, err := redisstore.NewStore(c, redisstore.Options{Prefix: t.Name() + ":", MaxAge: maxAge})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	})
+}
+
+// TestUnavailable: with Redis down every call fails within the timeout
+// with an error wrapping ErrUnavailable, and works again once Redis is
+// back, with the same client.
+func TestUnavailable(t *testing.T) {
+	srv := redistest.Start(t, redistest.Options{AppendOnly: true})
+	c := connect(t, srv)
+	s, err := redisstore.NewStore(c, redisstore.Options{MaxAge: time.Hour, Timeout: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	tx := storetest.Transaction("ns", "id-before", "ORD-B")
+	if err := s.Put(ctx, tx); err != nil {
+		t.Fatal(err)
+	}
+	srv.Stop()
+	calls := map[string]func() error{
+		"Put":  func() error { return s.Put(ctx, storetest.Transaction("ns", "id-during", "")) },
+		"Get":  func() error { _, err := s.Get(ctx, "id-before"); return err },
+		"Ref":  func() error { _, err := s.GetByExternalRef(ctx, "ns", "ORD-B"); return err },
+		"Ping": func() error { return s.Ping(ctx) },
+		"Update": func() error {
+			_, err := s.Update(ctx, "id-before", func(*emulator.Transaction) error { return nil })
+			return err
+		},
+	}
+	for name, call := range calls {
+		start := time.Now()
+		err := call()
+		if !errors.Is(err, emulator.ErrUnavailable) {
+			t.Errorf("%s with Redis down: %v, want ErrUnavailable", name, err)
+		}
+		if d := time.Since(start); d > 3*time.Second {
+			t.Errorf("%s took %s with a timeout of 300ms", name, d)
+		}
+	}
+	srv.Start()
+	deadline := time.Now().Add(10 * time.Second)
+	for s.Ping(ctx) != nil {
+		if time.Now().After(deadline) {
+			t.Fatal("the client did not reconnect within 10s")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if got, err := s.Get(ctx, "id-before"); err != nil || got.ExternalReferenceID != "ORD-B" {
+		t.Errorf("after the restart: %v, want the transaction kept by the append-only file", err)
+	}
+	if _, err := s.Get(ctx, "id-during"); !errors.Is(err, emulator.ErrNotFound) {
+		t.Errorf("the Put that failed stored something: %v", err)
+	}
+}
+
+func TestConnect(t *testing.T) {
+	ctx := context.Background()
+	if _, err := redisstore.Connect(ctx, "redis://127.0.0.1:1/0", 200*time.Millisecond, 0); err == nil {
+		t.Error("Connect to a closed port succeeded")
+	}
+	if _, err := redisstore.Connect(ctx, "http://example.com", time.Second, 0); err == nil {
+		t.Error("Connect accepted an http URL")
+	}
+	// With a wait, a server that comes up later is reached.
+	srv := redistest.Start(t, redistest.Options{})
+	srv.Stop()
+	go func() {
+		time.Sleep(700 * time.Millisecond)
+		srv.Start()
+	}()
+	c, err := redisstore.Connect(ctx, srv.URL, 300*time.Millisecond, 10*time.Second)
+	if err != nil {
+		t.Fatalf("Connect with a wait: %v", err)
+	}
+	c.Close()
+	for in, want := range map[string]string{
+		"redis://user:secret@host:6379/0": "redis://user:***@host:6379/0",
+		"rediss://:secret@host:6380":      "rediss://:***@host:6380",
+		"redis://host:6379":               "redis://host:6379",
+	} {
+		if got := redisstore.Redact(in); got != want {
+			t.Errorf("Redact(%s) = %s, want %s", in, got, want)
+		}
+	}
+}
