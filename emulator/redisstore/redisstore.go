@@ -92,11 +92,11 @@ func Redact(rawURL string) string {
 	return rawURL
 }
 
-// classify turns a client error into what the engine understands: nil
-// reply is ErrNotFound; a network failure, a timeout or a server that
+// Classify turns an error of the Redis client into what the engine
+// understands, for every part kept in Redis: a nil reply is ErrNotFound; a network failure, a timeout or a server that
 // cannot serve now (loading, out of memory, read-only replica) wraps
 // ErrUnavailable; anything else is returned with its context.
-func classify(op string, err error) error {
+func Classify(op string, err error) error {
 	switch {
 	case err == nil:
 		return nil

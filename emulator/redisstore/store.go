@@ -107,7 +107,7 @@ func (s *Store) Put(ctx context.Context, t emulator.Transaction) error {
 	ttl := strconv.FormatInt(s.maxAge.Milliseconds(), 10)
 	n, err := putScript.Exec(ctx, s.c, keys, []string{encode(&t), t.ThreeDSServerTransID, ttl}).AsInt64()
 	if err != nil {
-		return classify("put", err)
+		return Classify("put", err)
 	}
 	if n == 0 {
 		return fmt.Errorf("redisstore: transaction %s exists already", t.ThreeDSServerTransID)
@@ -121,7 +121,7 @@ func (s *Store) Get(ctx context.Context, id string) (emulator.Transaction, error
 	defer cancel()
 	v, err := s.c.Do(ctx, s.c.B().Get().Key(s.txKey(id)).Build()).AsBytes()
 	if err != nil {
-		return emulator.Transaction{}, classify("get", err)
+		return emulator.Transaction{}, Classify("get", err)
 	}
 	return decode(v)
 }
@@ -139,7 +139,7 @@ func (s *Store) GetByExternalRef(ctx context.Context, namespace, ref string) (em
 	defer cancel()
 	v, err := byRefScript.Exec(ctx, s.c, []string{s.refKey(namespace, ref)}, []string{s.prefix + "t:"}).AsBytes()
 	if err != nil {
-		return emulator.Transaction{}, classify("get by reference", err)
+		return emulator.Transaction{}, Classify("get by reference", err)
 	}
 	return decode(v)
 }
@@ -169,7 +169,7 @@ func (s *Store) Update(ctx context.Context, id string, fn func(*emulator.Transac
 	for attempt := 0; ; attempt++ {
 		old, err := s.c.Do(ctx, s.c.B().Get().Key(key).Build()).ToString()
 		if err != nil {
-			return emulator.Transaction{}, classify("update", err)
+			return emulator.Transaction{}, Classify("update", err)
 		}
 		t, err := decode([]byte(old))
 		if err != nil {
@@ -185,7 +185,7 @@ func (s *Store) Update(ctx context.Context, id string, fn func(*emulator.Transac
 		n, err := casScript.Exec(ctx, s.c, []string{key}, []string{old, next}).AsInt64()
 		switch {
 		case err != nil:
-			return emulator.Transaction{}, classify("update", err)
+			return emulator.Transaction{}, Classify("update", err)
 		case n == 1:
 			return t, nil
 		case n == -1:
@@ -204,5 +204,5 @@ func (s *Store) Update(ctx context.Context, id string, fn func(*emulator.Transac
 func (s *Store) Ping(ctx context.Context) error {
 	ctx, cancel := bounded(ctx, s.timeout)
 	defer cancel()
-	return classify("ping", s.c.Do(ctx, s.c.B().Ping().Build()).Error())
+	return Classify("ping", s.c.Do(ctx, s.c.B().Ping().Build()).Error())
 }
