@@ -44,6 +44,7 @@ const (
 	CodeScenarioInvalid    ErrorCode = "AD03" // admin: scenario document invalid (EMV 203)
 	CodeScenarioExists     ErrorCode = "AD04" // admin: scenario id or selector already in the namespace (EMV 204)
 	CodeScenarioLimit      ErrorCode = "AD13" // admin: too many runtime scenarios (EMV 103)
+	CodeScenarioTooLarge   ErrorCode = "AD14" // admin: the namespace's runtime scenarios would take too many bytes (EMV 103)
 	CodeScenarioNotFound   ErrorCode = "AD01" // admin: no runtime scenario with this id (EMV 203)
 )
 

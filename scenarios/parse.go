@@ -32,6 +32,10 @@ var (
 	errorKeys        = []string{"httpStatus", "errorCode", "status", "message", "emvErrorCode", "component", "description", "detail"}
 )
 
+// MaxDescription bounds a scenario's description, in bytes: it is shown in
+// listings, and a runtime scenario's is kept by every replica.
+const MaxDescription = 1024
+
 // File is one parsed scenario file.
 type File struct {
 	// Name is the file's name as given to Parse; problems are reported under it.
@@ -195,6 +199,9 @@ func (d *decoder) parseScenario(n *yaml.Node, fallback string) (Scenario, mark) 
 	}
 	if m.has("description") {
 		s.Description, _ = d.str(m, "description")
+		if n := len(s.Description); n > MaxDescription {
+			d.problemf(m.values["description"], "description is %d bytes long, at most %d", n, MaxDescription)
+		}
 	}
 	if m.has("priority") {
 		s.Priority, _ = d.integer(m, "priority", MinPriority, MaxPriority)

@@ -18,6 +18,9 @@ const RuntimePack = "runtime"
 const (
 	DefaultMaxRuntimeScenarios  = 1000
 	DefaultMaxRuntimeNamespaces = 10000
+	// DefaultMaxRuntimeBytes bounds the documents of one namespace's
+	// runtime scenarios (Scenario.Document), in bytes.
+	DefaultMaxRuntimeBytes = 1 << 20
 )
 
 var (
@@ -29,6 +32,10 @@ var (
 	// would hold more scenarios, or the Runtime more namespaces, than
 	// allowed. Nothing is added.
 	ErrLimit = errors.New("runtime scenario limit reached")
+	// ErrTooLarge is returned (wrapped) by Runtime.Add when the
+	// namespace's scenarios would take more bytes than allowed. Nothing is
+	// added.
+	ErrTooLarge = errors.New("runtime scenarios too large")
 )
 
 // Runtime holds the scenarios added at run time, per namespace (the
@@ -43,6 +50,10 @@ type Runtime struct {
 	// MaxNamespaces bounds the namespaces holding scenarios; 0 means
 	// DefaultMaxRuntimeNamespaces.
 	MaxNamespaces int
+	// MaxBytes bounds the size of one namespace's scenarios, their
+	// documents counted (Scenario.Document); 0 means
+	// DefaultMaxRuntimeBytes.
+	MaxBytes int
 
 	mu     sync.RWMutex
 	spaces map[string]*Catalogue
@@ -73,6 +84,10 @@ func (rt *Runtime) Add(ns string, data []byte) ([]Scenario, error) {
 		return nil, fmt.Errorf("%w: the namespace holds %d scenarios, adding %d would pass the limit of %d",
 			ErrLimit, len(current), len(added), max)
 	}
+	if max, have, adding := limit(rt.MaxBytes, DefaultMaxRuntimeBytes), DocumentBytes(current), DocumentBytes(added); have+adding > max {
+		return nil, fmt.Errorf("%w: the namespace's scenarios take %d bytes, adding %d would pass the limit of %d",
+			ErrTooLarge, have, adding, max)
+	}
 	if err := conflicts(current, added); err != nil {
 		return nil, err
 	}
@@ -101,6 +116,16 @@ func ParseRuntime(data []byte) ([]Scenario, error) {
 	}
 	setPack(f, RuntimePack)
 	return f.Scenarios, nil
+}
+
+// DocumentBytes is the size of the documents of runtime scenarios, what
+// MaxBytes bounds.
+func DocumentBytes(list []Scenario) int {
+	n := 0
+	for i := range list {
+		n += len(list[i].doc)
+	}
+	return n
 }
 
 // Conflicts returns an error wrapping ErrExists when a scenario of added

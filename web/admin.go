@@ -88,7 +88,9 @@ func adminError(err error) error {
 	case errors.Is(err, scenarios.ErrExists):
 		return emulator.NewError(emulator.CodeScenarioExists, "204", err.Error(), "id")
 	case errors.Is(err, scenarios.ErrLimit):
-		return emulator.NewError(emulator.CodeScenarioLimit, "103", err.Error(), "")
+		return emulator.NewError(emulator.CodeScenarioLimit, "103", err.Error(), "scenarios")
+	case errors.Is(err, scenarios.ErrTooLarge):
+		return emulator.NewError(emulator.CodeScenarioTooLarge, "103", err.Error(), "body")
 	}
 	return err
 }

@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -196,5 +197,44 @@ func TestDelayedRequestsAreBounded(t *testing.T) {
 	}
 	if f := <-first; f.str("status") != "Y" {
 		t.Errorf("first delayed request: %s", f.Raw)
+	}
+}
+
+// TestAdminScenariosBoundedInBytes: a token's runtime scenarios are
+// bounded in bytes, not only in count, and a description in length, each
+// refused with a clear error body (descriptions of 60 KiB once took a
+// process to hundreds of megabytes).
+func TestAdminScenariosBoundedInBytes(t *testing.T) {
+	e := newEnv(t)
+	long := strings.Repeat("d", 1025)
+	r := e.addScenarios("bytes", "application/yaml", "scenarios:\n  - id: wordy\n    description: "+long+"\n    match: {cardPrefix: \"41\"}\n    challenge: {}\n")
+	checkErrorBody(t, r, http.StatusBadRequest, "203")
+	if r.str("errorCode") != "AD03" || !strings.Contains(r.Raw, "at most 1024") {
+		t.Errorf("a long description: %s", r.Raw)
+	}
+	// Scenarios of about 1.1 KB each (as the sandbox keeps them) fill the
+	// 1 MiB budget before the count bound of 1000.
+	filler := strings.Repeat("x", 1000)
+	refused := 0
+	for i := 0; i < 1100 && refused == 0; i++ {
+		doc := fmt.Sprintf("scenarios:\n  - id: s%04d\n    description: %s\n    match: {cardPrefix: \"4%05d\"}\n    challenge: {}\n", i, filler, i)
+		switch r := e.addScenarios("bytes", "application/yaml", doc); r.Status {
+		case http.StatusCreated:
+		case http.StatusRequestEntityTooLarge:
+			checkErrorBody(t, r, http.StatusRequestEntityTooLarge, "103")
+			if r.str("errorCode") != "AD14" || r.emv("emvErrorDetail") == "" || !strings.Contains(r.str("error"), "bytes") {
+				t.Errorf("over the byte bound: %s", r.Raw)
+			}
+			refused = i
+		default:
+			t.Fatalf("add %d: %d %s", i, r.Status, r.Raw)
+		}
+	}
+	if refused < 900 || refused > 1050 {
+		t.Errorf("refused at scenario %d, want about 1 MiB / 1 KiB = 1000", refused)
+	}
+	// Another token has a budget of its own.
+	if r := e.addScenarios("other", "application/yaml", "scenarios:\n  - id: a\n    match: {cardPrefix: \"41\"}\n    challenge: {}\n"); r.Status != http.StatusCreated {
+		t.Errorf("another token: %d %s", r.Status, r.Raw)
 	}
 }

@@ -46,6 +46,7 @@ var httpStatus = map[emulator.ErrorCode]int{
 	emulator.CodeScenarioInvalid:    http.StatusBadRequest,
 	emulator.CodeScenarioExists:     http.StatusConflict,
 	emulator.CodeScenarioLimit:      http.StatusTooManyRequests,
+	emulator.CodeScenarioTooLarge:   http.StatusRequestEntityTooLarge,
 	emulator.CodeScenarioNotFound:   http.StatusNotFound,
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/memstore"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/storetest"
+	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 )
 
 // TestContract runs the emulator.Store contract, as the Redis store does.
@@ -17,5 +18,14 @@ func TestContract(t *testing.T) {
 			t.Fatal(err)
 		}
 		return s
+	})
+}
+
+// TestRuntimeContract runs the emulator.RuntimeScenarios contract on the
+// in-memory runtime scenarios (one process: both "replicas" are the same).
+func TestRuntimeContract(t *testing.T) {
+	storetest.RunRuntime(t, func(t *testing.T, lim storetest.RuntimeLimits) (a, b emulator.RuntimeScenarios) {
+		rt := emulator.NewMemoryRuntime(&scenarios.Runtime{MaxScenarios: lim.MaxScenarios, MaxNamespaces: lim.MaxNamespaces, MaxBytes: lim.MaxBytes})
+		return rt, rt
 	})
 }

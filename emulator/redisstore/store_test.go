@@ -121,3 +121,20 @@ func TestConnect(t *testing.T) {
 		}
 	}
 }
+
+// TestRuntimeContract runs the emulator.RuntimeScenarios contract against
+// a real redis-server, with two Runtimes over it as two replicas.
+func TestRuntimeContract(t *testing.T) {
+	srv := redistest.Start(t, redistest.Options{})
+	c := connect(t, srv)
+	storetest.RunRuntime(t, func(t *testing.T, lim storetest.RuntimeLimits) (a, b emulator.RuntimeScenarios) {
+		opt := redisstore.RuntimeOptions{Prefix: t.Name() + ":", Revalidate: 200 * time.Millisecond,
+			MaxScenarios: lim.MaxScenarios, MaxNamespaces: lim.MaxNamespaces, MaxBytes: lim.MaxBytes}
+		ra, err := redisstore.NewRuntime(c, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rb, _ := redisstore.NewRuntime(c, opt)
+		return ra, rb
+	})
+}

@@ -1,0 +1,332 @@
+package redisstore
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/redis/rueidis"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
+)
+
+// Defaults of RuntimeOptions.
+const (
+	// DefaultRevalidate is how long a replica uses a namespace's runtime
+	// scenarios before it checks their version again: a change made on
+	// another replica is seen within it.
+	DefaultRevalidate = 500 * time.Millisecond
+	// maxCached bounds the namespaces whose runtime scenarios a replica
+	// keeps parsed; beyond it the cache starts afresh.
+	maxCached = 10000
+)
+
+// RuntimeOptions set up a Runtime.
+type RuntimeOptions struct {
+	// Prefix begins every key; DefaultPrefix when empty.
+	Prefix string
+	// Timeout bounds every call; DefaultTimeout when zero.
+	Timeout time.Duration
+	// Revalidate is how long a namespace's cached scenarios are used
+	// before their version is checked; DefaultRevalidate when zero.
+	Revalidate time.Duration
+	// MaxScenarios, MaxNamespaces and MaxBytes bound what the namespaces
+	// hold, as scenarios.Runtime's fields of the same names do; zero takes
+	// the scenarios package's defaults.
+	MaxScenarios, MaxNamespaces, MaxBytes int
+}
+
+// Runtime is the emulator.RuntimeScenarios in Redis: every replica sees
+// the scenarios any replica added, within Revalidate.
+type Runtime struct {
+	c   rueidis.Client
+	opt RuntimeOptions
+	now func() time.Time
+
+	mu    sync.Mutex
+	cache map[string]*cachedSet
+}
+
+// cachedSet is a namespace's runtime scenarios as this replica parsed them.
+type cachedSet struct {
+	version int64
+	list    []scenarios.Scenario
+	cat     *scenarios.Catalogue // nil when the namespace has none
+	checked time.Time
+}
+
+var _ emulator.RuntimeScenarios = (*Runtime)(nil)
+
+// NewRuntime returns the runtime scenarios kept over client c.
+func NewRuntime(c rueidis.Client, opt RuntimeOptions) (*Runtime, error) {
+	if c == nil {
+		return nil, errors.New("redisstore: NewRuntime needs a client")
+	}
+	if opt.Prefix == "" {
+		opt.Prefix = DefaultPrefix
+	}
+	if opt.Timeout <= 0 {
+		opt.Timeout = DefaultTimeout
+	}
+	if opt.Revalidate <= 0 {
+		opt.Revalidate = DefaultRevalidate
+	}
+	opt.MaxScenarios = cmp.Or(opt.MaxScenarios, scenarios.DefaultMaxRuntimeScenarios)
+	opt.MaxNamespaces = cmp.Or(opt.MaxNamespaces, scenarios.DefaultMaxRuntimeNamespaces)
+	opt.MaxBytes = cmp.Or(opt.MaxBytes, scenarios.DefaultMaxRuntimeBytes)
+	return &Runtime{c: c, opt: opt, now: time.Now, cache: map[string]*cachedSet{}}, nil
+}
+
+// keys of a namespace: its scenarios, their selector keys, its version,
+// its bytes, and the set of namespaces.
+func (r *Runtime) keys(ns string) []string {
+	p := r.opt.Prefix
+	return []string{p + "s:" + ns, p + "sk:" + ns, p + "sv:" + ns, p + "sb:" + ns, p + "sns"}
+}
+
+// A stored scenario is one hash field, id -> value:
+//
+//	16 digits   its order: the namespace's version when it was added, then its place in that addition
+//	5 digits    the length of its selector key, then the key
+//	the rest    its document (Scenario.Document)
+
+// addScript adds scenarios all at once or not at all, checking the
+// bounds and that neither an id nor a selector is taken.
+var addScript = rueidis.NewLuaScript(`
+local ns, maxScenarios, maxNamespaces, maxBytes, n = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+local have = redis.call('HLEN', KEYS[1])
+if have == 0 then
+  local spaces = redis.call('SCARD', KEYS[5])
+  if spaces >= maxNamespaces then return {'namespaces', tostring(spaces)} end
+end
+if have + n > maxScenarios then return {'count', tostring(have)} end
+local bytes = tonumber(redis.call('GET', KEYS[4]) or '0')
+local adding = 0
+for i = 0, n - 1 do adding = adding + #ARGV[8 + 3 * i] end
+if bytes + adding > maxBytes then return {'bytes', tostring(bytes), tostring(adding)} end
+for i = 0, n - 1 do
+  local id, key = ARGV[6 + 3 * i], ARGV[7 + 3 * i]
+  if redis.call('HEXISTS', KEYS[1], id) == 1 then return {'id', id} end
+  local other = redis.call('HGET', KEYS[2], key)
+  if other then return {'selector', id, other} end
+end
+local v = redis.call('INCR', KEYS[3])
+for i = 0, n - 1 do
+  local id, key, doc = ARGV[6 + 3 * i], ARGV[7 + 3 * i], ARGV[8 + 3 * i]
+  redis.call('HSET', KEYS[1], id, string.format('%012d%04d%05d', v, i, #key) .. key .. doc)
+  redis.call('HSET', KEYS[2], key, id)
+end
+redis.call('INCRBY', KEYS[4], adding)
+redis.call('SADD', KEYS[5], ns)
+return {'ok'}`)
+
+// Add parses doc and adds its scenarios to namespace ns, all at once or
+// not at all.
+func (r *Runtime) Add(ctx context.Context, ns string, doc []byte) ([]scenarios.Scenario, error) {
+	added, err := scenarios.ParseRuntime(doc)
+	if err != nil {
+		return nil, err
+	}
+	args := []string{ns, strconv.Itoa(r.opt.MaxScenarios), strconv.Itoa(r.opt.MaxNamespaces), strconv.Itoa(r.opt.MaxBytes), strconv.Itoa(len(added))}
+	for i := range added {
+		args = append(args, added[i].ID, added[i].SelectorKey(), string(added[i].Document()))
+	}
+	ctx, cancel := bounded(ctx, r.opt.Timeout)
+	defer cancel()
+	reply, err := addScript.Exec(ctx, r.c, r.keys(ns), args).AsStrSlice()
+	if err != nil {
+		return nil, Classify("add runtime scenarios", err)
+	}
+	r.forget(ns)
+	switch reply[0] {
+	case "ok":
+		return added, nil
+	case "id":
+		return nil, fmt.Errorf("%w: id %s is taken in this namespace; delete it first", scenarios.ErrExists, reply[1])
+	case "selector":
+		return nil, fmt.Errorf("%w: scenario %s has the same selectors and priority as %s", scenarios.ErrExists, reply[1], reply[2])
+	case "namespaces":
+		return nil, fmt.Errorf("%w: %s namespaces hold runtime scenarios already", scenarios.ErrLimit, reply[1])
+	case "count":
+		return nil, fmt.Errorf("%w: the namespace holds %s scenarios, adding %d would pass the limit of %d",
+			scenarios.ErrLimit, reply[1], len(added), r.opt.MaxScenarios)
+	case "bytes":
+		return nil, fmt.Errorf("%w: the namespace's scenarios take %s bytes, adding %s would pass the limit of %d",
+			scenarios.ErrTooLarge, reply[1], reply[2], r.opt.MaxBytes)
+	}
+	return nil, fmt.Errorf("redisstore: add runtime scenarios: unexpected reply %q", reply)
+}
+
+// deleteScript removes one scenario and its selector key.
+var deleteScript = rueidis.NewLuaScript(`
+local val = redis.call('HGET', KEYS[1], ARGV[2])
+if not val then return 0 end
+local kl = tonumber(string.sub(val, 17, 21))
+redis.call('HDEL', KEYS[1], ARGV[2])
+redis.call('HDEL', KEYS[2], string.sub(val, 22, 21 + kl))
+redis.call('DECRBY', KEYS[4], #val - 21 - kl)
+if redis.call('HLEN', KEYS[1]) == 0 then
+  redis.call('SREM', KEYS[5], ARGV[1])
+  redis.call('DEL', KEYS[4])
+end
+redis.call('INCR', KEYS[3])
+return 1`)
+
+// Delete removes the scenario id of namespace ns and reports whether it
+// was there.
+func (r *Runtime) Delete(ctx context.Context, ns, id string) (bool, error) {
+	ctx, cancel := bounded(ctx, r.opt.Timeout)
+	defer cancel()
+	n, err := deleteScript.Exec(ctx, r.c, r.keys(ns), []string{ns, id}).AsInt64()
+	if err != nil {
+		return false, Classify("delete a runtime scenario", err)
+	}
+	r.forget(ns)
+	return n == 1, nil
+}
+
+// resetScript removes every scenario of a namespace.
+var resetScript = rueidis.NewLuaScript(`
+local n = redis.call('HLEN', KEYS[1])
+if n == 0 then return 0 end
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[4])
+redis.call('SREM', KEYS[5], ARGV[1])
+redis.call('INCR', KEYS[3])
+return n`)
+
+// Reset removes every scenario of namespace ns and returns how many there
+// were.
+func (r *Runtime) Reset(ctx context.Context, ns string) (int, error) {
+	ctx, cancel := bounded(ctx, r.opt.Timeout)
+	defer cancel()
+	n, err := resetScript.Exec(ctx, r.c, r.keys(ns), []string{ns}).AsInt64()
+	if err != nil {
+		return 0, Classify("reset runtime scenarios", err)
+	}
+	r.forget(ns)
+	return int(n), nil
+}
+
+// List returns the scenarios of namespace ns in the order they were
+// added, read afresh.
+func (r *Runtime) List(ctx context.Context, ns string) ([]scenarios.Scenario, error) {
+	set, err := r.load(ctx, ns)
+	if err != nil {
+		return nil, err
+	}
+	return slices.Clone(set.list), nil
+}
+
+// Catalogue returns the scenarios of namespace ns as a catalogue, or nil
+// when it has none. It uses this replica's parsed copy while it is younger
+// than Revalidate, then checks the namespace's version (one round trip)
+// and reads the scenarios again only when it changed.
+func (r *Runtime) Catalogue(ctx context.Context, ns string) (*scenarios.Catalogue, error) {
+	now := r.now()
+	r.mu.Lock()
+	c := r.cache[ns]
+	r.mu.Unlock()
+	if c != nil && now.Sub(c.checked) < r.opt.Revalidate {
+		return c.cat, nil
+	}
+	if c != nil {
+		v, err := r.version(ctx, ns)
+		if err != nil {
+			return nil, err
+		}
+		if v == c.version {
+			r.store(ns, &cachedSet{version: v, list: c.list, cat: c.cat, checked: now})
+			return c.cat, nil
+		}
+	}
+	set, err := r.load(ctx, ns)
+	if err != nil {
+		return nil, err
+	}
+	return set.cat, nil
+}
+
+// version reads the version of namespace ns.
+func (r *Runtime) version(ctx context.Context, ns string) (int64, error) {
+	ctx, cancel := bounded(ctx, r.opt.Timeout)
+	defer cancel()
+	v, err := r.c.Do(ctx, r.c.B().Get().Key(r.keys(ns)[2]).Build()).AsInt64()
+	if rueidis.IsRedisNil(err) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, Classify("runtime scenarios version", err)
+	}
+	return v, nil
+}
+
+// loadScript reads a namespace's version and scenarios in one step.
+var loadScript = rueidis.NewLuaScript(`
+local all = redis.call('HGETALL', KEYS[1])
+table.insert(all, 1, redis.call('GET', KEYS[3]) or '0')
+return all`)
+
+// load reads and parses the scenarios of namespace ns and caches them.
+func (r *Runtime) load(ctx context.Context, ns string) (*cachedSet, error) {
+	now := r.now()
+	lctx, cancel := bounded(ctx, r.opt.Timeout)
+	defer cancel()
+	reply, err := loadScript.Exec(lctx, r.c, r.keys(ns), nil).AsStrSlice()
+	if err != nil {
+		return nil, Classify("load runtime scenarios", err)
+	}
+	version, err := strconv.ParseInt(reply[0], 10, 64)
+	if err != nil {
+		return nil, fmt.Errorf("redisstore: runtime scenarios version %q: %w", reply[0], err)
+	}
+	type stored struct{ order, id, doc string }
+	var all []stored
+	for i := 1; i+1 < len(reply); i += 2 {
+		id, val := reply[i], reply[i+1]
+		if len(val) < 21 {
+			return nil, fmt.Errorf("redisstore: runtime scenario %s of %s is damaged", id, ns)
+		}
+		kl, err := strconv.Atoi(val[16:21])
+		if err != nil || 21+kl > len(val) {
+			return nil, fmt.Errorf("redisstore: runtime scenario %s of %s is damaged", id, ns)
+		}
+		all = append(all, stored{order: val[:16], id: id, doc: val[21+kl:]})
+	}
+	slices.SortFunc(all, func(a, b stored) int { return cmp.Compare(a.order, b.order) })
+	set := &cachedSet{version: version, checked: now}
+	for _, s := range all {
+		parsed, err := scenarios.ParseRuntime([]byte(s.doc))
+		if err != nil || len(parsed) != 1 {
+			return nil, fmt.Errorf("redisstore: runtime scenario %s of %s does not parse any more: %v", s.id, ns, err)
+		}
+		set.list = append(set.list, parsed[0])
+	}
+	if len(set.list) > 0 {
+		set.cat = scenarios.NewRuntimeCatalogue(set.list)
+	}
+	r.store(ns, set)
+	return set, nil
+}
+
+// store caches a namespace's set.
+func (r *Runtime) store(ns string, set *cachedSet) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.cache[ns]; !ok && len(r.cache) >= maxCached {
+		clear(r.cache)
+	}
+	r.cache[ns] = set
+}
+
+// forget drops a namespace's cached set after this replica changed it.
+func (r *Runtime) forget(ns string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.cache, ns)
+}

@@ -1,0 +1,263 @@
+package storetest
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
+)
+
+// RuntimeLimits bound the runtime scenarios a factory makes.
+type RuntimeLimits struct{ MaxScenarios, MaxNamespaces, MaxBytes int }
+
+// RuntimeFactory returns two views of one new, empty set of runtime
+// scenarios, as two replicas see a shared store (an in-memory
+// implementation returns the same value twice).
+type RuntimeFactory func(t *testing.T, lim RuntimeLimits) (a, b emulator.RuntimeScenarios)
+
+// RunRuntime runs the contract of emulator.RuntimeScenarios.
+func RunRuntime(t *testing.T, newRuntime RuntimeFactory) {
+	tests := []struct {
+		name string
+		fn   func(*testing.T, RuntimeFactory)
+	}{
+		{"AddListMatch", testRuntimeAdd},
+		{"AllOrNothing", testRuntimeConflicts},
+		{"Limits", testRuntimeLimits},
+		{"DeleteReset", testRuntimeDelete},
+		{"SeenByEveryReplica", testRuntimeShared},
+		{"ConcurrentAdds", testRuntimeConcurrent},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) { tt.fn(t, newRuntime) })
+	}
+}
+
+// doc is a runtime document with one frictionless scenario per id, each
+// for its own card number.
+func doc(ids ...string) []byte {
+	var b strings.Builder
+	b.WriteString("scenarios:\n")
+	for _, id := range ids {
+		fmt.Fprintf(&b, "  - id: %s\n    description: scenario %s\n    match: {cardPrefix: %q}\n    frictionless: {status: N, reason: \"05\"}\n", id, id, prefixOf(id))
+	}
+	return []byte(b.String())
+}
+
+// prefixOf is a card prefix of its own for an id.
+func prefixOf(id string) string {
+	n := 0
+	for _, c := range id {
+		n = n*31 + int(c)
+	}
+	return fmt.Sprintf("4%08d", uint32(n)%100000000)
+}
+
+func ids(list []scenarios.Scenario) string {
+	var out []string
+	for _, s := range list {
+		out = append(out, s.ID)
+	}
+	return strings.Join(out, ",")
+}
+
+func testRuntimeAdd(t *testing.T, newRuntime RuntimeFactory) {
+	rt, _ := newRuntime(t, RuntimeLimits{})
+	added, err := rt.Add(ctx, "ns", doc("b-first", "a-second"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(added); got != "b-first,a-second" {
+		t.Errorf("added %s", got)
+	}
+	if _, err := rt.Add(ctx, "ns", doc("c-third")); err != nil {
+		t.Fatal(err)
+	}
+	list, err := rt.List(ctx, "ns")
+	if err != nil || ids(list) != "b-first,a-second,c-third" {
+		t.Errorf("List = %s, %v; want the order of addition", ids(list), err)
+	}
+	cat, err := rt.Catalogue(ctx, "ns")
+	if err != nil || cat == nil {
+		t.Fatalf("Catalogue: %v, %v", cat, err)
+	}
+	if s, ok := cat.ByID("a-second"); !ok || s.Frictionless == nil || s.Frictionless.Reason != "05" || s.Description != "scenario a-second" {
+		t.Errorf("ByID(a-second) = %+v", s)
+	}
+	if s := cat.Match(scenarios.Request{CardNumber: prefixOf("c-third") + "0000000"}); s == nil || s.ID != "c-third" {
+		t.Errorf("Match by prefix = %v", s)
+	}
+	if s := cat.Match(scenarios.Request{CardNumber: "5200000000009008"}); s != nil {
+		t.Errorf("Match of another card = %s, want none (no fallback)", s.ID)
+	}
+	if other, err := rt.Catalogue(ctx, "other-ns"); err != nil || other != nil {
+		t.Errorf("another namespace sees %v, %v", other, err)
+	}
+	var le *scenarios.LoadError
+	if _, err := rt.Add(ctx, "ns", []byte("scenarios: [{id: x}]")); !errors.As(err, &le) {
+		t.Errorf("invalid document: %v, want a *LoadError", err)
+	}
+}
+
+func testRuntimeConflicts(t *testing.T, newRuntime RuntimeFactory) {
+	rt, _ := newRuntime(t, RuntimeLimits{})
+	if _, err := rt.Add(ctx, "ns", doc("taken")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rt.Add(ctx, "ns", doc("new-one", "taken")); !errors.Is(err, scenarios.ErrExists) {
+		t.Errorf("taken id: %v, want ErrExists", err)
+	}
+	same := []byte(fmt.Sprintf("scenarios:\n  - id: twin\n    match: {cardPrefix: %q}\n    challenge: {}\n", prefixOf("taken")))
+	if _, err := rt.Add(ctx, "ns", same); !errors.Is(err, scenarios.ErrExists) {
+		t.Errorf("taken selector: %v, want ErrExists", err)
+	}
+	if list, _ := rt.List(ctx, "ns"); ids(list) != "taken" {
+		t.Errorf("a refused document added something: %s", ids(list))
+	}
+	// The same id in another namespace is fine.
+	if _, err := rt.Add(ctx, "ns-2", doc("taken")); err != nil {
+		t.Errorf("the id in another namespace: %v", err)
+	}
+}
+
+func testRuntimeLimits(t *testing.T, newRuntime RuntimeFactory) {
+	rt, _ := newRuntime(t, RuntimeLimits{MaxScenarios: 3, MaxNamespaces: 2, MaxBytes: 2000})
+	if _, err := rt.Add(ctx, "ns", doc("a", "b", "c")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rt.Add(ctx, "ns", doc("d")); !errors.Is(err, scenarios.ErrLimit) {
+		t.Errorf("fourth scenario: %v, want ErrLimit", err)
+	}
+	if _, err := rt.Add(ctx, "ns-2", doc("a")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rt.Add(ctx, "ns-3", doc("a")); !errors.Is(err, scenarios.ErrLimit) {
+		t.Errorf("third namespace: %v, want ErrLimit", err)
+	}
+	big := []byte(fmt.Sprintf("scenarios:\n  - id: big\n    description: %q\n    match: {cardPrefix: \"49\"}\n    challenge: {}\n", strings.Repeat("x", 2100)))
+	if _, err := rt.Add(ctx, "ns-2", big); !errors.Is(err, scenarios.ErrTooLarge) {
+		t.Errorf("over the byte bound: %v, want ErrTooLarge", err)
+	}
+	// Deleting frees room again.
+	if _, err := rt.Reset(ctx, "ns"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rt.Add(ctx, "ns-3", doc("a")); err != nil {
+		t.Errorf("after a reset freed a namespace: %v", err)
+	}
+}
+
+func testRuntimeDelete(t *testing.T, newRuntime RuntimeFactory) {
+	rt, _ := newRuntime(t, RuntimeLimits{})
+	if _, err := rt.Add(ctx, "ns", doc("one", "two", "three")); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := rt.Delete(ctx, "ns", "two"); !ok || err != nil {
+		t.Errorf("Delete(two) = %v, %v", ok, err)
+	}
+	if ok, err := rt.Delete(ctx, "ns", "two"); ok || err != nil {
+		t.Errorf("Delete(two) again = %v, %v; want false", ok, err)
+	}
+	if list, _ := rt.List(ctx, "ns"); ids(list) != "one,three" {
+		t.Errorf("after Delete: %s", ids(list))
+	}
+	// The deleted scenario's selector is free again.
+	if _, err := rt.Add(ctx, "ns", doc("two")); err != nil {
+		t.Errorf("re-adding a deleted scenario: %v", err)
+	}
+	n, err := rt.Reset(ctx, "ns")
+	if n != 3 || err != nil {
+		t.Errorf("Reset = %d, %v; want 3", n, err)
+	}
+	if cat, err := rt.Catalogue(ctx, "ns"); cat != nil || err != nil {
+		t.Errorf("after Reset the namespace has %v, %v", cat, err)
+	}
+	if n, _ := rt.Reset(ctx, "ns"); n != 0 {
+		t.Errorf("second Reset = %d", n)
+	}
+}
+
+// testRuntimeShared: a change made through one replica is seen by the
+// other within a second.
+func testRuntimeShared(t *testing.T, newRuntime RuntimeFactory) {
+	a, b := newRuntime(t, RuntimeLimits{})
+	if cat, err := b.Catalogue(ctx, "ns"); cat != nil || err != nil { // b caches "none"
+		t.Fatalf("empty namespace: %v, %v", cat, err)
+	}
+	if _, err := a.Add(ctx, "ns", doc("shared")); err != nil {
+		t.Fatal(err)
+	}
+	seen := func(want bool) {
+		t.Helper()
+		deadline := time.Now().Add(time.Second)
+		for {
+			cat, err := b.Catalogue(ctx, "ns")
+			if err != nil {
+				t.Fatal(err)
+			}
+			has := false
+			if cat != nil {
+				_, has = cat.ByID("shared")
+			}
+			if has == want {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the other replica still sees shared = %v after 1s", has)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	seen(true)
+	if _, err := a.Delete(ctx, "ns", "shared"); err != nil {
+		t.Fatal(err)
+	}
+	seen(false)
+}
+
+// testRuntimeConcurrent: adds from both replicas at once lose nothing, and
+// of many adds of the same id exactly one wins.
+func testRuntimeConcurrent(t *testing.T, newRuntime RuntimeFactory) {
+	a, b := newRuntime(t, RuntimeLimits{})
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	wins := 0
+	for i := range 20 {
+		rt := a
+		if i%2 == 1 {
+			rt = b
+		}
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			if _, err := rt.Add(ctx, "ns", doc(fmt.Sprintf("own-%02d", i))); err != nil {
+				t.Errorf("add own-%02d: %v", i, err)
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			_, err := rt.Add(ctx, "ns", doc("contested"))
+			switch {
+			case err == nil:
+				mu.Lock()
+				wins++
+				mu.Unlock()
+			case !errors.Is(err, scenarios.ErrExists):
+				t.Errorf("contested add: %v", err)
+			}
+		}()
+	}
+	wg.Wait()
+	if wins != 1 {
+		t.Errorf("%d adds of the same id won, want 1", wins)
+	}
+	list, err := a.List(ctx, "ns")
+	if err != nil || len(list) != 21 {
+		t.Errorf("List has %d scenarios (%v), want 21", len(list), err)
+	}
+}
