@@ -228,7 +228,7 @@ func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
 	defer cancel()
 	if err := s.cfg.Engine.Ping(ctx); err != nil {
-		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "not ready", "reason": "state store unreachable: " + err.Error()})
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "not ready", "reason": err.Error()})
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"status": "ready", "scenarios": s.cfg.Engine.Catalogue().Len()})

@@ -16,6 +16,7 @@ import (
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/memstore"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/redisstore"
 	"github.com/threeds-sandbox/threeds-sandbox/web"
 	"github.com/threeds-sandbox/threeds-sandbox/web/journal"
 )
@@ -39,6 +40,10 @@ type Config struct {
 	Seed             uint64
 	FirstCReqTimeout time.Duration
 	ChallengeTimeout time.Duration
+	Store            string
+	StoreTimeout     time.Duration
+	StoreWait        time.Duration
+	StorePrefix      string
 	StoreMaxEntries  int
 	StoreMaxAge      time.Duration
 	MaxBodyBytes     int64
@@ -73,7 +78,11 @@ func FlagSet(c *Config, out io.Writer) *flag.FlagSet {
 	fs.Uint64Var(&c.Seed, "seed", 1, "seed of the fake ACS data and authentication values")
 	fs.DurationVar(&c.FirstCReqTimeout, "first-creq-timeout", emulator.DefaultFirstCReqTimeout, "how long a challenge waits for its first CReq (then N, reason 14, challengeCancel 05)")
 	fs.DurationVar(&c.ChallengeTimeout, "challenge-timeout", emulator.DefaultChallengeTimeout, "how long an opened challenge waits for a decision (then N, reason 14, challengeCancel 04)")
-	fs.IntVar(&c.StoreMaxEntries, "store-max-entries", memstore.DefaultMaxEntries, "most transactions kept in memory; the oldest are evicted first")
+	fs.StringVar(&c.Store, "store", "memory", "where state is kept: memory, or a Redis URL redis://[user:password@]host:port/db (rediss:// for TLS) shared by several replicas")
+	fs.DurationVar(&c.StoreTimeout, "store-timeout", redisstore.DefaultTimeout, "bound on each call to a Redis store; beyond it the request answers 503 SY02")
+	fs.DurationVar(&c.StoreWait, "store-wait", 0, "how long start-up waits for a Redis store to answer (0: fail at once)")
+	fs.StringVar(&c.StorePrefix, "store-prefix", redisstore.DefaultPrefix, "prefix of every Redis key, so several sandboxes can share one Redis")
+	fs.IntVar(&c.StoreMaxEntries, "store-max-entries", memstore.DefaultMaxEntries, "most transactions kept in memory; the oldest are evicted first (memory store)")
 	fs.DurationVar(&c.StoreMaxAge, "store-max-age", memstore.DefaultMaxAge, "how long a transaction is kept")
 	fs.Int64Var(&c.MaxBodyBytes, "max-body-bytes", web.DefaultMaxBodyBytes, "largest request body accepted")
 	fs.StringVar(&c.StateHashKey, "state-hash-key", "", "hex key (32 or 64 bytes) signing the challenge state (default: random at start-up)")
@@ -128,6 +137,16 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Config, []
 	}
 	if c.GCHeadroomMiB < 0 || c.GCHeadroomMiB > 1<<20 {
 		errs = append(errs, fmt.Errorf("[gc] --gc-headroom-mib %d: want 0 to 1048576", c.GCHeadroomMiB))
+	}
+	if c.Store != "memory" {
+		if !strings.HasPrefix(c.Store, "redis://") && !strings.HasPrefix(c.Store, "rediss://") {
+			errs = append(errs, fmt.Errorf("[store] --store (%s) %q: want memory, redis://host:port/db or rediss://host:port/db", EnvName("store"), redisstore.Redact(c.Store)))
+		} else if c.StateHashKey == "" || c.StateBlockKey == "" {
+			errs = append(errs, fmt.Errorf("[store] --store %s is shared by replicas, which must also share the challenge state keys: "+
+				"set --state-hash-key (%s) and --state-block-key (%s) to the same values on every replica "+
+				"(e.g. openssl rand -hex 32), or a challenge page served by one replica is refused by another",
+				redisstore.Redact(c.Store), EnvName("state-hash-key"), EnvName("state-block-key")))
+		}
 	}
 	if c.JournalSize < 0 {
 		errs = append(errs, fmt.Errorf("[console] --journal-size %d: want 0 or more", c.JournalSize))

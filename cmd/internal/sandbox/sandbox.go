@@ -19,7 +19,6 @@ import (
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 	"github.com/threeds-sandbox/threeds-sandbox/templates"
 	"github.com/threeds-sandbox/threeds-sandbox/web"
-	"github.com/threeds-sandbox/threeds-sandbox/web/journal"
 )
 
 // Sandbox is one emulator, listening and wired, not yet serving.
@@ -29,11 +28,13 @@ type Sandbox struct {
 	Engine    *emulator.Engine
 	Server    *web.Server
 	Source    *scenarios.Source
-	Store     *memstore.Store
-	Metrics   *web.Metrics
+	// Store is the memory store; nil when state is kept in Redis.
+	Store   *memstore.Store
+	Metrics *web.Metrics
 
-	cfg Config
-	log *slog.Logger
+	cfg        Config
+	log        *slog.Logger
+	closeState func()
 }
 
 // New checks c, loads the scenarios, builds every part and listens on
@@ -83,17 +84,14 @@ func New(c Config, log *slog.Logger) (*Sandbox, error) {
 	if err != nil {
 		return nil, fmt.Errorf("[templates] %w", err)
 	}
-	store, err := memstore.New(memstore.Options{
-		MaxEntries: c.StoreMaxEntries,
-		MaxAge:     c.StoreMaxAge,
-		OnEvict:    evictionLogger(log),
-	})
+	st, err := newState(c, log)
 	if err != nil {
-		return nil, fmt.Errorf("[store] %w", err)
+		return nil, err
 	}
 
 	ln, err := net.Listen("tcp", c.Addr)
 	if err != nil {
+		st.close()
 		return nil, fmt.Errorf("[addr] listen on %s: %w", c.Addr, err)
 	}
 	publicURL := c.PublicURL
@@ -104,10 +102,6 @@ func New(c Config, log *slog.Logger) (*Sandbox, error) {
 
 	// The engine is the one value the server is wired with: it holds the
 	// catalogue, the runtime scenarios and the journal its events go to.
-	var events emulator.EventSink
-	if c.JournalSize > 0 {
-		events = journal.NewMemory(journal.Options{PerNamespace: c.JournalSize})
-	}
 	engine, err := emulator.New(emulator.Config{
 		PublicURL:        publicURL,
 		Seed:             c.Seed,
@@ -115,16 +109,17 @@ func New(c Config, log *slog.Logger) (*Sandbox, error) {
 		ChallengeTimeout: c.ChallengeTimeout,
 		Schemes:          schemes,
 		Catalogue:        source.Current,
-		Runtime:          emulator.NewMemoryRuntime(&scenarios.Runtime{}),
-		Events:           events,
+		Runtime:          st.runtime,
+		Events:           st.events,
 		Chaos:            chaos,
 		MaxDelayed:       c.MaxDelayed,
-	}, store)
+	}, st.store)
 	if err != nil {
 		ln.Close()
+		st.close()
 		return nil, err
 	}
-	metrics := web.NewMetrics(func() (int, uint64) { return store.Len(), store.Evicted() })
+	metrics := web.NewMetrics(st.stats)
 	srv, err := web.NewServer(web.Config{
 		Listener:        ln,
 		BasePath:        c.BasePath,
@@ -143,17 +138,19 @@ func New(c Config, log *slog.Logger) (*Sandbox, error) {
 	})
 	if err != nil {
 		ln.Close()
+		st.close()
 		return nil, fmt.Errorf("[state] %w", err)
 	}
 	return &Sandbox{
-		PublicURL: publicURL,
-		Engine:    engine,
-		Server:    srv,
-		Source:    source,
-		Store:     store,
-		Metrics:   metrics,
-		cfg:       c,
-		log:       log,
+		PublicURL:  publicURL,
+		Engine:     engine,
+		Server:     srv,
+		Source:     source,
+		Store:      st.mem,
+		Metrics:    metrics,
+		cfg:        c,
+		log:        log,
+		closeState: st.close,
 	}, nil
 }
 
@@ -161,6 +158,7 @@ func New(c Config, log *slog.Logger) (*Sandbox, error) {
 // SIGHUP, then stops accepting and drains in-flight requests. ready, when
 // not nil, is called once the emulator serves.
 func (s *Sandbox) Run(ctx context.Context, ready func()) error {
+	defer s.closeState()
 	if err := s.Server.Open(); err != nil {
 		return err
 	}

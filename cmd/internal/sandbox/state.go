@@ -1,0 +1,72 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/memstore"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/redisstore"
+	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
+	"github.com/threeds-sandbox/threeds-sandbox/web"
+	"github.com/threeds-sandbox/threeds-sandbox/web/journal"
+)
+
+// state is everything that outlives a request: the transactions, the
+// runtime scenarios and the console's journal, all in this process
+// (--store memory) or all in one Redis shared by replicas.
+type state struct {
+	store   emulator.Store
+	runtime emulator.RuntimeScenarios
+	events  emulator.EventSink // nil with --journal-size 0
+	mem     *memstore.Store    // the memory store; nil with Redis
+	stats   web.StoreStats     // nil with Redis
+	close   func()
+}
+
+// newState builds the state --store names. A Redis that does not answer
+// within --store-wait fails here, before the server listens.
+func newState(c Config, log *slog.Logger) (*state, error) {
+	if c.Store == "memory" {
+		mem, err := memstore.New(memstore.Options{
+			MaxEntries: c.StoreMaxEntries,
+			MaxAge:     c.StoreMaxAge,
+			OnEvict:    evictionLogger(log),
+		})
+		if err != nil {
+			return nil, fmt.Errorf("[store] %w", err)
+		}
+		s := &state{store: mem, mem: mem, runtime: emulator.NewMemoryRuntime(&scenarios.Runtime{}), close: func() {}}
+		s.stats = func() (int, uint64) { return mem.Len(), mem.Evicted() }
+		if c.JournalSize > 0 {
+			s.events = journal.NewMemory(journal.Options{PerNamespace: c.JournalSize})
+		}
+		return s, nil
+	}
+
+	client, err := redisstore.Connect(context.Background(), c.Store, c.StoreTimeout, c.StoreWait)
+	if err != nil {
+		hint := ""
+		if c.StoreWait == 0 {
+			hint = fmt.Sprintf(" (--store-wait, %s, lets start-up wait for it)", EnvName("store-wait"))
+		}
+		return nil, fmt.Errorf("[store] %w%s", err, hint)
+	}
+	store, err := redisstore.NewStore(client, redisstore.Options{Prefix: c.StorePrefix, MaxAge: c.StoreMaxAge, Timeout: c.StoreTimeout})
+	if err != nil {
+		client.Close()
+		return nil, fmt.Errorf("[store] %w", err)
+	}
+	runtime, err := redisstore.NewRuntime(client, redisstore.RuntimeOptions{Prefix: c.StorePrefix, Timeout: c.StoreTimeout})
+	if err != nil {
+		client.Close()
+		return nil, fmt.Errorf("[store] %w", err)
+	}
+	s := &state{store: store, runtime: runtime, close: client.Close}
+	if c.JournalSize > 0 {
+		s.events = journal.NewMemory(journal.Options{PerNamespace: c.JournalSize})
+	}
+	log.Info("state kept in Redis", slog.String("store", redisstore.Redact(c.Store)), slog.String("prefix", c.StorePrefix))
+	return s, nil
+}

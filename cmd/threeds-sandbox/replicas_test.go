@@ -1,0 +1,177 @@
+package main
+
+import (
+	"html"
+	"io"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/redisstore/redistest"
+)
+
+// Fixed challenge state keys: replicas that share a store share them.
+const (
+	testHashKey  = "6f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8"
+	testBlockKey = "0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f9"
+)
+
+// startReplica runs the program with its state in the Redis of srv.
+func startReplica(t *testing.T, srv *redistest.Server, args ...string) *program {
+	t.Helper()
+	return startProgram(t, nil, append([]string{"--addr", "127.0.0.1:0", "--store", srv.URL,
+		"--state-hash-key", testHashKey, "--state-block-key", testBlockKey, "--store-timeout", "500ms"}, args...)...)
+}
+
+// postForm posts a browser form and returns the page.
+func postForm(t *testing.T, u string, form url.Values) (int, string) {
+	t.Helper()
+	resp, err := http.PostForm(u, form)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+var (
+	hiddenCReq  = regexp.MustCompile(`name="creq" value="([^"]+)"`)
+	hiddenState = regexp.MustCompile(`name="state" value="([^"]+)"`)
+	hiddenCRes  = regexp.MustCompile(`name="cres" value="([^"]+)"`)
+)
+
+// TestReplicasShareState: two replicas over one Redis serve the same
+// transactions and runtime scenarios. A challenge whose lookup, CReq,
+// decision and enquiry each reach another replica ends as on one; a
+// replica started later serves what the others stored.
+func TestReplicasShareState(t *testing.T) {
+	srv := redistest.Start(t, redistest.Options{})
+	a, b := startReplica(t, srv), startReplica(t, srv)
+
+	// A frictionless lookup on one is the other's enquiry.
+	y := a.lookup(t, lookupBody(t, "4000000000009003", nil))
+	if got := b.enquiry(t, y.str("threeDsServerTransId")); got.str("transactionStatus") != "Y" || got.str("eci") != "05" {
+		t.Errorf("enquiry on the other replica: %s", got.Raw)
+	}
+
+	// A challenge hopping between replicas at every step.
+	ch := b.lookup(t, lookupBody(t, challengeCard, nil))
+	creq := hiddenCReq.FindStringSubmatch(ch.str("challengeHtml"))
+	if creq == nil {
+		t.Fatalf("no creq in challengeHtml: %s", ch.str("challengeHtml"))
+	}
+	status, page := postForm(t, a.URL+"/acs/challenge", url.Values{"creq": {html.UnescapeString(creq[1])}})
+	state := hiddenState.FindStringSubmatch(page)
+	if status != http.StatusOK || state == nil {
+		t.Fatalf("CReq on the other replica: HTTP %d\n%s", status, page)
+	}
+	status, page = postForm(t, b.URL+"/acs/decision", url.Values{"state": {html.UnescapeString(state[1])}, "action": {"otp"}, "otp": {"1234"}})
+	if status != http.StatusOK || hiddenCRes.FindStringSubmatch(page) == nil {
+		t.Fatalf("decision on the first replica: HTTP %d\n%s", status, page)
+	}
+	id := ch.str("threeDsServerTransId")
+	if got := a.enquiry(t, id); got.str("transactionStatus") != "Y" || got.str("authenticationValue") == "" {
+		t.Errorf("enquiry after the hopping challenge: %s", got.Raw)
+	}
+	// The decision is taken once, whichever replica is asked again.
+	if status, _ := postForm(t, a.URL+"/acs/decision", url.Values{"state": {html.UnescapeString(state[1])}, "action": {"fail"}}); status != http.StatusConflict {
+		t.Errorf("a second decision on the other replica: HTTP %d, want 409", status)
+	}
+
+	// A runtime scenario added on one replica is used by the other within 1s.
+	add := call(t, http.MethodPost, a.URL+"/admin/scenarios", testToken, map[string]any{"scenarios": []map[string]any{{
+		"id": "shared-decline", "match": map[string]any{"cardNumber": "4111111111111111"},
+		"frictionless": map[string]any{"status": "R", "reason": "11"},
+	}}})
+	if add.Status != http.StatusCreated {
+		t.Fatalf("add a runtime scenario: %d %s", add.Status, add.Raw)
+	}
+	deadline := time.Now().Add(time.Second)
+	for {
+		r := b.lookup(t, lookupBody(t, "4111111111111111", nil))
+		if r.str("status") == "R" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the other replica still answers %s a second after the scenario was added", r.str("status"))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+
+	// A replica started afterwards serves every earlier transaction.
+	if err := a.stop(); err != nil {
+		t.Fatal(err)
+	}
+	c := startReplica(t, srv)
+	for _, id := range []string{y.str("threeDsServerTransId"), id} {
+		if got := c.enquiry(t, id); got.str("transactionStatus") != "Y" {
+			t.Errorf("new replica, transaction %s: %s", id, got.Raw)
+		}
+	}
+	if list := call(t, http.MethodGet, c.URL+"/admin/scenarios", testToken, nil); !strings.Contains(list.Raw, "shared-decline") {
+		t.Errorf("new replica's runtime scenarios: %s", list.Raw)
+	}
+}
+
+// TestStoreFailures: Redis stopped gives a clear 503 body within the
+// timeout and an unready replica; Redis back, the same replica recovers.
+// An unreachable Redis at start-up is a clear error, unless --store-wait.
+func TestStoreFailures(t *testing.T) {
+	srv := redistest.Start(t, redistest.Options{AppendOnly: true})
+	p := startReplica(t, srv)
+	y := p.lookup(t, lookupBody(t, "4000000000009003", nil))
+	srv.Stop()
+
+	start := time.Now()
+	r := call(t, http.MethodPost, p.URL+"/authentication/brw", testToken, lookupBody(t, "4000000000009003", nil))
+	if r.Status != http.StatusServiceUnavailable || r.str("errorCode") != "SY02" {
+		t.Errorf("lookup with Redis down: %d %s", r.Status, r.Raw)
+	}
+	if emv, _ := r.Body["emvError"].(map[string]any); emv["emvErrorCode"] != "403" || emv["emvErrorDetail"] == "" {
+		t.Errorf("emvError: %v", emv)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("the lookup took %s with --store-timeout 500ms", d)
+	}
+	base := strings.TrimSuffix(p.URL, "/")
+	if ready := call(t, http.MethodGet, base+"/readyz", "", nil); ready.Status != http.StatusServiceUnavailable || !strings.Contains(ready.Raw, "redis") {
+		t.Errorf("readyz with Redis down: %d %s", ready.Status, ready.Raw)
+	}
+	if live := call(t, http.MethodGet, base+"/healthz", "", nil); live.Status != http.StatusOK {
+		t.Errorf("healthz with Redis down: %d (the process is alive)", live.Status)
+	}
+
+	srv.Start()
+	deadline := time.Now().Add(10 * time.Second)
+	for call(t, http.MethodGet, base+"/readyz", "", nil).Status != http.StatusOK {
+		if time.Now().After(deadline) {
+			t.Fatal("readyz not 200 within 10s of Redis coming back")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if got := p.enquiry(t, y.str("threeDsServerTransId")); got.str("transactionStatus") != "Y" {
+		t.Errorf("after the restart of Redis: %s", got.Raw)
+	}
+
+	// Start-up against a Redis that does not answer: a clear error, fast.
+	dead := "redis://127.0.0.1:" + freePort(t) + "/0"
+	start = time.Now()
+	var stderr syncBuffer
+	err := run(t.Context(), []string{"--addr", "127.0.0.1:0", "--store", dead, "--state-hash-key", testHashKey, "--state-block-key", testBlockKey},
+		envOf(nil), io.Discard, &stderr, nil)
+	if err == nil || !strings.Contains(err.Error(), "does not answer") || !strings.Contains(err.Error(), "--store-wait") {
+		t.Errorf("start-up with Redis down: %v", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("start-up took %s to fail", d)
+	}
+	// Random state keys with a shared store are refused.
+	err = run(t.Context(), []string{"--addr", "127.0.0.1:0", "--store", srv.URL}, envOf(nil), io.Discard, &stderr, nil)
+	if err == nil || !strings.Contains(err.Error(), "THREEDS_STATE_HASH_KEY") {
+		t.Errorf("Redis with random state keys: %v", err)
+	}
+}
