@@ -182,7 +182,8 @@ type ConsoleDemo struct {
 	// NeedsLogin tells that no session is open and the demo token is not
 	// accepted: the demo cannot run.
 	NeedsLogin bool
-	// DemoToken tells that the page uses the fixed demo token.
+	// DemoToken tells that the demo runs with the fixed demo token (no
+	// session is open).
 	DemoToken bool
 }
 
@@ -200,14 +201,14 @@ type DemoCard struct {
 
 // DemoConfig is the demo page's script configuration.
 type DemoConfig struct {
-	// LookupURL, EnquiryURL and NotifyURL are paths on the emulator.
+	// LookupURL and EnquiryURL are the console's relays of the API
+	// operations, which call them with the session's token: the page
+	// never holds a token. NotifyURL receives the final CRes.
 	LookupURL  string `json:"lookupUrl"`
 	EnquiryURL string `json:"enquiryUrl"`
 	NotifyURL  string `json:"notifyUrl"`
 	// JournalURL is the path of the transaction pages, the id appended.
 	JournalURL string `json:"journalUrl"`
-	// Token is the bearer token the page sends.
-	Token string `json:"token"`
 	// AcceptHeader and IP are what the merchant's server saw of the
 	// browser; the script reads the rest of browserInfo itself.
 	AcceptHeader string `json:"acceptHeader"`

@@ -25,7 +25,7 @@ func init() {
 	views[PageConsoleLogin] = ConsoleLogin{ConsoleLayout: consoleLayout("login"), Error: "token not accepted"}
 	views[PageConsoleDemo] = ConsoleDemo{ConsoleLayout: consoleLayout("demo"), Selected: "4000000000001000",
 		Cards:  []DemoCardGroup{{Scheme: "VISA", Cards: []DemoCard{{Number: "4000000000001000", Label: "Y"}}}},
-		Config: DemoConfig{LookupURL: "/3ds/authentication/brw", Token: "t", NextSteps: map[string]string{"Y": "Authorise"}}}
+		Config: DemoConfig{LookupURL: "/3ds/console/demo/lookup", NextSteps: map[string]string{"Y": "Authorise"}}}
 	views[PageConsoleNotify] = ConsoleNotify{Nonce: "n0nce", Base: "/3ds", TransStatus: "Y", CRes: "eyJ", Session: "s"}
 	views[PageConsoleMessage] = ConsoleMessage{ConsoleLayout: consoleLayout("transactions"), Message: "Not found", Link: "/3ds/console/", LinkText: "Back"}
 }
@@ -54,14 +54,14 @@ func TestConsoleNavigationMarksTheActivePage(t *testing.T) {
 
 func TestConsoleDemoConfigIsJSONInTheScript(t *testing.T) {
 	v := views[PageConsoleDemo].(ConsoleDemo)
-	v.Config.Token = `</script><script>alert(1)</script>`
+	v.Config.AcceptHeader = `</script><script>alert(1)</script>`
 	doc, raw := render(t, PageConsoleDemo, v)
 	cfg := doc.Find("script#demo-config").Text()
-	if !strings.Contains(cfg, `"lookupUrl":"/3ds/authentication/brw"`) {
+	if !strings.Contains(cfg, `"lookupUrl":"/3ds/console/demo/lookup"`) {
 		t.Errorf("demo config lacks the lookup URL: %s", cfg)
 	}
 	if strings.Contains(raw, "<script>alert(1)") {
-		t.Errorf("a token closed the config's script element")
+		t.Errorf("a browser's Accept header closed the config's script element")
 	}
 }
 

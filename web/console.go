@@ -49,9 +49,9 @@ type console struct {
 }
 
 // consoleSession is the signed and encrypted content of the session
-// cookie.
+// cookie: the id of a session kept on the server, never the token.
 type consoleSession struct {
-	Token  string `json:"t"`
+	ID     string `json:"sid"`
 	Issued int64  `json:"iat"`
 }
 
@@ -82,6 +82,8 @@ func (s *Server) consoleRoutes(r *mux.Router) {
 	cr.HandleFunc("/events", c.handleEvents).Methods(http.MethodGet)
 	cr.HandleFunc("/demo", c.handleDemo).Methods(http.MethodGet)
 	cr.HandleFunc("/demo/notify", c.handleDemoNotify).Methods(http.MethodPost)
+	cr.HandleFunc("/demo/lookup", c.demoAPI(s.handleLookup)).Methods(http.MethodPost)
+	cr.HandleFunc("/demo/enquiry", c.demoAPI(s.handleEnquiry)).Methods(http.MethodPost)
 }
 
 // origin returns the scheme://host[:port] of a URL, or "" when it has none.
@@ -221,50 +223,76 @@ func challengeHTMLHashes(pages *templates.Set) string {
 // layout is the common view of a console page.
 func (c *console) layout(r *http.Request, nonce, title, active string) templates.ConsoleLayout {
 	l := templates.ConsoleLayout{Nonce: nonce, Base: c.base, Title: title, Active: active}
-	if tok, ok := c.session(r); ok {
+	if tok, ok, _ := c.session(r); ok {
 		l.LoggedIn, l.Namespace = true, Namespace(tok)
 	}
 	return l
 }
 
-// session returns the token of the request's console session; false when
-// there is none, it is forged or expired, or the token is no longer
-// accepted.
-func (c *console) session(r *http.Request) (string, bool) {
+// sessionID returns the session id of the request's cookie; false when
+// there is none, or it is forged.
+func (c *console) sessionID(r *http.Request) (string, bool) {
 	ck, err := r.Cookie(consoleCookie)
 	if err != nil {
 		return "", false
 	}
 	var s consoleSession
-	if err := c.sessions.Decode(consoleCookie, ck.Value, &s); err != nil || s.Token == "" {
+	if err := c.sessions.Decode(consoleCookie, ck.Value, &s); err != nil || s.ID == "" {
 		return "", false
 	}
-	if !c.s.tokens.accept(s.Token) {
-		return "", false
-	}
-	return s.Token, true
+	return s.ID, true
 }
 
-// setSession writes the session cookie; an empty token clears it.
-func (c *console) setSession(w http.ResponseWriter, token string) error {
-	ck := &http.Cookie{
+// session returns the token of the request's console session; false when
+// there is none, it is forged, expired or ended, or the token is no longer
+// accepted. An error means the session store did not answer.
+func (c *console) session(r *http.Request) (string, bool, error) {
+	id, ok := c.sessionID(r)
+	if !ok {
+		return "", false, nil
+	}
+	tok, ok, err := c.s.sessions.Token(r.Context(), id)
+	if err != nil || !ok || !c.s.tokens.accept(tok) {
+		return "", false, err
+	}
+	return tok, true, nil
+}
+
+// openSession starts a session for token and writes its cookie.
+func (c *console) openSession(w http.ResponseWriter, r *http.Request, token string) error {
+	id, err := c.s.sessions.Create(r.Context(), token, consoleSessionAge)
+	if err != nil {
+		return fmt.Errorf("open a console session: %w", err)
+	}
+	v, err := c.sessions.Encode(consoleCookie, consoleSession{ID: id, Issued: time.Now().Unix()})
+	if err != nil {
+		return fmt.Errorf("encode console session: %w", err)
+	}
+	http.SetCookie(w, c.cookie(v, int(consoleSessionAge.Seconds())))
+	return nil
+}
+
+// endSession ends the request's session, if any, and clears its cookie.
+func (c *console) endSession(w http.ResponseWriter, r *http.Request) error {
+	http.SetCookie(w, c.cookie("", -1))
+	if id, ok := c.sessionID(r); ok {
+		return c.s.sessions.Delete(r.Context(), id)
+	}
+	return nil
+}
+
+// cookie is the session cookie with value, for maxAge seconds (-1
+// clears it).
+func (c *console) cookie(value string, maxAge int) *http.Cookie {
+	return &http.Cookie{
 		Name:     consoleCookie,
+		Value:    value,
 		Path:     c.cookiePath(),
+		MaxAge:   maxAge,
 		HttpOnly: true,
 		Secure:   c.secure,
 		SameSite: http.SameSiteLaxMode,
 	}
-	if token == "" {
-		ck.MaxAge = -1
-	} else {
-		v, err := c.sessions.Encode(consoleCookie, consoleSession{Token: token, Issued: time.Now().Unix()})
-		if err != nil {
-			return fmt.Errorf("encode console session: %w", err)
-		}
-		ck.Value, ck.MaxAge = v, int(consoleSessionAge.Seconds())
-	}
-	http.SetCookie(w, ck)
-	return nil
 }
 
 // cookiePath is the base path, "/" at the root.
@@ -336,7 +364,7 @@ func (c *console) handleLogin(w http.ResponseWriter, r *http.Request) {
 		c.loginPage(w, r, http.StatusForbidden, "This token is not accepted by the sandbox.", next)
 		return
 	}
-	if err := c.setSession(w, tok); err != nil {
+	if err := c.openSession(w, r, tok); err != nil {
 		c.s.writeError(w, r, err)
 		return
 	}
@@ -349,15 +377,21 @@ func (c *console) handleLogout(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "cross-site logout refused", http.StatusForbidden)
 		return
 	}
-	_ = c.setSession(w, "")
+	if err := c.endSession(w, r); err != nil {
+		c.s.writeError(w, r, err)
+		return
+	}
 	http.Redirect(w, r, c.base+"/console/login", http.StatusSeeOther)
 }
 
 // requireSession returns the session's token, or redirects to the login
-// page and returns false.
+// page (or answers the session store's failure) and returns false.
 func (c *console) requireSession(w http.ResponseWriter, r *http.Request) (string, bool) {
-	tok, ok := c.session(r)
-	if !ok {
+	tok, ok, err := c.session(r)
+	switch {
+	case err != nil:
+		c.s.writeError(w, r, err)
+	case !ok:
 		http.Redirect(w, r, c.base+"/console/login?next="+url.QueryEscape(r.URL.Path), http.StatusSeeOther)
 	}
 	return tok, ok

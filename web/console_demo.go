@@ -18,20 +18,18 @@ var demoStatuses = []string{"Y", "A", "N", "U", "R", "I", "C"}
 func (c *console) handleDemo(w http.ResponseWriter, r *http.Request) {
 	nonce := newNonce()
 	view := templates.ConsoleDemo{ConsoleLayout: c.layout(r, nonce, "Demo checkout", "demo")}
-	tok, ok := c.session(r)
-	if !ok {
-		tok, view.DemoToken = DemoToken, true
+	if _, ok, _ := c.session(r); !ok {
+		view.DemoToken = true
 		if !c.s.tokens.accept(DemoToken) {
-			tok, view.DemoToken, view.NeedsLogin = "", false, true
+			view.DemoToken, view.NeedsLogin = false, true
 		}
 	}
 	view.Cards, view.Selected = demoCards(Catalogue(c.s.cfg.Engine.Catalogue(), c.s.cfg.Engine.Schemes()), r.URL.Query().Get("card"))
 	view.Config = templates.DemoConfig{
-		LookupURL:    c.base + "/authentication/brw",
-		EnquiryURL:   c.base + "/enquiry/",
+		LookupURL:    c.base + "/console/demo/lookup",
+		EnquiryURL:   c.base + "/console/demo/enquiry",
 		NotifyURL:    c.base + "/console/demo/notify",
 		JournalURL:   c.base + "/console/transactions/",
-		Token:        tok,
 		AcceptHeader: truncateRunes(r.Header.Get("Accept"), 2048),
 		NextSteps:    map[string]string{},
 		StatusText:   map[string]string{},
@@ -44,6 +42,39 @@ func (c *console) handleDemo(w http.ResponseWriter, r *http.Request) {
 		view.Config.StatusText[st] = emulator.StatusText[st]
 	}
 	c.render(w, r, http.StatusOK, templates.PageConsoleDemo, nonce, cspOptions{demo: true}, view)
+}
+
+// demoAPI serves the demo page's lookup and enquiry: the handler of the API
+// operation, called with the session's token (or DemoToken when no session
+// is open and the sandbox accepts it), as a merchant's backend calls the
+// API with its own token. The token never reaches the browser. Only the
+// console's own pages may call it: a cross-site request is refused, and
+// the JSON content type the handlers require cannot be sent cross-origin
+// without a preflight the sandbox does not answer.
+func (c *console) demoAPI(next http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		info := infoOf(r.Context())
+		info.route = routeJSON // the API's answers, errors included
+		if crossSite(r) {
+			c.s.writeError(w, r, emulator.NewError(emulator.CodeTokenRejected, "303",
+				"the demo's API is for the console's own pages: cross-site request refused", "Sec-Fetch-Site"))
+			return
+		}
+		tok, ok, err := c.session(r)
+		switch {
+		case err != nil:
+			c.s.writeError(w, r, err)
+			return
+		case !ok && c.s.tokens.accept(DemoToken):
+			tok = DemoToken
+		case !ok:
+			c.s.writeError(w, r, emulator.NewError(emulator.CodeUnauthorized, "303",
+				"log in to the console: the token demo is not accepted by this sandbox", "session"))
+			return
+		}
+		info.namespace = Namespace(tok)
+		next(w, r)
+	}
 }
 
 // demoCards lists the catalogue's card numbers by scheme for the demo's

@@ -23,7 +23,11 @@ const (
 // streamMaxDuration, or when the server shuts down, so it never holds a
 // graceful shutdown.
 func (c *console) handleEvents(w http.ResponseWriter, r *http.Request) {
-	tok, ok := c.session(r)
+	tok, ok, err := c.session(r)
+	if err != nil {
+		c.s.writeError(w, r, err)
+		return
+	}
 	if !ok {
 		http.Error(w, "no console session: log in first", http.StatusUnauthorized)
 		return

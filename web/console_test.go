@@ -699,7 +699,7 @@ func TestConsoleDemoPage(t *testing.T) {
 	}
 	checkConsoleHeaders(t, p, "'none'", "DENY")
 	c := demoConfig(t, p)
-	if c.Token != web.DemoToken || c.LookupURL != "/authentication/brw" || c.EnquiryURL != "/enquiry/" || c.NotifyURL != "/console/demo/notify" {
+	if c.LookupURL != "/console/demo/lookup" || c.EnquiryURL != "/console/demo/enquiry" || c.NotifyURL != "/console/demo/notify" {
 		t.Errorf("demo config without a session = %+v", c)
 	}
 	if !strings.Contains(c.NextSteps["Y"], "{eci}") {
@@ -730,17 +730,94 @@ func TestConsoleDemoPage(t *testing.T) {
 	}
 
 	b.login("my-team")
-	if c := demoConfig(t, b.get("/console/demo")); c.Token != "my-team" {
-		t.Errorf("demo token with a session = %q, want the session's", c.Token)
+	if p := b.get("/console/demo"); strings.Contains(p.Raw, "my-team") {
+		t.Errorf("the demo page holds the session's token")
 	}
 
 	locked := newConsoleEnv(t, consoleOptions{tokens: []string{"only-this"}})
 	p = locked.browser().get("/console/demo")
-	if c := demoConfig(t, p); c.Token != "" {
-		t.Errorf("demo token when demo is not accepted = %q, want none", c.Token)
-	}
 	if _, disabled := p.Doc.Find("#pay").Attr("disabled"); !disabled {
 		t.Errorf("Pay button enabled without a usable token")
+	}
+}
+
+// postJSON sends a JSON body with the browser's cookies.
+func (b *browser) postJSON(path string, body any, header map[string]string) page {
+	b.e.t.Helper()
+	raw, _ := json.Marshal(body)
+	req, err := http.NewRequest(http.MethodPost, b.e.URL+path, bytes.NewReader(raw))
+	if err != nil {
+		b.e.t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	return b.do(req)
+}
+
+// TestConsoleDemoRelays: the demo's lookup and enquiry go through the
+// console, which calls the API operations with the session's token (or
+// the demo token): the token never reaches the page, and only the
+// console's own pages may use the relays.
+func TestConsoleDemoRelays(t *testing.T) {
+	t.Parallel()
+	e := newConsoleEnv(t, consoleOptions{})
+	for _, tt := range []struct {
+		name, login, token string
+	}{
+		{"logged in: the session's token", "relay-team", "relay-team"},
+		{"no session: the demo token", "", web.DemoToken},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			b := e.browser()
+			if tt.login != "" {
+				b.login(tt.login)
+			}
+			p := b.postJSON("/console/demo/lookup", lookupBody(t, e.Frictionless, nil), nil)
+			var got map[string]any
+			if err := json.Unmarshal([]byte(p.Raw), &got); p.Status != http.StatusOK || err != nil {
+				t.Fatalf("relay lookup: %d %s", p.Status, p.Raw)
+			}
+			id, _ := got["threeDsServerTransId"].(string)
+			// The transaction belongs to the token's namespace.
+			if r := e.api("/enquiry/", tt.token, map[string]string{"threeDsServerTransId": id}); r["transactionStatus"] != "Y" {
+				t.Errorf("enquiry with %s: %v", tt.token, r)
+			}
+			if p := b.postJSON("/console/demo/enquiry", map[string]string{"threeDsServerTransId": id}, nil); p.Status != http.StatusOK || !strings.Contains(p.Raw, `"transactionStatus":"Y"`) {
+				t.Errorf("relay enquiry: %d %s", p.Status, p.Raw)
+			}
+			// Errors are the API's JSON error body.
+			if p := b.postJSON("/console/demo/lookup", map[string]any{}, nil); p.Status != http.StatusBadRequest || !strings.Contains(p.Raw, `"emvErrorCode":"201"`) {
+				t.Errorf("relay of a bad lookup: %d %s", p.Status, p.Raw)
+			}
+			if p := b.postJSON("/console/demo/lookup", lookupBody(t, e.Frictionless, nil), map[string]string{"Sec-Fetch-Site": "cross-site"}); p.Status != http.StatusUnauthorized {
+				t.Errorf("cross-site relay: %d %s", p.Status, p.Raw)
+			}
+		})
+	}
+	locked := newConsoleEnv(t, consoleOptions{tokens: []string{"only-this"}})
+	if p := locked.browser().postJSON("/console/demo/lookup", lookupBody(t, locked.Frictionless, nil), nil); p.Status != http.StatusUnauthorized || !strings.Contains(p.Raw, "log in") {
+		t.Errorf("relay without a session when demo is refused: %d %s", p.Status, p.Raw)
+	}
+}
+
+// TestConsoleLogoutEndsTheSession: logging out ends the session on the
+// server, so a copy of the cookie is refused afterwards.
+func TestConsoleLogoutEndsTheSession(t *testing.T) {
+	t.Parallel()
+	e := newConsoleEnv(t, consoleOptions{})
+	b := e.browser()
+	b.login("leaving")
+	u, _ := url.Parse(e.URL)
+	cookies := b.client.Jar.Cookies(u)
+	if p := b.post("/console/logout", nil, nil); p.Status != http.StatusSeeOther {
+		t.Fatalf("logout: %d", p.Status)
+	}
+	thief := e.browser()
+	thief.client.Jar.SetCookies(u, cookies)
+	if p := thief.get("/console/transactions"); p.Status != http.StatusSeeOther {
+		t.Errorf("a copy of the cookie after logout: HTTP %d, want the redirect to the login page", p.Status)
 	}
 }
 

@@ -20,6 +20,7 @@ import (
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/templates"
 	"github.com/threeds-sandbox/threeds-sandbox/web/journal"
+	"github.com/threeds-sandbox/threeds-sandbox/web/session"
 )
 
 // Defaults of the server's limits.
@@ -65,6 +66,8 @@ type Config struct {
 	// ConsoleAuth, "user:password", protects the console with HTTP basic
 	// authentication; empty leaves it open.
 	ConsoleAuth string
+	// Sessions keep the console's sessions; in memory when nil.
+	Sessions session.Store
 }
 
 // Timeouts bound how long a connection may take over each phase.
@@ -95,16 +98,17 @@ func (t Timeouts) withDefaults() Timeouts {
 
 // Server serves the emulator over HTTP.
 type Server struct {
-	cfg     Config
-	log     *slog.Logger
-	tokens  Tokens
-	state   []securecookie.Codec // current key pair first
-	router  *mux.Router
-	http    *http.Server
-	ln      net.Listener
-	metrics *Metrics
-	journal journal.Journal // nil: the console runs without one
-	ready   atomic.Bool
+	cfg      Config
+	log      *slog.Logger
+	tokens   Tokens
+	state    []securecookie.Codec // current key pair first
+	router   *mux.Router
+	http     *http.Server
+	ln       net.Listener
+	metrics  *Metrics
+	journal  journal.Journal // nil: the console runs without one
+	sessions session.Store
+	ready    atomic.Bool
 }
 
 // NewServer checks cfg and builds the routes.
@@ -141,6 +145,10 @@ func NewServer(cfg Config) (*Server, error) {
 		metrics: cfg.Metrics,
 	}
 	s.journal, _ = cfg.Engine.Events().(journal.Journal)
+	s.sessions = cfg.Sessions
+	if s.sessions == nil {
+		s.sessions = session.NewMemory(0)
+	}
 	s.routes()
 	return s, nil
 }

@@ -4,6 +4,7 @@ import (
 	"html"
 	"io"
 	"net/http"
+	"net/http/cookiejar"
 	"net/url"
 	"regexp"
 	"strings"
@@ -100,6 +101,39 @@ func TestReplicasShareState(t *testing.T) {
 			t.Fatalf("the other replica still answers %s a second after the scenario was added", r.str("status"))
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+
+	// A console session opened on one replica is good on the other, and
+	// ended everywhere by a logout on either.
+	jar, _ := cookiejar.New(nil)
+	browser := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := browser.PostForm(a.URL+"/console/login", url.Values{"token": {testToken}})
+	if err != nil || resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("login on the first replica: %v %v", err, resp)
+	}
+	resp.Body.Close()
+	bu, _ := url.Parse(b.URL)
+	au, _ := url.Parse(a.URL)
+	jar.SetCookies(bu, jar.Cookies(au)) // a balancer would send the cookie to either
+	if resp, err := browser.Get(b.URL + "/console/transactions"); err != nil || resp.StatusCode != http.StatusOK {
+		t.Errorf("the session on the other replica: %v %v", err, resp)
+	} else {
+		resp.Body.Close()
+	}
+	copied := jar.Cookies(bu) // a copy of the cookie, kept past the logout
+	if len(copied) == 0 {
+		t.Fatal("no session cookie")
+	}
+	if resp, err := browser.PostForm(b.URL+"/console/logout", nil); err == nil {
+		resp.Body.Close()
+	}
+	jar2, _ := cookiejar.New(nil)
+	jar2.SetCookies(au, copied)
+	stale := &http.Client{Jar: jar2, CheckRedirect: browser.CheckRedirect}
+	if resp, err := stale.Get(a.URL + "/console/transactions"); err != nil || resp.StatusCode != http.StatusSeeOther {
+		t.Errorf("a session ended on the other replica still opens pages: %v %v", err, resp)
+	} else {
+		resp.Body.Close()
 	}
 
 	// A replica started afterwards serves every earlier transaction.

@@ -135,6 +135,7 @@ func New(c Config, log *slog.Logger) (*Sandbox, error) {
 		Logger:          log,
 		Metrics:         metrics,
 		ConsoleAuth:     c.ConsoleAuth,
+		Sessions:        st.sessions,
 	})
 	if err != nil {
 		ln.Close()

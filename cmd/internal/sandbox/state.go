@@ -11,18 +11,20 @@ import (
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 	"github.com/threeds-sandbox/threeds-sandbox/web"
 	"github.com/threeds-sandbox/threeds-sandbox/web/journal"
+	"github.com/threeds-sandbox/threeds-sandbox/web/session"
 )
 
 // state is everything that outlives a request: the transactions, the
-// runtime scenarios and the console's journal, all in this process
-// (--store memory) or all in one Redis shared by replicas.
+// runtime scenarios, the console's journal and its sessions, all in this
+// process (--store memory) or all in one Redis shared by replicas.
 type state struct {
-	store   emulator.Store
-	runtime emulator.RuntimeScenarios
-	events  emulator.EventSink // nil with --journal-size 0
-	mem     *memstore.Store    // the memory store; nil with Redis
-	stats   web.StoreStats     // nil with Redis
-	close   func()
+	store    emulator.Store
+	runtime  emulator.RuntimeScenarios
+	events   emulator.EventSink // nil with --journal-size 0
+	sessions session.Store      // the console's
+	mem      *memstore.Store    // the memory store; nil with Redis
+	stats    web.StoreStats     // nil with Redis
+	close    func()
 }
 
 // newState builds the state --store names. A Redis that does not answer
@@ -37,7 +39,8 @@ func newState(c Config, log *slog.Logger) (*state, error) {
 		if err != nil {
 			return nil, fmt.Errorf("[store] %w", err)
 		}
-		s := &state{store: mem, mem: mem, runtime: emulator.NewMemoryRuntime(&scenarios.Runtime{}), close: func() {}}
+		s := &state{store: mem, mem: mem, runtime: emulator.NewMemoryRuntime(&scenarios.Runtime{}),
+			sessions: session.NewMemory(0), close: func() {}}
 		s.stats = func() (int, uint64) { return mem.Len(), mem.Evicted() }
 		if c.JournalSize > 0 {
 			s.events = journal.NewMemory(journal.Options{PerNamespace: c.JournalSize})
@@ -63,7 +66,12 @@ func newState(c Config, log *slog.Logger) (*state, error) {
 		client.Close()
 		return nil, fmt.Errorf("[store] %w", err)
 	}
-	s := &state{store: store, runtime: runtime, close: client.Close}
+	sessions, err := session.NewRedis(client, c.StorePrefix, c.StoreTimeout)
+	if err != nil {
+		client.Close()
+		return nil, fmt.Errorf("[store] %w", err)
+	}
+	s := &state{store: store, runtime: runtime, sessions: sessions, close: client.Close}
 	if c.JournalSize > 0 {
 		s.events = journal.NewMemory(journal.Options{PerNamespace: c.JournalSize})
 	}
