@@ -139,7 +139,11 @@ func testRuntimeLimits(t *testing.T, newRuntime RuntimeFactory) {
 	if _, err := rt.Add(ctx, "ns-3", doc("a")); !errors.Is(err, scenarios.ErrLimit) {
 		t.Errorf("third namespace: %v, want ErrLimit", err)
 	}
-	big := []byte(fmt.Sprintf("scenarios:\n  - id: big\n    description: %q\n    match: {cardPrefix: \"49\"}\n    challenge: {}\n", strings.Repeat("x", 2100)))
+	var big []byte
+	big = append(big, "scenarios:\n"...)
+	for i := range 2 { // two descriptions of 1000 bytes: over 2000 in all
+		big = fmt.Appendf(big, "  - id: big-%d\n    description: %q\n    match: {cardPrefix: \"49%d\"}\n    challenge: {}\n", i, strings.Repeat("x", 1000), i)
+	}
 	if _, err := rt.Add(ctx, "ns-2", big); !errors.Is(err, scenarios.ErrTooLarge) {
 		t.Errorf("over the byte bound: %v, want ErrTooLarge", err)
 	}
