@@ -25,8 +25,9 @@ type runResult struct {
 	served         string // the URL it announced, "" when it did not serve
 }
 
-// runOnce runs the program with args and env until it returns; a program
-// that serves is stopped at once and reported as served.
+// runOnce runs the program with args and env (without a drain delay)
+// until it returns; a program that serves is stopped at once and reported
+// as served.
 func runOnce(t *testing.T, env map[string]string, args ...string) runResult {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -34,7 +35,7 @@ func runOnce(t *testing.T, env map[string]string, args ...string) runResult {
 	var stdout, stderr syncBuffer
 	ready := make(chan string, 1)
 	done := make(chan error, 1)
-	go func() { done <- run(ctx, args, envOf(env), &stdout, &stderr, ready) }()
+	go func() { done <- run(ctx, args, envOf(withoutDrain(env)), &stdout, &stderr, ready) }()
 	var o runResult
 	select {
 	case o.served = <-ready:
@@ -182,6 +183,7 @@ func TestEveryBadFlagExitsTwo(t *testing.T) {
 		"state-block-key":     {"zz", "not hex"},
 		"state-previous-keys": {"00", "want HASH:BLOCK"},
 		"shutdown-timeout":    {"-5s", "want a positive duration"},
+		"drain-delay":         {"-1s", "want 0 (no drain) or a positive duration"},
 		"chaos-probability":   {"1.5", "want 0 to 1"},
 		"chaos-faults":        {"boom", "unknown fault kind"},
 		"max-delayed":         {"-3", "want a positive number of requests"},

@@ -44,6 +44,16 @@ func envOf(m map[string]string) func(string) string {
 	return func(k string) string { return m[k] }
 }
 
+// withoutDrain is env with THREEDS_DRAIN_DELAY 0 unless env sets it, so
+// that a program the tests stop shuts down at once.
+func withoutDrain(env map[string]string) map[string]string {
+	out := map[string]string{"THREEDS_DRAIN_DELAY": "0"}
+	for k, v := range env {
+		out[k] = v
+	}
+	return out
+}
+
 // program is the whole emulator, started in-process by run.
 type program struct {
 	// URL is the base URL run announced on ready (the public URL).
@@ -54,15 +64,16 @@ type program struct {
 	done   chan error
 }
 
-// startProgram runs the program with args and the environment env, waits
-// until it serves, and at cleanup stops it and checks that it shut down
-// gracefully (run returns nil).
+// startProgram runs the program with args and the environment env
+// (without a drain delay unless env sets one), waits until it serves, and
+// at cleanup stops it and checks that it shut down gracefully (run
+// returns nil).
 func startProgram(t *testing.T, env map[string]string, args ...string) *program {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	p := &program{stdout: &syncBuffer{}, stderr: &syncBuffer{}, cancel: cancel, done: make(chan error, 1)}
 	ready := make(chan string, 1)
-	go func() { p.done <- run(ctx, args, envOf(env), p.stdout, p.stderr, ready) }()
+	go func() { p.done <- run(ctx, args, envOf(withoutDrain(env)), p.stdout, p.stderr, ready) }()
 	select {
 	case p.URL = <-ready:
 	case err := <-p.done:

@@ -26,6 +26,11 @@ import (
 	"github.com/threeds-sandbox/threeds-sandbox/web"
 )
 
+// DefaultDrainDelay is how long, on SIGINT or SIGTERM, /readyz answers
+// 503 while every route still serves, before the graceful shutdown: long
+// enough for a load balancer probing every few seconds to stop sending.
+const DefaultDrainDelay = 5 * time.Second
+
 // EnvPrefix is the prefix of every flag's environment twin: --public-url
 // is THREEDS_PUBLIC_URL.
 const EnvPrefix = "THREEDS_"
@@ -52,6 +57,7 @@ type Config struct {
 	StateBlockKey    string
 	StatePrevKeys    string
 	ShutdownTimeout  time.Duration
+	DrainDelay       time.Duration
 	LogLevel         string
 	LogFormat        string
 	ChaosProbability float64
@@ -86,6 +92,7 @@ func FlagSet(c *Config, out io.Writer) *flag.FlagSet {
 	fs.StringVar(&c.StateBlockKey, "state-block-key", "", "hex key (16, 24 or 32 bytes) encrypting the challenge state (default: random at start-up)")
 	fs.StringVar(&c.StatePrevKeys, "state-previous-keys", "", "earlier `HASH:BLOCK` hex key pairs, comma-separated, still accepted during a key rotation")
 	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", web.DefaultShutdownTimeout, "how long shutdown waits for in-flight requests")
+	fs.DurationVar(&c.DrainDelay, "drain-delay", DefaultDrainDelay, "how long, on SIGINT/SIGTERM, /readyz answers 503 while every route still serves, before the shutdown (0: none; a second signal cuts it short)")
 	fs.Float64Var(&c.ChaosProbability, "chaos-probability", 0, "probability (0-1) of an injected fault on any API request; 0 is off")
 	fs.StringVar(&c.ChaosFaults, "chaos-faults", "", "comma-separated fault kinds chaos picks from: drop, malformed, http500, emv402, emv403, emv405 (default all)")
 	fs.StringVar(&c.ConsoleAuth, "console-auth", "", "`user:password` protecting the web console with HTTP basic authentication (empty: open)")
@@ -256,6 +263,7 @@ var areas = map[string]string{
 	"base-path":           "http",
 	"max-body-bytes":      "http",
 	"shutdown-timeout":    "http",
+	"drain-delay":         "http",
 	"tokens":              "auth",
 	"scenarios":           "scenarios",
 	"scenarios-mode":      "scenarios",
@@ -337,6 +345,7 @@ func (c *Config) check() []error {
 	}
 	add(c.MaxBodyBytes <= 0, "max-body-bytes", fmt.Sprint(c.MaxBodyBytes), "want a positive number of bytes")
 	positive("shutdown-timeout", c.ShutdownTimeout)
+	add(c.DrainDelay < 0, "drain-delay", c.DrainDelay.String(), "want 0 (no drain) or a positive duration")
 
 	add(c.Tokens != "" && len(SplitList(c.Tokens)) == 0, "tokens", fmt.Sprintf("%q", c.Tokens),
 		"names no token; leave it unset to accept any token")

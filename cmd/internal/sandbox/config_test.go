@@ -47,6 +47,8 @@ var badValues = []struct {
 	{flag: "max-body-bytes", value: "64k", want: `"64k": want a whole number`},
 	{flag: "shutdown-timeout", value: "-5s", want: "-5s: want a positive duration"},
 	{flag: "shutdown-timeout", value: "0", want: "0s: want a positive duration"},
+	{flag: "drain-delay", value: "-1s", want: "-1s: want 0 (no drain) or a positive duration"},
+	{flag: "drain-delay", value: "later", want: `"later": want a duration`},
 	{flag: "tokens", value: " , ,,", want: `" , ,,": names no token`},
 	{flag: "tokens", value: " ", want: `" ": names no token`},
 	{flag: "scenarios-mode", value: "merge", want: `"merge": want extend or replace`},
@@ -207,6 +209,8 @@ func TestParseAcceptsGoodValues(t *testing.T) {
 		{"base-path", "/a-b/c.d_e~f/V2", func(c Config) bool { return c.BasePath == "/a-b/c.d_e~f/V2" }},
 		{"tokens", "alpha, ,beta", func(c Config) bool { return len(SplitList(c.Tokens)) == 2 }},
 		{"scenarios-poll", "0", func(c Config) bool { return c.ScenariosPoll == 0 }},
+		{"drain-delay", "0", func(c Config) bool { return c.DrainDelay == 0 }},
+		{"drain-delay", "250ms", func(c Config) bool { return c.DrainDelay == 250*time.Millisecond }},
 		{"max-body-bytes", "1", func(c Config) bool { return c.MaxBodyBytes == 1 }},
 		{"seed", "0", func(c Config) bool { return c.Seed == 0 }},
 		{"journal-size", "0", func(c Config) bool { return c.JournalSize == 0 }},
@@ -254,6 +258,9 @@ func TestParseDefaults(t *testing.T) {
 	}
 	if got, want := c.Addr, ":8080"; got != want {
 		t.Errorf("Addr = %q, want %q", got, want)
+	}
+	if got, want := c.DrainDelay, DefaultDrainDelay; got != want {
+		t.Errorf("DrainDelay = %s, want %s", got, want)
 	}
 }
 
