@@ -184,7 +184,7 @@ func (s *Sandbox) serve(ctx context.Context, ready func(), drain time.Duration) 
 	}
 	s.Server.SetReady(true)
 	s.log.Info("3-D Secure sandbox serving", slog.String("addr", s.Server.Addr()), slog.String("public_url", s.PublicURL),
-		slog.Int("scenarios", s.Source.Current().Len()))
+		slog.String("console", s.PublicURL+"/console/"), slog.Int("scenarios", s.Source.Current().Len()))
 	go s.reloadScenarios(ctx)
 	if ready != nil {
 		ready()
