@@ -16,9 +16,9 @@ import (
 )
 
 // parse reads the flags of serve and healthcheck (cmd names the command
-// in messages). It returns ok false, and no error, when help was asked
-// for and printed.
-func parse(cmd string, args []string, getenv func(string) string, stdout io.Writer, usage func(io.Writer)) (c sandbox.Config, ok bool, err error) {
+// in messages). When help is asked for, it writes usage to stdout and
+// returns ok false with no error.
+func parse(cmd string, args []string, getenv func(string) string, stdout io.Writer, usage func(io.Writer)) (sandbox.Config, bool, error) {
 	c, rest, err := sandbox.Parse(args, getenv, io.Discard)
 	var bad *sandbox.UsageError
 	switch {

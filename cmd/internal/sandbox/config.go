@@ -338,7 +338,11 @@ func (c *Config) check() []error {
 		add(true, "addr", fmt.Sprintf("%q", c.Addr), "want host:port, such as :8080 or 127.0.0.1:8080")
 	}
 	if want := checkPublicURL(c.PublicURL); want != "" {
-		add(true, "public-url", fmt.Sprintf("%q", c.PublicURL), want)
+		shown := c.PublicURL
+		if u, err := url.Parse(shown); err == nil && u.User != nil {
+			shown = u.Redacted() // a password in a URL is still a password
+		}
+		add(true, "public-url", fmt.Sprintf("%q", shown), want)
 	}
 	if want := checkBasePath(c.BasePath); want != "" {
 		add(true, "base-path", fmt.Sprintf("%q", c.BasePath), want)

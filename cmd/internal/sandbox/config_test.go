@@ -28,7 +28,7 @@ var badValues = []struct {
 	{flag: "public-url", value: "/relative/path", want: "want an absolute http or https URL"},
 	{flag: "public-url", value: "https://", want: "want an absolute http or https URL"},
 	{flag: "public-url", value: "https://:8443/3ds", want: "want an absolute http or https URL"},
-	{flag: "public-url", value: "https://user:pw@shop.example", want: "without user information"},
+	{flag: "public-url", value: "https://user:s3cret@shop.example", want: `"https://user:xxxxx@shop.example": want an absolute http or https URL such as https://3ds.example.com/sandbox, without user information`, secret: true},
 	{flag: "public-url", value: "https://shop.example/3ds?x=1", want: "without a query or fragment"},
 	{flag: "public-url", value: "https://shop.example/3ds?", want: "without a query or fragment"},
 	{flag: "public-url", value: "https://shop.example/#top", want: "without a query or fragment"},
