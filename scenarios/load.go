@@ -4,6 +4,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -181,13 +182,41 @@ func parsePath(path string) ([]*File, []Problem) {
 	return files, problems
 }
 
-// parseOSFile reads and parses one file of the file system.
+// MaxFileBytes is the largest scenario file that is read: 4 MiB, a
+// hundred times the largest file shipped. Parsing costs many times a file's
+// size in memory, so a larger file is refused before it is read.
+const MaxFileBytes = 4 << 20
+
+// parseOSFile reads and parses one file of the file system, refusing one
+// larger than MaxFileBytes.
 func parseOSFile(name string) (*File, []Problem) {
-	data, err := os.ReadFile(name)
+	data, err := readCapped(name)
 	if err != nil {
-		return nil, []Problem{{File: name, Reason: fmt.Sprintf("cannot read: %v", unwrapPath(err))}}
+		return nil, []Problem{{File: name, Reason: err.Error()}}
 	}
 	return parseFile(name, data)
+}
+
+// readCapped reads a file of at most MaxFileBytes. It checks the size
+// before reading, and reads no more than one byte past the limit in case
+// the file grows or reports no size (a pipe, a device).
+func readCapped(name string) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read: %w", unwrapPath(err))
+	}
+	defer f.Close()
+	if info, err := f.Stat(); err == nil && info.Size() > MaxFileBytes {
+		return nil, fmt.Errorf("too large (%d bytes, limit %d MiB)", info.Size(), MaxFileBytes>>20)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("cannot read: %w", unwrapPath(err))
+	}
+	if len(data) > MaxFileBytes {
+		return nil, fmt.Errorf("too large (more than %d bytes, limit %d MiB)", MaxFileBytes, MaxFileBytes>>20)
+	}
+	return data, nil
 }
 
 // unwrapPath drops the operation and path of a *fs.PathError, which the

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -373,5 +374,91 @@ func TestLoadErrorFormat(t *testing.T) {
 	}}
 	if got, want := err.Error(), "a.yaml:3: first\nb.yaml: whole file\noptions"; got != want {
 		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// TestLoadRefusesLargeFiles: a file over MaxFileBytes is refused by its
+// size before it is read (a sparse file of 52 MB costs nothing to make),
+// alone or in a directory; a file of exactly the limit loads.
+func TestLoadRefusesLargeFiles(t *testing.T) {
+	doc := "scenarios:\n  - id: big\n    match: {cardNumber: \"4111111111111111\"}\n    frictionless: {status: Y}\n"
+	atLimit := doc + "#" + strings.Repeat("x", MaxFileBytes-len(doc)-2) + "\n"
+	sparse := func(t *testing.T, path string, size int64) {
+		t.Helper()
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if err := f.Truncate(size); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		name   string
+		make   func(t *testing.T, dir string) string // returns the path to load
+		reason string                                // "" when the load succeeds
+	}{{
+		name: "52 MB sparse file",
+		make: func(t *testing.T, dir string) string {
+			p := filepath.Join(dir, "huge.yaml")
+			sparse(t, p, 52_000_000)
+			return p
+		},
+		reason: "too large (52000000 bytes, limit 4 MiB)",
+	}, {
+		name: "one byte over the limit",
+		make: func(t *testing.T, dir string) string {
+			p := filepath.Join(dir, "over.yaml")
+			if err := os.WriteFile(p, []byte(atLimit+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return p
+		},
+		reason: fmt.Sprintf("too large (%d bytes, limit 4 MiB)", MaxFileBytes+1),
+	}, {
+		name: "large file in a directory",
+		make: func(t *testing.T, dir string) string {
+			sparse(t, filepath.Join(dir, "b.yaml"), MaxFileBytes+1)
+			if err := os.WriteFile(filepath.Join(dir, "a.yaml"), []byte(doc), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return dir
+		},
+		reason: fmt.Sprintf("too large (%d bytes, limit 4 MiB)", MaxFileBytes+1),
+	}, {
+		name: "exactly the limit",
+		make: func(t *testing.T, dir string) string {
+			p := filepath.Join(dir, "limit.yaml")
+			if err := os.WriteFile(p, []byte(atLimit), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return p
+		},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := tt.make(t, t.TempDir())
+			c, err := Load(LoadOptions{Paths: []string{path}})
+			if tt.reason == "" {
+				if err != nil {
+					t.Fatalf("Load = %v, want a catalogue", err)
+				}
+				if got := c.Match(Request{CardNumber: "4111111111111111"}).ID; got != "big" {
+					t.Errorf("card 4111111111111111 matches %q, want big", got)
+				}
+				return
+			}
+			problems := problemsOf(t, err)
+			if len(problems) != 1 {
+				t.Fatalf("got problems\n%v\nwant exactly one", err)
+			}
+			if got := problems[0].Reason; got != tt.reason {
+				t.Errorf("reason = %q, want %q", got, tt.reason)
+			}
+			if got := problems[0].String(); !strings.HasSuffix(got, ".yaml: "+tt.reason) {
+				t.Errorf("problem = %q, want file: %s", got, tt.reason)
+			}
+		})
 	}
 }

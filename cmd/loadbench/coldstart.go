@@ -57,7 +57,7 @@ func coldStart(ctx context.Context, bin string) (time.Duration, string, error) {
 		return 0, "", err
 	}
 	addr := "127.0.0.1:" + strconv.Itoa(port)
-	cmd := exec.CommandContext(ctx, bin, "--addr", addr, "--log-level", "warn")
+	cmd := exec.CommandContext(ctx, bin, "--addr", addr, "--log-level", "warn", "--drain-delay", "0")
 	cmd.Env = cleanEnv()
 	client := &http.Client{Transport: &http.Transport{Proxy: nil, DisableKeepAlives: true}, Timeout: 200 * time.Millisecond}
 	start := time.Now()

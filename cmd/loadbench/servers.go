@@ -43,7 +43,8 @@ func startEmulator(ctx context.Context, bin string, log bool) (*server, error) {
 		return nil, err
 	}
 	addr := "127.0.0.1:" + strconv.Itoa(port)
-	args := []string{"--addr", addr}
+	// No drain: the benchmark stops its emulator at once.
+	args := []string{"--addr", addr, "--drain-delay", "0"}
 	if !log {
 		args = append(args, "--log-level", "warn")
 	}

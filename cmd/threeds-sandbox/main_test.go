@@ -44,6 +44,16 @@ func envOf(m map[string]string) func(string) string {
 	return func(k string) string { return m[k] }
 }
 
+// withoutDrain is env with THREEDS_DRAIN_DELAY 0 unless env sets it, so
+// that a program the tests stop shuts down at once.
+func withoutDrain(env map[string]string) map[string]string {
+	out := map[string]string{"THREEDS_DRAIN_DELAY": "0"}
+	for k, v := range env {
+		out[k] = v
+	}
+	return out
+}
+
 // program is the whole emulator, started in-process by run.
 type program struct {
 	// URL is the base URL run announced on ready (the public URL).
@@ -54,15 +64,16 @@ type program struct {
 	done   chan error
 }
 
-// startProgram runs the program with args and the environment env, waits
-// until it serves, and at cleanup stops it and checks that it shut down
-// gracefully (run returns nil).
+// startProgram runs the program with args and the environment env
+// (without a drain delay unless env sets one), waits until it serves, and
+// at cleanup stops it and checks that it shut down gracefully (run
+// returns nil).
 func startProgram(t *testing.T, env map[string]string, args ...string) *program {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	p := &program{stdout: &syncBuffer{}, stderr: &syncBuffer{}, cancel: cancel, done: make(chan error, 1)}
 	ready := make(chan string, 1)
-	go func() { p.done <- run(ctx, args, envOf(env), p.stdout, p.stderr, ready) }()
+	go func() { p.done <- run(ctx, args, envOf(withoutDrain(env)), p.stdout, p.stderr, ready) }()
 	select {
 	case p.URL = <-ready:
 	case err := <-p.done:
@@ -445,7 +456,7 @@ func TestBadConfigurationIsAClearError(t *testing.T) {
 		{"two bad env values at once", map[string]string{"THREEDS_SEED": "x", "THREEDS_STORE_MAX_AGE": "y"}, nil, []string{"THREEDS_SEED", "THREEDS_STORE_MAX_AGE"}},
 		{"bad env scenarios mode", map[string]string{"THREEDS_SCENARIOS_MODE": "merge"}, nil, []string{"scenarios-mode", `"merge"`, "extend or replace"}},
 		{"bad scenarios mode flag", nil, []string{"--scenarios-mode", "merge"}, []string{"scenarios-mode", `"merge"`, "extend or replace"}},
-		{"replace without scenarios", nil, []string{"--scenarios-mode", "replace"}, []string{"replace needs --scenarios"}},
+		{"replace without scenarios", nil, []string{"--scenarios-mode", "replace"}, []string{"--scenarios-mode", `"replace": needs --scenarios`}},
 		{"missing scenario file", nil, []string{"--scenarios", "testdata/does-not-exist.yaml"}, []string{"[scenarios]", "does-not-exist.yaml"}},
 		{"bad log level", map[string]string{"THREEDS_LOG_LEVEL": "loud"}, nil, []string{"log-level", `"loud"`}},
 		{"bad log format", nil, []string{"--log-format", "yaml"}, []string{"log-format", `"yaml"`}},
@@ -472,6 +483,9 @@ func TestBadConfigurationIsAClearError(t *testing.T) {
 			if err == nil {
 				t.Fatalf("run(%q) with env %v = nil, want an error", args, tt.env)
 			}
+			if got, want := exitCode(err), 2; tt.name == "address in use" && got != 1 || tt.name != "address in use" && got != want {
+				t.Errorf("run(%q) with env %v: exit code %d, want 2 (1 for a port in use)", args, tt.env, got)
+			}
 			for _, want := range tt.want {
 				if !strings.Contains(err.Error(), want) {
 					t.Errorf("error %q lacks %q", err, want)
@@ -484,52 +498,32 @@ func TestBadConfigurationIsAClearError(t *testing.T) {
 	}
 }
 
-func TestHelp(t *testing.T) {
-	t.Parallel()
-	for _, arg := range []string{"-h", "--help"} {
-		t.Run(arg, func(t *testing.T) {
-			var stderr syncBuffer
-			ready := make(chan string, 1)
-			if err := run(context.Background(), []string{arg}, envOf(nil), io.Discard, &stderr, ready); err != nil {
-				t.Fatalf("run(%q) = %v, want nil", arg, err)
-			}
-			if len(ready) > 0 {
-				t.Errorf("run(%q) served at %s, want only the usage", arg, <-ready)
-			}
-			for _, want := range []string{"-addr", "-first-creq-timeout", "-scenarios-mode"} {
-				if !strings.Contains(stderr.String(), want) {
-					t.Errorf("usage lacks %q:\n%s", want, stderr.String())
-				}
-			}
-		})
-	}
-}
-
 func TestHealthcheck(t *testing.T) {
 	t.Parallel()
 	p := startDefault(t)
 	port := p.port(t)
 	closed := freePort(t)
 	tests := []struct {
-		name    string
-		args    []string
-		env     map[string]string
-		wantErr bool
+		name string
+		args []string
+		env  map[string]string
+		code int
 	}{
-		{"running emulator", []string{"--addr", "127.0.0.1:" + port}, nil, false},
-		{"empty host means loopback", []string{"--addr", ":" + port}, nil, false},
-		{"address from the environment", nil, map[string]string{"THREEDS_ADDR": "127.0.0.1:" + port}, false},
-		{"closed port", []string{"--addr", "127.0.0.1:" + closed}, nil, true},
-		{"not an address", []string{"--addr", "nowhere"}, nil, true},
+		{"running emulator", []string{"--addr", "127.0.0.1:" + port}, nil, 0},
+		{"empty host means loopback", []string{"--addr", ":" + port}, nil, 0},
+		{"address from the environment", nil, map[string]string{"THREEDS_ADDR": "127.0.0.1:" + port}, 0},
+		{"closed port", []string{"--addr", "127.0.0.1:" + closed}, nil, 1},
+		{"not an address", []string{"--addr", "nowhere"}, nil, 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := run(context.Background(), append([]string{"healthcheck"}, tt.args...), envOf(tt.env), io.Discard, io.Discard, nil)
-			if got := err != nil; got != tt.wantErr {
-				t.Errorf("healthcheck %q = %v, want error: %v", tt.args, err, tt.wantErr)
+			var stderr syncBuffer
+			err := run(context.Background(), append([]string{"healthcheck"}, tt.args...), envOf(tt.env), io.Discard, &stderr, nil)
+			if got := exitCode(err); got != tt.code {
+				t.Errorf("healthcheck %q: exit code %d (%v), want %d", tt.args, got, err, tt.code)
 			}
-			if err != nil && !strings.HasPrefix(err.Error(), "healthcheck") {
-				t.Errorf("error %q: want it to start with healthcheck", err)
+			if tt.code == 1 && !strings.HasPrefix(stderr.String(), "threeds-sandbox: healthcheck: ") {
+				t.Errorf("stderr %q: want it to start with threeds-sandbox: healthcheck: ", stderr.String())
 			}
 		})
 	}

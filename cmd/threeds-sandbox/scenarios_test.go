@@ -114,28 +114,26 @@ func TestValidateCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	tests := []struct {
-		name    string
-		args    []string
-		wantErr error
-		out     []string
+		name string
+		args []string
+		code int
+		out  []string
 	}{
-		{"valid file", []string{"validate", good}, nil, []string{"ok: "}},
-		{"valid file alone", []string{"validate", "--alone", good}, nil, []string{"ok: 1 scenarios"}},
-		{"invalid file", []string{"validate", bad}, errInvalid, []string{"bad.yaml:3:", "bad.yaml:4:"}},
-		{"no file", []string{"validate"}, errors.New("any"), []string{"usage"}},
-		{"missing file", []string{"validate", filepath.Join(dir, "nope.yaml")}, errInvalid, []string{"nope.yaml"}},
+		{"valid file", []string{"validate", good}, 0, []string{"ok: "}},
+		{"valid file alone", []string{"validate", "--alone", good}, 0, []string{"ok: 1 scenarios"}},
+		{"invalid file", []string{"validate", bad}, 1, []string{"bad.yaml:3:", "bad.yaml:4:"}},
+		{"no file", []string{"validate"}, 2, []string{"Usage:"}},
+		{"missing file", []string{"validate", filepath.Join(dir, "nope.yaml")}, 1, []string{"nope.yaml"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
 			err := run(t.Context(), tt.args, envOf(nil), &stdout, &stderr, nil)
-			switch {
-			case tt.wantErr == nil && err != nil:
-				t.Fatalf("run = %v, want nil\n%s", err, stderr.String())
-			case tt.wantErr != nil && err == nil:
-				t.Fatalf("run = nil, want an error")
-			case tt.wantErr == errInvalid && !errors.Is(err, errInvalid):
-				t.Fatalf("run = %v, want errInvalid", err)
+			if got := exitCode(err); got != tt.code {
+				t.Fatalf("run: exit code %d (%v), want %d\n%s", got, err, tt.code, stderr.String())
+			}
+			if tt.code == 1 && !errors.Is(err, errInvalid) {
+				t.Errorf("run = %v, want errInvalid", err)
 			}
 			all := stdout.String() + stderr.String()
 			for _, want := range tt.out {

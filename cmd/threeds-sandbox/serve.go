@@ -12,22 +12,43 @@ import (
 
 	"github.com/threeds-sandbox/threeds-sandbox/cmd/internal/gcheadroom"
 	"github.com/threeds-sandbox/threeds-sandbox/cmd/internal/sandbox"
+	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 )
 
-// serve starts the emulator of the command line and serves until ctx ends.
-func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer, ready chan<- string) error {
-	c, _, err := sandbox.Parse(args, getenv, stderr)
-	if errors.Is(err, flag.ErrHelp) {
-		return nil
+// parse reads the flags of serve and healthcheck (cmd names the command
+// in messages). When help is asked for, it writes usage to stdout and
+// returns ok false with no error.
+func parse(cmd string, args []string, getenv func(string) string, stdout io.Writer, usage func(io.Writer)) (sandbox.Config, bool, error) {
+	c, rest, err := sandbox.Parse(args, getenv, io.Discard)
+	var bad *sandbox.UsageError
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		usage(stdout)
+		return c, false, nil
+	case errors.As(err, &bad):
+		return c, false, usageError("%s: %w", cmd, bad)
+	case err != nil:
+		return c, false, configError(err)
+	case len(rest) > 0:
+		return c, false, strayArgument(cmd, rest[0])
 	}
-	if err != nil {
+	return c, true, nil
+}
+
+// serve starts the emulator of the command line and serves until ctx ends.
+func serve(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer, ready chan<- string) error {
+	c, ok, err := parse("serve", args, getenv, stdout, printUsage)
+	if !ok {
 		return err
 	}
 	log, err := sandbox.NewLogger(c, stdout)
 	if err != nil {
-		return err
+		return configError(err)
 	}
 	sb, err := sandbox.New(c, log)
+	if errors.As(err, new(*scenarios.LoadError)) {
+		return configError(err)
+	}
 	if err != nil {
 		return err
 	}
@@ -41,16 +62,26 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	})
 }
 
+// printHealthcheckUsage writes the usage of healthcheck.
+func printHealthcheckUsage(w io.Writer) {
+	fmt.Fprintln(w, `usage: threeds-sandbox healthcheck [--addr ADDR]
+
+probes GET /healthz of the emulator listening on --addr (THREEDS_ADDR), on
+the loopback interface when the address has no host, and exits 0 when it
+answers 200, 1 when not. It reads the flags and the environment of serve,
+so that a container's HEALTHCHECK needs no curl and no arguments.`)
+}
+
 // healthcheck probes GET /healthz of the emulator at --addr (for the
 // Dockerfile's HEALTHCHECK, so the image needs no curl).
-func healthcheck(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
-	c, _, err := sandbox.Parse(args, getenv, stderr)
-	if err != nil {
+func healthcheck(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
+	c, ok, err := parse("healthcheck", args, getenv, stdout, printHealthcheckUsage)
+	if !ok {
 		return err
 	}
 	host, port, err := net.SplitHostPort(c.Addr)
 	if err != nil {
-		return fmt.Errorf("healthcheck: --addr %q: %w", c.Addr, err)
+		return configError(fmt.Errorf("healthcheck: --addr %q: %w", c.Addr, err))
 	}
 	if host == "" || host == "0.0.0.0" || host == "::" {
 		host = "127.0.0.1"

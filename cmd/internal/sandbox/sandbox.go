@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/gorilla/securecookie"
 
@@ -156,29 +157,60 @@ func New(c Config, log *slog.Logger) (*Sandbox, error) {
 }
 
 // Run serves until ctx ends, reloading user scenarios on change and on
-// SIGHUP, then stops accepting and drains in-flight requests. ready, when
-// not nil, is called once the emulator serves.
+// SIGHUP. Then it drains: /readyz answers 503 for --drain-delay while
+// every route still serves, so that a load balancer stops sending before
+// the listener closes (a SIGINT or SIGTERM meanwhile cuts the drain
+// short); then it stops accepting and waits up to --shutdown-timeout for
+// in-flight requests. ready, when not nil, is called once the emulator
+// serves.
 func (s *Sandbox) Run(ctx context.Context, ready func()) error {
+	return s.serve(ctx, ready, s.cfg.DrainDelay)
+}
+
+// serve is Run with the drain delay given.
+func (s *Sandbox) serve(ctx context.Context, ready func(), drain time.Duration) error {
 	defer s.closeState()
 	if err := s.Server.Open(); err != nil {
 		return err
 	}
 	s.Server.SetReady(true)
 	s.log.Info("3-D Secure sandbox serving", slog.String("addr", s.Server.Addr()), slog.String("public_url", s.PublicURL),
-		slog.Int("scenarios", s.Source.Current().Len()))
+		slog.String("console", s.PublicURL+"/console/"), slog.Int("scenarios", s.Source.Current().Len()))
 	go s.reloadScenarios(ctx)
 	if ready != nil {
 		ready()
 	}
 
 	<-ctx.Done()
-	s.Server.SetReady(false)
-	s.log.Info("shutting down: draining in-flight requests", slog.Duration("timeout", s.cfg.ShutdownTimeout))
+	s.drain(drain)
+	s.log.Info("shutting down: waiting for in-flight requests", slog.Duration("timeout", s.cfg.ShutdownTimeout))
 	if err := s.Server.Close(); err != nil {
 		return err
 	}
 	s.log.Info("stopped")
 	return nil
+}
+
+// drain says not ready on /readyz and keeps serving every route for
+// delay, or until a SIGINT or SIGTERM (the second one, in the binary)
+// asks to stop at once.
+func (s *Sandbox) drain(delay time.Duration) {
+	if delay <= 0 {
+		s.Server.SetReady(false)
+		return
+	}
+	again := make(chan os.Signal, 1)
+	signal.Notify(again, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(again)
+	s.Server.SetReady(false)
+	s.log.Info("draining: /readyz answers 503 while every route still serves", slog.Duration("delay", delay))
+	timer := time.NewTimer(delay)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+	case sig := <-again:
+		s.log.Warn("second signal: skipping the rest of the drain", slog.String("signal", sig.String()))
+	}
 }
 
 // reloadScenarios reloads the user scenario files when they change (polled
@@ -242,11 +274,12 @@ func NewLogger(c Config, out io.Writer) (*slog.Logger, error) {
 
 // Start serves in the background, for tools that embed the emulator (the
 // load benchmark, the screenshot tool). It returns once the emulator
-// serves; stop shuts it down gracefully and returns what Run returned.
+// serves; stop shuts it down gracefully, without a drain delay (nothing
+// balances load to a tool's emulator), and returns what Run returned.
 func (s *Sandbox) Start() (stop func() error, err error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	ready, done := make(chan struct{}), make(chan error, 1)
-	go func() { done <- s.Run(ctx, func() { close(ready) }) }()
+	go func() { done <- s.serve(ctx, func() { close(ready) }, 0) }()
 	select {
 	case <-ready:
 	case err := <-done:

@@ -1,0 +1,43 @@
+//go:build unix
+
+package main
+
+import (
+	"net/http"
+	"os"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestSecondSignalSkipsTheDrain: a SIGTERM while the program drains ends
+// the drain at once. The test sends a real SIGTERM to its own process,
+// which the draining program catches; it is not parallel, so that no
+// other test's program is draining then.
+func TestSecondSignalSkipsTheDrain(t *testing.T) {
+	p := startProgram(t, map[string]string{"THREEDS_DRAIN_DELAY": "10m"}, "--addr", "127.0.0.1:0")
+	p.cancel() // the first signal
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		// The program listens for the second signal before /readyz says 503.
+		status, err := freshGet(p.URL + "/readyz")
+		if err != nil {
+			t.Fatalf("GET /readyz right after the cancel: %v, want 503", err)
+		}
+		if status == http.StatusServiceUnavailable {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("GET /readyz still answers %d 10s after the cancel, want 503", status)
+		}
+	}
+	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.stop(); err != nil { // p.stop gives up after 20s, far less than the 10m drain
+		t.Fatalf("run after the second signal = %v, want nil", err)
+	}
+	if want := `msg="second signal: skipping the rest of the drain" signal=terminated`; !strings.Contains(p.stdout.String(), want) {
+		t.Errorf("the log lacks %q:\n%s", want, p.stdout)
+	}
+}
