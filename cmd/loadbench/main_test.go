@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/redisstore/redistest"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -120,29 +121,31 @@ func TestPercentilesAndMedian(t *testing.T) {
 }
 
 // TestRunShort runs a tiny lookup, fixed-rate and mixed benchmark against
-// the emulator binary and the floor process, and checks the report's shape.
+// the emulator binary (memory store and Redis store) and the floor
+// process, and checks the report's shape.
 func TestRunShort(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary, starts two servers and drives them for 4s")
 	}
 	var out, progress bytes.Buffer
 	args := []string{"-duration", "4s", "-rounds", "1", "-concurrency", "4", "-rates", "100,200", "-rate-window", "500ms", "-memory", "2000", "-memory-bound", "500", "-coldstart", "1",
-		"-body", "../../emulator/wire/testdata/lookup.json"}
+		"-redis", redistest.Binary(t), "-redis-memory", "1000", "-body", "../../emulator/wire/testdata/lookup.json"}
 	if err := run(context.Background(), args, &out, &progress); err != nil {
 		t.Fatalf("run: %v\n%s", err, progress.String())
 	}
 	report := out.String()
 	for _, want := range []string{
-		"## Lookup: emulator vs floor", "Emulator/floor throughput ratio", "## Latency at fixed rates", "| 200 | emulator |",
-		"Emulator p99 against the target", "## Mixed traffic", "| headless challenge |", "## Memory per stored transaction",
-		"| 500 | 500 |", "## Cold start",
+		"## Lookup: emulator vs floor", "Emulator/floor throughput ratio", "Emulator-redis/floor throughput ratio",
+		"## Latency at fixed rates", "| 200 | emulator |", "| 200 | emulator-redis |",
+		"p99 against the target", "## Mixed traffic", "| headless challenge |", "Emulator-redis, per request kind",
+		"## Memory per stored transaction", "| 500 | 500 |", "## Redis memory per stored transaction", "| 1000 |", "## Cold start",
 	} {
 		if !strings.Contains(report, want) {
 			t.Errorf("report lacks %q:\n%s", want, report)
 		}
 	}
-	if strings.Contains(report, "| 1 | emulator | 0 |") {
-		t.Errorf("the emulator answered nothing:\n%s", report)
+	if strings.Contains(report, "| 1 | emulator | 0 |") || strings.Contains(report, "| 1 | emulator-redis | 0 |") {
+		t.Errorf("an emulator answered nothing:\n%s", report)
 	}
 	for _, line := range strings.Split(report, "\n") {
 		if strings.HasPrefix(line, "| 1 |") && !strings.HasSuffix(line, "| 0 |") {

@@ -29,12 +29,25 @@ const (
 	scenarioChallenge    = "visa-challenge"      // challenge, completed headlessly with pass
 )
 
-// Targets of issue 7, checked at the end of a run.
+// Targets, checked at the end of a run: throughput against the floor
+// (per emulator), p99 at fixed rates, memory per stored transaction.
 const (
-	targetRatio   = 0.6
-	targetP99     = 5 * time.Millisecond
-	targetPerTxKB = 1024
+	targetRatio      = 0.6
+	targetRatioRedis = 0.35
+	targetP99        = 5 * time.Millisecond
+	targetPerTxKB    = 1024
+	targetRedisPerTx = 600
 )
+
+// Names of the servers under load.
+const (
+	nameEmulator = "emulator"       // the binary with its default flags: the memory store
+	nameRedis    = "emulator-redis" // the binary with --store redis://
+	nameFloor    = "floor"
+)
+
+// ratioTargets are the throughput ratios to the floor each emulator must reach.
+var ratioTargets = map[string]float64{nameEmulator: targetRatio, nameRedis: targetRatioRedis}
 
 // options are the command-line flags.
 type options struct {
@@ -51,6 +64,8 @@ type options struct {
 	Memory      int
 	MemoryBound int
 	ColdStart   int
+	Redis       string
+	RedisMemory int
 }
 
 func parseOptions(args []string, stderr io.Writer) (options, error) {
@@ -70,6 +85,8 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.Memory, "memory", 1_000_000, "lookups stored to measure memory per transaction (0 skips)")
 	fs.IntVar(&o.MemoryBound, "memory-bound", 100_000, "--store-max-entries of the bounded memory run")
 	fs.IntVar(&o.ColdStart, "coldstart", 5, "cold starts of the built binary to time, median reported (0 skips)")
+	fs.StringVar(&o.Redis, "redis", "auto", "also measure the emulator with its state in Redis (--store redis://), next to the memory store and the floor: auto (when redis-server is installed), off, or the path of redis-server")
+	fs.IntVar(&o.RedisMemory, "redis-memory", 100_000, "lookups stored to measure Redis memory per transaction (0 skips)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -101,8 +118,11 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	if o.Duration < time.Second || o.Duration > 30*time.Minute {
 		errs = append(errs, fmt.Errorf("-duration %s: want 1s to 30m", o.Duration))
 	}
-	if o.Memory < 0 || o.MemoryBound < 1 || o.ColdStart < 0 {
-		errs = append(errs, errors.New("-memory and -coldstart must not be negative, -memory-bound must be positive"))
+	if o.Memory < 0 || o.MemoryBound < 1 || o.ColdStart < 0 || o.RedisMemory < 0 {
+		errs = append(errs, errors.New("-memory, -redis-memory and -coldstart must not be negative, -memory-bound must be positive"))
+	}
+	if o.Redis == "" {
+		errs = append(errs, errors.New("-redis: want auto, off or the path of redis-server"))
 	}
 	if o.Target != "" {
 		if err := checkLoopback(o.Target); err != nil {
@@ -154,7 +174,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	if err := loadPhases(ctx, o, bin, dir, frictionless, challenge, stdout, progress); err != nil {
+	var redis *redisProc
+	if o.Target == "" {
+		if redis, err = startRedis(ctx, o.Redis, dir); err != nil {
+			return err
+		}
+		if redis != nil {
+			defer redis.Close()
+			progress("redis-server %s (append-only file, fsync every second)", redis.URL)
+		}
+	}
+	if err := loadPhases(ctx, o, bin, dir, redis, frictionless, challenge, stdout, progress); err != nil {
 		return err
 	}
 	if o.Memory > 0 {
@@ -163,6 +193,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("decode the lookup body: %w", err)
 		}
 		if err := memoryPhase(ctx, o, req, stdout, progress); err != nil {
+			return err
+		}
+	}
+	if redis != nil && o.RedisMemory > 0 {
+		req, _, err := wire.DecodeLookup(frictionless)
+		if err != nil {
+			return fmt.Errorf("decode the lookup body: %w", err)
+		}
+		if err := redisMemoryPhase(ctx, o.RedisMemory, redis, req, stdout, progress); err != nil {
 			return err
 		}
 	}
@@ -177,15 +216,24 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 // loadPhases measures the emulator (the binary bin, or o.Target) against
 // the floor: lookup rounds, fixed-rate rounds, then mixed rounds. dir holds
 // temporary files.
-func loadPhases(ctx context.Context, o options, bin, dir string, frictionless, challenge []byte, stdout io.Writer, progress func(string, ...any)) error {
-	emu := &server{Name: "emulator", URL: strings.TrimRight(o.Target, "/"), close: func() error { return nil }}
+func loadPhases(ctx context.Context, o options, bin, dir string, redis *redisProc, frictionless, challenge []byte, stdout io.Writer, progress func(string, ...any)) error {
+	emu := &server{Name: nameEmulator, URL: strings.TrimRight(o.Target, "/"), close: func() error { return nil }}
 	if o.Target == "" {
 		var err error
-		if emu, err = startEmulator(ctx, bin, o.Log); err != nil {
+		if emu, err = startEmulator(ctx, nameEmulator, bin, o.Log); err != nil {
 			return err
 		}
 	}
 	defer emu.Close()
+	servers := []*server{emu}
+	if redis != nil {
+		emuRedis, err := startEmulator(ctx, nameRedis, bin, o.Log, redis.Args()...)
+		if err != nil {
+			return err
+		}
+		defer emuRedis.Close()
+		servers = append(servers, emuRedis)
+	}
 	client := newClient(o.Concurrency)
 	defer client.CloseIdleConnections()
 
@@ -200,9 +248,9 @@ func loadPhases(ctx context.Context, o options, bin, dir string, frictionless, c
 		return err
 	}
 	defer floor.Close()
-	servers := []*server{emu, floor}
+	servers = append(servers, floor)
 
-	windows := time.Duration(2 * o.Rounds)
+	windows := time.Duration(len(servers) * o.Rounds)
 	lookupShare, mixShare := o.Duration, time.Duration(0)
 	if o.Mix {
 		mixShare = o.Duration / 3
@@ -229,13 +277,13 @@ func loadPhases(ctx context.Context, o options, bin, dir string, frictionless, c
 		}
 	}
 
-	fmt.Fprintf(stdout, "## Lookup: emulator vs floor\n\nDriver: %s; %d connections, keep-alive, closed loop; %d rounds of %s per server, alternating; card %s (%s).\n\n",
-		driver, o.Concurrency, o.Rounds, lookupWindow.Round(100*time.Millisecond), cardIn(frictionless), scenarioFrictionless)
+	fmt.Fprintf(stdout, "## Lookup: emulator vs floor\n\nDriver: %s; %d connections, keep-alive, closed loop; %d rounds of %s per server, taking turns (the order rotates each round); card %s (%s).%s\n\n",
+		driver, o.Concurrency, o.Rounds, lookupWindow.Round(100*time.Millisecond), cardIn(frictionless), scenarioFrictionless, serversNote(servers))
 	lookups, err := rounds(ctx, o.Rounds, servers, lookupWindow, measure, progress)
 	if err != nil {
 		return err
 	}
-	printRounds(stdout, lookups)
+	printRounds(stdout, lookups, servers)
 
 	if len(o.Rates) > 0 {
 		if err := fixedRatePhase(ctx, o, client, servers, frictionless, stdout, progress); err != nil {
@@ -255,9 +303,19 @@ func loadPhases(ctx context.Context, o options, bin, dir string, frictionless, c
 	if err != nil {
 		return err
 	}
-	printRounds(stdout, mixed)
-	printKinds(stdout, mixed)
+	printRounds(stdout, mixed, servers)
+	for _, sv := range servers[:len(servers)-1] {
+		printKinds(stdout, mixed, sv.Name)
+	}
 	return nil
+}
+
+// serversNote says what the emulators under load are.
+func serversNote(servers []*server) string {
+	if len(servers) < 3 {
+		return " The emulator runs with its default flags (memory store)."
+	}
+	return " `emulator` runs with its default flags (memory store); `emulator-redis` with `--store redis://…` (a redis-server on loopback with its append-only file, fsync every second), its console journal and sessions in memory as with the defaults."
 }
 
 // fixedRatePhase measures latency at each offered rate of o.Rates, open
@@ -277,17 +335,15 @@ func fixedRatePhase(ctx context.Context, o options, client *http.Client, servers
 		if err != nil {
 			return err
 		}
-		var emuP99 time.Duration
-		for _, name := range []string{"emulator", "floor"} {
-			m := medianStats(rs, name)
-			fmt.Fprintf(stdout, "| %.0f | %s | %.0f | %s | %s | %s | %d |\n", rate, name, m.rps, fmtDur(m.p50), fmtDur(m.p90), fmtDur(m.p99), m.errors)
-			if name == "emulator" {
-				emuP99 = m.p99
+		for _, sv := range servers {
+			m := medianStats(rs, sv.Name)
+			fmt.Fprintf(stdout, "| %.0f | %s | %.0f | %s | %s | %s | %d |\n", rate, sv.Name, m.rps, fmtDur(m.p50), fmtDur(m.p90), fmtDur(m.p99), m.errors)
+			if sv.Name != nameFloor {
+				verdicts = append(verdicts, fmt.Sprintf("%s at %.0f req/s: %s (%s)", sv.Name, rate, fmtDur(m.p99), verdict(m.p99 < targetP99)))
 			}
 		}
-		verdicts = append(verdicts, fmt.Sprintf("%.0f req/s: %s (%s)", rate, fmtDur(emuP99), verdict(emuP99 < targetP99)))
 	}
-	fmt.Fprintf(stdout, "\nEmulator p99 against the target < %s at %d connections: %s.\n\n", fmtDur(targetP99), o.Concurrency, strings.Join(verdicts, "; "))
+	fmt.Fprintf(stdout, "\np99 against the target < %s at %d connections: %s.\n\n", fmtDur(targetP99), o.Concurrency, strings.Join(verdicts, "; "))
 	return nil
 }
 
@@ -304,35 +360,28 @@ func medianStats(rs []roundResult, name string) roundStats {
 	var p50, p90, p99 []time.Duration
 	errs := 0
 	for _, r := range rs {
-		s := r.Emulator
-		if name == "floor" {
-			s = r.Floor
-		}
+		s := r[name]
 		rps, p50, p90, p99 = append(rps, s.RPS()), append(p50, s.P50), append(p90, s.P90), append(p99, s.P99)
 		errs += s.Errors
 	}
 	return roundStats{median(rps), median(p50), median(p90), median(p99), errs}
 }
 
-// roundResult is one round: the stats of each server.
-type roundResult struct {
-	Emulator, Floor *stats
-}
+// roundResult is one round: the stats of each server, by name.
+type roundResult map[string]*stats
 
-// Ratio is emulator over floor throughput in the round.
-func (r roundResult) Ratio() float64 { return r.Emulator.RPS() / r.Floor.RPS() }
+// Ratio is the throughput of the server named name over the floor's in
+// the round.
+func (r roundResult) Ratio(name string) float64 { return r[name].RPS() / r[nameFloor].RPS() }
 
-// rounds measures each server for d, alternating, o.Rounds times. The
-// order flips each round so neither server always runs on a warmer
-// machine.
+// rounds measures each server for d, taking turns, n times. The order
+// rotates each round so no server always runs on a warmer machine.
 func rounds(ctx context.Context, n int, servers []*server, d time.Duration, measure func(*server, time.Duration) (*stats, error), progress func(string, ...any)) ([]roundResult, error) {
 	out := make([]roundResult, n)
 	for r := range n {
-		order := servers
-		if r%2 == 1 {
-			order = []*server{servers[1], servers[0]}
-		}
-		for _, s := range order {
+		out[r] = roundResult{}
+		for i := range servers {
+			s := servers[(i+r)%len(servers)]
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
@@ -340,12 +389,8 @@ func rounds(ctx context.Context, n int, servers []*server, d time.Duration, meas
 			if err != nil {
 				return nil, fmt.Errorf("round %d, %s: %w", r+1, s.Name, err)
 			}
-			progress("round %d %-8s %8.0f req/s  p50 %-8s p99 %-8s errors %d", r+1, s.Name, st.RPS(), fmtDur(st.P50), fmtDur(st.P99), st.Errors)
-			if s == servers[0] {
-				out[r].Emulator = st
-			} else {
-				out[r].Floor = st
-			}
+			progress("round %d %-14s %8.0f req/s  p50 %-8s p99 %-8s errors %d", r+1, s.Name, st.RPS(), fmtDur(st.P50), fmtDur(st.P99), st.Errors)
+			out[r][s.Name] = st
 		}
 	}
 	return out, nil
@@ -363,37 +408,49 @@ func median[T ~int64 | ~float64](v []T) T {
 }
 
 // printRounds prints the table of rounds, the medians and the throughput
-// ratio. Closed-loop latency at saturation is mostly queueing
-// (connections / throughput): the latency target is checked at fixed rates.
-func printRounds(w io.Writer, rs []roundResult) {
+// ratio of each emulator to the floor. Closed-loop latency at saturation
+// is mostly queueing (connections / throughput): the latency target is
+// checked at fixed rates.
+func printRounds(w io.Writer, rs []roundResult, servers []*server) {
 	fmt.Fprintln(w, "| Round | Server | req/s | p50 | p90 | p99 | errors |")
 	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---:|")
 	for i, r := range rs {
-		for _, x := range []struct {
-			name string
-			s    *stats
-		}{{"emulator", r.Emulator}, {"floor", r.Floor}} {
-			fmt.Fprintf(w, "| %d | %s | %.0f | %s | %s | %s | %d |\n", i+1, x.name, x.s.RPS(), fmtDur(x.s.P50), fmtDur(x.s.P90), fmtDur(x.s.P99), x.s.Errors)
+		for _, sv := range servers {
+			s := r[sv.Name]
+			fmt.Fprintf(w, "| %d | %s | %.0f | %s | %s | %s | %d |\n", i+1, sv.Name, s.RPS(), fmtDur(s.P50), fmtDur(s.P90), fmtDur(s.P99), s.Errors)
 		}
 	}
-	for _, name := range []string{"emulator", "floor"} {
-		m := medianStats(rs, name)
-		fmt.Fprintf(w, "| **median** | **%s** | **%.0f** | **%s** | **%s** | **%s** | %d |\n", name, m.rps, fmtDur(m.p50), fmtDur(m.p90), fmtDur(m.p99), m.errors)
+	for _, sv := range servers {
+		m := medianStats(rs, sv.Name)
+		fmt.Fprintf(w, "| **median** | **%s** | **%.0f** | **%s** | **%s** | **%s** | %d |\n", sv.Name, m.rps, fmtDur(m.p50), fmtDur(m.p90), fmtDur(m.p99), m.errors)
 	}
-	ratios := make([]float64, len(rs))
-	strs := make([]string, len(rs))
-	for i, r := range rs {
-		ratios[i] = r.Ratio()
-		strs[i] = fmt.Sprintf("%.2f", ratios[i])
+	fmt.Fprintln(w)
+	for _, sv := range servers[:len(servers)-1] {
+		ratios := make([]float64, len(rs))
+		strs := make([]string, len(rs))
+		for i, r := range rs {
+			ratios[i] = r.Ratio(sv.Name)
+			strs[i] = fmt.Sprintf("%.2f", ratios[i])
+		}
+		target := ratioTargets[sv.Name]
+		fmt.Fprintf(w, "%s/floor throughput ratio: **%.3f** (median of rounds: %s). Target >= %.2f: %s.\n",
+			capitalize(sv.Name), median(ratios), strings.Join(strs, ", "), target, verdict(median(ratios) >= target))
 	}
-	fmt.Fprintf(w, "\nEmulator/floor throughput ratio: **%.3f** (median of rounds: %s). Target >= %.1f: %s.\n\n",
-		median(ratios), strings.Join(strs, ", "), targetRatio, verdict(median(ratios) >= targetRatio))
+	fmt.Fprintln(w)
 }
 
-// printKinds prints the emulator's figures per request kind, summed over
-// the rounds (the percentiles are the medians of the rounds).
-func printKinds(w io.Writer, rs []roundResult) {
-	fmt.Fprintln(w, "Emulator, per request kind (medians of the rounds):")
+// capitalize upper-cases the first letter of a server's name.
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// printKinds prints the figures of the server named name per request
+// kind (medians of the rounds).
+func printKinds(w io.Writer, rs []roundResult, name string) {
+	fmt.Fprintf(w, "%s, per request kind (medians of the rounds):\n", capitalize(name))
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "| Kind | req/s | p50 | p99 | errors |")
 	fmt.Fprintln(w, "|---|---:|---:|---:|---:|")
@@ -402,7 +459,7 @@ func printKinds(w io.Writer, rs []roundResult) {
 		var p50, p99 []time.Duration
 		errs := 0
 		for _, r := range rs {
-			if k := r.Emulator.ByKind[kind]; k != nil {
+			if k := r[name].ByKind[kind]; k != nil {
 				rps, p50, p99 = append(rps, k.RPS()), append(p50, k.P50), append(p99, k.P99)
 				errs += k.Errors
 			}

@@ -37,20 +37,20 @@ func (s *server) Close() error { return s.close() }
 // a free loopback port and waits until /readyz answers. With log false it
 // runs with --log-level warn (no line per request); its output is
 // discarded either way.
-func startEmulator(ctx context.Context, bin string, log bool) (*server, error) {
+func startEmulator(ctx context.Context, name, bin string, log bool, extra ...string) (*server, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, err
 	}
 	addr := "127.0.0.1:" + strconv.Itoa(port)
 	// No drain: the benchmark stops its emulator at once.
-	args := []string{"--addr", addr, "--drain-delay", "0"}
+	args := append([]string{"--addr", addr, "--drain-delay", "0"}, extra...)
 	if !log {
 		args = append(args, "--log-level", "warn")
 	}
 	cmd := exec.Command(bin, args...)
 	cmd.Env = cleanEnv()
-	return startProcess(ctx, "emulator", cmd, "http://"+addr, "/readyz")
+	return startProcess(ctx, name, cmd, "http://"+addr, "/readyz")
 }
 
 // floorEnv names the environment variables that turn this program into
