@@ -342,8 +342,10 @@ func lookupOTP(ch *scenarios.Challenge, otp string) (scenarios.Outcome, bool) {
 	return scenarios.Outcome{}, false
 }
 
-// Result is the final result of a transaction as the emulator's own
-// notification page shows it, when it receives the final CRes itself.
+// Result is the final result of a challenged transaction as the
+// emulator's own notification page shows it, when it receives the final
+// CRes itself. It never holds the authentication value: that travels only
+// in the enquiry's answer, to the Requestor that holds the token.
 type Result struct {
 	ThreeDSServerTransID string
 	ExternalReferenceID  string
@@ -351,17 +353,31 @@ type Result struct {
 	StatusReason         string
 	ECI                  string
 	ChallengeCancel      string
-	AuthenticationValue  string
 	// CRes is the final CRes the page received.
 	CRes CRes
 }
 
 // Notification is the result of the transaction a final CRes names, as
-// the emulator, acting as its own Requestor, learns it.
+// the emulator, acting as its own Requestor, learns it. The CRes must be
+// one this ACS could have issued: its acsTransID that of the transaction,
+// and the transaction a finished challenge (a frictionless one never had
+// a CRes). The transport checks that the CRes comes from the decision
+// flow (the signed token it posts with it).
 func (e *Engine) Notification(ctx context.Context, c CRes) (Result, error) {
 	t, err := e.stored(ctx, c.ThreeDSServerTransID)
 	if err != nil {
 		return Result{}, err
+	}
+	switch {
+	case c.ACSTransID != t.ACSTransID:
+		return Result{}, NewError(CodeTransactionState, "305",
+			"the CRes's acsTransID is not that of transaction "+t.ThreeDSServerTransID, "acsTransID")
+	case t.Challenge.Decision == "":
+		return Result{}, NewError(CodeTransactionState, "305",
+			"transaction "+t.ThreeDSServerTransID+" had no challenge, so no CRes", "threeDSServerTransID")
+	case t.Phase != PhaseFinal:
+		return Result{}, NewError(CodeTransactionState, "305",
+			"the challenge of transaction "+t.ThreeDSServerTransID+" is not finished", "threeDSServerTransID")
 	}
 	return Result{
 		ThreeDSServerTransID: t.ThreeDSServerTransID,
@@ -370,7 +386,6 @@ func (e *Engine) Notification(ctx context.Context, c CRes) (Result, error) {
 		StatusReason:         t.StatusReason,
 		ECI:                  t.ECI,
 		ChallengeCancel:      t.ChallengeCancel,
-		AuthenticationValue:  e.AuthenticationValue(t),
 		CRes:                 c,
 	}, nil
 }

@@ -81,8 +81,6 @@ type Result struct {
 	StatusText string
 	// ECI is the electronic commerce indicator; empty when absent.
 	ECI string
-	// AuthenticationValue is the CAVV/AAV; empty when absent.
-	AuthenticationValue string
 	// StatusReason is the transStatusReason code; empty when absent.
 	StatusReason string
 	// ReasonText is the meaning of StatusReason.

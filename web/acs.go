@@ -31,6 +31,24 @@ type challengeState struct {
 
 const stateName = "challenge-state"
 
+// resultToken binds a final CRes to the decision that issued it, when the
+// emulator delivers the CRes to its own notification page: only with it
+// does the page show a result. Signed and encrypted like the state.
+type resultToken struct {
+	ID     string `json:"id"`  // threeDSServerTransID
+	ACS    string `json:"acs"` // acsTransID
+	Issued int64  `json:"iat"`
+}
+
+// Names of the result token: the securecookie name and the form field.
+const (
+	resultName  = "cres-result"
+	resultField = "result"
+	// resultMaxAge is how long a result token is good for: the page is
+	// shown right after the decision.
+	resultMaxAge = time.Hour
+)
+
 func newNonce() string {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
@@ -192,8 +210,17 @@ func (s *Server) handleDecision(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.metrics.transaction("challenge", d.TransStatus)
+	fields := d.Delivery.Fields()
+	if d.NotificationURL == "" { // to the emulator's own notification page
+		tok, err := securecookie.EncodeMulti(resultName, resultToken{ID: d.Delivery.CRes.ThreeDSServerTransID, ACS: d.Delivery.CRes.ACSTransID, Issued: time.Now().Unix()}, s.state[0])
+		if err != nil {
+			s.writeError(w, r, fmt.Errorf("sign the result token: %w", err))
+			return
+		}
+		fields = append(fields, emulator.FormField{Name: resultField, Value: tok})
+	}
 	nonce := newNonce()
-	html, err := s.autoSubmit(d.Delivery.NotificationURL, d.Delivery.Fields(), nonce,
+	html, err := s.autoSubmit(d.Delivery.NotificationURL, fields, nonce,
 		"Returning to the merchant", "Authentication finished. Returning you to the merchant…")
 	if err != nil {
 		s.writeError(w, r, err)
@@ -204,7 +231,9 @@ func (s *Server) handleDecision(w http.ResponseWriter, r *http.Request) {
 
 // handleNotification serves POST {base}/acs/notification: the emulator as
 // its own Requestor, when the lookup had no notificationUrl. It shows the
-// result and what a merchant would do next.
+// result and what a merchant would do next, for a CRes that comes with the
+// signed token the decision page posted with it (a CRes alone, which
+// anybody can write, shows nothing).
 func (s *Server) handleNotification(w http.ResponseWriter, r *http.Request) {
 	if err := r.ParseForm(); err != nil {
 		s.writeError(w, r, formError(err, s.cfg.MaxBodyBytes))
@@ -213,6 +242,13 @@ func (s *Server) handleNotification(w http.ResponseWriter, r *http.Request) {
 	cres, err := emulator.ParseCRes(r.PostForm.Get("cres"))
 	if err != nil {
 		s.writeError(w, r, err)
+		return
+	}
+	var tok resultToken
+	if err := securecookie.DecodeMulti(resultName, r.PostForm.Get(resultField), &tok, s.state...); err != nil ||
+		tok.ID != cres.ThreeDSServerTransID || tok.ACS != cres.ACSTransID || time.Since(time.Unix(tok.Issued, 0)) > resultMaxAge {
+		s.writeError(w, r, emulator.NewError(emulator.CodeDecryption, "302",
+			"this page shows the result of a challenge only with the CRes and the signed token its decision page posted, within an hour; nothing is shown for a CRes alone", resultField))
 		return
 	}
 	res, err := s.cfg.Engine.Notification(r.Context(), cres)
@@ -227,7 +263,6 @@ func (s *Server) handleNotification(w http.ResponseWriter, r *http.Request) {
 		Status:               res.Status,
 		StatusText:           emulator.StatusText[res.Status],
 		ECI:                  res.ECI,
-		AuthenticationValue:  res.AuthenticationValue,
 		StatusReason:         res.StatusReason,
 		ReasonText:           emulator.ReasonText[res.StatusReason],
 		ChallengeCancel:      res.ChallengeCancel,

@@ -366,16 +366,69 @@ func TestNullNotificationURLShowsResult(t *testing.T) {
 		t.Fatalf("final page posts to %v, want the emulator's own notification page", got)
 	}
 	f := formFields(final.Raw)
-	res := e.form("/acs/notification", url.Values{"cres": {f["cres"]}, "threeDSSessionData": {f["threeDSSessionData"]}})
+	posted := url.Values{}
+	for k, v := range f { // every field of the form, as the browser posts it
+		posted.Set(k, v)
+	}
+	res := e.form("/acs/notification", posted)
 	for _, want := range []string{c.cr.ThreeDSServerTransID, "ECI", "05", "Authorise"} {
 		if !strings.Contains(res.Raw, want) {
 			t.Errorf("result page lacks %q", want)
 		}
 	}
+	enq := e.enquiry("tok", map[string]string{"threeDsServerTransId": c.cr.ThreeDSServerTransID})
+	if cavv := enq.str("authenticationValue"); cavv == "" || strings.Contains(res.Raw, cavv) {
+		t.Errorf("the result page shows the authentication value %q (the enquiry's is %q)", cavv, cavv)
+	}
 	if bad := e.form("/acs/notification", url.Values{"cres": {"garbage"}}); bad.Status != http.StatusBadRequest {
 		t.Errorf("garbage cres: status %d, want 400", bad.Status)
 	}
 }
+
+// TestForgedCResDisclosesNothing: a CRes anybody can write (the
+// Base64Url of {"threeDSServerTransID": <another tenant's id>}), posted to
+// the emulator's notification page, shows nothing of that transaction:
+// neither a frictionless one (which never had a CRes) nor a challenge,
+// nor with the token of another transaction.
+func TestForgedCResDisclosesNothing(t *testing.T) {
+	e := newEnv(t)
+	victim := e.lookup("victim", lookupBody(t, e.card("visa-frictionless-y"), func(m map[string]any) { m["externalReferenceId"] = "VICTIM-REF-1" }))
+	challenged := e.startChallenge(func(m map[string]any) { m["notificationUrl"] = nil; m["externalReferenceId"] = "VICTIM-REF-2" })
+	e.decide(challenged, "pass", "")
+	attacker := e.startChallenge(func(m map[string]any) { m["notificationUrl"] = nil })
+	stolen := formFields(e.decide(attacker, "pass", "").Raw)[resultFieldName]
+	forge := func(v any) string {
+		b, _ := json.Marshal(v)
+		return base64.RawURLEncoding.EncodeToString(b)
+	}
+	for _, tt := range []struct {
+		name   string
+		form   url.Values
+		status int
+	}{
+		{"a frictionless transaction's id", url.Values{"cres": {forge(map[string]string{"threeDSServerTransID": victim.str("threeDsServerTransId")})}}, http.StatusBadRequest},
+		{"a challenged transaction's ids", url.Values{"cres": {forge(map[string]string{"threeDSServerTransID": challenged.cr.ThreeDSServerTransID, "acsTransID": challenged.cr.ACSTransID, "transStatus": "Y"})}}, http.StatusBadRequest},
+		{"with another transaction's token", url.Values{"cres": {forge(map[string]string{"threeDSServerTransID": challenged.cr.ThreeDSServerTransID, "acsTransID": challenged.cr.ACSTransID})}, resultFieldName: {stolen}}, http.StatusBadRequest},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := e.form("/acs/notification", tt.form)
+			if r.Status != tt.status {
+				t.Errorf("HTTP %d, want %d", r.Status, tt.status)
+			}
+			for _, secret := range []string{"VICTIM-REF", "Authorise", "dd class=\"eci\"", victim.str("authenticationValue")} {
+				if strings.Contains(r.Raw, secret) {
+					t.Errorf("the page discloses %q:\n%s", secret, r.Raw)
+				}
+			}
+			if !strings.Contains(r.Raw, "302") {
+				t.Errorf("the page does not say EMV 302:\n%s", r.Raw)
+			}
+		})
+	}
+}
+
+// resultFieldName is the form field of the signed result token.
+const resultFieldName = "result"
 
 func TestHeadlessChallenge(t *testing.T) {
 	e := newEnv(t)
