@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -167,6 +168,12 @@ func (s *Server) challengePage(w http.ResponseWriter, r *http.Request, v emulato
 	})
 }
 
+// tooBig tells whether reading a body failed on the body size limit.
+func tooBig(err error) bool {
+	var mb *http.MaxBytesError
+	return errors.As(err, &mb) || strings.Contains(err.Error(), "too large")
+}
+
 func humanDuration(d time.Duration) string {
 	switch m := int(d.Round(time.Minute).Minutes()); {
 	case d < time.Minute:
@@ -180,7 +187,7 @@ func humanDuration(d time.Duration) string {
 
 // formError reports an unreadable form.
 func formError(err error, limit int64) error {
-	if strings.Contains(err.Error(), "too large") {
+	if tooBig(err) {
 		return tooLarge(limit)
 	}
 	return emulator.NewError(emulator.CodeMalformedJSON, "101", "the form could not be read: "+err.Error(), "")

@@ -24,7 +24,7 @@ import (
 //	DELETE {base}/admin/scenarios/{id}   remove one
 //	DELETE {base}/admin/scenarios        remove all of the namespace's
 func (s *Server) adminRoutes(api *mux.Router) {
-	api.HandleFunc("/admin/scenarios", s.handleAdminList).Methods(http.MethodGet)
+	api.HandleFunc("/admin/scenarios", s.handleAdminList).Methods(http.MethodGet, http.MethodHead)
 	api.HandleFunc("/admin/scenarios", s.handleAdminAdd).Methods(http.MethodPost)
 	api.HandleFunc("/admin/scenarios", s.handleAdminReset).Methods(http.MethodDelete)
 	api.HandleFunc("/admin/scenarios/{id}", s.handleAdminDelete).Methods(http.MethodDelete)

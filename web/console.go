@@ -46,6 +46,10 @@ type console struct {
 
 	stopOnce sync.Once
 	stopping chan struct{} // closed when the HTTP server shuts down
+
+	// streamsMu guards streams: the live event streams open per session.
+	streamsMu sync.Mutex
+	streams   map[string]int
 }
 
 // consoleSession is the signed and encrypted content of the session
@@ -65,22 +69,23 @@ func (s *Server) consoleRoutes(r *mux.Router) {
 		secure:   strings.HasPrefix(s.cfg.PublicURL, "https://"),
 		acs:      origin(s.cfg.PublicURL),
 		stopping: make(chan struct{}),
+		streams:  map[string]int{},
 	}
 	c.sessions.SetSerializer(securecookie.JSONEncoder{})
 	c.frameCSP = challengeHTMLHashes(s.cfg.Pages)
 
-	r.Handle("/console", c.protect(http.RedirectHandler(c.base+"/console/", http.StatusMovedPermanently))).Methods(http.MethodGet)
+	r.Handle("/console", c.protect(http.RedirectHandler(c.base+"/console/", http.StatusMovedPermanently))).Methods(http.MethodGet, http.MethodHead)
 	cr := r.PathPrefix("/console").Subrouter()
 	cr.Use(c.protect)
-	cr.HandleFunc("/", c.handleCards).Methods(http.MethodGet)
-	cr.HandleFunc("/cards", c.handleCards).Methods(http.MethodGet)
-	cr.HandleFunc("/login", c.handleLoginForm).Methods(http.MethodGet)
+	cr.HandleFunc("/", c.handleCards).Methods(http.MethodGet, http.MethodHead)
+	cr.HandleFunc("/cards", c.handleCards).Methods(http.MethodGet, http.MethodHead)
+	cr.HandleFunc("/login", c.handleLoginForm).Methods(http.MethodGet, http.MethodHead)
 	cr.HandleFunc("/login", c.handleLogin).Methods(http.MethodPost)
 	cr.HandleFunc("/logout", c.handleLogout).Methods(http.MethodPost)
-	cr.HandleFunc("/transactions", c.handleTransactions).Methods(http.MethodGet)
-	cr.HandleFunc("/transactions/{id}", c.handleTransaction).Methods(http.MethodGet)
+	cr.HandleFunc("/transactions", c.handleTransactions).Methods(http.MethodGet, http.MethodHead)
+	cr.HandleFunc("/transactions/{id}", c.handleTransaction).Methods(http.MethodGet, http.MethodHead)
 	cr.HandleFunc("/events", c.handleEvents).Methods(http.MethodGet)
-	cr.HandleFunc("/demo", c.handleDemo).Methods(http.MethodGet)
+	cr.HandleFunc("/demo", c.handleDemo).Methods(http.MethodGet, http.MethodHead)
 	cr.HandleFunc("/demo/notify", c.handleDemoNotify).Methods(http.MethodPost)
 	cr.HandleFunc("/demo/lookup", c.demoAPI(s.handleLookup)).Methods(http.MethodPost)
 	cr.HandleFunc("/demo/enquiry", c.demoAPI(s.handleEnquiry)).Methods(http.MethodPost)
@@ -348,7 +353,11 @@ func (c *console) handleLogin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := r.ParseForm(); err != nil {
-		c.loginPage(w, r, http.StatusBadRequest, "The form could not be read.", "")
+		status, msg := http.StatusBadRequest, "The form could not be read."
+		if tooBig(err) {
+			status, msg = http.StatusRequestEntityTooLarge, fmt.Sprintf("The form is larger than %d bytes.", c.s.cfg.MaxBodyBytes)
+		}
+		c.loginPage(w, r, status, msg, "")
 		return
 	}
 	tok := strings.TrimSpace(r.PostForm.Get("token"))

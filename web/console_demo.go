@@ -129,6 +129,9 @@ func (c *console) handleDemoNotify(w http.ResponseWriter, r *http.Request) {
 	status := http.StatusOK
 	if err := r.ParseForm(); err != nil {
 		view.Error, status = "The form could not be read.", http.StatusBadRequest
+		if tooBig(err) {
+			view.Error, status = "The form is too large.", http.StatusRequestEntityTooLarge
+		}
 	} else {
 		view.CRes, view.Session = r.PostForm.Get("cres"), r.PostForm.Get("threeDSSessionData")
 		cres, err := emulator.ParseCRes(view.CRes)

@@ -15,7 +15,33 @@ const (
 	streamHeartbeat = 20 * time.Second
 	// streamRetry is the reconnection delay the browser is told.
 	streamRetry = 2 * time.Second
+	// maxStreamsPerSession bounds the live streams one console session
+	// holds open (a tab each); maxStreams those of all sessions.
+	maxStreamsPerSession = 8
+	maxStreams           = 1000
 )
+
+// openStream counts a new stream of session sid; false when a bound is
+// reached. The returned func closes it.
+func (c *console) openStream(sid string) (func(), bool) {
+	c.streamsMu.Lock()
+	defer c.streamsMu.Unlock()
+	total := 0
+	for _, n := range c.streams {
+		total += n
+	}
+	if c.streams[sid] >= maxStreamsPerSession || total >= maxStreams {
+		return nil, false
+	}
+	c.streams[sid]++
+	return func() {
+		c.streamsMu.Lock()
+		defer c.streamsMu.Unlock()
+		if c.streams[sid]--; c.streams[sid] <= 0 {
+			delete(c.streams, sid)
+		}
+	}, true
+}
 
 // handleEvents serves GET {base}/console/events: server-sent events that
 // carry the version of the session's journal ("event: version") whenever
@@ -37,6 +63,14 @@ func (c *console) handleEvents(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "this emulator runs without a journal", http.StatusNotFound)
 		return
 	}
+	sid, _ := c.sessionID(r)
+	done, ok := c.openStream(sid)
+	if !ok {
+		w.Header().Set("Retry-After", "30")
+		http.Error(w, fmt.Sprintf("too many live streams open (at most %d per session, %d in all): close a console tab", maxStreamsPerSession, maxStreams), http.StatusTooManyRequests)
+		return
+	}
+	defer done()
 	c.watchShutdown(r)
 	ns := Namespace(tok)
 	rc := http.NewResponseController(w)

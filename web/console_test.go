@@ -864,3 +864,80 @@ func TestConsoleDemoNotify(t *testing.T) {
 		})
 	}
 }
+
+// TestConsoleStreamsAreBounded: one session holds at most 8 live streams
+// (2000 of them once meant 4000 goroutines); closing one frees its place.
+func TestConsoleStreamsAreBounded(t *testing.T) {
+	t.Parallel()
+	e := newConsoleEnv(t, consoleOptions{})
+	b := e.browser()
+	b.login("streams")
+	open := func() (*http.Response, error) {
+		req, _ := http.NewRequest(http.MethodGet, e.URL+"/console/events", nil)
+		return b.client.Do(req)
+	}
+	var streams []*http.Response
+	defer func() {
+		for _, s := range streams {
+			s.Body.Close()
+		}
+	}()
+	for i := range 8 {
+		resp, err := open()
+		if err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("stream %d: %v %v", i+1, err, resp)
+		}
+		buf := make([]byte, 5)
+		if _, err := io.ReadFull(resp.Body, buf); err != nil || string(buf) != "retry" {
+			t.Fatalf("stream %d starts %q, %v", i+1, buf, err)
+		}
+		streams = append(streams, resp)
+	}
+	resp, err := open()
+	if err != nil || resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" {
+		t.Fatalf("a ninth stream: %v %v, want 429 with Retry-After", err, resp)
+	}
+	resp.Body.Close()
+	// Another session has places of its own.
+	other := e.browser()
+	other.login("streams-2")
+	req, _ := http.NewRequest(http.MethodGet, e.URL+"/console/events", nil)
+	if r, err := other.client.Do(req); err != nil || r.StatusCode != http.StatusOK {
+		t.Errorf("another session's stream: %v %v", err, r)
+	} else {
+		r.Body.Close()
+	}
+	streams[0].Body.Close()
+	streams = streams[1:]
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		resp, err := open()
+		if err == nil && resp.StatusCode == http.StatusOK {
+			streams = append(streams, resp)
+			break
+		}
+		if resp != nil {
+			resp.Body.Close()
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("closing a stream did not free its place within 5s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestConsoleFormsTooLarge: a console form over the body limit answers 413,
+// also when its length is not announced (chunked).
+func TestConsoleFormsTooLarge(t *testing.T) {
+	t.Parallel()
+	e := newConsoleEnv(t, consoleOptions{})
+	for _, path := range []string{"/console/login", "/console/demo/notify"} {
+		body := io.MultiReader(strings.NewReader("token="), strings.NewReader(strings.Repeat("a", 70<<10)))
+		req, _ := http.NewRequest(http.MethodPost, e.URL+path, body)
+		req.ContentLength = -1 // chunked
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		if p := e.browser().do(req); p.Status != http.StatusRequestEntityTooLarge {
+			t.Errorf("POST %s of 70 KiB, chunked: HTTP %d, want 413", path, p.Status)
+		}
+	}
+}

@@ -153,6 +153,8 @@ func NewServer(cfg Config) (*Server, error) {
 	return s, nil
 }
 
+// routes builds the router. HEAD is answered wherever GET is, with the
+// same headers and no body (but on the live event stream).
 func (s *Server) routes() {
 	root := mux.NewRouter()
 	root.NotFoundHandler = s.observe(http.HandlerFunc(s.notFound))
@@ -173,9 +175,9 @@ func (s *Server) routes() {
 
 	data := r.NewRoute().Subrouter()
 	data.Use(markRoute(routeJSON))
-	data.HandleFunc("/scenarios", s.handleScenarios).Methods(http.MethodGet)
-	data.HandleFunc("/scenarios/schema.json", s.handleSchema).Methods(http.MethodGet)
-	data.Handle("/openapi.{format:yaml|json}", s.openAPI()).Methods(http.MethodGet)
+	data.HandleFunc("/scenarios", s.handleScenarios).Methods(http.MethodGet, http.MethodHead)
+	data.HandleFunc("/scenarios/schema.json", s.handleSchema).Methods(http.MethodGet, http.MethodHead)
+	data.Handle("/openapi.{format:yaml|json}", s.openAPI()).Methods(http.MethodGet, http.MethodHead)
 	s.consoleRoutes(r)
 
 	acs := r.NewRoute().Subrouter()
@@ -189,9 +191,9 @@ func (s *Server) routes() {
 	// is what runs hot.
 	probes := root.NewRoute().Subrouter()
 	probes.Use(markRoute(routeJSON))
-	probes.HandleFunc("/healthz", s.handleHealth).Methods(http.MethodGet)
-	probes.HandleFunc("/readyz", s.handleReady).Methods(http.MethodGet)
-	probes.Handle("/metrics", s.metrics.Handler()).Methods(http.MethodGet)
+	probes.HandleFunc("/healthz", s.handleHealth).Methods(http.MethodGet, http.MethodHead)
+	probes.HandleFunc("/readyz", s.handleReady).Methods(http.MethodGet, http.MethodHead)
+	probes.Handle("/metrics", s.metrics.Handler()).Methods(http.MethodGet, http.MethodHead)
 	s.router = root
 }
 
@@ -228,6 +230,12 @@ func (s *Server) SetReady(ready bool) { s.ready.Store(ready) }
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.router.ServeHTTP(w, r) }
 
 func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
+	// A route of a subrouter that serves the path with other methods is
+	// reported as not found by the router: it is a method not allowed.
+	if len(s.allowed(r)) > 0 {
+		s.methodNotAllowed(w, r)
+		return
+	}
 	secureHeaders(w.Header())
 	s.writeError(w, r, emulator.NewError(emulator.CodeNotFound, "303",
 		fmt.Sprintf("no route %s %s", r.Method, r.URL.Path), ""))
@@ -235,8 +243,24 @@ func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
 	secureHeaders(w.Header())
+	allowed := s.allowed(r)
+	w.Header().Set("Allow", strings.Join(allowed, ", "))
 	s.writeError(w, r, emulator.NewError(emulator.CodeMethodNotAllowed, "303",
-		fmt.Sprintf("method %s is not allowed on %s", r.Method, r.URL.Path), ""))
+		fmt.Sprintf("method %s is not allowed on %s; allowed: %s", r.Method, r.URL.Path, strings.Join(allowed, ", ")), "method"))
+}
+
+// allowed lists the methods some route of r's path answers.
+func (s *Server) allowed(r *http.Request) []string {
+	var out []string
+	for _, m := range []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+		req := r.Clone(r.Context())
+		req.Method = m
+		var match mux.RouteMatch
+		if s.router.Match(req, &match) && match.MatchErr == nil {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // Open listens on the configured address and serves in the background. A

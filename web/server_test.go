@@ -2,7 +2,10 @@ package web_test
 
 import (
 	"bytes"
+	"io"
 	"net"
+	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -86,5 +89,41 @@ func TestOpenPortClash(t *testing.T) {
 	if err := other.Open(); err == nil {
 		other.Close()
 		t.Error("Open on a port in use succeeded")
+	}
+}
+
+// TestHTTPMethods: HEAD is answered wherever GET is, with the headers and
+// no body; a method a path does not serve answers 405 with Allow.
+func TestHTTPMethods(t *testing.T) {
+	e := newEnv(t)
+	for _, path := range []string{"/healthz", "/readyz", "/metrics", "/scenarios", "/openapi.json", "/console/", "/console/login", "/console/demo"} {
+		get, _ := http.NewRequest(http.MethodGet, e.URL+path, nil)
+		want := e.do(get)
+		req, _ := http.NewRequest(http.MethodHead, e.URL+path, nil)
+		resp, err := e.Server.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != want.Status || len(body) != 0 || resp.Header.Get("Content-Type") != want.Header.Get("Content-Type") {
+			t.Errorf("HEAD %s: %d, %d bytes, Content-Type %q; want GET's %d and %q, and no body",
+				path, resp.StatusCode, len(body), resp.Header.Get("Content-Type"), want.Status, want.Header.Get("Content-Type"))
+		}
+	}
+	for _, tt := range []struct{ method, path, allow string }{
+		{http.MethodDelete, "/healthz", "GET, HEAD"},
+		{http.MethodGet, "/authentication/brw", "POST"},
+		{http.MethodPut, "/admin/scenarios", "GET, HEAD, POST, DELETE"},
+		{http.MethodPost, "/console/transactions", "GET, HEAD"},
+	} {
+		req, _ := http.NewRequest(tt.method, e.URL+tt.path, nil)
+		r := e.do(req)
+		if r.Status != http.StatusMethodNotAllowed || r.Header.Get("Allow") != tt.allow {
+			t.Errorf("%s %s: %d, Allow %q; want 405 and %q", tt.method, tt.path, r.Status, r.Header.Get("Allow"), tt.allow)
+		}
+		if r.Body != nil && (r.emv("emvErrorDetail") == "" || !strings.Contains(r.str("error"), tt.allow)) {
+			t.Errorf("%s %s: the error body does not name the allowed methods: %s", tt.method, tt.path, r.Raw)
+		}
 	}
 }
