@@ -164,6 +164,11 @@ type Choice struct {
 	Action string
 	// OTP is the code typed, for Action otp.
 	OTP string
+	// SessionData is the threeDSSessionData the browser posted with the
+	// CReq, which the final CRes returns byte for byte (a real ACS has no
+	// other copy); nil when there was no CReq (the hosted URL, the
+	// headless API), and then the lookup's session is returned.
+	SessionData *string
 }
 
 // Decision is the result of a challenge step.
@@ -278,7 +283,7 @@ func (e *Engine) decide(ctx context.Context, id string, c Choice, via apiCall, c
 		return d, nil
 	}
 	e.transactionEvent(ctx, t, EventDecision, describeChoice(c, t))
-	if d.Delivery, err = e.delivery(t); err != nil {
+	if d.Delivery, err = e.delivery(t, c.SessionData); err != nil {
 		return Decision{}, err
 	}
 	detail := "final CRes handed to the browser for " + d.Delivery.NotificationURL
@@ -290,12 +295,16 @@ func (e *Engine) decide(ctx context.Context, id string, c Choice, via apiCall, c
 	return d, nil
 }
 
-// delivery is the final CRes of a finished challenge and where it goes.
-func (e *Engine) delivery(t Transaction) (CResDelivery, error) {
+// delivery is the final CRes of a finished challenge and where it goes,
+// with the session the browser posted (or the lookup's when nil).
+func (e *Engine) delivery(t Transaction, posted *string) (CResDelivery, error) {
 	d := CResDelivery{
 		NotificationURL: t.Challenge.NotificationURL,
 		CRes:            finalCRes(t),
 		SessionData:     t.Challenge.Session,
+	}
+	if posted != nil {
+		d.SessionData = *posted
 	}
 	if d.NotificationURL == "" {
 		d.NotificationURL = e.urls.Notification()

@@ -25,6 +25,7 @@ const (
 	CodeMissingField       ErrorCode = "FD01" // required data element missing (EMV 201)
 	CodeInvalidField       ErrorCode = "FD03" // data element format invalid (EMV 203)
 	CodeDuplicateField     ErrorCode = "FD04" // same key twice in one object (EMV 204)
+	CodeCriticalExtension  ErrorCode = "FD02" // critical message extension not recognised (EMV 202)
 	CodeInvalidISOCode     ErrorCode = "FD34" // ISO 4217 / 3166-1 code unknown (EMV 304)
 	CodeDeviceChannel      ErrorCode = "CH01" // deviceChannel other than 2 on the browser path (EMV 203)
 	CodeUnknownTransaction ErrorCode = "TX01" // transaction id or reference not found (EMV 301)

@@ -111,8 +111,23 @@ func DecodeBase64(s string) ([]byte, error) {
 // windowSizeCode renders challengeWindowSize as the two digits of the CReq.
 func windowSizeCode(n int) string { return fmt.Sprintf("%02d", n) }
 
+// MaxSessionData bounds threeDSSessionData, in characters, as the
+// interface bounds the lookup's session (spec 2.2).
+const MaxSessionData = 1024
+
+// messageExtension is one element of a CReq's messageExtension.
+type messageExtension struct {
+	Name                 string `json:"name"`
+	ID                   string `json:"id"`
+	CriticalityIndicator bool   `json:"criticalityIndicator"`
+}
+
 // ParseCReq decodes the creq form field: Base64 (either alphabet, padded
-// or not) of the CReq JSON. Its failures are *Error with EMV 201 or 203.
+// or not) of the CReq JSON. As EMV 3DS has it, elements the ACS does not
+// know are ignored, but an unrecognised message extension marked critical
+// is refused (202); the same key twice is refused (204); the identifiers
+// must be UUIDs and the required elements present (201, 203). Its
+// failures are *Error.
 func ParseCReq(s string) (CReq, error) {
 	if s == "" {
 		return CReq{}, NewError(CodeMissingField, "201", "the form field creq is missing", "creq")
@@ -121,11 +136,21 @@ func ParseCReq(s string) (CReq, error) {
 	if err != nil {
 		return CReq{}, NewError(CodeInvalidField, "203", "creq is not Base64Url: "+err.Error(), "creq")
 	}
-	var c CReq
-	dec := json.NewDecoder(strings.NewReader(string(raw)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&c); err != nil {
+	if dups := duplicateKeys(raw); len(dups) > 0 {
+		return CReq{}, NewError(CodeDuplicateField, "204", "the CReq holds "+strings.Join(dups, ", ")+" more than once", strings.Join(dups, ","))
+	}
+	var c struct {
+		CReq
+		MessageExtension []messageExtension `json:"messageExtension"`
+	}
+	if err := json.Unmarshal(raw, &c); err != nil {
 		return CReq{}, NewError(CodeInvalidField, "203", "creq is not a CReq JSON object: "+err.Error(), "creq")
+	}
+	for _, ext := range c.MessageExtension {
+		if ext.CriticalityIndicator {
+			return CReq{}, NewError(CodeCriticalExtension, "202",
+				fmt.Sprintf("message extension %q (%s) is marked critical and this ACS does not recognise it", ext.Name, ext.ID), "messageExtension."+ext.ID)
+		}
 	}
 	var missing []string
 	for _, f := range []struct{ name, v string }{
@@ -142,6 +167,11 @@ func ParseCReq(s string) (CReq, error) {
 	if len(missing) > 0 {
 		return CReq{}, NewError(CodeMissingField, "201", "the CReq lacks "+strings.Join(missing, ", "), strings.Join(missing, ","))
 	}
+	for _, f := range []struct{ name, v string }{{"threeDSServerTransID", c.ThreeDSServerTransID}, {"acsTransID", c.ACSTransID}} {
+		if !isUUID(f.v) {
+			return CReq{}, NewError(CodeInvalidField, "203", fmt.Sprintf("%s is %q, want a UUID such as 8a880dc0-d2d2-4067-bcb1-b08d1690b26e", f.name, f.v), f.name)
+		}
+	}
 	if c.MessageType != "CReq" {
 		return CReq{}, NewError(CodeInvalidField, "203", fmt.Sprintf("messageType is %q, want CReq", c.MessageType), "messageType")
 	}
@@ -150,13 +180,85 @@ func ParseCReq(s string) (CReq, error) {
 	default:
 		return CReq{}, NewError(CodeInvalidField, "203", fmt.Sprintf("challengeWindowSize is %q, want 01 to 05", c.ChallengeWindowSize), "challengeWindowSize")
 	}
-	return c, nil
+	return c.CReq, nil
+}
+
+// isUUID reports whether s is a UUID in the canonical 8-4-4-4-12 form of
+// hex digits, either case.
+func isUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i := range len(s) {
+		c := s[i]
+		switch {
+		case i == 8 || i == 13 || i == 18 || i == 23:
+			if c != '-' {
+				return false
+			}
+		case c >= '0' && c <= '9', c >= 'a' && c <= 'f', c >= 'A' && c <= 'F':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// duplicateKeys returns the keys found twice in one object of a JSON
+// document, as dotted paths; nil for a document that is not JSON (its
+// decoding reports it).
+func duplicateKeys(raw []byte) []string {
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	var dups []string
+	var walk func(path string) bool
+	walk = func(path string) bool {
+		tok, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		switch tok {
+		case json.Delim('{'):
+			seen := map[string]bool{}
+			for dec.More() {
+				k, err := dec.Token()
+				key, ok := k.(string)
+				if err != nil || !ok {
+					return false
+				}
+				if seen[key] {
+					dups = append(dups, path+key)
+				}
+				seen[key] = true
+				if !walk(path + key + ".") {
+					return false
+				}
+			}
+			_, err := dec.Token()
+			return err == nil
+		case json.Delim('['):
+			for dec.More() {
+				if !walk(path) {
+					return false
+				}
+			}
+			_, err := dec.Token()
+			return err == nil
+		}
+		return true
+	}
+	if !walk("") {
+		return nil
+	}
+	return dups
 }
 
 // ParseCRes decodes the cres form field of a final CRes: Base64 (either
 // alphabet, padded or not) of the CRes JSON. Its failures are *Error with
-// EMV 203.
+// EMV 201 (no cres) or 203.
 func ParseCRes(s string) (CRes, error) {
+	if s == "" {
+		return CRes{}, NewError(CodeMissingField, "201", "the form field cres is missing", "cres")
+	}
 	raw, err := DecodeBase64(s)
 	var c CRes
 	if err == nil {

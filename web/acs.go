@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gorilla/mux"
 	"github.com/gorilla/securecookie"
@@ -28,6 +29,9 @@ type challengeState struct {
 	ID     string `json:"id"`  // threeDSServerTransID
 	ACS    string `json:"acs"` // acsTransID
 	Issued int64  `json:"iat"`
+	// Session is the threeDSSessionData posted with the CReq, when one
+	// was: the ACS returns it in the final CRes and keeps no other copy.
+	Session *string `json:"sess,omitempty"`
 }
 
 const stateName = "challenge-state"
@@ -121,12 +125,20 @@ func (s *Server) handleCReq(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	// The session posted with the CReq, none when none was: the final
+	// CRes returns exactly that, as an ACS keeps no other copy.
+	session := r.PostForm.Get("threeDSSessionData")
+	if n := utf8.RuneCountInString(session); n > emulator.MaxSessionData {
+		s.writeError(w, r, emulator.NewError(emulator.CodeInvalidField, "203",
+			fmt.Sprintf("threeDSSessionData is %d characters long, at most %d", n, emulator.MaxSessionData), "threeDSSessionData"))
+		return
+	}
 	view, err := s.cfg.Engine.OpenChallenge(r.Context(), creq)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	s.challengePage(w, r, view)
+	s.challengePage(w, r, view, &session)
 }
 
 // handleHosted serves {base}/acs/hosted/{id}, the hostedChallengeUrl.
@@ -136,12 +148,13 @@ func (s *Server) handleHosted(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	s.challengePage(w, r, view)
+	s.challengePage(w, r, view, nil) // no CReq: the lookup's session is returned
 }
 
-// challengePage renders the issuer's page of v with a freshly signed state.
-func (s *Server) challengePage(w http.ResponseWriter, r *http.Request, v emulator.ChallengeView) {
-	state, err := securecookie.EncodeMulti(stateName, challengeState{ID: v.ThreeDSServerTransID, ACS: v.ACSTransID, Issued: time.Now().Unix()}, s.state[0])
+// challengePage renders the issuer's page of v with a freshly signed state
+// that carries the session posted with the CReq (nil: none was).
+func (s *Server) challengePage(w http.ResponseWriter, r *http.Request, v emulator.ChallengeView, session *string) {
+	state, err := securecookie.EncodeMulti(stateName, challengeState{ID: v.ThreeDSServerTransID, ACS: v.ACSTransID, Issued: time.Now().Unix(), Session: session}, s.state[0])
 	if err != nil {
 		s.writeError(w, r, fmt.Errorf("sign challenge state: %w", err))
 		return
@@ -206,14 +219,14 @@ func (s *Server) handleDecision(w http.ResponseWriter, r *http.Request) {
 			"the challenge state is missing, forged or altered; the transaction was not changed", "state"))
 		return
 	}
-	choice := emulator.Choice{Action: r.PostForm.Get("action"), OTP: r.PostForm.Get("otp")}
+	choice := emulator.Choice{Action: r.PostForm.Get("action"), OTP: r.PostForm.Get("otp"), SessionData: st.Session}
 	d, err := s.cfg.Engine.Decide(r.Context(), st.ID, st.ACS, choice)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
 	if !d.Final {
-		s.challengePage(w, r, d.View)
+		s.challengePage(w, r, d.View, st.Session)
 		return
 	}
 	s.metrics.transaction("challenge", d.TransStatus)

@@ -140,8 +140,8 @@ func TestChallengeDecisions(t *testing.T) {
 			if got := actionRe.FindStringSubmatch(final.Raw); got == nil || got[1] != "https://shop.example.com/checkout/3ds/notify" {
 				t.Errorf("final page posts to %v, want the notificationUrl", got)
 			}
-			if f["threeDSSessionData"] != "eyJvcmRlciI6IjAwMDEyMyJ9" {
-				t.Errorf("threeDSSessionData = %q, want it unchanged", f["threeDSSessionData"])
+			if f["threeDSSessionData"] != "s" {
+				t.Errorf("threeDSSessionData = %q, want what the browser posted with the CReq", f["threeDSSessionData"])
 			}
 			raw, err := base64.RawURLEncoding.DecodeString(f["cres"])
 			if err != nil {
@@ -223,7 +223,12 @@ func TestCReqErrors(t *testing.T) {
 		{"missing creq", "", 400, "201"},
 		{"not base64", "%%%not-base64%%%", 400, "203"},
 		{"not JSON", base64.RawURLEncoding.EncodeToString([]byte("hello")), 400, "203"},
-		{"unknown field", base64.RawURLEncoding.EncodeToString([]byte(`{"x":1}`)), 400, "203"},
+		{"only an unknown field", base64.RawURLEncoding.EncodeToString([]byte(`{"x":1}`)), 400, "201"},
+		{"an unknown element is ignored", withMember(t, c.cr, `"sdkCounterStoA":"001"`), 200, ""},
+		{"a non-critical extension is ignored", withMember(t, c.cr, `"messageExtension":[{"name":"n","id":"E1","criticalityIndicator":false,"data":{}}]`), 200, ""},
+		{"a critical extension is refused", withMember(t, c.cr, `"messageExtension":[{"name":"n","id":"E2","criticalityIndicator":true,"data":{}}]`), 400, "202"},
+		{"a duplicate key", withMember(t, c.cr, `"messageType":"CReq"`), 400, "204"},
+		{"a malformed threeDSServerTransID", mod(func(c *emulator.CReq) { c.ThreeDSServerTransID = "not-a-uuid" }), 400, "203"},
 		{"missing ids", mod(func(c *emulator.CReq) { c.ACSTransID = "" }), 400, "201"},
 		{"wrong messageType", mod(func(c *emulator.CReq) { c.MessageType = "AReq" }), 400, "203"},
 		{"bad window size", mod(func(c *emulator.CReq) { c.ChallengeWindowSize = "06" }), 400, "203"},
@@ -255,6 +260,61 @@ func TestCReqErrors(t *testing.T) {
 	if q := e.enquiry("tok", map[string]any{"threeDsServerTransId": done.cr.ThreeDSServerTransID}); q.str("transactionStatus") != "Y" {
 		t.Errorf("completed transaction changed to %s", q.str("transactionStatus"))
 	}
+}
+
+// withMember is the Base64Url CReq cr with one more member (raw JSON).
+func withMember(t *testing.T, cr emulator.CReq, member string) string {
+	js := mustJSON(t, cr)
+	return base64.RawURLEncoding.EncodeToString([]byte(strings.TrimSuffix(js, "}") + "," + member + "}"))
+}
+
+// TestSessionDataIsWhatTheBrowserPosted: the final CRes returns the
+// threeDSSessionData posted with the CReq byte for byte (none when none
+// was), not the lookup's session, which only the hosted URL (no CReq)
+// returns; more than 1024 characters is refused with a page.
+func TestSessionDataIsWhatTheBrowserPosted(t *testing.T) {
+	e := newEnv(t)
+	odd := "a+b/c=d%20é\"<x>" + strings.Repeat("z", 1000)
+	for _, tt := range []struct {
+		name   string
+		posted *string
+		want   string
+	}{
+		{"posted with the CReq", &odd, odd},
+		{"none posted", nil, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := e.startChallenge(nil)
+			form := url.Values{"creq": {c.creq}}
+			if tt.posted != nil {
+				form.Set("threeDSSessionData", *tt.posted)
+			}
+			page := e.form("/acs/challenge", form)
+			wrong := e.press(page, "otp", "9999") // shown again: the session stays
+			final := e.press(wrong, "pass", "")
+			if got, ok := formFields(final.Raw)["threeDSSessionData"]; got != tt.want || ok != (tt.want != "") {
+				t.Errorf("final threeDSSessionData = %q (present %v), want %q", got, ok, tt.want)
+			}
+		})
+	}
+	c := e.startChallenge(nil)
+	hosted := e.do(mustRequest(t, http.MethodGet, c.lookup.str("hostedChallengeUrl")))
+	if got := formFields(e.press(hosted, "pass", "").Raw)["threeDSSessionData"]; got != "eyJvcmRlciI6IjAwMDEyMyJ9" {
+		t.Errorf("hosted URL: threeDSSessionData = %q, want the lookup's session", got)
+	}
+	long := e.form("/acs/challenge", url.Values{"creq": {e.startChallenge(nil).creq}, "threeDSSessionData": {strings.Repeat("s", 1025)}})
+	if long.Status != http.StatusBadRequest || !strings.Contains(long.Raw, "203") || !strings.Contains(long.Raw, "threeDSSessionData") {
+		t.Errorf("1025 characters of session: %d %s", long.Status, long.Raw)
+	}
+}
+
+func mustRequest(t *testing.T, method, u string) *http.Request {
+	t.Helper()
+	req, err := http.NewRequest(method, u, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return req
 }
 
 func TestDecisionStateProtection(t *testing.T) {

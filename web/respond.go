@@ -27,6 +27,7 @@ var httpStatus = map[emulator.ErrorCode]int{
 	emulator.CodeMissingField:       http.StatusBadRequest,
 	emulator.CodeInvalidField:       http.StatusBadRequest,
 	emulator.CodeDuplicateField:     http.StatusBadRequest,
+	emulator.CodeCriticalExtension:  http.StatusBadRequest,
 	emulator.CodeInvalidISOCode:     http.StatusBadRequest,
 	emulator.CodeDeviceChannel:      http.StatusBadRequest,
 	emulator.CodeUnknownTransaction: http.StatusNotFound,
