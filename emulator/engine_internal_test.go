@@ -59,9 +59,10 @@ func TestParseBINList(t *testing.T) {
 
 func TestECIFor(t *testing.T) {
 	tests := []struct{ scheme, status, want string }{
-		{SchemeVisa, "Y", "05"}, {SchemeVisa, "A", "06"}, {SchemeVisa, "N", ""}, {SchemeVisa, "I", "07"},
-		{SchemeMastercard, "Y", "02"}, {SchemeMastercard, "A", "01"}, {SchemeMastercard, "U", ""}, {SchemeMastercard, "I", "06"},
-		{SchemeAmex, "Y", "05"}, {SchemeJCB, "A", "06"}, {SchemeUPI, "R", ""}, {SchemeDiscover, "C", ""},
+		{SchemeVisa, "Y", "05"}, {SchemeVisa, "A", "06"}, {SchemeVisa, "N", "07"}, {SchemeVisa, "I", "07"},
+		{SchemeMastercard, "Y", "02"}, {SchemeMastercard, "A", "01"}, {SchemeMastercard, "U", "00"}, {SchemeMastercard, "I", "06"},
+		{SchemeMastercard, "N", "00"}, {SchemeMastercard, "R", "00"}, {SchemeVisa, "R", "07"}, {SchemeVisa, "U", "07"},
+		{SchemeAmex, "Y", "05"}, {SchemeJCB, "A", "06"}, {SchemeUPI, "R", "07"}, {SchemeDiscover, "C", ""}, {SchemeUnknown, "N", "07"},
 	}
 	for _, tt := range tests {
 		if got := ECIFor(tt.scheme, tt.status); got != tt.want {

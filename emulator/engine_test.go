@@ -202,9 +202,10 @@ func TestLookupFrictionless(t *testing.T) {
 	}{
 		{"visa-frictionless-y", "Y", "", "05", "VISA", "2.2.0", true},
 		{"visa-frictionless-a", "A", "", "06", "VISA", "2.2.0", true},
-		{"visa-frictionless-n", "N", "01", "", "VISA", "2.2.0", false},
-		{"visa-frictionless-u", "U", "08", "", "VISA", "2.2.0", false},
-		{"visa-frictionless-r", "R", "", "", "VISA", "2.2.0", false},
+		{"visa-frictionless-n", "N", "01", "07", "VISA", "2.2.0", false},
+		{"visa-frictionless-u", "U", "08", "07", "VISA", "2.2.0", false},
+		{"visa-frictionless-r", "R", "", "07", "VISA", "2.2.0", false},
+		{"mastercard-frictionless-n", "N", "", "00", "MASTERCARD", "2.2.0", false},
 		{"visa-frictionless-i", "I", "", "07", "VISA", "2.2.0", false},
 		{"mastercard-frictionless-y", "Y", "", "02", "MASTERCARD", "2.2.0", true},
 		{"mastercard-frictionless-a", "A", "", "01", "MASTERCARD", "2.2.0", true},
@@ -697,8 +698,8 @@ func TestTimeouts(t *testing.T) {
 			if tt.status == "C" {
 				return
 			}
-			if enq.StatusReason != "14" || enq.ECI != "" {
-				t.Errorf("reason %s eci %q, want 14 and none", enq.StatusReason, enq.ECI)
+			if enq.StatusReason != "14" || enq.ECI != "07" {
+				t.Errorf("reason %s eci %q, want 14 and 07", enq.StatusReason, enq.ECI)
 			}
 			f.enquiry(resp.ThreeDSServerTransID)
 			if got := strings.Count(f.events.kinds(resp.ThreeDSServerTransID), "timeout"); got != 1 {
@@ -828,27 +829,32 @@ func TestStepFaults(t *testing.T) {
 	if !errors.As(err, &fault) || fault.Step != emulator.StepLookup {
 		t.Errorf("malformed fault: %v", err)
 	}
-	// Delays: one slot; a second delayed request meanwhile gets SY03.
-	started := make(chan struct{})
-	done := make(chan error, 1)
-	go func() {
-		close(started)
-		_, err := f.Lookup(ctx, ns, f.request("4111111111111152"), emulator.APICall{})
-		done <- err
-	}()
-	<-started
-	busy := false
-	for i := 0; i < 200 && !busy; i++ {
-		_, err := f.Lookup(ctx, ns, f.request("4111111111111152"), emulator.APICall{})
-		if e, ok := emulator.AsError(err); ok && e.Code == emulator.CodeBusy {
-			busy = true
-		}
+	// Delays: one slot. Of four delayed lookups started together, one
+	// holds it and the others get SY03 at once, without waiting.
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	served, busy := 0, 0
+	start := make(chan struct{})
+	for range 4 {
+		wg.Go(func() {
+			<-start
+			_, err := f.Lookup(ctx, ns, f.request("4111111111111152"), emulator.APICall{})
+			mu.Lock()
+			defer mu.Unlock()
+			switch e, ok := emulator.AsError(err); {
+			case err == nil:
+				served++
+			case ok && e.Code == emulator.CodeBusy:
+				busy++
+			default:
+				t.Errorf("delayed lookup: %v", err)
+			}
+		})
 	}
-	if err := <-done; err != nil {
-		t.Errorf("delayed lookup: %v", err)
-	}
-	if !busy {
-		t.Error("no SY03 while the only delay slot was taken")
+	close(start)
+	wg.Wait()
+	if served < 1 || busy < 1 || served+busy != 4 {
+		t.Errorf("%d served and %d busy of 4 delayed lookups with one slot", served, busy)
 	}
 	// A delay ends early with its context.
 	cctx, cancel := context.WithCancel(ctx)

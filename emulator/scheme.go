@@ -119,9 +119,9 @@ func ParseBINList(s string) (map[string]string, error) {
 
 // ECIFor returns the ECI the scheme table of the reference gives for a
 // final status: Mastercard 02/01 for Y/A, every other scheme 05/06; N, U
-// and R carry no ECI (the interface ties the ECI to a proof of
-// authentication); I (informational) gets Mastercard's 06 (SCA exemption)
-// or 07 elsewhere.
+// and R, not authenticated, 00 on Mastercard and 07 elsewhere (spec 2.13
+// and 2.15 require an ECI on every final result); I (informational) gets
+// Mastercard's 06 (SCA exemption) or 07 elsewhere; C none.
 func ECIFor(scheme, status string) string {
 	mc := scheme == SchemeMastercard
 	switch status {
@@ -140,6 +140,13 @@ func ECIFor(scheme, status string) string {
 			return "06"
 		}
 		return "07"
+	case "N", "U", "R":
+		// Spec 2.13 and 2.15 make eci required on every final result:
+		// not authenticated.
+		if mc {
+			return "00"
+		}
+		return "07"
 	}
-	return ""
+	return "" // C: no result yet
 }

@@ -126,10 +126,10 @@ func TestChallengeDecisions(t *testing.T) {
 		eci                    string
 	}{
 		{"pass", "", "Y", "", "", "05"},
-		{"fail", "", "N", "01", "", ""},
-		{"cancel", "", "N", "01", "01", ""},
+		{"fail", "", "N", "01", "", "07"},
+		{"cancel", "", "N", "01", "01", "07"},
 		{"otp", "1234", "Y", "", "", "05"},
-		{"otp", "0000", "N", "01", "", ""},
+		{"otp", "0000", "N", "01", "", "07"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.action+tt.otp, func(t *testing.T) {

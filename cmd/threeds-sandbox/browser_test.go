@@ -421,7 +421,7 @@ func checkNotification(t *testing.T, p *program, c challengeLookup, n notificati
 func checkEnquiry(t *testing.T, p *program, id string, want outcome) {
 	t.Helper()
 	e := p.enquiry(t, id)
-	wantECI, wantCAVVLen := "", 0
+	wantECI, wantCAVVLen := "07", 0 // Visa: not authenticated
 	if want.status == "Y" {
 		wantECI, wantCAVVLen = "05", 28
 	}
