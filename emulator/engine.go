@@ -262,7 +262,11 @@ func (e *Engine) newTransaction(ns string, req LookupRequest, sc *scenarios.Scen
 		t.Version = negotiateVersion(req.MessageVersion, f.Version)
 		t.Phase = PhaseFinal
 		t.AuthenticationType = f.AuthenticationType
-		finish(&t, f.Status, f.Reason, f.ECI, "")
+		status, reason, eci := f.Status, f.Reason, f.ECI
+		if o := f.On210; o != nil && t.Version < "2.2.0" {
+			status, reason, eci = o.Status, o.Reason, o.ECI
+		}
+		finish(&t, status, reason, eci, "")
 	}
 	if req.RequestFeatures == 2 && t.Version >= "2.2.0" {
 		t.WhiteListStatus, t.WhiteListStatusSrc = "U", "03"
@@ -415,12 +419,15 @@ var reasons210 = map[string]string{
 	"26": "01", // attempted, not performed by the cardholder -> authentication failed
 }
 
-// downgrade210 replaces what protocol 2.1.0 lacks: status I (new in 2.2.0;
-// a 2.1.0 ACS that skips the challenge answers a frictionless Y) and the
-// reasons 22-26.
+// downgrade210 replaces what protocol 2.1.0 lacks, when the scenario says
+// nothing of 2.1.0 (on210): status I (new in 2.2.0) becomes U with reason
+// 07, a result without an authentication value that leaves the merchant
+// as I does (authorise, no liability shift): an informational outcome
+// must never turn into proof of authentication; and the reasons 22-26
+// become their closest 2.1.0 code.
 func downgrade210(status, reason string) (string, string) {
 	if status == "I" {
-		status = "Y"
+		return "U", "07"
 	}
 	if r, ok := reasons210[reason]; ok {
 		reason = r

@@ -389,7 +389,8 @@ func TestLookupVersionAndWhiteList(t *testing.T) {
 
 // TestDowngrade210: on a 2.1.0 transaction nothing 2.1.0 lacks is sent:
 // reasons 22-26 become their closest 2.1.0 code, authenticationType 04 is
-// dropped, and status I is not sent.
+// dropped, and status I, informational, becomes U/07 (never Y with an
+// authentication value), unless the scenario says what 2.1.0 answers.
 func TestDowngrade210(t *testing.T) {
 	f := newFixture(t)
 	tests := []struct {
@@ -401,7 +402,9 @@ func TestDowngrade210(t *testing.T) {
 		{`frictionless: {status: R, reason: "24"}`, "R", "12", ""},
 		{`frictionless: {status: Y, authenticationType: "04"}`, "Y", "", ""},
 		{`frictionless: {status: Y, authenticationType: "02"}`, "Y", "", "02"},
-		{`frictionless: {status: I}`, "Y", "", ""},
+		{`frictionless: {status: I}`, "U", "07", ""},
+		{`frictionless: {status: I, on210: {status: Y}}`, "Y", "", ""},
+		{`frictionless: {status: U, reason: "22", on210: {status: N, reason: "11", eci: "07"}}`, "N", "11", ""},
 	}
 	for i, tt := range tests {
 		t.Run(tt.doc, func(t *testing.T) {
@@ -411,6 +414,9 @@ func TestDowngrade210(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := f.lookup(card, func(r *emulator.LookupRequest) { r.MessageVersion = "2.1.0" })
+			if (got.AuthenticationValue != "") != (got.Status == "Y" || got.Status == "A") {
+				t.Errorf("status %s with authenticationValue %q", got.Status, got.AuthenticationValue)
+			}
 			if got.Version != "2.1.0" || got.Status != tt.wantStatus || got.StatusReason != tt.wantReason || got.AuthenticationType != tt.typ {
 				t.Errorf("got %s %s/%s type %q, want 2.1.0 %s/%s type %q", got.Version, got.Status, got.StatusReason, got.AuthenticationType, tt.wantStatus, tt.wantReason, tt.typ)
 			}

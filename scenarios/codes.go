@@ -43,6 +43,7 @@ var (
 var (
 	frictionlessStatuses = []string{"Y", "A", "N", "U", "R", "I"}
 	outcomeStatuses      = []string{"Y", "N", "U"}
+	on210Statuses        = []string{"Y", "A", "N", "U", "R"}
 	errorStatuses        = []string{"N", "U", "A", "C", "R"}
 	versions             = []string{Version210, Version220}
 	authenticationTypes  = []string{"01", "02", "03", "04"}

@@ -26,7 +26,8 @@ var (
 	stepKeys         = []string{"delay", "fault"}
 	faultKeys        = []string{"kind", "probability", "httpStatus", "errorCode", "status", "message", "emvErrorCode", "component", "description", "detail"}
 	whiteListKeys    = []string{"status", "source"}
-	frictionlessKeys = []string{"status", "reason", "eci", "version", "authenticationType"}
+	frictionlessKeys = []string{"status", "reason", "eci", "version", "authenticationType", "on210"}
+	on210Keys        = []string{"status", "reason", "eci"}
 	challengeKeys    = []string{"version", "authenticationType", "pass", "fail", "cancel", "otps", "auto", "autoAfter"}
 	outcomeKeys      = []string{"status", "reason", "challengeCancel", "eci"}
 	errorKeys        = []string{"httpStatus", "errorCode", "status", "message", "emvErrorCode", "component", "description", "detail"}

@@ -74,7 +74,40 @@ func (d *decoder) parseFrictionless(n *yaml.Node) *Frictionless {
 			d.problemf(m.keys["reason"], "frictionless status %s takes no reason", f.Status)
 		}
 	}
+	if v, ok := m.values["on210"]; ok {
+		f.On210 = d.parseOn210(v)
+	}
 	return f
+}
+
+// parseOn210 decodes the 2.1.0 outcome of a frictionless result: a status
+// 2.1.0 knows, a reason of 2.1.0 (01-21, 80-99) for N, U and R, an ECI.
+func (d *decoder) parseOn210(n *yaml.Node) *Outcome {
+	m, ok := d.mapping(n, "on210", on210Keys)
+	if !ok {
+		return nil
+	}
+	var o Outcome
+	if d.required(m, "status", "on210") {
+		o.Status, _ = d.oneOf(m, "status", on210Statuses)
+	}
+	if m.has("reason") {
+		o.Reason = d.parseReason(m, Version210)
+	}
+	if m.has("eci") {
+		o.ECI, _ = d.pattern(m, "eci", twoDigits, "two digits")
+	}
+	switch o.Status {
+	case "N", "U", "R":
+		if !m.has("reason") {
+			d.problemf(m.node, "on210: status %s needs a reason (transStatusReason 01-21 or 80-99)", o.Status)
+		}
+	case "Y", "A":
+		if m.has("reason") {
+			d.problemf(m.keys["reason"], "on210: status %s takes no reason", o.Status)
+		}
+	}
+	return &o
 }
 
 // parseOutcome decodes a final challenge outcome; what names it in messages.

@@ -170,6 +170,11 @@ type Frictionless struct {
 	ECI                string // overrides the scheme table when set
 	Version            string // 2.1.0 or 2.2.0; default 2.2.0
 	AuthenticationType string // 01..04, optional
+	// On210 is what a transaction answers instead when the Requestor's
+	// messageVersion makes it 2.1.0 (the key on210): its status (no I,
+	// which 2.1.0 lacks), reason (01-21) and ECI. Nil: the engine's
+	// default downgrade.
+	On210 *Outcome
 }
 
 // Challenge is a lookup answered with status C, and what the cardholder's
