@@ -495,8 +495,14 @@ func scenarioRequest(r LookupRequest) scenarios.Request {
 }
 
 // scenarioError turns a scenario's error result into the engine's Error.
+// Without a detail of its own, a version error (EMV 102) names
+// messageVersion.
 func scenarioError(s *scenarios.ErrorResult) *Error {
-	e := NewError(ErrorCode(s.ErrorCode), s.EMVErrorCode, s.Message, s.Detail)
+	detail := s.Detail
+	if detail == "" && s.EMVErrorCode == "102" {
+		detail = "messageVersion"
+	}
+	e := NewError(ErrorCode(s.ErrorCode), s.EMVErrorCode, s.Message, detail)
 	e.HTTPStatus = s.HTTPStatus
 	if s.Status != "" {
 		e.Status = s.Status

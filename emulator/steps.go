@@ -208,7 +208,7 @@ func (e *Engine) delay(ctx context.Context, d time.Duration) error {
 		defer func() { <-e.delaySlots }()
 	default:
 		return NewError(CodeBusy, "403",
-			fmt.Sprintf("too many requests held in scenario delays (limit %d); try again", cap(e.delaySlots)), "")
+			fmt.Sprintf("too many requests held in scenario delays (limit %d); try again", cap(e.delaySlots)), "delay")
 	}
 	return sleep(ctx, d)
 }

@@ -203,7 +203,7 @@ func formError(err error, limit int64) error {
 	if tooBig(err) {
 		return tooLarge(limit)
 	}
-	return emulator.NewError(emulator.CodeMalformedJSON, "101", "the form could not be read: "+err.Error(), "")
+	return emulator.NewError(emulator.CodeMalformedJSON, "101", "the form could not be read: "+err.Error(), "body")
 }
 
 // handleDecision serves POST {base}/acs/decision: the cardholder's choice on

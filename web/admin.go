@@ -60,7 +60,7 @@ func (s *Server) handleAdminAdd(w http.ResponseWriter, r *http.Request) {
 			s.writeError(w, r, tooLarge(s.cfg.MaxBodyBytes))
 			return
 		}
-		s.writeError(w, r, emulator.NewError(emulator.CodeMalformedJSON, "101", "the request body could not be read", ""))
+		s.writeError(w, r, emulator.NewError(emulator.CodeMalformedJSON, "101", "the request body could not be read", "body"))
 		return
 	}
 	added, err := s.cfg.Engine.Runtime().Add(r.Context(), namespaceOf(r.Context()), body)

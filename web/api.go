@@ -18,7 +18,7 @@ import (
 
 func tooLarge(limit int64) *emulator.Error {
 	return emulator.NewError(emulator.CodeBodyTooLarge, "101",
-		fmt.Sprintf("the request body is larger than %d bytes", limit), "")
+		fmt.Sprintf("the request body is larger than %d bytes", limit), "body")
 }
 
 // readJSON checks the Content-Type and reads the whole body.
@@ -33,7 +33,7 @@ func readJSON(r *http.Request, limit int64) ([]byte, error) {
 		if errors.As(err, &tooBig) {
 			return nil, tooLarge(limit)
 		}
-		return nil, emulator.NewError(emulator.CodeMalformedJSON, "101", "the request body could not be read: "+err.Error(), "")
+		return nil, emulator.NewError(emulator.CodeMalformedJSON, "101", "the request body could not be read: "+err.Error(), "body")
 	}
 	return body, nil
 }

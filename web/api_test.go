@@ -317,3 +317,32 @@ func TestBasePath(t *testing.T) {
 		t.Errorf("/healthz = %d", got.Status)
 	}
 }
+
+// TestEveryErrorNamesItsElement: spec 2.16 requires all four emvError
+// fields in a message error, emvErrorDetail included: scenario errors,
+// 405 and 413 named nothing.
+func TestEveryErrorNamesItsElement(t *testing.T) {
+	e := newEnv(t)
+	tests := []struct {
+		name, method, path string
+		body               any
+		status             int
+		detail             string
+	}{
+		{"scenario: version not supported (SC12)", http.MethodPost, "/authentication/brw", lookupBody(t, e.card("visa-error-version"), nil), 422, "messageVersion"},
+		{"scenario: ACS unavailable (SC03)", http.MethodPost, "/authentication/brw", lookupBody(t, e.card("visa-error-acs-unavailable"), nil), 503, "/authentication/brw"},
+		{"scenario: DS unreachable (SC05)", http.MethodPost, "/authentication/brw", lookupBody(t, e.card("visa-error-ds-unreachable"), nil), 502, "/authentication/brw"},
+		{"method not allowed", http.MethodGet, "/enquiry/", nil, 405, "method"},
+		{"body too large", http.MethodPost, "/authentication/brw", strings.Repeat(" ", 70<<10), 413, "body"},
+		{"no route", http.MethodPost, "/nowhere", "{}", 404, "/nowhere"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := e.call(tt.method, tt.path, "tok", tt.body)
+			checkErrorBody(t, r, tt.status, r.emv("emvErrorCode"))
+			if got := r.emv("emvErrorDetail"); got != tt.detail {
+				t.Errorf("emvErrorDetail = %q, want %q", got, tt.detail)
+			}
+		})
+	}
+}

@@ -262,8 +262,8 @@ func checkErrorBody(t *testing.T, r result, status int, emvCode string) {
 	if r.str("status") == "" || r.str("error") == "" {
 		t.Errorf("status and error must be set: %s", r.Raw)
 	}
-	if r.emv("emvErrorComponent") == "" || r.emv("emvErrorDescription") == "" {
-		t.Errorf("emvErrorComponent and emvErrorDescription must be set: %s", r.Raw)
+	if r.emv("emvErrorComponent") == "" || r.emv("emvErrorDescription") == "" || r.emv("emvErrorDetail") == "" {
+		t.Errorf("emvErrorComponent, emvErrorDescription and emvErrorDetail must all be set (spec 2.16): %s", r.Raw)
 	}
 }
 

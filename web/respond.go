@@ -171,6 +171,13 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	case e.Code == emulator.CodeStoreUnavailable:
 		s.log.WarnContext(r.Context(), "state store unavailable", slog.String("request_id", requestID(r)), slog.Any("err", err))
 	}
+	if e.Detail == "" {
+		// Spec 2.16: a message error carries all four emvError fields;
+		// without a field to name, the detail is the request's path.
+		c := *e
+		c.Detail = r.URL.Path
+		e = &c
+	}
 	status := StatusOf(e)
 	if !wantsPage(r) {
 		writeJSON(w, status, errorBody(e))
