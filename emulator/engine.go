@@ -182,7 +182,9 @@ func (e *Engine) Lookup(ctx context.Context, ns string, req LookupRequest, call 
 		return LookupResponse{}, err
 	}
 	if sc.Error != nil {
-		return LookupResponse{}, scenarioError(sc.Error)
+		se := scenarioError(sc.Error)
+		se.Scenario = sc.ID
+		return LookupResponse{}, se
 	}
 
 	t := e.newTransaction(ns, req, sc)
@@ -206,6 +208,8 @@ func (e *Engine) Lookup(ctx context.Context, ns string, req LookupRequest, call 
 		AuthenticationType:   t.AuthenticationType,
 		WhiteListStatus:      t.WhiteListStatus,
 		WhiteListStatusSrc:   t.WhiteListStatusSrc,
+		ScenarioID:           sc.ID,
+		Fallback:             sc == e.cfg.Catalogue().Fallback(),
 	}
 	if t.Status == "C" {
 		ind, err := e.challengeIndication(t)
@@ -215,7 +219,9 @@ func (e *Engine) Lookup(ctx context.Context, ns string, req LookupRequest, call 
 		resp.Challenge = &ind
 		resp.HostedChallengeURL = e.urls.Hosted(t.ThreeDSServerTransID)
 	}
-	e.emit(ctx, Event{Namespace: ns, Kind: EventLookup, Transaction: lookupSummary(t, req),
+	summary := lookupSummary(t, req)
+	summary.Fallback = resp.Fallback
+	e.emit(ctx, Event{Namespace: ns, Kind: EventLookup, Transaction: summary,
 		Request: e.redactBody(call.Body), Lookup: &resp})
 	return resp, nil
 }

@@ -80,6 +80,9 @@ type Error struct {
 	// HTTPStatus, when non-zero, overrides the status web derives from Code.
 	// Only scenarios set it.
 	HTTPStatus int
+	// Scenario is the scenario whose result or fault this error is ("chaos"
+	// for an injected one); empty for the errors of the request itself.
+	Scenario string
 	// Problems lists every problem found in the request, all at once.
 	Problems []Problem
 }

@@ -64,6 +64,10 @@ type Summary struct {
 	ECI             string
 	ChallengeCancel string
 
+	// Fallback is whether the catalogue's fallback answered the lookup (no
+	// scenario matched the card); lookup only.
+	Fallback bool
+
 	CardholderName string // lookup only
 	MerchantName   string // lookup only, or a challenge's
 	Amount         string // lookup only, or a challenge's

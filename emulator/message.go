@@ -158,7 +158,12 @@ type LookupResponse struct {
 	Status string `json:"status"`
 	// Challenge is the challenge indication of a status C answer; nil
 	// otherwise. It is not a member of the body.
-	Challenge            *ChallengeIndication `json:"-"`
+	Challenge *ChallengeIndication `json:"-"`
+	// ScenarioID is the scenario that answered, and Fallback whether it
+	// was the catalogue's fallback (no scenario matched the card). Not
+	// members of the body.
+	ScenarioID           string `json:"-"`
+	Fallback             bool   `json:"-"`
 	HostedChallengeURL   string               `json:"hostedChallengeUrl,omitempty"`
 	Version              string               `json:"version"`
 	DSTransID            string               `json:"dsTransId"`

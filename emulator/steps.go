@@ -191,10 +191,12 @@ func (e *Engine) applyStep(ctx context.Context, sc *scenarios.Scenario, step Ste
 	}
 	switch f.Kind {
 	case scenarios.FaultEMVError, scenarios.FaultHTTPError:
+		se := NewError(CodeInternal, "404", "injected failure", string(step))
 		if f.Error != nil {
-			return scenarioError(f.Error)
+			se = scenarioError(f.Error)
 		}
-		return NewError(CodeInternal, "404", "injected failure", string(step))
+		se.Scenario = id
+		return se
 	default:
 		return &Fault{Kind: f.Kind, Step: step, Scenario: id}
 	}

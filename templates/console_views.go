@@ -121,6 +121,9 @@ type TransactionRow struct {
 	ExternalReferenceID string
 	// ECI is the latest ECI answered; empty when none.
 	ECI string
+	// Scenario is the id of the scenario that answered the lookup, as the
+	// X-Scenario-Id header named it ("fallback" when no scenario matched).
+	Scenario string
 	// Events counts the events of the transaction.
 	Events int
 }

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -47,6 +48,11 @@ func isJSONMediaType(ct string) bool {
 
 // ScenarioHeader forces a scenario by id on a lookup, whatever the card.
 const ScenarioHeader = "X-Scenario"
+
+// ScenarioIDHeader names, on every lookup answer a scenario gave (its
+// result, its error or its fault), the scenario's id: "fallback" when no
+// scenario matched the card, "chaos" for a fault chaos injected.
+const ScenarioIDHeader = "X-Scenario-Id"
 
 // readBody reads the whole body into a buffer sized from Content-Length,
 // so an ordinary request is read without growing copies.
@@ -104,6 +110,14 @@ func (s *Server) handleLookup(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	scenario := resp.ScenarioID
+	if resp.Fallback {
+		scenario = scenarios.FallbackID
+		s.log.LogAttrs(r.Context(), slog.LevelInfo, "lookup answered by the fallback: the card matches no catalogued scenario",
+			slog.String("request_id", requestID(r)), slog.String("card_bin", resp.CardBIN), slog.String("fallback", resp.ScenarioID),
+			slog.String("hint", "GET /scenarios lists the test cards and what they answer; add a runtime scenario (POST /admin/scenarios) to choose an outcome for this card"))
+	}
+	w.Header()[ScenarioIDHeader] = []string{scenario}
 	s.metrics.transaction("lookup", resp.Status)
 	out := wire.AppendLookupResponse(make([]byte, 0, lookupResponseSize(&resp, html)), &resp, html)
 	writeRaw(w, http.StatusOK, out)
@@ -147,7 +161,55 @@ type CatalogueEntry struct {
 	DelayMS      int64  `json:"delayMs,omitempty"`
 	Auto         string `json:"auto,omitempty"`
 	Fallback     bool   `json:"fallback,omitempty"`
-	Source       string `json:"source"`
+	// When lists the entry's match conditions as data, keyed by the
+	// request field they test (the card selectors by their scenario
+	// names: cardNumber, cardPrefix, binRange, cardPattern), e.g.
+	// {"cardNumber":"4000000000009003","threeDsRequestorChallengeInd":"2"}.
+	When   map[string]any `json:"when,omitempty"`
+	Source string         `json:"source"`
+}
+
+// conditions is a match as the catalogue shows it: what a request must
+// carry for the scenario to answer it.
+func conditions(m scenarios.Match) map[string]any {
+	w := map[string]any{}
+	set := func(k, v string) {
+		if v != "" {
+			w[k] = v
+		}
+	}
+	set("cardNumber", m.CardNumber)
+	set("cardPrefix", m.CardPrefix)
+	set("cardPattern", m.CardPattern)
+	if r := m.BINRange; r != nil {
+		w["binRange"] = map[string]string{"from": r.From, "to": r.To}
+	}
+	if a := m.Amount; a != nil {
+		if a.Exact != "" {
+			w["purchase.amount"] = a.Exact
+		} else {
+			rng := map[string]string{}
+			if a.Min != "" {
+				rng["min"] = a.Min
+			}
+			if a.Max != "" {
+				rng["max"] = a.Max
+			}
+			w["purchase.amount"] = rng
+		}
+	}
+	set("purchase.currencyCode", m.Currency)
+	set("card.cardholderName", m.CardholderName)
+	if m.ChallengeInd != 0 {
+		w["threeDsRequestorChallengeInd"] = strconv.Itoa(m.ChallengeInd)
+	}
+	set("messageVersion", m.MessageVersion)
+	set("messageCategory", m.MessageCategory)
+	set("threeDsRequestorAuthInd", m.AuthInd)
+	if len(w) == 0 {
+		return nil
+	}
+	return w
 }
 
 // Catalogue lists the scenarios of cat as the API and the README show them.
@@ -167,6 +229,7 @@ func catalogueEntries(all []scenarios.Scenario, fb *scenarios.Scenario, schemes 
 			Description: sc.Description,
 			DelayMS:     sc.Delay.Milliseconds(),
 			Fallback:    fb != nil && fb.ID == sc.ID,
+			When:        conditions(sc.Match),
 			Source:      fmt.Sprintf("%s:%d", sc.Source.File, sc.Source.Line),
 		}
 		pan := sc.Match.CardNumber

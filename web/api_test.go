@@ -1,6 +1,9 @@
 package web_test
 
 import (
+	"bytes"
+	"encoding/json"
+	"github.com/threeds-sandbox/threeds-sandbox/web"
 	"net/http"
 	"regexp"
 	"strings"
@@ -344,5 +347,65 @@ func TestEveryErrorNamesItsElement(t *testing.T) {
 				t.Errorf("emvErrorDetail = %q, want %q", got, tt.detail)
 			}
 		})
+	}
+}
+
+// TestWhichScenarioAnswered: every lookup answer a scenario gave names it
+// in X-Scenario-Id (fallback when none matched the card), the console's
+// transaction page shows it, and the catalogue lists each entry's match
+// conditions as data.
+func TestWhichScenarioAnswered(t *testing.T) {
+	e := newEnv(t, func(o *envOptions) { o.journal = true })
+	tests := []struct {
+		name   string
+		card   string
+		change func(map[string]any)
+		header map[string]string
+		want   string
+	}{
+		{"a catalogued card", e.card("visa-frictionless-y"), nil, nil, "visa-frictionless-y"},
+		{"with its request selector", e.card("visa-frictionless-y"), func(m map[string]any) { m["threeDsRequestorChallengeInd"] = 2 }, nil, "visa-frictionless-i-on-request"},
+		{"a card no scenario matches", "4111111111111111", nil, nil, "fallback"},
+		{"an error scenario", e.card("visa-error-acs-unavailable"), nil, nil, "visa-error-acs-unavailable"},
+		{"forced by X-Scenario", "4111111111111111", nil, map[string]string{"X-Scenario": "visa-frictionless-n"}, "visa-frictionless-n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			raw, _ := json.Marshal(lookupBody(t, tt.card, tt.change))
+			req, _ := http.NewRequest(http.MethodPost, e.URL+"/authentication/brw", bytes.NewReader(raw))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Authorization", "Bearer which")
+			for k, v := range tt.header {
+				req.Header.Set(k, v)
+			}
+			if r := e.do(req); r.Header.Get("X-Scenario-Id") != tt.want {
+				t.Errorf("X-Scenario-Id = %q, want %q (HTTP %d)", r.Header.Get("X-Scenario-Id"), tt.want, r.Status)
+			}
+		})
+	}
+	// A validation error is the request's own: no scenario answered.
+	if r := e.lookup("which", map[string]any{}); r.Header.Get("X-Scenario-Id") != "" {
+		t.Errorf("a refused lookup names scenario %q", r.Header.Get("X-Scenario-Id"))
+	}
+	var cat struct {
+		Scenarios []web.CatalogueEntry `json:"scenarios"`
+	}
+	if err := json.Unmarshal([]byte(e.call(http.MethodGet, "/scenarios", "", nil).Raw), &cat); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, s := range cat.Scenarios {
+		if s.ID == "visa-frictionless-i-on-request" {
+			found = true
+			if s.When["cardNumber"] != e.card("visa-frictionless-y") || s.When["threeDsRequestorChallengeInd"] != "2" || len(s.When) != 2 {
+				t.Errorf("when = %v", s.When)
+			}
+		}
+		if s.Fallback && s.When != nil {
+			t.Errorf("the fallback has conditions %v", s.When)
+		}
+	}
+	if !found {
+		t.Error("the catalogue lacks visa-frictionless-i-on-request")
 	}
 }

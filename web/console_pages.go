@@ -202,8 +202,17 @@ func (c *console) row(s journal.Summary) templates.TransactionRow {
 		Amount:              amount,
 		ExternalReferenceID: s.ExternalReferenceID,
 		ECI:                 s.ECI,
+		Scenario:            scenarioLabel(s),
 		Events:              s.Events,
 	}
+}
+
+// scenarioLabel names the scenario that answered, marking the fallback.
+func scenarioLabel(s journal.Summary) string {
+	if s.Fallback {
+		return s.ScenarioID + " (fallback: the card matches no scenario)"
+	}
+	return s.ScenarioID
 }
 
 // eventLabels say each event kind in words.

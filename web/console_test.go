@@ -499,6 +499,9 @@ func TestConsoleShowsTheLookupAsAnswered(t *testing.T) {
 	if len(shown) != len(answer) {
 		t.Errorf("shown %d members, the API answered %d", len(shown), len(answer))
 	}
+	if got := p.Doc.Find("dd.scenario").Text(); got != "visa-challenge" {
+		t.Errorf("scenario shown = %q, want visa-challenge", got)
+	}
 	req := p.Doc.Find("li[data-kind=lookup] pre.request").Text()
 	if strings.Contains(req, e.Challenge) || !strings.Contains(req, e.Challenge[:6]+"******"+e.Challenge[len(e.Challenge)-4:]) {
 		t.Errorf("lookup request does not show the card number masked:\n%s", req)

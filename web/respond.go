@@ -62,6 +62,9 @@ func (s *Server) enactFault(w http.ResponseWriter, r *http.Request, err error) b
 		return false
 	}
 	s.metrics.fault(string(f.Kind))
+	if f.Scenario != "" {
+		w.Header()[ScenarioIDHeader] = []string{f.Scenario}
+	}
 	s.log.InfoContext(r.Context(), "injected fault", slog.String("request_id", requestID(r)),
 		slog.String("kind", string(f.Kind)), slog.String("step", string(f.Step)), slog.String("scenario", f.Scenario))
 	if f.Kind == scenarios.FaultDrop {
@@ -170,6 +173,9 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		e = emulator.NewError(emulator.CodeInternal, "404", "internal error of the emulator (request "+requestID(r)+")", "")
 	case e.Code == emulator.CodeStoreUnavailable:
 		s.log.WarnContext(r.Context(), "state store unavailable", slog.String("request_id", requestID(r)), slog.Any("err", err))
+	}
+	if e.Scenario != "" {
+		w.Header()[ScenarioIDHeader] = []string{e.Scenario}
 	}
 	if e.Detail == "" {
 		// Spec 2.16: a message error carries all four emvError fields;

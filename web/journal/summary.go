@@ -51,8 +51,10 @@ type Summary struct {
 	Events int
 	// Enquiries counts the enquiries answered.
 	Enquiries int
-	// ScenarioID is the scenario that answered the lookup.
+	// ScenarioID is the scenario that answered the lookup; Fallback
+	// whether it was the catalogue's fallback (no scenario matched).
 	ScenarioID string
+	Fallback   bool
 	// Version is the protocol version of the transaction.
 	Version string
 
@@ -160,7 +162,7 @@ func (s *Summary) merge(ev emulator.Event) {
 	set(&s.Currency, t.Currency)
 	set(&s.ExternalReferenceID, t.ExternalReferenceID)
 	if ev.Kind == emulator.EventLookup {
-		s.LookupStatus = t.Status
+		s.LookupStatus, s.Fallback = t.Status, t.Fallback
 	}
 	s.LastEvent = ev.Kind
 	s.Events++
