@@ -164,22 +164,22 @@ type LookupResponse struct {
 	// members of the body.
 	ScenarioID           string `json:"-"`
 	Fallback             bool   `json:"-"`
-	HostedChallengeURL   string               `json:"hostedChallengeUrl,omitempty"`
-	Version              string               `json:"version"`
-	DSTransID            string               `json:"dsTransId"`
-	ACSTransID           string               `json:"acsTransId"`
-	ThreeDSServerTransID string               `json:"threeDsServerTransId"`
-	AuthenticationValue  string               `json:"authenticationValue,omitempty"`
-	ECI                  string               `json:"eci,omitempty"`
-	CardScheme           string               `json:"cardScheme"`
-	CardBIN              string               `json:"cardBin"`
-	ExternalReferenceID  string               `json:"externalReferenceId"`
-	StatusReason         string               `json:"statusReason,omitempty"`
-	ACSReferenceNumber   string               `json:"acsReferenceNumber"`
-	ACSOperatorID        string               `json:"acsOperatorId"`
-	AuthenticationType   string               `json:"authenticationType,omitempty"`
-	WhiteListStatus      string               `json:"whiteListStatus,omitempty"`
-	WhiteListStatusSrc   string               `json:"whiteListStatusSource,omitempty"`
+	HostedChallengeURL   string `json:"hostedChallengeUrl,omitempty"`
+	Version              string `json:"version"`
+	DSTransID            string `json:"dsTransId"`
+	ACSTransID           string `json:"acsTransId"`
+	ThreeDSServerTransID string `json:"threeDsServerTransId"`
+	AuthenticationValue  string `json:"authenticationValue,omitempty"`
+	ECI                  string `json:"eci,omitempty"`
+	CardScheme           string `json:"cardScheme"`
+	CardBIN              string `json:"cardBin"`
+	ExternalReferenceID  string `json:"externalReferenceId"`
+	StatusReason         string `json:"statusReason,omitempty"`
+	ACSReferenceNumber   string `json:"acsReferenceNumber"`
+	ACSOperatorID        string `json:"acsOperatorId"`
+	AuthenticationType   string `json:"authenticationType,omitempty"`
+	WhiteListStatus      string `json:"whiteListStatus,omitempty"`
+	WhiteListStatusSrc   string `json:"whiteListStatusSource,omitempty"`
 }
 
 // EnquiryResponse is the success body of an enquiry (spec 2.15), with both
