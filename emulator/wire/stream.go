@@ -72,7 +72,41 @@ type memberState struct {
 	firstKey [maxRules]string
 	firstVal [maxRules]leaf
 	nameSeen [maxRules]uint8 // bit i: names[i] was a key of this object
-	unknown  []string        // keys no rule names, for their duplicates
+	unknown  []string        // keys no rule names, in order, each once
+	// unknownSet holds the keys of unknown once there are more than
+	// fewUnknown of them, so that finding a duplicate among them costs the
+	// same whatever their number: the decoder stays linear in the keys of
+	// the body.
+	unknownSet map[string]struct{}
+}
+
+// fewUnknown is how many unknown keys of one object are searched one by
+// one before they get a map: a real request has none or a handful, and a
+// scan of a few strings is cheaper than a map.
+const fewUnknown = 8
+
+// addUnknown records key, which no rule names, and tells whether the
+// object had it already.
+func (st *memberState) addUnknown(key string) (dup bool) {
+	if st.unknownSet == nil {
+		if slices.Contains(st.unknown, key) {
+			return true
+		}
+		st.unknown = append(st.unknown, key)
+		if len(st.unknown) > fewUnknown {
+			st.unknownSet = make(map[string]struct{}, 4*fewUnknown)
+			for _, k := range st.unknown {
+				st.unknownSet[k] = struct{}{}
+			}
+		}
+		return false
+	}
+	if _, ok := st.unknownSet[key]; ok {
+		return true
+	}
+	st.unknownSet[key] = struct{}{}
+	st.unknown = append(st.unknown, key)
+	return false
 }
 
 // leaf is what a comparison of two values looks at: kind and text.
@@ -140,10 +174,8 @@ func decodeMember[T any](p *parser, c *checker, depth int, prefix string, set *r
 	// member's value while it is read (the caller takes the key off).
 	ri, ni, known := set.lookup(key)
 	if !known {
-		if slices.Contains(st.unknown, key) {
+		if st.addUnknown(key) {
 			p.dups = append(p.dups, duplicate{p.pathTo(key), offset})
-		} else {
-			st.unknown = append(st.unknown, key)
 		}
 		p.path = append(p.path, key)
 		if len(c.ignored) < maxIgnored {
