@@ -105,7 +105,7 @@ func withUnknownKeys(tb testing.TB, n int) []byte {
 // top-level keys: the cost must grow linearly with their number, and a
 // body beyond the decoder's bounds must be refused early.
 func BenchmarkDecodeLookupUnknownKeys(b *testing.B) {
-	for _, n := range []int{256, 1000, 8000, 16000} {
+	for _, n := range []int{200, 1000, 8000, 16000} {
 		b.Run(fmt.Sprintf("keys=%d", n), func(b *testing.B) {
 			body := withUnknownKeys(b, n)
 			b.SetBytes(int64(len(body)))

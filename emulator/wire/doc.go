@@ -6,7 +6,10 @@
 // find a key sent twice in any object (EMV 204) and report every problem
 // of a request at once rather than the first one, in one pass over the
 // bytes. A body that
-// is not exactly one JSON object is EMV 101. Field problems are collected as
+// is not exactly one JSON object is EMV 101, and so is one beyond the
+// decoder's bounds (maxMembers members in an object, maxKeys keys in the
+// body, maxDepth levels of nesting): it is not read past the bound, and
+// its one problem names the object. Field problems are collected as
 // emulator.Problem values and returned as one emulator.ValidationError:
 // 201 for a required field that is absent, null or "", 203 for a bad type,
 // length, format or value, 204 for a duplicate key, 304 for a well-formed
@@ -58,8 +61,16 @@ import (
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 )
 
-// malformed builds the EMV 101 error of a body that is not one JSON object.
+// malformed builds the EMV 101 error of a body that is not one JSON
+// object, or is one beyond the decoder's bounds (see limitError): the
+// latter names the object in emvErrorDetail and in a problem.
 func malformed(err error) *emulator.Error {
+	if le, ok := err.(*limitError); ok {
+		e := emulator.NewError(emulator.CodeMalformedJSON, "101", "request body beyond the decoder's limits: "+le.Error(), le.field)
+		e.Problems = []emulator.Problem{{Field: le.field, EMVCode: "101",
+			Reason: le.reason + "; the body is not read beyond byte offset " + strconv.Itoa(le.offset)}}
+		return e
+	}
 	msg := "request body is not a valid JSON object: " + err.Error()
 	detail := "body"
 	if se, ok := err.(*syntaxError); ok {

@@ -13,7 +13,7 @@ import (
 func DecodeEnquiry(body []byte) (emulator.EnquiryRequest, []string, error) {
 	var c checker
 	var req emulator.EnquiryRequest
-	if err := decodeBody(&c, body, enquiryRules, &req); err != nil {
+	if err := decodeBody(&c, body, bodyLimits, enquiryRules, &req); err != nil {
 		return emulator.EnquiryRequest{}, nil, malformed(err)
 	}
 	if !c.sentID && !c.sentRef {

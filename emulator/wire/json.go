@@ -19,6 +19,63 @@ import (
 // nests two levels deep; the margin is for extensions the service ignores.
 const maxDepth = 64
 
+// Bounds on the shape of a body, far above what any legal request needs:
+// the largest object of the interface, the lookup itself, has 33 fields,
+// and a full lookup about a hundred keys in all. They keep the work of one
+// request bounded whatever its size, on top of the limit on its bytes.
+const (
+	maxMembers = 256  // members of one object, duplicates included
+	maxKeys    = 2048 // object keys in the whole body
+)
+
+// limits are the bounds a parser enforces; bodyLimits for every request,
+// others only in tests.
+type limits struct {
+	members, keys int
+}
+
+var bodyLimits = limits{members: maxMembers, keys: maxKeys}
+
+// limitError is a well-formed body beyond one of the bounds. The parser
+// stops at the key that crosses it, so the rest of the body is neither
+// read nor checked: the request as a whole is refused as EMV 101 (message
+// received invalid), the code of the other limits on the message (its
+// size, its nesting), rather than 203, which reports a data element whose
+// format is wrong among the other problems of a message read to its end.
+type limitError struct {
+	offset int
+	field  string // dotted path of the object, "body" for the top level
+	reason string
+}
+
+func (e *limitError) Error() string {
+	return fmt.Sprintf("%s %s at byte offset %d", e.field, e.reason, e.offset)
+}
+
+// countKey counts the key at offset, the nth member of its object, and
+// fails once the object or the body holds more keys than p.limits allow.
+func (p *parser) countKey(nth, offset int) error {
+	p.keys++
+	switch {
+	case nth > p.limits.members:
+		return &limitError{offset, p.objectPath(), fmt.Sprintf("has more than %d members", p.limits.members)}
+	case p.keys > p.limits.keys:
+		return &limitError{offset, p.objectPath(), fmt.Sprintf("holds key number %d of the body, beyond the %d keys a body may hold", p.keys, p.limits.keys)}
+	}
+	return nil
+}
+
+// objectPath is the dotted path of the object being read, "body" for the
+// top level.
+func (p *parser) objectPath() string {
+	if len(p.path) == 0 {
+		return "body"
+	}
+	var b strings.Builder
+	p.writePath(&b)
+	return b.String()
+}
+
 // kind is the JSON type of a value.
 type kind uint8
 
@@ -88,6 +145,8 @@ type parser struct {
 	pathBuf [8]string   // first backing array of path
 	path    []string    // keys (and "[i]" indices) leading to the current value
 	dups    []duplicate // keys seen twice in one object
+	keys    int         // object keys read so far
+	limits  limits
 }
 
 // duplicate is a key that repeats an earlier key of its object.
@@ -190,12 +249,15 @@ func (p *parser) object(depth int) (value, error) {
 	}
 	start := len(p.scratch)
 	defer func() { p.scratch = p.scratch[:start] }()
-	for {
+	for n := 1; ; n++ {
 		p.skipSpace()
 		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
 			return value{}, p.unexpected("a quoted object key")
 		}
 		offset := p.pos
+		if err := p.countKey(n, offset); err != nil {
+			return value{}, err
+		}
 		key, err := p.string()
 		if err != nil {
 			return value{}, err
@@ -273,17 +335,22 @@ func fingerprint(key string) uint32 {
 // pathTo is the dotted path of key inside the object being parsed.
 func (p *parser) pathTo(key string) string {
 	var b strings.Builder
+	p.writePath(&b)
+	if b.Len() > 0 {
+		b.WriteByte('.')
+	}
+	b.WriteString(pathKey(key))
+	return b.String()
+}
+
+// writePath writes the dotted path of the value being parsed.
+func (p *parser) writePath(b *strings.Builder) {
 	for _, k := range p.path {
 		if b.Len() > 0 && !strings.HasPrefix(k, "[") {
 			b.WriteByte('.')
 		}
 		b.WriteString(pathKey(k))
 	}
-	if b.Len() > 0 {
-		b.WriteByte('.')
-	}
-	b.WriteString(pathKey(key))
-	return b.String()
 }
 
 // pathKey is how key appears in a dotted path: the empty key shows as "".

@@ -16,6 +16,11 @@ import (
 // The request's strings share memory with body, which must not be changed
 // afterwards; copy what is kept beyond the request.
 func DecodeLookup(body []byte) (emulator.LookupRequest, []string, error) {
+	return decodeLookup(body, bodyLimits)
+}
+
+// decodeLookup is DecodeLookup within lim.
+func decodeLookup(body []byte, lim limits) (emulator.LookupRequest, []string, error) {
 	var c checker
 	req := emulator.LookupRequest{
 		ChallengeWindowSize:          3,
@@ -23,7 +28,7 @@ func DecodeLookup(body []byte) (emulator.LookupRequest, []string, error) {
 		ThreeDSRequestorDecMaxTime:   15,
 		RequestFeatures:              -1,
 	}
-	if err := decodeBody(&c, body, lookupRules, &req); err != nil {
+	if err := decodeBody(&c, body, lim, lookupRules, &req); err != nil {
 		return emulator.LookupRequest{}, nil, malformed(err)
 	}
 

@@ -459,17 +459,19 @@ func BenchmarkDecodeLookup(b *testing.B) {
 	}
 }
 
+// TestDecodeLookupCaps checks the caps on the problems and ignored fields
+// reported, with a body within the decoder's bounds (limits_test.go).
 func TestDecodeLookupCaps(t *testing.T) {
 	var b strings.Builder
 	b.WriteString(`{"ext": [`)
-	for i := range 1000 {
+	for i := range 2 * maxProblems {
 		if i > 0 {
 			b.WriteString(",")
 		}
 		b.WriteString(`{"k": 1, "k": 2}`)
 	}
 	b.WriteString(`]`)
-	for i := range 1000 {
+	for i := range maxMembers - 1 {
 		b.WriteString(`, "x` + strings.Repeat("y", i) + `": 1`)
 	}
 	b.WriteString(`}`)

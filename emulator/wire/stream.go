@@ -16,13 +16,14 @@ import (
 // problem and in the same order; the points where a rule depends on a
 // field read later are deferred (see checker.later).
 
-// decodeBody decodes body, which must hold one JSON object, against set
-// into dst. It returns a syntax error (EMV 101) as is; field problems go
-// to c, duplicated keys first, in the order of the body.
-func decodeBody[T any](c *checker, body []byte, set *ruleSet[T], dst *T) error {
+// decodeBody decodes body, which must hold one JSON object within lim,
+// against set into dst. It returns a syntax or limit error (EMV 101) as
+// is; field problems go to c, duplicated keys first, in the order of the
+// body.
+func decodeBody[T any](c *checker, body []byte, lim limits, set *ruleSet[T], dst *T) error {
 	// The body viewed as a string without a copy: keys and values are
 	// substrings of it, copied by whoever keeps them beyond the request.
-	p := parser{data: unsafe.String(unsafe.SliceData(body), len(body))}
+	p := parser{data: unsafe.String(unsafe.SliceData(body), len(body)), limits: lim}
 	p.path = p.pathBuf[:0]
 	p.skipSpace()
 	if p.pos == len(p.data) {
@@ -131,12 +132,15 @@ func decodeStream[T any](p *parser, c *checker, depth int, prefix string, set *r
 		requireMissing(c, prefix, rules, &st)
 		return nil
 	}
-	for {
+	for n := 1; ; n++ {
 		p.skipSpace()
 		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
 			return p.unexpected("a quoted object key")
 		}
 		offset := p.pos
+		if err := p.countKey(n, offset); err != nil {
+			return err
+		}
 		key, err := p.string()
 		if err != nil {
 			return err
