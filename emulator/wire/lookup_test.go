@@ -360,16 +360,63 @@ func TestDecodeLookupAllProblems(t *testing.T) {
 			t.Errorf("problems %+v lack %s on %s", e.Problems, w.code, w.field)
 		}
 	}
-	if got, want := e.EMVCode, "201"; got != want {
+	// The unsupported version comes first (TestDecodeLookupVersionFirst).
+	if got, want := e.EMVCode, "102"; got != want {
 		t.Errorf("EMVCode = %s, want %s", got, want)
 	}
-	if got, want := e.Detail, "browserInfo.language,ddcId"; got != want {
+	if got, want := e.Detail, "messageVersion"; got != want {
 		t.Errorf("Detail = %q, want %q", got, want)
 	}
-	for _, f := range []string{"card.cardNumber", "purchase.currencyCode", "messageVersion"} {
+	for _, f := range []string{"card.cardNumber", "purchase.currencyCode", "ddcId", "browserInfo.language"} {
 		if !strings.Contains(e.Message, f) {
 			t.Errorf("Message %q does not name %s", e.Message, f)
 		}
+	}
+}
+
+// TestDecodeLookupVersionFirst: an unsupported messageVersion answers 102
+// (VR02) at the top whatever else is wrong, as EMV checks the version
+// first; the other problems stay in the list.
+func TestDecodeLookupVersionFirst(t *testing.T) {
+	base := string(baseBody(t))
+	tests := []struct {
+		name   string
+		body   []byte
+		code   emulator.ErrorCode
+		emv    string
+		detail string
+		others []string // the other problems, as "code field"
+	}{
+		{"version alone", edited(t, set("messageVersion", "2.0.0")),
+			emulator.CodeUnsupportedVersion, "102", "messageVersion", nil},
+		{"with a missing field", edited(t, set("messageVersion", "2.3.0"), del("ddcId")),
+			emulator.CodeUnsupportedVersion, "102", "messageVersion", []string{"201 ddcId"}},
+		{"with a format and an ISO problem", edited(t, set("messageVersion", "9.9.9"), set("email", "x"), set("purchase.currencyCode", "XYZ")),
+			emulator.CodeUnsupportedVersion, "102", "messageVersion", []string{"203 email", "304 purchase.currencyCode"}},
+		{"with a duplicate", []byte(strings.Replace(base, `"messageVersion": "2.2.0"`, `"messageVersion": "2.0.0", "ddcId": "x"`, 1)),
+			emulator.CodeUnsupportedVersion, "102", "messageVersion", []string{"204 ddcId"}},
+		{"with the app channel", edited(t, set("messageVersion", "2.0.0"), set("deviceChannel", num("1"))),
+			emulator.CodeUnsupportedVersion, "102", "messageVersion", []string{"203 deviceChannel"}},
+		{"malformed version is a format problem", edited(t, set("messageVersion", "2.2"), del("ddcId")),
+			emulator.CodeMissingField, "201", "ddcId", []string{"203 messageVersion"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := DecodeLookup(tt.body)
+			e := asError(t, err)
+			if e.Code != tt.code || e.EMVCode != tt.emv || e.Detail != tt.detail {
+				t.Errorf("got %s/%s on %q, want %s/%s on %q (%s)", e.Code, e.EMVCode, e.Detail, tt.code, tt.emv, tt.detail, e.Message)
+			}
+			if got, want := len(e.Problems), 1+len(tt.others); got != want {
+				t.Errorf("problems = %+v, want %d", e.Problems, want)
+			}
+			for _, o := range tt.others {
+				code, field, _ := strings.Cut(o, " ")
+				if !hasProblem(e, code, field) {
+					t.Errorf("problems = %+v, lack %s", e.Problems, o)
+				}
+			}
+		})
 	}
 }
 
