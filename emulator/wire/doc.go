@@ -41,6 +41,10 @@
 //
 // Strictness beyond the spec tables:
 //
+//   - Text fields hold text: a control character (U+0000 to U+001F, DEL,
+//     U+0080 to U+009F), escaped or DEL sent as is, or an escaped UTF-16
+//     surrogate without its other half is a 203. (A raw control below
+//     U+0020 is not JSON at all: 101.)
 //   - purchase.instalData with a valid threeDsRequestorAuthInd other than
 //     03 is a 203 (the spec: omitted when not an instalment).
 //   - recurring is required (201) when threeDsRequestorAuthInd is 02 or 03.

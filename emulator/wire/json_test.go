@@ -130,8 +130,8 @@ func FuzzParseObject(f *testing.F) {
 			if mem.val.kind != kindString {
 				continue
 			}
-			if mem.val.ascii && utf8.RuneCountInString(mem.val.text) != len(mem.val.text) {
-				t.Fatalf("key %q: %q marked ASCII", mem.key, mem.val.text)
+			if mem.val.plain && utf8.RuneCountInString(mem.val.text) != len(mem.val.text) {
+				t.Fatalf("key %q: %q marked plain", mem.key, mem.val.text)
 			}
 			if s, _ := m[mem.key].(string); s != mem.val.text {
 				t.Fatalf("key %q: got %q, encoding/json %q", mem.key, mem.val.text, s)

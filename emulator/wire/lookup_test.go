@@ -254,6 +254,16 @@ func TestDecodeLookupAccepts(t *testing.T) {
 					t.Errorf("Date = %q, want %q", got, want)
 				}
 			}},
+		{"Unicode text, escaped or not", []wiretest.Edit{set("merchantName", wiretest.Raw(`"Caf\u00e9 \ud83d\ude00 \/ \ufffd Zoë"`)),
+			set("billingAddress.city", long("é", 50)), set("session", "tab\u2009and\u00a0spaces")},
+			func(t *testing.T, r emulator.LookupRequest) {
+				if got, want := r.MerchantName, "Café 😀 / \ufffd Zoë"; got != want {
+					t.Errorf("MerchantName = %q, want %q", got, want)
+				}
+				if got, want := r.BillingAddress.City, long("é", 50); got != want {
+					t.Errorf("City = %q, want %q", got, want)
+				}
+			}},
 		{"test PAN failing Luhn", []wiretest.Edit{set("card.cardNumber", "4000000000001001")},
 			func(t *testing.T, r emulator.LookupRequest) {
 				if got, want := r.Card.CardNumber, "4000000000001001"; got != want {

@@ -1,9 +1,9 @@
 package wire
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 )
@@ -203,8 +203,12 @@ func decodeField[T any](c *checker, r *rule[T], v *value, prefix, key string, ds
 			return
 		}
 		n := len(s)
-		if !v.ascii {
-			n = utf8.RuneCountInString(s)
+		if !v.plain || v.lone {
+			var reason string
+			if n, reason = textLength(s, v.lone); reason != "" {
+				c.add(join(prefix, key), emvFormat, reason)
+				return
+			}
 		}
 		if n < r.min || r.max > 0 && n > r.max {
 			c.add(join(prefix, key), emvFormat, lengthReason(r.min, r.max, n))
@@ -220,6 +224,25 @@ func decodeField[T any](c *checker, r *rule[T], v *value, prefix, key string, ds
 		// it beyond the request (the engine, for what it stores).
 		r.setString(dst, s)
 	}
+}
+
+// textLength counts the characters of a string value that is not plain
+// and returns the reason when it is not text a field may hold: a control
+// character (Unicode Cc: U+0000 to U+001F, U+007F to U+009F, escaped or
+// DEL sent as is), or a UTF-16 surrogate escape without its other half
+// (lone), which the parser decoded as U+FFFD.
+func textLength(s string, lone bool) (int, string) {
+	if lone {
+		return 0, "must be Unicode text: holds an escaped UTF-16 surrogate (\\uD800 to \\uDFFF) without its other half"
+	}
+	n := 0
+	for _, r := range s {
+		n++
+		if r < 0x20 || r >= 0x7F && r < 0xA0 {
+			return 0, fmt.Sprintf("must not hold control characters, got %U at character %d", r, n)
+		}
+	}
+	return n, ""
 }
 
 // stringValue returns the text of a string field; a numeric field also

@@ -43,6 +43,10 @@ func Del(path string) Edit { return Edit{path: path, del: true} }
 // Num is a JSON number written as is.
 func Num(s string) json.Number { return json.Number(s) }
 
+// Raw is JSON text written as is, for what a Go string cannot hold, such
+// as the escape of a lone UTF-16 surrogate.
+func Raw(s string) json.RawMessage { return json.RawMessage(s) }
+
 // Long returns a string of n copies of c.
 func Long(c string, n int) string { return strings.Repeat(c, n) }
 
@@ -79,11 +83,12 @@ func Edited(base []byte, edits ...Edit) ([]byte, error) {
 	return out, nil
 }
 
-// set, del, num and long keep the table short.
+// set, del, num, raw and long keep the table short.
 var (
 	set  = Set
 	del  = Del
 	num  = Num
+	raw  = Raw
 	long = Long
 )
 
@@ -154,6 +159,16 @@ var lookupRules = []Case{
 	{"email no domain dot", []Edit{set("email", "jane@example")}, "203", "email"},
 	{"email space", []Edit{set("email", "jane doe@example.com")}, "203", "email"},
 	{"email two ats", []Edit{set("email", "jane@doe@example.com")}, "203", "email"},
+
+	// text fields: no control characters, no lone UTF-16 surrogates
+	{"merchantName NUL", []Edit{set("merchantName", "Example\x00Shop")}, "203", "merchantName"},
+	{"externalReferenceId newline", []Edit{set("externalReferenceId", "ORD-1\n")}, "203", "externalReferenceId"},
+	{"ddcId tab", []Edit{set("ddcId", "\t0_6b0c")}, "203", "ddcId"},
+	{"userAgent DEL", []Edit{set("browserInfo.userAgent", "Mozilla/5.0\x7f")}, "203", "browserInfo.userAgent"},
+	{"city C1 control", []Edit{set("billingAddress.city", "Lon\u0085don")}, "203", "billingAddress.city"},
+	{"session lone high surrogate", []Edit{set("session", raw(`"eyJ\ud800"`))}, "203", "session"},
+	{"line1 lone low surrogate", []Edit{set("billingAddress.line1", raw(`"\udc00 Example Street"`))}, "203", "billingAddress.line1"},
+	{"requestor name surrogate then letter", []Edit{set("requestor.name", raw(`"Shop \ud83d\u0041"`))}, "203", "requestor.name"},
 
 	// 2.3 browser
 	{"acceptHeader absent", []Edit{del("browserInfo.acceptHeader")}, "201", "browserInfo.acceptHeader"},
