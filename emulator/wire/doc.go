@@ -32,8 +32,12 @@
 //   - Int fields accept a string of digits ("2", "05").
 //   - String fields that hold a count or measure (browser colorDepth,
 //     screenHeight, screenWidth, timeZone; phone countryCode, subscriber;
-//     accountInfo counters; giftCardAmount; purchase.amount) accept a JSON
-//     number, kept as written.
+//     accountInfo counters; giftCardAmount) accept a JSON number, kept as
+//     written.
+//   - purchase.amount takes a JSON number in any form, one with an
+//     exponent kept as plain decimal text ("1.5e2" as "150"), or a decimal
+//     string; it may not be more precise than its currency's ISO 4217
+//     minor unit (trailing zeros do not count).
 //   - When browserInfo.javascriptEnabled is false, javaEnabled, colorDepth,
 //     screenHeight, screenWidth and timeZone are optional, as in EMV 2.2.
 //   - card.cardNumber is checked for 13 to 19 digits only, not the Luhn

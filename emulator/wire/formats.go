@@ -166,6 +166,63 @@ func decimal(s string) (string, string) {
 	return "", ""
 }
 
+// plainDecimal writes the JSON number num as a plain decimal: a number
+// without an exponent as it was sent, one with an exponent in its shortest
+// exact form ("1.5e2" gives "150", "125E-2" "1.25", "0e9" "0"), so that
+// what reads amounts as decimal text (scenario selectors) reads it too. It
+// refuses a negative number, and one longer than max characters once
+// written out ("1e400").
+func plainDecimal(num string, max int) (string, string) {
+	if num[0] == '-' {
+		return "", "must not be negative, got " + quote(num)
+	}
+	i := strings.IndexAny(num, "eE")
+	if i < 0 {
+		return num, ""
+	}
+	whole, frac, _ := strings.Cut(num[:i], ".")
+	exp, err := strconv.Atoi(num[i+1:])
+	if err != nil || exp > 1<<20 || exp < -1<<20 {
+		exp = 1 << 20 // out of int range, or past any length: only a zero fits
+		if num[i+1] == '-' {
+			exp = -exp
+		}
+	}
+	all := whole + frac
+	digits := strings.TrimLeft(all, "0")
+	point := len(whole) + exp - (len(all) - len(digits)) // digits before the decimal point
+	digits = strings.TrimRight(digits, "0")
+	var n int // length written out
+	switch {
+	case digits == "":
+		return "0", ""
+	case point >= len(digits):
+		n = point
+	case point > 0:
+		n = len(digits) + 1
+	default:
+		n = 2 - point + len(digits)
+	}
+	if max > 0 && n > max {
+		return "", "must be at most " + strconv.Itoa(max) + " characters long written as a plain decimal, got " + quote(num)
+	}
+	switch {
+	case point >= len(digits):
+		return digits + strings.Repeat("0", point-len(digits)), ""
+	case point > 0:
+		return digits[:point] + "." + digits[point:], ""
+	default:
+		return "0." + strings.Repeat("0", -point) + digits, ""
+	}
+}
+
+// decimalPlaces counts the significant decimal places of a plain decimal:
+// "10.50" has 1, "10" and "10.00" none.
+func decimalPlaces(s string) int {
+	_, frac, _ := strings.Cut(s, ".")
+	return len(strings.TrimRight(frac, "0"))
+}
+
 // expiryYYMM accepts a card expiry date YYMM.
 func expiryYYMM(s string) (string, string) {
 	if len(s) == 4 && isDigits(s) {

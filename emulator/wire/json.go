@@ -228,7 +228,7 @@ func (p *parser) value(depth int) (value, error) {
 		return value{kind: kindNull}, p.literal("null")
 	case c == '-' || c >= '0' && c <= '9':
 		s, err := p.number()
-		return value{kind: kindNumber, text: s}, err
+		return value{kind: kindNumber, text: s, plain: true}, err
 	}
 	return value{}, p.unexpected("a value")
 }

@@ -1,7 +1,10 @@
 package wire
 
 import (
+	"fmt"
+
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/scenarios/iso"
 )
 
 // This file holds the field rules of the lookup request (spec 2.2-2.12).
@@ -268,12 +271,24 @@ var addressRules = newRuleSet([]rule[emulator.Address]{
 		setString: func(a *emulator.Address, s string) { a.State = s }},
 })
 
-// decodePurchase reads purchase (2.7) into dst. instalData belongs to
-// instalment authentications only: with a valid threeDsRequestorAuthInd
-// other than 03 it is refused (203), once the whole request is read.
+// decodePurchase reads purchase (2.7) into dst. The amount may not be
+// more precise than the minor unit of its currency (ISO 4217: 2 decimals
+// for EUR, none for JPY, 3 for KWD); trailing zeros do not count. instalData
+// belongs to instalment authentications only: with a valid
+// threeDsRequestorAuthInd other than 03 it is refused (203), once the whole
+// request is read.
 func decodePurchase(c *checker, p *parser, depth int, path string, dst *emulator.Purchase) error {
 	if err := decodeStream(p, c, depth, path, purchaseRules, dst); err != nil {
 		return err
+	}
+	// Both set means both valid.
+	if dst.Amount != "" && dst.CurrencyCode != "" {
+		if units, ok := iso.MinorUnits(dst.CurrencyCode); ok {
+			if places := decimalPlaces(dst.Amount); places > units {
+				c.add(join(path, "amount"), emvFormat, fmt.Sprintf("has %d decimal places, more than the %d of %s (ISO 4217 minor unit), got %s",
+					places, units, dst.CurrencyCode, quote(dst.Amount)))
+			}
+		}
 	}
 	if dst.InstalData != 0 {
 		c.later(func(c *checker) {
@@ -290,7 +305,7 @@ var purchaseRules = newRuleSet([]rule[emulator.Purchase]{
 		setString: func(p *emulator.Purchase, s string) { p.Date = s }},
 	{names: []string{"instalData"}, kind: fieldInt, min: 2, max: 999, maxLen: 3,
 		setInt: func(p *emulator.Purchase, n int) { p.InstalData = n }},
-	{names: []string{"amount"}, kind: fieldNumeric, required: always, max: 48, check: decimal,
+	{names: []string{"amount"}, kind: fieldDecimal, required: always, max: 48, check: decimal,
 		setString: func(p *emulator.Purchase, s string) { p.Amount = s }},
 	{names: []string{"currencyCode"}, required: always, check: currency,
 		setString: func(p *emulator.Purchase, s string) { p.CurrencyCode = s }},

@@ -35,6 +35,10 @@ const (
 	fieldBool
 	// fieldObject takes a JSON object, decoded by rule.object.
 	fieldObject
+	// fieldDecimal takes a JSON number in any form, kept as a plain
+	// decimal ("1.5e2" becomes "150", see plainDecimal), or a JSON string,
+	// which check reads.
+	fieldDecimal
 )
 
 // rule describes one field of an object.
@@ -196,8 +200,11 @@ func decodeField[T any](c *checker, r *rule[T], v *value, prefix, key string, ds
 			return
 		}
 		r.setInt(dst, n)
-	case fieldString, fieldNumeric:
-		s, reason := stringValue(v, r.kind == fieldNumeric)
+	case fieldString, fieldNumeric, fieldDecimal:
+		s, reason := stringValue(v, r.kind != fieldString)
+		if reason == "" && r.kind == fieldDecimal && v.kind == kindNumber {
+			s, reason = plainDecimal(s, r.max)
+		}
 		if reason != "" {
 			c.add(join(prefix, key), emvFormat, reason)
 			return
