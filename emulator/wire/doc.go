@@ -53,6 +53,8 @@
 //     03 is a 203 (the spec: omitted when not an instalment).
 //   - recurring is required (201) when threeDsRequestorAuthInd is 02 or 03.
 //   - ISO codes are case-sensitive: "eur" is a 203, "XYZ" a 304.
+//   - browserInfo.timeZone is an offset in use: -840 (UTC+14) to 720
+//     (UTC-12) minutes, as getTimezoneOffset() gives it.
 //   - cardholderName is printable ASCII without '<' and '>'.
 //   - notificationUrl and requestor.url are absolute http or https URLs of
 //     at most 2048 characters; acquirerBIN is at most 11 characters (EMV).

@@ -45,17 +45,20 @@ func digits(s string) (string, string) {
 	return emvFormat, "must hold digits only, got " + quote(s)
 }
 
-// signedDigits accepts digits with an optional leading sign, as a time-zone
-// offset in minutes.
-func signedDigits(s string) (string, string) {
+// timeZoneOffset accepts a browser's UTC offset in minutes as
+// Date.getTimezoneOffset() gives it: UTC minus local time, so -60 for
+// UTC+1, from -840 (UTC+14, Kiribati) to 720 (UTC-12); an optional sign.
+func timeZoneOffset(s string) (string, string) {
 	n := s
 	if n != "" && (n[0] == '-' || n[0] == '+') {
 		n = n[1:]
 	}
 	if isDigits(n) {
-		return "", ""
+		if v, err := strconv.Atoi(s); err == nil && v >= -840 && v <= 720 {
+			return "", ""
+		}
 	}
-	return emvFormat, "must be a whole number of minutes, got " + quote(s)
+	return emvFormat, "must be a UTC offset in minutes from -840 to 720 as getTimezoneOffset() gives it (-60 for UTC+1), got " + quote(s)
 }
 
 // languageTag accepts the characters of a BCP 47 language tag.

@@ -224,7 +224,7 @@ var browserRules = withWatch(newRuleSet([]rule[emulator.BrowserInfo]{
 		setString: func(b *emulator.BrowserInfo, s string) { b.ScreenHeight = s }},
 	{names: []string{"screenWidth"}, kind: fieldNumeric, required: unlessJSDisabled, min: 1, max: 6, check: digits,
 		setString: func(b *emulator.BrowserInfo, s string) { b.ScreenWidth = s }},
-	{names: []string{"timeZone"}, kind: fieldNumeric, required: unlessJSDisabled, min: 1, max: 5, check: signedDigits,
+	{names: []string{"timeZone"}, kind: fieldNumeric, required: unlessJSDisabled, min: 1, max: 5, check: timeZoneOffset,
 		setString: func(b *emulator.BrowserInfo, s string) { b.TimeZone = s }},
 	{names: []string{"userAgent"}, required: always, max: 2048,
 		setString: func(b *emulator.BrowserInfo, s string) { b.UserAgent = s }},

@@ -158,6 +158,24 @@ func TestDecodeLookupAccepts(t *testing.T) {
 					t.Errorf("browser = %+v", b)
 				}
 			}},
+		{"timeZone at its bounds", []wiretest.Edit{set("browserInfo.timeZone", num("-840"))},
+			func(t *testing.T, r emulator.LookupRequest) {
+				if got, want := r.Browser.TimeZone, "-840"; got != want {
+					t.Errorf("TimeZone = %q, want %q", got, want)
+				}
+			}},
+		{"timeZone at its other bound", []wiretest.Edit{set("browserInfo.timeZone", "0720")},
+			func(t *testing.T, r emulator.LookupRequest) {
+				if got, want := r.Browser.TimeZone, "0720"; got != want {
+					t.Errorf("TimeZone = %q, want %q", got, want)
+				}
+			}},
+		{"timeZone zero with a sign", []wiretest.Edit{set("browserInfo.timeZone", "-0")},
+			func(t *testing.T, r emulator.LookupRequest) {
+				if got, want := r.Browser.TimeZone, "-0"; got != want {
+					t.Errorf("TimeZone = %q, want %q", got, want)
+				}
+			}},
 		{"acquirerBIN spelling", []wiretest.Edit{del("acquirerBin"), set("acquirerBIN", "400000")},
 			func(t *testing.T, r emulator.LookupRequest) {
 				if got, want := r.AcquirerBIN, "400000"; got != want {

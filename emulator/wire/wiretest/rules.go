@@ -194,6 +194,10 @@ var lookupRules = []Case{
 	{"timeZone absent", []Edit{del("browserInfo.timeZone")}, "201", "browserInfo.timeZone"},
 	{"timeZone too long", []Edit{set("browserInfo.timeZone", "-12345")}, "203", "browserInfo.timeZone"},
 	{"timeZone two signs", []Edit{set("browserInfo.timeZone", "+-60")}, "203", "browserInfo.timeZone"},
+	{"timeZone 99999", []Edit{set("browserInfo.timeZone", "99999")}, "203", "browserInfo.timeZone"},
+	{"timeZone past UTC+14", []Edit{set("browserInfo.timeZone", num("-841"))}, "203", "browserInfo.timeZone"},
+	{"timeZone past UTC-12", []Edit{set("browserInfo.timeZone", "+721")}, "203", "browserInfo.timeZone"},
+	{"timeZone in hours", []Edit{set("browserInfo.timeZone", num("1.5"))}, "203", "browserInfo.timeZone"},
 	{"userAgent absent", []Edit{del("browserInfo.userAgent")}, "201", "browserInfo.userAgent"},
 	{"userAgent too long", []Edit{set("browserInfo.userAgent", long("u", 2049))}, "203", "browserInfo.userAgent"},
 
