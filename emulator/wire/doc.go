@@ -55,6 +55,8 @@
 //   - ISO codes are case-sensitive: "eur" is a 203, "XYZ" a 304.
 //   - browserInfo.timeZone is an offset in use: -840 (UTC+14) to 720
 //     (UTC-12) minutes, as getTimezoneOffset() gives it.
+//   - browserInfo.language is a BCP 47 tag with a known language subtag
+//     (golang.org/x/text/language); "en_GB" is refused with a hint.
 //   - cardholderName is printable ASCII without '<' and '>'.
 //   - notificationUrl and requestor.url are absolute http or https URLs of
 //     at most 2048 characters; acquirerBIN is at most 11 characters (EMV).

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"golang.org/x/text/language"
+
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios/iso"
 )
 
@@ -61,15 +63,58 @@ func timeZoneOffset(s string) (string, string) {
 	return emvFormat, "must be a UTC offset in minutes from -840 to 720 as getTimezoneOffset() gives it (-60 for UTC+1), got " + quote(s)
 }
 
-// languageTag accepts the characters of a BCP 47 language tag.
+// languageTag accepts a BCP 47 language tag, as EMV's browserLanguage
+// says ("IETF BCP47"): well-formed, with a language subtag the registry
+// knows, such as en, en-GB, es-419 or zh-Hant. Subtags are joined by '-':
+// "en_GB", as some platforms write a locale, is refused with a hint, as
+// real 3-D Secure servers refuse it.
 func languageTag(s string) (string, string) {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-') {
-			return emvFormat, "must be a language tag such as en-US, got " + quote(s)
-		}
+	if strings.IndexByte(s, '_') >= 0 {
+		return emvFormat, "must be a BCP 47 language tag, subtags joined by - not _ (en-GB, not en_GB), got " + quote(s)
+	}
+	ok, judged := simpleLanguageTag(s)
+	if !judged {
+		_, err := language.Parse(s)
+		ok = err == nil
+	}
+	if !ok {
+		return emvFormat, "must be a BCP 47 language tag such as en-GB, got " + quote(s)
 	}
 	return "", ""
+}
+
+// simpleLanguageTag judges the tags browsers send, a language of two or
+// three letters and maybe a region of two letters or three digits (en,
+// en-GB, fil-PH, es-419), as language.Parse would but without its
+// allocations; judged is false for a tag of any other shape, left to
+// language.Parse. TestSimpleLanguageTag checks that both agree.
+func simpleLanguageTag(s string) (ok, judged bool) {
+	lang, region, hasRegion := strings.Cut(s, "-")
+	if !isLetters(lang) || len(lang) < 2 || len(lang) > 3 {
+		return false, false
+	}
+	if hasRegion && !(len(region) == 2 && isLetters(region) || len(region) == 3 && isDigits(region)) {
+		return false, false
+	}
+	if _, err := language.ParseBase(lang); err != nil {
+		return false, true
+	}
+	if hasRegion {
+		if _, err := language.ParseRegion(region); err != nil {
+			return false, true
+		}
+	}
+	return true, true
+}
+
+// isLetters tells whether s is one or more ASCII letters.
+func isLetters(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i] | 0x20; c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // alphanumeric accepts ASCII letters and digits (ISO 3166-2 subdivisions).

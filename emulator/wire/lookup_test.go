@@ -158,6 +158,12 @@ func TestDecodeLookupAccepts(t *testing.T) {
 					t.Errorf("browser = %+v", b)
 				}
 			}},
+		{"language tags", []wiretest.Edit{set("browserInfo.language", "zh-Hant")},
+			func(t *testing.T, r emulator.LookupRequest) {
+				if got, want := r.Browser.Language, "zh-Hant"; got != want {
+					t.Errorf("Language = %q, want %q", got, want)
+				}
+			}},
 		{"timeZone at its bounds", []wiretest.Edit{set("browserInfo.timeZone", num("-840"))},
 			func(t *testing.T, r emulator.LookupRequest) {
 				if got, want := r.Browser.TimeZone, "-840"; got != want {
