@@ -57,7 +57,8 @@
 //     (UTC-12) minutes, as getTimezoneOffset() gives it.
 //   - browserInfo.language is a BCP 47 tag with a known language subtag
 //     (golang.org/x/text/language); "en_GB" is refused with a hint.
-//   - cardholderName is printable ASCII without '<' and '>'.
+//   - cardholderName is printable ASCII (the EMV common character set),
+//     '<' and '>' included.
 //   - notificationUrl and requestor.url are absolute http or https URLs of
 //     at most 2048 characters; acquirerBIN is at most 11 characters (EMV).
 //   - Dates are checked against the calendar (no 30 February) but not

@@ -194,11 +194,12 @@ func cardNumber(s string) (string, string) {
 }
 
 // cardholderName accepts the printable ASCII characters of the EMV common
-// character set except '<' and '>'.
+// character set (U+0020 to U+007E), '<' and '>' included: they are data,
+// escaped wherever a page shows the name.
 func cardholderName(s string) (string, string) {
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c > 0x7E || c == '<' || c == '>' {
-			return emvFormat, "must hold letters, digits, spaces and punctuation only (EMV common character set, no < or >)"
+		if c := s[i]; c < 0x20 || c > 0x7E {
+			return emvFormat, "must hold letters, digits, spaces and punctuation only (EMV common character set: printable ASCII)"
 		}
 	}
 	return "", ""

@@ -158,6 +158,12 @@ func TestDecodeLookupAccepts(t *testing.T) {
 					t.Errorf("browser = %+v", b)
 				}
 			}},
+		{"cardholderName with < and >", []wiretest.Edit{set("card.cardholderName", "<Jane> O'Brien & Co. #1 ~{x}")},
+			func(t *testing.T, r emulator.LookupRequest) {
+				if got, want := r.Card.CardholderName, "<Jane> O'Brien & Co. #1 ~{x}"; got != want {
+					t.Errorf("CardholderName = %q, want %q", got, want)
+				}
+			}},
 		{"language tags", []wiretest.Edit{set("browserInfo.language", "zh-Hant")},
 			func(t *testing.T, r emulator.LookupRequest) {
 				if got, want := r.Browser.Language, "zh-Hant"; got != want {

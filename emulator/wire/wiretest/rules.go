@@ -217,7 +217,7 @@ var lookupRules = []Case{
 	{"cardNumber number", []Edit{set("card.cardNumber", num("4000000000001000"))}, "203", "card.cardNumber"},
 	{"cardholderName one char", []Edit{set("card.cardholderName", "J")}, "203", "card.cardholderName"},
 	{"cardholderName too long", []Edit{set("card.cardholderName", long("J", 46))}, "203", "card.cardholderName"},
-	{"cardholderName markup", []Edit{set("card.cardholderName", "<b>Jane</b>")}, "203", "card.cardholderName"},
+	{"cardholderName DEL", []Edit{set("card.cardholderName", "Jane\x7fDoe")}, "203", "card.cardholderName"},
 	{"cardholderName control", []Edit{set("card.cardholderName", "Jane\tDoe")}, "203", "card.cardholderName"},
 	{"cardholderName non-ASCII", []Edit{set("card.cardholderName", "Zoë Doe")}, "203", "card.cardholderName"},
 
