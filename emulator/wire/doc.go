@@ -49,8 +49,10 @@
 //     U+0080 to U+009F), escaped or DEL sent as is, or an escaped UTF-16
 //     surrogate without its other half is a 203. (A raw control below
 //     U+0020 is not JSON at all: 101.)
-//   - purchase.instalData with a valid threeDsRequestorAuthInd other than
-//     03 is a 203 (the spec: omitted when not an instalment).
+//   - instalmentData and purchase.instalData, the same number, follow the
+//     same rules: with a valid threeDsRequestorAuthInd other than 03 either
+//     is a 203 (the spec: omitted when not an instalment); an instalment
+//     needs one of them (201 on instalmentData); both must agree (203).
 //   - recurring is required (201) when threeDsRequestorAuthInd is 02 or 03.
 //   - ISO codes are case-sensitive: "eur" is a 203, "XYZ" a 304.
 //   - browserInfo.timeZone is an offset in use: -840 (UTC+14) to 720

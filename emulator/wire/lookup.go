@@ -35,6 +35,7 @@ func decodeLookup(body []byte, lim limits) (emulator.LookupRequest, []string, er
 		return emulator.LookupRequest{}, nil, malformed(err)
 	}
 
+	checkInstalments(&c, &req)
 	channelOnly := false
 	if ch := req.DeviceChannel; ch != 0 && ch != 2 {
 		c.add("deviceChannel", emvFormat, channelReason(ch))
@@ -49,6 +50,25 @@ func decodeLookup(body []byte, lim limits) (emulator.LookupRequest, []string, er
 		return emulator.LookupRequest{}, c.ignored, e
 	}
 	return emulator.LookupRequest{}, c.ignored, emulator.ValidationError(c.problems)
+}
+
+// checkInstalments holds instalmentData (2.2) and purchase.instalData
+// (2.7) to the same rules, as both give the one EMV element
+// purchaseInstalData: either one is enough for an instalment (their rules
+// make instalmentData required only when instalData is absent), both must
+// agree, and neither belongs to a valid threeDsRequestorAuthInd other than
+// 03 (decodePurchase reports instalData).
+func checkInstalments(c *checker, req *emulator.LookupRequest) {
+	if req.InstalmentData == 0 {
+		return
+	}
+	switch code, _ := authIndCode(c.authInd); {
+	case code == "" && c.authInd != "03":
+		c.add("instalmentData", emvFormat, "must be omitted unless threeDsRequestorAuthInd is 03 (instalment)")
+	case c.instalData != 0 && c.instalData != req.InstalmentData:
+		c.add("instalmentData", emvFormat, fmt.Sprintf("is %d but purchase.instalData is %d: both give the maximum number of authorisations and must agree",
+			req.InstalmentData, c.instalData))
+	}
 }
 
 // channelReason explains why a valid but unserved deviceChannel is refused.
@@ -72,6 +92,11 @@ func authIndIs(codes ...string) func(*checker) bool {
 		return false
 	}
 }
+
+// instalmentWithoutInstalData is the required func of instalmentData: an
+// instalment (threeDsRequestorAuthInd 03) needs it unless
+// purchase.instalData gives the same number.
+func instalmentWithoutInstalData(c *checker) bool { return c.authInd == "03" && c.instalData == 0 }
 
 // unlessJSDisabled is the required func of the browser properties that
 // EMV 2.2 lets a browser without JavaScript leave out.
@@ -133,7 +158,7 @@ var lookupRules = withWatch(newRuleSet([]rule[lookup]{
 			r.Recurring = new(emulator.Recurring)
 			return decodeStream(p, c, depth, path, recurringRules, r.Recurring)
 		}},
-	{names: []string{"instalmentData"}, kind: fieldInt, required: authIndIs("03"), min: 2, max: 999, maxLen: 3,
+	{names: []string{"instalmentData"}, kind: fieldInt, required: instalmentWithoutInstalData, min: 2, max: 999, maxLen: 3,
 		setInt: func(r *lookup, n int) { r.InstalmentData = n }},
 	{names: []string{"requestor"}, kind: fieldObject,
 		object: func(c *checker, p *parser, depth int, path string, r *lookup) error {
@@ -291,6 +316,7 @@ func decodePurchase(c *checker, p *parser, depth int, path string, dst *emulator
 		}
 	}
 	if dst.InstalData != 0 {
+		c.instalData = dst.InstalData
 		c.later(func(c *checker) {
 			if code, _ := authIndCode(c.authInd); code == "" && c.authInd != "03" {
 				c.add(join(path, "instalData"), emvFormat, "must be omitted unless threeDsRequestorAuthInd is 03 (instalment)")

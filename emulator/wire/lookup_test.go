@@ -281,6 +281,20 @@ func TestDecodeLookupAccepts(t *testing.T) {
 					t.Errorf("InstalmentData, InstalData = %d, %d; want 12, 12", r.InstalmentData, r.Purchase.InstalData)
 				}
 			}},
+		{"instalment by purchase.instalData alone", []wiretest.Edit{set("threeDsRequestorAuthInd", "03"), set("purchase.instalData", num("6")),
+			set("recurring", map[string]any{"expiry": "20251231", "frequency": num("30")})},
+			func(t *testing.T, r emulator.LookupRequest) {
+				if r.InstalmentData != 0 || r.Purchase.InstalData != 6 {
+					t.Errorf("InstalmentData, InstalData = %d, %d; want 0, 6", r.InstalmentData, r.Purchase.InstalData)
+				}
+			}},
+		{"instalmentData as a string of digits", []wiretest.Edit{set("threeDsRequestorAuthInd", "03"), set("instalmentData", "002"),
+			set("recurring", map[string]any{"expiry": "20251231", "frequency": num("30")})},
+			func(t *testing.T, r emulator.LookupRequest) {
+				if r.InstalmentData != 2 {
+					t.Errorf("InstalmentData = %d, want 2", r.InstalmentData)
+				}
+			}},
 		{"no JavaScript", []wiretest.Edit{set("browserInfo.javascriptEnabled", false), del("browserInfo.javaEnabled"),
 			del("browserInfo.colorDepth"), del("browserInfo.screenHeight"), del("browserInfo.screenWidth"), del("browserInfo.timeZone")},
 			func(t *testing.T, r emulator.LookupRequest) {

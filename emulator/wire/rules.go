@@ -81,6 +81,7 @@ type checker struct {
 
 	authInd         string // threeDsRequestorAuthInd as sent, if a string
 	messageCategory string // messageCategory as sent, if a string
+	instalData      int    // purchase.instalData when valid, else 0
 	jsDisabled      bool   // browserInfo.javascriptEnabled is false
 	// sent holds, for DecodeEnquiry, whether its two keys came with a value.
 	sentID, sentRef bool
