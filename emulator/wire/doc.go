@@ -55,6 +55,8 @@
 //     needs one of them (201 on instalmentData); both must agree (203).
 //   - recurring is required (201) when threeDsRequestorAuthInd is 02 or 03.
 //   - ISO codes are case-sensitive: "eur" is a 203, "XYZ" a 304.
+//   - Currencies EMV excludes (955 to 964, 999, in either form: XAU, XTS,
+//     XXX, ...) are a 203.
 //   - browserInfo.timeZone is an offset in use: -840 (UTC+14) to 720
 //     (UTC-12) minutes, as getTimezoneOffset() gives it.
 //   - browserInfo.language is a BCP 47 tag with a known language subtag

@@ -145,13 +145,22 @@ func isoForm(s string) bool {
 	return letters == 3 || nums == 3
 }
 
-// currency accepts an ISO 4217 code, alphabetic or numeric.
+// currency accepts an ISO 4217 code, alphabetic or numeric, other than
+// those EMV 3-D Secure excludes from purchaseCurrency and giftCardCurr:
+// 955 to 964 (bond-market units, precious metals, XDR, XTS for testing)
+// and 999 (XXX, no currency). Those are real ISO codes, so not a 304, but
+// values the data element may not take: a 203.
 func currency(s string) (string, string) {
 	if !isoForm(s) {
 		return emvFormat, "must be an ISO 4217 code: 3 upper-case letters or 3 digits, got " + quote(s)
 	}
 	if !iso.Currency(s) {
 		return emvISO, "is not an ISO 4217 currency code: " + quote(s)
+	}
+	if s[0] == 'X' || s[0] == '9' { // the excluded codes are all X.. or 9..
+		if n, _ := iso.CurrencyNumeric(s); n == "999" || n >= "955" && n <= "964" {
+			return emvFormat, "is an ISO 4217 code that EMV 3-D Secure excludes (955 to 964 and 999: bond-market units, metals, XDR, XTS, XXX): " + quote(s)
+		}
 	}
 	return "", ""
 }

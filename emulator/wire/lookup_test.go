@@ -236,6 +236,12 @@ func TestDecodeLookupAccepts(t *testing.T) {
 					t.Errorf("Amount = %q, want %q", got, want)
 				}
 			}},
+		{"currencies next to the EMV exclusions", []wiretest.Edit{set("purchase.currencyCode", "951"), set("merchantRiskInfo.giftCardCurr", "XUA")},
+			func(t *testing.T, r emulator.LookupRequest) {
+				if r.Purchase.CurrencyCode != "951" || r.MerchantRiskInfo.GiftCardCurr != "XUA" {
+					t.Errorf("codes = %q, %q", r.Purchase.CurrencyCode, r.MerchantRiskInfo.GiftCardCurr)
+				}
+			}},
 		{"numeric currency and country", []wiretest.Edit{set("purchase.currencyCode", "978"), set("billingAddress.countryCode", "840")},
 			func(t *testing.T, r emulator.LookupRequest) {
 				if r.Purchase.CurrencyCode != "978" || r.BillingAddress.CountryCode != "840" {

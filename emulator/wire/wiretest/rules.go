@@ -280,6 +280,12 @@ var lookupRules = []Case{
 	{"currencyCode unknown", []Edit{set("purchase.currencyCode", "XYZ")}, "304", "purchase.currencyCode"},
 	{"currencyCode unknown numeric", []Edit{set("purchase.currencyCode", "001")}, "304", "purchase.currencyCode"},
 	{"currencyCode lower case", []Edit{set("purchase.currencyCode", "eur")}, "203", "purchase.currencyCode"},
+	{"currencyCode 999 excluded by EMV", []Edit{set("purchase.currencyCode", "999")}, "203", "purchase.currencyCode"},
+	{"currencyCode XXX excluded by EMV", []Edit{set("purchase.currencyCode", "XXX")}, "203", "purchase.currencyCode"},
+	{"currencyCode 955 excluded by EMV", []Edit{set("purchase.currencyCode", "955")}, "203", "purchase.currencyCode"},
+	{"currencyCode 964 excluded by EMV", []Edit{set("purchase.currencyCode", "964")}, "203", "purchase.currencyCode"},
+	{"currencyCode XTS excluded by EMV", []Edit{set("purchase.currencyCode", "XTS")}, "203", "purchase.currencyCode"},
+	{"currencyCode XAU excluded by EMV", []Edit{set("purchase.currencyCode", "XAU")}, "203", "purchase.currencyCode"},
 	{"currencyCode number", []Edit{set("purchase.currencyCode", num("978"))}, "203", "purchase.currencyCode"},
 
 	// 2.8 recurring
@@ -337,6 +343,8 @@ var lookupRules = []Case{
 	{"giftCardCount letters", []Edit{set("merchantRiskInfo.giftCardCount", "ab")}, "203", "merchantRiskInfo.giftCardCount"},
 	{"giftCardCurr unknown", []Edit{set("merchantRiskInfo.giftCardCurr", "ABC")}, "304", "merchantRiskInfo.giftCardCurr"},
 	{"giftCardCurr two letters", []Edit{set("merchantRiskInfo.giftCardCurr", "EU")}, "203", "merchantRiskInfo.giftCardCurr"},
+	{"giftCardCurr XDR excluded by EMV", []Edit{set("merchantRiskInfo.giftCardCurr", "XDR")}, "203", "merchantRiskInfo.giftCardCurr"},
+	{"giftCardCurr 999 excluded by EMV", []Edit{set("merchantRiskInfo.giftCardCurr", "999")}, "203", "merchantRiskInfo.giftCardCurr"},
 	{"preOrderDate not a day", []Edit{set("merchantRiskInfo.preOrderDate", "20240230")}, "203", "merchantRiskInfo.preOrderDate"},
 	{"preOrderPurchaseInd 03", []Edit{set("merchantRiskInfo.preOrderPurchaseInd", "03")}, "203", "merchantRiskInfo.preOrderPurchaseInd"},
 	{"reorderItemsInd 03", []Edit{set("merchantRiskInfo.reorderItemsInd", "03")}, "203", "merchantRiskInfo.reorderItemsInd"},
