@@ -68,6 +68,10 @@
 //   - Dates are checked against the calendar (no 30 February) but not
 //     against the clock, so the same request always gives the same result.
 //
+// A required field that is missing while its object has an unknown key
+// spelling it another way (case, separators, or a name of rule.hints such
+// as EMV's acctNumber) gets a reason that names that key.
+//
 // A deviceChannel of 1 (app) or 3 (3RI) is a 203 problem among the others;
 // when it is the only problem the error code is emulator.CodeDeviceChannel.
 package wire

@@ -113,6 +113,7 @@ var lookupRules = withWatch(newRuleSet([]rule[lookup]{
 	{names: []string{"ddcId"}, required: always, max: 50,
 		setString: func(r *lookup, s string) { r.DDCID = s }},
 	{names: []string{"threeDsRequestorAuthInd"}, required: always, check: authIndCode,
+		hints:     []string{"threeDSRequestorAuthenticationInd"},
 		setString: func(r *lookup, s string) { r.ThreeDSRequestorAuthInd = s }},
 	{names: []string{"session"}, max: 1024,
 		setString: func(r *lookup, s string) { r.Session = s }},
@@ -128,7 +129,7 @@ var lookupRules = withWatch(newRuleSet([]rule[lookup]{
 		setString: func(r *lookup, s string) { r.AcquirerCode = s }},
 	{names: []string{"acquirerBIN", "acquirerBin"}, required: always, max: 11, sameAlias: true,
 		setString: func(r *lookup, s string) { r.AcquirerBIN = s }},
-	{names: []string{"merchantCode"}, required: always, max: 35,
+	{names: []string{"merchantCode"}, required: always, max: 35, hints: []string{"acquirerMerchantID", "merchantId"},
 		setString: func(r *lookup, s string) { r.MerchantCode = s }},
 	{names: []string{"deviceChannel"}, kind: fieldInt, required: always, min: 1, max: 3, maxLen: 2,
 		setInt: func(r *lookup, n int) { r.DeviceChannel = n }},
@@ -159,6 +160,7 @@ var lookupRules = withWatch(newRuleSet([]rule[lookup]{
 			return decodeStream(p, c, depth, path, recurringRules, r.Recurring)
 		}},
 	{names: []string{"instalmentData"}, kind: fieldInt, required: instalmentWithoutInstalData, min: 2, max: 999, maxLen: 3,
+		hints:  []string{"installmentData", "purchaseInstalData"},
 		setInt: func(r *lookup, n int) { r.InstalmentData = n }},
 	{names: []string{"requestor"}, kind: fieldObject,
 		object: func(c *checker, p *parser, depth int, path string, r *lookup) error {
@@ -233,25 +235,29 @@ func withWatch[T any](s *ruleSet[T], watch func(c *checker, key string, v value)
 // browserRules read browserInfo (2.3). When javascriptEnabled is false,
 // the properties only a script can read become optional, as in EMV 2.2.
 var browserRules = withWatch(newRuleSet([]rule[emulator.BrowserInfo]{
-	{names: []string{"acceptHeader"}, required: always, max: 2048,
+	{names: []string{"acceptHeader"}, required: always, max: 2048, hints: []string{"browserAcceptHeader"},
 		setString: func(b *emulator.BrowserInfo, s string) { b.AcceptHeader = s }},
 	{names: []string{"ip"}, max: 45, check: ipAddress,
 		setString: func(b *emulator.BrowserInfo, s string) { b.IP = s }},
-	{names: []string{"javascriptEnabled"}, kind: fieldBool, required: always,
+	{names: []string{"javascriptEnabled"}, kind: fieldBool, required: always, hints: []string{"browserJavascriptEnabled"},
 		setBool: func(b *emulator.BrowserInfo, v bool) { b.JavascriptEnabled = v }},
-	{names: []string{"javaEnabled"}, kind: fieldBool, required: unlessJSDisabled,
+	{names: []string{"javaEnabled"}, kind: fieldBool, required: unlessJSDisabled, hints: []string{"browserJavaEnabled"},
 		setBool: func(b *emulator.BrowserInfo, v bool) { b.JavaEnabled = v }},
-	{names: []string{"language"}, required: always, min: 1, max: 8, check: languageTag,
+	{names: []string{"language"}, required: always, min: 1, max: 8, check: languageTag, hints: []string{"browserLanguage"},
 		setString: func(b *emulator.BrowserInfo, s string) { b.Language = s }},
 	{names: []string{"colorDepth"}, kind: fieldNumeric, required: unlessJSDisabled, min: 1, max: 2, check: digits,
+		hints:     []string{"browserColorDepth", "colourDepth"},
 		setString: func(b *emulator.BrowserInfo, s string) { b.ColorDepth = s }},
 	{names: []string{"screenHeight"}, kind: fieldNumeric, required: unlessJSDisabled, min: 1, max: 6, check: digits,
+		hints:     []string{"browserScreenHeight"},
 		setString: func(b *emulator.BrowserInfo, s string) { b.ScreenHeight = s }},
 	{names: []string{"screenWidth"}, kind: fieldNumeric, required: unlessJSDisabled, min: 1, max: 6, check: digits,
+		hints:     []string{"browserScreenWidth"},
 		setString: func(b *emulator.BrowserInfo, s string) { b.ScreenWidth = s }},
 	{names: []string{"timeZone"}, kind: fieldNumeric, required: unlessJSDisabled, min: 1, max: 5, check: timeZoneOffset,
+		hints:     []string{"browserTZ"},
 		setString: func(b *emulator.BrowserInfo, s string) { b.TimeZone = s }},
-	{names: []string{"userAgent"}, required: always, max: 2048,
+	{names: []string{"userAgent"}, required: always, max: 2048, hints: []string{"browserUserAgent"},
 		setString: func(b *emulator.BrowserInfo, s string) { b.UserAgent = s }},
 }), func(c *checker, key string, v value) {
 	if key == "javascriptEnabled" {
@@ -262,25 +268,25 @@ var browserRules = withWatch(newRuleSet([]rule[emulator.BrowserInfo]{
 var cardRules = newRuleSet([]rule[emulator.Card]{
 	{names: []string{"expiryDate"}, check: expiryYYMM,
 		setString: func(c *emulator.Card, s string) { c.ExpiryDate = s }},
-	{names: []string{"cardNumber"}, required: always, check: cardNumber,
+	{names: []string{"cardNumber"}, required: always, check: cardNumber, hints: []string{"acctNumber", "pan"},
 		setString: func(c *emulator.Card, s string) { c.CardNumber = s }},
 	{names: []string{"cardholderName"}, min: 2, max: 45, check: cardholderName,
 		setString: func(c *emulator.Card, s string) { c.CardholderName = s }},
 })
 
 var requestorRules = newRuleSet([]rule[emulator.Requestor]{
-	{names: []string{"id"}, required: always, max: 35,
+	{names: []string{"id"}, required: always, max: 35, hints: []string{"threeDSRequestorID"},
 		setString: func(r *emulator.Requestor, s string) { r.ID = s }},
-	{names: []string{"name"}, required: always, max: 40,
+	{names: []string{"name"}, required: always, max: 40, hints: []string{"threeDSRequestorName"},
 		setString: func(r *emulator.Requestor, s string) { r.Name = s }},
-	{names: []string{"url"}, required: always, max: 2048, check: webURL,
+	{names: []string{"url"}, required: always, max: 2048, check: webURL, hints: []string{"threeDSRequestorURL"},
 		setString: func(r *emulator.Requestor, s string) { r.URL = s }},
 	{names: []string{"cardholderAccountId"}, max: 64,
 		setString: func(r *emulator.Requestor, s string) { r.CardholderAccountID = s }},
 })
 
 var addressRules = newRuleSet([]rule[emulator.Address]{
-	{names: []string{"countryCode"}, required: always, check: country,
+	{names: []string{"countryCode"}, required: always, check: country, hints: []string{"country", "billAddrCountry", "shipAddrCountry"},
 		setString: func(a *emulator.Address, s string) { a.CountryCode = s }},
 	{names: []string{"city"}, max: 50,
 		setString: func(a *emulator.Address, s string) { a.City = s }},
@@ -327,25 +333,25 @@ func decodePurchase(c *checker, p *parser, depth int, path string, dst *emulator
 }
 
 var purchaseRules = newRuleSet([]rule[emulator.Purchase]{
-	{names: []string{"date"}, required: always, check: purchaseDate,
+	{names: []string{"date"}, required: always, check: purchaseDate, hints: []string{"purchaseDate"},
 		setString: func(p *emulator.Purchase, s string) { p.Date = s }},
 	{names: []string{"instalData"}, kind: fieldInt, min: 2, max: 999, maxLen: 3,
 		setInt: func(p *emulator.Purchase, n int) { p.InstalData = n }},
-	{names: []string{"amount"}, kind: fieldDecimal, required: always, max: 48, check: decimal,
+	{names: []string{"amount"}, kind: fieldDecimal, required: always, max: 48, check: decimal, hints: []string{"purchaseAmount"},
 		setString: func(p *emulator.Purchase, s string) { p.Amount = s }},
-	{names: []string{"currencyCode"}, required: always, check: currency,
+	{names: []string{"currencyCode"}, required: always, check: currency, hints: []string{"purchaseCurrency", "currency"},
 		setString: func(p *emulator.Purchase, s string) { p.CurrencyCode = s }},
 })
 
 var recurringRules = newRuleSet([]rule[emulator.Recurring]{
-	{names: []string{"expiry"}, required: authIndIs("02", "03"), check: dateYYYYMMDD,
+	{names: []string{"expiry"}, required: authIndIs("02", "03"), check: dateYYYYMMDD, hints: []string{"recurringExpiry"},
 		setString: func(r *emulator.Recurring, s string) { r.Expiry = s }},
-	{names: []string{"frequency"}, kind: fieldInt, required: authIndIs("02", "03"), min: 1, max: 9999,
+	{names: []string{"frequency"}, kind: fieldInt, required: authIndIs("02", "03"), min: 1, max: 9999, hints: []string{"recurringFrequency"},
 		setInt: func(r *emulator.Recurring, n int) { r.Frequency = n }},
 })
 
 var phoneRules = newRuleSet([]rule[emulator.Phone]{
-	{names: []string{"countryCode"}, kind: fieldNumeric, required: always, min: 1, max: 3, check: digits,
+	{names: []string{"countryCode"}, kind: fieldNumeric, required: always, min: 1, max: 3, check: digits, hints: []string{"cc"},
 		setString: func(p *emulator.Phone, s string) { p.CountryCode = s }},
 	{names: []string{"subscriber"}, kind: fieldNumeric, required: always, max: 15, check: digits,
 		setString: func(p *emulator.Phone, s string) { p.Subscriber = s }},

@@ -57,6 +57,11 @@ type rule[T any] struct {
 	// check returns the EMV code and reason of a malformed string value,
 	// or "" when the value is fine.
 	check func(string) (code, reason string)
+	// hints are other spellings of the field that are not accepted but
+	// named in the reason when the field is missing (EMV's names, for
+	// instance); names differing from names or hints only in case or
+	// separators need no entry.
+	hints []string
 	// sameAlias accepts two names of the field when their values are
 	// equal (and reports 203 on the canonical name when they differ)
 	// instead of reporting the second one as a duplicate (204).
@@ -87,6 +92,7 @@ type checker struct {
 	sentID, sentRef bool
 
 	deferred []deferredCheck
+	misspelt []misspelt // absent fields the body spells another way
 }
 
 // Caps on what one request can produce: a legitimate request has about a
@@ -128,6 +134,9 @@ type ruleSet[T any] struct {
 	// dozen keys of varied lengths, so a lookup compares one or two
 	// strings, cheaper than hashing the key for a map.
 	byLen [][]ruleName
+	// folded maps the folded form (foldKey) of every name and hint to its
+	// rule, to recognise a field spelt another way.
+	folded map[string]int
 	// watch, when set, sees the value of the first member of each key the
 	// rules accept, empty or not: request-wide values that other rules
 	// depend on are taken from there.
@@ -146,7 +155,7 @@ func newRuleSet[T any](rules []rule[T]) *ruleSet[T] {
 	if len(rules) > maxRules {
 		panic("wire: more rules in one object than maxRules")
 	}
-	s := &ruleSet[T]{rules: rules}
+	s := &ruleSet[T]{rules: rules, folded: map[string]int{}}
 	for i, r := range rules {
 		if len(r.names) > 8 {
 			panic("wire: more than 8 names for one rule")
@@ -156,6 +165,13 @@ func newRuleSet[T any](rules []rule[T]) *ruleSet[T] {
 				s.byLen = append(s.byLen, nil)
 			}
 			s.byLen[len(name)] = append(s.byLen[len(name)], ruleName{name, i, uint8(n)})
+		}
+		for _, name := range append(r.names[:len(r.names):len(r.names)], r.hints...) {
+			folded, ok := foldKey(nil, name)
+			if other, taken := s.folded[string(folded)]; !ok || taken && other != i {
+				panic("wire: spelling " + name + " of two rules, or too long")
+			}
+			s.folded[string(folded)] = i
 		}
 	}
 	return s

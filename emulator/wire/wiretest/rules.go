@@ -164,6 +164,9 @@ var lookupRules = []Case{
 	{"email no domain dot", []Edit{set("email", "jane@example")}, "203", "email"},
 	{"email space", []Edit{set("email", "jane doe@example.com")}, "203", "email"},
 	{"email two ats", []Edit{set("email", "jane@doe@example.com")}, "203", "email"},
+	{"threeDsRequestorAuthInd under its EMV name", []Edit{del("threeDsRequestorAuthInd"), set("threeDSRequestorAuthenticationInd", "01")},
+		"201", "threeDsRequestorAuthInd"},
+	{"cardNumber under acctNumber", []Edit{del("card.cardNumber"), set("card.acctNumber", "4000000000009003")}, "201", "card.cardNumber"},
 
 	// text fields: no control characters, no lone UTF-16 surrogates
 	{"merchantName NUL", []Edit{set("merchantName", "Example\x00Shop")}, "203", "merchantName"},
