@@ -96,16 +96,45 @@ func simpleLanguageTag(s string) (ok, judged bool) {
 	if hasRegion && !(len(region) == 2 && isLetters(region) || len(region) == 3 && isDigits(region)) {
 		return false, false
 	}
-	if _, err := language.ParseBase(lang); err != nil {
-		return false, true
+	if len(lang) == 2 {
+		ok = knownTags.lang2[pair(lang)]
+	} else {
+		_, err := language.ParseBase(lang)
+		ok = err == nil
 	}
-	if hasRegion {
-		if _, err := language.ParseRegion(region); err != nil {
-			return false, true
-		}
+	switch {
+	case !ok || !hasRegion:
+	case len(region) == 2:
+		ok = knownTags.region2[pair(region)]
+	default:
+		ok = knownTags.region3[int(region[0]-'0')*100+int(region[1]-'0')*10+int(region[2]-'0')]
 	}
-	return true, true
+	return ok, true
 }
+
+// pair numbers two ASCII letters, either case, 0 to 675.
+func pair(s string) int { return int(s[0]|0x20-'a')*26 + int(s[1]|0x20-'a') }
+
+// knownTags holds what golang.org/x/text/language says of every language
+// subtag of two letters and every region subtag, worked out once, so that
+// the tags of nearly every request are judged with two table lookups.
+var knownTags = func() (t struct {
+	lang2, region2 [26 * 26]bool
+	region3        [1000]bool
+}) {
+	for i := range 26 * 26 {
+		s := string([]byte{byte('a' + i/26), byte('a' + i%26)})
+		_, err := language.ParseBase(s)
+		t.lang2[i] = err == nil
+		_, err = language.ParseRegion(s)
+		t.region2[i] = err == nil
+	}
+	for i := range 1000 {
+		_, err := language.ParseRegion(strconv.Itoa(1000 + i)[1:])
+		t.region3[i] = err == nil
+	}
+	return t
+}()
 
 // isLetters tells whether s is one or more ASCII letters.
 func isLetters(s string) bool {

@@ -52,17 +52,23 @@ func (e *limitError) Error() string {
 	return fmt.Sprintf("%s %s at byte offset %d", e.field, e.reason, e.offset)
 }
 
-// countKey counts the key at offset, the nth member of its object, and
+// countKey counts the key at p.pos, the nth member of its object, and
 // fails once the object or the body holds more keys than p.limits allow.
-func (p *parser) countKey(nth, offset int) error {
+// It is small enough to be inlined in the loops over members.
+func (p *parser) countKey(nth int) error {
 	p.keys++
-	switch {
-	case nth > p.limits.members:
-		return &limitError{offset, p.objectPath(), fmt.Sprintf("has more than %d members", p.limits.members)}
-	case p.keys > p.limits.keys:
-		return &limitError{offset, p.objectPath(), fmt.Sprintf("holds key number %d of the body, beyond the %d keys a body may hold", p.keys, p.limits.keys)}
+	if nth <= p.limits.members && p.keys <= p.limits.keys {
+		return nil
 	}
-	return nil
+	return p.beyond(nth)
+}
+
+// beyond builds the limitError of countKey.
+func (p *parser) beyond(nth int) error {
+	if nth > p.limits.members {
+		return &limitError{p.pos, p.objectPath(), fmt.Sprintf("has more than %d members", p.limits.members)}
+	}
+	return &limitError{p.pos, p.objectPath(), fmt.Sprintf("holds key number %d of the body, beyond the %d keys a body may hold", p.keys, p.limits.keys)}
 }
 
 // objectPath is the dotted path of the object being read, "body" for the
@@ -260,7 +266,7 @@ func (p *parser) object(depth int) (value, error) {
 			return value{}, p.unexpected("a quoted object key")
 		}
 		offset := p.pos
-		if err := p.countKey(n, offset); err != nil {
+		if err := p.countKey(n); err != nil {
 			return value{}, err
 		}
 		key, err := p.string()
@@ -482,11 +488,12 @@ func plainWord(w string) bool {
 	x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
 		uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
 	hasZero := func(v uint64) uint64 { return (v - ones) &^ v & highs }
-	// x+ones carries into a byte's high bit for 0x7F (DEL) and above; a
-	// carry out of a byte happens only when some byte is 0xFF, which x&highs
-	// catches anyway.
-	stop := (x|(x+ones))&highs | // DEL or non-ASCII
-		(x-0x20*ones)&^x&highs | // a byte below 0x20 (x has no high bit here)
+	// In y, each byte plus one: DEL and non-ASCII bytes have their high
+	// bit set, controls (and 0xFF) are below 0x21. Only a 0xFF byte carries
+	// into the next one, and only a byte below 0x21 borrows from the next
+	// one: both are stops themselves, so the word is judged right.
+	y := x + ones
+	stop := (y|(y-0x21*ones)&^y)&highs | // control, DEL or non-ASCII
 		hasZero(x^('"'*ones)) |
 		hasZero(x^('\\'*ones))
 	return stop == 0

@@ -18,7 +18,8 @@ import (
 // to 30 measured, with the race detector too), one that compares each key
 // with every earlier one 160 to 330 times. The bound (80) sits between; it
 // is a ratio of two measures taken side by side, each the best of several
-// runs with the garbage collector off, never a wall-clock limit.
+// runs with the garbage collector off, never a wall-clock limit, and it is
+// measured up to three times before the test fails.
 func TestUnknownKeysScaleLinearly(t *testing.T) {
 	if testing.Short() {
 		t.Skip("measures decoding times")
@@ -38,12 +39,18 @@ func TestUnknownKeysScaleLinearly(t *testing.T) {
 		return min
 	}
 	best(small, 3) // warm up
-	ts, tl := best(small, 15), best(large, 5)
-	ratio := float64(tl) / float64(ts)
-	t.Logf("1k keys %v, 16k keys %v: ratio %.1f (linear 16, quadratic 256)", ts, tl, ratio)
-	if ratio > 80 {
-		t.Errorf("16 times the unknown keys took %.0f times as long, want about 16 (at most 80): unknown keys are not handled in linear time", ratio)
+	// A machine busy elsewhere can spoil one measure; a quadratic decoder
+	// fails all three.
+	var ratio float64
+	for range 3 {
+		ts, tl := best(small, 15), best(large, 7)
+		ratio = float64(tl) / float64(ts)
+		t.Logf("1k keys %v, 16k keys %v: ratio %.1f (linear 16, quadratic 256)", ts, tl, ratio)
+		if ratio <= 80 {
+			return
+		}
 	}
+	t.Errorf("16 times the unknown keys took %.0f times as long, want about 16 (at most 80): unknown keys are not handled in linear time", ratio)
 }
 
 // decodeUnbounded decodes a lookup body with no practical bound on its

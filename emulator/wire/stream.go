@@ -137,7 +137,7 @@ func decodeStream[T any](p *parser, c *checker, depth int, prefix string, set *r
 			return p.unexpected("a quoted object key")
 		}
 		offset := p.pos
-		if err := p.countKey(n, offset); err != nil {
+		if err := p.countKey(n); err != nil {
 			return err
 		}
 		key, err := p.string()
