@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"golang.org/x/text/language"
@@ -96,8 +97,9 @@ func simpleLanguageTag(s string) (ok, judged bool) {
 	if hasRegion && !(len(region) == 2 && isLetters(region) || len(region) == 3 && isDigits(region)) {
 		return false, false
 	}
+	known := knownTags()
 	if len(lang) == 2 {
-		ok = knownTags.lang2[pair(lang)]
+		ok = known.lang2[pair(lang)]
 	} else {
 		_, err := language.ParseBase(lang)
 		ok = err == nil
@@ -105,9 +107,9 @@ func simpleLanguageTag(s string) (ok, judged bool) {
 	switch {
 	case !ok || !hasRegion:
 	case len(region) == 2:
-		ok = knownTags.region2[pair(region)]
+		ok = known.region2[pair(region)]
 	default:
-		ok = knownTags.region3[int(region[0]-'0')*100+int(region[1]-'0')*10+int(region[2]-'0')]
+		ok = known.region3[int(region[0]-'0')*100+int(region[1]-'0')*10+int(region[2]-'0')]
 	}
 	return ok, true
 }
@@ -115,13 +117,18 @@ func simpleLanguageTag(s string) (ok, judged bool) {
 // pair numbers two ASCII letters, either case, 0 to 675.
 func pair(s string) int { return int(s[0]|0x20-'a')*26 + int(s[1]|0x20-'a') }
 
-// knownTags holds what golang.org/x/text/language says of every language
-// subtag of two letters and every region subtag, worked out once, so that
-// the tags of nearly every request are judged with two table lookups.
-var knownTags = func() (t struct {
+// subtagTable holds what golang.org/x/text/language says of every
+// language subtag of two letters and every region subtag.
+type subtagTable struct {
 	lang2, region2 [26 * 26]bool
 	region3        [1000]bool
-}) {
+}
+
+// knownTags works subtagTable out once, at the first language tag (it
+// takes a millisecond or two, too long for every start of the program),
+// so that the tags of nearly every request are judged with two lookups.
+var knownTags = sync.OnceValue(func() *subtagTable {
+	t := new(subtagTable)
 	for i := range 26 * 26 {
 		s := string([]byte{byte('a' + i/26), byte('a' + i%26)})
 		_, err := language.ParseBase(s)
@@ -134,7 +141,7 @@ var knownTags = func() (t struct {
 		t.region3[i] = err == nil
 	}
 	return t
-}()
+})
 
 // isLetters tells whether s is one or more ASCII letters.
 func isLetters(s string) bool {

@@ -155,7 +155,8 @@ func newRuleSet[T any](rules []rule[T]) *ruleSet[T] {
 	if len(rules) > maxRules {
 		panic("wire: more rules in one object than maxRules")
 	}
-	s := &ruleSet[T]{rules: rules, folded: map[string]int{}}
+	s := &ruleSet[T]{rules: rules, folded: make(map[string]int, 2*len(rules))}
+	var buf [maxFoldedKey]byte
 	for i, r := range rules {
 		if len(r.names) > 8 {
 			panic("wire: more than 8 names for one rule")
@@ -167,7 +168,7 @@ func newRuleSet[T any](rules []rule[T]) *ruleSet[T] {
 			s.byLen[len(name)] = append(s.byLen[len(name)], ruleName{name, i, uint8(n)})
 		}
 		for _, name := range append(r.names[:len(r.names):len(r.names)], r.hints...) {
-			folded, ok := foldKey(nil, name)
+			folded, ok := foldKey(buf[:0], name)
 			if other, taken := s.folded[string(folded)]; !ok || taken && other != i {
 				panic("wire: spelling " + name + " of two rules, or too long")
 			}
