@@ -67,8 +67,8 @@ func timeZoneOffset(s string) (string, string) {
 // languageTag accepts a BCP 47 language tag, as EMV's browserLanguage
 // says ("IETF BCP47"): well-formed, with a language subtag the registry
 // knows, such as en, en-GB, es-419 or zh-Hant. Subtags are joined by '-':
-// "en_GB", as some platforms write a locale, is refused with a hint, as
-// real 3-D Secure servers refuse it.
+// "en_GB", as some platforms write a locale, is not BCP 47 and is refused
+// with a hint, as a strict 3-D Secure server may refuse it.
 func languageTag(s string) (string, string) {
 	if strings.IndexByte(s, '_') >= 0 {
 		return emvFormat, "must be a BCP 47 language tag, subtags joined by - not _ (en-GB, not en_GB), got " + quote(s)
