@@ -84,3 +84,43 @@ func FuzzLanguageTag(f *testing.F) {
 		}
 	})
 }
+
+// TestPlainDecimal: a JSON number in any form becomes plain decimal text
+// that the scenarios' amount selectors read.
+func TestPlainDecimal(t *testing.T) {
+	tests := []struct {
+		num, want string
+		ok        bool
+	}{
+		{"129.99", "129.99", true},
+		{"0", "0", true},
+		{"1.5e2", "150", true},
+		{"1.50E+2", "150", true},
+		{"125e-2", "1.25", true},
+		{"1E-2", "0.01", true},
+		{"0.001e3", "1", true},
+		{"100e-2", "1", true},
+		{"12.345e1", "123.45", true},
+		{"0e999999999999999999999", "0", true},
+		{"0.0e-5", "0", true},
+		{"1e47", "1" + strings.Repeat("0", 47), true},
+		{"1e48", "", false},
+		{"1e-46", "0." + strings.Repeat("0", 45) + "1", true},
+		{"1e-47", "", false},
+		{"1e999999999999999999999", "", false},
+		{"1e-999999999999999999999", "", false},
+		{"-1", "", false},
+		{"-0.5e1", "", false},
+	}
+	for _, tt := range tests {
+		got, reason := plainDecimal(tt.num, 48)
+		if got != tt.want || (reason == "") != tt.ok {
+			t.Errorf("plainDecimal(%q) = %q, %q; want %q, ok %v", tt.num, got, reason, tt.want, tt.ok)
+		}
+		if tt.ok {
+			if code, reason := decimal(got); code != "" {
+				t.Errorf("plainDecimal(%q) = %q, which decimal refuses: %s", tt.num, got, reason)
+			}
+		}
+	}
+}
