@@ -130,21 +130,24 @@ func NewError(code ErrorCode, emvCode, message, detail string) *Error {
 
 // problemOrder ranks EMV codes when one request has several kinds of
 // problem: the body carries the first kind present, the Problems list all.
+// An unsupported message version comes first, as EMV 3-D Secure checks the
+// version before the content: the content of a version not served cannot
+// be judged by the rules of another.
 var problemOrder = []struct {
 	emv            string
 	code           ErrorCode
 	single, plural string
 }{
+	{"102", CodeUnsupportedVersion, "unsupported message version", "unsupported message version"},
 	{"204", CodeDuplicateField, "1 duplicate field", "%d duplicate fields"},
 	{"201", CodeMissingField, "1 required field missing", "%d required fields missing"},
 	{"203", CodeInvalidField, "1 field with an invalid format", "%d fields with an invalid format"},
 	{"304", CodeInvalidISOCode, "1 invalid ISO code", "%d invalid ISO codes"},
-	{"102", CodeUnsupportedVersion, "unsupported message version", "unsupported message version"},
 }
 
 // ValidationError turns a list of field problems into one Error. The EMV code
-// is that of the most fundamental kind of problem (204, then 201, 203, 304,
-// 102); emvErrorDetail lists the fields of that kind, the error text counts
+// is that of the most fundamental kind of problem (102, then 204, 201, 203,
+// 304); emvErrorDetail lists the fields of that kind, the error text counts
 // every kind, and Problems keeps them all.
 func ValidationError(problems []Problem) *Error {
 	if len(problems) == 0 {

@@ -30,7 +30,10 @@ type SchemeTable struct {
 
 // NewSchemeTable builds the public BIN ranges of the reference (Visa 4,
 // Mastercard 51-55 and 2221-2720, Amex 34/37, Discover 6011/644-649/65 and
-// the Diners ranges 300-305/36/38/39, JCB 3528-3589, UnionPay 62/81) and adds
+// the Diners ranges 300-305/36/38/39, JCB 3528-3589, UnionPay 62/81), the
+// Maestro ranges as Mastercard (5018, 5020, 5038, 5893, 6304, 6759,
+// 6761-6763: Maestro is Mastercard's brand, authenticated through
+// Mastercard Identity Check, and cardScheme has no MAESTRO), and adds
 // extra, for domestic schemes such as ITMX and TPN that have no public range:
 // a map from BIN prefix to scheme name. Extra prefixes win over the public
 // ones when longer, as every prefix does.
@@ -48,6 +51,9 @@ func NewSchemeTable(extra map[string]string) (*SchemeTable, error) {
 	}
 	for p := 2221; p <= 2720; p++ {
 		add(fmt.Sprint(p), SchemeMastercard)
+	}
+	for _, p := range []string{"5018", "5020", "5038", "5893", "6304", "6759", "6761", "6762", "6763"} {
+		add(p, SchemeMastercard) // Maestro
 	}
 	add("34", SchemeAmex)
 	add("37", SchemeAmex)

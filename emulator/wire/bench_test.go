@@ -1,6 +1,8 @@
 package wire
 
 import (
+	"bytes"
+	"fmt"
 	"testing"
 )
 
@@ -79,6 +81,38 @@ func TestAllocBudgets(t *testing.T) {
 				t.Errorf("got %.0f allocs/op, want at most %.0f (the budget in bench_test.go)", got, tt.budget)
 			}
 			t.Logf("%.0f allocs/op (budget %.0f)", got, tt.budget)
+		})
+	}
+}
+
+// withUnknownKeys returns the base lookup with n extra top-level members
+// that no rule knows ("u00000": 0, ...), as a hostile or badly generated
+// body sends them.
+func withUnknownKeys(tb testing.TB, n int) []byte {
+	tb.Helper()
+	base := baseBody(tb)
+	var b bytes.Buffer
+	b.Grow(len(base) + n*12)
+	b.WriteByte('{')
+	for i := range n {
+		fmt.Fprintf(&b, `"u%05d":0,`, i)
+	}
+	b.Write(base[bytes.IndexByte(base, '{')+1:])
+	return b.Bytes()
+}
+
+// BenchmarkDecodeLookupUnknownKeys decodes a lookup carrying many unknown
+// top-level keys: the cost must grow linearly with their number, and a
+// body beyond the decoder's bounds must be refused early.
+func BenchmarkDecodeLookupUnknownKeys(b *testing.B) {
+	for _, n := range []int{200, 1000, 8000, 16000} {
+		b.Run(fmt.Sprintf("keys=%d", n), func(b *testing.B) {
+			body := withUnknownKeys(b, n)
+			b.SetBytes(int64(len(body)))
+			b.ReportAllocs()
+			for b.Loop() {
+				DecodeLookup(body) // accepted, or refused by a bound: both are fine here
+			}
 		})
 	}
 }

@@ -6,7 +6,10 @@
 // find a key sent twice in any object (EMV 204) and report every problem
 // of a request at once rather than the first one, in one pass over the
 // bytes. A body that
-// is not exactly one JSON object is EMV 101. Field problems are collected as
+// is not exactly one JSON object is EMV 101, and so is one beyond the
+// decoder's bounds (maxMembers members in an object, maxKeys keys in the
+// body, maxDepth levels of nesting): it is not read past the bound, and
+// its one problem names the object. Field problems are collected as
 // emulator.Problem values and returned as one emulator.ValidationError:
 // 201 for a required field that is absent, null or "", 203 for a bad type,
 // length, format or value, 204 for a duplicate key, 304 for a well-formed
@@ -29,8 +32,12 @@
 //   - Int fields accept a string of digits ("2", "05").
 //   - String fields that hold a count or measure (browser colorDepth,
 //     screenHeight, screenWidth, timeZone; phone countryCode, subscriber;
-//     accountInfo counters; giftCardAmount; purchase.amount) accept a JSON
-//     number, kept as written.
+//     accountInfo counters; giftCardAmount) accept a JSON number, kept as
+//     written.
+//   - purchase.amount takes a JSON number in any form, one with an
+//     exponent kept as plain decimal text ("1.5e2" as "150"), or a decimal
+//     string; it may not be more precise than its currency's ISO 4217
+//     minor unit (trailing zeros do not count).
 //   - When browserInfo.javascriptEnabled is false, javaEnabled, colorDepth,
 //     screenHeight, screenWidth and timeZone are optional, as in EMV 2.2.
 //   - card.cardNumber is checked for 13 to 19 digits only, not the Luhn
@@ -38,15 +45,32 @@
 //
 // Strictness beyond the spec tables:
 //
-//   - purchase.instalData with a valid threeDsRequestorAuthInd other than
-//     03 is a 203 (the spec: omitted when not an instalment).
+//   - Text fields hold text: a control character (U+0000 to U+001F, DEL,
+//     U+0080 to U+009F), escaped or DEL sent as is, or an escaped UTF-16
+//     surrogate without its other half is a 203. (A raw control below
+//     U+0020 is not JSON at all: 101.)
+//   - instalmentData and purchase.instalData, the same number, follow the
+//     same rules: with a valid threeDsRequestorAuthInd other than 03 either
+//     is a 203 (the spec: omitted when not an instalment); an instalment
+//     needs one of them (201 on instalmentData); both must agree (203).
 //   - recurring is required (201) when threeDsRequestorAuthInd is 02 or 03.
 //   - ISO codes are case-sensitive: "eur" is a 203, "XYZ" a 304.
-//   - cardholderName is printable ASCII without '<' and '>'.
+//   - Currencies EMV excludes (955 to 964, 999, in either form: XAU, XTS,
+//     XXX, ...) are a 203.
+//   - browserInfo.timeZone is an offset in use: -840 (UTC+14) to 720
+//     (UTC-12) minutes, as getTimezoneOffset() gives it.
+//   - browserInfo.language is a BCP 47 tag with a known language subtag
+//     (golang.org/x/text/language); "en_GB" is refused with a hint.
+//   - cardholderName is printable ASCII (the EMV common character set),
+//     '<' and '>' included.
 //   - notificationUrl and requestor.url are absolute http or https URLs of
 //     at most 2048 characters; acquirerBIN is at most 11 characters (EMV).
 //   - Dates are checked against the calendar (no 30 February) but not
 //     against the clock, so the same request always gives the same result.
+//
+// A required field that is missing while its object has an unknown key
+// spelling it another way (case, separators, or a name of rule.hints such
+// as EMV's acctNumber) gets a reason that names that key.
 //
 // A deviceChannel of 1 (app) or 3 (3RI) is a 203 problem among the others;
 // when it is the only problem the error code is emulator.CodeDeviceChannel.
@@ -58,8 +82,16 @@ import (
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 )
 
-// malformed builds the EMV 101 error of a body that is not one JSON object.
+// malformed builds the EMV 101 error of a body that is not one JSON
+// object, or is one beyond the decoder's bounds (see limitError): the
+// latter names the object in emvErrorDetail and in a problem.
 func malformed(err error) *emulator.Error {
+	if le, ok := err.(*limitError); ok {
+		e := emulator.NewError(emulator.CodeMalformedJSON, "101", "request body beyond the decoder's limits: "+le.Error(), le.field)
+		e.Problems = []emulator.Problem{{Field: le.field, EMVCode: "101",
+			Reason: le.reason + "; the body is not read beyond byte offset " + strconv.Itoa(le.offset)}}
+		return e
+	}
 	msg := "request body is not a valid JSON object: " + err.Error()
 	detail := "body"
 	if se, ok := err.(*syntaxError); ok {

@@ -13,12 +13,16 @@ import (
 func DecodeEnquiry(body []byte) (emulator.EnquiryRequest, []string, error) {
 	var c checker
 	var req emulator.EnquiryRequest
-	if err := decodeBody(&c, body, enquiryRules, &req); err != nil {
+	if err := decodeBody(&c, body, bodyLimits, enquiryRules, &req); err != nil {
 		return emulator.EnquiryRequest{}, nil, malformed(err)
 	}
 	if !c.sentID && !c.sentRef {
+		hint := c.hintFor("", "threeDsServerTransId")
+		if hint == "" {
+			hint = c.hintFor("", "externalReferenceId")
+		}
 		c.add("threeDsServerTransId,externalReferenceId", emvMissing,
-			"one of threeDsServerTransId and externalReferenceId is required")
+			"one of threeDsServerTransId and externalReferenceId is required"+hint)
 	}
 	if len(c.problems) > 0 {
 		return emulator.EnquiryRequest{}, c.ignored, emulator.ValidationError(c.problems)
@@ -28,6 +32,7 @@ func DecodeEnquiry(body []byte) (emulator.EnquiryRequest, []string, error) {
 
 var enquiryRules = withWatch(newRuleSet([]rule[emulator.EnquiryRequest]{
 	{names: []string{"threeDsServerTransId"}, check: uuid,
+		hints:     []string{"threeDsServerTransactionId"},
 		setString: func(r *emulator.EnquiryRequest, s string) { r.ThreeDSServerTransID = strings.ToLower(s) }},
 	{names: []string{"externalReferenceId"}, max: 50,
 		setString: func(r *emulator.EnquiryRequest, s string) { r.ExternalReferenceID = s }},

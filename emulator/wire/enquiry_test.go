@@ -58,6 +58,9 @@ func TestDecodeEnquiryProblems(t *testing.T) {
 		{"id number", `{"threeDsServerTransId": 12}`, "203", "threeDsServerTransId"},
 		{"reference too long", `{"externalReferenceId": "` + long("r", 51) + `"}`, "203", "externalReferenceId"},
 		{"duplicate", `{"externalReferenceId": "a", "externalReferenceId": "b"}`, "204", "externalReferenceId"},
+		{"reference with NUL", `{"externalReferenceId": "ORD-1\u0000"}`, "203", "externalReferenceId"},
+		{"reference with a lone surrogate", `{"externalReferenceId": "ORD-\udfff"}`, "203", "externalReferenceId"},
+		{"id with a control", `{"threeDsServerTransId": "8a880dc0-d2d2-4067-bcb1-b08d1690b26\u007f"}`, "203", "threeDsServerTransId"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

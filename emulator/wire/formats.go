@@ -5,7 +5,10 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
+
+	"golang.org/x/text/language"
 
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios/iso"
 )
@@ -45,28 +48,109 @@ func digits(s string) (string, string) {
 	return emvFormat, "must hold digits only, got " + quote(s)
 }
 
-// signedDigits accepts digits with an optional leading sign, as a time-zone
-// offset in minutes.
-func signedDigits(s string) (string, string) {
+// timeZoneOffset accepts a browser's UTC offset in minutes as
+// Date.getTimezoneOffset() gives it: UTC minus local time, so -60 for
+// UTC+1, from -840 (UTC+14, Kiribati) to 720 (UTC-12); an optional sign.
+func timeZoneOffset(s string) (string, string) {
 	n := s
 	if n != "" && (n[0] == '-' || n[0] == '+') {
 		n = n[1:]
 	}
 	if isDigits(n) {
-		return "", ""
-	}
-	return emvFormat, "must be a whole number of minutes, got " + quote(s)
-}
-
-// languageTag accepts the characters of a BCP 47 language tag.
-func languageTag(s string) (string, string) {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-') {
-			return emvFormat, "must be a language tag such as en-US, got " + quote(s)
+		if v, err := strconv.Atoi(s); err == nil && v >= -840 && v <= 720 {
+			return "", ""
 		}
 	}
+	return emvFormat, "must be a UTC offset in minutes from -840 to 720 as getTimezoneOffset() gives it (-60 for UTC+1), got " + quote(s)
+}
+
+// languageTag accepts a BCP 47 language tag, as EMV's browserLanguage
+// says ("IETF BCP47"): well-formed, with a language subtag the registry
+// knows, such as en, en-GB, es-419 or zh-Hant. Subtags are joined by '-':
+// "en_GB", as some platforms write a locale, is not BCP 47 and is refused
+// with a hint, as a strict 3-D Secure server may refuse it.
+func languageTag(s string) (string, string) {
+	if strings.IndexByte(s, '_') >= 0 {
+		return emvFormat, "must be a BCP 47 language tag, subtags joined by - not _ (en-GB, not en_GB), got " + quote(s)
+	}
+	ok, judged := simpleLanguageTag(s)
+	if !judged {
+		_, err := language.Parse(s)
+		ok = err == nil
+	}
+	if !ok {
+		return emvFormat, "must be a BCP 47 language tag such as en-GB, got " + quote(s)
+	}
 	return "", ""
+}
+
+// simpleLanguageTag judges the tags browsers send, a language of two or
+// three letters and maybe a region of two letters or three digits (en,
+// en-GB, fil-PH, es-419), as language.Parse would but without its
+// allocations; judged is false for a tag of any other shape, left to
+// language.Parse. TestSimpleLanguageTag checks that both agree.
+func simpleLanguageTag(s string) (ok, judged bool) {
+	lang, region, hasRegion := strings.Cut(s, "-")
+	if !isLetters(lang) || len(lang) < 2 || len(lang) > 3 {
+		return false, false
+	}
+	if hasRegion && !(len(region) == 2 && isLetters(region) || len(region) == 3 && isDigits(region)) {
+		return false, false
+	}
+	known := knownTags()
+	if len(lang) == 2 {
+		ok = known.lang2[pair(lang)]
+	} else {
+		_, err := language.ParseBase(lang)
+		ok = err == nil
+	}
+	switch {
+	case !ok || !hasRegion:
+	case len(region) == 2:
+		ok = known.region2[pair(region)]
+	default:
+		ok = known.region3[int(region[0]-'0')*100+int(region[1]-'0')*10+int(region[2]-'0')]
+	}
+	return ok, true
+}
+
+// pair numbers two ASCII letters, either case, 0 to 675.
+func pair(s string) int { return int(s[0]|0x20-'a')*26 + int(s[1]|0x20-'a') }
+
+// subtagTable holds what golang.org/x/text/language says of every
+// language subtag of two letters and every region subtag.
+type subtagTable struct {
+	lang2, region2 [26 * 26]bool
+	region3        [1000]bool
+}
+
+// knownTags works subtagTable out once, at the first language tag (it
+// takes a millisecond or two, too long for every start of the program),
+// so that the tags of nearly every request are judged with two lookups.
+var knownTags = sync.OnceValue(func() *subtagTable {
+	t := new(subtagTable)
+	for i := range 26 * 26 {
+		s := string([]byte{byte('a' + i/26), byte('a' + i%26)})
+		_, err := language.ParseBase(s)
+		t.lang2[i] = err == nil
+		_, err = language.ParseRegion(s)
+		t.region2[i] = err == nil
+	}
+	for i := range 1000 {
+		_, err := language.ParseRegion(strconv.Itoa(1000 + i)[1:])
+		t.region3[i] = err == nil
+	}
+	return t
+})
+
+// isLetters tells whether s is one or more ASCII letters.
+func isLetters(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i] | 0x20; c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // alphanumeric accepts ASCII letters and digits (ISO 3166-2 subdivisions).
@@ -97,13 +181,22 @@ func isoForm(s string) bool {
 	return letters == 3 || nums == 3
 }
 
-// currency accepts an ISO 4217 code, alphabetic or numeric.
+// currency accepts an ISO 4217 code, alphabetic or numeric, other than
+// those EMV 3-D Secure excludes from purchaseCurrency and giftCardCurr:
+// 955 to 964 (bond-market units, precious metals, XDR, XTS for testing)
+// and 999 (XXX, no currency). Those are real ISO codes, so not a 304, but
+// values the data element may not take: a 203.
 func currency(s string) (string, string) {
 	if !isoForm(s) {
 		return emvFormat, "must be an ISO 4217 code: 3 upper-case letters or 3 digits, got " + quote(s)
 	}
 	if !iso.Currency(s) {
 		return emvISO, "is not an ISO 4217 currency code: " + quote(s)
+	}
+	if s[0] == 'X' || s[0] == '9' { // the excluded codes are all X.. or 9..
+		if n, _ := iso.CurrencyNumeric(s); n == "999" || n >= "955" && n <= "964" {
+			return emvFormat, "is an ISO 4217 code that EMV 3-D Secure excludes (955 to 964 and 999: bond-market units, metals, XDR, XTS, XXX): " + quote(s)
+		}
 	}
 	return "", ""
 }
@@ -146,11 +239,12 @@ func cardNumber(s string) (string, string) {
 }
 
 // cardholderName accepts the printable ASCII characters of the EMV common
-// character set except '<' and '>'.
+// character set (U+0020 to U+007E), '<' and '>' included: they are data,
+// escaped wherever a page shows the name.
 func cardholderName(s string) (string, string) {
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c > 0x7E || c == '<' || c == '>' {
-			return emvFormat, "must hold letters, digits, spaces and punctuation only (EMV common character set, no < or >)"
+		if c := s[i]; c < 0x20 || c > 0x7E {
+			return emvFormat, "must hold letters, digits, spaces and punctuation only (EMV common character set: printable ASCII)"
 		}
 	}
 	return "", ""
@@ -164,6 +258,63 @@ func decimal(s string) (string, string) {
 		return emvFormat, "must be a non-negative decimal such as 10.99, got " + quote(s)
 	}
 	return "", ""
+}
+
+// plainDecimal writes the JSON number num as a plain decimal: a number
+// without an exponent as it was sent, one with an exponent in its shortest
+// exact form ("1.5e2" gives "150", "125E-2" "1.25", "0e9" "0"), so that
+// what reads amounts as decimal text (scenario selectors) reads it too. It
+// refuses a negative number, and one longer than max characters once
+// written out ("1e400").
+func plainDecimal(num string, max int) (string, string) {
+	if num[0] == '-' {
+		return "", "must not be negative, got " + quote(num)
+	}
+	i := strings.IndexAny(num, "eE")
+	if i < 0 {
+		return num, ""
+	}
+	whole, frac, _ := strings.Cut(num[:i], ".")
+	exp, err := strconv.Atoi(num[i+1:])
+	if err != nil || exp > 1<<20 || exp < -1<<20 {
+		exp = 1 << 20 // out of int range, or past any length: only a zero fits
+		if num[i+1] == '-' {
+			exp = -exp
+		}
+	}
+	all := whole + frac
+	digits := strings.TrimLeft(all, "0")
+	point := len(whole) + exp - (len(all) - len(digits)) // digits before the decimal point
+	digits = strings.TrimRight(digits, "0")
+	var n int // length written out
+	switch {
+	case digits == "":
+		return "0", ""
+	case point >= len(digits):
+		n = point
+	case point > 0:
+		n = len(digits) + 1
+	default:
+		n = 2 - point + len(digits)
+	}
+	if max > 0 && n > max {
+		return "", "must be at most " + strconv.Itoa(max) + " characters long written as a plain decimal, got " + quote(num)
+	}
+	switch {
+	case point >= len(digits):
+		return digits + strings.Repeat("0", point-len(digits)), ""
+	case point > 0:
+		return digits[:point] + "." + digits[point:], ""
+	default:
+		return "0." + strings.Repeat("0", -point) + digits, ""
+	}
+}
+
+// decimalPlaces counts the significant decimal places of a plain decimal:
+// "10.50" has 1, "10" and "10.00" none.
+func decimalPlaces(s string) int {
+	_, frac, _ := strings.Cut(s, ".")
+	return len(strings.TrimRight(frac, "0"))
 }
 
 // expiryYYMM accepts a card expiry date YYMM.

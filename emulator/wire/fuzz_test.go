@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/wire/wiretest"
+	"github.com/threeds-sandbox/threeds-sandbox/scenarios/iso"
 )
 
 // validEMV are the EMV codes the decoders may report.
@@ -42,6 +44,16 @@ func lookupSeeds(f *testing.F) {
 	f.Add([]byte(`{}`))
 	f.Add([]byte(`{"x": "\ud800", "y": 18446744073709551616}`))
 	f.Add([]byte(`[`))
+	// Text, amounts, time zones, languages, currencies, instalments, hints.
+	f.Add(edited(f, set("merchantName", "a\x00b"), set("session", wiretest.Raw(`"\udc00\ud800\ud83d\ude00"`)), set("card.cardholderName", "<J>\x7f")))
+	f.Add(edited(f, set("purchase.amount", num("1.5e2")), set("purchase.currencyCode", "JPY")))
+	f.Add(edited(f, set("purchase.amount", num("1E-400")), set("purchase.currencyCode", "XTS"), set("merchantRiskInfo.giftCardCurr", "999")))
+	f.Add(edited(f, set("purchase.amount", "10.001"), set("purchase.currencyCode", "414")))
+	f.Add(edited(f, set("browserInfo.timeZone", num("-840")), set("browserInfo.language", "zh-Hant")))
+	f.Add(edited(f, set("browserInfo.timeZone", "99999"), set("browserInfo.language", "en_GB")))
+	f.Add(edited(f, set("threeDsRequestorAuthInd", "03"), set("purchase.instalData", "6"), set("instalmentData", "7"),
+		set("recurring", map[string]any{"expiry": "20251231", "frequency": num("30")})))
+	f.Add(edited(f, del("card.cardNumber"), set("card.acctNumber", "4000000000009003"), del("ddcId"), set("DDC_ID", "x")))
 }
 
 func FuzzDecodeLookup(f *testing.F) {
@@ -54,6 +66,19 @@ func FuzzDecodeLookup(f *testing.F) {
 		}
 		if r1.DeviceChannel != 2 {
 			t.Fatalf("body %q: accepted with deviceChannel %d", body, r1.DeviceChannel)
+		}
+		if p := r1.Purchase; p != nil {
+			if code, _ := decimal(p.Amount); code != "" {
+				t.Fatalf("body %q: accepted amount %q is not plain decimal text", body, p.Amount)
+			}
+			if units, ok := iso.MinorUnits(p.CurrencyCode); ok && decimalPlaces(p.Amount) > units {
+				t.Fatalf("body %q: accepted amount %q beyond the minor unit of %s", body, p.Amount, p.CurrencyCode)
+			}
+		}
+		if tz := r1.Browser.TimeZone; tz != "" {
+			if code, _ := timeZoneOffset(tz); code != "" {
+				t.Fatalf("body %q: accepted timeZone %q", body, tz)
+			}
 		}
 		r2, ig2, err := DecodeLookup(body)
 		if err != nil || !reflect.DeepEqual(r1, r2) || !reflect.DeepEqual(ig1, ig2) {
@@ -69,6 +94,9 @@ func FuzzDecodeEnquiry(f *testing.F) {
 		`{"threeDsServerTransId": "8A880DC0-D2D2-4067-BCB1-B08D1690B26E", "externalReferenceId": "x", "other": [1]}`,
 		`{"externalReferenceId": "a", "externalReferenceId": "a"}`,
 		`{}`, `null`, ``, `{"threeDsServerTransId": 1}`,
+		`{"threeDSServerTransID": "8a880dc0-d2d2-4067-bcb1-b08d1690b26e"}`,
+		`{"externalReferenceId": "a\u0000", "EXTERNAL_REFERENCE_ID": "b"}`,
+		`{"externalReferenceId": "\ud800", "k": {"a": [1, {"b": 2, "b": 3}]}}`,
 	} {
 		f.Add([]byte(s))
 	}

@@ -54,7 +54,12 @@ func (k kind) String() string {
 type value struct {
 	kind    kind
 	boolean bool
-	ascii   bool     // a string whose text is all ASCII: its length is its rune count
+	// plain marks a string of printable ASCII sent without escapes: its
+	// length is its rune count and it holds no control character.
+	plain bool
+	// lone marks a string that held an escaped UTF-16 surrogate without
+	// its other half (decoded as U+FFFD, as encoding/json does).
+	lone    bool
 	text    string   // decoded string, or the number as written
 	members []member // object members in order, duplicates included
 }
@@ -88,6 +93,8 @@ type parser struct {
 	pathBuf [8]string   // first backing array of path
 	path    []string    // keys (and "[i]" indices) leading to the current value
 	dups    []duplicate // keys seen twice in one object
+	keys    int         // object keys read so far
+	limits  limits
 }
 
 // duplicate is a key that repeats an earlier key of its object.
@@ -154,8 +161,8 @@ func (p *parser) value(depth int) (value, error) {
 	case c == '[':
 		return value{kind: kindArray}, p.array(depth + 1)
 	case c == '"':
-		s, ascii, err := p.stringASCII()
-		return value{kind: kindString, text: s, ascii: ascii}, err
+		s, fl, err := p.stringFlags()
+		return value{kind: kindString, text: s, plain: fl&textPlain != 0, lone: fl&textLone != 0}, err
 	case c == 't':
 		return value{kind: kindBool, boolean: true}, p.literal("true")
 	case c == 'f':
@@ -164,7 +171,7 @@ func (p *parser) value(depth int) (value, error) {
 		return value{kind: kindNull}, p.literal("null")
 	case c == '-' || c >= '0' && c <= '9':
 		s, err := p.number()
-		return value{kind: kindNumber, text: s}, err
+		return value{kind: kindNumber, text: s, plain: true}, err
 	}
 	return value{}, p.unexpected("a value")
 }
@@ -190,12 +197,15 @@ func (p *parser) object(depth int) (value, error) {
 	}
 	start := len(p.scratch)
 	defer func() { p.scratch = p.scratch[:start] }()
-	for {
+	for n := 1; ; n++ {
 		p.skipSpace()
 		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
 			return value{}, p.unexpected("a quoted object key")
 		}
 		offset := p.pos
+		if err := p.countKey(n); err != nil {
+			return value{}, err
+		}
 		key, err := p.string()
 		if err != nil {
 			return value{}, err
@@ -273,17 +283,22 @@ func fingerprint(key string) uint32 {
 // pathTo is the dotted path of key inside the object being parsed.
 func (p *parser) pathTo(key string) string {
 	var b strings.Builder
+	p.writePath(&b)
+	if b.Len() > 0 {
+		b.WriteByte('.')
+	}
+	b.WriteString(pathKey(key))
+	return b.String()
+}
+
+// writePath writes the dotted path of the value being parsed.
+func (p *parser) writePath(b *strings.Builder) {
 	for _, k := range p.path {
 		if b.Len() > 0 && !strings.HasPrefix(k, "[") {
 			b.WriteByte('.')
 		}
 		b.WriteString(pathKey(k))
 	}
-	if b.Len() > 0 {
-		b.WriteByte('.')
-	}
-	b.WriteString(pathKey(key))
-	return b.String()
 }
 
 // pathKey is how key appears in a dotted path: the empty key shows as "".
@@ -330,16 +345,27 @@ func (p *parser) array(depth int) error {
 // its decoded content. Invalid UTF-8 is refused; a lone surrogate escape
 // becomes U+FFFD, as encoding/json does.
 func (p *parser) string() (string, error) {
-	s, _, err := p.stringASCII()
+	s, _, err := p.stringFlags()
 	return s, err
 }
 
-// stringASCII is string that also tells whether the content is plain
-// ASCII without escapes, so that its length needs no rune count.
-func (p *parser) stringASCII() (string, bool, error) {
+// textFlags say what stringFlags found in a string.
+type textFlags uint8
+
+const (
+	// textPlain: printable ASCII without escapes, so that its length
+	// needs no rune count and it holds no control character.
+	textPlain textFlags = 1 << iota
+	// textLone: an escaped UTF-16 surrogate without its other half.
+	textLone
+)
+
+// stringFlags is string that also tells whether the content is plain
+// and whether it held a lone surrogate.
+func (p *parser) stringFlags() (string, textFlags, error) {
 	p.pos++ // opening quote
 	start := p.pos
-	ascii := true
+	ascii, plain := true, true
 	data, i := p.data, p.pos
 	// Skip eight plain bytes at a time; the loop below looks at the word
 	// that holds a byte worth stopping at.
@@ -358,29 +384,39 @@ func (p *parser) stringASCII() (string, bool, error) {
 		case c >= utf8.RuneSelf:
 			ascii = false
 			continue
+		case c == 0x7F:
+			plain = false // DEL, a control character the fields refuse
+			continue
 		case c == '"':
 			s := data[start:i]
 			if !ascii && !utf8.ValidString(s) {
-				return "", false, &syntaxError{start, "string is not valid UTF-8"}
+				return "", 0, &syntaxError{start, "string is not valid UTF-8"}
 			}
 			p.pos = i + 1
-			return s, ascii, nil
+			if ascii && plain {
+				return s, textPlain, nil
+			}
+			return s, 0, nil
 		case c == '\\':
 			p.pos = i
-			s, err := p.escapedString(start)
-			return s, false, err
+			s, lone, err := p.escapedString(start)
+			if lone {
+				return s, textLone, err
+			}
+			return s, 0, err
 		default:
 			p.pos = i
-			return "", false, p.errorf("control character %#02x in string", c)
+			return "", 0, p.errorf("control character %#02x in string", c)
 		}
 	}
 	p.pos = len(p.data)
-	return "", false, p.errorf("unexpected end of body in string")
+	return "", 0, p.errorf("unexpected end of body in string")
 }
 
 // plainWord tells whether none of the 8 bytes of w stops a string scan
-// (see stringStop): no quote, backslash, control or non-ASCII byte. It
-// tests all eight at once with the classic has-zero-byte bit trick.
+// (see stringStop): no quote, backslash, control (DEL included) or
+// non-ASCII byte. It tests all eight at once with the classic
+// has-zero-byte bit trick.
 func plainWord(w string) bool {
 	const (
 		ones  = 0x0101010101010101
@@ -389,26 +425,32 @@ func plainWord(w string) bool {
 	x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
 		uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
 	hasZero := func(v uint64) uint64 { return (v - ones) &^ v & highs }
-	stop := x&highs | // non-ASCII
-		(x-0x20*ones)&^x&highs | // a byte below 0x20 (x has no high bit here)
+	// In y, each byte plus one: DEL and non-ASCII bytes have their high
+	// bit set, controls (and 0xFF) are below 0x21. Only a 0xFF byte carries
+	// into the next one, and only a byte below 0x21 borrows from the next
+	// one: both are stops themselves, so the word is judged right.
+	y := x + ones
+	stop := (y|(y-0x21*ones)&^y)&highs | // control, DEL or non-ASCII
 		hasZero(x^('"'*ones)) |
 		hasZero(x^('\\'*ones))
 	return stop == 0
 }
 
 // stringStop marks the bytes a string scan must look at: the closing
-// quote, a backslash, control characters, and non-ASCII bytes (which only
-// mean the string needs a UTF-8 check).
+// quote, a backslash, control characters, and DEL and non-ASCII bytes
+// (which only mean the string is not plain, and the latter that it needs
+// a UTF-8 check).
 var stringStop = func() (t [256]bool) {
 	for c := range t {
-		t[c] = c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf
+		t[c] = c < 0x20 || c == '"' || c == '\\' || c >= 0x7F
 	}
 	return t
 }()
 
 // escapedString finishes a string that holds escapes; p.pos is on the first
-// backslash and start at the first byte of the content.
-func (p *parser) escapedString(start int) (string, error) {
+// backslash and start at the first byte of the content. lone tells whether
+// an escape was a UTF-16 surrogate without its other half.
+func (p *parser) escapedString(start int) (s string, lone bool, err error) {
 	buf := make([]byte, 0, p.pos-start+16)
 	buf = append(buf, p.data[start:p.pos]...)
 	for p.pos < len(p.data) {
@@ -416,12 +458,12 @@ func (p *parser) escapedString(start int) (string, error) {
 		switch {
 		case c == '"':
 			if !utf8.Valid(buf) {
-				return "", &syntaxError{start, "string is not valid UTF-8"}
+				return "", false, &syntaxError{start, "string is not valid UTF-8"}
 			}
 			p.pos++
-			return string(buf), nil
+			return string(buf), lone, nil
 		case c < 0x20:
-			return "", p.errorf("control character %#02x in string", c)
+			return "", false, p.errorf("control character %#02x in string", c)
 		case c != '\\':
 			buf = append(buf, c)
 			p.pos++
@@ -445,28 +487,30 @@ func (p *parser) escapedString(start int) (string, error) {
 		case 't':
 			buf = append(buf, '\t')
 		case 'u':
-			r, err := p.unicodeEscape()
+			r, half, err := p.unicodeEscape()
 			if err != nil {
-				return "", err
+				return "", false, err
 			}
+			lone = lone || half
 			buf = utf8.AppendRune(buf, r)
 			continue
 		default:
-			return "", p.errorf("invalid escape sequence \\%c in string", e)
+			return "", false, p.errorf("invalid escape sequence \\%c in string", e)
 		}
 		p.pos++
 	}
-	return "", p.errorf("unexpected end of body in string")
+	return "", false, p.errorf("unexpected end of body in string")
 }
 
 // unicodeEscape reads \uXXXX (p.pos on the 'u'), joining a surrogate pair.
-func (p *parser) unicodeEscape() (rune, error) {
-	r, err := p.hex4()
+// A surrogate without its other half gives U+FFFD and lone.
+func (p *parser) unicodeEscape() (r rune, lone bool, err error) {
+	r, err = p.hex4()
 	if err != nil {
-		return 0, err
+		return 0, false, err
 	}
 	if !utf16IsSurrogate(r) {
-		return r, nil
+		return r, false, nil
 	}
 	// A high surrogate may be followed by \uXXXX holding the low half.
 	if r < 0xDC00 && p.pos+1 < len(p.data) && p.data[p.pos] == '\\' && p.data[p.pos+1] == 'u' {
@@ -474,14 +518,14 @@ func (p *parser) unicodeEscape() (rune, error) {
 		p.pos++
 		lo, err := p.hex4()
 		if err != nil {
-			return 0, err
+			return 0, false, err
 		}
 		if lo >= 0xDC00 && lo < 0xE000 {
-			return (r-0xD800)<<10 | (lo - 0xDC00) + 0x10000, nil
+			return (r-0xD800)<<10 | (lo - 0xDC00) + 0x10000, false, nil
 		}
 		p.pos = save
 	}
-	return utf8.RuneError, nil
+	return utf8.RuneError, true, nil
 }
 
 func utf16IsSurrogate(r rune) bool { return r >= 0xD800 && r < 0xE000 }

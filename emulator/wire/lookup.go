@@ -1,7 +1,10 @@
 package wire
 
 import (
+	"fmt"
+
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/scenarios/iso"
 )
 
 // This file holds the field rules of the lookup request (spec 2.2-2.12).
@@ -16,6 +19,11 @@ import (
 // The request's strings share memory with body, which must not be changed
 // afterwards; copy what is kept beyond the request.
 func DecodeLookup(body []byte) (emulator.LookupRequest, []string, error) {
+	return decodeLookup(body, bodyLimits)
+}
+
+// decodeLookup is DecodeLookup within lim.
+func decodeLookup(body []byte, lim limits) (emulator.LookupRequest, []string, error) {
 	var c checker
 	req := emulator.LookupRequest{
 		ChallengeWindowSize:          3,
@@ -23,10 +31,11 @@ func DecodeLookup(body []byte) (emulator.LookupRequest, []string, error) {
 		ThreeDSRequestorDecMaxTime:   15,
 		RequestFeatures:              -1,
 	}
-	if err := decodeBody(&c, body, lookupRules, &req); err != nil {
+	if err := decodeBody(&c, body, lim, lookupRules, &req); err != nil {
 		return emulator.LookupRequest{}, nil, malformed(err)
 	}
 
+	checkInstalments(&c, &req)
 	channelOnly := false
 	if ch := req.DeviceChannel; ch != 0 && ch != 2 {
 		c.add("deviceChannel", emvFormat, channelReason(ch))
@@ -41,6 +50,25 @@ func DecodeLookup(body []byte) (emulator.LookupRequest, []string, error) {
 		return emulator.LookupRequest{}, c.ignored, e
 	}
 	return emulator.LookupRequest{}, c.ignored, emulator.ValidationError(c.problems)
+}
+
+// checkInstalments holds instalmentData (2.2) and purchase.instalData
+// (2.7) to the same rules, as both give the one EMV element
+// purchaseInstalData: either one is enough for an instalment (their rules
+// make instalmentData required only when instalData is absent), both must
+// agree, and neither belongs to a valid threeDsRequestorAuthInd other than
+// 03 (decodePurchase reports instalData).
+func checkInstalments(c *checker, req *emulator.LookupRequest) {
+	if req.InstalmentData == 0 {
+		return
+	}
+	switch code, _ := authIndCode(c.authInd); {
+	case code == "" && c.authInd != "03":
+		c.add("instalmentData", emvFormat, "must be omitted unless threeDsRequestorAuthInd is 03 (instalment)")
+	case c.instalData != 0 && c.instalData != req.InstalmentData:
+		c.add("instalmentData", emvFormat, fmt.Sprintf("is %d but purchase.instalData is %d: both give the maximum number of authorisations and must agree",
+			req.InstalmentData, c.instalData))
+	}
 }
 
 // channelReason explains why a valid but unserved deviceChannel is refused.
@@ -65,6 +93,11 @@ func authIndIs(codes ...string) func(*checker) bool {
 	}
 }
 
+// instalmentWithoutInstalData is the required func of instalmentData: an
+// instalment (threeDsRequestorAuthInd 03) needs it unless
+// purchase.instalData gives the same number.
+func instalmentWithoutInstalData(c *checker) bool { return c.authInd == "03" && c.instalData == 0 }
+
 // unlessJSDisabled is the required func of the browser properties that
 // EMV 2.2 lets a browser without JavaScript leave out.
 func unlessJSDisabled(c *checker) bool { return !c.jsDisabled }
@@ -80,6 +113,7 @@ var lookupRules = withWatch(newRuleSet([]rule[lookup]{
 	{names: []string{"ddcId"}, required: always, max: 50,
 		setString: func(r *lookup, s string) { r.DDCID = s }},
 	{names: []string{"threeDsRequestorAuthInd"}, required: always, check: authIndCode,
+		hints:     []string{"threeDSRequestorAuthenticationInd"},
 		setString: func(r *lookup, s string) { r.ThreeDSRequestorAuthInd = s }},
 	{names: []string{"session"}, max: 1024,
 		setString: func(r *lookup, s string) { r.Session = s }},
@@ -95,7 +129,7 @@ var lookupRules = withWatch(newRuleSet([]rule[lookup]{
 		setString: func(r *lookup, s string) { r.AcquirerCode = s }},
 	{names: []string{"acquirerBIN", "acquirerBin"}, required: always, max: 11, sameAlias: true,
 		setString: func(r *lookup, s string) { r.AcquirerBIN = s }},
-	{names: []string{"merchantCode"}, required: always, max: 35,
+	{names: []string{"merchantCode"}, required: always, max: 35, hints: []string{"acquirerMerchantID", "merchantId"},
 		setString: func(r *lookup, s string) { r.MerchantCode = s }},
 	{names: []string{"deviceChannel"}, kind: fieldInt, required: always, min: 1, max: 3, maxLen: 2,
 		setInt: func(r *lookup, n int) { r.DeviceChannel = n }},
@@ -125,7 +159,8 @@ var lookupRules = withWatch(newRuleSet([]rule[lookup]{
 			r.Recurring = new(emulator.Recurring)
 			return decodeStream(p, c, depth, path, recurringRules, r.Recurring)
 		}},
-	{names: []string{"instalmentData"}, kind: fieldInt, required: authIndIs("03"), min: 2, max: 999, maxLen: 3,
+	{names: []string{"instalmentData"}, kind: fieldInt, required: instalmentWithoutInstalData, min: 2, max: 999, maxLen: 3,
+		hints:  []string{"installmentData", "purchaseInstalData"},
 		setInt: func(r *lookup, n int) { r.InstalmentData = n }},
 	{names: []string{"requestor"}, kind: fieldObject,
 		object: func(c *checker, p *parser, depth int, path string, r *lookup) error {
@@ -200,25 +235,29 @@ func withWatch[T any](s *ruleSet[T], watch func(c *checker, key string, v value)
 // browserRules read browserInfo (2.3). When javascriptEnabled is false,
 // the properties only a script can read become optional, as in EMV 2.2.
 var browserRules = withWatch(newRuleSet([]rule[emulator.BrowserInfo]{
-	{names: []string{"acceptHeader"}, required: always, max: 2048,
+	{names: []string{"acceptHeader"}, required: always, max: 2048, hints: []string{"browserAcceptHeader"},
 		setString: func(b *emulator.BrowserInfo, s string) { b.AcceptHeader = s }},
 	{names: []string{"ip"}, max: 45, check: ipAddress,
 		setString: func(b *emulator.BrowserInfo, s string) { b.IP = s }},
-	{names: []string{"javascriptEnabled"}, kind: fieldBool, required: always,
+	{names: []string{"javascriptEnabled"}, kind: fieldBool, required: always, hints: []string{"browserJavascriptEnabled"},
 		setBool: func(b *emulator.BrowserInfo, v bool) { b.JavascriptEnabled = v }},
-	{names: []string{"javaEnabled"}, kind: fieldBool, required: unlessJSDisabled,
+	{names: []string{"javaEnabled"}, kind: fieldBool, required: unlessJSDisabled, hints: []string{"browserJavaEnabled"},
 		setBool: func(b *emulator.BrowserInfo, v bool) { b.JavaEnabled = v }},
-	{names: []string{"language"}, required: always, min: 1, max: 8, check: languageTag,
+	{names: []string{"language"}, required: always, min: 1, max: 8, check: languageTag, hints: []string{"browserLanguage"},
 		setString: func(b *emulator.BrowserInfo, s string) { b.Language = s }},
 	{names: []string{"colorDepth"}, kind: fieldNumeric, required: unlessJSDisabled, min: 1, max: 2, check: digits,
+		hints:     []string{"browserColorDepth", "colourDepth"},
 		setString: func(b *emulator.BrowserInfo, s string) { b.ColorDepth = s }},
 	{names: []string{"screenHeight"}, kind: fieldNumeric, required: unlessJSDisabled, min: 1, max: 6, check: digits,
+		hints:     []string{"browserScreenHeight"},
 		setString: func(b *emulator.BrowserInfo, s string) { b.ScreenHeight = s }},
 	{names: []string{"screenWidth"}, kind: fieldNumeric, required: unlessJSDisabled, min: 1, max: 6, check: digits,
+		hints:     []string{"browserScreenWidth"},
 		setString: func(b *emulator.BrowserInfo, s string) { b.ScreenWidth = s }},
-	{names: []string{"timeZone"}, kind: fieldNumeric, required: unlessJSDisabled, min: 1, max: 5, check: signedDigits,
+	{names: []string{"timeZone"}, kind: fieldNumeric, required: unlessJSDisabled, min: 1, max: 5, check: timeZoneOffset,
+		hints:     []string{"browserTZ"},
 		setString: func(b *emulator.BrowserInfo, s string) { b.TimeZone = s }},
-	{names: []string{"userAgent"}, required: always, max: 2048,
+	{names: []string{"userAgent"}, required: always, max: 2048, hints: []string{"browserUserAgent"},
 		setString: func(b *emulator.BrowserInfo, s string) { b.UserAgent = s }},
 }), func(c *checker, key string, v value) {
 	if key == "javascriptEnabled" {
@@ -229,25 +268,25 @@ var browserRules = withWatch(newRuleSet([]rule[emulator.BrowserInfo]{
 var cardRules = newRuleSet([]rule[emulator.Card]{
 	{names: []string{"expiryDate"}, check: expiryYYMM,
 		setString: func(c *emulator.Card, s string) { c.ExpiryDate = s }},
-	{names: []string{"cardNumber"}, required: always, check: cardNumber,
+	{names: []string{"cardNumber"}, required: always, check: cardNumber, hints: []string{"acctNumber", "pan"},
 		setString: func(c *emulator.Card, s string) { c.CardNumber = s }},
 	{names: []string{"cardholderName"}, min: 2, max: 45, check: cardholderName,
 		setString: func(c *emulator.Card, s string) { c.CardholderName = s }},
 })
 
 var requestorRules = newRuleSet([]rule[emulator.Requestor]{
-	{names: []string{"id"}, required: always, max: 35,
+	{names: []string{"id"}, required: always, max: 35, hints: []string{"threeDSRequestorID"},
 		setString: func(r *emulator.Requestor, s string) { r.ID = s }},
-	{names: []string{"name"}, required: always, max: 40,
+	{names: []string{"name"}, required: always, max: 40, hints: []string{"threeDSRequestorName"},
 		setString: func(r *emulator.Requestor, s string) { r.Name = s }},
-	{names: []string{"url"}, required: always, max: 2048, check: webURL,
+	{names: []string{"url"}, required: always, max: 2048, check: webURL, hints: []string{"threeDSRequestorURL"},
 		setString: func(r *emulator.Requestor, s string) { r.URL = s }},
 	{names: []string{"cardholderAccountId"}, max: 64,
 		setString: func(r *emulator.Requestor, s string) { r.CardholderAccountID = s }},
 })
 
 var addressRules = newRuleSet([]rule[emulator.Address]{
-	{names: []string{"countryCode"}, required: always, check: country,
+	{names: []string{"countryCode"}, required: always, check: country, hints: []string{"country", "billAddrCountry", "shipAddrCountry"},
 		setString: func(a *emulator.Address, s string) { a.CountryCode = s }},
 	{names: []string{"city"}, max: 50,
 		setString: func(a *emulator.Address, s string) { a.City = s }},
@@ -263,14 +302,27 @@ var addressRules = newRuleSet([]rule[emulator.Address]{
 		setString: func(a *emulator.Address, s string) { a.State = s }},
 })
 
-// decodePurchase reads purchase (2.7) into dst. instalData belongs to
-// instalment authentications only: with a valid threeDsRequestorAuthInd
-// other than 03 it is refused (203), once the whole request is read.
+// decodePurchase reads purchase (2.7) into dst. The amount may not be
+// more precise than the minor unit of its currency (ISO 4217: 2 decimals
+// for EUR, none for JPY, 3 for KWD); trailing zeros do not count. instalData
+// belongs to instalment authentications only: with a valid
+// threeDsRequestorAuthInd other than 03 it is refused (203), once the whole
+// request is read.
 func decodePurchase(c *checker, p *parser, depth int, path string, dst *emulator.Purchase) error {
 	if err := decodeStream(p, c, depth, path, purchaseRules, dst); err != nil {
 		return err
 	}
+	// Both set means both valid.
+	if dst.Amount != "" && dst.CurrencyCode != "" {
+		if units, ok := iso.MinorUnits(dst.CurrencyCode); ok {
+			if places := decimalPlaces(dst.Amount); places > units {
+				c.add(join(path, "amount"), emvFormat, fmt.Sprintf("has %d decimal places, more than the %d of %s (ISO 4217 minor unit), got %s",
+					places, units, dst.CurrencyCode, quote(dst.Amount)))
+			}
+		}
+	}
 	if dst.InstalData != 0 {
+		c.instalData = dst.InstalData
 		c.later(func(c *checker) {
 			if code, _ := authIndCode(c.authInd); code == "" && c.authInd != "03" {
 				c.add(join(path, "instalData"), emvFormat, "must be omitted unless threeDsRequestorAuthInd is 03 (instalment)")
@@ -281,25 +333,25 @@ func decodePurchase(c *checker, p *parser, depth int, path string, dst *emulator
 }
 
 var purchaseRules = newRuleSet([]rule[emulator.Purchase]{
-	{names: []string{"date"}, required: always, check: purchaseDate,
+	{names: []string{"date"}, required: always, check: purchaseDate, hints: []string{"purchaseDate"},
 		setString: func(p *emulator.Purchase, s string) { p.Date = s }},
 	{names: []string{"instalData"}, kind: fieldInt, min: 2, max: 999, maxLen: 3,
 		setInt: func(p *emulator.Purchase, n int) { p.InstalData = n }},
-	{names: []string{"amount"}, kind: fieldNumeric, required: always, max: 48, check: decimal,
+	{names: []string{"amount"}, kind: fieldDecimal, required: always, max: 48, check: decimal, hints: []string{"purchaseAmount"},
 		setString: func(p *emulator.Purchase, s string) { p.Amount = s }},
-	{names: []string{"currencyCode"}, required: always, check: currency,
+	{names: []string{"currencyCode"}, required: always, check: currency, hints: []string{"purchaseCurrency", "currency"},
 		setString: func(p *emulator.Purchase, s string) { p.CurrencyCode = s }},
 })
 
 var recurringRules = newRuleSet([]rule[emulator.Recurring]{
-	{names: []string{"expiry"}, required: authIndIs("02", "03"), check: dateYYYYMMDD,
+	{names: []string{"expiry"}, required: authIndIs("02", "03"), check: dateYYYYMMDD, hints: []string{"recurringExpiry"},
 		setString: func(r *emulator.Recurring, s string) { r.Expiry = s }},
-	{names: []string{"frequency"}, kind: fieldInt, required: authIndIs("02", "03"), min: 1, max: 9999,
+	{names: []string{"frequency"}, kind: fieldInt, required: authIndIs("02", "03"), min: 1, max: 9999, hints: []string{"recurringFrequency"},
 		setInt: func(r *emulator.Recurring, n int) { r.Frequency = n }},
 })
 
 var phoneRules = newRuleSet([]rule[emulator.Phone]{
-	{names: []string{"countryCode"}, kind: fieldNumeric, required: always, min: 1, max: 3, check: digits,
+	{names: []string{"countryCode"}, kind: fieldNumeric, required: always, min: 1, max: 3, check: digits, hints: []string{"cc"},
 		setString: func(p *emulator.Phone, s string) { p.CountryCode = s }},
 	{names: []string{"subscriber"}, kind: fieldNumeric, required: always, max: 15, check: digits,
 		setString: func(p *emulator.Phone, s string) { p.Subscriber = s }},

@@ -158,6 +158,36 @@ func TestDecodeLookupAccepts(t *testing.T) {
 					t.Errorf("browser = %+v", b)
 				}
 			}},
+		{"cardholderName with < and >", []wiretest.Edit{set("card.cardholderName", "<Jane> O'Brien & Co. #1 ~{x}")},
+			func(t *testing.T, r emulator.LookupRequest) {
+				if got, want := r.Card.CardholderName, "<Jane> O'Brien & Co. #1 ~{x}"; got != want {
+					t.Errorf("CardholderName = %q, want %q", got, want)
+				}
+			}},
+		{"language tags", []wiretest.Edit{set("browserInfo.language", "zh-Hant")},
+			func(t *testing.T, r emulator.LookupRequest) {
+				if got, want := r.Browser.Language, "zh-Hant"; got != want {
+					t.Errorf("Language = %q, want %q", got, want)
+				}
+			}},
+		{"timeZone at its bounds", []wiretest.Edit{set("browserInfo.timeZone", num("-840"))},
+			func(t *testing.T, r emulator.LookupRequest) {
+				if got, want := r.Browser.TimeZone, "-840"; got != want {
+					t.Errorf("TimeZone = %q, want %q", got, want)
+				}
+			}},
+		{"timeZone at its other bound", []wiretest.Edit{set("browserInfo.timeZone", "0720")},
+			func(t *testing.T, r emulator.LookupRequest) {
+				if got, want := r.Browser.TimeZone, "0720"; got != want {
+					t.Errorf("TimeZone = %q, want %q", got, want)
+				}
+			}},
+		{"timeZone zero with a sign", []wiretest.Edit{set("browserInfo.timeZone", "-0")},
+			func(t *testing.T, r emulator.LookupRequest) {
+				if got, want := r.Browser.TimeZone, "-0"; got != want {
+					t.Errorf("TimeZone = %q, want %q", got, want)
+				}
+			}},
 		{"acquirerBIN spelling", []wiretest.Edit{del("acquirerBin"), set("acquirerBIN", "400000")},
 			func(t *testing.T, r emulator.LookupRequest) {
 				if got, want := r.AcquirerBIN, "400000"; got != want {
@@ -186,6 +216,30 @@ func TestDecodeLookupAccepts(t *testing.T) {
 			func(t *testing.T, r emulator.LookupRequest) {
 				if got, want := r.Purchase.Amount, "0"; got != want {
 					t.Errorf("Amount = %q, want %q", got, want)
+				}
+			}},
+		{"amount with an exponent", []wiretest.Edit{set("purchase.amount", num("1.5e2"))},
+			func(t *testing.T, r emulator.LookupRequest) {
+				if got, want := r.Purchase.Amount, "150"; got != want {
+					t.Errorf("Amount = %q, want %q", got, want)
+				}
+			}},
+		{"amount at the minor units of its currency", []wiretest.Edit{set("purchase.currencyCode", "BHD"), set("purchase.amount", num("1.234"))},
+			func(t *testing.T, r emulator.LookupRequest) {
+				if got, want := r.Purchase.Amount, "1.234"; got != want {
+					t.Errorf("Amount = %q, want %q", got, want)
+				}
+			}},
+		{"amount with trailing zeros past the minor units", []wiretest.Edit{set("purchase.currencyCode", "JPY"), set("purchase.amount", "1500.000")},
+			func(t *testing.T, r emulator.LookupRequest) {
+				if got, want := r.Purchase.Amount, "1500.000"; got != want {
+					t.Errorf("Amount = %q, want %q", got, want)
+				}
+			}},
+		{"currencies next to the EMV exclusions", []wiretest.Edit{set("purchase.currencyCode", "951"), set("merchantRiskInfo.giftCardCurr", "XUA")},
+			func(t *testing.T, r emulator.LookupRequest) {
+				if r.Purchase.CurrencyCode != "951" || r.MerchantRiskInfo.GiftCardCurr != "XUA" {
+					t.Errorf("codes = %q, %q", r.Purchase.CurrencyCode, r.MerchantRiskInfo.GiftCardCurr)
 				}
 			}},
 		{"numeric currency and country", []wiretest.Edit{set("purchase.currencyCode", "978"), set("billingAddress.countryCode", "840")},
@@ -233,6 +287,20 @@ func TestDecodeLookupAccepts(t *testing.T) {
 					t.Errorf("InstalmentData, InstalData = %d, %d; want 12, 12", r.InstalmentData, r.Purchase.InstalData)
 				}
 			}},
+		{"instalment by purchase.instalData alone", []wiretest.Edit{set("threeDsRequestorAuthInd", "03"), set("purchase.instalData", num("6")),
+			set("recurring", map[string]any{"expiry": "20251231", "frequency": num("30")})},
+			func(t *testing.T, r emulator.LookupRequest) {
+				if r.InstalmentData != 0 || r.Purchase.InstalData != 6 {
+					t.Errorf("InstalmentData, InstalData = %d, %d; want 0, 6", r.InstalmentData, r.Purchase.InstalData)
+				}
+			}},
+		{"instalmentData as a string of digits", []wiretest.Edit{set("threeDsRequestorAuthInd", "03"), set("instalmentData", "002"),
+			set("recurring", map[string]any{"expiry": "20251231", "frequency": num("30")})},
+			func(t *testing.T, r emulator.LookupRequest) {
+				if r.InstalmentData != 2 {
+					t.Errorf("InstalmentData = %d, want 2", r.InstalmentData)
+				}
+			}},
 		{"no JavaScript", []wiretest.Edit{set("browserInfo.javascriptEnabled", false), del("browserInfo.javaEnabled"),
 			del("browserInfo.colorDepth"), del("browserInfo.screenHeight"), del("browserInfo.screenWidth"), del("browserInfo.timeZone")},
 			func(t *testing.T, r emulator.LookupRequest) {
@@ -252,6 +320,16 @@ func TestDecodeLookupAccepts(t *testing.T) {
 			func(t *testing.T, r emulator.LookupRequest) {
 				if got, want := r.Purchase.Date, "2024-02-29 23:59:59"; got != want {
 					t.Errorf("Date = %q, want %q", got, want)
+				}
+			}},
+		{"Unicode text, escaped or not", []wiretest.Edit{set("merchantName", wiretest.Raw(`"Caf\u00e9 \ud83d\ude00 \/ \ufffd Zoë"`)),
+			set("billingAddress.city", long("é", 50)), set("session", "tab\u2009and\u00a0spaces")},
+			func(t *testing.T, r emulator.LookupRequest) {
+				if got, want := r.MerchantName, "Café 😀 / \ufffd Zoë"; got != want {
+					t.Errorf("MerchantName = %q, want %q", got, want)
+				}
+				if got, want := r.BillingAddress.City, long("é", 50); got != want {
+					t.Errorf("City = %q, want %q", got, want)
 				}
 			}},
 		{"test PAN failing Luhn", []wiretest.Edit{set("card.cardNumber", "4000000000001001")},
@@ -360,16 +438,63 @@ func TestDecodeLookupAllProblems(t *testing.T) {
 			t.Errorf("problems %+v lack %s on %s", e.Problems, w.code, w.field)
 		}
 	}
-	if got, want := e.EMVCode, "201"; got != want {
+	// The unsupported version comes first (TestDecodeLookupVersionFirst).
+	if got, want := e.EMVCode, "102"; got != want {
 		t.Errorf("EMVCode = %s, want %s", got, want)
 	}
-	if got, want := e.Detail, "browserInfo.language,ddcId"; got != want {
+	if got, want := e.Detail, "messageVersion"; got != want {
 		t.Errorf("Detail = %q, want %q", got, want)
 	}
-	for _, f := range []string{"card.cardNumber", "purchase.currencyCode", "messageVersion"} {
+	for _, f := range []string{"card.cardNumber", "purchase.currencyCode", "ddcId", "browserInfo.language"} {
 		if !strings.Contains(e.Message, f) {
 			t.Errorf("Message %q does not name %s", e.Message, f)
 		}
+	}
+}
+
+// TestDecodeLookupVersionFirst: an unsupported messageVersion answers 102
+// (VR02) at the top whatever else is wrong, as EMV checks the version
+// first; the other problems stay in the list.
+func TestDecodeLookupVersionFirst(t *testing.T) {
+	base := string(baseBody(t))
+	tests := []struct {
+		name   string
+		body   []byte
+		code   emulator.ErrorCode
+		emv    string
+		detail string
+		others []string // the other problems, as "code field"
+	}{
+		{"version alone", edited(t, set("messageVersion", "2.0.0")),
+			emulator.CodeUnsupportedVersion, "102", "messageVersion", nil},
+		{"with a missing field", edited(t, set("messageVersion", "2.3.0"), del("ddcId")),
+			emulator.CodeUnsupportedVersion, "102", "messageVersion", []string{"201 ddcId"}},
+		{"with a format and an ISO problem", edited(t, set("messageVersion", "9.9.9"), set("email", "x"), set("purchase.currencyCode", "XYZ")),
+			emulator.CodeUnsupportedVersion, "102", "messageVersion", []string{"203 email", "304 purchase.currencyCode"}},
+		{"with a duplicate", []byte(strings.Replace(base, `"messageVersion": "2.2.0"`, `"messageVersion": "2.0.0", "ddcId": "x"`, 1)),
+			emulator.CodeUnsupportedVersion, "102", "messageVersion", []string{"204 ddcId"}},
+		{"with the app channel", edited(t, set("messageVersion", "2.0.0"), set("deviceChannel", num("1"))),
+			emulator.CodeUnsupportedVersion, "102", "messageVersion", []string{"203 deviceChannel"}},
+		{"malformed version is a format problem", edited(t, set("messageVersion", "2.2"), del("ddcId")),
+			emulator.CodeMissingField, "201", "ddcId", []string{"203 messageVersion"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := DecodeLookup(tt.body)
+			e := asError(t, err)
+			if e.Code != tt.code || e.EMVCode != tt.emv || e.Detail != tt.detail {
+				t.Errorf("got %s/%s on %q, want %s/%s on %q (%s)", e.Code, e.EMVCode, e.Detail, tt.code, tt.emv, tt.detail, e.Message)
+			}
+			if got, want := len(e.Problems), 1+len(tt.others); got != want {
+				t.Errorf("problems = %+v, want %d", e.Problems, want)
+			}
+			for _, o := range tt.others {
+				code, field, _ := strings.Cut(o, " ")
+				if !hasProblem(e, code, field) {
+					t.Errorf("problems = %+v, lack %s", e.Problems, o)
+				}
+			}
+		})
 	}
 }
 
@@ -459,17 +584,19 @@ func BenchmarkDecodeLookup(b *testing.B) {
 	}
 }
 
+// TestDecodeLookupCaps checks the caps on the problems and ignored fields
+// reported, with a body within the decoder's bounds (limits_test.go).
 func TestDecodeLookupCaps(t *testing.T) {
 	var b strings.Builder
 	b.WriteString(`{"ext": [`)
-	for i := range 1000 {
+	for i := range 2 * maxProblems {
 		if i > 0 {
 			b.WriteString(",")
 		}
 		b.WriteString(`{"k": 1, "k": 2}`)
 	}
 	b.WriteString(`]`)
-	for i := range 1000 {
+	for i := range maxMembers - 1 {
 		b.WriteString(`, "x` + strings.Repeat("y", i) + `": 1`)
 	}
 	b.WriteString(`}`)

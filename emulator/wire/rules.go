@@ -1,9 +1,9 @@
 package wire
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 )
@@ -35,6 +35,10 @@ const (
 	fieldBool
 	// fieldObject takes a JSON object, decoded by rule.object.
 	fieldObject
+	// fieldDecimal takes a JSON number in any form, kept as a plain
+	// decimal ("1.5e2" becomes "150", see plainDecimal), or a JSON string,
+	// which check reads.
+	fieldDecimal
 )
 
 // rule describes one field of an object.
@@ -53,6 +57,11 @@ type rule[T any] struct {
 	// check returns the EMV code and reason of a malformed string value,
 	// or "" when the value is fine.
 	check func(string) (code, reason string)
+	// hints are other spellings of the field that are not accepted but
+	// named in the reason when the field is missing (EMV's names, for
+	// instance); names differing from names or hints only in case or
+	// separators need no entry.
+	hints []string
 	// sameAlias accepts two names of the field when their values are
 	// equal (and reports 203 on the canonical name when they differ)
 	// instead of reporting the second one as a duplicate (204).
@@ -77,11 +86,13 @@ type checker struct {
 
 	authInd         string // threeDsRequestorAuthInd as sent, if a string
 	messageCategory string // messageCategory as sent, if a string
+	instalData      int    // purchase.instalData when valid, else 0
 	jsDisabled      bool   // browserInfo.javascriptEnabled is false
 	// sent holds, for DecodeEnquiry, whether its two keys came with a value.
 	sentID, sentRef bool
 
 	deferred []deferredCheck
+	misspelt []misspelt // absent fields the body spells another way
 }
 
 // Caps on what one request can produce: a legitimate request has about a
@@ -123,6 +134,9 @@ type ruleSet[T any] struct {
 	// dozen keys of varied lengths, so a lookup compares one or two
 	// strings, cheaper than hashing the key for a map.
 	byLen [][]ruleName
+	// folded maps the folded form (foldKey) of every name and hint to its
+	// rule, to recognise a field spelt another way.
+	folded map[string]int
 	// watch, when set, sees the value of the first member of each key the
 	// rules accept, empty or not: request-wide values that other rules
 	// depend on are taken from there.
@@ -141,7 +155,8 @@ func newRuleSet[T any](rules []rule[T]) *ruleSet[T] {
 	if len(rules) > maxRules {
 		panic("wire: more rules in one object than maxRules")
 	}
-	s := &ruleSet[T]{rules: rules}
+	s := &ruleSet[T]{rules: rules, folded: make(map[string]int, 2*len(rules))}
+	var buf [maxFoldedKey]byte
 	for i, r := range rules {
 		if len(r.names) > 8 {
 			panic("wire: more than 8 names for one rule")
@@ -151,6 +166,13 @@ func newRuleSet[T any](rules []rule[T]) *ruleSet[T] {
 				s.byLen = append(s.byLen, nil)
 			}
 			s.byLen[len(name)] = append(s.byLen[len(name)], ruleName{name, i, uint8(n)})
+		}
+		for _, name := range append(r.names[:len(r.names):len(r.names)], r.hints...) {
+			folded, ok := foldKey(buf[:0], name)
+			if other, taken := s.folded[string(folded)]; !ok || taken && other != i {
+				panic("wire: spelling " + name + " of two rules, or too long")
+			}
+			s.folded[string(folded)] = i
 		}
 	}
 	return s
@@ -196,15 +218,22 @@ func decodeField[T any](c *checker, r *rule[T], v *value, prefix, key string, ds
 			return
 		}
 		r.setInt(dst, n)
-	case fieldString, fieldNumeric:
-		s, reason := stringValue(v, r.kind == fieldNumeric)
+	case fieldString, fieldNumeric, fieldDecimal:
+		s, reason := stringValue(v, r.kind != fieldString)
+		if reason == "" && r.kind == fieldDecimal && v.kind == kindNumber {
+			s, reason = plainDecimal(s, r.max)
+		}
 		if reason != "" {
 			c.add(join(prefix, key), emvFormat, reason)
 			return
 		}
 		n := len(s)
-		if !v.ascii {
-			n = utf8.RuneCountInString(s)
+		if !v.plain || v.lone {
+			var reason string
+			if n, reason = textLength(s, v.lone); reason != "" {
+				c.add(join(prefix, key), emvFormat, reason)
+				return
+			}
 		}
 		if n < r.min || r.max > 0 && n > r.max {
 			c.add(join(prefix, key), emvFormat, lengthReason(r.min, r.max, n))
@@ -220,6 +249,25 @@ func decodeField[T any](c *checker, r *rule[T], v *value, prefix, key string, ds
 		// it beyond the request (the engine, for what it stores).
 		r.setString(dst, s)
 	}
+}
+
+// textLength counts the characters of a string value that is not plain
+// and returns the reason when it is not text a field may hold: a control
+// character (Unicode Cc: U+0000 to U+001F, U+007F to U+009F, escaped or
+// DEL sent as is), or a UTF-16 surrogate escape without its other half
+// (lone), which the parser decoded as U+FFFD.
+func textLength(s string, lone bool) (int, string) {
+	if lone {
+		return 0, "must be Unicode text: holds an escaped UTF-16 surrogate (\\uD800 to \\uDFFF) without its other half"
+	}
+	n := 0
+	for _, r := range s {
+		n++
+		if r < 0x20 || r >= 0x7F && r < 0xA0 {
+			return 0, fmt.Sprintf("must not hold control characters, got %U at character %d", r, n)
+		}
+	}
+	return n, ""
 }
 
 // stringValue returns the text of a string field; a numeric field also

@@ -16,13 +16,14 @@ import (
 // problem and in the same order; the points where a rule depends on a
 // field read later are deferred (see checker.later).
 
-// decodeBody decodes body, which must hold one JSON object, against set
-// into dst. It returns a syntax error (EMV 101) as is; field problems go
-// to c, duplicated keys first, in the order of the body.
-func decodeBody[T any](c *checker, body []byte, set *ruleSet[T], dst *T) error {
+// decodeBody decodes body, which must hold one JSON object within lim,
+// against set into dst. It returns a syntax or limit error (EMV 101) as
+// is; field problems go to c, duplicated keys first, in the order of the
+// body.
+func decodeBody[T any](c *checker, body []byte, lim limits, set *ruleSet[T], dst *T) error {
 	// The body viewed as a string without a copy: keys and values are
 	// substrings of it, copied by whoever keeps them beyond the request.
-	p := parser{data: unsafe.String(unsafe.SliceData(body), len(body))}
+	p := parser{data: unsafe.String(unsafe.SliceData(body), len(body)), limits: lim}
 	p.path = p.pathBuf[:0]
 	p.skipSpace()
 	if p.pos == len(p.data) {
@@ -72,7 +73,41 @@ type memberState struct {
 	firstKey [maxRules]string
 	firstVal [maxRules]leaf
 	nameSeen [maxRules]uint8 // bit i: names[i] was a key of this object
-	unknown  []string        // keys no rule names, for their duplicates
+	unknown  []string        // keys no rule names, in order, each once
+	// unknownSet holds the keys of unknown once there are more than
+	// fewUnknown of them, so that finding a duplicate among them costs the
+	// same whatever their number: the decoder stays linear in the keys of
+	// the body.
+	unknownSet map[string]struct{}
+}
+
+// fewUnknown is how many unknown keys of one object are searched one by
+// one before they get a map: a real request has none or a handful, and a
+// scan of a few strings is cheaper than a map.
+const fewUnknown = 8
+
+// addUnknown records key, which no rule names, and tells whether the
+// object had it already.
+func (st *memberState) addUnknown(key string) (dup bool) {
+	if st.unknownSet == nil {
+		if slices.Contains(st.unknown, key) {
+			return true
+		}
+		st.unknown = append(st.unknown, key)
+		if len(st.unknown) > fewUnknown {
+			st.unknownSet = make(map[string]struct{}, 4*fewUnknown)
+			for _, k := range st.unknown {
+				st.unknownSet[k] = struct{}{}
+			}
+		}
+		return false
+	}
+	if _, ok := st.unknownSet[key]; ok {
+		return true
+	}
+	st.unknownSet[key] = struct{}{}
+	st.unknown = append(st.unknown, key)
+	return false
 }
 
 // leaf is what a comparison of two values looks at: kind and text.
@@ -88,21 +123,23 @@ func decodeStream[T any](p *parser, c *checker, depth int, prefix string, set *r
 	if depth > maxDepth {
 		return p.errorf("JSON nested deeper than %d levels", maxDepth)
 	}
-	rules := set.rules // at most maxRules: newRuleSet checks
-	var st memberState
-	p.pos++ // {
+	var st memberState // for at most maxRules rules: newRuleSet checks
+	p.pos++            // {
 	p.skipSpace()
 	if p.pos < len(p.data) && p.data[p.pos] == '}' {
 		p.pos++
-		requireMissing(c, prefix, rules, &st)
+		requireMissing(c, prefix, set, &st)
 		return nil
 	}
-	for {
+	for n := 1; ; n++ {
 		p.skipSpace()
 		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
 			return p.unexpected("a quoted object key")
 		}
 		offset := p.pos
+		if err := p.countKey(n); err != nil {
+			return err
+		}
 		key, err := p.string()
 		if err != nil {
 			return err
@@ -129,7 +166,10 @@ func decodeStream[T any](p *parser, c *checker, depth int, prefix string, set *r
 		}
 		p.pos++
 	}
-	requireMissing(c, prefix, rules, &st)
+	if len(st.unknown) > 0 {
+		findMisspelt(c, prefix, set, &st)
+	}
+	requireMissing(c, prefix, set, &st)
 	return nil
 }
 
@@ -140,10 +180,8 @@ func decodeMember[T any](p *parser, c *checker, depth int, prefix string, set *r
 	// member's value while it is read (the caller takes the key off).
 	ri, ni, known := set.lookup(key)
 	if !known {
-		if slices.Contains(st.unknown, key) {
+		if st.addUnknown(key) {
 			p.dups = append(p.dups, duplicate{p.pathTo(key), offset})
-		} else {
-			st.unknown = append(st.unknown, key)
 		}
 		p.path = append(p.path, key)
 		if len(c.ignored) < maxIgnored {
@@ -208,13 +246,14 @@ func decodeMember[T any](p *parser, c *checker, depth int, prefix string, set *r
 // is required may depend on a field read later (threeDsRequestorAuthInd
 // after recurring), so the check is deferred, in its place in the order of
 // problems.
-func requireMissing[T any](c *checker, prefix string, rules []rule[T], st *memberState) {
+func requireMissing[T any](c *checker, prefix string, set *ruleSet[T], st *memberState) {
+	rules := set.rules
 	if prefix == "" {
 		// The top-level object ends last: everything is read, and its
 		// problems go at the end anyway.
 		for ri := range rules {
 			if r := &rules[ri]; !st.supplied[ri] && r.required != nil && r.required(c) {
-				c.add(r.names[0], emvMissing, "is required")
+				c.add(r.names[0], emvMissing, "is required"+c.hintFor(prefix, r.names[0]))
 			}
 		}
 		return
@@ -231,10 +270,84 @@ func requireMissing[T any](c *checker, prefix string, rules []rule[T], st *membe
 	c.later(func(c *checker) {
 		for _, ri := range missing {
 			if r := &rules[ri]; r.required(c) {
-				c.add(join(prefix, r.names[0]), emvMissing, "is required")
+				c.add(join(prefix, r.names[0]), emvMissing, "is required"+c.hintFor(prefix, r.names[0]))
 			}
 		}
 	})
+}
+
+// misspelt is an unknown key of an object that names one of its absent
+// fields another way: in another case or with separators (threeDSServerTransID,
+// external_reference_id), or by a name EMV or other interfaces use
+// (rule.hints: acctNumber for cardNumber).
+type misspelt struct {
+	prefix string // the object's dotted path
+	name   string // the field's canonical name
+	key    string // the key the body has instead
+}
+
+// findMisspelt records, for each field of the object at prefix that no
+// member supplied, an unknown key of the same object that spells it
+// another way. It costs a map lookup per unknown key.
+func findMisspelt[T any](c *checker, prefix string, set *ruleSet[T], st *memberState) {
+	var buf [maxFoldedKey]byte
+	for _, key := range st.unknown {
+		folded, ok := foldKey(buf[:0], key)
+		if !ok {
+			continue
+		}
+		ri, known := set.folded[string(folded)]
+		if !known || st.supplied[ri] {
+			continue
+		}
+		if _, seen := c.misspeltKey(prefix, set.rules[ri].names[0]); seen {
+			continue
+		}
+		c.misspelt = append(c.misspelt, misspelt{prefix, set.rules[ri].names[0], key})
+	}
+}
+
+// maxFoldedKey bounds the keys findMisspelt compares: no field name comes
+// near it.
+const maxFoldedKey = 64
+
+// foldKey appends to dst the form in which spellings of a field name are
+// compared: ASCII letters in lower case, without '_', '-', '.' or spaces.
+// It reports false for a key longer than maxFoldedKey.
+func foldKey(dst []byte, key string) ([]byte, bool) {
+	if len(key) > maxFoldedKey {
+		return dst, false
+	}
+	for i := 0; i < len(key); i++ {
+		switch c := key[i]; {
+		case c == '_' || c == '-' || c == '.' || c == ' ':
+		case c >= 'A' && c <= 'Z':
+			dst = append(dst, c+'a'-'A')
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return dst, true
+}
+
+// misspeltKey returns the key that spells the field name of the object
+// at prefix another way, if the body has one.
+func (c *checker) misspeltKey(prefix, name string) (string, bool) {
+	for _, m := range c.misspelt {
+		if m.prefix == prefix && m.name == name {
+			return m.key, true
+		}
+	}
+	return "", false
+}
+
+// hintFor returns, for the field name of the object at prefix, the end of
+// a reason that points at the key the body has instead, or "".
+func (c *checker) hintFor(prefix, name string) string {
+	if key, ok := c.misspeltKey(prefix, name); ok {
+		return "; did you mean " + name + "? (the body has " + join(prefix, key) + ")"
+	}
+	return ""
 }
 
 // deferredCheck is a check that needs the whole request, and where its

@@ -84,3 +84,36 @@ func TestCurrencyNumeric(t *testing.T) {
 		}
 	}
 }
+
+func TestMinorUnits(t *testing.T) {
+	tests := []struct {
+		code  string
+		units int
+		ok    bool
+	}{
+		{"EUR", 2, true}, {"978", 2, true}, {"USD", 2, true}, {"GBP", 2, true}, {"HUF", 2, true},
+		{"JPY", 0, true}, {"392", 0, true}, {"KRW", 0, true}, {"ISK", 0, true}, {"XOF", 0, true},
+		{"BHD", 3, true}, {"KWD", 3, true}, {"JOD", 3, true}, {"OMR", 3, true}, {"TND", 3, true},
+		{"IQD", 3, true}, {"LYD", 3, true}, {"414", 3, true},
+		{"CLF", 4, true}, {"UYW", 4, true}, {"990", 4, true},
+		{"XAU", 0, false}, {"959", 0, false}, {"XTS", 0, false}, {"XXX", 0, false}, {"999", 0, false},
+		{"eur", 0, false}, {"ABC", 0, false}, {"000", 0, false}, {"", 0, false}, {"EURO", 0, false},
+	}
+	for _, tt := range tests {
+		if units, ok := MinorUnits(tt.code); units != tt.units || ok != tt.ok {
+			t.Errorf("MinorUnits(%q) = %d, %v; want %d, %v", tt.code, units, ok, tt.units, tt.ok)
+		}
+	}
+	// Every current code has a minor unit except the N.A. ones, which are
+	// all X codes of funds, metals and special uses; both forms agree.
+	for alpha, num := range currencyNumbers {
+		ua, oka := MinorUnits(alpha)
+		un, okn := MinorUnits(num)
+		if ua != un || oka != okn {
+			t.Errorf("MinorUnits(%s) = %d, %v but MinorUnits(%s) = %d, %v", alpha, ua, oka, num, un, okn)
+		}
+		if !oka && alpha[0] != 'X' {
+			t.Errorf("MinorUnits(%s): no minor unit for a national currency", alpha)
+		}
+	}
+}

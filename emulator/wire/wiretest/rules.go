@@ -43,6 +43,10 @@ func Del(path string) Edit { return Edit{path: path, del: true} }
 // Num is a JSON number written as is.
 func Num(s string) json.Number { return json.Number(s) }
 
+// Raw is JSON text written as is, for what a Go string cannot hold, such
+// as the escape of a lone UTF-16 surrogate.
+func Raw(s string) json.RawMessage { return json.RawMessage(s) }
+
 // Long returns a string of n copies of c.
 func Long(c string, n int) string { return strings.Repeat(c, n) }
 
@@ -79,11 +83,12 @@ func Edited(base []byte, edits ...Edit) ([]byte, error) {
 	return out, nil
 }
 
-// set, del, num and long keep the table short.
+// set, del, num, raw and long keep the table short.
 var (
 	set  = Set
 	del  = Del
 	num  = Num
+	raw  = Raw
 	long = Long
 )
 
@@ -149,11 +154,29 @@ var lookupRules = []Case{
 		set("recurring", map[string]any{"expiry": "20251231", "frequency": num("30")})}, "201", "instalmentData"},
 	{"instalmentData 1", []Edit{set("instalmentData", num("1"))}, "203", "instalmentData"},
 	{"instalmentData 4 digits", []Edit{set("instalmentData", num("1000"))}, "203", "instalmentData"},
+	{"instalmentData 4 characters", []Edit{set("threeDsRequestorAuthInd", "03"), set("instalmentData", "0002"),
+		set("recurring", map[string]any{"expiry": "20251231", "frequency": num("30")})}, "203", "instalmentData"},
+	{"instalmentData outside instalment", []Edit{set("instalmentData", num("3"))}, "203", "instalmentData"},
+	{"instalmentData and instalData differ", []Edit{set("threeDsRequestorAuthInd", "03"), set("instalmentData", num("12")),
+		set("purchase.instalData", "6"), set("recurring", map[string]any{"expiry": "20251231", "frequency": num("30")})}, "203", "instalmentData"},
 	{"email too long", []Edit{set("email", long("e", 243)+"@example.com")}, "203", "email"},
 	{"email no at", []Edit{set("email", "jane.example.com")}, "203", "email"},
 	{"email no domain dot", []Edit{set("email", "jane@example")}, "203", "email"},
 	{"email space", []Edit{set("email", "jane doe@example.com")}, "203", "email"},
 	{"email two ats", []Edit{set("email", "jane@doe@example.com")}, "203", "email"},
+	{"threeDsRequestorAuthInd under its EMV name", []Edit{del("threeDsRequestorAuthInd"), set("threeDSRequestorAuthenticationInd", "01")},
+		"201", "threeDsRequestorAuthInd"},
+	{"cardNumber under acctNumber", []Edit{del("card.cardNumber"), set("card.acctNumber", "4000000000009003")}, "201", "card.cardNumber"},
+
+	// text fields: no control characters, no lone UTF-16 surrogates
+	{"merchantName NUL", []Edit{set("merchantName", "Example\x00Shop")}, "203", "merchantName"},
+	{"externalReferenceId newline", []Edit{set("externalReferenceId", "ORD-1\n")}, "203", "externalReferenceId"},
+	{"ddcId tab", []Edit{set("ddcId", "\t0_6b0c")}, "203", "ddcId"},
+	{"userAgent DEL", []Edit{set("browserInfo.userAgent", "Mozilla/5.0\x7f")}, "203", "browserInfo.userAgent"},
+	{"city C1 control", []Edit{set("billingAddress.city", "Lon\u0085don")}, "203", "billingAddress.city"},
+	{"session lone high surrogate", []Edit{set("session", raw(`"eyJ\ud800"`))}, "203", "session"},
+	{"line1 lone low surrogate", []Edit{set("billingAddress.line1", raw(`"\udc00 Example Street"`))}, "203", "billingAddress.line1"},
+	{"requestor name surrogate then letter", []Edit{set("requestor.name", raw(`"Shop \ud83d\u0041"`))}, "203", "requestor.name"},
 
 	// 2.3 browser
 	{"acceptHeader absent", []Edit{del("browserInfo.acceptHeader")}, "201", "browserInfo.acceptHeader"},
@@ -168,6 +191,10 @@ var lookupRules = []Case{
 	{"language absent", []Edit{del("browserInfo.language")}, "201", "browserInfo.language"},
 	{"language too long", []Edit{set("browserInfo.language", "en-GB-oxe")}, "203", "browserInfo.language"},
 	{"language underscore", []Edit{set("browserInfo.language", "en_GB")}, "203", "browserInfo.language"},
+	{"language digits", []Edit{set("browserInfo.language", "123")}, "203", "browserInfo.language"},
+	{"language unknown", []Edit{set("browserInfo.language", "qq")}, "203", "browserInfo.language"},
+	{"language trailing dash", []Edit{set("browserInfo.language", "en-")}, "203", "browserInfo.language"},
+	{"language bad region", []Edit{set("browserInfo.language", "en-G")}, "203", "browserInfo.language"},
 	{"colorDepth absent", []Edit{del("browserInfo.colorDepth")}, "201", "browserInfo.colorDepth"},
 	{"colorDepth too long", []Edit{set("browserInfo.colorDepth", "128")}, "203", "browserInfo.colorDepth"},
 	{"colorDepth letters", []Edit{set("browserInfo.colorDepth", "2a")}, "203", "browserInfo.colorDepth"},
@@ -179,6 +206,10 @@ var lookupRules = []Case{
 	{"timeZone absent", []Edit{del("browserInfo.timeZone")}, "201", "browserInfo.timeZone"},
 	{"timeZone too long", []Edit{set("browserInfo.timeZone", "-12345")}, "203", "browserInfo.timeZone"},
 	{"timeZone two signs", []Edit{set("browserInfo.timeZone", "+-60")}, "203", "browserInfo.timeZone"},
+	{"timeZone 99999", []Edit{set("browserInfo.timeZone", "99999")}, "203", "browserInfo.timeZone"},
+	{"timeZone past UTC+14", []Edit{set("browserInfo.timeZone", num("-841"))}, "203", "browserInfo.timeZone"},
+	{"timeZone past UTC-12", []Edit{set("browserInfo.timeZone", "+721")}, "203", "browserInfo.timeZone"},
+	{"timeZone in hours", []Edit{set("browserInfo.timeZone", num("1.5"))}, "203", "browserInfo.timeZone"},
 	{"userAgent absent", []Edit{del("browserInfo.userAgent")}, "201", "browserInfo.userAgent"},
 	{"userAgent too long", []Edit{set("browserInfo.userAgent", long("u", 2049))}, "203", "browserInfo.userAgent"},
 
@@ -194,7 +225,7 @@ var lookupRules = []Case{
 	{"cardNumber number", []Edit{set("card.cardNumber", num("4000000000001000"))}, "203", "card.cardNumber"},
 	{"cardholderName one char", []Edit{set("card.cardholderName", "J")}, "203", "card.cardholderName"},
 	{"cardholderName too long", []Edit{set("card.cardholderName", long("J", 46))}, "203", "card.cardholderName"},
-	{"cardholderName markup", []Edit{set("card.cardholderName", "<b>Jane</b>")}, "203", "card.cardholderName"},
+	{"cardholderName DEL", []Edit{set("card.cardholderName", "Jane\x7fDoe")}, "203", "card.cardholderName"},
 	{"cardholderName control", []Edit{set("card.cardholderName", "Jane\tDoe")}, "203", "card.cardholderName"},
 	{"cardholderName non-ASCII", []Edit{set("card.cardholderName", "Zoë Doe")}, "203", "card.cardholderName"},
 
@@ -235,7 +266,16 @@ var lookupRules = []Case{
 	{"instalData 4 characters", []Edit{set("purchase.instalData", "0002")}, "203", "purchase.instalData"},
 	{"amount absent", []Edit{del("purchase.amount")}, "201", "purchase.amount"},
 	{"amount negative", []Edit{set("purchase.amount", num("-1"))}, "203", "purchase.amount"},
-	{"amount exponent", []Edit{set("purchase.amount", num("1e3"))}, "203", "purchase.amount"},
+	{"amount negative exponent", []Edit{set("purchase.amount", num("-1.5e2"))}, "203", "purchase.amount"},
+	{"amount exponent too large", []Edit{set("purchase.amount", num("1e400"))}, "203", "purchase.amount"},
+	{"amount exponent in a string", []Edit{set("purchase.amount", "1.5e2")}, "203", "purchase.amount"},
+	{"amount beyond EUR cents", []Edit{set("purchase.amount", num("10.001"))}, "203", "purchase.amount"},
+	{"amount string beyond EUR cents", []Edit{set("purchase.amount", "10.001")}, "203", "purchase.amount"},
+	{"amount exponent beyond EUR cents", []Edit{set("purchase.amount", num("1e-3"))}, "203", "purchase.amount"},
+	{"amount fraction of yen", []Edit{set("purchase.currencyCode", "JPY"), set("purchase.amount", num("100.5"))}, "203", "purchase.amount"},
+	{"amount fraction of numeric yen", []Edit{set("purchase.currencyCode", "392"), set("purchase.amount", "100.5")}, "203", "purchase.amount"},
+	{"amount beyond dinar fils", []Edit{set("purchase.currencyCode", "KWD"), set("purchase.amount", "1.0005")}, "203", "purchase.amount"},
+	{"amount beyond CLF", []Edit{set("purchase.currencyCode", "CLF"), set("purchase.amount", num("1.00001"))}, "203", "purchase.amount"},
 	{"amount letters", []Edit{set("purchase.amount", "ten")}, "203", "purchase.amount"},
 	{"amount comma", []Edit{set("purchase.amount", "10,99")}, "203", "purchase.amount"},
 	{"amount bool", []Edit{set("purchase.amount", true)}, "203", "purchase.amount"},
@@ -243,6 +283,12 @@ var lookupRules = []Case{
 	{"currencyCode unknown", []Edit{set("purchase.currencyCode", "XYZ")}, "304", "purchase.currencyCode"},
 	{"currencyCode unknown numeric", []Edit{set("purchase.currencyCode", "001")}, "304", "purchase.currencyCode"},
 	{"currencyCode lower case", []Edit{set("purchase.currencyCode", "eur")}, "203", "purchase.currencyCode"},
+	{"currencyCode 999 excluded by EMV", []Edit{set("purchase.currencyCode", "999")}, "203", "purchase.currencyCode"},
+	{"currencyCode XXX excluded by EMV", []Edit{set("purchase.currencyCode", "XXX")}, "203", "purchase.currencyCode"},
+	{"currencyCode 955 excluded by EMV", []Edit{set("purchase.currencyCode", "955")}, "203", "purchase.currencyCode"},
+	{"currencyCode 964 excluded by EMV", []Edit{set("purchase.currencyCode", "964")}, "203", "purchase.currencyCode"},
+	{"currencyCode XTS excluded by EMV", []Edit{set("purchase.currencyCode", "XTS")}, "203", "purchase.currencyCode"},
+	{"currencyCode XAU excluded by EMV", []Edit{set("purchase.currencyCode", "XAU")}, "203", "purchase.currencyCode"},
 	{"currencyCode number", []Edit{set("purchase.currencyCode", num("978"))}, "203", "purchase.currencyCode"},
 
 	// 2.8 recurring
@@ -300,6 +346,8 @@ var lookupRules = []Case{
 	{"giftCardCount letters", []Edit{set("merchantRiskInfo.giftCardCount", "ab")}, "203", "merchantRiskInfo.giftCardCount"},
 	{"giftCardCurr unknown", []Edit{set("merchantRiskInfo.giftCardCurr", "ABC")}, "304", "merchantRiskInfo.giftCardCurr"},
 	{"giftCardCurr two letters", []Edit{set("merchantRiskInfo.giftCardCurr", "EU")}, "203", "merchantRiskInfo.giftCardCurr"},
+	{"giftCardCurr XDR excluded by EMV", []Edit{set("merchantRiskInfo.giftCardCurr", "XDR")}, "203", "merchantRiskInfo.giftCardCurr"},
+	{"giftCardCurr 999 excluded by EMV", []Edit{set("merchantRiskInfo.giftCardCurr", "999")}, "203", "merchantRiskInfo.giftCardCurr"},
 	{"preOrderDate not a day", []Edit{set("merchantRiskInfo.preOrderDate", "20240230")}, "203", "merchantRiskInfo.preOrderDate"},
 	{"preOrderPurchaseInd 03", []Edit{set("merchantRiskInfo.preOrderPurchaseInd", "03")}, "203", "merchantRiskInfo.preOrderPurchaseInd"},
 	{"reorderItemsInd 03", []Edit{set("merchantRiskInfo.reorderItemsInd", "03")}, "203", "merchantRiskInfo.reorderItemsInd"},

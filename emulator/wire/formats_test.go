@@ -1,0 +1,126 @@
+package wire
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"golang.org/x/text/language"
+)
+
+func TestLanguageTag(t *testing.T) {
+	tests := []struct {
+		tag string
+		ok  bool
+	}{
+		{"en", true}, {"en-GB", true}, {"EN-gb", true}, {"fil-PH", true}, {"es-419", true},
+		{"zh-Hant", true}, {"sr-Latn", true}, {"de-1996", true}, {"x-klingo", true}, {"und", true},
+		{"123", false}, {"en_GB", false}, {"qq", false}, {"xx-YY", false}, {"en-", false}, {"-en", false},
+		{"a", false}, {"e1", false}, {"en--GB", false}, {"en-GB-", false}, {"en GB", false}, {"en-GB1", false},
+	}
+	for _, tt := range tests {
+		code, reason := languageTag(tt.tag)
+		if (code == "") != tt.ok {
+			t.Errorf("languageTag(%q) = %q, %q; want ok %v", tt.tag, code, reason, tt.ok)
+		}
+	}
+	if _, reason := languageTag("en_GB"); !strings.Contains(reason, "not _") {
+		t.Errorf("languageTag(en_GB) reason %q gives no hint", reason)
+	}
+}
+
+// TestSimpleLanguageTag checks the allocation-free judgement of common
+// tags against language.Parse: every language of two letters and of
+// three, every region with en, and random pairs.
+func TestSimpleLanguageTag(t *testing.T) {
+	letters := func(n, i int) string {
+		b := make([]byte, n)
+		for k := n - 1; k >= 0; k-- {
+			b[k] = byte('a' + i%26)
+			i /= 26
+		}
+		return string(b)
+	}
+	var tags []string
+	for i := range 26 * 26 {
+		tags = append(tags, letters(2, i), "en-"+strings.ToUpper(letters(2, i)))
+	}
+	for i := range 26 * 26 * 26 {
+		tags = append(tags, letters(3, i))
+	}
+	for i := range 1000 {
+		tags = append(tags, "es-"+string(rune('0'+i/100))+string(rune('0'+i/10%10))+string(rune('0'+i%10)))
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 20000 {
+		tag := letters(2+rng.IntN(2), rng.IntN(26*26*26)) + "-" + letters(2, rng.IntN(26*26))
+		if rng.IntN(2) == 0 {
+			tag = strings.ToUpper(tag)
+		}
+		tags = append(tags, tag)
+	}
+	for _, tag := range tags {
+		ok, judged := simpleLanguageTag(tag)
+		if !judged {
+			t.Fatalf("simpleLanguageTag(%q) left a simple tag to language.Parse", tag)
+		}
+		if _, err := language.Parse(tag); ok != (err == nil) {
+			t.Errorf("simpleLanguageTag(%q) = %v, language.Parse error %v", tag, ok, err)
+		}
+	}
+}
+
+// FuzzLanguageTag: on any text, languageTag agrees with language.Parse
+// (but for '_', which Parse takes for '-').
+func FuzzLanguageTag(f *testing.F) {
+	for _, s := range []string{"en", "en-GB", "es-419", "zh-Hant", "123", "qq", "en_GB", "x-a", "EN-gb", "i-klingon"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		code, _ := languageTag(s)
+		_, err := language.Parse(s)
+		if want := err == nil && !strings.Contains(s, "_"); (code == "") != want {
+			t.Fatalf("languageTag(%q) ok %v, language.Parse error %v", s, code == "", err)
+		}
+	})
+}
+
+// TestPlainDecimal: a JSON number in any form becomes plain decimal text
+// that the scenarios' amount selectors read.
+func TestPlainDecimal(t *testing.T) {
+	tests := []struct {
+		num, want string
+		ok        bool
+	}{
+		{"129.99", "129.99", true},
+		{"0", "0", true},
+		{"1.5e2", "150", true},
+		{"1.50E+2", "150", true},
+		{"125e-2", "1.25", true},
+		{"1E-2", "0.01", true},
+		{"0.001e3", "1", true},
+		{"100e-2", "1", true},
+		{"12.345e1", "123.45", true},
+		{"0e999999999999999999999", "0", true},
+		{"0.0e-5", "0", true},
+		{"1e47", "1" + strings.Repeat("0", 47), true},
+		{"1e48", "", false},
+		{"1e-46", "0." + strings.Repeat("0", 45) + "1", true},
+		{"1e-47", "", false},
+		{"1e999999999999999999999", "", false},
+		{"1e-999999999999999999999", "", false},
+		{"-1", "", false},
+		{"-0.5e1", "", false},
+	}
+	for _, tt := range tests {
+		got, reason := plainDecimal(tt.num, 48)
+		if got != tt.want || (reason == "") != tt.ok {
+			t.Errorf("plainDecimal(%q) = %q, %q; want %q, ok %v", tt.num, got, reason, tt.want, tt.ok)
+		}
+		if tt.ok {
+			if code, reason := decimal(got); code != "" {
+				t.Errorf("plainDecimal(%q) = %q, which decimal refuses: %s", tt.num, got, reason)
+			}
+		}
+	}
+}
