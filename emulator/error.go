@@ -61,7 +61,8 @@ const (
 type Problem struct {
 	// Field is the dotted path of the offending field, e.g. "card.cardNumber".
 	Field string `json:"field"`
-	// EMVCode is the EMV error code this problem belongs to: 201, 203, 204 or 304.
+	// EMVCode is the EMV error code this problem belongs to: 101 (the
+	// body's shape beyond a bound), 102, 201, 203, 204 or 304.
 	EMVCode string `json:"emvErrorCode"`
 	// Reason says in plain words what is wrong.
 	Reason string `json:"reason"`

@@ -1,8 +1,10 @@
 package web_test
 
 import (
+	"fmt"
 	"net/http"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/wire/wiretest"
@@ -34,5 +36,35 @@ func TestLookupRulesOverHTTP(t *testing.T) {
 				t.Errorf("problems = %v, want one on %s", problems, tt.Field)
 			}
 		})
+	}
+}
+
+// TestDecoderReasonsOverHTTP: the decoder's reasons reach the client
+// whole: a hint at the spelling of a missing field, the object beyond a
+// bound, and the version refused before any other problem.
+func TestDecoderReasonsOverHTTP(t *testing.T) {
+	e := newEnv(t)
+	r := e.enquiry("tok", map[string]string{"threeDSServerTransID": "8a880dc0-d2d2-4067-bcb1-b08d1690b26e"})
+	checkErrorBody(t, r, http.StatusBadRequest, "201")
+	if !strings.Contains(r.Raw, "did you mean threeDsServerTransId") {
+		t.Errorf("no spelling hint: %s", r.Raw)
+	}
+	many := lookupBody(t, e.card("visa-frictionless-y"), func(m map[string]any) {
+		for i := range 300 {
+			m[fmt.Sprintf("extra%03d", i)] = i
+		}
+	})
+	r = e.lookup("tok", many)
+	checkErrorBody(t, r, http.StatusBadRequest, "101")
+	if r.str("errorCode") != "MS01" || r.emv("emvErrorDetail") != "body" {
+		t.Errorf("300 members: %s", r.Raw)
+	}
+	r = e.lookup("tok", lookupBody(t, e.card("visa-frictionless-y"), func(m map[string]any) {
+		m["messageVersion"] = "2.3.0"
+		delete(m, "ddcId")
+	}))
+	checkErrorBody(t, r, http.StatusBadRequest, "102")
+	if !strings.Contains(r.Raw, `"field":"ddcId"`) {
+		t.Errorf("the other problems are not listed: %s", r.Raw)
 	}
 }
