@@ -175,7 +175,7 @@ func (e *Engine) Lookup(ctx context.Context, ns string, req LookupRequest, call 
 			return LookupResponse{}, NewError(CodeUnknownScenario, "203",
 				fmt.Sprintf("no scenario with id %q (see GET /scenarios)", call.ScenarioID), "X-Scenario")
 		}
-	} else if sc, err = e.match(ctx, ns, scenarioRequest(req)); err != nil {
+	} else if sc, err = e.match(ctx, ns, e.scenarioRequest(req)); err != nil {
 		return LookupResponse{}, err
 	}
 	if err := e.applyStep(ctx, sc, StepLookup, viaAPI); err != nil {
@@ -485,8 +485,10 @@ func negotiateVersion(requested, acs string) string {
 	return acs
 }
 
-func scenarioRequest(r LookupRequest) scenarios.Request {
+// scenarioRequest is what scenario selectors see of a lookup.
+func (e *Engine) scenarioRequest(r LookupRequest) scenarios.Request {
 	sr := scenarios.Request{
+		CardScheme:      e.cfg.Schemes.Scheme(r.Card.CardNumber),
 		CardNumber:      r.Card.CardNumber,
 		CardholderName:  r.Card.CardholderName,
 		ChallengeInd:    r.ThreeDSRequestorChallengeInd,

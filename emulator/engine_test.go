@@ -1026,3 +1026,18 @@ func TestNewEngine(t *testing.T) {
 		}
 	}
 }
+
+// TestUnknownSchemeIsCatalogued: a card of no known scheme gets the
+// catalogued rule for scheme UNKNOWN (U, 13), not silently the fallback's
+// authentication.
+func TestUnknownSchemeIsCatalogued(t *testing.T) {
+	f := newFixture(t)
+	unknown := luhn("999000000000000")
+	got := f.lookup(unknown, nil)
+	if got.CardScheme != "UNKNOWN" || got.Status != "U" || got.StatusReason != "13" || got.ECI != "07" || got.ScenarioID != "unknown-scheme" || got.Fallback {
+		t.Errorf("unknown scheme: %+v", got)
+	}
+	if got := f.lookup("4111111111111111", nil); got.Status != "Y" || !got.Fallback {
+		t.Errorf("a Visa card of no scenario: %s, fallback %v; want the fallback's Y", got.Status, got.Fallback)
+	}
+}

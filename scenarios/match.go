@@ -51,7 +51,7 @@ func rankOf(s *Scenario, order int) rank {
 		r.card, r.cardLen = cardRange, len(m.BINRange.From)
 	}
 	for _, set := range []bool{m.Amount != nil, m.Currency != "", m.CardholderName != "", m.ChallengeInd != 0,
-		m.MessageVersion != "", m.MessageCategory != "", m.AuthInd != ""} {
+		m.MessageVersion != "", m.MessageCategory != "", m.AuthInd != "", m.Scheme != ""} {
 		if set {
 			r.selectors++
 		}
@@ -77,7 +77,8 @@ func (m *Match) matches(r Request) bool {
 		m.ChallengeInd != 0 && m.ChallengeInd != r.ChallengeInd,
 		m.MessageVersion != "" && m.MessageVersion != r.MessageVersion,
 		m.MessageCategory != "" && m.MessageCategory != r.MessageCategory,
-		m.AuthInd != "" && m.AuthInd != r.AuthInd:
+		m.AuthInd != "" && m.AuthInd != r.AuthInd,
+		m.Scheme != "" && m.Scheme != r.CardScheme:
 		return false
 	}
 	return true

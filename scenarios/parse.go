@@ -18,7 +18,7 @@ import (
 var (
 	fileKeys         = []string{"fallback", "scenarios"}
 	scenarioKeys     = []string{"id", "description", "priority", "match", "delay", "steps", "whiteList", "frictionless", "challenge", "error"}
-	matchKeys        = []string{"cardNumber", "cardPrefix", "binRange", "cardPattern", "amount", "currency", "cardholderName", "challengeInd", "messageVersion", "messageCategory", "authInd"}
+	matchKeys        = []string{"cardNumber", "cardPrefix", "binRange", "cardPattern", "amount", "currency", "cardholderName", "challengeInd", "messageVersion", "messageCategory", "authInd", "scheme"}
 	binRangeKeys     = []string{"from", "to"}
 	amountKeys       = []string{"min", "max"}
 	delayKeys        = []string{"min", "max"}

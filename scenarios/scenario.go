@@ -103,6 +103,9 @@ type Match struct {
 	MessageCategory string
 	// AuthInd matches threeDsRequestorAuthInd ("01".."06").
 	AuthInd string
+	// Scheme matches the card scheme the sandbox finds for the card's BIN
+	// (VISA, MASTERCARD, ..., UNKNOWN for none).
+	Scheme string
 }
 
 // BINRange is an inclusive range of card prefixes of equal length.
@@ -229,4 +232,7 @@ type Request struct {
 	MessageVersion  string
 	MessageCategory string
 	AuthInd         string
+	// CardScheme is the scheme of the card, as the engine's BIN table
+	// finds it.
+	CardScheme string
 }

@@ -112,6 +112,9 @@ func (d *decoder) parseMatch(n *yaml.Node) Match {
 	if m.has("authInd") {
 		out.AuthInd, _ = d.pattern(m, "authInd", authIndPattern, "two digits 01-06")
 	}
+	if m.has("scheme") {
+		out.Scheme, _ = d.oneOf(m, "scheme", cardSchemes)
+	}
 	return out
 }
 
@@ -239,7 +242,7 @@ func matchKey(m Match, priority int) string {
 	if a := m.Amount; a != nil {
 		fmt.Fprintf(&b, "|a=%s,%s,%s", canonicalAmount(a.Exact), canonicalAmount(a.Min), canonicalAmount(a.Max))
 	}
-	fmt.Fprintf(&b, "|c=%s|h=%s|ci=%d|v=%s|mc=%s|ai=%s", numericCurrency(m.Currency),
-		strings.ToUpper(m.CardholderName), m.ChallengeInd, m.MessageVersion, m.MessageCategory, m.AuthInd)
+	fmt.Fprintf(&b, "|c=%s|h=%s|ci=%d|v=%s|mc=%s|ai=%s|s=%s", numericCurrency(m.Currency),
+		strings.ToUpper(m.CardholderName), m.ChallengeInd, m.MessageVersion, m.MessageCategory, m.AuthInd, m.Scheme)
 	return b.String()
 }

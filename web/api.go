@@ -206,6 +206,7 @@ func conditions(m scenarios.Match) map[string]any {
 	set("messageVersion", m.MessageVersion)
 	set("messageCategory", m.MessageCategory)
 	set("threeDsRequestorAuthInd", m.AuthInd)
+	set("cardScheme", m.Scheme)
 	if len(w) == 0 {
 		return nil
 	}
