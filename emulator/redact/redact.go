@@ -6,6 +6,7 @@
 package redact
 
 import (
+	"bytes"
 	"encoding/json"
 	"strconv"
 	"unicode/utf8"
@@ -13,6 +14,9 @@ import (
 
 // Defaults of Limits.
 const (
+	// DefaultMaxAsSent is the size up to which a body without escapes is
+	// kept as it was sent, card numbers masked: every realistic request.
+	DefaultMaxAsSent = 4 << 10
 	// DefaultMaxValue is the longest string, key or number kept whole.
 	DefaultMaxValue = 256
 	// DefaultMaxBytes is the most bytes a redacted body takes.
@@ -27,6 +31,12 @@ type Limits struct {
 	// MaxBytes is the most bytes of the whole result. A body whose compact
 	// form is longer becomes one JSON string: its head and a marker.
 	MaxBytes int
+	// MaxAsSent is the size up to which a body without backslash escapes,
+	// whose card numbers are strings, is kept as sent (whitespace and all)
+	// with only those numbers masked, rather than compacted: a copy and a
+	// few vectorised searches, far cheaper than compacting. At most
+	// MaxBytes; negative: every body is compacted.
+	MaxAsSent int
 }
 
 func (l Limits) withDefaults() Limits {
@@ -39,6 +49,10 @@ func (l Limits) withDefaults() Limits {
 	if l.MaxBytes < 64 {
 		l.MaxBytes = 64
 	}
+	if l.MaxAsSent == 0 {
+		l.MaxAsSent = DefaultMaxAsSent
+	}
+	l.MaxAsSent = min(l.MaxAsSent, l.MaxBytes)
 	return l
 }
 
@@ -53,6 +67,9 @@ func JSON(body []byte, lim Limits) []byte {
 		return nil
 	}
 	lim = lim.withDefaults()
+	if out, ok := asSent(body, lim.MaxAsSent); ok {
+		return out
+	}
 	var stack [32]byte // nesting of an ordinary body, without an allocation
 	r := redactor{lim: lim, out: make([]byte, 0, min(len(body), lim.MaxBytes)+8), stack: stack[:0]}
 	r.run(body)
@@ -60,6 +77,103 @@ func JSON(body []byte, lim Limits) []byte {
 		return r.cut(len(body))
 	}
 	return r.out
+}
+
+// panAnchors find the card-number member names fast: bytes.Index with a
+// pattern that starts with a quote degenerates on JSON, where quotes are
+// everywhere; these start with rarer bytes, and the full quoted name is
+// checked around each hit.
+var panAnchors = []struct {
+	anchor []byte
+	names  [][]byte // the quoted names that end with the anchor
+}{
+	{[]byte(`Number"`), [][]byte{[]byte(`"cardNumber"`), []byte(`"acctNumber"`)}},
+	{[]byte(`pan"`), [][]byte{[]byte(`"pan"`)}},
+}
+
+// asSent is the cheap path: a copy of a small body without backslashes
+// (so every name is written as it reads) in which the string value of
+// each card-number member is masked in place. It declines (false) when a
+// card-number member's value is not a string: the full path handles it.
+func asSent(body []byte, max int) ([]byte, bool) {
+	if len(body) > max || bytes.IndexByte(body, '\\') >= 0 {
+		return nil, false
+	}
+	out := bytes.Clone(body)
+	for _, a := range panAnchors {
+		for at := 0; ; {
+			k := bytes.Index(body[at:], a.anchor)
+			if k < 0 {
+				break
+			}
+			end := at + k + len(a.anchor) // after the name's closing quote
+			at = end
+			if !endsWithName(body[:end], a.names) {
+				continue
+			}
+			i := skipSpace(body, end)
+			if i >= len(body) || body[i] != ':' {
+				continue // the same text as a value, not a name
+			}
+			i = skipSpace(body, i+1)
+			if i >= len(body) || body[i] != '"' {
+				return nil, false
+			}
+			n := bytes.IndexByte(body[i+1:], '"')
+			if n < 0 {
+				return nil, false
+			}
+			maskInPlace(out[i+1 : i+1+n])
+		}
+	}
+	return out, true
+}
+
+// endsWithName reports whether b ends with one of names.
+func endsWithName(b []byte, names [][]byte) bool {
+	for _, n := range names {
+		if bytes.HasSuffix(b, n) {
+			return true
+		}
+	}
+	return false
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && space[b[i]] {
+		i++
+	}
+	return i
+}
+
+// maskInPlace masks a card number as appendMasked does, without moving a
+// byte: every digit but the first six and the last four becomes '*', all
+// of them below 11 digits, and anything but digits, spaces, dashes and
+// '*' masks the whole value.
+func maskInPlace(v []byte) {
+	digits := 0
+	for _, c := range v {
+		switch {
+		case c >= '0' && c <= '9':
+			digits++
+		case c == ' ' || c == '-' || c == '*':
+		default:
+			for i := range v {
+				v[i] = '*'
+			}
+			return
+		}
+	}
+	i := 0
+	for j, c := range v {
+		if c < '0' || c > '9' {
+			continue
+		}
+		if digits < 11 || (i >= 6 && i < digits-4) {
+			v[j] = '*'
+		}
+		i++
+	}
 }
 
 type redactor struct {
@@ -82,6 +196,9 @@ func (r *redactor) run(b []byte) {
 		switch c {
 		case ' ', '\t', '\n', '\r':
 			i++
+			for i < len(b) && space[b[i]] {
+				i++
+			}
 			continue
 		case '"':
 			end := stringEnd(b, i)
@@ -109,7 +226,7 @@ func (r *redactor) run(b []byte) {
 			i++
 		default:
 			j := i + 1
-			for j < len(b) && !delimiter(b[j]) {
+			for j < len(b) && !delimiters[b[j]] {
 				j++
 			}
 			r.literal(b[i:j])
@@ -279,15 +396,19 @@ func (r *redactor) cut(bodyLen int) []byte {
 const hexDigits = "0123456789abcdef"
 
 // stringEnd returns the index after the string token starting at b[i]
-// (a quote), or len(b) when it is not closed.
+// (a quote), or len(b) when it is not closed. It finds the next quote
+// with bytes.IndexByte and steps over escapes only when there are any.
 func stringEnd(b []byte, i int) int {
-	for j := i + 1; j < len(b); j++ {
-		switch b[j] {
-		case '\\':
-			j++
-		case '"':
-			return j + 1
+	for j := i + 1; j < len(b); {
+		q := bytes.IndexByte(b[j:], '"')
+		if q < 0 {
+			return len(b)
 		}
+		e := bytes.IndexByte(b[j:j+q], '\\')
+		if e < 0 {
+			return j + q + 1
+		}
+		j += e + 2 // the backslash and the character it escapes
 	}
 	return len(b)
 }
@@ -302,13 +423,17 @@ func escapedAt(tok []byte, i int) bool {
 	return n%2 == 1
 }
 
-// delimiter ends a literal token.
-func delimiter(c byte) bool {
-	switch c {
-	case ' ', '\t', '\n', '\r', ',', ':', '{', '}', '[', ']', '"':
-		return true
+// delimiters end a literal token; space is JSON's whitespace.
+var (
+	delimiters = byteSet(" \t\n\r,:{}[]\"")
+	space      = byteSet(" \t\n\r")
+)
+
+func byteSet(chars string) (set [256]bool) {
+	for i := range len(chars) {
+		set[chars[i]] = true
 	}
-	return false
+	return set
 }
 
 // isPANKey reports whether a member name token names a card number,
@@ -318,11 +443,13 @@ func isPANKey(tok []byte) bool {
 		return false
 	}
 	inner := tok[1 : len(tok)-1]
-	for _, c := range inner {
-		if c == '\\' {
-			var name string
-			return json.Unmarshal(tok, &name) == nil && panKeys[name]
-		}
+	switch len(inner) {
+	case 3, 10: // pan, cardNumber, acctNumber
+		return panKeys[string(inner)]
 	}
-	return panKeys[string(inner)]
+	if bytes.IndexByte(inner, '\\') >= 0 {
+		var name string
+		return json.Unmarshal(tok, &name) == nil && panKeys[name]
+	}
+	return false
 }

@@ -3,11 +3,15 @@ package redact_test
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/redact"
 )
+
+// compact forces the full path: compaction, cut values.
+var compact = redact.Limits{MaxAsSent: -1}
 
 func TestJSON(t *testing.T) {
 	long := strings.Repeat("x", 300)
@@ -16,22 +20,22 @@ func TestJSON(t *testing.T) {
 		lim            redact.Limits
 	}{
 		{"nil stays nil", "", "", redact.Limits{}},
-		{"compacts whitespace", "{ \"a\" : [ 1 , true , null ] ,\n\t\"b\" : \"two words\" }", `{"a":[1,true,null],"b":"two words"}`, redact.Limits{}},
-		{"masks a card number", `{"card":{"cardNumber":"4000000000009003","expiryDate":"2812"}}`, `{"card":{"cardNumber":"400000******9003","expiryDate":"2812"}}`, redact.Limits{}},
-		{"masks acctNumber and pan", `{"acctNumber":"5200000000009008","pan":"340000000009000"}`, `{"acctNumber":"520000******9008","pan":"340000*****9000"}`, redact.Limits{}},
-		{"masks a short number whole", `{"cardNumber":"1234567890"}`, `{"cardNumber":"**********"}`, redact.Limits{}},
-		{"masks a number value as a string", `{"cardNumber":4000000000009003}`, `{"cardNumber":"400000******9003"}`, redact.Limits{}},
-		{"masks an escaped value whole", `{"cardNumber":"4000\u00300000000009003"}`, `{"cardNumber":"****"}`, redact.Limits{}},
-		{"masks under an escaped name", `{"card\u004eumber":"4000000000009003"}`, `{"card\u004eumber":"400000******9003"}`, redact.Limits{}},
-		{"masks in an array", `{"pan":["4000000000009003"]}`, `{"pan":["400000******9003"]}`, redact.Limits{}},
-		{"leaves a value of the same text alone", `{"note":"cardNumber","x":"4000000000009003"}`, `{"note":"cardNumber","x":"4000000000009003"}`, redact.Limits{}},
-		{"keeps spaces inside strings", `{"a":" x  y "}`, `{"a":" x  y "}`, redact.Limits{}},
-		{"cuts a long value", `{"ua":"` + long + `"}`, `{"ua":"` + long[:10] + `…(+290 bytes)"}`, redact.Limits{MaxValue: 10}},
-		{"cuts a long key", `{"` + long + `":1}`, `{"` + long[:10] + `…(+290 bytes)":1}`, redact.Limits{MaxValue: 10}},
-		{"cuts before an escape", `{"a":"abcdefgh\u00e9xyz"}`, `{"a":"abcdefgh…(+9 bytes)"}`, redact.Limits{MaxValue: 10}},
-		{"cuts on a character boundary", `{"a":"abcdefghé€"}`, `{"a":"abcdefgh…(+5 bytes)"}`, redact.Limits{MaxValue: 9}},
-		{"turns a long number into a string", `{"a":` + strings.Repeat("9", 20) + `}`, `{"a":"9999999999…(+10 bytes)"}`, redact.Limits{MaxValue: 10}},
-		{"escaped quote inside a string", `{"a":"say \"hi\"","b":1}`, `{"a":"say \"hi\"","b":1}`, redact.Limits{}},
+		{"compacts whitespace", "{ \"a\" : [ 1 , true , null ] ,\n\t\"b\" : \"two words\" }", `{"a":[1,true,null],"b":"two words"}`, compact},
+		{"masks a card number", `{"card":{"cardNumber":"4000000000009003","expiryDate":"2812"}}`, `{"card":{"cardNumber":"400000******9003","expiryDate":"2812"}}`, compact},
+		{"masks acctNumber and pan", `{"acctNumber":"5200000000009008","pan":"340000000009000"}`, `{"acctNumber":"520000******9008","pan":"340000*****9000"}`, compact},
+		{"masks a short number whole", `{"cardNumber":"1234567890"}`, `{"cardNumber":"**********"}`, compact},
+		{"masks a number value as a string", `{"cardNumber":4000000000009003}`, `{"cardNumber":"400000******9003"}`, compact},
+		{"masks an escaped value whole", `{"cardNumber":"4000\u00300000000009003"}`, `{"cardNumber":"****"}`, compact},
+		{"masks under an escaped name", `{"card\u004eumber":"4000000000009003"}`, `{"card\u004eumber":"400000******9003"}`, compact},
+		{"masks in an array", `{"pan":["4000000000009003"]}`, `{"pan":["400000******9003"]}`, compact},
+		{"leaves a value of the same text alone", `{"note":"cardNumber","x":"4000000000009003"}`, `{"note":"cardNumber","x":"4000000000009003"}`, compact},
+		{"keeps spaces inside strings", `{"a":" x  y "}`, `{"a":" x  y "}`, compact},
+		{"cuts a long value", `{"ua":"` + long + `"}`, `{"ua":"` + long[:10] + `…(+290 bytes)"}`, redact.Limits{MaxValue: 10, MaxAsSent: -1}},
+		{"cuts a long key", `{"` + long + `":1}`, `{"` + long[:10] + `…(+290 bytes)":1}`, redact.Limits{MaxValue: 10, MaxAsSent: -1}},
+		{"cuts before an escape", `{"a":"abcdefgh\u00e9xyz"}`, `{"a":"abcdefgh…(+9 bytes)"}`, redact.Limits{MaxValue: 10, MaxAsSent: -1}},
+		{"cuts on a character boundary", `{"a":"abcdefghé€"}`, `{"a":"abcdefgh…(+5 bytes)"}`, redact.Limits{MaxValue: 9, MaxAsSent: -1}},
+		{"turns a long number into a string", `{"a":` + strings.Repeat("9", 20) + `}`, `{"a":"9999999999…(+10 bytes)"}`, redact.Limits{MaxValue: 10, MaxAsSent: -1}},
+		{"escaped quote inside a string", `{"a":"say \"hi\"","b":1}`, `{"a":"say \"hi\"","b":1}`, compact},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -47,6 +51,31 @@ func TestJSON(t *testing.T) {
 				t.Errorf("result is not JSON: %s", got)
 			}
 		})
+	}
+}
+
+// TestJSONAsSent: a small body without escapes is kept as sent, card
+// numbers masked in place; anything it cannot mask in place takes the
+// full path.
+func TestJSONAsSent(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"masked in place, spacing kept", "{\n  \"card\": {\"cardNumber\" : \"4000000000009003\"},\n  \"pan\":\"5200 0000 0000 9008\"\n}", "{\n  \"card\": {\"cardNumber\" : \"400000******9003\"},\n  \"pan\":\"5200 00** **** 9008\"\n}"},
+		{"every occurrence", `[{"cardNumber":"4000000000009003"},{"cardNumber":"4111111111111111"}]`, `[{"cardNumber":"400000******9003"},{"cardNumber":"411111******1111"}]`},
+		{"the name as a value is no name", `{"note":"cardNumber","x":"4000000000009003"}`, `{"note":"cardNumber","x":"4000000000009003"}`},
+		{"short: masked whole", `{"acctNumber":"123456789"}`, `{"acctNumber":"*********"}`},
+		{"a number value: the full path", `{"cardNumber":4000000000009003}`, `{"cardNumber":"400000******9003"}`},
+		{"an escape: the full path", `{"card\u004eumber":"4000000000009003", "a": 1}`, `{"card\u004eumber":"400000******9003","a":1}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := string(redact.JSON([]byte(tt.in), redact.Limits{})); got != tt.want {
+				t.Errorf("got  %s\nwant %s", got, tt.want)
+			}
+		})
+	}
+	big := `{"cardNumber":"4000000000009003","pad":"` + strings.Repeat(" ", 5000) + `"}`
+	if got := redact.JSON([]byte(big), redact.Limits{}); len(got) > 400 || strings.Contains(string(got), "4000000000009003") {
+		t.Errorf("a body over MaxAsSent is compacted and cut: %d bytes", len(got))
 	}
 }
 
@@ -88,7 +117,7 @@ func FuzzJSON(f *testing.F) {
 		f.Add([]byte(s), 16)
 	}
 	f.Fuzz(func(t *testing.T, body []byte, maxValue int) {
-		lim := redact.Limits{MaxValue: maxValue%300 + 1, MaxBytes: 512}
+		lim := redact.Limits{MaxValue: maxValue%300 + 1, MaxBytes: 512, MaxAsSent: 256 - maxValue%512}
 		got := redact.JSON(body, lim)
 		if len(got) > lim.MaxBytes {
 			t.Fatalf("%d bytes, over the bound", len(got))
@@ -133,6 +162,20 @@ func BenchmarkJSON(b *testing.B) {
 	body := []byte(`{"externalReferenceId":"ORD-1","card":{"cardNumber":"4000000000009003","expiryDate":"2812","cardholderName":"Jane Doe"},` +
 		`"browserInfo":{"acceptHeader":"text/html,application/xhtml+xml","userAgent":"` + strings.Repeat("Mozilla/5.0 ", 20) + `","language":"en-GB"},` +
 		`"purchase":{"amount":"10.99","currencyCode":"EUR","date":"2024-06-11 10:00:00"}}`)
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		redact.JSON(body, redact.Limits{})
+	}
+}
+
+// BenchmarkLookupBody redacts the realistic lookup of the wire testdata:
+// 2.8 KB, pretty-printed, what every lookup event redacts.
+func BenchmarkLookupBody(b *testing.B) {
+	body, err := os.ReadFile("../wire/testdata/lookup.json")
+	if err != nil {
+		b.Fatal(err)
+	}
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
 	for b.Loop() {
