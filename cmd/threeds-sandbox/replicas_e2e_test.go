@@ -271,12 +271,14 @@ func TestReplicasBehindNginx(t *testing.T) {
 	t.Logf("a. challenge in Chromium: steps answered by %d replicas: %v", len(answered), answered)
 
 	// b. The same enquiry from every replica and from the balancer.
+	earlier := []string{c.ServerTransID} // transactions of steps a to c
 	for _, tt := range []struct{ card, status string }{
 		{"4000000000009003", "Y"}, {"4000000000009011", "A"}, {"4000000000009045", "R"},
 	} {
 		ref := "replicas-" + tt.status
 		r := viaLB.lookup(t, lookupBody(t, tt.card, func(m map[string]any) { m["externalReferenceId"] = ref }))
 		id := r.str("threeDsServerTransId")
+		earlier = append(earlier, id)
 		for _, q := range []map[string]any{{"threeDsServerTransId": id}, {"externalReferenceId": ref}} {
 			want := call(t, http.MethodPost, lb.URL+"/enquiry/", testToken, q)
 			if want.Status != http.StatusOK || want.str("transactionStatus") != tt.status || want.str("threeDsServerTransId") != id {
@@ -292,6 +294,7 @@ func TestReplicasBehindNginx(t *testing.T) {
 
 	// c. 50 concurrent decisions on one challenge: exactly one wins.
 	race := lookupChallenge(t, viaLB, shop.URL+"/notify", "race", 3)
+	earlier = append(earlier, race.ServerTransID)
 	actions := []string{"pass", "fail", "cancel"}
 	outcomes := map[string]outcome{"pass": {"Y", "", ""}, "fail": {"N", "01", ""}, "cancel": {"N", "01", "01"}}
 	type decision struct {
@@ -436,6 +439,13 @@ func TestReplicasBehindNginx(t *testing.T) {
 	findAll("after the kill, through the balancer", lb.URL)
 	replicas[1] = launch(victim) // the same flags, the same port
 	findAll("on the restarted replica", replicas[1].URL)
+	for _, id := range earlier {
+		q := map[string]string{"threeDsServerTransId": id}
+		want := call(t, http.MethodPost, replicas[0].URL+"/enquiry/", testToken, q)
+		if got := call(t, http.MethodPost, replicas[1].URL+"/enquiry/", testToken, q); got.Status != http.StatusOK || got.Raw != want.Raw {
+			t.Errorf("the restarted replica's enquiry of %s:\n%d %s\nwant, as another replica's:\n%d %s", id, got.Status, got.Raw, want.Status, want.Raw)
+		}
+	}
 
 	// e. Redis restarted, cleanly then by SIGKILL: nothing acknowledged is lost.
 	allReady := func(what string) {
