@@ -330,9 +330,6 @@ func TestReplicasBehindNginx(t *testing.T) {
 				Status    string `json:"status"`
 				ErrorCode string `json:"errorCode"`
 				Error     string `json:"error"`
-				EMV       struct {
-					Code, Component, Description, Detail string
-				} `json:"emvError"`
 			}
 			if err := json.Unmarshal(d.body, &body); err != nil || body.ErrorCode != "TX05" || body.Status != "U" || body.Error == "" {
 				t.Errorf("a losing decision answered 409 %s, want the TX05 body", d.body)
