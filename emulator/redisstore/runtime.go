@@ -145,7 +145,7 @@ func (r *Runtime) Add(ctx context.Context, ns string, doc []byte) ([]scenarios.S
 	defer cancel()
 	reply, err := addScript.Exec(ctx, r.c, r.keys(ns), args).AsStrSlice()
 	if err != nil {
-		return nil, Classify("add runtime scenarios", err)
+		return nil, ClassifyWrite("add runtime scenarios", err)
 	}
 	r.forget(ns)
 	switch reply[0] {
@@ -193,7 +193,7 @@ func (r *Runtime) Delete(ctx context.Context, ns, id string) (bool, error) {
 	defer cancel()
 	n, err := deleteScript.Exec(ctx, r.c, r.keys(ns), []string{ns, id}).AsInt64()
 	if err != nil {
-		return false, Classify("delete a runtime scenario", err)
+		return false, ClassifyWrite("delete a runtime scenario", err)
 	}
 	r.forget(ns)
 	return n == 1, nil
@@ -216,7 +216,7 @@ func (r *Runtime) Reset(ctx context.Context, ns string) (int, error) {
 	defer cancel()
 	n, err := resetScript.Exec(ctx, r.c, r.keys(ns), []string{ns}).AsInt64()
 	if err != nil {
-		return 0, Classify("reset runtime scenarios", err)
+		return 0, ClassifyWrite("reset runtime scenarios", err)
 	}
 	r.forget(ns)
 	return int(n), nil
