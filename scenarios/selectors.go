@@ -25,9 +25,9 @@ var (
 	amountPattern      = regexp.MustCompile(`^[0-9]{1,15}(\.[0-9]{1,6})?$`)
 	authIndPattern     = regexp.MustCompile(`^0[1-6]$`)
 	// compInds are the values of threeDSCompInd.
-	compInds = []string{"Y", "N", "U"}
-	currencyAlpha      = regexp.MustCompile(`^[A-Za-z]{3}$`)
-	currencyNumeric    = regexp.MustCompile(`^[0-9]{3}$`)
+	compInds        = []string{"Y", "N", "U"}
+	currencyAlpha   = regexp.MustCompile(`^[A-Za-z]{3}$`)
+	currencyNumeric = regexp.MustCompile(`^[0-9]{3}$`)
 )
 
 // Allowed values of the request selectors.
