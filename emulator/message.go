@@ -10,11 +10,11 @@ package emulator
 // defaults the spec gives (challengeWindowSize 3, threeDsRequestorChallengeInd
 // 1, threeDSRequestorDecMaxTime 15) are already applied.
 type LookupRequest struct {
-	ExternalReferenceID          string
-	DDCID                        string
+	ExternalReferenceID string
+	DDCID               string
 	// ThreeDSCompInd is threeDSCompInd as the 3DS Requestor sent it (Y, N
 	// or U); "" when absent.
-	ThreeDSCompInd string
+	ThreeDSCompInd               string
 	ThreeDSRequestorAuthInd      string // "01".."06"
 	Session                      string
 	Browser                      BrowserInfo
