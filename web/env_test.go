@@ -306,5 +306,9 @@ func matchingBody(t testing.TB, sc scenarios.Scenario, ref string) map[string]an
 		if a := sc.Match.Amount; a != nil && a.Exact != "" {
 			m["purchase"].(map[string]any)["amount"] = a.Exact
 		}
+		if sc.Match.ThreeDSCompInd != "" {
+			// Without a device data collection, the Requestor's value counts.
+			m["threeDSCompInd"] = sc.Match.ThreeDSCompInd
+		}
 	})
 }
