@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 )
 
 // TestConsoleShowsTheMethod: the transaction page lists the collection
@@ -53,5 +55,36 @@ func TestConsoleShowsTheMethod(t *testing.T) {
 	q := b.get("/console/transactions/" + unlinked)
 	if got := q.Doc.Find("li[data-kind=lookup] .ev-detail").Text(); !strings.Contains(got, `"ddc-never-made" names no device data collection`) {
 		t.Errorf("unknown ddcId not flagged: %q", got)
+	}
+}
+
+// TestDemoMethodNotify: the demo's threeDSMethodNotificationURL hands
+// the transaction id to the demo page, and refuses what is not the
+// method's notification.
+func TestDemoMethodNotify(t *testing.T) {
+	t.Parallel()
+	e := newConsoleEnv(t, consoleOptions{})
+	const id = "5d5e5a1c-0000-4000-8000-000000000000"
+	for _, tt := range []struct {
+		data   string
+		status int
+		sel    string
+	}{
+		{emulator.EncodeMethodData(emulator.MethodData{ThreeDSServerTransID: id}), http.StatusOK, `#method[data-id="` + id + `"]`},
+		{"not-base64%%", http.StatusBadRequest, "#notify-error"},
+		{"", http.StatusBadRequest, "#notify-error"},
+	} {
+		resp, err := http.PostForm(e.URL+"/console/demo/method-notify", url.Values{"threeDSMethodData": {tt.data}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, err := goquery.NewDocumentFromReader(resp.Body)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != tt.status || doc.Find(tt.sel).Length() != 1 {
+			t.Errorf("%q: status %d (%v), want %d and %s", tt.data, resp.StatusCode, err, tt.status, tt.sel)
+		}
+		if got := resp.Header.Get("X-Frame-Options"); got != "SAMEORIGIN" {
+			t.Errorf("X-Frame-Options %q", got)
+		}
 	}
 }
