@@ -235,21 +235,11 @@ func (e *Engine) Lookup(ctx context.Context, ns string, req LookupRequest, call 
 	}
 	summary := lookupSummary(t, req)
 	summary.Fallback = resp.Fallback
-	e.emit(ctx, Event{Namespace: ns, Kind: EventLookup, Transaction: summary, Detail: lookupDetail(link),
-		Request: e.redactBody(call.Body), Lookup: &resp})
+	if e.cfg.Events != nil {
+		e.emit(ctx, Event{Namespace: ns, Kind: EventLookup, Transaction: summary, Detail: link.detail(),
+			Request: e.redactBody(call.Body), Lookup: &resp})
+	}
 	return resp, nil
-}
-
-// lookupDetail says in words how the lookup's ddcId was taken.
-func lookupDetail(l ddcLink) string {
-	if l.id == "" {
-		return l.note
-	}
-	d := "continues device data collection " + l.method.DDCID + ", threeDSCompInd " + l.compInd
-	if l.note != "" {
-		d += "; " + l.note
-	}
-	return d
 }
 
 // newTransaction builds the transaction of a lookup answered by sc.

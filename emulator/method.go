@@ -307,8 +307,39 @@ type ddcLink struct {
 	method MethodState
 	// compInd is threeDSCompInd for the scenario selectors.
 	compInd string
-	// note flags the ddcId in the lookup event; "" when linked cleanly.
-	note string
+	// flag says what the lookup event notes about the ddcId; the words
+	// are made only when an event is recorded (detail).
+	flag  ddcFlag
+	ddcID string
+	sent  string // threeDSCompInd as the Requestor sent it
+}
+
+// ddcFlag is what a lookup event notes about its ddcId.
+type ddcFlag uint8
+
+const (
+	ddcLinked   ddcFlag = iota // continues a collection, as sent
+	ddcUnknown                 // names no collection of the token
+	ddcReused                  // names a collection an earlier lookup used
+	ddcDisagree                // continues a collection; the Requestor's threeDSCompInd differs
+)
+
+// detail says in words how the lookup took its ddcId.
+func (l ddcLink) detail() string {
+	switch l.flag {
+	// Constants: every lookup without a collection says so, at no cost
+	// on the hot path; the ddcId and threeDSCompInd are in the request the
+	// event keeps.
+	case ddcUnknown:
+		return "the ddcId names no device data collection of this token: new transaction, threeDSCompInd as sent (U when absent)"
+	case ddcReused:
+		return "the ddcId names a device data collection an earlier lookup used: new transaction, threeDSCompInd as sent (U when absent)"
+	}
+	d := "continues device data collection " + l.ddcID + ", threeDSCompInd " + l.compInd
+	if l.flag == ddcDisagree {
+		d += fmt.Sprintf("; threeDSCompInd %s sent, %s seen by the server (which the scenario matches on)", l.sent, l.compInd)
+	}
+	return d
 }
 
 // linkCollection finds the collection a lookup's ddcId names and marks it
@@ -320,13 +351,36 @@ func (e *Engine) linkCollection(ctx context.Context, ns string, req LookupReques
 	if compInd == "" {
 		compInd = "U"
 	}
-	unknown := ddcLink{compInd: compInd,
-		note: fmt.Sprintf("ddcId %q names no device data collection of this token: new transaction, threeDSCompInd %s as sent", req.DDCID, compInd)}
+	unknown := ddcLink{compInd: compInd, flag: ddcUnknown, ddcID: req.DDCID}
 	if !strings.HasPrefix(req.DDCID, DDCPrefix) {
 		return e.strictDDC(unknown, req.DDCID, false)
 	}
-	var reused bool
-	t, err := e.store.Update(ctx, req.DDCID, func(t *Transaction) error {
+	t, reused, err := e.markCollectionUsed(ctx, ns, req.DDCID, req.ThreeDSCompInd)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		return e.strictDDC(unknown, req.DDCID, false)
+	case err != nil:
+		return ddcLink{}, fmt.Errorf("lookup: device data collection %s: %w", req.DDCID, err)
+	case reused:
+		unknown.flag = ddcReused
+		return e.strictDDC(unknown, req.DDCID, true)
+	}
+	link := ddcLink{id: strings.TrimPrefix(t.ThreeDSServerTransID, DDCPrefix), method: t.Method, compInd: t.Method.CompInd,
+		ddcID: req.DDCID, sent: req.ThreeDSCompInd}
+	link.method.DDCID = req.DDCID
+	if req.ThreeDSCompInd != "" && req.ThreeDSCompInd != t.Method.CompInd {
+		link.flag = ddcDisagree
+	}
+	return link, nil
+}
+
+// markCollectionUsed settles threeDSCompInd on the collection stored
+// under ddcID and marks it used, in one Update; reused reports a
+// collection an earlier lookup used (left unchanged). It is a function of
+// its own so that the closure's captures cost a lookup without a
+// collection nothing.
+func (e *Engine) markCollectionUsed(ctx context.Context, ns, ddcID, sent string) (t Transaction, reused bool, err error) {
+	t, err = e.store.Update(ctx, ddcID, func(t *Transaction) error {
 		if t.Namespace != ns || t.Phase != PhaseMethod {
 			return ErrNotFound
 		}
@@ -334,24 +388,10 @@ func (e *Engine) linkCollection(ctx context.Context, ns string, req LookupReques
 			return nil
 		}
 		t.Method.CompInd = settledCompInd(t.Method)
-		t.Method.RequestorCompInd = req.ThreeDSCompInd
+		t.Method.RequestorCompInd = sent
 		return nil
 	})
-	switch {
-	case errors.Is(err, ErrNotFound):
-		return e.strictDDC(unknown, req.DDCID, false)
-	case err != nil:
-		return ddcLink{}, fmt.Errorf("lookup: device data collection %s: %w", req.DDCID, err)
-	case reused:
-		unknown.note = fmt.Sprintf("ddcId %q was used by an earlier lookup: new transaction, threeDSCompInd %s as sent", req.DDCID, compInd)
-		return e.strictDDC(unknown, req.DDCID, true)
-	}
-	link := ddcLink{id: strings.TrimPrefix(t.ThreeDSServerTransID, DDCPrefix), method: t.Method, compInd: t.Method.CompInd}
-	link.method.DDCID = req.DDCID
-	if req.ThreeDSCompInd != "" && req.ThreeDSCompInd != t.Method.CompInd {
-		link.note = fmt.Sprintf("threeDSCompInd %s sent, %s seen by the server (which the scenario matches on)", req.ThreeDSCompInd, t.Method.CompInd)
-	}
-	return link, nil
+	return t, reused, err
 }
 
 // strictDDC refuses an unknown or reused ddcId under --strict-ddc, and

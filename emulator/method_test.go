@@ -145,7 +145,7 @@ func TestLookupDDCID(t *testing.T) {
 	t.Run("unknown ddcId is a new transaction, flagged", func(t *testing.T) {
 		f := newFixture(t)
 		resp := f.lookup(card, func(r *emulator.LookupRequest) { r.DDCID, r.ThreeDSCompInd = "ddc-nothing", "Y" })
-		if ev := f.events.last(resp.ThreeDSServerTransID); !strings.Contains(ev.Detail, `ddcId "ddc-nothing" names no device data collection`) {
+		if ev := f.events.last(resp.ThreeDSServerTransID); !strings.Contains(ev.Detail, "the ddcId names no device data collection") {
 			t.Errorf("detail %q", ev.Detail)
 		}
 		if enq := f.enquiry(resp.ThreeDSServerTransID); enq.ThreeDSMethod != nil || enq.DDCID != "" {
@@ -160,7 +160,7 @@ func TestLookupDDCID(t *testing.T) {
 		if first.ThreeDSServerTransID != c.ThreeDSServerTransID || again.ThreeDSServerTransID == c.ThreeDSServerTransID {
 			t.Fatalf("ids %s, %s for collection %s", first.ThreeDSServerTransID, again.ThreeDSServerTransID, c.ThreeDSServerTransID)
 		}
-		if ev := f.events.last(again.ThreeDSServerTransID); !strings.Contains(ev.Detail, "was used by an earlier lookup") {
+		if ev := f.events.last(again.ThreeDSServerTransID); !strings.Contains(ev.Detail, "an earlier lookup used") {
 			t.Errorf("detail %q", ev.Detail)
 		}
 	})

@@ -53,8 +53,11 @@ func TestConsoleShowsTheMethod(t *testing.T) {
 		t.Errorf("lookup detail %q", got)
 	}
 	q := b.get("/console/transactions/" + unlinked)
-	if got := q.Doc.Find("li[data-kind=lookup] .ev-detail").Text(); !strings.Contains(got, `"ddc-never-made" names no device data collection`) {
+	if got := q.Doc.Find("li[data-kind=lookup] .ev-detail").Text(); !strings.Contains(got, "the ddcId names no device data collection") {
 		t.Errorf("unknown ddcId not flagged: %q", got)
+	}
+	if got := q.Doc.Find("li[data-kind=lookup] pre.request").Text(); !strings.Contains(got, "ddc-never-made") {
+		t.Errorf("the lookup's request does not show the ddcId:\n%s", got)
 	}
 }
 
