@@ -8,6 +8,7 @@ package record
 import (
 	"encoding/binary"
 	"errors"
+	"math"
 	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
@@ -159,8 +160,8 @@ func (r *reader) method() emulator.MethodState {
 	default:
 		r.fail()
 	}
-	ms := r.int()
-	if ms < 0 || time.Duration(ms) > time.Duration(1<<62)/time.Millisecond {
+	ms := int64(r.int())
+	if ms > math.MaxInt64/int64(time.Millisecond) || ms < math.MinInt64/int64(time.Millisecond) {
 		r.fail()
 	}
 	m.Duration = time.Duration(ms) * time.Millisecond
