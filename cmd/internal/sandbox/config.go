@@ -68,6 +68,7 @@ type Config struct {
 	ChaosProbability float64
 	ChaosFaults      string
 	MaxDelayed       int
+	StrictDDC        bool
 	ConsoleAuth      string
 	JournalSize      int
 	GCHeadroomMiB    int
@@ -107,6 +108,7 @@ func FlagSet(c *Config, out io.Writer) *flag.FlagSet {
 	fs.StringVar(&c.ConsoleAuth, "console-auth", "", "`user:password` protecting the web console with HTTP basic authentication (empty: open)")
 	fs.IntVar(&c.JournalSize, "journal-size", journal.DefaultPerNamespace, "transactions the console's journal keeps per token (0: no journal)")
 	fs.IntVar(&c.MaxDelayed, "max-delayed", emulator.DefaultMaxDelayed, "most requests held in scenario delays at once; more get 503 at once")
+	fs.BoolVar(&c.StrictDDC, "strict-ddc", false, "refuse a lookup whose ddcId names no device data collection of the token (404, EMV 301) or one an earlier lookup used (409, EMV 305); off: accept it as a new transaction, flagged in the console")
 	fs.IntVar(&c.GCHeadroomMiB, "gc-headroom-mib", 64, "MiB the heap may grow by, at least, between garbage collections, so a small heap is not collected many times a second (0: Go's default; ignored when GOGC is set)")
 	fs.StringVar(&c.LogLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&c.LogFormat, "log-format", "text", "text or json")
@@ -282,6 +284,7 @@ var areas = map[string]string{
 	"card-bins":           "engine",
 	"seed":                "engine",
 	"max-delayed":         "engine",
+	"strict-ddc":          "engine",
 	"first-creq-timeout":  "challenge",
 	"challenge-timeout":   "challenge",
 	"store":               "store",

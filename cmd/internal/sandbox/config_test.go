@@ -61,6 +61,7 @@ var badValues = []struct {
 	{flag: "seed", value: "abc", want: `"abc": want a whole number of 0 or more`},
 	{flag: "seed", value: "-1", want: `"-1": want a whole number of 0 or more`},
 	{flag: "max-delayed", value: "-3", want: "-3: want a positive number of requests"},
+	{flag: "strict-ddc", value: "maybe", want: "maybe"},
 	{flag: "max-delayed", value: "0", want: "0: want a positive number of requests"},
 	{flag: "first-creq-timeout", value: "-1s", want: "-1s: want a positive duration"},
 	{flag: "first-creq-timeout", value: "0s", want: "0s: want a positive duration"},
@@ -115,7 +116,7 @@ func TestParseRefusesBadValues(t *testing.T) {
 				var args []string
 				env := map[string]string{}
 				if via == "flag" {
-					args = []string{"--" + tt.flag, tt.value}
+					args = []string{"--" + tt.flag + "=" + tt.value} // one argument: a boolean flag takes no separate value
 				} else {
 					env[EnvName(tt.flag)] = tt.value
 				}
@@ -219,6 +220,7 @@ func TestParseAcceptsGoodValues(t *testing.T) {
 		{"drain-delay", "250ms", func(c Config) bool { return c.DrainDelay == 250*time.Millisecond }},
 		{"max-body-bytes", "1", func(c Config) bool { return c.MaxBodyBytes == 1 }},
 		{"seed", "0", func(c Config) bool { return c.Seed == 0 }},
+		{"strict-ddc", "true", func(c Config) bool { return c.StrictDDC }},
 		{"journal-size", "0", func(c Config) bool { return c.JournalSize == 0 }},
 		{"gc-headroom-mib", "0", func(c Config) bool { return c.GCHeadroomMiB == 0 }},
 		{"chaos-probability", "1", func(c Config) bool { return c.ChaosProbability == 1 }},
