@@ -57,11 +57,12 @@ type envOptions struct {
 	load        scenarios.LoadOptions
 	chaos       *emulator.Chaos
 	maxDelay    int
-	journal     bool         // keep a journal for the console
-	consoleAuth string       // "user:password" for the console
-	realClock   bool         // time.Now instead of the settable test clock
-	logger      *slog.Logger // nil discards the log
-	seed        uint64       // 7 when 0
+	journal     bool          // keep a journal for the console
+	consoleAuth string        // "user:password" for the console
+	realClock   bool          // time.Now instead of the settable test clock
+	logger      *slog.Logger  // nil discards the log
+	seed        uint64        // 7 when 0
+	storeMaxAge time.Duration // the engine's --store-max-age; 0 says nothing
 }
 
 // sandbox is an emulator's handler and its parts, as the tests build it.
@@ -113,6 +114,7 @@ func buildSandbox(tb testing.TB, o envOptions, public string) sandbox {
 		MaxDelayed:       o.maxDelay,
 		Events:           events,
 		Chaos:            o.chaos,
+		StoreMaxAge:      o.storeMaxAge,
 	}, store)
 	if err != nil {
 		tb.Fatal(err)

@@ -157,6 +157,9 @@ func NewServer(cfg Config) (*Server, error) {
 // same headers and no body (but on the live event stream).
 func (s *Server) routes() {
 	root := mux.NewRouter()
+	// No redirect to the cleaned path: POST /enquiry// answers the JSON
+	// 404 of an unknown route, not a 301 a client would not follow.
+	root.SkipClean(true)
 	root.NotFoundHandler = s.observe(http.HandlerFunc(s.notFound))
 	root.MethodNotAllowedHandler = s.observe(http.HandlerFunc(s.methodNotAllowed))
 	root.Use(s.observe, s.limitBody)
@@ -168,6 +171,7 @@ func (s *Server) routes() {
 	api := r.NewRoute().Subrouter()
 	api.Use(markRoute(routeJSON), s.requireToken)
 	api.HandleFunc("/authentication/brw", s.handleLookup).Methods(http.MethodPost)
+	api.HandleFunc("/authentication/brw/", s.handleLookup).Methods(http.MethodPost)
 	api.HandleFunc("/enquiry/", s.handleEnquiry).Methods(http.MethodPost)
 	api.HandleFunc("/enquiry", s.handleEnquiry).Methods(http.MethodPost)
 	api.HandleFunc("/challenge/{id}", s.handleCompleteChallenge).Methods(http.MethodPost)
