@@ -82,7 +82,7 @@ func (c *console) demoAPI(next http.HandlerFunc) http.HandlerFunc {
 // default Visa challenge (or the first Visa challenge the cardholder
 // decides).
 func demoCards(entries []CatalogueEntry, want string) ([]templates.DemoCardGroup, string) {
-	groups, _ := cardGroups(entries, "")
+	groups, _ := cardGroups(entries, cardFilter{})
 	var out []templates.DemoCardGroup
 	index := map[string]int{}
 	seen := map[string]bool{}

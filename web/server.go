@@ -182,7 +182,7 @@ func (s *Server) routes() {
 	data.HandleFunc("/scenarios", s.handleScenarios).Methods(http.MethodGet, http.MethodHead)
 	data.HandleFunc("/scenarios/schema.json", s.handleSchema).Methods(http.MethodGet, http.MethodHead)
 	data.Handle("/openapi.{format:yaml|json}", s.openAPI()).Methods(http.MethodGet, http.MethodHead)
-	s.consoleRoutes(r)
+	s.consoleRoutes(root, r)
 
 	acs := r.NewRoute().Subrouter()
 	acs.Use(markRoute(routeACS))
