@@ -45,7 +45,7 @@ func TestLandingPage(t *testing.T) {
 			if _, open := p.Doc.Find("details.pack").First().Attr("open"); !open {
 				t.Error("the sandbox's own cards are not shown open")
 			}
-			if p.Doc.Find(`code.num:contains("` + e.Frictionless + `")`).Length() == 0 {
+			if p.Doc.Find(`code.num:contains("`+e.Frictionless+`")`).Length() == 0 {
 				t.Errorf("the page does not list the card %s", e.Frictionless)
 			}
 			if got, want := p.Doc.Find("table").Length(), p.Doc.Find(".table-scroll > table").Length(); got == 0 || got != want {
