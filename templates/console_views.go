@@ -169,6 +169,9 @@ type TransactionEvent struct {
 	// Request and Response are the pretty-printed JSON bodies of API
 	// events, card numbers masked; empty for the others.
 	Request, Response string
+	// ResponseFull, when set, is Response with the lookup's challengeHtml
+	// in full, which Response abbreviates.
+	ResponseFull string
 }
 
 // ConsoleLogin is the view of the login page, where the tester types the
@@ -233,6 +236,9 @@ type DemoConfig struct {
 	NextSteps map[string]string `json:"nextSteps"`
 	// StatusText describes each status.
 	StatusText map[string]string `json:"statusText"`
+	// CancelText is the result's headline for each challengeCancel code,
+	// which wins over StatusText.
+	CancelText map[string]string `json:"cancelText"`
 }
 
 // ConsoleNotify is the view of the demo's notification page: it receives

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"cmp"
 	"net"
 	"net/http"
 	"unicode/utf8"
@@ -33,6 +34,7 @@ func (c *console) handleDemo(w http.ResponseWriter, r *http.Request) {
 		AcceptHeader: truncateRunes(r.Header.Get("Accept"), 2048),
 		NextSteps:    map[string]string{},
 		StatusText:   map[string]string{},
+		CancelText:   map[string]string{},
 	}
 	if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil && net.ParseIP(host) != nil {
 		view.Config.IP = host
@@ -41,7 +43,19 @@ func (c *console) handleDemo(w http.ResponseWriter, r *http.Request) {
 		view.Config.NextSteps[st] = emulator.NextStep(st, "{eci}")
 		view.Config.StatusText[st] = emulator.StatusText[st]
 	}
+	for code, text := range emulator.ChallengeCancelText {
+		view.Config.CancelText[code] = cmp.Or(cancelHeadlines[code], text) + " (challengeCancel " + code + ")"
+	}
 	c.render(w, r, http.StatusOK, templates.PageConsoleDemo, nonce, cspOptions{demo: true}, view)
+}
+
+// cancelHeadlines say, in the demo's result, why a challenge ended
+// without the cardholder's answer: a fail and a cancel are both N, and
+// must not read the same.
+var cancelHeadlines = map[string]string{
+	"01": "Cancelled by the cardholder",
+	"04": "Timed out waiting for the cardholder",
+	"05": "Timed out before the challenge was opened",
 }
 
 // demoAPI serves the demo page's lookup and enquiry: the handler of the API

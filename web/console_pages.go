@@ -325,13 +325,19 @@ func (c *console) handleTransaction(w http.ResponseWriter, r *http.Request) {
 	}
 	for i, ev := range e.Events {
 		te := templates.TransactionEvent{
-			Kind:     string(ev.Kind),
-			Label:    cmp.Or(eventLabels[ev.Kind], string(ev.Kind)),
-			Time:     ev.Time.UTC().Format("2006-01-02 15:04:05.000"),
-			Status:   ev.Status,
-			Detail:   ev.Detail,
-			Request:  prettyJSON(ev.Request),
-			Response: prettyJSON(c.withChallengeHTML(ev)),
+			Kind:    string(ev.Kind),
+			Label:   cmp.Or(eventLabels[ev.Kind], string(ev.Kind)),
+			Time:    ev.Time.UTC().Format("2006-01-02 15:04:05.000"),
+			Status:  ev.Status,
+			Detail:  ev.Detail,
+			Request: prettyJSON(ev.Request),
+		}
+		// As the demo does, challengeHtml is abbreviated: it is long and
+		// says little; the full body is one toggle away.
+		full, short := c.withChallengeHTML(ev)
+		te.Response = prettyJSON(full)
+		if short != nil {
+			te.Response, te.ResponseFull = prettyJSON(short), prettyJSON(full)
 		}
 		if i > 0 {
 			te.SincePrevious = humanElapsed(ev.SincePrevious)
@@ -345,24 +351,50 @@ func (c *console) handleTransaction(w http.ResponseWriter, r *http.Request) {
 // withChallengeHTML is the response of an event as the API wrote it: a
 // lookup answered C gets back its challengeHtml, which the journal keeps
 // as data and the console renders again the way the API did. Every other
-// response is returned as it is.
-func (c *console) withChallengeHTML(ev journal.Event) []byte {
-	const status = `{"status":"`
-	if ev.Challenge == nil || !bytes.HasPrefix(ev.Response, []byte(status)) {
-		return ev.Response
+// response is returned as it is. The second result is the same response
+// with challengeHtml abbreviated as the demo shows it ("<n characters of
+// HTML>"); nil when there is no challengeHtml.
+func (c *console) withChallengeHTML(ev journal.Event) (full, short []byte) {
+	if ev.Challenge == nil {
+		return ev.Response, nil
 	}
 	html, err := c.s.challengeHTML(ev.Challenge)
-	end := bytes.IndexByte(ev.Response[len(status):], '"')
-	if err != nil || end < 0 {
-		return ev.Response
+	if err != nil {
+		return ev.Response, nil
+	}
+	full, ok := withMember(ev.Response, "challengeHtml", html)
+	if !ok {
+		return ev.Response, nil
+	}
+	short, _ = withMember(ev.Response, "challengeHtml", fmt.Sprintf("<%d characters of HTML>", len(html)))
+	return full, short
+}
+
+// withMember puts the string member name after the status member that
+// opens a lookup response; false when the response does not open so.
+func withMember(resp []byte, name, value string) ([]byte, bool) {
+	const status = `{"status":"`
+	if !bytes.HasPrefix(resp, []byte(status)) {
+		return resp, false
+	}
+	end := bytes.IndexByte(resp[len(status):], '"')
+	if end < 0 {
+		return resp, false
 	}
 	at := len(status) + end + 1 // after the status value
-	member, _ := json.Marshal(html)
-	out := make([]byte, 0, len(ev.Response)+len(member)+20)
-	out = append(out, ev.Response[:at]...)
-	out = append(out, `,"challengeHtml":`...)
-	out = append(out, member...)
-	return append(out, ev.Response[at:]...)
+	// As the API writes it: no HTML escaping of <, > and &.
+	var member bytes.Buffer
+	enc := json.NewEncoder(&member)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(map[string]string{name: value}); err != nil {
+		return resp, false
+	}
+	m := bytes.TrimSuffix(bytes.TrimSpace(member.Bytes()), []byte("}"))
+	out := make([]byte, 0, len(resp)+len(m)+1)
+	out = append(out, resp[:at]...)
+	out = append(out, ',')
+	out = append(out, m[1:]...)
+	return append(out, resp[at:]...), true
 }
 
 // prettyJSON indents a JSON body (the journal keeps them redacted: card
