@@ -384,7 +384,7 @@ func (e *Engine) expiryHint() string {
 	if e.cfg.StoreMaxAge <= 0 {
 		return ""
 	}
-	return fmt.Sprintf("; transactions expire %s after their lookup (--store-max-age), and belong to the token that made them", e.cfg.StoreMaxAge)
+	return fmt.Sprintf("; transactions expire %s after their lookup (--store-max-age), go earlier when the store is full, and belong to the token that made them", e.cfg.StoreMaxAge)
 }
 
 // AuthenticationValue is the CAVV/AAV of t: present for Y and A only,
