@@ -106,6 +106,13 @@ func TestBrowserFirstTenMinutes(t *testing.T) {
 				t.Errorf("show-all toggle = %q", got)
 			}
 			noOverflow(t, tb, "the transaction page")
+
+			tb.do("open the transactions", chromedp.Navigate(p.URL+"/console/transactions"))
+			tb.waitVisible(`#tx-body tr[data-id="` + lastID + `"]`)
+			if h := evalIn[int](tb, `document.querySelector('#tx-body a.tx').getBoundingClientRect().height`); h > 30 {
+				t.Errorf("the transaction id link is %d px high: it wraps", h)
+			}
+			noOverflow(t, tb, "the transactions")
 		})
 	}
 
