@@ -75,8 +75,8 @@ func TestBrowserFirstTenMinutes(t *testing.T) {
 					tb.waitVisible("[data-action=" + tt.action + "]")
 					tb.frame = false
 					noOverflow(t, tb, "the demo with the challenge open")
-					if w := evalIn[int](tb, `document.getElementById("challenge").getBoundingClientRect().width`); w < 250 {
-						t.Errorf("the challenge iframe is %d px wide, squeezed below its smallest window size", w)
+					if w := evalIn[float64](tb, `document.getElementById("challenge").getBoundingClientRect().width`); w < 250 {
+						t.Errorf("the challenge iframe is %.0f px wide, squeezed below its smallest window size", w)
 					}
 					tb.frame = true
 					tb.click("[data-action=" + tt.action + "]")
@@ -109,8 +109,8 @@ func TestBrowserFirstTenMinutes(t *testing.T) {
 
 			tb.do("open the transactions", chromedp.Navigate(p.URL+"/console/transactions"))
 			tb.waitVisible(`#tx-body tr[data-id="` + lastID + `"]`)
-			if h := evalIn[int](tb, `document.querySelector('#tx-body a.tx').getBoundingClientRect().height`); h > 30 {
-				t.Errorf("the transaction id link is %d px high: it wraps", h)
+			if h := evalIn[float64](tb, `document.querySelector('#tx-body a.tx').getBoundingClientRect().height`); h > 30 {
+				t.Errorf("the transaction id link is %.1f px high: it wraps", h)
 			}
 			noOverflow(t, tb, "the transactions")
 		})
