@@ -43,8 +43,8 @@ func (c *console) handleDemo(w http.ResponseWriter, r *http.Request) {
 		view.Config.NextSteps[st] = emulator.NextStep(st, "{eci}")
 		view.Config.StatusText[st] = emulator.StatusText[st]
 	}
-	for code, text := range emulator.ChallengeCancelText {
-		view.Config.CancelText[code] = cmp.Or(cancelHeadlines[code], text) + " (challengeCancel " + code + ")"
+	for code := range emulator.ChallengeCancelText {
+		view.Config.CancelText[code] = cancelHeadline(code)
 	}
 	c.render(w, r, http.StatusOK, templates.PageConsoleDemo, nonce, cspOptions{demo: true}, view)
 }
@@ -56,6 +56,11 @@ var cancelHeadlines = map[string]string{
 	"01": "Cancelled by the cardholder",
 	"04": "Timed out waiting for the cardholder",
 	"05": "Timed out before the challenge was opened",
+}
+
+// cancelHeadline is the headline of a result with challengeCancel code.
+func cancelHeadline(code string) string {
+	return cmp.Or(cancelHeadlines[code], emulator.ChallengeCancelText[code], "Challenge ended") + " (challengeCancel " + code + ")"
 }
 
 // demoAPI serves the demo page's lookup and enquiry: the handler of the API

@@ -249,13 +249,17 @@ func (c *console) row(s journal.Summary) templates.TransactionRow {
 	if amount != "" && s.Currency != "" {
 		amount += " " + s.Currency
 	}
+	statusText := emulator.StatusText[s.Status]
+	if s.ChallengeCancel != "" {
+		statusText = cancelHeadline(s.ChallengeCancel)
+	}
 	return templates.TransactionRow{
 		ID:                  s.ID,
 		Href:                c.base + "/console/transactions/" + s.ID,
 		Created:             s.Created.UTC().Format("2006-01-02 15:04:05"),
 		Updated:             s.Updated.UTC().Format("15:04:05"),
 		Status:              s.Status,
-		StatusText:          emulator.StatusText[s.Status],
+		StatusText:          statusText,
 		LookupStatus:        s.LookupStatus,
 		LastEvent:           string(s.LastEvent),
 		MaskedPAN:           s.MaskedPAN,

@@ -99,6 +99,9 @@ func TestBrowserFirstTenMinutes(t *testing.T) {
 			if got := tb.text("h1 .trans-id"); got != lastID {
 				t.Errorf("transaction page of %q, want %q", got, lastID)
 			}
+			if got := evalIn[string](tb, `document.getElementById("status").parentElement.textContent`); !strings.Contains(got, "Cancelled by the cardholder (challengeCancel 01)") {
+				t.Errorf("the cancelled transaction's status reads %q", got)
+			}
 			if got := tb.text(`li.event[data-kind="lookup"] pre.response`); !strings.Contains(got, "characters of HTML>") {
 				t.Errorf("the lookup response does not abbreviate challengeHtml:\n%.300s", got)
 			}
