@@ -115,9 +115,15 @@ var ErrNotFound = errors.New("transaction not found")
 
 // ErrUnavailable is wrapped by a store (or any state behind the engine)
 // that cannot be reached or did not answer in time. The engine's callers
-// get it as the error CodeStoreUnavailable (see AsError); nothing is
-// changed by the failed call.
+// get it as the error CodeStoreUnavailable (see AsError). A read or a
+// write that never reached the store changes nothing; a write that timed
+// out also wraps ErrMaybeApplied.
 var ErrUnavailable = errors.New("state store unavailable")
+
+// ErrMaybeApplied is wrapped, with ErrUnavailable, by a store whose write
+// was sent but not confirmed in time: the store may have applied it or
+// not, and only a later read (the enquiry) tells.
+var ErrMaybeApplied = errors.New("the write may not have been applied")
 
 // Pinger is implemented by stores that can be unreachable: Ping tells
 // whether the store answers now.

@@ -323,6 +323,9 @@ func unreadable(f *flag.Flag, v string) error {
 		switch g.Get().(type) {
 		case time.Duration:
 			want = "want a duration such as 30s, 5m or 1h30m"
+			if n := strings.TrimSpace(v); n != "" && strings.Trim(n, "0123456789.") == "" {
+				want = fmt.Sprintf("a number alone has no unit; want a duration with one, such as %ss or %sm", n, n)
+			}
 		case int, int64:
 			want = "want a whole number"
 		case uint64:

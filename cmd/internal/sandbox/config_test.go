@@ -74,6 +74,8 @@ var badValues = []struct {
 	{flag: "store", value: "redis://:secret@host:6379", want: `"redis://:***@host:6379": a store shared by replicas needs the same --state-hash-key (THREEDS_STATE_HASH_KEY)`, secret: true},
 	{flag: "store-timeout", value: "0", want: "0s: want a positive duration"},
 	{flag: "store-wait", value: "-1s", want: "-1s: want 0 (fail at once) or a positive duration"},
+	{flag: "store-wait", value: "30", want: `"30": a number alone has no unit; want a duration with one, such as 30s or 30m`},
+	{flag: "store-timeout", value: "1.5", want: `"1.5": a number alone has no unit; want a duration with one, such as 1.5s`},
 	{flag: "store-prefix", value: "my prefix", want: `"my prefix": want a prefix such as 3ds:`},
 	{flag: "state-hash-key", value: "zz" + strings.Repeat("00", 31), want: "(hidden): not hex", secret: true},
 	{flag: "state-hash-key", value: strings.Repeat("ab", 20), want: "(hidden): 20 bytes, want 32 or 64", secret: true},
