@@ -12,7 +12,7 @@ import (
 // in the README's order; a test keeps them in step with its headings.
 var ReadmeSections = []string{
 	"Quick start", "Endpoints", "Test cards", "The challenge flow", "Console",
-	"Scenario files", "Configuration", "Errors", "OpenAPI",
+	"Scenario files", "Configuration", "Running several replicas", "Errors", "OpenAPI",
 	"Reliability and security", "Performance",
 	"Where the spec is silent: our choices", "Development",
 }
