@@ -141,7 +141,7 @@ func completedError(t *Transaction) *Error {
 	}
 	return NewError(CodeTransactionState, "305",
 		fmt.Sprintf("transaction %s has already %s with status %s; its result cannot change", t.ThreeDSServerTransID, how, t.Status),
-		"threeDSServerTransID")
+		"threeDsServerTransId")
 }
 
 // passingOTP is the first OTP of the rules that yields Y, or the default.
@@ -196,7 +196,7 @@ func (e *Engine) Decide(ctx context.Context, id, acsTransID string, c Choice) (D
 			return NewError(CodeTransactionState, "305", "acsTransID "+acsTransID+" does not belong to transaction "+id, "acsTransID")
 		}
 		if t.Phase == PhaseChallengePending {
-			return NewError(CodeTransactionState, "305", "the challenge of transaction "+id+" was never opened", "threeDSServerTransID")
+			return NewError(CodeTransactionState, "305", "the challenge of transaction "+id+" was never opened", "threeDsServerTransId")
 		}
 		return nil
 	})
@@ -383,10 +383,10 @@ func (e *Engine) Notification(ctx context.Context, c CRes) (Result, error) {
 			"the CRes's acsTransID is not that of transaction "+t.ThreeDSServerTransID, "acsTransID")
 	case t.Challenge.Decision == "":
 		return Result{}, NewError(CodeTransactionState, "305",
-			"transaction "+t.ThreeDSServerTransID+" had no challenge, so no CRes", "threeDSServerTransID")
+			"transaction "+t.ThreeDSServerTransID+" had no challenge, so no CRes", "threeDsServerTransId")
 	case t.Phase != PhaseFinal:
 		return Result{}, NewError(CodeTransactionState, "305",
-			"the challenge of transaction "+t.ThreeDSServerTransID+" is not finished", "threeDSServerTransID")
+			"the challenge of transaction "+t.ThreeDSServerTransID+" is not finished", "threeDsServerTransId")
 	}
 	return Result{
 		ThreeDSServerTransID: t.ThreeDSServerTransID,
@@ -442,7 +442,7 @@ func (e *Engine) stored(ctx context.Context, id string) (Transaction, error) {
 
 func (e *Engine) stateFailure(err error, id string) error {
 	if errors.Is(err, ErrNotFound) {
-		return NewError(CodeUnknownTransaction, "301", "no transaction with threeDSServerTransID "+id, "threeDSServerTransID")
+		return NewError(CodeUnknownTransaction, "301", "no transaction with threeDsServerTransId "+id+e.expiryHint(), "threeDsServerTransId")
 	}
 	if _, ok := AsError(err); ok {
 		return err

@@ -62,6 +62,9 @@ type Config struct {
 	// collection of the token (301) or one an earlier lookup used (305);
 	// false accepts it as a new transaction, flagged in the lookup event.
 	StrictDDC bool
+	// StoreMaxAge is how long the store keeps a transaction; when set, an
+	// unknown transaction's error says so (it may have expired).
+	StoreMaxAge time.Duration
 }
 
 // Engine runs the 3DS flows. It is safe for concurrent use. It is also the
@@ -390,12 +393,21 @@ func (e *Engine) Enquiry(ctx context.Context, ns string, req EnquiryRequest, cal
 func (e *Engine) lookupFailure(err error, field, value string) error {
 	if errors.Is(err, ErrNotFound) {
 		return NewError(CodeUnknownTransaction, "301",
-			fmt.Sprintf("no transaction with %s %q for this token", field, value), field)
+			fmt.Sprintf("no transaction with %s %q for this token%s", field, value, e.expiryHint()), field)
 	}
 	if _, ok := AsError(err); ok {
 		return err
 	}
 	return fmt.Errorf("find transaction by %s: %w", field, err)
+}
+
+// expiryHint tells, after an unknown transaction, that transactions
+// expire: the store forgets them after StoreMaxAge.
+func (e *Engine) expiryHint() string {
+	if e.cfg.StoreMaxAge <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("; transactions expire %s after their lookup (--store-max-age), go earlier when the store is full, and belong to the token that made them", e.cfg.StoreMaxAge)
 }
 
 // AuthenticationValue is the CAVV/AAV of t: present for Y and A only,

@@ -37,14 +37,21 @@ type ConsoleCards struct {
 	ConsoleLayout
 	// Query is the text filter (the GET parameter q).
 	Query string
+	// Scheme and Outcome are the scheme and outcome filters (GET
+	// parameters scheme and outcome); empty shows all.
+	Scheme, Outcome string
+	// Schemes and Outcomes are the choices of those filters.
+	Schemes, Outcomes []string
 	// Groups are the cards that pass the filter, by scheme and flow.
 	Groups []CardGroup
 	// Total and Shown count the scenarios, all and filtered.
 	Total, Shown int
 }
 
-// CardGroup is one scheme and flow of the catalogue.
+// CardGroup is one pack, scheme and flow of the catalogue.
 type CardGroup struct {
+	// Pack is the scenario pack, e.g. "defaults"; PackTitle its heading.
+	Pack, PackTitle string
 	// Scheme is the card scheme, e.g. "VISA"; "Other rules" for
 	// scenarios without a card number of their own.
 	Scheme string
@@ -81,6 +88,11 @@ type CardRow struct {
 	Auto string
 	// Description says what happens, in words.
 	Description string
+	// Scheme is the card scheme; empty without a card number.
+	Scheme string
+	// Outcome is what the scheme and outcome filter matches: the status
+	// of a frictionless card, else "challenge" or "error".
+	Outcome string
 	// Search is the lowercase text the filter matches against.
 	Search string
 }
@@ -157,6 +169,9 @@ type TransactionEvent struct {
 	// Request and Response are the pretty-printed JSON bodies of API
 	// events, card numbers masked; empty for the others.
 	Request, Response string
+	// ResponseFull, when set, is Response with the lookup's challengeHtml
+	// in full, which Response abbreviates.
+	ResponseFull string
 }
 
 // ConsoleLogin is the view of the login page, where the tester types the
@@ -226,6 +241,9 @@ type DemoConfig struct {
 	NextSteps map[string]string `json:"nextSteps"`
 	// StatusText describes each status.
 	StatusText map[string]string `json:"statusText"`
+	// CancelText is the result's headline for each challengeCancel code,
+	// which wins over StatusText.
+	CancelText map[string]string `json:"cancelText"`
 }
 
 // ConsoleNotify is the view of the demo's notification page: it receives
@@ -252,4 +270,40 @@ type ConsoleMessage struct {
 	ConsoleLayout
 	// Message says what happened; Link and LinkText offer a way on.
 	Message, Link, LinkText string
+}
+
+// PageLanding is the front door at {base}/: view Landing.
+const PageLanding = "landing"
+
+// Landing is the view of the front door: where to go first, and the
+// test cards by pack.
+type Landing struct {
+	// Nonce is the CSP nonce of the page's style element.
+	Nonce string
+	// Base is the path prefix of links; PublicURL the emulator's base URL
+	// as browsers reach it, shown in the example command.
+	Base, PublicURL string
+	// Links are the places to go, in order.
+	Links []LandingLink
+	// Docs are the sections of the README, which ships beside the binary's
+	// source (README.md at the repository root).
+	Docs []string
+	// Packs are the test cards, by pack, the sandbox's own first.
+	Packs []LandingPack
+}
+
+// LandingLink is one place the front door leads to.
+type LandingLink struct {
+	// Name is the link text; Href its target; About says what is there.
+	Name, Href, About string
+}
+
+// LandingPack is one pack of test cards on the front door.
+type LandingPack struct {
+	// Pack is the pack's name; Title its heading.
+	Pack, Title string
+	// Cards counts the pack's scenarios.
+	Cards int
+	// Groups are the pack's cards by scheme and flow.
+	Groups []CardGroup
 }

@@ -177,10 +177,13 @@ func (s *Server) handleEnquiry(w http.ResponseWriter, r *http.Request) {
 
 // CatalogueEntry is one scenario of GET {base}/scenarios.
 type CatalogueEntry struct {
-	ID           string `json:"id"`
-	CardNumber   string `json:"cardNumber,omitempty"`
-	CardPrefix   string `json:"cardPrefix,omitempty"`
-	CardScheme   string `json:"cardScheme"`
+	ID         string `json:"id"`
+	CardNumber string `json:"cardNumber,omitempty"`
+	CardPrefix string `json:"cardPrefix,omitempty"`
+	CardScheme string `json:"cardScheme"`
+	// Pack is the pack the scenario comes from: defaults, cardinal,
+	// reasons, runtime, or a scenario file's name.
+	Pack         string `json:"pack,omitempty"`
 	Flow         string `json:"flow"`
 	Status       string `json:"status"`
 	StatusReason string `json:"statusReason,omitempty"`
@@ -258,6 +261,7 @@ func catalogueEntries(all []scenarios.Scenario, fb *scenarios.Scenario, schemes 
 			ID:          sc.ID,
 			CardNumber:  sc.Match.CardNumber,
 			CardPrefix:  sc.Match.CardPrefix,
+			Pack:        sc.Pack,
 			Flow:        string(sc.Flow()),
 			Description: sc.Description,
 			DelayMS:     sc.Delay.Milliseconds(),

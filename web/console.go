@@ -59,8 +59,9 @@ type consoleSession struct {
 	Issued int64  `json:"iat"`
 }
 
-// consoleRoutes mounts the console on r.
-func (s *Server) consoleRoutes(r *mux.Router) {
+// consoleRoutes mounts the console and the front door on r, the router
+// under the base path; root is the router of every path.
+func (s *Server) consoleRoutes(root, r *mux.Router) {
 	c := &console{
 		s:        s,
 		base:     s.cfg.BasePath,
@@ -74,6 +75,10 @@ func (s *Server) consoleRoutes(r *mux.Router) {
 	c.sessions.SetSerializer(securecookie.JSONEncoder{})
 	c.frameCSP = challengeHTMLHashes(s.cfg.Pages)
 
+	r.HandleFunc("/", c.handleLanding).Methods(http.MethodGet, http.MethodHead)
+	if c.base != "" {
+		root.Handle(c.base, http.RedirectHandler(c.base+"/", http.StatusMovedPermanently)).Methods(http.MethodGet, http.MethodHead)
+	}
 	r.Handle("/console", c.protect(http.RedirectHandler(c.base+"/console/", http.StatusMovedPermanently))).Methods(http.MethodGet, http.MethodHead)
 	cr := r.PathPrefix("/console").Subrouter()
 	cr.Use(c.protect)

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"cmp"
 	"net"
 	"net/http"
 	"unicode/utf8"
@@ -35,6 +36,7 @@ func (c *console) handleDemo(w http.ResponseWriter, r *http.Request) {
 		AcceptHeader: truncateRunes(r.Header.Get("Accept"), 2048),
 		NextSteps:    map[string]string{},
 		StatusText:   map[string]string{},
+		CancelText:   map[string]string{},
 	}
 	if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil && net.ParseIP(host) != nil {
 		view.Config.IP = host
@@ -43,7 +45,24 @@ func (c *console) handleDemo(w http.ResponseWriter, r *http.Request) {
 		view.Config.NextSteps[st] = emulator.NextStep(st, "{eci}")
 		view.Config.StatusText[st] = emulator.StatusText[st]
 	}
+	for code := range emulator.ChallengeCancelText {
+		view.Config.CancelText[code] = cancelHeadline(code)
+	}
 	c.render(w, r, http.StatusOK, templates.PageConsoleDemo, nonce, cspOptions{demo: true}, view)
+}
+
+// cancelHeadlines say, in the demo's result, why a challenge ended
+// without the cardholder's answer: a fail and a cancel are both N, and
+// must not read the same.
+var cancelHeadlines = map[string]string{
+	"01": "Cancelled by the cardholder",
+	"04": "Timed out waiting for the cardholder",
+	"05": "Timed out before the challenge was opened",
+}
+
+// cancelHeadline is the headline of a result with challengeCancel code.
+func cancelHeadline(code string) string {
+	return cmp.Or(cancelHeadlines[code], emulator.ChallengeCancelText[code], "Challenge ended") + " (challengeCancel " + code + ")"
 }
 
 // demoAPI serves the demo page's lookup and enquiry: the handler of the API
@@ -84,7 +103,7 @@ func (c *console) demoAPI(next http.HandlerFunc) http.HandlerFunc {
 // default Visa challenge (or the first Visa challenge the cardholder
 // decides).
 func demoCards(entries []CatalogueEntry, want string) ([]templates.DemoCardGroup, string) {
-	groups, _ := cardGroups(entries, "")
+	groups, _ := cardGroups(entries, cardFilter{})
 	var out []templates.DemoCardGroup
 	index := map[string]int{}
 	seen := map[string]bool{}

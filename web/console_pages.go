@@ -13,6 +13,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 	"github.com/threeds-sandbox/threeds-sandbox/templates"
 	"github.com/threeds-sandbox/threeds-sandbox/web/journal"
 )
@@ -29,59 +30,116 @@ var flowOrder = map[string]int{"frictionless": 1, "challenge": 2, "error": 3}
 // otherRules names the group of scenarios without a card number.
 const otherRules = "Other rules"
 
+// packOrder ranks the packs on the console: the sandbox's own cards
+// first, then Cardinal's, then one card per reason; others follow by name.
+var packOrder = map[string]int{scenarios.PackDefaults: 1, scenarios.PackCardinal: 2, scenarios.PackReasons: 3, scenarios.RuntimePack: 99}
+
+// packTitles are the headings of the known packs.
+var packTitles = map[string]string{
+	scenarios.PackDefaults: "Our own test cards",
+	scenarios.PackCardinal: "Cardinal Commerce test cases",
+	scenarios.PackReasons:  "One card per transStatusReason",
+	scenarios.RuntimePack:  "Runtime scenarios",
+}
+
+// outcomes are the choices of the outcome filter, in order.
+var outcomes = []string{"Y", "A", "N", "U", "R", "I", "challenge", "error"}
+
+// cardFilter is what the cards page shows: every word of Query in the
+// row's text, and the scheme and outcome when set.
+type cardFilter struct {
+	Query, Scheme, Outcome string
+}
+
 // handleCards serves GET {base}/console/ and {base}/console/cards: the
-// active catalogue, filtered by the GET parameter q.
+// active catalogue, filtered by the GET parameters q, scheme and outcome.
 func (c *console) handleCards(w http.ResponseWriter, r *http.Request) {
-	q := strings.TrimSpace(r.URL.Query().Get("q"))
+	f := cardFilter{
+		Query:   strings.TrimSpace(r.URL.Query().Get("q")),
+		Scheme:  strings.ToUpper(strings.TrimSpace(r.URL.Query().Get("scheme"))),
+		Outcome: strings.TrimSpace(r.URL.Query().Get("outcome")),
+	}
 	entries := Catalogue(c.s.cfg.Engine.Catalogue(), c.s.cfg.Engine.Schemes())
-	groups, shown := cardGroups(entries, q)
+	groups, shown := cardGroups(entries, f)
 	nonce := newNonce()
 	c.render(w, r, http.StatusOK, templates.PageConsoleCards, nonce, cspOptions{}, templates.ConsoleCards{
 		ConsoleLayout: c.layout(r, nonce, "Test cards", "cards"),
-		Query:         q,
+		Query:         f.Query,
+		Scheme:        f.Scheme,
+		Outcome:       f.Outcome,
+		Schemes:       cardSchemes(entries),
+		Outcomes:      outcomes,
 		Groups:        groups,
 		Total:         len(entries),
 		Shown:         shown,
 	})
 }
 
-// cardGroups groups the catalogue by scheme and flow, keeping the rows
-// whose search text holds every word of q.
-func cardGroups(entries []CatalogueEntry, q string) ([]templates.CardGroup, int) {
-	terms := strings.Fields(strings.ToLower(q))
-	type key struct{ scheme, flow string }
+// cardSchemes lists the schemes of the catalogue's cards in console order.
+func cardSchemes(entries []CatalogueEntry) []string {
+	var out []string
+	for _, e := range entries {
+		if e.CardNumber != "" && e.CardScheme != "" && !slices.Contains(out, e.CardScheme) {
+			out = append(out, e.CardScheme)
+		}
+	}
+	slices.SortFunc(out, func(a, b string) int { return cmp.Or(cmp.Compare(schemeRank(a), schemeRank(b)), cmp.Compare(a, b)) })
+	return out
+}
+
+func schemeRank(s string) int {
+	if s == otherRules {
+		return 100
+	}
+	if r, ok := schemeOrder[s]; ok {
+		return r
+	}
+	return 50
+}
+
+func packRank(p string) int {
+	if r, ok := packOrder[p]; ok {
+		return r
+	}
+	return 50
+}
+
+// cardGroups groups the catalogue by pack, scheme and flow, keeping the
+// rows that pass the filter.
+func cardGroups(entries []CatalogueEntry, f cardFilter) ([]templates.CardGroup, int) {
+	terms := strings.Fields(strings.ToLower(f.Query))
+	type key struct{ pack, scheme, flow string }
 	byKey := map[key]*templates.CardGroup{}
 	var keys []key
 	shown := 0
 	for _, e := range entries {
 		row := cardRow(e)
-		if !matchesAll(row.Search, terms) {
+		if !matchesAll(row.Search, terms) || f.Outcome != "" && row.Outcome != f.Outcome {
 			continue
 		}
-		shown++
-		k := key{e.CardScheme, e.Flow}
+		k := key{e.Pack, e.CardScheme, e.Flow}
 		if e.CardNumber == "" || k.scheme == "" {
 			k.scheme = otherRules
 		}
+		if f.Scheme != "" && k.scheme != f.Scheme {
+			continue
+		}
+		shown++
 		g := byKey[k]
 		if g == nil {
-			g = &templates.CardGroup{Scheme: k.scheme, Flow: k.flow}
+			title := packTitles[k.pack]
+			if title == "" {
+				title = "Scenario file " + k.pack
+			}
+			g = &templates.CardGroup{Pack: k.pack, PackTitle: title, Scheme: k.scheme, Flow: k.flow}
 			byKey[k] = g
 			keys = append(keys, k)
 		}
 		g.Cards = append(g.Cards, row)
 	}
-	rank := func(s string) int {
-		if s == otherRules {
-			return 100
-		}
-		if r, ok := schemeOrder[s]; ok {
-			return r
-		}
-		return 50
-	}
 	slices.SortFunc(keys, func(a, b key) int {
-		return cmp.Or(cmp.Compare(rank(a.scheme), rank(b.scheme)), cmp.Compare(a.scheme, b.scheme),
+		return cmp.Or(cmp.Compare(packRank(a.pack), packRank(b.pack)), cmp.Compare(a.pack, b.pack),
+			cmp.Compare(schemeRank(a.scheme), schemeRank(b.scheme)), cmp.Compare(a.scheme, b.scheme),
 			cmp.Compare(flowOrder[a.flow], flowOrder[b.flow]), cmp.Compare(a.flow, b.flow))
 	})
 	out := make([]templates.CardGroup, 0, len(keys))
@@ -115,6 +173,11 @@ func cardRow(e CatalogueEntry) templates.CardRow {
 		Version:     e.Version,
 		Auto:        e.Auto,
 		Description: e.Description,
+		Scheme:      e.CardScheme,
+		Outcome:     e.Status,
+	}
+	if e.Flow != "frictionless" {
+		row.Outcome = e.Flow
 	}
 	switch {
 	case e.CardNumber != "":
@@ -186,13 +249,17 @@ func (c *console) row(s journal.Summary) templates.TransactionRow {
 	if amount != "" && s.Currency != "" {
 		amount += " " + s.Currency
 	}
+	statusText := emulator.StatusText[s.Status]
+	if s.ChallengeCancel != "" {
+		statusText = cancelHeadline(s.ChallengeCancel)
+	}
 	return templates.TransactionRow{
 		ID:                  s.ID,
 		Href:                c.base + "/console/transactions/" + s.ID,
 		Created:             s.Created.UTC().Format("2006-01-02 15:04:05"),
 		Updated:             s.Updated.UTC().Format("15:04:05"),
 		Status:              s.Status,
-		StatusText:          emulator.StatusText[s.Status],
+		StatusText:          statusText,
 		LookupStatus:        s.LookupStatus,
 		LastEvent:           string(s.LastEvent),
 		MaskedPAN:           s.MaskedPAN,
@@ -264,13 +331,19 @@ func (c *console) handleTransaction(w http.ResponseWriter, r *http.Request) {
 	}
 	for i, ev := range e.Events {
 		te := templates.TransactionEvent{
-			Kind:     string(ev.Kind),
-			Label:    cmp.Or(eventLabels[ev.Kind], string(ev.Kind)),
-			Time:     ev.Time.UTC().Format("2006-01-02 15:04:05.000"),
-			Status:   ev.Status,
-			Detail:   ev.Detail,
-			Request:  prettyJSON(ev.Request),
-			Response: prettyJSON(c.withChallengeHTML(ev)),
+			Kind:    string(ev.Kind),
+			Label:   cmp.Or(eventLabels[ev.Kind], string(ev.Kind)),
+			Time:    ev.Time.UTC().Format("2006-01-02 15:04:05.000"),
+			Status:  ev.Status,
+			Detail:  ev.Detail,
+			Request: prettyJSON(ev.Request),
+		}
+		// As the demo does, challengeHtml is abbreviated: it is long and
+		// says little; the full body is one toggle away.
+		full, short := c.withChallengeHTML(ev)
+		te.Response = prettyJSON(full)
+		if short != nil {
+			te.Response, te.ResponseFull = prettyJSON(short), prettyJSON(full)
 		}
 		if i > 0 {
 			te.SincePrevious = humanElapsed(ev.SincePrevious)
@@ -284,24 +357,50 @@ func (c *console) handleTransaction(w http.ResponseWriter, r *http.Request) {
 // withChallengeHTML is the response of an event as the API wrote it: a
 // lookup answered C gets back its challengeHtml, which the journal keeps
 // as data and the console renders again the way the API did. Every other
-// response is returned as it is.
-func (c *console) withChallengeHTML(ev journal.Event) []byte {
-	const status = `{"status":"`
-	if ev.Challenge == nil || !bytes.HasPrefix(ev.Response, []byte(status)) {
-		return ev.Response
+// response is returned as it is. The second result is the same response
+// with challengeHtml abbreviated as the demo shows it ("<n characters of
+// HTML>"); nil when there is no challengeHtml.
+func (c *console) withChallengeHTML(ev journal.Event) (full, short []byte) {
+	if ev.Challenge == nil {
+		return ev.Response, nil
 	}
 	html, err := c.s.challengeHTML(ev.Challenge)
-	end := bytes.IndexByte(ev.Response[len(status):], '"')
-	if err != nil || end < 0 {
-		return ev.Response
+	if err != nil {
+		return ev.Response, nil
+	}
+	full, ok := withMember(ev.Response, "challengeHtml", html)
+	if !ok {
+		return ev.Response, nil
+	}
+	short, _ = withMember(ev.Response, "challengeHtml", fmt.Sprintf("<%d characters of HTML>", len(html)))
+	return full, short
+}
+
+// withMember puts the string member name after the status member that
+// opens a lookup response; false when the response does not open so.
+func withMember(resp []byte, name, value string) ([]byte, bool) {
+	const status = `{"status":"`
+	if !bytes.HasPrefix(resp, []byte(status)) {
+		return resp, false
+	}
+	end := bytes.IndexByte(resp[len(status):], '"')
+	if end < 0 {
+		return resp, false
 	}
 	at := len(status) + end + 1 // after the status value
-	member, _ := json.Marshal(html)
-	out := make([]byte, 0, len(ev.Response)+len(member)+20)
-	out = append(out, ev.Response[:at]...)
-	out = append(out, `,"challengeHtml":`...)
-	out = append(out, member...)
-	return append(out, ev.Response[at:]...)
+	// As the API writes it: no HTML escaping of <, > and &.
+	var member bytes.Buffer
+	enc := json.NewEncoder(&member)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(map[string]string{name: value}); err != nil {
+		return resp, false
+	}
+	m := bytes.TrimSuffix(bytes.TrimSpace(member.Bytes()), []byte("}"))
+	out := make([]byte, 0, len(resp)+len(m)+1)
+	out = append(out, resp[:at]...)
+	out = append(out, ',')
+	out = append(out, m[1:]...)
+	return append(out, resp[at:]...), true
 }
 
 // prettyJSON indents a JSON body (the journal keeps them redacted: card

@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -477,8 +478,9 @@ func TestConsoleTransactionDetailShowsTheFlow(t *testing.T) {
 }
 
 // TestConsoleShowsTheLookupAsAnswered: the journal keeps a challenge as
-// data, and the console shows the lookup's answer with the very
-// challengeHtml the API sent, card numbers masked in the request.
+// data, and the console shows the lookup's answer with its challengeHtml
+// abbreviated, and behind "Show all" the very challengeHtml the API sent;
+// card numbers masked in the request.
 func TestConsoleShowsTheLookupAsAnswered(t *testing.T) {
 	t.Parallel()
 	e := newConsoleEnv(t, consoleOptions{})
@@ -488,8 +490,19 @@ func TestConsoleShowsTheLookupAsAnswered(t *testing.T) {
 	b.login("as-sent")
 	p := b.get("/console/transactions/" + id)
 	var shown map[string]any
-	if err := json.Unmarshal([]byte(p.Doc.Find("li[data-kind=lookup] pre.response").Text()), &shown); err != nil {
+	if err := json.Unmarshal([]byte(p.Doc.Find("li[data-kind=lookup] details.show-all pre.response-full").Text()), &shown); err != nil {
+		t.Fatalf("lookup response in full is not JSON: %v", err)
+	}
+	var short map[string]any
+	if err := json.Unmarshal([]byte(p.Doc.Find("li[data-kind=lookup] pre.response").First().Text()), &short); err != nil {
 		t.Fatalf("lookup response is not JSON: %v", err)
+	}
+	html, _ := answer["challengeHtml"].(string)
+	if got, want := short["challengeHtml"], fmt.Sprintf("<%d characters of HTML>", len(html)); got != want {
+		t.Errorf("challengeHtml abbreviated as %q, want %q", got, want)
+	}
+	if got := p.Doc.Find("li[data-kind=lookup] details.show-all summary").Text(); !strings.HasPrefix(got, "Show all") {
+		t.Errorf("the toggle says %q, want Show all", got)
 	}
 	for k, want := range answer {
 		if got := shown[k]; got != want {

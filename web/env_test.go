@@ -57,12 +57,13 @@ type envOptions struct {
 	load        scenarios.LoadOptions
 	chaos       *emulator.Chaos
 	maxDelay    int
-	journal     bool         // keep a journal for the console
-	consoleAuth string       // "user:password" for the console
-	realClock   bool         // time.Now instead of the settable test clock
-	logger      *slog.Logger // nil discards the log
-	seed        uint64       // 7 when 0
-	strictDDC   bool         // refuse unknown and reused ddcIds
+	journal     bool          // keep a journal for the console
+	consoleAuth string        // "user:password" for the console
+	realClock   bool          // time.Now instead of the settable test clock
+	logger      *slog.Logger  // nil discards the log
+	seed        uint64        // 7 when 0
+	storeMaxAge time.Duration // the engine's --store-max-age; 0 says nothing
+	strictDDC   bool          // refuse unknown and reused ddcIds
 }
 
 // sandbox is an emulator's handler and its parts, as the tests build it.
@@ -115,6 +116,7 @@ func buildSandbox(tb testing.TB, o envOptions, public string) sandbox {
 		Events:           events,
 		Chaos:            o.chaos,
 		StrictDDC:        o.strictDDC,
+		StoreMaxAge:      o.storeMaxAge,
 	}, store)
 	if err != nil {
 		tb.Fatal(err)

@@ -157,6 +157,9 @@ func NewServer(cfg Config) (*Server, error) {
 // same headers and no body (but on the live event stream).
 func (s *Server) routes() {
 	root := mux.NewRouter()
+	// No redirect to the cleaned path: POST /enquiry// answers the JSON
+	// 404 of an unknown route, not a 301 a client would not follow.
+	root.SkipClean(true)
 	root.NotFoundHandler = s.observe(http.HandlerFunc(s.notFound))
 	root.MethodNotAllowedHandler = s.observe(http.HandlerFunc(s.methodNotAllowed))
 	root.Use(s.observe, s.limitBody)
@@ -169,6 +172,7 @@ func (s *Server) routes() {
 	api.Use(markRoute(routeJSON), s.requireToken)
 	api.HandleFunc("/authentication/brw", s.handleLookup).Methods(http.MethodPost)
 	api.HandleFunc("/authentication/ddc", s.handleDDC).Methods(http.MethodPost)
+	api.HandleFunc("/authentication/brw/", s.handleLookup).Methods(http.MethodPost)
 	api.HandleFunc("/enquiry/", s.handleEnquiry).Methods(http.MethodPost)
 	api.HandleFunc("/enquiry", s.handleEnquiry).Methods(http.MethodPost)
 	api.HandleFunc("/challenge/{id}", s.handleCompleteChallenge).Methods(http.MethodPost)
@@ -179,7 +183,7 @@ func (s *Server) routes() {
 	data.HandleFunc("/scenarios", s.handleScenarios).Methods(http.MethodGet, http.MethodHead)
 	data.HandleFunc("/scenarios/schema.json", s.handleSchema).Methods(http.MethodGet, http.MethodHead)
 	data.Handle("/openapi.{format:yaml|json}", s.openAPI()).Methods(http.MethodGet, http.MethodHead)
-	s.consoleRoutes(r)
+	s.consoleRoutes(root, r)
 
 	acs := r.NewRoute().Subrouter()
 	acs.Use(markRoute(routeACS))

@@ -3,7 +3,7 @@
 // emulator in-process on a loopback port, drives headless Chromium
 // through the pages, and writes PNG files.
 //
-//	go run ./cmd/screenshots                 # writes docs/img/console-*.png and docs/img/demo-*.png
+//	go run ./cmd/screenshots                 # writes docs/img/landing.png, console-*.png and demo-*.png
 //	go run ./cmd/screenshots -out /tmp/shots -chromium /usr/bin/chromium
 package main
 

@@ -42,6 +42,9 @@ func (s *shooter) all(ctx context.Context) error {
 	}
 	base := s.emu.URL
 	shots := []shot{
+		{"landing.png", 1280, 900, func() error {
+			return s.b.do("open the front door", chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS("details.pack[open] table")))
+		}},
 		{"console-login.png", 1280, 560, func() error {
 			return s.b.do("open the login page", chromedp.Navigate(base+"/console/login"))
 		}},

@@ -115,6 +115,7 @@ func New(c Config, log *slog.Logger) (*Sandbox, error) {
 		Chaos:            chaos,
 		MaxDelayed:       c.MaxDelayed,
 		StrictDDC:        c.StrictDDC,
+		StoreMaxAge:      c.StoreMaxAge,
 	}, st.store)
 	if err != nil {
 		ln.Close()

@@ -1,0 +1,155 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// fence is one fenced block of the README: its language and its text.
+type fence struct {
+	lang, text string
+}
+
+// fences returns the fenced blocks of the README section titled title.
+func fences(t *testing.T, title string) []fence {
+	t.Helper()
+	raw, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(raw)
+	start := strings.Index(s, "\n## "+title+"\n")
+	if start < 0 {
+		t.Fatalf("README has no section %q", title)
+	}
+	s = s[start+1:]
+	if end := strings.Index(s[3:], "\n## "); end >= 0 {
+		s = s[:end+3]
+	}
+	var out []fence
+	for _, m := range regexp.MustCompile("(?ms)^```([a-z]*)\n(.*?)^```$").FindAllStringSubmatch(s, -1) {
+		out = append(out, fence{lang: m[1], text: m[2]})
+	}
+	return out
+}
+
+// needTools skips the test without the tools, or fails it under CI.
+func needTools(t *testing.T, tools ...string) {
+	t.Helper()
+	for _, tool := range tools {
+		if _, err := exec.LookPath(tool); err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Fatalf("%s is not installed; .ci/run installs it", tool)
+			}
+			t.Skipf("%s is not installed", tool)
+		}
+	}
+}
+
+// stableKeys are the answer fields whose values do not change from one
+// transaction to the next: the README's examples must show what the
+// sandbox answers for them.
+var stableKeys = []string{"status", "transactionStatus", "transStatus", "final", "version", "eci",
+	"cardScheme", "cardBin", "externalReferenceId", "notificationUrl", "threeDSSessionData"}
+
+// TestReadmeQuickStart runs the README's Quick start as a new user would:
+// its first block is the command that starts the sandbox (here started in
+// process), and the other shell blocks run in order, in one bash from the
+// repository root, with BASE pointing at the sandbox. Each block's output
+// must match the example that follows it: every field the example shows,
+// with the same value where values do not vary.
+func TestReadmeQuickStart(t *testing.T) {
+	needTools(t, "bash", "curl", "jq")
+	blocks := fences(t, "Quick start")
+	if len(blocks) == 0 || blocks[0].lang != "sh" || blocks[0].text != "go run ./cmd/threeds-sandbox\n" {
+		t.Fatalf("the Quick start must open with exactly `go run ./cmd/threeds-sandbox`, got %q", blocks[0])
+	}
+	p := startDefault(t)
+
+	// One script, one shell, as in a terminal: a marker line before each
+	// block splits the output.
+	const marker = "@@quick-start block %d@@"
+	var script strings.Builder
+	script.WriteString("set -euo pipefail\n")
+	type step struct {
+		cmd, want fence
+		hasWant   bool
+	}
+	var steps []step
+	for i := 1; i < len(blocks); i++ {
+		b := blocks[i]
+		if b.lang != "sh" {
+			continue
+		}
+		st := step{cmd: b}
+		if i+1 < len(blocks) && blocks[i+1].lang != "sh" {
+			st.want, st.hasWant = blocks[i+1], true
+		}
+		fmt.Fprintf(&script, "printf '\\n%s\\n'\n%s", fmt.Sprintf(marker, len(steps)), b.text)
+		steps = append(steps, st)
+	}
+	if len(steps) < 3 {
+		t.Fatalf("the Quick start has %d command blocks after the start, want the lookup, the enquiry and the challenge", len(steps))
+	}
+	cmd := exec.Command("bash", "-c", script.String())
+	cmd.Dir = "../.."
+	cmd.Env = append(os.Environ(), "BASE="+p.URL)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the Quick start failed: %v\n%s", err, out)
+	}
+	parts := strings.Split(string(out), "\n"+fmt.Sprintf(marker, 0)+"\n")
+	if len(parts) != 2 {
+		t.Fatalf("no output of the first block:\n%s", out)
+	}
+	rest := parts[1]
+	for i, st := range steps {
+		got := rest
+		if i+1 < len(steps) {
+			var ok bool
+			got, rest, ok = strings.Cut(rest, "\n"+fmt.Sprintf(marker, i+1)+"\n")
+			if !ok {
+				t.Fatalf("no output of block %d:\n%s", i+1, out)
+			}
+		}
+		t.Run(fmt.Sprintf("block %d", i+1), func(t *testing.T) {
+			if !st.hasWant {
+				return
+			}
+			checkExample(t, st.want, got)
+		})
+	}
+}
+
+// checkExample compares a block's output with the README's example.
+func checkExample(t *testing.T, want fence, got string) {
+	t.Helper()
+	if want.lang != "json" {
+		if strings.TrimSpace(got) != strings.TrimSpace(want.text) {
+			t.Errorf("output %q, the README shows %q", got, want.text)
+		}
+		return
+	}
+	var w, g map[string]any
+	if err := json.Unmarshal([]byte(want.text), &w); err != nil {
+		t.Fatalf("the README's example is not JSON: %v\n%s", err, want.text)
+	}
+	if err := json.Unmarshal([]byte(got), &g); err != nil {
+		t.Fatalf("the output is not JSON: %v\n%s", err, got)
+	}
+	for k := range w {
+		if _, ok := g[k]; !ok {
+			t.Errorf("the output lacks %q, which the README shows\n%s", k, got)
+		}
+	}
+	for _, k := range stableKeys {
+		if wv, ok := w[k]; ok && fmt.Sprint(wv) != fmt.Sprint(g[k]) {
+			t.Errorf("%s = %v, the README shows %v", k, g[k], wv)
+		}
+	}
+}
