@@ -11,7 +11,8 @@ import (
 // ReadmeSections are the sections of README.md the front door points to,
 // in the README's order; a test keeps them in step with its headings.
 var ReadmeSections = []string{
-	"Quick start", "Endpoints", "Test cards", "The challenge flow", "Console",
+	"Quick start", "Endpoints", "Test cards", "The challenge flow",
+	"Device data collection and the 3DS Method", "Console",
 	"Scenario files", "Configuration", "Running several replicas", "Errors", "OpenAPI",
 	"Reliability and security", "Performance",
 	"Where the spec is silent: our choices", "Development",
