@@ -91,3 +91,28 @@ func TestDemoMethodNotify(t *testing.T) {
 		}
 	}
 }
+
+// TestConsoleListsACollectionWithoutLookup: a collection that no lookup
+// followed is listed as such, not with an empty status.
+func TestConsoleListsACollectionWithoutLookup(t *testing.T) {
+	t.Parallel()
+	e := newConsoleEnv(t, consoleOptions{})
+	d := e.api("/authentication/ddc", "alone", ddcBody("4000000000009409"))
+	id, _ := d["threeDsServerTransId"].(string)
+	b := e.browser()
+	b.login("alone")
+	row := b.get("/console/transactions").Doc.Find(`tr[data-id="` + id + `"]`)
+	if row.Length() != 1 {
+		t.Fatalf("the collection %s is not listed", id)
+	}
+	badge := row.Find(".status")
+	if got := strings.TrimSpace(badge.Text()); got == "" {
+		t.Error("the status badge is empty")
+	}
+	if got := badge.AttrOr("title", ""); !strings.Contains(got, "no lookup yet") {
+		t.Errorf("badge title %q, want it to say no lookup followed", got)
+	}
+	if !strings.Contains(row.Text(), "collection only") {
+		t.Errorf("row %q does not say it is a collection only", row.Text())
+	}
+}

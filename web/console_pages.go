@@ -253,6 +253,9 @@ func (c *console) row(s journal.Summary) templates.TransactionRow {
 	if s.ChallengeCancel != "" {
 		statusText = cancelHeadline(s.ChallengeCancel)
 	}
+	if s.Status == "" {
+		statusText = "Device data collection only: no lookup yet"
+	}
 	return templates.TransactionRow{
 		ID:                  s.ID,
 		Href:                c.base + "/console/transactions/" + s.ID,
