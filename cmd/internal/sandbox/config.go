@@ -70,6 +70,8 @@ type Config struct {
 	MaxDelayed       int
 	ConsoleAuth      string
 	JournalSize      int
+	JournalBytes     int64
+	JournalTotal     int64
 	GCHeadroomMiB    int
 }
 
@@ -106,6 +108,8 @@ func FlagSet(c *Config, out io.Writer) *flag.FlagSet {
 	fs.StringVar(&c.ChaosFaults, "chaos-faults", "", "comma-separated fault kinds chaos picks from: drop, malformed, http500, emv402, emv403, emv405 (default all)")
 	fs.StringVar(&c.ConsoleAuth, "console-auth", "", "`user:password` protecting the web console with HTTP basic authentication (empty: open)")
 	fs.IntVar(&c.JournalSize, "journal-size", journal.DefaultPerNamespace, "transactions the console's journal keeps per token (0: no journal)")
+	fs.Int64Var(&c.JournalBytes, "journal-bytes", journal.DefaultMaxBytesPerNamespace, "bytes the console's journal keeps per token; beyond them its oldest transactions are forgotten")
+	fs.Int64Var(&c.JournalTotal, "journal-total-bytes", journal.DefaultMaxTotalBytes, "bytes the console's journal keeps in all (per replica with a local journal); beyond them the oldest transactions of any token are forgotten")
 	fs.IntVar(&c.MaxDelayed, "max-delayed", emulator.DefaultMaxDelayed, "most requests held in scenario delays at once; more get 503 at once")
 	fs.IntVar(&c.GCHeadroomMiB, "gc-headroom-mib", 64, "MiB the heap may grow by, at least, between garbage collections, so a small heap is not collected many times a second (0: Go's default; ignored when GOGC is set)")
 	fs.StringVar(&c.LogLevel, "log-level", "info", "debug, info, warn or error")
@@ -297,6 +301,8 @@ var areas = map[string]string{
 	"chaos-faults":        "chaos",
 	"console-auth":        "console",
 	"journal-size":        "console",
+	"journal-bytes":       "console",
+	"journal-total-bytes": "console",
 	"gc-headroom-mib":     "gc",
 	"log-level":           "log",
 	"log-format":          "log",
@@ -430,6 +436,8 @@ func (c *Config) check() []error {
 		add(true, "console-auth", "(hidden)", "want user:password")
 	}
 	add(c.JournalSize < 0, "journal-size", fmt.Sprint(c.JournalSize), "want 0 (no journal) or more")
+	add(c.JournalBytes < 64<<10, "journal-bytes", fmt.Sprint(c.JournalBytes), "want 65536 bytes or more")
+	add(c.JournalTotal < 64<<10, "journal-total-bytes", fmt.Sprint(c.JournalTotal), "want 65536 bytes or more")
 	add(c.GCHeadroomMiB < 0 || c.GCHeadroomMiB > 1<<20, "gc-headroom-mib", fmt.Sprint(c.GCHeadroomMiB), "want 0 to 1048576")
 
 	var level slog.Level
