@@ -1,0 +1,562 @@
+package journal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/rueidis"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/redisstore"
+)
+
+// Defaults of RedisOptions.
+const (
+	// DefaultQueue is how many events wait to be written at most; more are
+	// dropped (and counted) rather than slow a request down.
+	DefaultQueue = 8192
+	// DefaultBatch is the most events written in one round trip.
+	DefaultBatch = 256
+	// dropLogInterval is how often at most the log says events are dropped.
+	dropLogInterval = 10 * time.Second
+)
+
+// RedisOptions configure a journal kept in Redis.
+type RedisOptions struct {
+	// Options bound every namespace (PerNamespace, MaxEvents,
+	// MaxBytesPerNamespace); Total and MaxTotalBytes bound nothing in
+	// Redis, where namespaces expire after MaxAge instead.
+	Options
+	// Prefix is put before every key, as for the transaction store.
+	Prefix string
+	// MaxAge is how long a namespace's journal and each transaction in it
+	// are kept after their last event (the store's --store-max-age).
+	MaxAge time.Duration
+	// Timeout bounds each call to Redis.
+	Timeout time.Duration
+	// Queue is how many events may wait to be written; Batch how many are
+	// written in one round trip.
+	Queue, Batch int
+	// Logger says when events are dropped; nil discards.
+	Logger *slog.Logger
+}
+
+// Redis is the journal shared by replicas over Redis. Recording never
+// waits for Redis: an event is encoded and queued, and one writer sends
+// the queue in pipelined batches of Lua calls, each of which applies one
+// event atomically (the summary merged, the history appended, the bounds
+// enforced, the version bumped and the change published). When the queue
+// is full or Redis fails, events are dropped, counted and logged at most
+// every ten seconds; the API does not notice. The console's reads go to
+// Redis and return its errors (wrapping emulator.ErrUnavailable when it
+// cannot be reached).
+//
+// Keys, under Prefix + "j:" + namespace + ":" (every one with a TTL of
+// MaxAge, renewed by each event of the namespace or the transaction):
+//
+//	m       hash: "v" the version, "b" the bytes held, "z:{id}" each transaction's bytes
+//	x       sorted set of transaction ids by creation time
+//	s:{id}  hash: the transaction's summary
+//	e:{id}  list of its events, each a record (see appendRecord)
+//
+// A change of namespace ns is published on Prefix + "j:changed" with ns as
+// the message. The script builds the keys of the transactions it evicts,
+// so the journal wants a single Redis (not a cluster), like the store.
+type Redis struct {
+	c     rueidis.Client
+	opt   RedisOptions
+	log   *slog.Logger
+	queue chan queued
+
+	queuedBytes                atomic.Int64
+	recorded, dropped, evicted atomic.Uint64
+	lastDropLog                atomic.Int64 // Unix nanoseconds
+
+	closeOnce sync.Once
+	closed    chan struct{} // closed by Close: Record drops from then on
+	done      chan struct{} // closed when the writer has flushed
+	stopSub   context.CancelFunc
+	subDone   chan struct{}
+
+	mu      sync.Mutex
+	waiters map[string]chan struct{}
+}
+
+var (
+	_ Journal       = (*Redis)(nil)
+	_ StatsReporter = (*Redis)(nil)
+)
+
+// queued is one event waiting to be written.
+type queued struct {
+	ns, id string
+	args   []string // ARGV of recordScript
+}
+
+// NewRedis returns the journal kept over client c, and starts its writer
+// and its subscription to changes; Close stops them.
+func NewRedis(c rueidis.Client, opt RedisOptions) (*Redis, error) {
+	if c == nil {
+		return nil, errors.New("journal: NewRedis needs a client")
+	}
+	opt.Options = opt.Options.withDefaults()
+	if opt.MaxAge <= 0 {
+		return nil, errors.New("journal: NewRedis needs a MaxAge")
+	}
+	if opt.Timeout <= 0 {
+		opt.Timeout = redisstore.DefaultTimeout
+	}
+	if opt.Queue <= 0 {
+		opt.Queue = DefaultQueue
+	}
+	if opt.Batch <= 0 {
+		opt.Batch = DefaultBatch
+	}
+	log := opt.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	subCtx, stop := context.WithCancel(context.Background())
+	j := &Redis{
+		c: c, opt: opt, log: log,
+		queue:   make(chan queued, opt.Queue),
+		closed:  make(chan struct{}),
+		done:    make(chan struct{}),
+		stopSub: stop,
+		subDone: make(chan struct{}),
+		waiters: map[string]chan struct{}{},
+	}
+	go j.write()
+	go j.subscribe(subCtx)
+	return j, nil
+}
+
+func (j *Redis) base(ns string) string { return j.opt.Prefix + "j:" + ns + ":" }
+
+func (j *Redis) channel() string { return j.opt.Prefix + "j:changed" }
+
+// timeField is a time as the summary stores it: fixed-width Unix
+// nanoseconds, so that Lua compares them as strings.
+func timeField(t time.Time) string { return fmt.Sprintf("%019d", max(t.UnixNano(), 0)) }
+
+// Record queues ev to be written, or drops it (counted) when the queue is
+// full or the journal closed. It never waits for Redis.
+func (j *Redis) Record(_ context.Context, ev emulator.Event) {
+	id := ev.Transaction.ThreeDSServerTransID
+	if ev.Namespace == "" || id == "" {
+		return
+	}
+	select {
+	case <-j.closed:
+		j.drop(1, errors.New("journal closed"))
+		return
+	default:
+	}
+	e := newEvent(ev)
+	t := ev.Transaction
+	e.Status = t.Status
+	rec := string(appendRecord(make([]byte, 0, 64+len(e.Request)+len(e.Response)+len(e.Detail)), &e))
+	tf := timeField(ev.Time)
+	args := []string{
+		id, strconv.FormatInt(ev.Time.UnixMilli(), 10), rec,
+		strconv.Itoa(j.opt.MaxEvents), strconv.Itoa(j.opt.PerNamespace),
+		strconv.FormatInt(j.opt.MaxBytesPerNamespace, 10), strconv.FormatInt(j.opt.MaxAge.Milliseconds(), 10),
+		j.base(ev.Namespace), j.channel(), ev.Namespace,
+		// The summary: n sets once, m keeps the largest, s sets when not
+		// empty, a always sets, i adds.
+		"n", "id", id, "n", "c", tf, "m", "u", tf,
+		"s", "st", t.Status, "a", "sr", t.StatusReason, "a", "cc", t.ChallengeCancel,
+		"s", "eci", t.ECI, "s", "sc", t.ScenarioID, "s", "ver", t.Version, "s", "pan", t.MaskedPAN,
+		"s", "bin", t.CardBIN, "s", "sch", t.CardScheme, "s", "chn", t.CardholderName, "s", "mn", t.MerchantName,
+		"s", "amt", t.Amount, "s", "cur", t.Currency, "s", "ref", t.ExternalReferenceID,
+		"a", "le", string(ev.Kind), "i", "ne", "1",
+	}
+	if ev.Kind == emulator.EventLookup {
+		args = append(args, "a", "ls", t.Status, "a", "fb", strconv.FormatBool(t.Fallback))
+	}
+	if ev.Kind == emulator.EventEnquiry {
+		args = append(args, "i", "nq", "1")
+	}
+	size := int64(len(rec))
+	select {
+	case j.queue <- queued{ns: ev.Namespace, id: id, args: args}:
+		j.queuedBytes.Add(size)
+	default:
+		j.drop(1, errors.New("queue full"))
+	}
+}
+
+// drop counts n dropped events and says so in the log, at most every
+// dropLogInterval.
+func (j *Redis) drop(n int, why error) {
+	total := j.dropped.Add(uint64(n))
+	now := time.Now().UnixNano()
+	last := j.lastDropLog.Load()
+	if now-last < int64(dropLogInterval) || !j.lastDropLog.CompareAndSwap(last, now) {
+		return
+	}
+	j.log.Warn("console journal: events dropped (the API is not affected)", slog.Uint64("dropped_total", total), slog.Any("err", why))
+}
+
+// recordScript applies one event: KEYS are the namespace's m and x, the
+// transaction's s and e; ARGV as Record builds them. It returns the
+// namespace's new version.
+var recordScript = rueidis.NewLuaScript(`
+local m, x, s, e = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local id, created, rec = ARGV[1], tonumber(ARGV[2]), ARGV[3]
+local maxEvents, maxTx, maxBytes, ttl = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
+local base, channel, ns = ARGV[8], ARGV[9], ARGV[10]
+local summaryBytes = 512
+if not redis.call('ZSCORE', x, id) then
+  redis.call('ZADD', x, created, id)
+  redis.call('HINCRBY', m, 'z:' .. id, summaryBytes)
+  redis.call('HINCRBY', m, 'b', summaryBytes)
+end
+for i = 11, #ARGV, 3 do
+  local op, f, v = ARGV[i], ARGV[i+1], ARGV[i+2]
+  if op == 'a' or (op == 's' and v ~= '') then
+    redis.call('HSET', s, f, v)
+  elseif op == 'n' then
+    redis.call('HSETNX', s, f, v)
+  elseif op == 'i' then
+    redis.call('HINCRBY', s, f, tonumber(v))
+  elseif op == 'm' then
+    local old = redis.call('HGET', s, f)
+    if not old or old < v then redis.call('HSET', s, f, v) end
+  end
+end
+redis.call('RPUSH', e, rec)
+local size = redis.call('HINCRBY', m, 'z:' .. id, #rec)
+redis.call('HINCRBY', m, 'b', #rec)
+local function dropEvent()
+  local old = redis.call('LINDEX', e, 1)
+  redis.call('LSET', e, 1, '')
+  redis.call('LREM', e, 1, '')
+  redis.call('HINCRBY', s, 'dr', 1)
+  size = redis.call('HINCRBY', m, 'z:' .. id, -#old)
+  redis.call('HINCRBY', m, 'b', -#old)
+end
+if redis.call('LLEN', e) > maxEvents then dropEvent() end
+while size > maxBytes and redis.call('LLEN', e) > 1 do dropEvent() end
+local evicted = 0
+local function evict(old)
+  redis.call('DEL', base .. 's:' .. old, base .. 'e:' .. old)
+  local n = tonumber(redis.call('HGET', m, 'z:' .. old) or '0')
+  redis.call('HDEL', m, 'z:' .. old)
+  redis.call('HINCRBY', m, 'b', -n)
+  redis.call('ZREM', x, old)
+  evicted = evicted + 1
+end
+local function oldest()
+  local ids = redis.call('ZRANGE', x, 0, 1)
+  if ids[1] ~= id then return ids[1] end
+  return ids[2]
+end
+while redis.call('ZCARD', x) > 1 and (redis.call('ZCARD', x) > maxTx or tonumber(redis.call('HGET', m, 'b')) > maxBytes) do
+  evict(oldest())
+end
+for _, old in ipairs(redis.call('ZRANGEBYSCORE', x, '-inf', '(' .. (created - ttl), 'LIMIT', 0, 16)) do
+  if old ~= id then evict(old) end
+end
+local v = redis.call('HINCRBY', m, 'v', 1)
+for _, k in ipairs({m, x, s, e}) do redis.call('PEXPIRE', k, ttl) end
+redis.call('PUBLISH', channel, ns)
+return {v, evicted}
+`)
+
+// write sends the queue to Redis in batches until Close, then flushes
+// what is left.
+func (j *Redis) write() {
+	defer close(j.done)
+	batch := make([]queued, 0, j.opt.Batch)
+	for {
+		select {
+		case q := <-j.queue:
+			j.flush(j.fill(append(batch[:0], q)))
+		case <-j.closed:
+			for {
+				if batch = j.fill(batch[:0]); len(batch) == 0 {
+					return
+				}
+				j.flush(batch)
+			}
+		}
+	}
+}
+
+// fill adds to batch what the queue holds, up to a batch.
+func (j *Redis) fill(batch []queued) []queued {
+	for len(batch) < j.opt.Batch {
+		select {
+		case q := <-j.queue:
+			batch = append(batch, q)
+		default:
+			return batch
+		}
+	}
+	return batch
+}
+
+// flush writes a batch in one pipelined round trip.
+func (j *Redis) flush(batch []queued) {
+	execs := make([]rueidis.LuaExec, len(batch))
+	var size int64
+	for i, q := range batch {
+		b := j.base(q.ns)
+		execs[i] = rueidis.LuaExec{Keys: []string{b + "m", b + "x", b + "s:" + q.id, b + "e:" + q.id}, Args: q.args}
+		size += int64(len(q.args[2]))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), j.opt.Timeout)
+	defer cancel()
+	var failed int
+	var firstErr error
+	for _, r := range recordScript.ExecMulti(ctx, j.c, execs...) {
+		vals, err := r.ToArray()
+		if err != nil {
+			failed++
+			firstErr = cmpErr(firstErr, err)
+			continue
+		}
+		if len(vals) == 2 {
+			if n, err := vals[1].AsInt64(); err == nil && n > 0 {
+				j.evicted.Add(uint64(n))
+			}
+		}
+	}
+	j.queuedBytes.Add(-size)
+	j.recorded.Add(uint64(len(batch) - failed))
+	if failed > 0 {
+		j.drop(failed, redisstore.Classify("journal record", firstErr))
+	}
+}
+
+func cmpErr(first, err error) error {
+	if first != nil {
+		return first
+	}
+	return err
+}
+
+// Flush waits until every event queued so far is written (or dropped),
+// or ctx ends.
+func (j *Redis) Flush(ctx context.Context) error {
+	for len(j.queue) > 0 || j.queuedBytes.Load() > 0 {
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("journal flush: %w", ctx.Err())
+		case <-time.After(time.Millisecond):
+		}
+	}
+	return nil
+}
+
+// Close stops taking events, writes those queued (within the timeout of
+// one call per batch) and ends the subscription. It does not close the
+// client.
+func (j *Redis) Close() {
+	j.closeOnce.Do(func() {
+		close(j.closed)
+		<-j.done
+		j.stopSub()
+		<-j.subDone
+	})
+}
+
+// subscribe wakes the waiters of each namespace whose change Redis
+// publishes, and every waiter when the subscription (re)starts or fails,
+// so that none waits on a change it missed.
+func (j *Redis) subscribe(ctx context.Context) {
+	defer close(j.subDone)
+	for ctx.Err() == nil {
+		j.listen(ctx)
+		j.wakeAll()
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Second):
+		}
+	}
+	j.wakeAll()
+}
+
+// listen holds one subscription on a connection of its own until the
+// connection fails or ctx ends. A dedicated connection reports its loss
+// at once, where a shared one would resubscribe silently and hide the
+// changes missed meanwhile.
+func (j *Redis) listen(ctx context.Context) {
+	dc, release := j.c.Dedicate()
+	defer release()
+	lost := dc.SetPubSubHooks(rueidis.PubSubHooks{
+		OnMessage: func(m rueidis.PubSubMessage) { j.wake(m.Message) },
+		OnSubscription: func(s rueidis.PubSubSubscription) {
+			if s.Kind == "subscribe" {
+				j.wakeAll() // changes made before now were missed
+			}
+		},
+	})
+	sctx, cancel := j.ctx(ctx)
+	err := dc.Do(sctx, dc.B().Subscribe().Channel(j.channel()).Build()).Error()
+	cancel()
+	if err != nil {
+		dc.Close()
+		return
+	}
+	select {
+	case <-lost:
+	case <-ctx.Done():
+		dc.Close()
+	}
+}
+
+func (j *Redis) wake(ns string) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if ch, ok := j.waiters[ns]; ok {
+		close(ch)
+		delete(j.waiters, ns)
+	}
+}
+
+func (j *Redis) wakeAll() {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	for k, ch := range j.waiters {
+		close(ch)
+		delete(j.waiters, k)
+	}
+}
+
+// Changed returns a channel closed when Redis publishes a change of ns
+// (made on any replica), or sooner: compare versions.
+func (j *Redis) Changed(ns string) <-chan struct{} {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	ch, ok := j.waiters[ns]
+	if !ok {
+		if len(j.waiters) >= j.opt.Total {
+			for k, w := range j.waiters {
+				close(w)
+				delete(j.waiters, k)
+			}
+		}
+		ch = make(chan struct{})
+		j.waiters[ns] = ch
+	}
+	return ch
+}
+
+func (j *Redis) ctx(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, j.opt.Timeout)
+}
+
+// Version returns the version of ns: the count of its changes, 0 when it
+// holds nothing.
+func (j *Redis) Version(ctx context.Context, ns string) (uint64, error) {
+	ctx, cancel := j.ctx(ctx)
+	defer cancel()
+	v, err := j.c.Do(ctx, j.c.B().Hget().Key(j.base(ns)+"m").Field("v").Build()).AsUint64()
+	if rueidis.IsRedisNil(err) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, redisstore.Classify("journal version", err)
+	}
+	return v, nil
+}
+
+// List returns the summaries of the most recent transactions of ns,
+// newest first; at most limit of them (all when limit <= 0).
+func (j *Redis) List(ctx context.Context, ns string, limit int) ([]Summary, error) {
+	ctx, cancel := j.ctx(ctx)
+	defer cancel()
+	b := j.base(ns)
+	stop := int64(-1)
+	if limit > 0 {
+		stop = int64(limit) - 1
+	}
+	ids, err := j.c.Do(ctx, j.c.B().Zrange().Key(b+"x").Min("0").Max(strconv.FormatInt(stop, 10)).Rev().Build()).AsStrSlice()
+	if err != nil {
+		return nil, redisstore.Classify("journal list", err)
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	cmds := make(rueidis.Commands, len(ids))
+	for i, id := range ids {
+		cmds[i] = j.c.B().Hgetall().Key(b + "s:" + id).Build()
+	}
+	out := make([]Summary, 0, len(ids))
+	for _, r := range j.c.DoMulti(ctx, cmds...) {
+		m, err := r.AsStrMap()
+		if err != nil {
+			return nil, redisstore.Classify("journal list", err)
+		}
+		if s, _, ok := summaryOf(m); ok {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+// Get returns the transaction id of namespace ns with its events.
+func (j *Redis) Get(ctx context.Context, ns, id string) (Entry, bool, error) {
+	ctx, cancel := j.ctx(ctx)
+	defer cancel()
+	b := j.base(ns)
+	rs := j.c.DoMulti(ctx, j.c.B().Hgetall().Key(b+"s:"+id).Build(), j.c.B().Lrange().Key(b+"e:"+id).Start(0).Stop(-1).Build())
+	m, err := rs[0].AsStrMap()
+	if err != nil {
+		return Entry{}, false, redisstore.Classify("journal entry", err)
+	}
+	recs, err := rs[1].AsStrSlice()
+	if err != nil {
+		return Entry{}, false, redisstore.Classify("journal entry", err)
+	}
+	s, dropped, ok := summaryOf(m)
+	if !ok {
+		return Entry{}, false, nil
+	}
+	out := Entry{Summary: s, Dropped: dropped, Events: make([]Event, 0, len(recs))}
+	for _, r := range recs {
+		e, err := decodeRecord([]byte(r))
+		if err != nil {
+			out.Dropped++ // a record of another version: shown as dropped, not as an error
+			continue
+		}
+		out.Events = append(out.Events, e)
+	}
+	timeline(out.Events, out.Created)
+	return out, true, nil
+}
+
+// summaryOf reads a summary hash; false when it is empty (no such
+// transaction, or expired).
+func summaryOf(m map[string]string) (Summary, int, bool) {
+	if m["id"] == "" {
+		return Summary{}, 0, false
+	}
+	num := func(k string) int { n, _ := strconv.Atoi(m[k]); return n }
+	tm := func(k string) time.Time {
+		n, _ := strconv.ParseInt(m[k], 10, 64)
+		return time.Unix(0, n).UTC()
+	}
+	s := Summary{
+		ID: m["id"], Created: tm("c"), Updated: tm("u"), Status: m["st"], StatusReason: m["sr"], ChallengeCancel: m["cc"],
+		ECI: m["eci"], LastEvent: emulator.EventKind(m["le"]), Events: num("ne"), Enquiries: num("nq"),
+		ScenarioID: m["sc"], Fallback: m["fb"] == "true", Version: m["ver"], MaskedPAN: m["pan"], CardBIN: m["bin"],
+		Scheme: m["sch"], CardholderName: m["chn"], MerchantName: m["mn"], Amount: m["amt"], Currency: m["cur"],
+		ExternalReferenceID: m["ref"], LookupStatus: m["ls"],
+	}
+	return s, num("dr"), true
+}
+
+// Stats returns this replica's counters: Bytes are those queued, not yet
+// written; Transactions are not counted (they are in Redis).
+func (j *Redis) Stats() Stats {
+	return Stats{Bytes: j.queuedBytes.Load(), Recorded: j.recorded.Load(), Dropped: j.dropped.Load(), Evicted: j.evicted.Load()}
+}
