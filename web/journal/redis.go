@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -25,6 +26,9 @@ const (
 	DefaultBatch = 256
 	// dropLogInterval is how often at most the log says events are dropped.
 	dropLogInterval = 10 * time.Second
+	// batchLinger is how long the writer waits for more events after the
+	// first of a batch.
+	batchLinger = time.Millisecond
 )
 
 // RedisOptions configure a journal kept in Redis.
@@ -51,14 +55,17 @@ type RedisOptions struct {
 // waits for Redis: an event is encoded and queued, and one writer sends
 // the queue in pipelined batches of Lua calls, each of which applies one
 // event atomically (the summary merged, the history appended, the bounds
-// enforced, the version bumped and the change published). When the queue
+// enforced, the version bumped), then publishes the change once per
+// namespace and batch. When the queue
 // is full or Redis fails, events are dropped, counted and logged at most
 // every ten seconds; the API does not notice. The console's reads go to
 // Redis and return its errors (wrapping emulator.ErrUnavailable when it
 // cannot be reached).
 //
 // Keys, under Prefix + "j:" + namespace + ":" (every one with a TTL of
-// MaxAge, renewed by each event of the namespace or the transaction):
+// MaxAge, renewed by each event of the namespace or the transaction; a
+// transaction that expired while its namespace lives on is skipped by
+// List, and its bytes count until it is evicted, oldest first):
 //
 //	m       hash: "v" the version, "b" the bytes held, "z:{id}" each transaction's bytes
 //	x       sorted set of transaction ids by creation time
@@ -143,7 +150,11 @@ func (j *Redis) channel() string { return j.opt.Prefix + "j:changed" }
 
 // timeField is a time as the summary stores it: fixed-width Unix
 // nanoseconds, so that Lua compares them as strings.
-func timeField(t time.Time) string { return fmt.Sprintf("%019d", max(t.UnixNano(), 0)) }
+func timeField(t time.Time) string {
+	var b [19]byte
+	n := strconv.AppendInt(b[:0], max(t.UnixNano(), 0), 10)
+	return strings.Repeat("0", 19-len(n)) + string(n)
+}
 
 // Record queues ev to be written, or drops it (counted) when the queue is
 // full or the journal closed. It never waits for Redis.
@@ -163,25 +174,31 @@ func (j *Redis) Record(_ context.Context, ev emulator.Event) {
 	e.Status = t.Status
 	rec := string(appendRecord(make([]byte, 0, 64+len(e.Request)+len(e.Response)+len(e.Detail)), &e))
 	tf := timeField(ev.Time)
-	args := []string{
+	enquiry := "0"
+	if ev.Kind == emulator.EventEnquiry {
+		enquiry = "1"
+	}
+	args := make([]string, 0, 64)
+	args = append(args,
 		id, strconv.FormatInt(ev.Time.UnixMilli(), 10), rec,
 		strconv.Itoa(j.opt.MaxEvents), strconv.Itoa(j.opt.PerNamespace),
 		strconv.FormatInt(j.opt.MaxBytesPerNamespace, 10), strconv.FormatInt(j.opt.MaxAge.Milliseconds(), 10),
-		j.base(ev.Namespace), j.channel(), ev.Namespace,
-		// The summary: n sets once, m keeps the largest, s sets when not
-		// empty, a always sets, i adds.
-		"n", "id", id, "n", "c", tf, "m", "u", tf,
-		"s", "st", t.Status, "a", "sr", t.StatusReason, "a", "cc", t.ChallengeCancel,
-		"s", "eci", t.ECI, "s", "sc", t.ScenarioID, "s", "ver", t.Version, "s", "pan", t.MaskedPAN,
-		"s", "bin", t.CardBIN, "s", "sch", t.CardScheme, "s", "chn", t.CardholderName, "s", "mn", t.MerchantName,
-		"s", "amt", t.Amount, "s", "cur", t.Currency, "s", "ref", t.ExternalReferenceID,
-		"a", "le", string(ev.Kind), "i", "ne", "1",
+		j.base(ev.Namespace), tf, enquiry,
+		// The summary fields this event sets: those it knows (an empty
+		// one keeps the earlier value), and those that always follow the
+		// latest event.
+		"sr", t.StatusReason, "cc", t.ChallengeCancel, "le", string(ev.Kind))
+	for _, f := range [...]struct{ k, v string }{
+		{"st", t.Status}, {"eci", t.ECI}, {"sc", t.ScenarioID}, {"ver", t.Version}, {"pan", t.MaskedPAN},
+		{"bin", t.CardBIN}, {"sch", t.CardScheme}, {"chn", t.CardholderName}, {"mn", t.MerchantName},
+		{"amt", t.Amount}, {"cur", t.Currency}, {"ref", t.ExternalReferenceID},
+	} {
+		if f.v != "" {
+			args = append(args, f.k, f.v)
+		}
 	}
 	if ev.Kind == emulator.EventLookup {
-		args = append(args, "a", "ls", t.Status, "a", "fb", strconv.FormatBool(t.Fallback))
-	}
-	if ev.Kind == emulator.EventEnquiry {
-		args = append(args, "i", "nq", "1")
+		args = append(args, "ls", t.Status, "fb", strconv.FormatBool(t.Fallback))
 	}
 	size := int64(len(rec))
 	select {
@@ -205,68 +222,66 @@ func (j *Redis) drop(n int, why error) {
 }
 
 // recordScript applies one event: KEYS are the namespace's m and x, the
-// transaction's s and e; ARGV as Record builds them. It returns the
-// namespace's new version.
+// transaction's s and e; ARGV as Record builds them: the id, the creation
+// score (Unix ms), the record, the bounds, the key base, the event's time
+// as a summary field, whether it is an enquiry, then the summary's
+// field/value pairs to set. It returns the namespace's new version and
+// how many transactions it evicted. The change is published per batch.
 var recordScript = rueidis.NewLuaScript(`
 local m, x, s, e = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local id, created, rec = ARGV[1], tonumber(ARGV[2]), ARGV[3]
 local maxEvents, maxTx, maxBytes, ttl = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
-local base, channel, ns = ARGV[8], ARGV[9], ARGV[10]
+local base, at, enquiry = ARGV[8], ARGV[9], ARGV[10]
 local summaryBytes = 512
-if not redis.call('ZSCORE', x, id) then
-  redis.call('ZADD', x, created, id)
-  redis.call('HINCRBY', m, 'z:' .. id, summaryBytes)
-  redis.call('HINCRBY', m, 'b', summaryBytes)
+local fields = {}
+for i = 11, #ARGV do fields[#fields+1] = ARGV[i] end
+local grow = #rec
+if redis.call('ZADD', x, 'NX', created, id) == 1 then
+  grow = grow + summaryBytes
+  fields[#fields+1] = 'id'; fields[#fields+1] = id
+  fields[#fields+1] = 'c'; fields[#fields+1] = at
+  fields[#fields+1] = 'u'; fields[#fields+1] = at
+  fields[#fields+1] = 'ne'; fields[#fields+1] = '1'
+else
+  redis.call('HINCRBY', s, 'ne', 1)
+  local u = redis.call('HGET', s, 'u')
+  if not u or u < at then fields[#fields+1] = 'u'; fields[#fields+1] = at end
 end
-for i = 11, #ARGV, 3 do
-  local op, f, v = ARGV[i], ARGV[i+1], ARGV[i+2]
-  if op == 'a' or (op == 's' and v ~= '') then
-    redis.call('HSET', s, f, v)
-  elseif op == 'n' then
-    redis.call('HSETNX', s, f, v)
-  elseif op == 'i' then
-    redis.call('HINCRBY', s, f, tonumber(v))
-  elseif op == 'm' then
-    local old = redis.call('HGET', s, f)
-    if not old or old < v then redis.call('HSET', s, f, v) end
-  end
-end
-redis.call('RPUSH', e, rec)
-local size = redis.call('HINCRBY', m, 'z:' .. id, #rec)
-redis.call('HINCRBY', m, 'b', #rec)
+redis.call('HSET', s, unpack(fields))
+if enquiry == '1' then redis.call('HINCRBY', s, 'nq', 1) end
+local n = redis.call('RPUSH', e, rec)
+local size = redis.call('HINCRBY', m, 'z:' .. id, grow)
+local total = redis.call('HINCRBY', m, 'b', grow)
 local function dropEvent()
   local old = redis.call('LINDEX', e, 1)
   redis.call('LSET', e, 1, '')
   redis.call('LREM', e, 1, '')
   redis.call('HINCRBY', s, 'dr', 1)
   size = redis.call('HINCRBY', m, 'z:' .. id, -#old)
-  redis.call('HINCRBY', m, 'b', -#old)
+  total = redis.call('HINCRBY', m, 'b', -#old)
+  n = n - 1
 end
-if redis.call('LLEN', e) > maxEvents then dropEvent() end
-while size > maxBytes and redis.call('LLEN', e) > 1 do dropEvent() end
+if n > maxEvents then dropEvent() end
+while size > maxBytes and n > 1 do dropEvent() end
 local evicted = 0
-local function evict(old)
-  redis.call('DEL', base .. 's:' .. old, base .. 'e:' .. old)
-  local n = tonumber(redis.call('HGET', m, 'z:' .. old) or '0')
-  redis.call('HDEL', m, 'z:' .. old)
-  redis.call('HINCRBY', m, 'b', -n)
-  redis.call('ZREM', x, old)
+local count = redis.call('ZCARD', x)
+-- The oldest transactions go first, never the one of this event.
+while count > 1 and (count > maxTx or total > maxBytes) do
+  local old = redis.call('ZPOPMIN', x)
+  if old[1] == id then
+    local next = redis.call('ZPOPMIN', x)
+    redis.call('ZADD', x, old[2], id)
+    old = next
+  end
+  redis.call('DEL', base .. 's:' .. old[1], base .. 'e:' .. old[1])
+  local z = tonumber(redis.call('HGET', m, 'z:' .. old[1]) or '0')
+  redis.call('HDEL', m, 'z:' .. old[1])
+  total = redis.call('HINCRBY', m, 'b', -z)
+  count = count - 1
   evicted = evicted + 1
-end
-local function oldest()
-  local ids = redis.call('ZRANGE', x, 0, 1)
-  if ids[1] ~= id then return ids[1] end
-  return ids[2]
-end
-while redis.call('ZCARD', x) > 1 and (redis.call('ZCARD', x) > maxTx or tonumber(redis.call('HGET', m, 'b')) > maxBytes) do
-  evict(oldest())
-end
-for _, old in ipairs(redis.call('ZRANGEBYSCORE', x, '-inf', '(' .. (created - ttl), 'LIMIT', 0, 16)) do
-  if old ~= id then evict(old) end
 end
 local v = redis.call('HINCRBY', m, 'v', 1)
 for _, k in ipairs({m, x, s, e}) do redis.call('PEXPIRE', k, ttl) end
-redis.call('PUBLISH', channel, ns)
 return {v, evicted}
 `)
 
@@ -278,6 +293,9 @@ func (j *Redis) write() {
 	for {
 		select {
 		case q := <-j.queue:
+			// A moment's wait gathers the events of concurrent requests
+			// into one round trip, which costs Redis far less than many.
+			time.Sleep(batchLinger)
 			j.flush(j.fill(append(batch[:0], q)))
 		case <-j.closed:
 			for {
@@ -307,6 +325,7 @@ func (j *Redis) fill(batch []queued) []queued {
 func (j *Redis) flush(batch []queued) {
 	execs := make([]rueidis.LuaExec, len(batch))
 	var size int64
+	changed := make(map[string]bool, 1)
 	for i, q := range batch {
 		b := j.base(q.ns)
 		execs[i] = rueidis.LuaExec{Keys: []string{b + "m", b + "x", b + "s:" + q.id, b + "e:" + q.id}, Args: q.args}
@@ -316,16 +335,30 @@ func (j *Redis) flush(batch []queued) {
 	defer cancel()
 	var failed int
 	var firstErr error
-	for _, r := range recordScript.ExecMulti(ctx, j.c, execs...) {
+	for i, r := range recordScript.ExecMulti(ctx, j.c, execs...) {
 		vals, err := r.ToArray()
 		if err != nil {
 			failed++
 			firstErr = cmpErr(firstErr, err)
 			continue
 		}
+		changed[batch[i].ns] = true
 		if len(vals) == 2 {
 			if n, err := vals[1].AsInt64(); err == nil && n > 0 {
 				j.evicted.Add(uint64(n))
+			}
+		}
+	}
+	// One message per namespace changed by the batch.
+	if len(changed) > 0 {
+		cmds := make(rueidis.Commands, 0, len(changed))
+		for ns := range changed {
+			cmds = append(cmds, j.c.B().Publish().Channel(j.channel()).Message(ns).Build())
+		}
+		for _, r := range j.c.DoMulti(ctx, cmds...) {
+			if err := r.Error(); err != nil {
+				j.drop(0, redisstore.Classify("journal publish", err))
+				break
 			}
 		}
 	}
