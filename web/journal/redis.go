@@ -22,6 +22,9 @@ const (
 	// DefaultQueue is how many events wait to be written at most; more are
 	// dropped (and counted) rather than slow a request down.
 	DefaultQueue = 8192
+	// DefaultQueueBytes bounds the bytes of the events waiting to be
+	// written; beyond it events are dropped (and counted).
+	DefaultQueueBytes = 16 << 20
 	// DefaultBatch is the most events written in one round trip.
 	DefaultBatch = 256
 	// dropLogInterval is how often at most the log says events are dropped.
@@ -44,9 +47,10 @@ type RedisOptions struct {
 	MaxAge time.Duration
 	// Timeout bounds each call to Redis.
 	Timeout time.Duration
-	// Queue is how many events may wait to be written; Batch how many are
-	// written in one round trip.
+	// Queue is how many events may wait to be written, QueueBytes how
+	// many bytes of them; Batch how many are written in one round trip.
 	Queue, Batch int
+	QueueBytes   int64
 	// Logger says when events are dropped; nil discards.
 	Logger *slog.Logger
 }
@@ -121,6 +125,9 @@ func NewRedis(c rueidis.Client, opt RedisOptions) (*Redis, error) {
 	}
 	if opt.Queue <= 0 {
 		opt.Queue = DefaultQueue
+	}
+	if opt.QueueBytes <= 0 {
+		opt.QueueBytes = DefaultQueueBytes
 	}
 	if opt.Batch <= 0 {
 		opt.Batch = DefaultBatch
@@ -201,6 +208,10 @@ func (j *Redis) Record(_ context.Context, ev emulator.Event) {
 		args = append(args, "ls", t.Status, "fb", strconv.FormatBool(t.Fallback))
 	}
 	size := int64(len(rec))
+	if j.queuedBytes.Load()+size > j.opt.QueueBytes {
+		j.drop(1, errors.New("queue full (bytes)"))
+		return
+	}
 	select {
 	case j.queue <- queued{ns: ev.Namespace, id: id, args: args}:
 		j.queuedBytes.Add(size)
