@@ -32,6 +32,9 @@ const (
 	// batchLinger is how long the writer waits for more events after the
 	// first of a batch.
 	batchLinger = time.Millisecond
+	// eventsPerCall is the most events one script call applies, which
+	// bounds how long Redis is busy with one call (about 50 us an event).
+	eventsPerCall = 32
 )
 
 // RedisOptions configure a journal kept in Redis.
@@ -57,12 +60,11 @@ type RedisOptions struct {
 
 // Redis is the journal shared by replicas over Redis. Recording never
 // waits for Redis: an event is encoded and queued, and one writer sends
-// the queue in pipelined batches of Lua calls, each of which applies one
-// event atomically (the summary merged, the history appended, the bounds
+// the queue in pipelined batches of Lua calls, each of which applies up to
+// 32 events, each atomically (the summary merged, the history appended, the bounds
 // enforced, the version bumped), then publishes the change once per
-// namespace and batch. When the queue
-// is full or Redis fails, events are dropped, counted and logged at most
-// every ten seconds; the API does not notice. The console's reads go to
+// namespace and batch. When the queue is full or Redis fails, events are
+// dropped, counted and logged at most every ten seconds; the API does not notice. The console's reads go to
 // Redis and return its errors (wrapping emulator.ErrUnavailable when it
 // cannot be reached).
 //
@@ -232,20 +234,21 @@ func (j *Redis) drop(n int, why error) {
 	j.log.Warn("console journal: events dropped (the API is not affected)", slog.Uint64("dropped_total", total), slog.Any("err", why))
 }
 
-// recordScript applies one event: KEYS are the namespace's m and x, the
-// transaction's s and e; ARGV as Record builds them: the id, the creation
-// score (Unix ms), the record, the bounds, the key base, the event's time
-// as a summary field, whether it is an enquiry, then the summary's
-// field/value pairs to set. It returns the namespace's new version and
-// how many transactions it evicted. The change is published per batch.
+// recordScript applies events in order: KEYS are, for each event, the
+// namespace's m and x and the transaction's s and e; ARGV are, for each
+// event, the count of its arguments, then the arguments as Record builds
+// them: the id, the creation score (Unix ms), the record, the bounds, the
+// key base, the event's time as a summary field, whether it is an
+// enquiry, then the summary's field/value pairs to set. It returns how many transactions it evicted.
+// The change is published per batch.
 var recordScript = rueidis.NewLuaScript(`
-local m, x, s, e = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
-local id, created, rec = ARGV[1], tonumber(ARGV[2]), ARGV[3]
-local maxEvents, maxTx, maxBytes, ttl = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
-local base, at, enquiry = ARGV[8], ARGV[9], ARGV[10]
+local function apply(m, x, s, e, o, last)
+local id, created, rec = ARGV[o+1], tonumber(ARGV[o+2]), ARGV[o+3]
+local maxEvents, maxTx, maxBytes, ttl = tonumber(ARGV[o+4]), tonumber(ARGV[o+5]), tonumber(ARGV[o+6]), tonumber(ARGV[o+7])
+local base, at, enquiry = ARGV[o+8], ARGV[o+9], ARGV[o+10]
 local summaryBytes = 512
 local fields = {}
-for i = 11, #ARGV do fields[#fields+1] = ARGV[i] end
+for i = o+11, last do fields[#fields+1] = ARGV[i] end
 local grow = #rec
 if redis.call('ZADD', x, 'NX', created, id) == 1 then
   grow = grow + summaryBytes
@@ -291,9 +294,17 @@ while count > 1 and (count > maxTx or total > maxBytes) do
   count = count - 1
   evicted = evicted + 1
 end
-local v = redis.call('HINCRBY', m, 'v', 1)
+redis.call('HINCRBY', m, 'v', 1)
 for _, k in ipairs({m, x, s, e}) do redis.call('PEXPIRE', k, ttl) end
-return {v, evicted}
+return evicted
+end
+local evicted, o = 0, 0
+for k = 1, #KEYS, 4 do
+  local n = tonumber(ARGV[o+1])
+  evicted = evicted + apply(KEYS[k], KEYS[k+1], KEYS[k+2], KEYS[k+3], o+1, o+1+n)
+  o = o + 1 + n
+end
+return evicted
 `)
 
 // write sends the queue to Redis in batches until Close, then flushes
@@ -334,30 +345,39 @@ func (j *Redis) fill(batch []queued) []queued {
 
 // flush writes a batch in one pipelined round trip.
 func (j *Redis) flush(batch []queued) {
-	execs := make([]rueidis.LuaExec, len(batch))
+	// One script call applies up to eventsPerCall events: a call costs
+	// Redis a fixed price besides its events' work.
+	var execs []rueidis.LuaExec
+	var calls [][]queued
 	var size int64
 	changed := make(map[string]bool, 1)
-	for i, q := range batch {
-		b := j.base(q.ns)
-		execs[i] = rueidis.LuaExec{Keys: []string{b + "m", b + "x", b + "s:" + q.id, b + "e:" + q.id}, Args: q.args}
-		size += int64(len(q.args[2]))
+	for len(batch) > 0 {
+		part := batch[:min(len(batch), eventsPerCall)]
+		batch = batch[len(part):]
+		ex := rueidis.LuaExec{Keys: make([]string, 0, 4*len(part))}
+		for _, q := range part {
+			b := j.base(q.ns)
+			ex.Keys = append(ex.Keys, b+"m", b+"x", b+"s:"+q.id, b+"e:"+q.id)
+			ex.Args = append(append(ex.Args, strconv.Itoa(len(q.args))), q.args...)
+			size += int64(len(q.args[2]))
+		}
+		execs, calls = append(execs, ex), append(calls, part)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), j.opt.Timeout)
 	defer cancel()
-	var failed int
+	var failed, written int
 	var firstErr error
 	for i, r := range recordScript.ExecMulti(ctx, j.c, execs...) {
-		vals, err := r.ToArray()
+		n, err := r.AsInt64()
 		if err != nil {
-			failed++
+			failed += len(calls[i])
 			firstErr = cmpErr(firstErr, err)
 			continue
 		}
-		changed[batch[i].ns] = true
-		if len(vals) == 2 {
-			if n, err := vals[1].AsInt64(); err == nil && n > 0 {
-				j.evicted.Add(uint64(n))
-			}
+		written += len(calls[i])
+		j.evicted.Add(uint64(max(n, 0)))
+		for _, q := range calls[i] {
+			changed[q.ns] = true
 		}
 	}
 	// One message per namespace changed by the batch.
@@ -374,7 +394,7 @@ func (j *Redis) flush(batch []queued) {
 		}
 	}
 	j.queuedBytes.Add(-size)
-	j.recorded.Add(uint64(len(batch) - failed))
+	j.recorded.Add(uint64(written))
 	if failed > 0 {
 		j.drop(failed, redisstore.Classify("journal record", firstErr))
 	}
