@@ -100,4 +100,16 @@ func TestJournalIsBoundedInBytes(t *testing.T) {
 			t.Errorf("%s: kept request has no cut marker: %.200s", token, req)
 		}
 	}
+	// The metrics say the same.
+	m := ts.call(http.MethodGet, "/metrics", "", nil)
+	for _, want := range []string{
+		fmt.Sprintf("threeds_journal_bytes %d", j.Bytes()),
+		"threeds_journal_events_recorded_total 800",
+		"threeds_journal_events_dropped_total 0",
+		fmt.Sprintf("threeds_journal_evictions_total %d", 800-j.Len()),
+	} {
+		if !strings.Contains(m.Raw, want+"\n") {
+			t.Errorf("/metrics lacks %q", want)
+		}
+	}
 }
