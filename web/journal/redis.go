@@ -239,70 +239,83 @@ func (j *Redis) drop(n int, why error) {
 // event, the count of its arguments, then the arguments as Record builds
 // them: the id, the creation score (Unix ms), the record, the bounds, the
 // key base, the event's time as a summary field, whether it is an
-// enquiry, then the summary's field/value pairs to set. It returns how many transactions it evicted.
-// The change is published per batch.
+// enquiry, then the summary's field/value pairs to set. Each event
+// updates its transaction; then each namespace of the call is brought
+// within its bounds once, and its version bumped once. It returns how many
+// transactions it evicted. The change is published per batch.
 var recordScript = rueidis.NewLuaScript(`
-local function apply(m, x, s, e, o, last)
-local id, created, rec = ARGV[o+1], tonumber(ARGV[o+2]), ARGV[o+3]
-local maxEvents, maxTx, maxBytes, ttl = tonumber(ARGV[o+4]), tonumber(ARGV[o+5]), tonumber(ARGV[o+6]), tonumber(ARGV[o+7])
-local base, at, enquiry = ARGV[o+8], ARGV[o+9], ARGV[o+10]
 local summaryBytes = 512
-local fields = {}
-for i = o+11, last do fields[#fields+1] = ARGV[i] end
-local grow = #rec
-if redis.call('ZADD', x, 'NX', created, id) == 1 then
-  grow = grow + summaryBytes
-  fields[#fields+1] = 'id'; fields[#fields+1] = id
-  fields[#fields+1] = 'c'; fields[#fields+1] = at
-  fields[#fields+1] = 'u'; fields[#fields+1] = at
-  fields[#fields+1] = 'ne'; fields[#fields+1] = '1'
-else
-  redis.call('HINCRBY', s, 'ne', 1)
-  local u = redis.call('HGET', s, 'u')
-  if not u or u < at then fields[#fields+1] = 'u'; fields[#fields+1] = at end
-end
-redis.call('HSET', s, unpack(fields))
-if enquiry == '1' then redis.call('HINCRBY', s, 'nq', 1) end
-local n = redis.call('RPUSH', e, rec)
-local size = redis.call('HINCRBY', m, 'z:' .. id, grow)
-local total = redis.call('HINCRBY', m, 'b', grow)
-local function dropEvent()
-  local old = redis.call('LINDEX', e, 1)
-  redis.call('LSET', e, 1, '')
-  redis.call('LREM', e, 1, '')
-  redis.call('HINCRBY', s, 'dr', 1)
-  size = redis.call('HINCRBY', m, 'z:' .. id, -#old)
-  total = redis.call('HINCRBY', m, 'b', -#old)
-  n = n - 1
-end
-if n > maxEvents then dropEvent() end
-while size > maxBytes and n > 1 do dropEvent() end
-local evicted = 0
-local count = redis.call('ZCARD', x)
--- The oldest transactions go first, never the one of this event.
-while count > 1 and (count > maxTx or total > maxBytes) do
-  local old = redis.call('ZPOPMIN', x)
-  if old[1] == id then
-    local next = redis.call('ZPOPMIN', x)
-    redis.call('ZADD', x, old[2], id)
-    old = next
-  end
-  redis.call('DEL', base .. 's:' .. old[1], base .. 'e:' .. old[1])
-  local z = tonumber(redis.call('HGET', m, 'z:' .. old[1]) or '0')
-  redis.call('HDEL', m, 'z:' .. old[1])
-  total = redis.call('HINCRBY', m, 'b', -z)
-  count = count - 1
-  evicted = evicted + 1
-end
-redis.call('HINCRBY', m, 'v', 1)
-for _, k in ipairs({m, x, s, e}) do redis.call('PEXPIRE', k, ttl) end
-return evicted
-end
-local evicted, o = 0, 0
+local spaces, order, evicted, o = {}, {}, 0, 0
 for k = 1, #KEYS, 4 do
-  local n = tonumber(ARGV[o+1])
-  evicted = evicted + apply(KEYS[k], KEYS[k+1], KEYS[k+2], KEYS[k+3], o+1, o+1+n)
-  o = o + 1 + n
+  local m, x, s, e = KEYS[k], KEYS[k+1], KEYS[k+2], KEYS[k+3]
+  local a, n = o + 1, tonumber(ARGV[o+1])
+  local id, created, rec = ARGV[a+1], tonumber(ARGV[a+2]), ARGV[a+3]
+  local maxEvents, maxTx, maxBytes, ttl = tonumber(ARGV[a+4]), tonumber(ARGV[a+5]), tonumber(ARGV[a+6]), tonumber(ARGV[a+7])
+  local base, at, enquiry = ARGV[a+8], ARGV[a+9], ARGV[a+10]
+  local fields = {}
+  for i = a+11, a+n do fields[#fields+1] = ARGV[i] end
+  local grow, size = #rec, 0
+  if redis.call('ZADD', x, 'NX', created, id) == 1 then
+    grow = grow + summaryBytes
+    fields[#fields+1] = 'id'; fields[#fields+1] = id
+    fields[#fields+1] = 'c'; fields[#fields+1] = at
+    fields[#fields+1] = 'u'; fields[#fields+1] = at
+    fields[#fields+1] = 'ne'; fields[#fields+1] = '1'
+    redis.call('HSET', s, unpack(fields))
+    redis.call('HSET', m, 'z:' .. id, grow)
+    size = grow
+  else
+    redis.call('HINCRBY', s, 'ne', 1)
+    local u = redis.call('HGET', s, 'u')
+    if not u or u < at then fields[#fields+1] = 'u'; fields[#fields+1] = at end
+    redis.call('HSET', s, unpack(fields))
+    size = redis.call('HINCRBY', m, 'z:' .. id, grow)
+  end
+  if enquiry == '1' then redis.call('HINCRBY', s, 'nq', 1) end
+  local len = redis.call('RPUSH', e, rec)
+  -- Beyond its bounds, the transaction loses its oldest events but the first.
+  while len > 1 and (len > maxEvents or size > maxBytes) do
+    local old = redis.call('LINDEX', e, 1)
+    redis.call('LSET', e, 1, '')
+    redis.call('LREM', e, 1, '')
+    redis.call('HINCRBY', s, 'dr', 1)
+    size = redis.call('HINCRBY', m, 'z:' .. id, -#old)
+    grow, len = grow - #old, len - 1
+  end
+  redis.call('PEXPIRE', s, ttl)
+  redis.call('PEXPIRE', e, ttl)
+  local sp = spaces[m]
+  if not sp then
+    sp = {x = x, base = base, maxTx = maxTx, maxBytes = maxBytes, ttl = ttl, grow = 0}
+    spaces[m] = sp
+    order[#order+1] = m
+  end
+  sp.grow, sp.last = sp.grow + grow, id
+  o = a + n
+end
+-- Then each namespace once: its bytes, its bounds (the oldest
+-- transactions go first, never the one of its latest event), its version
+-- and its TTL.
+for _, m in ipairs(order) do
+  local sp = spaces[m]
+  local total = redis.call('HINCRBY', m, 'b', sp.grow)
+  local count, freed = redis.call('ZCARD', sp.x), 0
+  while count > 1 and (count > sp.maxTx or total - freed > sp.maxBytes) do
+    local old = redis.call('ZPOPMIN', sp.x)
+    if old[1] == sp.last then
+      local nxt = redis.call('ZPOPMIN', sp.x)
+      redis.call('ZADD', sp.x, old[2], sp.last)
+      old = nxt
+    end
+    freed = freed + tonumber(redis.call('HGET', m, 'z:' .. old[1]) or '0')
+    redis.call('HDEL', m, 'z:' .. old[1])
+    redis.call('DEL', sp.base .. 's:' .. old[1], sp.base .. 'e:' .. old[1])
+    count, evicted = count - 1, evicted + 1
+  end
+  if freed > 0 then redis.call('HINCRBY', m, 'b', -freed) end
+  redis.call('HINCRBY', m, 'v', 1)
+  redis.call('PEXPIRE', m, sp.ttl)
+  redis.call('PEXPIRE', sp.x, sp.ttl)
 end
 return evicted
 `)
