@@ -58,6 +58,10 @@ type Config struct {
 	// MaxDelayed bounds the requests held in scenario delays at once;
 	// beyond it a delayed step fails at once with 503 (EMV 403).
 	MaxDelayed int
+	// StrictDDC refuses a lookup whose ddcId names no device data
+	// collection of the token (301) or one an earlier lookup used (305);
+	// false accepts it as a new transaction, flagged in the lookup event.
+	StrictDDC bool
 }
 
 // Engine runs the 3DS flows. It is safe for concurrent use. It is also the
@@ -165,8 +169,11 @@ type APICall struct {
 // challenge indication (as data, in LookupResponse.Challenge). A scenario
 // error comes back as *Error, an injected transport fault as *Fault.
 func (e *Engine) Lookup(ctx context.Context, ns string, req LookupRequest, call APICall) (LookupResponse, error) {
+	link, err := e.linkCollection(ctx, ns, req)
+	if err != nil {
+		return LookupResponse{}, err
+	}
 	var sc *scenarios.Scenario
-	var err error
 	if call.ScenarioID != "" {
 		if sc, err = e.scenarioByID(ctx, ns, call.ScenarioID); err != nil {
 			return LookupResponse{}, err
@@ -175,8 +182,12 @@ func (e *Engine) Lookup(ctx context.Context, ns string, req LookupRequest, call 
 			return LookupResponse{}, NewError(CodeUnknownScenario, "203",
 				fmt.Sprintf("no scenario with id %q (see GET /scenarios)", call.ScenarioID), "X-Scenario")
 		}
-	} else if sc, err = e.match(ctx, ns, e.scenarioRequest(req)); err != nil {
-		return LookupResponse{}, err
+	} else {
+		sr := e.scenarioRequest(req)
+		sr.ThreeDSCompInd = link.compInd
+		if sc, err = e.match(ctx, ns, sr); err != nil {
+			return LookupResponse{}, err
+		}
 	}
 	if err := e.applyStep(ctx, sc, StepLookup, viaAPI); err != nil {
 		return LookupResponse{}, err
@@ -188,6 +199,9 @@ func (e *Engine) Lookup(ctx context.Context, ns string, req LookupRequest, call 
 	}
 
 	t := e.newTransaction(ns, req, sc)
+	if link.id != "" {
+		t.ThreeDSServerTransID, t.Method = link.id, link.method
+	}
 	if err := e.store.Put(ctx, t); err != nil {
 		return LookupResponse{}, fmt.Errorf("lookup: store transaction: %w", err)
 	}
@@ -221,8 +235,10 @@ func (e *Engine) Lookup(ctx context.Context, ns string, req LookupRequest, call 
 	}
 	summary := lookupSummary(t, req)
 	summary.Fallback = resp.Fallback
-	e.emit(ctx, Event{Namespace: ns, Kind: EventLookup, Transaction: summary,
-		Request: e.redactBody(call.Body), Lookup: &resp})
+	if e.cfg.Events != nil {
+		e.emit(ctx, Event{Namespace: ns, Kind: EventLookup, Transaction: summary, Detail: link.detail(),
+			Request: e.redactBody(call.Body), Lookup: &resp})
+	}
 	return resp, nil
 }
 
@@ -341,6 +357,10 @@ func (e *Engine) Enquiry(ctx context.Context, ns string, req EnquiryRequest, cal
 		field, value = "externalReferenceId", req.ExternalReferenceID
 		t, err = e.store.GetByExternalRef(ctx, ns, req.ExternalReferenceID)
 	}
+	if err == nil && t.Phase == PhaseMethod {
+		return EnquiryResponse{}, NewError(CodeUnknownTransaction, "301",
+			fmt.Sprintf("%s %q names a device data collection without a lookup yet", field, value), field)
+	}
 	var sc *scenarios.Scenario
 	if err == nil {
 		if sc, err = e.scenarioByID(ctx, ns, t.ScenarioID); err != nil {
@@ -358,6 +378,9 @@ func (e *Engine) Enquiry(ctx context.Context, ns string, req EnquiryRequest, cal
 		return EnquiryResponse{}, e.lookupFailure(err, field, value)
 	}
 	resp := e.enquiryResponse(t)
+	if resp.ThreeDSMethod = e.methodTimeline(ctx, t); resp.ThreeDSMethod != nil {
+		resp.DDCID, resp.ThreeDSCompInd = t.Method.DDCID, t.Method.CompInd
+	}
 	e.emit(ctx, Event{Namespace: ns, Kind: EventEnquiry, Transaction: summaryOf(t),
 		Request: e.redactBody(call.Body), Enquiry: &resp})
 	return resp, nil

@@ -94,11 +94,18 @@ func (e *Error) Error() string {
 
 // AsError returns err as an *Error when it is (or wraps) one. An error
 // wrapping ErrUnavailable becomes the error CodeStoreUnavailable: a
-// transient system failure (EMV 403) that a retry may cure.
+// transient system failure (EMV 403) that a retry may cure. When the
+// failure was a write that timed out (ErrMaybeApplied), the message says
+// that the change may or may not have been made.
 func AsError(err error) (*Error, bool) {
 	var e *Error
 	if errors.As(err, &e) {
 		return e, true
+	}
+	if errors.Is(err, ErrMaybeApplied) {
+		return NewError(CodeStoreUnavailable, "403",
+			"the sandbox's shared state store did not confirm the change in time; it may not have been applied, "+
+				"or may have been: check with the enquiry before trying again", "store"), true
 	}
 	if errors.Is(err, ErrUnavailable) {
 		return NewError(CodeStoreUnavailable, "403",

@@ -20,6 +20,8 @@ const (
 	EventTimeout  EventKind = "timeout"  // a challenge window ran out
 	EventCRes     EventKind = "cres"     // the final CRes was handed to the browser or the API
 	EventEnquiry  EventKind = "enquiry"  // the enquiry was answered
+	EventDDC      EventKind = "ddc"      // a device data collection was requested
+	EventMethod   EventKind = "method"   // the 3DS Method page opened, or completed and notified
 )
 
 // Event is one entry of a transaction's history. The engine makes every

@@ -10,8 +10,11 @@ package emulator
 // defaults the spec gives (challengeWindowSize 3, threeDsRequestorChallengeInd
 // 1, threeDSRequestorDecMaxTime 15) are already applied.
 type LookupRequest struct {
-	ExternalReferenceID          string
-	DDCID                        string
+	ExternalReferenceID string
+	DDCID               string
+	// ThreeDSCompInd is threeDSCompInd as the 3DS Requestor sent it (Y, N
+	// or U); "" when absent.
+	ThreeDSCompInd               string
 	ThreeDSRequestorAuthInd      string // "01".."06"
 	Session                      string
 	Browser                      BrowserInfo
@@ -207,4 +210,45 @@ type EnquiryResponse struct {
 	ACSReferenceNumber         string `json:"acsReferenceNumber"`
 	ACSOperatorID              string `json:"acsOperatorId"`
 	InteractionCounter         string `json:"interactionCounter,omitempty"`
+	// DDCID, ThreeDSCompInd and ThreeDSMethod describe the device data
+	// collection before the lookup; absent when there was none.
+	DDCID          string          `json:"ddcId,omitempty"`
+	ThreeDSCompInd string          `json:"threeDSCompInd,omitempty"`
+	ThreeDSMethod  *MethodTimeline `json:"threeDSMethod,omitempty"`
+}
+
+// MethodTimeline is the 3DS Method of a transaction as the enquiry shows
+// it; times are RFC 3339 in UTC with milliseconds, empty when not reached.
+type MethodTimeline struct {
+	Available        bool   `json:"available"`
+	RequestedAt      string `json:"requestedAt,omitempty"`
+	StartedAt        string `json:"startedAt,omitempty"`
+	CompletedAt      string `json:"completedAt,omitempty"`
+	RequestorCompInd string `json:"requestorCompInd,omitempty"`
+}
+
+// DDCRequest is a validated device data collection request
+// (POST {base}/authentication/ddc).
+type DDCRequest struct {
+	Card                Card
+	NotificationURL     string // threeDSMethodNotificationURL, absolute http(s)
+	ExternalReferenceID string
+}
+
+// DDCResponse answers a device data collection request.
+type DDCResponse struct {
+	DDCID                string `json:"ddcId"`
+	ThreeDSServerTransID string `json:"threeDsServerTransId"`
+	ExternalReferenceID  string `json:"externalReferenceId,omitempty"`
+	// MethodURL is the ACS's 3DS Method URL; empty when the card's ACS has
+	// none, and the Requestor then sends threeDSCompInd U.
+	MethodURL string `json:"threeDSMethodUrl,omitempty"`
+	// MethodData is threeDSMethodData, to be posted to MethodURL.
+	MethodData string `json:"threeDSMethodData,omitempty"`
+	// CompIndHint is the threeDSCompInd to send when the method cannot
+	// run: U without a method URL; "" (absent) when a method runs, whose
+	// outcome decides Y or N.
+	CompIndHint string `json:"threeDSCompInd,omitempty"`
+	// ScenarioID is the scenario that answered; not a member of the body.
+	ScenarioID string `json:"-"`
 }

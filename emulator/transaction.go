@@ -19,6 +19,9 @@ const (
 	PhaseChallengePending
 	// PhaseChallengeOpened: the CReq arrived and the challenge page is shown.
 	PhaseChallengeOpened
+	// PhaseMethod: a device data collection (POST /authentication/ddc)
+	// waiting for its lookup; the record is stored under its ddcId.
+	PhaseMethod
 )
 
 func (p Phase) String() string {
@@ -27,6 +30,8 @@ func (p Phase) String() string {
 		return "challenge-pending"
 	case PhaseChallengeOpened:
 		return "challenge-opened"
+	case PhaseMethod:
+		return "method"
 	default:
 		return "final"
 	}
@@ -66,6 +71,31 @@ type Transaction struct {
 
 	// Challenge holds what the challenge needs; zero for frictionless ones.
 	Challenge ChallengeState
+	// Method is the device data collection and 3DS Method before the
+	// lookup; zero when there was none.
+	Method MethodState
+}
+
+// MethodState is the device data collection of a transaction and the
+// timeline of its 3DS Method.
+type MethodState struct {
+	// DDCID is the ddcId: the collection's own, or the one a lookup sent.
+	DDCID string
+	// NotificationURL is the threeDSMethodNotificationURL the method
+	// page posts to when it completes.
+	NotificationURL string
+	// CompInd is threeDSCompInd as the server settled it at the lookup
+	// (Y, N or U); empty until a lookup linked the collection.
+	CompInd string
+	// RequestorCompInd is threeDSCompInd as the 3DS Requestor sent it.
+	RequestorCompInd string
+	// Available tells whether the card's ACS has a 3DS Method.
+	Available bool
+	// Duration is how long the method page collects.
+	Duration time.Duration
+	// RequestedAt is the collection request, StartedAt the browser's
+	// arrival on the method page, CompletedAt the method's notification.
+	RequestedAt, StartedAt, CompletedAt time.Time
 }
 
 // MaskedPAN shows the card number with only its BIN and last four digits.
@@ -115,9 +145,15 @@ var ErrNotFound = errors.New("transaction not found")
 
 // ErrUnavailable is wrapped by a store (or any state behind the engine)
 // that cannot be reached or did not answer in time. The engine's callers
-// get it as the error CodeStoreUnavailable (see AsError); nothing is
-// changed by the failed call.
+// get it as the error CodeStoreUnavailable (see AsError). A read or a
+// write that never reached the store changes nothing; a write that timed
+// out also wraps ErrMaybeApplied.
 var ErrUnavailable = errors.New("state store unavailable")
+
+// ErrMaybeApplied is wrapped, with ErrUnavailable, by a store whose write
+// was sent but not confirmed in time: the store may have applied it or
+// not, and only a later read (the enquiry) tells.
+var ErrMaybeApplied = errors.New("the write may not have been applied")
 
 // Pinger is implemented by stores that can be unreachable: Ping tells
 // whether the store answers now.

@@ -17,6 +17,12 @@ const (
 	// PathACSNotification receives the final CRes when the lookup had no
 	// notificationUrl: the emulator acts as its own 3DS Requestor.
 	PathACSNotification = "/acs/notification"
+	// PathACSMethod is the ACS's 3DS Method URL: it receives
+	// threeDSMethodData in the hidden iframe.
+	PathACSMethod = "/acs/method"
+	// PathACSMethodDone receives the method page's own post when it has
+	// collected; it records the completion and notifies the Requestor.
+	PathACSMethodDone = "/acs/method/done"
 )
 
 // URLs builds the absolute URLs of the browser flows under a public base
@@ -42,3 +48,9 @@ func (u URLs) Decision() string { return u.base + PathACSDecision }
 
 // Notification is the emulator's own notification URL.
 func (u URLs) Notification() string { return u.base + PathACSNotification }
+
+// ACSMethod is the 3DS Method URL of every card whose ACS has one.
+func (u URLs) ACSMethod() string { return u.base + PathACSMethod }
+
+// ACSMethodDone is where the method page posts when it has collected.
+func (u URLs) ACSMethodDone() string { return u.base + PathACSMethodDone }

@@ -153,6 +153,7 @@ func requestFor(m Match) (Request, bool) {
 	}
 	r.Currency, r.CardholderName, r.ChallengeInd = m.Currency, m.CardholderName, m.ChallengeInd
 	r.MessageVersion, r.MessageCategory, r.AuthInd = m.MessageVersion, m.MessageCategory, m.AuthInd
+	r.ThreeDSCompInd = m.ThreeDSCompInd
 	return r, true
 }
 

@@ -51,7 +51,7 @@ func rankOf(s *Scenario, order int) rank {
 		r.card, r.cardLen = cardRange, len(m.BINRange.From)
 	}
 	for _, set := range []bool{m.Amount != nil, m.Currency != "", m.CardholderName != "", m.ChallengeInd != 0,
-		m.MessageVersion != "", m.MessageCategory != "", m.AuthInd != "", m.Scheme != ""} {
+		m.MessageVersion != "", m.MessageCategory != "", m.AuthInd != "", m.Scheme != "", m.ThreeDSCompInd != ""} {
 		if set {
 			r.selectors++
 		}
@@ -78,7 +78,8 @@ func (m *Match) matches(r Request) bool {
 		m.MessageVersion != "" && m.MessageVersion != r.MessageVersion,
 		m.MessageCategory != "" && m.MessageCategory != r.MessageCategory,
 		m.AuthInd != "" && m.AuthInd != r.AuthInd,
-		m.Scheme != "" && m.Scheme != r.CardScheme:
+		m.Scheme != "" && m.Scheme != r.CardScheme,
+		m.ThreeDSCompInd != "" && m.ThreeDSCompInd != r.ThreeDSCompInd:
 		return false
 	}
 	return true

@@ -17,8 +17,8 @@ import (
 // same keys; a test keeps the two in step.
 var (
 	fileKeys         = []string{"fallback", "scenarios"}
-	scenarioKeys     = []string{"id", "description", "priority", "match", "delay", "steps", "whiteList", "frictionless", "challenge", "error"}
-	matchKeys        = []string{"cardNumber", "cardPrefix", "binRange", "cardPattern", "amount", "currency", "cardholderName", "challengeInd", "messageVersion", "messageCategory", "authInd", "scheme"}
+	scenarioKeys     = []string{"id", "description", "priority", "match", "delay", "steps", "whiteList", "threeDSMethod", "frictionless", "challenge", "error"}
+	matchKeys        = []string{"cardNumber", "cardPrefix", "binRange", "cardPattern", "amount", "currency", "cardholderName", "challengeInd", "messageVersion", "messageCategory", "authInd", "scheme", "threeDSCompInd"}
 	binRangeKeys     = []string{"from", "to"}
 	amountKeys       = []string{"min", "max"}
 	delayKeys        = []string{"min", "max"}
@@ -26,6 +26,7 @@ var (
 	stepKeys         = []string{"delay", "fault"}
 	faultKeys        = []string{"kind", "probability", "httpStatus", "errorCode", "status", "message", "emvErrorCode", "component", "description", "detail"}
 	whiteListKeys    = []string{"status", "source"}
+	methodKeys       = []string{"available", "duration"}
 	frictionlessKeys = []string{"status", "reason", "eci", "version", "authenticationType", "on210"}
 	on210Keys        = []string{"status", "reason", "eci"}
 	challengeKeys    = []string{"version", "authenticationType", "pass", "fail", "cancel", "otps", "auto", "autoAfter"}
@@ -218,6 +219,9 @@ func (d *decoder) parseScenario(n *yaml.Node, fallback string) (Scenario, mark) 
 	d.parseInjections(m, &s)
 	if m.has("whiteList") {
 		s.WhiteList = d.parseWhiteList(m.values["whiteList"])
+	}
+	if m.has("threeDSMethod") {
+		s.Method = d.parseMethod(m.values["threeDSMethod"])
 	}
 
 	var set []string

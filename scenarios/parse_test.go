@@ -86,6 +86,13 @@ func TestParseRefuses(t *testing.T) {
 		{"delay too long", scenario("    delay: 61s\n    frictionless: {status: Y}\n"), 4, "delay 61s is out of range 0s-1m0s"},
 		{"negative delay", scenario("    delay: -1s\n    frictionless: {status: Y}\n"), 4, "out of range"},
 
+		// 3DS Method.
+		{"method too long", scenario("    threeDSMethod: {available: true, duration: 61s}\n    frictionless: {status: Y}\n"), 4, "duration 61s is out of range 0s-1m0s"},
+		{"method without available", scenario("    threeDSMethod: {duration: 2s}\n    frictionless: {status: Y}\n"), 4, `missing required key "available"`},
+		{"method available as a string", scenario("    threeDSMethod: {available: \"yes\"}\n    frictionless: {status: Y}\n"), 4, "available must be true or false"},
+		{"method duration without a method", scenario("    threeDSMethod: {available: false, duration: 2s}\n    frictionless: {status: Y}\n"), 4, "threeDSMethod.duration needs available: true"},
+		{"unknown threeDSCompInd", "scenarios:\n  - id: s\n    match: {cardPrefix: \"4\", threeDSCompInd: X}\n    frictionless: {status: Y}\n", 3, `threeDSCompInd "X" is not one of Y, N, U`},
+
 		// Results.
 		{"no result", scenario(""), 2, `scenario "s" needs one of frictionless, challenge or error`},
 		{"two results", scenario("    frictionless: {status: Y}\n    challenge: {}\n"), 5, `scenario "s" sets both frictionless and challenge: keep exactly one`},

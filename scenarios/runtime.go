@@ -21,6 +21,10 @@ const (
 	// DefaultMaxRuntimeBytes bounds the documents of one namespace's
 	// runtime scenarios (Scenario.Document), in bytes.
 	DefaultMaxRuntimeBytes = 1 << 20
+	// DefaultMaxRuntimeTotalBytes bounds the documents of every
+	// namespace's runtime scenarios together, in bytes: with the
+	// per-namespace bound alone, many tokens could fill the memory.
+	DefaultMaxRuntimeTotalBytes = 16 << 20
 )
 
 var (
@@ -54,9 +58,14 @@ type Runtime struct {
 	// documents counted (Scenario.Document); 0 means
 	// DefaultMaxRuntimeBytes.
 	MaxBytes int
+	// MaxTotalBytes bounds the size of every namespace's scenarios
+	// together, their documents counted; 0 means
+	// DefaultMaxRuntimeTotalBytes.
+	MaxTotalBytes int
 
 	mu     sync.RWMutex
 	spaces map[string]*Catalogue
+	total  int // DocumentBytes of every namespace's scenarios
 }
 
 // Add parses a document of the scenario file format (YAML, or JSON, which
@@ -88,6 +97,11 @@ func (rt *Runtime) Add(ns string, data []byte) ([]Scenario, error) {
 		return nil, fmt.Errorf("%w: the namespace's scenarios take %d bytes, adding %d would pass the limit of %d",
 			ErrTooLarge, have, adding, max)
 	}
+	adding := DocumentBytes(added)
+	if max := limit(rt.MaxTotalBytes, DefaultMaxRuntimeTotalBytes); rt.total+adding > max {
+		return nil, fmt.Errorf("%w: the runtime scenarios of every token take %d bytes together, adding %d would pass the sandbox's limit of %d",
+			ErrTooLarge, rt.total, adding, max)
+	}
 	if err := conflicts(current, added); err != nil {
 		return nil, err
 	}
@@ -95,6 +109,7 @@ func (rt *Runtime) Add(ns string, data []byte) ([]Scenario, error) {
 		rt.spaces = map[string]*Catalogue{}
 	}
 	rt.spaces[ns] = NewRuntimeCatalogue(append(slices.Clone(current), added...))
+	rt.total += adding
 	return slices.Clone(added), nil
 }
 
@@ -228,6 +243,7 @@ func (rt *Runtime) Delete(ns, id string) bool {
 	if i < 0 {
 		return false
 	}
+	rt.total -= DocumentBytes(c.scenarios[i : i+1])
 	rest := slices.Delete(slices.Clone(c.scenarios), i, i+1)
 	if len(rest) == 0 {
 		delete(rt.spaces, ns)
@@ -247,5 +263,6 @@ func (rt *Runtime) Reset(ns string) int {
 		return 0
 	}
 	delete(rt.spaces, ns)
+	rt.total -= DocumentBytes(c.scenarios)
 	return len(c.scenarios)
 }

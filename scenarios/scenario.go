@@ -44,6 +44,9 @@ type Scenario struct {
 	// WhiteList is reported when the Requestor asked for merchant
 	// whitelisting (requestFeatures 2).
 	WhiteList *WhiteList
+	// Method is the card's ACS 3DS Method: whether it has one and how
+	// long it takes. Nil: the ACS has a method that completes at once.
+	Method *Method
 
 	// Source is where the scenario was defined.
 	Source Position
@@ -106,6 +109,9 @@ type Match struct {
 	// Scheme matches the card scheme the sandbox finds for the card's BIN
 	// (VISA, MASTERCARD, ..., UNKNOWN for none).
 	Scheme string
+	// ThreeDSCompInd matches the lookup's threeDSCompInd (Y, N or U) as
+	// the server settles it from the device data collection.
+	ThreeDSCompInd string
 }
 
 // BINRange is an inclusive range of card prefixes of equal length.
@@ -158,6 +164,18 @@ type Fault struct {
 	Probability float64
 	// Error is the answer of emvError and httpError faults.
 	Error *ErrorResult
+}
+
+// MaxMethodDuration bounds how long a scenario's 3DS Method may take.
+const MaxMethodDuration = 60 * time.Second
+
+// Method is the ACS's 3DS Method as a scenario describes it.
+type Method struct {
+	// Available tells whether the ACS has a 3DS Method URL.
+	Available bool
+	// Duration is how long the method page collects before it notifies
+	// the 3DS Requestor, at most MaxMethodDuration.
+	Duration time.Duration
 }
 
 // WhiteList is the trust-list status an ACS reports.
@@ -232,6 +250,9 @@ type Request struct {
 	MessageVersion  string
 	MessageCategory string
 	AuthInd         string
+	// ThreeDSCompInd is the lookup's threeDSCompInd as settled by the
+	// server (Y, N or U), "" when unknown.
+	ThreeDSCompInd string
 	// CardScheme is the scheme of the card, as the engine's BIN table
 	// finds it.
 	CardScheme string

@@ -24,8 +24,10 @@ var (
 	cardPatternPattern = regexp.MustCompile(`^[0-9xX?]{13,19}$`)
 	amountPattern      = regexp.MustCompile(`^[0-9]{1,15}(\.[0-9]{1,6})?$`)
 	authIndPattern     = regexp.MustCompile(`^0[1-6]$`)
-	currencyAlpha      = regexp.MustCompile(`^[A-Za-z]{3}$`)
-	currencyNumeric    = regexp.MustCompile(`^[0-9]{3}$`)
+	// compInds are the values of threeDSCompInd.
+	compInds        = []string{"Y", "N", "U"}
+	currencyAlpha   = regexp.MustCompile(`^[A-Za-z]{3}$`)
+	currencyNumeric = regexp.MustCompile(`^[0-9]{3}$`)
 )
 
 // Allowed values of the request selectors.
@@ -114,6 +116,9 @@ func (d *decoder) parseMatch(n *yaml.Node) Match {
 	}
 	if m.has("scheme") {
 		out.Scheme, _ = d.oneOf(m, "scheme", cardSchemes)
+	}
+	if m.has("threeDSCompInd") {
+		out.ThreeDSCompInd, _ = d.oneOf(m, "threeDSCompInd", compInds)
 	}
 	return out
 }
@@ -242,7 +247,7 @@ func matchKey(m Match, priority int) string {
 	if a := m.Amount; a != nil {
 		fmt.Fprintf(&b, "|a=%s,%s,%s", canonicalAmount(a.Exact), canonicalAmount(a.Min), canonicalAmount(a.Max))
 	}
-	fmt.Fprintf(&b, "|c=%s|h=%s|ci=%d|v=%s|mc=%s|ai=%s|s=%s", numericCurrency(m.Currency),
-		strings.ToUpper(m.CardholderName), m.ChallengeInd, m.MessageVersion, m.MessageCategory, m.AuthInd, m.Scheme)
+	fmt.Fprintf(&b, "|c=%s|h=%s|ci=%d|v=%s|mc=%s|ai=%s|s=%s|ci3=%s", numericCurrency(m.Currency),
+		strings.ToUpper(m.CardholderName), m.ChallengeInd, m.MessageVersion, m.MessageCategory, m.AuthInd, m.Scheme, m.ThreeDSCompInd)
 	return b.String()
 }

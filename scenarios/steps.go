@@ -268,3 +268,26 @@ func (d *decoder) parseWhiteList(n *yaml.Node) *WhiteList {
 	}
 	return &w
 }
+
+// parseMethod decodes the card's ACS 3DS Method: available (required)
+// and how long it takes.
+func (d *decoder) parseMethod(n *yaml.Node) *Method {
+	m, ok := d.mapping(n, "threeDSMethod", methodKeys)
+	if !ok || !d.required(m, "available", "threeDSMethod") {
+		return nil
+	}
+	var meth Method
+	if meth.Available, ok = d.boolean(m, "available"); !ok {
+		return nil
+	}
+	if m.has("duration") {
+		if !meth.Available {
+			d.problemf(m.values["duration"], "threeDSMethod.duration needs available: true")
+			return nil
+		}
+		if meth.Duration, ok = d.duration(m, "duration", MaxMethodDuration); !ok {
+			return nil
+		}
+	}
+	return &meth
+}

@@ -172,6 +172,24 @@ func (d *decoder) str(m mapping, key string) (string, bool) {
 	return n.Value, true
 }
 
+// boolean decodes the value of key as a YAML boolean (true or false).
+func (d *decoder) boolean(m mapping, key string) (bool, bool) {
+	n, ok := m.values[key]
+	if !ok {
+		return false, false
+	}
+	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!bool" {
+		d.problemf(n, "%s must be true or false, got %s", key, describe(n))
+		return false, false
+	}
+	var v bool
+	if err := n.Decode(&v); err != nil {
+		d.problemf(n, "%s must be true or false: %v", key, err)
+		return false, false
+	}
+	return v, true
+}
+
 // oneOf decodes the value of key as a string from a fixed list.
 func (d *decoder) oneOf(m mapping, key string, allowed []string) (string, bool) {
 	s, ok := d.str(m, key)

@@ -210,6 +210,11 @@ type DemoConfig struct {
 	LookupURL  string `json:"lookupUrl"`
 	EnquiryURL string `json:"enquiryUrl"`
 	NotifyURL  string `json:"notifyUrl"`
+	// DDCURL relays the device data collection; MethodURL is the
+	// threeDSMethodNotificationURL that tells the page the 3DS Method
+	// finished.
+	DDCURL    string `json:"ddcUrl"`
+	MethodURL string `json:"methodNotifyUrl"`
 	// JournalURL is the path of the transaction pages, the id appended.
 	JournalURL string `json:"journalUrl"`
 	// AcceptHeader and IP are what the merchant's server saw of the
@@ -234,6 +239,9 @@ type ConsoleNotify struct {
 	TransStatus, ThreeDSServerTransID string
 	// CRes is the Base64Url CRes as posted; Session the threeDSSessionData.
 	CRes, Session string
+	// Method makes the page the 3DS Method's notification instead: it
+	// hands ThreeDSServerTransID to the demo page.
+	Method bool
 	// Error says why the CRes could not be read.
 	Error string
 }

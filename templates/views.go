@@ -23,6 +23,9 @@ type AutoSubmit struct {
 	Title string
 	// Message is the line shown under the heading while the form posts.
 	Message string
+	// DelayMS holds the post back for this many milliseconds (the 3DS
+	// Method page "collects" for that long); 0 posts at once.
+	DelayMS int64
 }
 
 // ChallengePage is the view of the "challenge" page: the emulated issuer's

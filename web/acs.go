@@ -345,3 +345,58 @@ func (s *Server) handleCompleteChallenge(w http.ResponseWriter, r *http.Request)
 	}
 	writeJSON(w, http.StatusOK, resp)
 }
+
+// methodHTML renders the threeDSMethodHtml of a device data collection:
+// the page, for a hidden iframe, that posts threeDSMethodData to the
+// ACS's 3DS Method URL. Empty when the card's ACS has no method.
+func (s *Server) methodHTML(resp *emulator.DDCResponse) (string, error) {
+	if resp.MethodURL == "" {
+		return "", nil
+	}
+	return s.autoSubmit(resp.MethodURL, []emulator.FormField{{Name: "threeDSMethodData", Value: resp.MethodData}}, "",
+		"3DS Method", "Connecting to your card issuer…")
+}
+
+// handleMethod serves POST {base}/acs/method, the ACS's 3DS Method URL:
+// the hidden iframe posts threeDSMethodData; the page "collects" for the
+// scenario's duration, then posts to /acs/method/done.
+func (s *Server) handleMethod(w http.ResponseWriter, r *http.Request) {
+	if err := r.ParseForm(); err != nil {
+		s.writeError(w, r, formError(err, s.cfg.MaxBodyBytes))
+		return
+	}
+	page, err := s.cfg.Engine.StartMethod(r.Context(), r.PostForm.Get("threeDSMethodData"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.methodStep(w, r, page.DoneURL, page.NotificationData, page.Duration, "Collecting device data",
+		"The card issuer's 3DS Method is reading the browser.")
+}
+
+// handleMethodDone serves POST {base}/acs/method/done: the method page has
+// collected; the completion is recorded and the page posts
+// threeDSMethodData (only the transaction id) to the 3DS Requestor's
+// threeDSMethodNotificationURL.
+func (s *Server) handleMethodDone(w http.ResponseWriter, r *http.Request) {
+	if err := r.ParseForm(); err != nil {
+		s.writeError(w, r, formError(err, s.cfg.MaxBodyBytes))
+		return
+	}
+	n, err := s.cfg.Engine.CompleteMethod(r.Context(), r.PostForm.Get("threeDSMethodData"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.methodStep(w, r, n.NotificationURL, n.Data, 0, "Device data collected", "Notifying the merchant…")
+}
+
+// methodStep renders a page of the 3DS Method that posts threeDSMethodData
+// to action after delay.
+func (s *Server) methodStep(w http.ResponseWriter, r *http.Request, action, data string, delay time.Duration, title, message string) {
+	nonce := newNonce()
+	s.page(w, r, http.StatusOK, templates.PageAutoSubmit, nonce, templates.AutoSubmit{
+		Nonce: nonce, Action: action, Title: title, Message: message, DelayMS: delay.Milliseconds(),
+		Fields: []templates.Field{{Name: "threeDSMethodData", Value: data}},
+	})
+}

@@ -123,6 +123,38 @@ func (s *Server) handleLookup(w http.ResponseWriter, r *http.Request) {
 	writeRaw(w, http.StatusOK, out)
 }
 
+// handleDDC serves POST {base}/authentication/ddc, the device data
+// collection before the lookup.
+func (s *Server) handleDDC(w http.ResponseWriter, r *http.Request) {
+	body, err := readJSON(r, s.cfg.MaxBodyBytes)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	req, ignored, err := wire.DecodeDDC(body)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if len(ignored) > 0 {
+		s.log.DebugContext(r.Context(), "ddc: unknown fields ignored", slog.String("request_id", requestID(r)), slog.Any("fields", ignored))
+	}
+	call := emulator.APICall{ScenarioID: strings.TrimSpace(r.Header.Get(ScenarioHeader)), Body: body}
+	resp, err := s.cfg.Engine.Collect(r.Context(), namespaceOf(r.Context()), req, call)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	html, err := s.methodHTML(&resp)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	w.Header()[ScenarioIDHeader] = []string{resp.ScenarioID}
+	out := wire.AppendDDCResponse(make([]byte, 0, responseSize+len(html)+len(html)/10+len(resp.MethodData)), &resp, html)
+	writeRaw(w, http.StatusOK, out)
+}
+
 // handleEnquiry serves POST {base}/enquiry/.
 func (s *Server) handleEnquiry(w http.ResponseWriter, r *http.Request) {
 	body, err := readJSON(r, s.cfg.MaxBodyBytes)

@@ -88,6 +88,8 @@ func (s *Server) consoleRoutes(r *mux.Router) {
 	cr.HandleFunc("/demo", c.handleDemo).Methods(http.MethodGet, http.MethodHead)
 	cr.HandleFunc("/demo/notify", c.handleDemoNotify).Methods(http.MethodPost)
 	cr.HandleFunc("/demo/lookup", c.demoAPI(s.handleLookup)).Methods(http.MethodPost)
+	cr.HandleFunc("/demo/ddc", c.demoAPI(s.handleDDC)).Methods(http.MethodPost)
+	cr.HandleFunc("/demo/method-notify", c.handleDemoMethodNotify).Methods(http.MethodPost)
 	cr.HandleFunc("/demo/enquiry", c.demoAPI(s.handleEnquiry)).Methods(http.MethodPost)
 }
 

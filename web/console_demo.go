@@ -29,6 +29,8 @@ func (c *console) handleDemo(w http.ResponseWriter, r *http.Request) {
 		LookupURL:    c.base + "/console/demo/lookup",
 		EnquiryURL:   c.base + "/console/demo/enquiry",
 		NotifyURL:    c.base + "/console/demo/notify",
+		DDCURL:       c.base + "/console/demo/ddc",
+		MethodURL:    c.base + "/console/demo/method-notify",
 		JournalURL:   c.base + "/console/transactions/",
 		AcceptHeader: truncateRunes(r.Header.Get("Accept"), 2048),
 		NextSteps:    map[string]string{},
@@ -139,6 +141,24 @@ func (c *console) handleDemoNotify(w http.ResponseWriter, r *http.Request) {
 			view.Error, status = "The form field cres is not a Base64Url CRes.", http.StatusBadRequest
 		}
 		view.TransStatus, view.ThreeDSServerTransID = cres.TransStatus, cres.ThreeDSServerTransID
+	}
+	c.render(w, r, status, templates.PageConsoleNotify, nonce, cspOptions{sameOriginFrame: true}, view)
+}
+
+// handleDemoMethodNotify serves POST {base}/console/demo/method-notify,
+// the demo's threeDSMethodNotificationURL: it receives the end of the 3DS
+// Method in the hidden iframe and tells the demo page with postMessage
+// (to its own origin only).
+func (c *console) handleDemoMethodNotify(w http.ResponseWriter, r *http.Request) {
+	nonce := newNonce()
+	view := templates.ConsoleNotify{Nonce: nonce, Base: c.base, Method: true}
+	status := http.StatusOK
+	if err := r.ParseForm(); err != nil {
+		view.Error, status = "The form could not be read.", http.StatusBadRequest
+	} else if md, err := emulator.DecodeMethodData(r.PostForm.Get("threeDSMethodData"), false); err != nil {
+		view.Error, status = "The form field threeDSMethodData is not the 3DS Method's notification.", http.StatusBadRequest
+	} else {
+		view.ThreeDSServerTransID = md.ThreeDSServerTransID
 	}
 	c.render(w, r, status, templates.PageConsoleNotify, nonce, cspOptions{sameOriginFrame: true}, view)
 }

@@ -225,6 +225,8 @@ var eventLabels = map[emulator.EventKind]string{
 	emulator.EventTimeout:  "Timed out",
 	emulator.EventCRes:     "Final CRes sent",
 	emulator.EventEnquiry:  "Enquiry answered",
+	emulator.EventDDC:      "Device data collection",
+	emulator.EventMethod:   "3DS Method",
 }
 
 // handleTransaction serves GET {base}/console/transactions/{id}. Another

@@ -63,6 +63,7 @@ type envOptions struct {
 	realClock   bool         // time.Now instead of the settable test clock
 	logger      *slog.Logger // nil discards the log
 	seed        uint64       // 7 when 0
+	strictDDC   bool         // refuse unknown and reused ddcIds
 }
 
 // sandbox is an emulator's handler and its parts, as the tests build it.
@@ -114,6 +115,7 @@ func buildSandbox(tb testing.TB, o envOptions, public string) sandbox {
 		MaxDelayed:       o.maxDelay,
 		Events:           events,
 		Chaos:            o.chaos,
+		StrictDDC:        o.strictDDC,
 	}, store)
 	if err != nil {
 		tb.Fatal(err)
@@ -306,6 +308,10 @@ func matchingBody(t testing.TB, sc scenarios.Scenario, ref string) map[string]an
 		}
 		if a := sc.Match.Amount; a != nil && a.Exact != "" {
 			m["purchase"].(map[string]any)["amount"] = a.Exact
+		}
+		if sc.Match.ThreeDSCompInd != "" {
+			// Without a device data collection, the Requestor's value counts.
+			m["threeDSCompInd"] = sc.Match.ThreeDSCompInd
 		}
 	})
 }

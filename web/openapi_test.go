@@ -489,6 +489,44 @@ func TestOpenAPIConformance(t *testing.T) {
 		}
 	})
 
+	t.Run("device data collection and 3DS Method", func(t *testing.T) {
+		c := *c
+		c.t = t
+		form := func(path string, v url.Values) exchange {
+			return exchange{method: http.MethodPost, path: path, body: []byte(v.Encode()),
+				header: http.Header{"Content-Type": {"application/x-www-form-urlencoded"}}}
+		}
+		d := c.send(api(http.MethodPost, "/authentication/ddc", ddcBody("4000000000009409")), true)
+		if d.Status != http.StatusOK {
+			t.Fatalf("ddc: %d %s", d.Status, d.Raw)
+		}
+		if n := c.send(api(http.MethodPost, "/authentication/ddc", ddcBody("4000000000009425")), true); n.str("threeDSCompInd") != "U" {
+			t.Errorf("ddc without a method: %s", n.Raw)
+		}
+		if r := c.send(api(http.MethodPost, "/authentication/ddc", map[string]any{"card": map[string]any{"cardNumber": "4000000000009409"}}), false); r.Status != http.StatusBadRequest {
+			t.Errorf("ddc without a notification URL: %d", r.Status)
+		}
+		m := c.send(form("/acs/method", url.Values{"threeDSMethodData": {d.str("threeDSMethodData")}}), true)
+		if m.Status != http.StatusOK {
+			t.Fatalf("/acs/method: %d", m.Status)
+		}
+		if p := c.send(form("/acs/method/done", url.Values{"threeDSMethodData": {formFields(m.Raw)["threeDSMethodData"]}}), true); p.Status != http.StatusOK {
+			t.Errorf("/acs/method/done: %d", p.Status)
+		}
+		if p := c.send(form("/acs/method", url.Values{"threeDSMethodData": {"%%"}}), true); p.Status != http.StatusBadRequest {
+			t.Errorf("/acs/method with bad data: %d", p.Status)
+		}
+		l := c.send(api(http.MethodPost, "/authentication/brw", lookupBody(t, "4000000000009409", func(b map[string]any) {
+			b["ddcId"], b["threeDSCompInd"] = d.str("ddcId"), "Y"
+		})), true)
+		if l.str("threeDsServerTransId") != d.str("threeDsServerTransId") {
+			t.Errorf("lookup: %s", l.Raw)
+		}
+		if q := c.send(api(http.MethodPost, "/enquiry/", map[string]any{"threeDsServerTransId": l.str("threeDsServerTransId")}), true); q.str("threeDSCompInd") != "Y" {
+			t.Errorf("enquiry: %s", q.Raw)
+		}
+	})
+
 	t.Run("catalogue and operations", func(t *testing.T) {
 		c := *c
 		c.t = t

@@ -110,6 +110,9 @@ func selectorNote(m scenarios.Match) string {
 	if m.CardholderName != "" {
 		notes = append(notes, "cardholder "+m.CardholderName)
 	}
+	if m.ThreeDSCompInd != "" {
+		notes = append(notes, "threeDSCompInd "+m.ThreeDSCompInd)
+	}
 	if len(notes) == 0 {
 		return ""
 	}

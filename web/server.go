@@ -171,6 +171,7 @@ func (s *Server) routes() {
 	api := r.NewRoute().Subrouter()
 	api.Use(markRoute(routeJSON), s.requireToken)
 	api.HandleFunc("/authentication/brw", s.handleLookup).Methods(http.MethodPost)
+	api.HandleFunc("/authentication/ddc", s.handleDDC).Methods(http.MethodPost)
 	api.HandleFunc("/enquiry/", s.handleEnquiry).Methods(http.MethodPost)
 	api.HandleFunc("/enquiry", s.handleEnquiry).Methods(http.MethodPost)
 	api.HandleFunc("/challenge/{id}", s.handleCompleteChallenge).Methods(http.MethodPost)
@@ -189,6 +190,8 @@ func (s *Server) routes() {
 	acs.HandleFunc(emulator.PathACSHosted+"{id}", s.handleHosted).Methods(http.MethodGet, http.MethodPost)
 	acs.HandleFunc(emulator.PathACSDecision, s.handleDecision).Methods(http.MethodPost)
 	acs.HandleFunc(emulator.PathACSNotification, s.handleNotification).Methods(http.MethodPost)
+	acs.HandleFunc(emulator.PathACSMethod, s.handleMethod).Methods(http.MethodPost)
+	acs.HandleFunc(emulator.PathACSMethodDone, s.handleMethodDone).Methods(http.MethodPost)
 
 	// The probes come last: the router tries routes in order, and the API
 	// is what runs hot.

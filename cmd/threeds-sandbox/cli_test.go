@@ -191,6 +191,7 @@ func TestEveryBadFlagExitsTwo(t *testing.T) {
 		"chaos-probability":   {"1.5", "want 0 to 1"},
 		"chaos-faults":        {"boom", "unknown fault kind"},
 		"max-delayed":         {"-3", "want a positive number of requests"},
+		"strict-ddc":          {"maybe", "maybe"},
 		"console-auth":        {"admin", "want user:password"},
 		"journal-size":        {"-1", "want 0 (no journal) or more"},
 		"journal-bytes":       {"-1", "want 65536 bytes or more"},
@@ -211,7 +212,7 @@ func TestEveryBadFlagExitsTwo(t *testing.T) {
 			t.Run(name+"/"+via, func(t *testing.T) {
 				t.Parallel()
 				env := map[string]string{}
-				args := []string{"--addr", "127.0.0.1:0", "--" + name, tt.value}
+				args := []string{"--addr", "127.0.0.1:0", "--" + name + "=" + tt.value} // one argument: a boolean flag takes no separate value
 				if via == "env" {
 					env["THREEDS_ADDR"], env[sandbox.EnvName(name)], args = "127.0.0.1:0", tt.value, nil
 				}

@@ -91,7 +91,7 @@ func TestBrowserConsole(t *testing.T) {
 		id := demoPurchase(t, demo, p.URL, challenge, func(tb *tab) {
 			tb.click("[data-action=pass]")
 		}, "Y", "05")
-		for _, step := range []string{"lookup", "challenge", "notification", "enquiry"} {
+		for _, step := range []string{"method", "lookup", "challenge", "notification", "enquiry"} {
 			if got := demo.attr(`#steps li[data-step="`+step+`"]`, "data-state"); got != "done" {
 				t.Errorf("step %s = %q, want done", step, got)
 			}
@@ -114,7 +114,7 @@ func TestBrowserConsole(t *testing.T) {
 			}
 			journal.click(`tr[data-id="` + ids[1] + `"] a.tx`)
 			journal.waitVisible(`li.event[data-kind="cres"]`)
-			for _, kind := range []string{"lookup", "creq", "decision", "cres", "enquiry"} {
+			for _, kind := range []string{"ddc", "method", "lookup", "creq", "decision", "cres", "enquiry"} {
 				journal.waitVisible(`li.event[data-kind="` + kind + `"]`)
 			}
 		}

@@ -25,7 +25,7 @@ func TestContract(t *testing.T) {
 // in-memory runtime scenarios (one process: both "replicas" are the same).
 func TestRuntimeContract(t *testing.T) {
 	storetest.RunRuntime(t, func(t *testing.T, lim storetest.RuntimeLimits) (a, b emulator.RuntimeScenarios) {
-		rt := emulator.NewMemoryRuntime(&scenarios.Runtime{MaxScenarios: lim.MaxScenarios, MaxNamespaces: lim.MaxNamespaces, MaxBytes: lim.MaxBytes})
+		rt := emulator.NewMemoryRuntime(&scenarios.Runtime{MaxScenarios: lim.MaxScenarios, MaxNamespaces: lim.MaxNamespaces, MaxBytes: lim.MaxBytes, MaxTotalBytes: lim.MaxTotalBytes})
 		return rt, rt
 	})
 }

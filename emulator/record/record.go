@@ -8,6 +8,7 @@ package record
 import (
 	"encoding/binary"
 	"errors"
+	"math"
 	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
@@ -22,7 +23,11 @@ import (
 //	Challenge.OpenedAt, .DecidedAt  times
 //	Phase, PANLength, PANLast4      6 bytes
 //	Challenge.WindowSize, .Interactions, .WrongOTPs   varints
+//	[method section]                only when Method is not zero, see appendMethod
 //
+// The method section came later: a record without it (every record
+// written before it existed, and every transaction without a device data
+// collection) decodes with a zero Method, so old records still read.
 // The strings are in one piece: decoding converts it to a single string
 // and slices the fields out of it, one allocation per decoded transaction.
 // What the store reads most lies at the front: the creation time (the age
@@ -102,7 +107,65 @@ func Append(b []byte, t *emulator.Transaction) []byte {
 	b = append(b, t.PANLast4[:]...)
 	b = binary.AppendVarint(b, int64(t.Challenge.WindowSize))
 	b = binary.AppendVarint(b, int64(t.Challenge.Interactions))
-	return binary.AppendVarint(b, int64(t.Challenge.WrongOTPs))
+	b = binary.AppendVarint(b, int64(t.Challenge.WrongOTPs))
+	if t.Method != (emulator.MethodState{}) {
+		b = appendMethod(b, &t.Method)
+	}
+	return b
+}
+
+// methodV1 opens the method section of a record. Its layout:
+//
+//	methodV1
+//	uvarint length, bytes           DDCID, NotificationURL, CompInd, RequestorCompInd
+//	RequestedAt, StartedAt, CompletedAt   times
+//	Available                       one byte, 0 or 1
+//	Duration                        varint milliseconds
+const methodV1 byte = 1
+
+// appendMethod appends the method section of m.
+func appendMethod(b []byte, m *emulator.MethodState) []byte {
+	b = append(b, methodV1)
+	for _, s := range [...]string{m.DDCID, m.NotificationURL, m.CompInd, m.RequestorCompInd} {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	b = appendTime(b, m.RequestedAt)
+	b = appendTime(b, m.StartedAt)
+	b = appendTime(b, m.CompletedAt)
+	avail := byte(0)
+	if m.Available {
+		avail = 1
+	}
+	b = append(b, avail)
+	return binary.AppendVarint(b, m.Duration.Milliseconds())
+}
+
+// method reads what appendMethod wrote.
+func (r *reader) method() emulator.MethodState {
+	var m emulator.MethodState
+	if r.byte() != methodV1 {
+		r.fail()
+		return m
+	}
+	m.DDCID = string(r.bytes(r.uvarint()))
+	m.NotificationURL = string(r.bytes(r.uvarint()))
+	m.CompInd = string(r.bytes(r.uvarint()))
+	m.RequestorCompInd = string(r.bytes(r.uvarint()))
+	m.RequestedAt, m.StartedAt, m.CompletedAt = r.time(), r.time(), r.time()
+	switch r.byte() {
+	case 0:
+	case 1:
+		m.Available = true
+	default:
+		r.fail()
+	}
+	ms := int64(r.int())
+	if ms > math.MaxInt64/int64(time.Millisecond) || ms < math.MinInt64/int64(time.Millisecond) {
+		r.fail()
+	}
+	m.Duration = time.Duration(ms) * time.Millisecond
+	return m
 }
 
 // ErrCorrupt reports a record that does not decode.
@@ -279,6 +342,10 @@ func Decode(rec []byte) (emulator.Transaction, error) {
 	openedAt, decidedAt := r.time(), r.time()
 	fixed := r.bytes(6)
 	windowSize, interactions, wrongOTPs := r.int(), r.int(), r.int()
+	var method emulator.MethodState
+	if !r.bad && r.off < len(r.b) {
+		method = r.method()
+	}
 	if r.bad || r.off != len(r.b) {
 		return emulator.Transaction{}, ErrCorrupt
 	}
@@ -295,6 +362,7 @@ func Decode(rec []byte) (emulator.Transaction, error) {
 			WindowSize: windowSize, Interactions: interactions, WrongOTPs: wrongOTPs,
 			OpenedAt: openedAt, DecidedAt: decidedAt,
 		},
+		Method:    method,
 		CreatedAt: createdAt,
 		Phase:     emulator.Phase(fixed[0]),
 		PANLength: fixed[1],

@@ -39,6 +39,17 @@ func fullTx() emulator.Transaction {
 		WhiteListStatusSrc:   "01",
 		ACSReferenceNumber:   "3DS_LOA_ACS_PRIC_020200_17135",
 		ACSOperatorID:        "ACS-PRIC-9444-7396",
+		Method: emulator.MethodState{
+			DDCID:            "ddc-8a880dc0-d2d2-4067-bcb1-b08d1690b26e",
+			NotificationURL:  "https://merchant.example/3ds/method?o=Größe",
+			CompInd:          "Y",
+			RequestorCompInd: "N",
+			Available:        true,
+			Duration:         12 * time.Second,
+			RequestedAt:      created.Add(-time.Minute),
+			StartedAt:        created.Add(-50 * time.Second),
+			CompletedAt:      created.Add(-38 * time.Second),
+		},
 		Challenge: emulator.ChallengeState{
 			NotificationURL: "https://merchant.example/3ds/notify?o=Größe",
 			Session:         strings.Repeat("c2Vzc2lvbg==", 40),
@@ -161,6 +172,10 @@ func TestRecordCoversEveryField(t *testing.T) {
 			}
 		case v.Kind() == reflect.String:
 			v.SetString(fmt.Sprintf("field-%d", n))
+		case v.Kind() == reflect.Bool:
+			v.SetBool(true)
+		case v.Type() == reflect.TypeFor[time.Duration]():
+			v.SetInt(int64(n) * int64(time.Millisecond)) // kept to the millisecond
 		case v.CanInt():
 			v.SetInt(int64(n))
 		case v.CanUint():
@@ -178,6 +193,7 @@ func TestRecordCoversEveryField(t *testing.T) {
 		t.Errorf("round trip:\n got %+v\nwant %+v", got, tx)
 	}
 	strs := 0
+	// The method section keeps its strings apart.
 	for _, typ := range []reflect.Type{reflect.TypeFor[emulator.Transaction](), reflect.TypeFor[emulator.ChallengeState]()} {
 		for f := range typ.Fields() {
 			if f.Type.Kind() == reflect.String {
@@ -195,7 +211,13 @@ func TestRecordCoversEveryField(t *testing.T) {
 func TestDecodeRejectsDamage(t *testing.T) {
 	tx := fullTx()
 	rec := Append(nil, &tx)
+	noMethod := tx
+	noMethod.Method = emulator.MethodState{}
+	old := len(Append(nil, &noMethod)) // a record without its method section is whole
 	for n := range len(rec) {
+		if n == old {
+			continue
+		}
 		if _, err := Decode(rec[:n]); err == nil {
 			t.Fatalf("record cut to %d of %d bytes decoded", n, len(rec))
 		}
@@ -204,6 +226,31 @@ func TestDecodeRejectsDamage(t *testing.T) {
 	}
 	if _, err := Decode(append(rec, 0)); err == nil {
 		t.Error("record with a trailing byte decoded")
+	}
+}
+
+// TestRecordWithoutMethodSection decodes a record as written before the
+// method section existed: it reads, with a zero Method, and a transaction
+// without a collection still encodes to exactly those bytes.
+func TestRecordWithoutMethodSection(t *testing.T) {
+	tx := fullTx()
+	tx.Method = emulator.MethodState{}
+	rec := Append(nil, &tx)
+	withMethod := fullTx()
+	if full := Append(nil, &withMethod); len(full) <= len(rec) || string(full[:len(rec)]) != string(rec) {
+		t.Fatal("the method section is not a pure suffix of the old layout")
+	}
+	got, err := Decode(rec)
+	if err != nil {
+		t.Fatalf("old-layout record: %v", err)
+	}
+	if !reflect.DeepEqual(got, tx) {
+		t.Errorf("old-layout record:\n got %+v\nwant %+v", got, tx)
+	}
+	for _, bad := range [][]byte{append(rec[:len(rec):len(rec)], 9), append(rec[:len(rec):len(rec)], methodV1)} {
+		if _, err := Decode(bad); err == nil {
+			t.Errorf("record with a broken method section %x decoded", bad[len(rec):])
+		}
 	}
 }
 
@@ -252,6 +299,14 @@ func FuzzRecord(f *testing.F) {
 				OpenedAt: created.Add(time.Duration(n1)), DecidedAt: time.Unix(int64(n2), 0).UTC(),
 			},
 		}
+		old := len(Append(nil, &tx)) // without a method section
+		if small&1 == 1 {
+			tx.Method = emulator.MethodState{
+				DDCID: ref, NotificationURL: b, CompInd: a, RequestorCompInd: id, Available: small&2 != 0,
+				Duration:    (time.Duration(n1) * time.Millisecond).Truncate(time.Millisecond),
+				RequestedAt: time.Unix(int64(n2), 0).UTC(), StartedAt: time.Unix(int64(n1), 5).UTC(),
+			}
+		}
 		rec := Append(nil, &tx)
 		got, err := Decode(rec)
 		if err != nil {
@@ -267,7 +322,7 @@ func FuzzRecord(f *testing.F) {
 			t.Fatalf("round trip:\n got %+v\nwant %+v", got, tx)
 		}
 		for n := range len(rec) {
-			if _, err := Decode(rec[:n]); err == nil {
+			if _, err := Decode(rec[:n]); err == nil && n != old {
 				t.Fatalf("record cut to %d of %d bytes decoded", n, len(rec))
 			}
 		}

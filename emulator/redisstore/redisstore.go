@@ -17,7 +17,9 @@
 // concurrent decisions on one challenge, exactly one wins.
 //
 // A call that cannot reach Redis within its timeout returns an error
-// wrapping emulator.ErrUnavailable, and changes nothing.
+// wrapping emulator.ErrUnavailable. A read changes nothing; a write that
+// was sent but not confirmed in time may have been applied, and its error
+// also wraps emulator.ErrMaybeApplied.
 package redisstore
 
 import (
@@ -106,6 +108,33 @@ func Classify(op string, err error) error {
 		return fmt.Errorf("%w: redis %s: %v", emulator.ErrUnavailable, op, err)
 	}
 	return fmt.Errorf("redis %s: %w", op, err)
+}
+
+// ClassifyWrite is Classify for a call that changes state: when the
+// write may have reached Redis before the failure (a timeout or a lost
+// connection, not a refused one), its error also wraps
+// emulator.ErrMaybeApplied, since Redis may have applied it.
+func ClassifyWrite(op string, err error) error {
+	if err == nil || !unavailable(err) || rueidis.IsRedisNil(err) || neverSent(err) {
+		return Classify(op, err)
+	}
+	return fmt.Errorf("%w: %w: redis %s: %v", emulator.ErrUnavailable, emulator.ErrMaybeApplied, op, err)
+}
+
+// neverSent tells a failure that happened before a command could reach
+// the server: a refused or unresolvable connection, or a server error
+// reply (loading, out of memory...), which Redis sends instead of
+// running the command.
+func neverSent(err error) bool {
+	if _, ok := rueidis.IsRedisErr(err); ok {
+		return true
+	}
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		return true
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "connection refused") || strings.Contains(msg, "no such host")
 }
 
 func unavailable(err error) bool {

@@ -36,10 +36,10 @@ type RuntimeOptions struct {
 	// Revalidate is how long a namespace's cached scenarios are used
 	// before their version is checked; DefaultRevalidate when zero.
 	Revalidate time.Duration
-	// MaxScenarios, MaxNamespaces and MaxBytes bound what the namespaces
-	// hold, as scenarios.Runtime's fields of the same names do; zero takes
-	// the scenarios package's defaults.
-	MaxScenarios, MaxNamespaces, MaxBytes int
+	// MaxScenarios, MaxNamespaces, MaxBytes and MaxTotalBytes bound what
+	// the namespaces hold, as scenarios.Runtime's fields of the same names
+	// do; zero takes the scenarios package's defaults.
+	MaxScenarios, MaxNamespaces, MaxBytes, MaxTotalBytes int
 }
 
 // Runtime is the emulator.RuntimeScenarios in Redis: every replica sees
@@ -80,14 +80,15 @@ func NewRuntime(c rueidis.Client, opt RuntimeOptions) (*Runtime, error) {
 	opt.MaxScenarios = cmp.Or(opt.MaxScenarios, scenarios.DefaultMaxRuntimeScenarios)
 	opt.MaxNamespaces = cmp.Or(opt.MaxNamespaces, scenarios.DefaultMaxRuntimeNamespaces)
 	opt.MaxBytes = cmp.Or(opt.MaxBytes, scenarios.DefaultMaxRuntimeBytes)
+	opt.MaxTotalBytes = cmp.Or(opt.MaxTotalBytes, scenarios.DefaultMaxRuntimeTotalBytes)
 	return &Runtime{c: c, opt: opt, now: time.Now, cache: map[string]*cachedSet{}}, nil
 }
 
 // keys of a namespace: its scenarios, their selector keys, its version,
-// its bytes, and the set of namespaces.
+// its bytes, the set of namespaces, and the bytes of every namespace.
 func (r *Runtime) keys(ns string) []string {
 	p := r.opt.Prefix
-	return []string{p + "s:" + ns, p + "sk:" + ns, p + "sv:" + ns, p + "sb:" + ns, p + "sns"}
+	return []string{p + "s:" + ns, p + "sk:" + ns, p + "sv:" + ns, p + "sb:" + ns, p + "sns", p + "sbt"}
 }
 
 // A stored scenario is one hash field, id -> value:
@@ -99,7 +100,7 @@ func (r *Runtime) keys(ns string) []string {
 // addScript adds scenarios all at once or not at all, checking the
 // bounds and that neither an id nor a selector is taken.
 var addScript = rueidis.NewLuaScript(`
-local ns, maxScenarios, maxNamespaces, maxBytes, n = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+local ns, maxScenarios, maxNamespaces, maxBytes, n, maxTotal = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
 local have = redis.call('HLEN', KEYS[1])
 if have == 0 then
   local spaces = redis.call('SCARD', KEYS[5])
@@ -108,21 +109,24 @@ end
 if have + n > maxScenarios then return {'count', tostring(have)} end
 local bytes = tonumber(redis.call('GET', KEYS[4]) or '0')
 local adding = 0
-for i = 0, n - 1 do adding = adding + #ARGV[8 + 3 * i] end
+for i = 0, n - 1 do adding = adding + #ARGV[9 + 3 * i] end
 if bytes + adding > maxBytes then return {'bytes', tostring(bytes), tostring(adding)} end
+local total = tonumber(redis.call('GET', KEYS[6]) or '0')
+if total + adding > maxTotal then return {'total', tostring(total), tostring(adding)} end
 for i = 0, n - 1 do
-  local id, key = ARGV[6 + 3 * i], ARGV[7 + 3 * i]
+  local id, key = ARGV[7 + 3 * i], ARGV[8 + 3 * i]
   if redis.call('HEXISTS', KEYS[1], id) == 1 then return {'id', id} end
   local other = redis.call('HGET', KEYS[2], key)
   if other then return {'selector', id, other} end
 end
 local v = redis.call('INCR', KEYS[3])
 for i = 0, n - 1 do
-  local id, key, doc = ARGV[6 + 3 * i], ARGV[7 + 3 * i], ARGV[8 + 3 * i]
+  local id, key, doc = ARGV[7 + 3 * i], ARGV[8 + 3 * i], ARGV[9 + 3 * i]
   redis.call('HSET', KEYS[1], id, string.format('%012d%04d%05d', v, i, #key) .. key .. doc)
   redis.call('HSET', KEYS[2], key, id)
 end
 redis.call('INCRBY', KEYS[4], adding)
+redis.call('INCRBY', KEYS[6], adding)
 redis.call('SADD', KEYS[5], ns)
 return {'ok'}`)
 
@@ -133,7 +137,7 @@ func (r *Runtime) Add(ctx context.Context, ns string, doc []byte) ([]scenarios.S
 	if err != nil {
 		return nil, err
 	}
-	args := []string{ns, strconv.Itoa(r.opt.MaxScenarios), strconv.Itoa(r.opt.MaxNamespaces), strconv.Itoa(r.opt.MaxBytes), strconv.Itoa(len(added))}
+	args := []string{ns, strconv.Itoa(r.opt.MaxScenarios), strconv.Itoa(r.opt.MaxNamespaces), strconv.Itoa(r.opt.MaxBytes), strconv.Itoa(len(added)), strconv.Itoa(r.opt.MaxTotalBytes)}
 	for i := range added {
 		args = append(args, added[i].ID, added[i].SelectorKey(), string(added[i].Document()))
 	}
@@ -141,7 +145,7 @@ func (r *Runtime) Add(ctx context.Context, ns string, doc []byte) ([]scenarios.S
 	defer cancel()
 	reply, err := addScript.Exec(ctx, r.c, r.keys(ns), args).AsStrSlice()
 	if err != nil {
-		return nil, Classify("add runtime scenarios", err)
+		return nil, ClassifyWrite("add runtime scenarios", err)
 	}
 	r.forget(ns)
 	switch reply[0] {
@@ -159,6 +163,9 @@ func (r *Runtime) Add(ctx context.Context, ns string, doc []byte) ([]scenarios.S
 	case "bytes":
 		return nil, fmt.Errorf("%w: the namespace's scenarios take %s bytes, adding %s would pass the limit of %d",
 			scenarios.ErrTooLarge, reply[1], reply[2], r.opt.MaxBytes)
+	case "total":
+		return nil, fmt.Errorf("%w: the runtime scenarios of every token take %s bytes together, adding %s would pass the sandbox's limit of %d",
+			scenarios.ErrTooLarge, reply[1], reply[2], r.opt.MaxTotalBytes)
 	}
 	return nil, fmt.Errorf("redisstore: add runtime scenarios: unexpected reply %q", reply)
 }
@@ -171,6 +178,7 @@ local kl = tonumber(string.sub(val, 17, 21))
 redis.call('HDEL', KEYS[1], ARGV[2])
 redis.call('HDEL', KEYS[2], string.sub(val, 22, 21 + kl))
 redis.call('DECRBY', KEYS[4], #val - 21 - kl)
+redis.call('DECRBY', KEYS[6], #val - 21 - kl)
 if redis.call('HLEN', KEYS[1]) == 0 then
   redis.call('SREM', KEYS[5], ARGV[1])
   redis.call('DEL', KEYS[4])
@@ -185,7 +193,7 @@ func (r *Runtime) Delete(ctx context.Context, ns, id string) (bool, error) {
 	defer cancel()
 	n, err := deleteScript.Exec(ctx, r.c, r.keys(ns), []string{ns, id}).AsInt64()
 	if err != nil {
-		return false, Classify("delete a runtime scenario", err)
+		return false, ClassifyWrite("delete a runtime scenario", err)
 	}
 	r.forget(ns)
 	return n == 1, nil
@@ -195,6 +203,7 @@ func (r *Runtime) Delete(ctx context.Context, ns, id string) (bool, error) {
 var resetScript = rueidis.NewLuaScript(`
 local n = redis.call('HLEN', KEYS[1])
 if n == 0 then return 0 end
+redis.call('DECRBY', KEYS[6], tonumber(redis.call('GET', KEYS[4]) or '0'))
 redis.call('DEL', KEYS[1], KEYS[2], KEYS[4])
 redis.call('SREM', KEYS[5], ARGV[1])
 redis.call('INCR', KEYS[3])
@@ -207,7 +216,7 @@ func (r *Runtime) Reset(ctx context.Context, ns string) (int, error) {
 	defer cancel()
 	n, err := resetScript.Exec(ctx, r.c, r.keys(ns), []string{ns}).AsInt64()
 	if err != nil {
-		return 0, Classify("reset runtime scenarios", err)
+		return 0, ClassifyWrite("reset runtime scenarios", err)
 	}
 	r.forget(ns)
 	return int(n), nil

@@ -187,7 +187,7 @@ func (s *Store) Put(ctx context.Context, t emulator.Transaction) error {
 	ttl := strconv.FormatInt(s.maxAge.Milliseconds(), 10)
 	n, err := putScript.Exec(ctx, s.c, keys, []string{encode(&t), refValue(t.ThreeDSServerTransID), ttl}).AsInt64()
 	if err != nil {
-		return Classify("put", err)
+		return ClassifyWrite("put", err)
 	}
 	if n == 0 {
 		return fmt.Errorf("redisstore: transaction %s exists already", t.ThreeDSServerTransID)
@@ -285,7 +285,7 @@ func (s *Store) Update(ctx context.Context, id string, fn func(*emulator.Transac
 		n, err := casScript.Exec(ctx, s.c, []string{key}, []string{old, next}).AsInt64()
 		switch {
 		case err != nil:
-			return emulator.Transaction{}, Classify("update", err)
+			return emulator.Transaction{}, ClassifyWrite("update", err)
 		case n == 1:
 			return t, nil
 		case n == -1:

@@ -129,7 +129,7 @@ func TestRuntimeContract(t *testing.T) {
 	c := connect(t, srv)
 	storetest.RunRuntime(t, func(t *testing.T, lim storetest.RuntimeLimits) (a, b emulator.RuntimeScenarios) {
 		opt := redisstore.RuntimeOptions{Prefix: t.Name() + ":", Revalidate: 200 * time.Millisecond,
-			MaxScenarios: lim.MaxScenarios, MaxNamespaces: lim.MaxNamespaces, MaxBytes: lim.MaxBytes}
+			MaxScenarios: lim.MaxScenarios, MaxNamespaces: lim.MaxNamespaces, MaxBytes: lim.MaxBytes, MaxTotalBytes: lim.MaxTotalBytes}
 		ra, err := redisstore.NewRuntime(c, opt)
 		if err != nil {
 			t.Fatal(err)

@@ -13,7 +13,7 @@ import (
 )
 
 // RuntimeLimits bound the runtime scenarios a factory makes.
-type RuntimeLimits struct{ MaxScenarios, MaxNamespaces, MaxBytes int }
+type RuntimeLimits struct{ MaxScenarios, MaxNamespaces, MaxBytes, MaxTotalBytes int }
 
 // RuntimeFactory returns two views of one new, empty set of runtime
 // scenarios, as two replicas see a shared store (an in-memory
@@ -29,6 +29,7 @@ func RunRuntime(t *testing.T, newRuntime RuntimeFactory) {
 		{"AddListMatch", testRuntimeAdd},
 		{"AllOrNothing", testRuntimeConflicts},
 		{"Limits", testRuntimeLimits},
+		{"TotalBytes", testRuntimeTotalBytes},
 		{"DeleteReset", testRuntimeDelete},
 		{"SeenByEveryReplica", testRuntimeShared},
 		{"ConcurrentAdds", testRuntimeConcurrent},
@@ -153,6 +154,43 @@ func testRuntimeLimits(t *testing.T, newRuntime RuntimeFactory) {
 	}
 	if _, err := rt.Add(ctx, "ns-3", doc("a")); err != nil {
 		t.Errorf("after a reset freed a namespace: %v", err)
+	}
+}
+
+// testRuntimeTotalBytes: the bytes of every namespace together are bounded,
+// and deleting or resetting anywhere frees room for every namespace.
+func testRuntimeTotalBytes(t *testing.T, newRuntime RuntimeFactory) {
+	one := len(doc("a")) // a namespace's document of one scenario is about this long
+	a, b := newRuntime(t, RuntimeLimits{MaxTotalBytes: 3*one + one/2})
+	for _, ns := range []string{"ns-1", "ns-2", "ns-3"} {
+		if _, err := a.Add(ctx, ns, doc("a")); err != nil {
+			t.Fatalf("%s: %v", ns, err)
+		}
+	}
+	_, err := b.Add(ctx, "ns-4", doc("a"))
+	if !errors.Is(err, scenarios.ErrTooLarge) {
+		t.Fatalf("a fourth namespace over the total: %v, want ErrTooLarge", err)
+	}
+	if !strings.Contains(err.Error(), "every token") {
+		t.Errorf("the error does not say the limit is the sandbox's: %v", err)
+	}
+	if list, _ := b.List(ctx, "ns-4"); len(list) != 0 {
+		t.Errorf("a refused document added something: %s", ids(list))
+	}
+	if ok, err := b.Delete(ctx, "ns-1", "a"); err != nil || !ok {
+		t.Fatalf("delete: %v, %v", ok, err)
+	}
+	if _, err := a.Add(ctx, "ns-4", doc("a")); err != nil {
+		t.Errorf("after a delete freed room: %v", err)
+	}
+	if _, err := a.Reset(ctx, "ns-2"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Add(ctx, "ns-5", doc("a")); err != nil {
+		t.Errorf("after a reset freed room: %v", err)
+	}
+	if _, err := b.Add(ctx, "ns-6", doc("a")); !errors.Is(err, scenarios.ErrTooLarge) {
+		t.Errorf("over the total again: %v, want ErrTooLarge", err)
 	}
 }
 

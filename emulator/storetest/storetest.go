@@ -32,6 +32,7 @@ func Run(t *testing.T, newStore Factory) {
 		{"ConcurrentUpdates", testConcurrentUpdates},
 		{"OneDecisionWins", testOneDecisionWins},
 		{"Expiry", testExpiry},
+		{"Method", testMethod},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.fn(t, newStore) })
@@ -67,7 +68,48 @@ func same(a, b emulator.Transaction) bool {
 	a.CreatedAt, b.CreatedAt = time.Time{}, time.Time{}
 	a.Challenge.OpenedAt, b.Challenge.OpenedAt = time.Time{}, time.Time{}
 	a.Challenge.DecidedAt, b.Challenge.DecidedAt = time.Time{}, time.Time{}
+	am, bm := &a.Method, &b.Method
+	for _, p := range [][2]*time.Time{{&am.RequestedAt, &bm.RequestedAt}, {&am.StartedAt, &bm.StartedAt}, {&am.CompletedAt, &bm.CompletedAt}} {
+		if !p[0].Equal(*p[1]) {
+			return false
+		}
+		*p[0], *p[1] = time.Time{}, time.Time{}
+	}
 	return a == b
+}
+
+// testMethod stores a device data collection, as the engine does under
+// its ddcId, and records its method's timeline with Update.
+func testMethod(t *testing.T, newStore Factory) {
+	s := newStore(t, time.Hour)
+	created := time.Now().UTC().Truncate(time.Millisecond)
+	c := emulator.Transaction{
+		Namespace: "ns", ThreeDSServerTransID: "ddc-8a880dc0-d2d2-4067-bcb1-b08d1690b26e", ExternalReferenceID: "ORD-M",
+		CreatedAt: created, ScenarioID: "visa-method-y", CardScheme: "VISA", CardBIN: "400000",
+		Phase: emulator.PhaseMethod, PANLength: 16, PANLast4: [4]byte{'9', '4', '0', '9'},
+		Method: emulator.MethodState{
+			DDCID: "ddc-8a880dc0-d2d2-4067-bcb1-b08d1690b26e", NotificationURL: "https://shop.example.com/method",
+			Available: true, Duration: 1500 * time.Millisecond, RequestedAt: created,
+		},
+	}
+	if err := s.Put(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Get(ctx, c.ThreeDSServerTransID); err != nil || !same(got, c) {
+		t.Fatalf("Get = %+v, %v\nwant %+v", got, err, c)
+	}
+	started, completed := created.Add(time.Second), created.Add(2500*time.Millisecond)
+	got, err := s.Update(ctx, c.ThreeDSServerTransID, func(t *emulator.Transaction) error {
+		t.Method.StartedAt, t.Method.CompletedAt, t.Method.CompInd, t.Method.RequestorCompInd = started, completed, "Y", "N"
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := s.Get(ctx, c.ThreeDSServerTransID)
+	if err != nil || !same(again, got) || !again.Method.CompletedAt.Equal(completed) || again.Method.CompInd != "Y" || again.Phase != emulator.PhaseMethod {
+		t.Errorf("Get after Update = %+v, %v; want the timeline", again.Method, err)
+	}
 }
 
 func testPutGet(t *testing.T, newStore Factory) {

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"strconv"
 	"unicode/utf8"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
@@ -65,6 +66,20 @@ func AppendEnquiryResponse(b []byte, r *emulator.EnquiryResponse) []byte {
 	o.field("acsReferenceNumber", r.ACSReferenceNumber)
 	o.field("acsOperatorId", r.ACSOperatorID)
 	o.optional("interactionCounter", r.InteractionCounter)
+	o.optional("ddcId", r.DDCID)
+	o.optional("threeDSCompInd", r.ThreeDSCompInd)
+	if m := r.ThreeDSMethod; m != nil {
+		o.key("threeDSMethod")
+		mo := object{b: o.b}
+		mo.open()
+		mo.key("available")
+		mo.b = strconv.AppendBool(mo.b, m.Available)
+		mo.optional("requestedAt", m.RequestedAt)
+		mo.optional("startedAt", m.StartedAt)
+		mo.optional("completedAt", m.CompletedAt)
+		mo.optional("requestorCompInd", m.RequestorCompInd)
+		o.b = append(mo.b, '}')
+	}
 	return o.close()
 }
 
@@ -81,6 +96,13 @@ func (o *object) close() []byte { return append(o.b, '}', '\n') }
 
 // field appends the member name: value. name must need no escaping.
 func (o *object) field(name, value string) {
+	o.key(name)
+	o.b = appendString(o.b, value)
+}
+
+// key appends the name of the next member and its colon; the caller
+// appends the value.
+func (o *object) key(name string) {
 	if !o.empty {
 		o.b = append(o.b, ',')
 	}
@@ -88,7 +110,6 @@ func (o *object) field(name, value string) {
 	o.b = append(o.b, '"')
 	o.b = append(o.b, name...)
 	o.b = append(o.b, '"', ':')
-	o.b = appendString(o.b, value)
 }
 
 // optional is field for a member tagged omitempty: an empty value is left

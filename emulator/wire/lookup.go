@@ -104,6 +104,14 @@ func unlessJSDisabled(c *checker) bool { return !c.jsDisabled }
 
 type lookup = emulator.LookupRequest
 
+// compInd checks threeDSCompInd: Y, N or U.
+func compInd(s string) (string, string) {
+	if s == "Y" || s == "N" || s == "U" {
+		return "", ""
+	}
+	return emvFormat, "must be one of Y, N and U, got " + quote(s)
+}
+
 // authIndCode checks threeDsRequestorAuthInd: 01 to 06.
 var authIndCode = code2('6')
 
@@ -112,6 +120,8 @@ var lookupRules = withWatch(newRuleSet([]rule[lookup]{
 		setString: func(r *lookup, s string) { r.ExternalReferenceID = s }},
 	{names: []string{"ddcId"}, required: always, max: 50,
 		setString: func(r *lookup, s string) { r.DDCID = s }},
+	{names: []string{"threeDSCompInd"}, check: compInd, hints: []string{"threeDsCompInd"},
+		setString: func(r *lookup, s string) { r.ThreeDSCompInd = s }},
 	{names: []string{"threeDsRequestorAuthInd"}, required: always, check: authIndCode,
 		hints:     []string{"threeDSRequestorAuthenticationInd"},
 		setString: func(r *lookup, s string) { r.ThreeDSRequestorAuthInd = s }},

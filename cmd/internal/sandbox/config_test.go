@@ -61,6 +61,7 @@ var badValues = []struct {
 	{flag: "seed", value: "abc", want: `"abc": want a whole number of 0 or more`},
 	{flag: "seed", value: "-1", want: `"-1": want a whole number of 0 or more`},
 	{flag: "max-delayed", value: "-3", want: "-3: want a positive number of requests"},
+	{flag: "strict-ddc", value: "maybe", want: "maybe"},
 	{flag: "max-delayed", value: "0", want: "0: want a positive number of requests"},
 	{flag: "first-creq-timeout", value: "-1s", want: "-1s: want a positive duration"},
 	{flag: "first-creq-timeout", value: "0s", want: "0s: want a positive duration"},
@@ -74,6 +75,8 @@ var badValues = []struct {
 	{flag: "store", value: "redis://:secret@host:6379", want: `"redis://:***@host:6379": a store shared by replicas needs the same --state-hash-key (THREEDS_STATE_HASH_KEY)`, secret: true},
 	{flag: "store-timeout", value: "0", want: "0s: want a positive duration"},
 	{flag: "store-wait", value: "-1s", want: "-1s: want 0 (fail at once) or a positive duration"},
+	{flag: "store-wait", value: "30", want: `"30": a number alone has no unit; want a duration with one, such as 30s or 30m`},
+	{flag: "store-timeout", value: "1.5", want: `"1.5": a number alone has no unit; want a duration with one, such as 1.5s`},
 	{flag: "store-prefix", value: "my prefix", want: `"my prefix": want a prefix such as 3ds:`},
 	{flag: "state-hash-key", value: "zz" + strings.Repeat("00", 31), want: "(hidden): not hex", secret: true},
 	{flag: "state-hash-key", value: strings.Repeat("ab", 20), want: "(hidden): 20 bytes, want 32 or 64", secret: true},
@@ -119,7 +122,7 @@ func TestParseRefusesBadValues(t *testing.T) {
 				var args []string
 				env := map[string]string{}
 				if via == "flag" {
-					args = []string{"--" + tt.flag, tt.value}
+					args = []string{"--" + tt.flag + "=" + tt.value} // one argument: a boolean flag takes no separate value
 				} else {
 					env[EnvName(tt.flag)] = tt.value
 				}
@@ -223,6 +226,7 @@ func TestParseAcceptsGoodValues(t *testing.T) {
 		{"drain-delay", "250ms", func(c Config) bool { return c.DrainDelay == 250*time.Millisecond }},
 		{"max-body-bytes", "1", func(c Config) bool { return c.MaxBodyBytes == 1 }},
 		{"seed", "0", func(c Config) bool { return c.Seed == 0 }},
+		{"strict-ddc", "true", func(c Config) bool { return c.StrictDDC }},
 		{"journal-size", "0", func(c Config) bool { return c.JournalSize == 0 }},
 		{"journal-store", "local", func(c Config) bool { return c.JournalStore == "local" }},
 		{"journal-bytes", "65536", func(c Config) bool { return c.JournalBytes == 65536 }},

@@ -114,6 +114,7 @@ func New(c Config, log *slog.Logger) (*Sandbox, error) {
 		Events:           st.events,
 		Chaos:            chaos,
 		MaxDelayed:       c.MaxDelayed,
+		StrictDDC:        c.StrictDDC,
 	}, st.store)
 	if err != nil {
 		ln.Close()

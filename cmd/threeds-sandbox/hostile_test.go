@@ -1,0 +1,356 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// hostileCeilingMiB is the resident memory the binary stays under with its
+// default flags whatever the traffic; the README's "Reliability and
+// security" section states it and how it is made up.
+const hostileCeilingMiB = 384
+
+// TestHostileTraffic drives 64 connections of hostile bodies (padded with
+// whitespace to just under the body limit, thousands of unknown keys, deep
+// nesting, over the limits, each from one of thousands of tokens) at the
+// real binary with its default flags, for a bounded time and count. Its
+// resident memory must stay under the documented ceiling, no answer may be
+// a 5xx, and a client sending ordinary lookups meanwhile must keep getting
+// them answered. HOSTILE_DURATION (e.g. 2m) makes it longer.
+func TestHostileTraffic(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads the resident memory from /proc")
+	}
+	duration := 12 * time.Second
+	if d, err := time.ParseDuration(os.Getenv("HOSTILE_DURATION")); err == nil {
+		duration = d
+	}
+	const connections, maxPerConnection = 64, 20000
+
+	srv := startBinary(t, "--addr", "127.0.0.1:"+freePort(t), "--log-level", "warn")
+	bodies := hostileBodies(t)
+
+	ctx, stop := context.WithTimeout(context.Background(), duration)
+	defer stop()
+	var peakKiB atomic.Int64
+	var monitor sync.WaitGroup
+	monitor.Add(1)
+	go func() {
+		defer monitor.Done()
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			if kib, err := residentKiB(srv.pid); err == nil && kib > peakKiB.Load() {
+				peakKiB.Store(kib)
+				if kib > hostileCeilingMiB<<10 {
+					stop() // over the ceiling: no need to go on
+				}
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+
+	transport := &http.Transport{MaxIdleConnsPerHost: connections + 1, MaxConnsPerHost: connections + 1}
+	defer transport.CloseIdleConnections()
+	client := &http.Client{Transport: transport, Timeout: 30 * time.Second}
+
+	var (
+		sent      atomic.Int64
+		byStatus  sync.Map // int -> *atomic.Int64
+		failures  atomic.Int64
+		attackers sync.WaitGroup
+	)
+	count := func(status int) {
+		c, _ := byStatus.LoadOrStore(status, new(atomic.Int64))
+		c.(*atomic.Int64).Add(1)
+	}
+	for c := range connections {
+		attackers.Add(1)
+		go func() {
+			defer attackers.Done()
+			for i := 0; i < maxPerConnection && ctx.Err() == nil; i++ {
+				b := bodies[(c+i)%len(bodies)]
+				token := fmt.Sprintf("hostile-%d-%d", c, i%64)
+				path := "/authentication/brw"
+				if i%8 == 7 { // runtime scenarios, as large as a token may add
+					b, path = runtimeScenario(c, i), "/admin/scenarios"
+				}
+				status, raw, err := post(ctx, client, srv.url+path, token, b.body)
+				if err != nil {
+					if ctx.Err() == nil {
+						failures.Add(1)
+						t.Errorf("%s body: %v", b.name, err)
+					}
+					return
+				}
+				sent.Add(1)
+				count(status)
+				if status != b.want && !slices.Contains(b.alsoOK, status) {
+					failures.Add(1)
+					t.Errorf("%s body: HTTP %d, want %d: %.300s", b.name, status, b.want, raw)
+				}
+				if failures.Load() > 10 {
+					stop()
+					return
+				}
+			}
+		}()
+	}
+
+	// An ordinary client meanwhile: every lookup answered, none refused.
+	normal, err := os.ReadFile("../../emulator/wire/testdata/lookup.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var answered int
+	var slowest time.Duration
+	for ctx.Err() == nil {
+		began := time.Now()
+		status, raw, err := post(context.Background(), client, srv.url+"/authentication/brw", "ordinary", normal)
+		if err != nil || status != http.StatusOK {
+			t.Errorf("an ordinary lookup during the attack: HTTP %d, %v: %.300s", status, err, raw)
+			break
+		}
+		answered++
+		slowest = max(slowest, time.Since(began))
+		select {
+		case <-ctx.Done():
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	attackers.Wait()
+	stop()
+	monitor.Wait()
+
+	var statuses []string
+	byStatus.Range(func(k, v any) bool {
+		statuses = append(statuses, fmt.Sprintf("%d×%d", v.(*atomic.Int64).Load(), k))
+		return true
+	})
+	peak := float64(peakKiB.Load()) / 1024
+	t.Logf("%d hostile requests in %s (%s); %d ordinary lookups answered, the slowest in %s; peak RSS %.0f MiB (ceiling %d MiB)",
+		sent.Load(), duration, strings.Join(statuses, ", "), answered, slowest.Round(time.Millisecond), peak, hostileCeilingMiB)
+	if peak > hostileCeilingMiB {
+		t.Errorf("peak resident memory %.0f MiB, over the documented ceiling of %d MiB", peak, hostileCeilingMiB)
+	}
+	if answered == 0 {
+		t.Error("no ordinary lookup was answered during the attack")
+	}
+	if sent.Load() < connections {
+		t.Errorf("only %d hostile requests were answered: the attack did not run", sent.Load())
+	}
+	if err := srv.terminate(); err != nil {
+		t.Errorf("after the attack: %v", err)
+	}
+}
+
+// hostileBody is one body of the attack and the status it must get.
+type hostileBody struct {
+	name   string
+	body   []byte
+	want   int
+	alsoOK []int
+}
+
+// runtimeScenario is a runtime scenario document of about 55 KB (50
+// scenarios with the longest description allowed), its own for connection
+// c and request i: when the token's or the sandbox's bound is reached it
+// is refused with 413, when the tokens holding scenarios are too many with
+// 429.
+func runtimeScenario(c, i int) hostileBody {
+	var b strings.Builder
+	b.WriteString("scenarios:\n")
+	for k := range 50 {
+		fmt.Fprintf(&b, "  - id: big-%d-%d-%d\n    description: %q\n    match: {cardPrefix: \"4%02d%07d\"}\n    frictionless: {status: N, reason: \"05\"}\n",
+			c, i, k, strings.Repeat("x", 1000), k, c*100000+i)
+	}
+	return hostileBody{"runtime scenario", []byte(b.String()), http.StatusCreated, []int{http.StatusRequestEntityTooLarge, http.StatusTooManyRequests}}
+}
+
+// hostileBodies are valid lookups made as costly to keep as the limits
+// allow, and bodies just over those limits.
+func hostileBodies(t *testing.T) []hostileBody {
+	t.Helper()
+	raw, err := os.ReadFile("../../emulator/wire/testdata/lookup.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const maxBody = 64 << 10 // --max-body-bytes by default
+	// withMembers adds n unknown members of value, in objects of at most
+	// perObject members.
+	withMembers := func(n, perObject int, value string) []byte {
+		var b bytes.Buffer
+		b.WriteString(`{`)
+		for o := 0; o*perObject < n; o++ {
+			fmt.Fprintf(&b, `"extra%d":{`, o)
+			for i := o * perObject; i < min(n, (o+1)*perObject); i++ {
+				if i > o*perObject {
+					b.WriteByte(',')
+				}
+				fmt.Fprintf(&b, `"x%05d":%q`, i, value)
+			}
+			b.WriteString(`},`)
+		}
+		b.Write(raw[1:])
+		return b.Bytes()
+	}
+	deep := func(levels int) []byte {
+		var b bytes.Buffer
+		b.WriteString(`{"deep":`)
+		for range levels {
+			b.WriteString(`{"a":"` + strings.Repeat("d", 300) + `","b":`)
+		}
+		b.WriteString(`0`)
+		b.WriteString(strings.Repeat(`}`, levels))
+		b.WriteString(`,`)
+		b.Write(raw[1:])
+		return b.Bytes()
+	}
+	padded := append(append([]byte{'{'}, bytes.Repeat([]byte{' '}, maxBody-len(raw)-16)...), raw[1:]...)
+	longValues := withMembers(180, 250, strings.Repeat("v", 300))
+	bodies := []hostileBody{
+		{"padded", padded, http.StatusOK, nil},
+		{"many keys", withMembers(1750, 250, "v"), http.StatusOK, nil},
+		{"long values", longValues, http.StatusOK, nil},
+		{"deep", deep(60), http.StatusOK, nil},
+		{"too many keys", withMembers(3000, 250, ""), http.StatusBadRequest, nil},
+		{"too many members", withMembers(300, 300, ""), http.StatusBadRequest, nil},
+		{"too deep", deep(80), http.StatusBadRequest, nil},
+		{"too large", append(bytes.Repeat([]byte{' '}, maxBody), raw...), http.StatusRequestEntityTooLarge, nil},
+	}
+	for _, b := range bodies {
+		if b.want == http.StatusOK && (len(b.body) > maxBody || !json.Valid(b.body)) {
+			t.Fatalf("%s body: %d bytes, valid JSON %v: want a valid body within the limit", b.name, len(b.body), json.Valid(b.body))
+		}
+	}
+	return bodies
+}
+
+// post sends body to u with token and returns the status and the answer.
+func post(ctx context.Context, client *http.Client, u, token string, body []byte) (int, []byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
+	if err != nil {
+		return 0, nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, raw, err
+}
+
+// residentKiB is the resident set size of process pid, from /proc.
+func residentKiB(pid int) (int64, error) {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
+			return strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+		}
+	}
+	return 0, fmt.Errorf("no VmRSS in /proc/%d/status", pid)
+}
+
+// binaryProcess is the program built with go build and run as its own
+// process, as it ships (without the race detector, whose memory would
+// swamp the figures).
+type binaryProcess struct {
+	url    string
+	pid    int
+	cmd    *exec.Cmd
+	output *syncBuffer
+	done   chan error
+}
+
+// startBinary builds the program and runs it with args until the test
+// ends, waiting until /readyz answers 200.
+func startBinary(t *testing.T, args ...string) *binaryProcess {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "threeds-sandbox")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	p := &binaryProcess{output: &syncBuffer{}, done: make(chan error, 1)}
+	p.cmd = exec.Command(bin, args...)
+	p.cmd.Env = append(os.Environ(), "THREEDS_DRAIN_DELAY=0s")
+	p.cmd.Stdout, p.cmd.Stderr = p.output, p.output
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p.pid = p.cmd.Process.Pid
+	go func() { p.done <- p.cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = p.cmd.Process.Kill()
+		if t.Failed() {
+			t.Logf("program output:\n%s", p.output)
+		}
+	})
+	for i, addr := 0, ""; ; i++ {
+		for j, a := range args {
+			if a == "--addr" && j+1 < len(args) {
+				addr = args[j+1]
+			}
+		}
+		p.url = "http://" + addr
+		resp, err := http.Get(p.url + "/readyz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return p
+			}
+		}
+		if i == 200 {
+			t.Fatalf("the program did not become ready within 10s: %v\n%s", err, p.output)
+		}
+		select {
+		case err := <-p.done:
+			t.Fatalf("the program exited before it was ready: %v\n%s", err, p.output)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// terminate sends SIGTERM and waits for a clean exit.
+func (p *binaryProcess) terminate() error {
+	if err := p.cmd.Process.Signal(os.Interrupt); err != nil {
+		return err
+	}
+	select {
+	case err := <-p.done:
+		if err != nil {
+			return fmt.Errorf("exit after SIGINT: %w", err)
+		}
+		return nil
+	case <-time.After(30 * time.Second):
+		return fmt.Errorf("no exit within 30s of SIGINT")
+	}
+}

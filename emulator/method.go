@@ -1,0 +1,438 @@
+package emulator
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
+)
+
+// This file holds the steps before the lookup: the device data collection
+// (POST {base}/authentication/ddc) and the ACS's 3DS Method, which the
+// cardholder's browser runs in a hidden iframe and which notifies the 3DS
+// Requestor when it is done.
+//
+// A collection is stored as a transaction of its own in PhaseMethod, under
+// its ddcId ("ddc-" followed by the threeDSServerTransID the later lookup
+// will carry). The lookup that names the ddcId stores the authentication
+// under that threeDSServerTransID, with a copy of the method's state; the
+// method may still complete after the lookup, so the enquiry reads its
+// timeline from the collection.
+
+// MethodTimeout is how long a 3DS Requestor waits for the 3DS Method's
+// notification before it sends the lookup with threeDSCompInd N (EMV 3DS:
+// 10 seconds).
+const MethodTimeout = 10 * time.Second
+
+// DDCPrefix starts every ddcId the emulator hands out.
+const DDCPrefix = "ddc-"
+
+// MaxMethodData bounds the threeDSMethodData form field, in characters.
+const MaxMethodData = 4096
+
+// MethodData is the content of threeDSMethodData: Base64Url of this JSON
+// object. The method page receives both members; the notification to the
+// 3DS Requestor carries only the transaction id.
+type MethodData struct {
+	ThreeDSServerTransID string `json:"threeDSServerTransID"`
+	NotificationURL      string `json:"threeDSMethodNotificationURL,omitempty"`
+}
+
+// EncodeMethodData encodes m as threeDSMethodData: Base64Url without
+// padding of its JSON.
+func EncodeMethodData(m MethodData) string {
+	s, err := EncodeMessage(m)
+	if err != nil { // two strings always marshal
+		panic(fmt.Sprintf("emulator: encode threeDSMethodData: %v", err))
+	}
+	return s
+}
+
+// DecodeMethodData decodes the threeDSMethodData form field. needURL
+// says whether threeDSMethodNotificationURL must be present (the method
+// page) or may be absent (the notification). Its failures are *Error: 201
+// for a missing value, 203 for bad Base64, JSON, id or URL.
+func DecodeMethodData(s string, needURL bool) (MethodData, error) {
+	if s == "" {
+		return MethodData{}, NewError(CodeMissingField, "201", "the form field threeDSMethodData is missing", "threeDSMethodData")
+	}
+	if len(s) > MaxMethodData {
+		return MethodData{}, NewError(CodeInvalidField, "203",
+			fmt.Sprintf("threeDSMethodData is %d characters long, at most %d", len(s), MaxMethodData), "threeDSMethodData")
+	}
+	raw, err := DecodeBase64(s)
+	if err != nil {
+		return MethodData{}, NewError(CodeInvalidField, "203", "threeDSMethodData is not Base64Url: "+err.Error(), "threeDSMethodData")
+	}
+	if dups := duplicateKeys(raw); len(dups) > 0 {
+		return MethodData{}, NewError(CodeDuplicateField, "204", "threeDSMethodData holds "+strings.Join(dups, ", ")+" more than once", strings.Join(dups, ","))
+	}
+	var m MethodData
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return MethodData{}, NewError(CodeInvalidField, "203", "threeDSMethodData is not a JSON object of strings: "+err.Error(), "threeDSMethodData")
+	}
+	if m.ThreeDSServerTransID == "" {
+		return MethodData{}, NewError(CodeMissingField, "201", "threeDSMethodData has no threeDSServerTransID", "threeDSServerTransID")
+	}
+	if !isUUID(m.ThreeDSServerTransID) {
+		return MethodData{}, NewError(CodeInvalidField, "203", "threeDSServerTransID in threeDSMethodData is not a UUID", "threeDSServerTransID")
+	}
+	m.ThreeDSServerTransID = strings.ToLower(m.ThreeDSServerTransID)
+	switch {
+	case m.NotificationURL == "" && needURL:
+		return MethodData{}, NewError(CodeMissingField, "201",
+			"threeDSMethodData has no threeDSMethodNotificationURL: the method cannot notify the 3DS Requestor", "threeDSMethodNotificationURL")
+	case m.NotificationURL != "" && !isWebURL(m.NotificationURL):
+		return MethodData{}, NewError(CodeInvalidField, "203",
+			"threeDSMethodNotificationURL in threeDSMethodData is not an absolute http or https URL", "threeDSMethodNotificationURL")
+	}
+	return m, nil
+}
+
+// isWebURL tells whether s is an absolute http or https URL with a host,
+// at most 2048 characters.
+func isWebURL(s string) bool {
+	if len(s) > 2048 {
+		return false
+	}
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && u.Opaque == ""
+}
+
+// Collect answers a device data collection request of namespace ns: it
+// finds the card's scenario, stores the collection under a new ddcId and
+// returns the method URL and threeDSMethodData when the card's ACS has a
+// 3DS Method (else the advice to send threeDSCompInd U).
+func (e *Engine) Collect(ctx context.Context, ns string, req DDCRequest, call APICall) (DDCResponse, error) {
+	pan := req.Card.CardNumber
+	var sc *scenarios.Scenario
+	var err error
+	if call.ScenarioID != "" {
+		if sc, err = e.scenarioByID(ctx, ns, call.ScenarioID); err != nil {
+			return DDCResponse{}, err
+		}
+		if sc == nil {
+			return DDCResponse{}, NewError(CodeUnknownScenario, "203",
+				fmt.Sprintf("no scenario with id %q (see GET /scenarios)", call.ScenarioID), "X-Scenario")
+		}
+	} else if sc, err = e.match(ctx, ns, scenarios.Request{
+		CardNumber: pan, CardholderName: req.Card.CardholderName, CardScheme: e.cfg.Schemes.Scheme(pan),
+	}); err != nil {
+		return DDCResponse{}, err
+	}
+	id := newUUID()
+	now := e.now()
+	t := Transaction{
+		Namespace:            ns,
+		ThreeDSServerTransID: DDCPrefix + id,
+		ExternalReferenceID:  strings.Clone(req.ExternalReferenceID),
+		CreatedAt:            now,
+		ScenarioID:           sc.ID,
+		CardScheme:           e.cfg.Schemes.Scheme(pan),
+		CardBIN:              strings.Clone(pan[:min(6, len(pan))]),
+		PANLength:            uint8(min(len(pan), 255)),
+		Phase:                PhaseMethod,
+		Method: MethodState{
+			DDCID:           DDCPrefix + id,
+			NotificationURL: strings.Clone(req.NotificationURL),
+			Available:       true,
+			RequestedAt:     now,
+		},
+	}
+	if len(pan) >= 4 {
+		copy(t.PANLast4[:], pan[len(pan)-4:])
+	}
+	if m := sc.Method; m != nil {
+		t.Method.Available, t.Method.Duration = m.Available, m.Duration
+	}
+	if err := e.store.Put(ctx, t); err != nil {
+		return DDCResponse{}, fmt.Errorf("device data collection: store: %w", err)
+	}
+	resp := DDCResponse{
+		DDCID:                t.Method.DDCID,
+		ThreeDSServerTransID: id,
+		ExternalReferenceID:  t.ExternalReferenceID,
+		ScenarioID:           sc.ID,
+	}
+	detail := "device data collection; the ACS has no 3DS Method: threeDSCompInd U"
+	if t.Method.Available {
+		resp.MethodURL = e.urls.ACSMethod()
+		resp.MethodData = EncodeMethodData(MethodData{ThreeDSServerTransID: id, NotificationURL: t.Method.NotificationURL})
+		detail = fmt.Sprintf("device data collection; 3DS Method at %s, takes %s", resp.MethodURL, t.Method.Duration)
+	} else {
+		resp.CompIndHint = "U"
+	}
+	summary := collectionSummary(t)
+	summary.CardholderName = req.Card.CardholderName
+	e.emit(ctx, Event{Namespace: ns, Kind: EventDDC, Detail: detail, Transaction: summary, Request: e.redactBody(call.Body)})
+	return resp, nil
+}
+
+// collectionSummary is the summary of a stored collection: its events
+// belong to the transaction id the lookup will carry, not to its ddcId.
+func collectionSummary(t Transaction) Summary {
+	s := summaryOf(t)
+	s.ThreeDSServerTransID = strings.TrimPrefix(t.ThreeDSServerTransID, DDCPrefix)
+	return s
+}
+
+// MethodPage is the ACS's 3DS Method page as data: the transport renders
+// a page that waits Duration, then posts NotificationData (as
+// threeDSMethodData) to DoneURL, which records the completion and passes
+// it on to the 3DS Requestor.
+type MethodPage struct {
+	ThreeDSServerTransID string
+	Duration             time.Duration
+	DoneURL              string
+	NotificationData     string
+}
+
+// StartMethod runs the ACS's side of the 3DS Method page: it decodes
+// threeDSMethodData, records that the browser arrived (the first time)
+// and the notification URL to use, and returns the page to render.
+func (e *Engine) StartMethod(ctx context.Context, data string) (MethodPage, error) {
+	md, err := DecodeMethodData(data, true)
+	if err != nil {
+		return MethodPage{}, err
+	}
+	var first bool
+	t, err := e.store.Update(ctx, DDCPrefix+md.ThreeDSServerTransID, func(t *Transaction) error {
+		if !t.Method.Available {
+			return NewError(CodeTransactionState, "305",
+				"the ACS of this card has no 3DS Method: send the lookup with threeDSCompInd U", "threeDSMethodData")
+		}
+		first = t.Method.StartedAt.IsZero()
+		if first {
+			t.Method.StartedAt = e.now()
+		}
+		t.Method.NotificationURL = md.NotificationURL
+		return nil
+	})
+	if err != nil {
+		return MethodPage{}, e.methodFailure(err, md.ThreeDSServerTransID)
+	}
+	if first {
+		e.emit(ctx, Event{Namespace: t.Namespace, Kind: EventMethod, Transaction: collectionSummary(t),
+			Detail: fmt.Sprintf("3DS Method page opened; collects for %s", t.Method.Duration)})
+	}
+	return MethodPage{
+		ThreeDSServerTransID: md.ThreeDSServerTransID,
+		Duration:             t.Method.Duration,
+		DoneURL:              e.urls.ACSMethodDone(),
+		NotificationData:     EncodeMethodData(MethodData{ThreeDSServerTransID: md.ThreeDSServerTransID}),
+	}, nil
+}
+
+// MethodNotification is the end of a 3DS Method as data: the page posts
+// Data as threeDSMethodData to NotificationURL.
+type MethodNotification struct {
+	NotificationURL string
+	Data            string
+}
+
+// CompleteMethod records that the 3DS Method of the transaction in
+// threeDSMethodData completed (the first time) and returns the
+// notification to post to the 3DS Requestor.
+func (e *Engine) CompleteMethod(ctx context.Context, data string) (MethodNotification, error) {
+	md, err := DecodeMethodData(data, false)
+	if err != nil {
+		return MethodNotification{}, err
+	}
+	var first bool
+	t, err := e.store.Update(ctx, DDCPrefix+md.ThreeDSServerTransID, func(t *Transaction) error {
+		if t.Method.StartedAt.IsZero() {
+			return NewError(CodeTransactionState, "305",
+				"the 3DS Method of this transaction never started: post threeDSMethodData to the method URL first", "threeDSMethodData")
+		}
+		first = t.Method.CompletedAt.IsZero()
+		if first {
+			t.Method.CompletedAt = e.now()
+		}
+		return nil
+	})
+	if err != nil {
+		return MethodNotification{}, e.methodFailure(err, md.ThreeDSServerTransID)
+	}
+	if first {
+		took := t.Method.CompletedAt.Sub(t.Method.StartedAt).Round(time.Millisecond)
+		detail := fmt.Sprintf("3DS Method completed after %s; notified the 3DS Requestor", took)
+		if took > MethodTimeout {
+			detail += fmt.Sprintf(" (beyond %s: a lookup sent before now gets threeDSCompInd N)", MethodTimeout)
+		}
+		e.emit(ctx, Event{Namespace: t.Namespace, Kind: EventMethod, Transaction: collectionSummary(t), Detail: detail})
+	}
+	return MethodNotification{
+		NotificationURL: t.Method.NotificationURL,
+		Data:            EncodeMethodData(MethodData{ThreeDSServerTransID: md.ThreeDSServerTransID}),
+	}, nil
+}
+
+// methodFailure turns a store failure of the method pages into the error
+// the browser sees.
+func (e *Engine) methodFailure(err error, id string) error {
+	if errors.Is(err, ErrNotFound) {
+		return NewError(CodeUnknownTransaction, "301",
+			fmt.Sprintf("no device data collection for threeDSServerTransID %q (POST /authentication/ddc first; collections expire with transactions)", id),
+			"threeDSServerTransID")
+	}
+	if _, ok := AsError(err); ok {
+		return err
+	}
+	return fmt.Errorf("3DS Method of %s: %w", id, err)
+}
+
+// settledCompInd is threeDSCompInd as the server saw the method: U when
+// the ACS has none, Y when it notified within MethodTimeout of its start,
+// N otherwise (not started, not completed, or too slow).
+func settledCompInd(m MethodState) string {
+	switch {
+	case !m.Available:
+		return "U"
+	case !m.StartedAt.IsZero() && !m.CompletedAt.IsZero() && m.CompletedAt.Sub(m.StartedAt) <= MethodTimeout:
+		return "Y"
+	default:
+		return "N"
+	}
+}
+
+// ddcLink is what a lookup learns of its ddcId.
+type ddcLink struct {
+	// id is the threeDSServerTransID to continue; "" for a new one.
+	id     string
+	method MethodState
+	// compInd is threeDSCompInd for the scenario selectors.
+	compInd string
+	// flag says what the lookup event notes about the ddcId; the words
+	// are made only when an event is recorded (detail).
+	flag  ddcFlag
+	ddcID string
+	sent  string // threeDSCompInd as the Requestor sent it
+}
+
+// ddcFlag is what a lookup event notes about its ddcId.
+type ddcFlag uint8
+
+const (
+	ddcLinked   ddcFlag = iota // continues a collection, as sent
+	ddcUnknown                 // names no collection of the token
+	ddcReused                  // names a collection an earlier lookup used
+	ddcDisagree                // continues a collection; the Requestor's threeDSCompInd differs
+)
+
+// detail says in words how the lookup took its ddcId.
+func (l ddcLink) detail() string {
+	switch l.flag {
+	// Constants: every lookup without a collection says so, at no cost
+	// on the hot path; the ddcId and threeDSCompInd are in the request the
+	// event keeps.
+	case ddcUnknown:
+		return "the ddcId names no device data collection of this token: new transaction, threeDSCompInd as sent (U when absent)"
+	case ddcReused:
+		return "the ddcId names a device data collection an earlier lookup used: new transaction, threeDSCompInd as sent (U when absent)"
+	}
+	d := "continues device data collection " + l.ddcID + ", threeDSCompInd " + l.compInd
+	if l.flag == ddcDisagree {
+		d += fmt.Sprintf("; threeDSCompInd %s sent, %s seen by the server (which the scenario matches on)", l.sent, l.compInd)
+	}
+	return d
+}
+
+// linkCollection finds the collection a lookup's ddcId names and marks it
+// used, atomically: each collection continues one lookup. An unknown or
+// reused ddcId starts a new transaction and is flagged in the event, or,
+// with Config.StrictDDC, refuses the lookup.
+func (e *Engine) linkCollection(ctx context.Context, ns string, req LookupRequest) (ddcLink, error) {
+	compInd := req.ThreeDSCompInd
+	if compInd == "" {
+		compInd = "U"
+	}
+	unknown := ddcLink{compInd: compInd, flag: ddcUnknown, ddcID: req.DDCID}
+	if !strings.HasPrefix(req.DDCID, DDCPrefix) {
+		return e.strictDDC(unknown, req.DDCID, false)
+	}
+	t, reused, err := e.markCollectionUsed(ctx, ns, req.DDCID, req.ThreeDSCompInd)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		return e.strictDDC(unknown, req.DDCID, false)
+	case err != nil:
+		return ddcLink{}, fmt.Errorf("lookup: device data collection %s: %w", req.DDCID, err)
+	case reused:
+		unknown.flag = ddcReused
+		return e.strictDDC(unknown, req.DDCID, true)
+	}
+	link := ddcLink{id: strings.TrimPrefix(t.ThreeDSServerTransID, DDCPrefix), method: t.Method, compInd: t.Method.CompInd,
+		ddcID: req.DDCID, sent: req.ThreeDSCompInd}
+	link.method.DDCID = req.DDCID
+	if req.ThreeDSCompInd != "" && req.ThreeDSCompInd != t.Method.CompInd {
+		link.flag = ddcDisagree
+	}
+	return link, nil
+}
+
+// markCollectionUsed settles threeDSCompInd on the collection stored
+// under ddcID and marks it used, in one Update; reused reports a
+// collection an earlier lookup used (left unchanged). It is a function of
+// its own so that the closure's captures cost a lookup without a
+// collection nothing.
+func (e *Engine) markCollectionUsed(ctx context.Context, ns, ddcID, sent string) (t Transaction, reused bool, err error) {
+	t, err = e.store.Update(ctx, ddcID, func(t *Transaction) error {
+		if t.Namespace != ns || t.Phase != PhaseMethod {
+			return ErrNotFound
+		}
+		if reused = t.Method.CompInd != ""; reused {
+			return nil
+		}
+		t.Method.CompInd = settledCompInd(t.Method)
+		t.Method.RequestorCompInd = sent
+		return nil
+	})
+	return t, reused, err
+}
+
+// strictDDC refuses an unknown or reused ddcId under --strict-ddc, and
+// passes l on otherwise.
+func (e *Engine) strictDDC(l ddcLink, ddcID string, reused bool) (ddcLink, error) {
+	if !e.cfg.StrictDDC {
+		return l, nil
+	}
+	if reused {
+		return ddcLink{}, NewError(CodeTransactionState, "305",
+			fmt.Sprintf("ddcId %q was used by an earlier lookup: make a new device data collection (strict ddcId checking is on)", ddcID), "ddcId")
+	}
+	return ddcLink{}, NewError(CodeUnknownTransaction, "301",
+		fmt.Sprintf("ddcId %q names no device data collection of this token (POST /authentication/ddc first; strict ddcId checking is on)", ddcID), "ddcId")
+}
+
+// methodTimeline is the enquiry's view of a transaction's method, read
+// from its collection when it is still stored (the method may complete
+// after the lookup).
+func (e *Engine) methodTimeline(ctx context.Context, t Transaction) *MethodTimeline {
+	m := t.Method
+	if m == (MethodState{}) {
+		return nil
+	}
+	if c, err := e.store.Get(ctx, DDCPrefix+t.ThreeDSServerTransID); err == nil && c.Namespace == t.Namespace {
+		m.StartedAt, m.CompletedAt = c.Method.StartedAt, c.Method.CompletedAt
+	}
+	return &MethodTimeline{
+		Available:        m.Available,
+		RequestedAt:      stamp(m.RequestedAt),
+		StartedAt:        stamp(m.StartedAt),
+		CompletedAt:      stamp(m.CompletedAt),
+		RequestorCompInd: m.RequestorCompInd,
+	}
+}
+
+// stamp formats a timeline time: RFC 3339 in UTC with milliseconds, ""
+// for the zero time.
+func stamp(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format("2006-01-02T15:04:05.000Z07:00")
+}

@@ -1,0 +1,55 @@
+package wire
+
+import (
+	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+)
+
+// DecodeDDC parses and validates the body of a device data collection
+// request (POST {base}/authentication/ddc): card.cardNumber and
+// threeDSMethodNotificationURL are required, externalReferenceId is
+// optional. It returns the dotted paths of the fields it ignored, and an
+// *emulator.Error as DecodeLookup does.
+func DecodeDDC(body []byte) (emulator.DDCRequest, []string, error) {
+	var c checker
+	var req emulator.DDCRequest
+	if err := decodeBody(&c, body, bodyLimits, ddcRules, &req); err != nil {
+		return emulator.DDCRequest{}, nil, malformed(err)
+	}
+	if len(c.problems) > 0 {
+		return emulator.DDCRequest{}, c.ignored, emulator.ValidationError(c.problems)
+	}
+	return req, c.ignored, nil
+}
+
+// MaxMethodNotificationURL bounds threeDSMethodNotificationURL, as the
+// lookup bounds notificationUrl.
+const MaxMethodNotificationURL = 2048
+
+var ddcRules = newRuleSet([]rule[emulator.DDCRequest]{
+	{names: []string{"card"}, kind: fieldObject, required: always,
+		object: func(c *checker, p *parser, depth int, path string, r *emulator.DDCRequest) error {
+			return decodeStream(p, c, depth, path, cardRules, &r.Card)
+		}},
+	{names: []string{"threeDSMethodNotificationURL"}, required: always, max: MaxMethodNotificationURL, check: webURL,
+		hints:     []string{"threeDSMethodNotificationUrl", "notificationUrl"},
+		setString: func(r *emulator.DDCRequest, s string) { r.NotificationURL = s }},
+	{names: []string{"externalReferenceId"}, max: 50,
+		setString: func(r *emulator.DDCRequest, s string) { r.ExternalReferenceID = s }},
+})
+
+// AppendDDCResponse appends the JSON body of a device data collection
+// answer to b, with methodHTML (the page the transport rendered from
+// r.MethodURL and r.MethodData) as threeDSMethodHtml; empty leaves the
+// member out.
+func AppendDDCResponse(b []byte, r *emulator.DDCResponse, methodHTML string) []byte {
+	o := object{b: b}
+	o.open()
+	o.field("ddcId", r.DDCID)
+	o.field("threeDsServerTransId", r.ThreeDSServerTransID)
+	o.optional("externalReferenceId", r.ExternalReferenceID)
+	o.optional("threeDSMethodUrl", r.MethodURL)
+	o.optional("threeDSMethodData", r.MethodData)
+	o.optional("threeDSMethodHtml", methodHTML)
+	o.optional("threeDSCompInd", r.CompIndHint)
+	return o.close()
+}
