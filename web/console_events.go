@@ -78,6 +78,15 @@ func (c *console) handleEvents(w http.ResponseWriter, r *http.Request) {
 	// The server's write timeout would cut the stream short.
 	_ = rc.SetWriteDeadline(deadline.Add(10 * time.Second))
 
+	// The journal answers before the stream is promised: a journal that
+	// cannot be read (a shared one whose Redis is down) gets an error
+	// status, not a 200 stream that ends at once.
+	changed := j.Changed(ns)
+	v, err := j.Version(r.Context(), ns)
+	if err != nil {
+		c.s.writeError(w, r, fmt.Errorf("console events: journal version: %w", err))
+		return
+	}
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-store")
@@ -92,19 +101,21 @@ func (c *console) handleEvents(w http.ResponseWriter, r *http.Request) {
 	beat := time.NewTicker(streamHeartbeat)
 	defer beat.Stop()
 	var sent uint64
-	first := true
-	for {
-		changed := j.Changed(ns)
-		v, err := j.Version(r.Context(), ns)
-		if err != nil {
-			c.s.log.WarnContext(r.Context(), "console events: journal version", "request_id", requestID(r), "err", err)
-			return
+	for first := true; ; first = false {
+		if !first {
+			changed = j.Changed(ns)
+			if v, err = j.Version(r.Context(), ns); err != nil {
+				// The stream ends cleanly; the browser reconnects after
+				// the retry delay and gets the error status then.
+				c.s.log.WarnContext(r.Context(), "console events: journal version", "request_id", requestID(r), "err", err)
+				return
+			}
 		}
 		if first || v != sent {
 			if _, err := fmt.Fprintf(w, "event: version\ndata: %d\n\n", v); err != nil {
 				return
 			}
-			sent, first = v, false
+			sent = v
 		}
 		if err := rc.Flush(); err != nil {
 			return

@@ -57,7 +57,8 @@ type envOptions struct {
 	load        scenarios.LoadOptions
 	chaos       *emulator.Chaos
 	maxDelay    int
-	journal     bool          // keep a journal for the console
+	journal     bool // keep a journal for the console
+	journalOpt  journal.Options
 	consoleAuth string        // "user:password" for the console
 	realClock   bool          // time.Now instead of the settable test clock
 	logger      *slog.Logger  // nil discards the log
@@ -99,7 +100,7 @@ func buildSandbox(tb testing.TB, o envOptions, public string) sandbox {
 	}
 	var events emulator.EventSink
 	if o.journal {
-		b.Journal = journal.NewMemory(journal.Options{})
+		b.Journal = journal.NewMemory(o.journalOpt)
 		events = b.Journal
 	}
 	if o.seed == 0 {

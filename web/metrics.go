@@ -3,12 +3,15 @@ package web
 import (
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/gorilla/mux"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/threeds-sandbox/threeds-sandbox/web/journal"
 )
 
 // StoreStats reports the size of the transaction store and how many
@@ -24,6 +27,7 @@ type Metrics struct {
 	transactions *prometheus.CounterVec
 	reloads      *prometheus.CounterVec
 	faults       *prometheus.CounterVec
+	journalOnce  sync.Once
 }
 
 // NewMetrics registers the emulator's metrics; stats may be nil.
@@ -68,6 +72,35 @@ func NewMetrics(stats StoreStats) *Metrics {
 		)
 	}
 	return m
+}
+
+// watchJournal registers the journal's gauges and counters, read from
+// stats at each scrape; only the first call of a Metrics counts.
+func (m *Metrics) watchJournal(stats func() journal.Stats) {
+	m.journalOnce.Do(func() {
+		m.reg.MustRegister(
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+				Name: "threeds_journal_bytes",
+				Help: "Bytes the console's journal takes (this replica's queue and memory; the shared journal's own are in Redis).",
+			}, func() float64 { return float64(stats().Bytes) }),
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+				Name: "threeds_journal_transactions",
+				Help: "Transactions held in the console's journal (local journal only).",
+			}, func() float64 { return float64(stats().Transactions) }),
+			prometheus.NewCounterFunc(prometheus.CounterOpts{
+				Name: "threeds_journal_events_recorded_total",
+				Help: "Events the console's journal recorded.",
+			}, func() float64 { return float64(stats().Recorded) }),
+			prometheus.NewCounterFunc(prometheus.CounterOpts{
+				Name: "threeds_journal_events_dropped_total",
+				Help: "Events the console's journal dropped: beyond a transaction's bounds, or not written (queue full, store down).",
+			}, func() float64 { return float64(stats().Dropped) }),
+			prometheus.NewCounterFunc(prometheus.CounterOpts{
+				Name: "threeds_journal_evictions_total",
+				Help: "Transactions the console's journal forgot to stay within its bounds (local journal only).",
+			}, func() float64 { return float64(stats().Evicted) }),
+		)
+	})
 }
 
 // Handler serves the metrics in the Prometheus text format.

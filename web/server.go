@@ -145,6 +145,9 @@ func NewServer(cfg Config) (*Server, error) {
 		metrics: cfg.Metrics,
 	}
 	s.journal, _ = cfg.Engine.Events().(journal.Journal)
+	if sr, ok := s.journal.(journal.StatsReporter); ok {
+		s.metrics.watchJournal(sr.Stats)
+	}
 	s.sessions = cfg.Sessions
 	if s.sessions == nil {
 		s.sessions = session.NewMemory(0)

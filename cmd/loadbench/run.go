@@ -42,12 +42,15 @@ const (
 // Names of the servers under load.
 const (
 	nameEmulator = "emulator"       // the binary with its default flags: the memory store
-	nameRedis    = "emulator-redis" // the binary with --store redis://
-	nameFloor    = "floor"
+	nameRedis    = "emulator-redis" // the binary with --store redis://: the console journal shared in Redis
+	// nameRedisLocal is the binary with --store redis:// and
+	// --journal-store local: the journal in the replica's memory.
+	nameRedisLocal = "emulator-redis-local"
+	nameFloor      = "floor"
 )
 
 // ratioTargets are the throughput ratios to the floor each emulator must reach.
-var ratioTargets = map[string]float64{nameEmulator: targetRatio, nameRedis: targetRatioRedis}
+var ratioTargets = map[string]float64{nameEmulator: targetRatio, nameRedis: targetRatioRedis, nameRedisLocal: targetRatioRedis}
 
 // options are the command-line flags.
 type options struct {
@@ -232,7 +235,12 @@ func loadPhases(ctx context.Context, o options, bin, dir string, redis *redisPro
 			return err
 		}
 		defer emuRedis.Close()
-		servers = append(servers, emuRedis)
+		emuLocal, err := startEmulator(ctx, nameRedisLocal, bin, o.Log, append(redis.Args(), "--journal-store", "local")...)
+		if err != nil {
+			return err
+		}
+		defer emuLocal.Close()
+		servers = append(servers, emuRedis, emuLocal)
 	}
 	client := newClient(o.Concurrency)
 	defer client.CloseIdleConnections()
@@ -315,7 +323,7 @@ func serversNote(servers []*server) string {
 	if len(servers) < 3 {
 		return " The emulator runs with its default flags (memory store)."
 	}
-	return " `emulator` runs with its default flags (memory store); `emulator-redis` with `--store redis://…` (a redis-server on loopback with its append-only file, fsync every second), its console journal and sessions in memory as with the defaults."
+	return " `emulator` runs with its default flags (memory store); `emulator-redis` with `--store redis://…` (a redis-server on loopback with its append-only file, fsync every second), its console journal shared in that Redis as with the defaults (written in the background, batched); `emulator-redis-local` the same with `--journal-store local` (the journal in the replica's memory)."
 }
 
 // fixedRatePhase measures latency at each offered rate of o.Rates, open

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"html"
 	"io"
 	"net/http"
@@ -207,5 +208,89 @@ func TestStoreFailures(t *testing.T) {
 	err = run(t.Context(), []string{"--addr", "127.0.0.1:0", "--store", srv.URL}, envOf(nil), io.Discard, &stderr, nil)
 	if err == nil || !strings.Contains(err.Error(), "THREEDS_STATE_HASH_KEY") {
 		t.Errorf("Redis with random state keys: %v", err)
+	}
+}
+
+// consoleClient logs in on replica p and returns a browser with the
+// session cookie, one that does not follow redirects.
+func consoleClient(t *testing.T, p *program) *http.Client {
+	t.Helper()
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := c.PostForm(p.URL+"/console/login", url.Values{"token": {testToken}})
+	if err != nil || resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("console login: %v %v", err, resp)
+	}
+	resp.Body.Close()
+	return c
+}
+
+// TestReplicasShareTheJournal: with the shared journal, a transaction made
+// on replica A is in replica B's console (list and page) and moves B's
+// live feed; with Redis gone the console answers an error status, and the
+// feed ends or is refused, without hanging.
+func TestReplicasShareTheJournal(t *testing.T) {
+	srv := redistest.Start(t, redistest.Options{})
+	a, b := startReplica(t, srv), startReplica(t, srv)
+	browser := consoleClient(t, b)
+
+	// B's live feed, opened before the transaction.
+	resp, err := browser.Get(b.URL + "/console/events")
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("live feed on B: %v %v", err, resp)
+	}
+	defer resp.Body.Close()
+	versions := make(chan string, 16)
+	go func() {
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			if v, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+				versions <- v
+			}
+		}
+		close(versions)
+	}()
+	first := <-versions
+
+	id := a.lookup(t, lookupBody(t, "4000000000009003", nil)).str("threeDsServerTransId")
+	select {
+	case v, ok := <-versions:
+		if !ok || v == first {
+			t.Fatalf("B's live feed after a lookup on A: %q (open %v), was %q", v, ok, first)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("B's live feed did not move within 5s of a lookup on A")
+	}
+	page := func(path string) (int, string) {
+		r, err := browser.Get(b.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Body.Close()
+		body, _ := io.ReadAll(r.Body)
+		return r.StatusCode, string(body)
+	}
+	if status, body := page("/console/transactions"); status != http.StatusOK || !strings.Contains(body, id) {
+		t.Errorf("B's transaction list: HTTP %d, has %s: %v", status, id, strings.Contains(body, id))
+	}
+	if status, body := page("/console/transactions/" + id); status != http.StatusOK || !strings.Contains(body, "Lookup answered") {
+		t.Errorf("B's page of A's transaction: HTTP %d\n%.500s", status, body)
+	}
+
+	// Redis gone: an error status, a feed that ends, no hang.
+	srv.Kill()
+	select {
+	case _, ok := <-versions:
+		for ok {
+			_, ok = <-versions
+		}
+	case <-time.After(30 * time.Second):
+		t.Error("B's live feed did not end within 30s of Redis going away")
+	}
+	if status, _ := page("/console/transactions"); status != http.StatusServiceUnavailable {
+		t.Errorf("B's transaction list with Redis down: HTTP %d, want 503", status)
+	}
+	if status, _ := page("/console/events"); status != http.StatusServiceUnavailable {
+		t.Errorf("B's live feed with Redis down: HTTP %d, want 503", status)
 	}
 }

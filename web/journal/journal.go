@@ -3,15 +3,17 @@
 // with its ordered events and the redacted request and response bodies of
 // its API calls. It is a read model of the engine's events: the engine
 // makes every event, the journal only keeps and shows them. Memory is the
-// in-process implementation: bounded, forgetting the oldest transactions
-// first.
+// in-process implementation: bounded in transactions and in bytes,
+// forgetting the oldest transactions first.
 package journal
 
 import (
 	"container/list"
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 )
@@ -24,6 +26,11 @@ const (
 	DefaultTotal = 10000
 	// DefaultMaxEvents is how many events one transaction keeps.
 	DefaultMaxEvents = 64
+	// DefaultMaxBytesPerNamespace is how many bytes a namespace's
+	// transactions may take.
+	DefaultMaxBytesPerNamespace = 4 << 20
+	// DefaultMaxTotalBytes is how many bytes the whole journal may take.
+	DefaultMaxTotalBytes = 64 << 20
 )
 
 // Options bound a journal. Zero fields take the defaults.
@@ -35,9 +42,22 @@ type Options struct {
 	// MaxEvents is the most events kept per transaction: beyond it the
 	// oldest events after the first are dropped (and counted).
 	MaxEvents int
+	// MaxBytesPerNamespace bounds the bytes a namespace's transactions
+	// take (bodies, strings and the journal's own overhead, see Bytes);
+	// beyond it the namespace's oldest transactions are forgotten.
+	MaxBytesPerNamespace int64
+	// MaxTotalBytes bounds the bytes of the whole journal; beyond it the
+	// oldest transactions of any namespace are forgotten.
+	MaxTotalBytes int64
 }
 
 func (o Options) withDefaults() Options {
+	if o.MaxBytesPerNamespace <= 0 {
+		o.MaxBytesPerNamespace = DefaultMaxBytesPerNamespace
+	}
+	if o.MaxTotalBytes <= 0 {
+		o.MaxTotalBytes = DefaultMaxTotalBytes
+	}
 	if o.PerNamespace <= 0 {
 		o.PerNamespace = DefaultPerNamespace
 	}
@@ -59,7 +79,10 @@ type Memory struct {
 	spaces  map[string]*space
 	all     *list.List // of *entry, oldest first, across namespaces
 	seq     uint64     // bumped on every change; versions are taken from it
+	bytes   int64      // the size of every entry, as entry.size counts it
 	waiters map[string]chan struct{}
+
+	recorded, dropped, evicted atomic.Uint64
 }
 
 var _ Journal = (*Memory)(nil)
@@ -69,6 +92,7 @@ type space struct {
 	byID    map[string]*entry
 	order   *list.List // of *entry, oldest first
 	version uint64
+	bytes   int64
 }
 
 // entry is one transaction as recorded.
@@ -77,8 +101,27 @@ type entry struct {
 	summary Summary
 	events  []Event
 	dropped int
+	bytes   int64 // what the entry takes, kept up to date by resize
 	inSpace *list.Element
 	inAll   *list.Element
+}
+
+// The fixed costs of what the journal keeps, beyond the bytes of its
+// strings and bodies: an entry with its list elements and map slot, an
+// event with its slot in the events slice.
+const (
+	entryOverhead = int64(unsafe.Sizeof(entry{})) + 2*int64(unsafe.Sizeof(list.Element{})) + 64
+	eventOverhead = int64(unsafe.Sizeof(Event{}))
+)
+
+// eventBytes is what a stored event takes: its slot and the memory it
+// refers to, counted by capacity.
+func eventBytes(e *Event) int64 {
+	n := eventOverhead + int64(cap(e.Request)+cap(e.Response)+len(e.Detail)+len(e.Status))
+	if c := e.Challenge; c != nil {
+		n += int64(unsafe.Sizeof(*c)) + int64(len(c.ACSURL)+len(c.CReq)+len(c.SessionData))
+	}
+	return n
 }
 
 // NewMemory returns an empty journal with the given bounds.
@@ -119,32 +162,81 @@ func (j *Memory) Record(_ context.Context, ev emulator.Event) {
 			j.evict(j.all.Front().Value.(*entry))
 		}
 	}
-	en.summary.merge(ev)
+	strs := int64(en.summary.merge(ev))
 	e.Status = en.summary.Status
+	dropped := en.dropped
 	en.add(e, j.opt.MaxEvents)
+	j.recorded.Add(1)
+	// One transaction alone never takes more than its namespace may: its
+	// oldest events but the first go.
+	for len(en.events) > 1 && en.measure(strs) > j.opt.MaxBytesPerNamespace {
+		en.dropEvent()
+	}
+	j.dropped.Add(uint64(en.dropped - dropped))
+	j.resize(sp, en, en.measure(strs))
+	for sp.bytes > j.opt.MaxBytesPerNamespace && sp.order.Len() > 1 {
+		j.evict(oldestBut(sp.order, en))
+	}
+	for j.bytes > j.opt.MaxTotalBytes && j.all.Len() > 1 {
+		j.evict(oldestBut(j.all, en))
+	}
 	j.changed(ev.Namespace)
+}
+
+// oldestBut is the oldest entry of l that is not keep; l holds two or
+// more.
+func oldestBut(l *list.List, keep *entry) *entry {
+	if en := l.Front().Value.(*entry); en != keep {
+		return en
+	}
+	return l.Front().Next().Value.(*entry)
+}
+
+// measure is the size of en: its overhead, its summary's strings (strs
+// bytes) and its events.
+func (en *entry) measure(strs int64) int64 {
+	n := entryOverhead + strs + int64(cap(en.events)-len(en.events))*eventOverhead
+	for i := range en.events {
+		n += eventBytes(&en.events[i])
+	}
+	return n
+}
+
+// resize sets the size of en, a member of sp, keeping the totals.
+func (j *Memory) resize(sp *space, en *entry, n int64) {
+	d := n - en.bytes
+	en.bytes, sp.bytes, j.bytes = n, sp.bytes+d, j.bytes+d
 }
 
 // add appends an event, dropping the oldest but the first beyond max.
 func (en *entry) add(e Event, max int) {
 	if len(en.events) >= max {
-		// Keep the first event (usually the lookup), drop the next oldest.
-		copy(en.events[1:], en.events[2:])
-		en.events = en.events[:len(en.events)-1]
-		en.dropped++
+		en.dropEvent()
 	}
 	en.events = append(en.events, e)
+}
+
+// dropEvent forgets the oldest event but the first (usually the lookup),
+// or the only one.
+func (en *entry) dropEvent() {
+	at := min(1, len(en.events)-1)
+	copy(en.events[at:], en.events[at+1:])
+	en.events[len(en.events)-1] = Event{} // let go of its bodies
+	en.events = en.events[:len(en.events)-1]
+	en.dropped++
 }
 
 // evict forgets en and tells its namespace.
 func (j *Memory) evict(en *entry) {
 	sp := j.spaces[en.ns]
+	j.resize(sp, en, 0)
 	sp.order.Remove(en.inSpace)
 	j.all.Remove(en.inAll)
 	delete(sp.byID, en.summary.ID)
 	if sp.order.Len() == 0 {
 		delete(j.spaces, en.ns)
 	}
+	j.evicted.Add(1)
 	j.changed(en.ns)
 }
 
@@ -242,6 +334,42 @@ func (j *Memory) Changed(ns string) <-chan struct{} {
 		j.waiters[ns] = ch
 	}
 	return ch
+}
+
+// Bytes returns about how many bytes the journal's transactions take: the
+// capacity of every body, the length of every string, and a fixed
+// overhead per transaction and per event. It stays at most
+// MaxTotalBytes (but for one transaction larger than that).
+func (j *Memory) Bytes() int64 {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.bytes
+}
+
+// Stats are a journal's counters, for the metrics.
+type Stats struct {
+	// Transactions and Bytes are what the journal holds now.
+	Transactions int
+	Bytes        int64
+	// Recorded counts the events kept; Dropped those lost, never kept
+	// (a full queue) or dropped later to bound a transaction's history;
+	// Evicted the transactions forgotten to bound the journal.
+	Recorded, Dropped, Evicted uint64
+}
+
+// StatsReporter is a journal that counts what it does.
+type StatsReporter interface {
+	Stats() Stats
+}
+
+var _ StatsReporter = (*Memory)(nil)
+
+// Stats returns the journal's counters.
+func (j *Memory) Stats() Stats {
+	j.mu.Lock()
+	n, b := j.all.Len(), j.bytes
+	j.mu.Unlock()
+	return Stats{Transactions: n, Bytes: b, Recorded: j.recorded.Load(), Dropped: j.dropped.Load(), Evicted: j.evicted.Load()}
 }
 
 // Len returns how many transactions the journal holds in all.

@@ -319,3 +319,59 @@ func BenchmarkRecord(b *testing.B) {
 		j.Record(ctx, e)
 	}
 }
+
+// TestJournalBoundedInBytes: each namespace keeps within its bytes, the
+// journal within its total, the oldest transactions go first, and one
+// transaction larger than its namespace may take loses its middle events.
+func TestJournalBoundedInBytes(t *testing.T) {
+	t.Parallel()
+	const perNS, total = 64 << 10, 160 << 10
+	j := journal.NewMemory(journal.Options{MaxBytesPerNamespace: perNS, MaxTotalBytes: total})
+	body := []byte(`{"note":"` + strings.Repeat("x", 200) + `"}`)
+	body = append(body, strings.Repeat(" ", 1000)...)
+	for i := range 300 {
+		for _, ns := range []string{"a", "b", "c"} {
+			e := ev(ns, fmt.Sprint(i), emulator.EventLookup, time.Duration(i), "Y")
+			e.Request = body
+			j.Record(ctx, e)
+		}
+		if ns := "a"; i < 10 {
+			e := ev(ns, "0", emulator.EventEnquiry, time.Duration(i), "Y")
+			e.Request = body
+			j.Record(ctx, e)
+		}
+	}
+	if got := j.Bytes(); got > total || got < total/2 {
+		t.Errorf("Bytes() = %d, want at most the total %d (and not far below)", got, total)
+	}
+	st := j.Stats()
+	if st.Evicted == 0 || st.Recorded != 910 || st.Bytes != j.Bytes() {
+		t.Errorf("Stats() = %+v, want evictions, 910 recorded and the bytes", st)
+	}
+	for _, ns := range []string{"a", "b", "c"} {
+		l := list(t, j, ns, 0)
+		if len(l) == 0 || l[0].ID != "299" {
+			t.Fatalf("namespace %s keeps %d transactions, newest %v: want the newest kept", ns, len(l), l)
+		}
+		if _, ok := get(t, j, ns, "0"); ok {
+			t.Errorf("namespace %s still keeps its oldest transaction", ns)
+		}
+	}
+
+	// One transaction alone beyond the namespace's bytes.
+	j = journal.NewMemory(journal.Options{MaxBytesPerNamespace: perNS, MaxEvents: 1000})
+	big := []byte(`"` + strings.Repeat("y", 4000) + `"`)
+	for i := range 100 {
+		e := ev("a", "tx", emulator.EventEnquiry, time.Duration(i), "Y")
+		e.Request = big
+		j.Record(ctx, e)
+	}
+	e, ok := get(t, j, "a", "tx")
+	if !ok || j.Bytes() > perNS || e.Dropped == 0 || e.Events[0].Time != t0 || e.Events[len(e.Events)-1].Time != t0.Add(99) {
+		t.Errorf("one large transaction: kept %v, %d bytes, %d events, %d dropped; want it within %d bytes, its first and last events kept",
+			ok, j.Bytes(), len(e.Events), e.Dropped, perNS)
+	}
+	if got := j.Stats().Dropped; got != uint64(e.Dropped) {
+		t.Errorf("Stats().Dropped = %d, want %d", got, e.Dropped)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/redact"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/wire"
 )
 
@@ -128,6 +129,15 @@ func newEvent(ev emulator.Event) Event {
 	if n := len(e.Response); n > 0 && e.Response[n-1] == '\n' {
 		e.Response = e.Response[:n-1]
 	}
+	// The engine redacts requests and its answers are small; a body beyond
+	// the redacted bound (a sink fed by hand) is redacted here, so that no
+	// event takes more.
+	if len(e.Request) > redact.DefaultMaxBytes {
+		e.Request = redact.JSON(e.Request, redact.Limits{})
+	}
+	if len(e.Response) > redact.DefaultMaxBytes {
+		e.Response = redact.JSON(e.Response, redact.Limits{})
+	}
 	return e
 }
 
@@ -137,8 +147,8 @@ const responseCap = 768
 // merge updates a summary with the transaction after an event: every field
 // the event knows replaces the old one. The strings are then packed into
 // one allocation of the journal's own: none refers to a request's memory,
-// and the summary's size is exactly what pack counts.
-func (s *Summary) merge(ev emulator.Event) {
+// and the summary's size is exactly what pack counts, which merge returns.
+func (s *Summary) merge(ev emulator.Event) int {
 	t := ev.Transaction
 	set := func(dst *string, v string) {
 		if v != "" {
@@ -169,7 +179,7 @@ func (s *Summary) merge(ev emulator.Event) {
 	if ev.Kind == emulator.EventEnquiry {
 		s.Enquiries++
 	}
-	s.pack()
+	return s.pack()
 }
 
 // strings lists the summary's string fields.

@@ -71,6 +71,9 @@ type Config struct {
 	StrictDDC        bool
 	ConsoleAuth      string
 	JournalSize      int
+	JournalBytes     int64
+	JournalTotal     int64
+	JournalStore     string
 	GCHeadroomMiB    int
 }
 
@@ -107,6 +110,9 @@ func FlagSet(c *Config, out io.Writer) *flag.FlagSet {
 	fs.StringVar(&c.ChaosFaults, "chaos-faults", "", "comma-separated fault kinds chaos picks from: drop, malformed, http500, emv402, emv403, emv405 (default all)")
 	fs.StringVar(&c.ConsoleAuth, "console-auth", "", "`user:password` protecting the web console with HTTP basic authentication (empty: open)")
 	fs.IntVar(&c.JournalSize, "journal-size", journal.DefaultPerNamespace, "transactions the console's journal keeps per token (0: no journal)")
+	fs.Int64Var(&c.JournalBytes, "journal-bytes", journal.DefaultMaxBytesPerNamespace, "bytes the console's journal keeps per token; beyond them its oldest transactions are forgotten")
+	fs.Int64Var(&c.JournalTotal, "journal-total-bytes", journal.DefaultMaxTotalBytes, "bytes the console's journal keeps in all (per replica with a local journal); beyond them the oldest transactions of any token are forgotten")
+	fs.StringVar(&c.JournalStore, "journal-store", "", "where the console's journal lives: shared (in the Redis of --store, seen by every replica) or local (in each replica's memory); default shared with a Redis store, local otherwise")
 	fs.IntVar(&c.MaxDelayed, "max-delayed", emulator.DefaultMaxDelayed, "most requests held in scenario delays at once; more get 503 at once")
 	fs.BoolVar(&c.StrictDDC, "strict-ddc", false, "refuse a lookup whose ddcId names no device data collection of the token (404, EMV 301) or one an earlier lookup used (409, EMV 305); off: accept it as a new transaction, flagged in the console")
 	fs.IntVar(&c.GCHeadroomMiB, "gc-headroom-mib", 64, "MiB the heap may grow by, at least, between garbage collections, so a small heap is not collected many times a second (0: Go's default; ignored when GOGC is set)")
@@ -300,6 +306,9 @@ var areas = map[string]string{
 	"chaos-faults":        "chaos",
 	"console-auth":        "console",
 	"journal-size":        "console",
+	"journal-bytes":       "console",
+	"journal-total-bytes": "console",
+	"journal-store":       "console",
 	"gc-headroom-mib":     "gc",
 	"log-level":           "log",
 	"log-format":          "log",
@@ -436,6 +445,15 @@ func (c *Config) check() []error {
 		add(true, "console-auth", "(hidden)", "want user:password")
 	}
 	add(c.JournalSize < 0, "journal-size", fmt.Sprint(c.JournalSize), "want 0 (no journal) or more")
+	add(c.JournalBytes < 64<<10, "journal-bytes", fmt.Sprint(c.JournalBytes), "want 65536 bytes or more")
+	switch c.JournalStore {
+	case "", "local":
+	case "shared":
+		add(c.Store == "memory", "journal-store", `"shared"`, "needs a Redis --store ("+EnvName("store")+"); with the memory store the journal is local")
+	default:
+		add(true, "journal-store", fmt.Sprintf("%q", c.JournalStore), "want shared or local")
+	}
+	add(c.JournalTotal < 64<<10, "journal-total-bytes", fmt.Sprint(c.JournalTotal), "want 65536 bytes or more")
 	add(c.GCHeadroomMiB < 0 || c.GCHeadroomMiB > 1<<20, "gc-headroom-mib", fmt.Sprint(c.GCHeadroomMiB), "want 0 to 1048576")
 
 	var level slog.Level

@@ -27,6 +27,11 @@ type state struct {
 	close    func()
 }
 
+// journalOptions are the bounds of the console's journal.
+func (c Config) journalOptions() journal.Options {
+	return journal.Options{PerNamespace: c.JournalSize, MaxBytesPerNamespace: c.JournalBytes, MaxTotalBytes: c.JournalTotal}
+}
+
 // newState builds the state --store names. A Redis that does not answer
 // within --store-wait fails here, before the server listens.
 func newState(c Config, log *slog.Logger) (*state, error) {
@@ -43,7 +48,7 @@ func newState(c Config, log *slog.Logger) (*state, error) {
 			sessions: session.NewMemory(0), close: func() {}}
 		s.stats = func() (int, uint64) { return mem.Len(), mem.Evicted() }
 		if c.JournalSize > 0 {
-			s.events = journal.NewMemory(journal.Options{PerNamespace: c.JournalSize})
+			s.events = journal.NewMemory(c.journalOptions())
 		}
 		return s, nil
 	}
@@ -72,9 +77,23 @@ func newState(c Config, log *slog.Logger) (*state, error) {
 		return nil, fmt.Errorf("[store] %w", err)
 	}
 	s := &state{store: store, runtime: runtime, sessions: sessions, close: client.Close}
-	if c.JournalSize > 0 {
-		s.events = journal.NewMemory(journal.Options{PerNamespace: c.JournalSize})
+	journalAt := "none"
+	switch {
+	case c.JournalSize == 0:
+	case c.JournalStore == "local":
+		s.events, journalAt = journal.NewMemory(c.journalOptions()), "local"
+	default:
+		j, err := journal.NewRedis(client, journal.RedisOptions{Options: c.journalOptions(), Prefix: c.StorePrefix,
+			MaxAge: c.StoreMaxAge, Timeout: c.StoreTimeout, Logger: log})
+		if err != nil {
+			client.Close()
+			return nil, fmt.Errorf("[console] %w", err)
+		}
+		// The journal's queue is written before the client closes.
+		s.events, journalAt = j, "shared"
+		s.close = func() { j.Close(); client.Close() }
 	}
-	log.Info("state kept in Redis", slog.String("store", redisstore.Redact(c.Store)), slog.String("prefix", c.StorePrefix))
+	log.Info("state kept in Redis", slog.String("store", redisstore.Redact(c.Store)), slog.String("prefix", c.StorePrefix),
+		slog.String("journal", journalAt))
 	return s, nil
 }

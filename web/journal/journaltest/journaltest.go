@@ -1,0 +1,187 @@
+// Package journaltest is the contract every journal.Journal keeps: the
+// same tests run against the in-memory journal and the one shared over
+// Redis.
+package journaltest
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/web/journal"
+)
+
+// Pair is a journal as two replicas see it: events recorded through
+// Writer are read through Reader (the same value for a local journal).
+// Sync returns once every event recorded so far can be read.
+type Pair struct {
+	Writer, Reader journal.Journal
+	Sync           func()
+}
+
+// Opener returns a new, empty journal with the given bounds, closed when t
+// ends.
+type Opener func(t *testing.T, opt journal.Options) Pair
+
+var t0 = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+
+func event(ns, id string, kind emulator.EventKind, at time.Duration, status string) emulator.Event {
+	return emulator.Event{Namespace: ns, Kind: kind, Time: t0.Add(at),
+		Transaction: emulator.Summary{ThreeDSServerTransID: id, Status: status}}
+}
+
+// Run runs the contract against the journals open makes. It starts no
+// server: open's caller does, in its own test.
+func Run(t *testing.T, open Opener) {
+	ctx := context.Background()
+	t.Run("RecordsATransaction", func(t *testing.T) {
+		p := open(t, journal.Options{})
+		lookup := event("ns1", "tx-1", emulator.EventLookup, 0, "C")
+		lookup.Transaction = emulator.Summary{
+			ThreeDSServerTransID: "tx-1", ExternalReferenceID: "ORD-1", ScenarioID: "visa-challenge",
+			MaskedPAN: "400000******1109", CardBIN: "400000", CardScheme: "VISA", Version: "2.2.0", Status: "C",
+			CardholderName: "Jane Doe", MerchantName: "Example <Shop>", Amount: "129.99", Currency: "EUR", Fallback: true,
+		}
+		lookup.Request = []byte(`{"card":{"cardNumber":"400000******1109"}}`)
+		lookup.Lookup = &emulator.LookupResponse{Status: "C", ThreeDSServerTransID: "tx-1",
+			Challenge: &emulator.ChallengeIndication{ACSURL: "https://acs.example/c", CReq: "eyJ9", SessionData: "sd", WindowSize: 3}}
+		p.Writer.Record(ctx, lookup)
+		decision := event("ns1", "tx-1", emulator.EventDecision, 2*time.Second, "Y")
+		decision.Transaction.ECI = "05"
+		decision.Detail = "pass -> Y"
+		p.Writer.Record(ctx, decision)
+		enq := event("ns1", "tx-1", emulator.EventEnquiry, 3*time.Second, "Y")
+		enq.Request = []byte(`{"threeDsServerTransId":"tx-1"}`)
+		enq.Enquiry = &emulator.EnquiryResponse{TransactionStatus: "Y", ECI: "05"}
+		p.Writer.Record(ctx, enq)
+		p.Sync()
+
+		list, err := p.Reader.List(ctx, "ns1", 0)
+		if err != nil || len(list) != 1 {
+			t.Fatalf("List = %v, %v; want one summary", list, err)
+		}
+		s := list[0]
+		want := journal.Summary{ID: "tx-1", Status: "Y", ECI: "05", ScenarioID: "visa-challenge", Version: "2.2.0",
+			MaskedPAN: "400000******1109", CardBIN: "400000", Scheme: "VISA", CardholderName: "Jane Doe",
+			MerchantName: "Example <Shop>", Amount: "129.99", Currency: "EUR", ExternalReferenceID: "ORD-1",
+			LookupStatus: "C", Fallback: true, LastEvent: emulator.EventEnquiry, Events: 3, Enquiries: 1,
+			Created: t0, Updated: t0.Add(3 * time.Second)}
+		if !s.Created.Equal(want.Created) || !s.Updated.Equal(want.Updated) {
+			t.Errorf("Created, Updated = %v, %v; want %v, %v", s.Created, s.Updated, want.Created, want.Updated)
+		}
+		s.Created, s.Updated, want.Created, want.Updated = time.Time{}, time.Time{}, time.Time{}, time.Time{}
+		if s != want {
+			t.Errorf("summary =\n%+v\nwant\n%+v", s, want)
+		}
+		e, ok, err := p.Reader.Get(ctx, "ns1", "tx-1")
+		if err != nil || !ok || len(e.Events) != 3 {
+			t.Fatalf("Get = %+v, %v, %v; want 3 events", e, ok, err)
+		}
+		ev := e.Events
+		if ev[0].Kind != emulator.EventLookup || string(ev[0].Request) != string(lookup.Request) ||
+			!strings.Contains(string(ev[0].Response), `"status":"C"`) || ev[0].Challenge == nil || *ev[0].Challenge != *lookup.Lookup.Challenge {
+			t.Errorf("lookup event = %+v", ev[0])
+		}
+		if ev[1].Kind != emulator.EventDecision || ev[1].Detail != "pass -> Y" || ev[1].Status != "Y" || ev[1].Request != nil ||
+			ev[1].SincePrevious != 2*time.Second || ev[1].SinceStart != 2*time.Second {
+			t.Errorf("decision event = %+v", ev[1])
+		}
+		if ev[2].Kind != emulator.EventEnquiry || !strings.Contains(string(ev[2].Response), `"transactionStatus":"Y"`) {
+			t.Errorf("enquiry event = %+v", ev[2])
+		}
+	})
+
+	t.Run("NamespacesAreIsolated", func(t *testing.T) {
+		p := open(t, journal.Options{})
+		p.Writer.Record(ctx, event("a", "tx", emulator.EventLookup, 0, "Y"))
+		p.Sync()
+		if _, ok, err := p.Reader.Get(ctx, "b", "tx"); ok || err != nil {
+			t.Errorf("another namespace's transaction: found %v, err %v; want not found", ok, err)
+		}
+		if l, err := p.Reader.List(ctx, "b", 0); len(l) != 0 || err != nil {
+			t.Errorf("another namespace's list = %v, %v; want empty", l, err)
+		}
+		if v, err := p.Reader.Version(ctx, "b"); v != 0 || err != nil {
+			t.Errorf("an empty namespace's version = %d, %v; want 0", v, err)
+		}
+		if _, ok, err := p.Reader.Get(ctx, "a", "nope"); ok || err != nil {
+			t.Errorf("unknown id: found %v, err %v", ok, err)
+		}
+	})
+
+	t.Run("BoundedInTransactions", func(t *testing.T) {
+		p := open(t, journal.Options{PerNamespace: 5})
+		for i := range 8 {
+			p.Writer.Record(ctx, event("n", fmt.Sprint(i), emulator.EventLookup, time.Duration(i)*time.Millisecond, "Y"))
+		}
+		p.Sync()
+		l, err := p.Reader.List(ctx, "n", 0)
+		if err != nil || len(l) != 5 || l[0].ID != "7" || l[4].ID != "3" {
+			t.Errorf("List = %v, %v; want 7 down to 3", l, err)
+		}
+		if l, _ := p.Reader.List(ctx, "n", 2); len(l) != 2 {
+			t.Errorf("List with limit 2 = %d summaries", len(l))
+		}
+	})
+
+	t.Run("BoundedInBytes", func(t *testing.T) {
+		const bound = 64 << 10
+		p := open(t, journal.Options{MaxBytesPerNamespace: bound})
+		body := []byte(`"` + strings.Repeat("x", 4000) + `"`)
+		for i := range 60 {
+			e := event("n", fmt.Sprint(i), emulator.EventLookup, time.Duration(i)*time.Millisecond, "Y")
+			e.Request = body
+			p.Writer.Record(ctx, e)
+		}
+		p.Sync()
+		l, err := p.Reader.List(ctx, "n", 0)
+		if err != nil || len(l) == 0 || l[0].ID != "59" || len(l)*len(body) > bound {
+			t.Errorf("kept %d transactions of %d bytes (newest %v, err %v); want the newest within %d bytes", len(l), len(body), l, err, bound)
+		}
+		// One transaction beyond the bound keeps its first and last events.
+		for i := range 30 {
+			e := event("one", "tx", emulator.EventEnquiry, time.Duration(i)*time.Millisecond, "Y")
+			e.Request = body
+			p.Writer.Record(ctx, e)
+		}
+		p.Sync()
+		e, ok, err := p.Reader.Get(ctx, "one", "tx")
+		if err != nil || !ok || len(e.Events)*len(body) > bound || e.Dropped == 0 || e.Events[len(e.Events)-1].Time != t0.Add(29*time.Millisecond) {
+			t.Errorf("one large transaction: %d events, %d dropped, %v, %v; want within %d bytes, the last kept", len(e.Events), e.Dropped, ok, err, bound)
+		}
+	})
+
+	t.Run("BoundedInEvents", func(t *testing.T) {
+		p := open(t, journal.Options{MaxEvents: 3})
+		for i := range 6 {
+			p.Writer.Record(ctx, event("n", "tx", emulator.EventEnquiry, time.Duration(i)*time.Second, "Y"))
+		}
+		p.Sync()
+		e, ok, err := p.Reader.Get(ctx, "n", "tx")
+		if err != nil || !ok || len(e.Events) != 3 || e.Dropped != 3 || e.Events[0].Time != t0 || e.Events[2].Time != t0.Add(5*time.Second) || e.Summary.Events != 6 {
+			t.Errorf("Get = %d events, %d dropped, %d counted; want 3 kept (first and newest), 3 dropped, 6 counted", len(e.Events), e.Dropped, e.Summary.Events)
+		}
+	})
+
+	t.Run("ChangesAreSeen", func(t *testing.T) {
+		p := open(t, journal.Options{})
+		ch := p.Reader.Changed("w")
+		v0, err := p.Reader.Version(ctx, "w")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Writer.Record(ctx, event("w", "tx", emulator.EventLookup, 0, "Y"))
+		select {
+		case <-ch:
+		case <-time.After(5 * time.Second):
+			t.Fatal("Changed was not closed within 5s of an event")
+		}
+		p.Sync()
+		if v1, err := p.Reader.Version(ctx, "w"); err != nil || v1 <= v0 {
+			t.Errorf("Version after an event = %d, %v; want more than %d", v1, err, v0)
+		}
+	})
+}
