@@ -148,8 +148,9 @@ func TestHostileTraffic(t *testing.T) {
 		return true
 	})
 	peak := float64(peakKiB.Load()) / 1024
-	t.Logf("%d hostile requests in %s (%s); %d ordinary lookups answered, the slowest in %s; peak RSS %.0f MiB (ceiling %d MiB)",
-		sent.Load(), duration, strings.Join(statuses, ", "), answered, slowest.Round(time.Millisecond), peak, hostileCeilingMiB)
+	t.Logf("%d hostile requests in %s (%s); %d ordinary lookups answered, the slowest in %s; peak RSS %.0f MiB (ceiling %d MiB); at the end %s",
+		sent.Load(), duration, strings.Join(statuses, ", "), answered, slowest.Round(time.Millisecond), peak, hostileCeilingMiB,
+		gauges(t, srv.url+"/metrics", "go_memstats_heap_inuse_bytes", "go_memstats_next_gc_bytes", "threeds_journal_bytes", "threeds_store_transactions"))
 	if peak > hostileCeilingMiB {
 		t.Errorf("peak resident memory %.0f MiB, over the documented ceiling of %d MiB", peak, hostileCeilingMiB)
 	}
@@ -353,4 +354,32 @@ func (p *binaryProcess) terminate() error {
 	case <-time.After(30 * time.Second):
 		return fmt.Errorf("no exit within 30s of SIGINT")
 	}
+}
+
+// gauges reads the named gauges from a Prometheus text page, in MiB when
+// they are bytes, for the test's log.
+func gauges(t *testing.T, u string, names ...string) string {
+	t.Helper()
+	resp, err := http.Get(u)
+	if err != nil {
+		return err.Error()
+	}
+	defer resp.Body.Close()
+	values := map[string]string{}
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		name, value, ok := strings.Cut(sc.Text(), " ")
+		if !ok || !slices.Contains(names, name) {
+			continue
+		}
+		if f, err := strconv.ParseFloat(value, 64); err == nil && strings.HasSuffix(name, "bytes") {
+			value = fmt.Sprintf("%.0f MiB", f/(1<<20))
+		}
+		values[name] = value
+	}
+	var out []string
+	for _, n := range names {
+		out = append(out, n+" "+values[n])
+	}
+	return strings.Join(out, ", ")
 }
