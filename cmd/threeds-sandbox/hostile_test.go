@@ -9,14 +9,13 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -43,7 +42,20 @@ func TestHostileTraffic(t *testing.T) {
 	}
 	const connections, maxPerConnection = 64, 20000
 
-	srv := startBinary(t, "--addr", "127.0.0.1:"+freePort(t), "--log-level", "warn")
+	// The binary as it ships, without the race detector, whose memory
+	// would swamp the figures.
+	addr := "127.0.0.1:" + freePort(t)
+	srv := &replicaProcess{name: "sandbox", bin: buildBinary(t, false), URL: "http://" + addr, Addr: addr,
+		args: []string{"--addr", addr, "--log-level", "warn", "--drain-delay", "0s"}}
+	srv.start(t)
+	t.Cleanup(func() {
+		if srv.running() {
+			_ = srv.signal(syscall.SIGKILL, 5*time.Second)
+		}
+		if t.Failed() {
+			t.Logf("program output:\n%s", srv.tail(50))
+		}
+	})
 	bodies := hostileBodies(t)
 
 	ctx, stop := context.WithTimeout(context.Background(), duration)
@@ -56,7 +68,7 @@ func TestHostileTraffic(t *testing.T) {
 		tick := time.NewTicker(50 * time.Millisecond)
 		defer tick.Stop()
 		for {
-			if kib, err := residentKiB(srv.pid); err == nil && kib > peakKiB.Load() {
+			if kib, err := residentKiB(srv.cmd.Process.Pid); err == nil && kib > peakKiB.Load() {
 				peakKiB.Store(kib)
 				if kib > hostileCeilingMiB<<10 {
 					stop() // over the ceiling: no need to go on
@@ -95,7 +107,7 @@ func TestHostileTraffic(t *testing.T) {
 				if i%8 == 7 { // runtime scenarios, as large as a token may add
 					b, path = runtimeScenario(c, i), "/admin/scenarios"
 				}
-				status, raw, err := post(ctx, client, srv.url+path, token, b.body)
+				status, raw, err := post(ctx, client, srv.URL+path, token, b.body)
 				if err != nil {
 					if ctx.Err() == nil {
 						failures.Add(1)
@@ -126,7 +138,7 @@ func TestHostileTraffic(t *testing.T) {
 	var slowest time.Duration
 	for ctx.Err() == nil {
 		began := time.Now()
-		status, raw, err := post(context.Background(), client, srv.url+"/authentication/brw", "ordinary", normal)
+		status, raw, err := post(context.Background(), client, srv.URL+"/authentication/brw", "ordinary", normal)
 		if err != nil || status != http.StatusOK {
 			t.Errorf("an ordinary lookup during the attack: HTTP %d, %v: %.300s", status, err, raw)
 			break
@@ -150,7 +162,7 @@ func TestHostileTraffic(t *testing.T) {
 	peak := float64(peakKiB.Load()) / 1024
 	t.Logf("%d hostile requests in %s (%s); %d ordinary lookups answered, the slowest in %s; peak RSS %.0f MiB (ceiling %d MiB); at the end %s",
 		sent.Load(), duration, strings.Join(statuses, ", "), answered, slowest.Round(time.Millisecond), peak, hostileCeilingMiB,
-		gauges(t, srv.url+"/metrics", "go_memstats_heap_inuse_bytes", "go_memstats_next_gc_bytes", "threeds_journal_bytes", "threeds_store_transactions"))
+		gauges(t, srv.URL+"/metrics", "go_memstats_heap_inuse_bytes", "go_memstats_next_gc_bytes", "threeds_journal_bytes", "threeds_store_transactions"))
 	if peak > hostileCeilingMiB {
 		t.Errorf("peak resident memory %.0f MiB, over the documented ceiling of %d MiB", peak, hostileCeilingMiB)
 	}
@@ -160,8 +172,8 @@ func TestHostileTraffic(t *testing.T) {
 	if sent.Load() < connections {
 		t.Errorf("only %d hostile requests were answered: the attack did not run", sent.Load())
 	}
-	if err := srv.terminate(); err != nil {
-		t.Errorf("after the attack: %v", err)
+	if err := srv.signal(syscall.SIGTERM, 30*time.Second); err != nil {
+		t.Errorf("after the attack, SIGTERM: %v", err)
 	}
 }
 
@@ -278,82 +290,6 @@ func residentKiB(pid int) (int64, error) {
 		}
 	}
 	return 0, fmt.Errorf("no VmRSS in /proc/%d/status", pid)
-}
-
-// binaryProcess is the program built with go build and run as its own
-// process, as it ships (without the race detector, whose memory would
-// swamp the figures).
-type binaryProcess struct {
-	url    string
-	pid    int
-	cmd    *exec.Cmd
-	output *syncBuffer
-	done   chan error
-}
-
-// startBinary builds the program and runs it with args until the test
-// ends, waiting until /readyz answers 200.
-func startBinary(t *testing.T, args ...string) *binaryProcess {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "threeds-sandbox")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	p := &binaryProcess{output: &syncBuffer{}, done: make(chan error, 1)}
-	p.cmd = exec.Command(bin, args...)
-	p.cmd.Env = append(os.Environ(), "THREEDS_DRAIN_DELAY=0s")
-	p.cmd.Stdout, p.cmd.Stderr = p.output, p.output
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	p.pid = p.cmd.Process.Pid
-	go func() { p.done <- p.cmd.Wait() }()
-	t.Cleanup(func() {
-		_ = p.cmd.Process.Kill()
-		if t.Failed() {
-			t.Logf("program output:\n%s", p.output)
-		}
-	})
-	for i, addr := 0, ""; ; i++ {
-		for j, a := range args {
-			if a == "--addr" && j+1 < len(args) {
-				addr = args[j+1]
-			}
-		}
-		p.url = "http://" + addr
-		resp, err := http.Get(p.url + "/readyz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return p
-			}
-		}
-		if i == 200 {
-			t.Fatalf("the program did not become ready within 10s: %v\n%s", err, p.output)
-		}
-		select {
-		case err := <-p.done:
-			t.Fatalf("the program exited before it was ready: %v\n%s", err, p.output)
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
-}
-
-// terminate sends SIGTERM and waits for a clean exit.
-func (p *binaryProcess) terminate() error {
-	if err := p.cmd.Process.Signal(os.Interrupt); err != nil {
-		return err
-	}
-	select {
-	case err := <-p.done:
-		if err != nil {
-			return fmt.Errorf("exit after SIGINT: %w", err)
-		}
-		return nil
-	case <-time.After(30 * time.Second):
-		return fmt.Errorf("no exit within 30s of SIGINT")
-	}
 }
 
 // gauges reads the named gauges from a Prometheus text page, in MiB when

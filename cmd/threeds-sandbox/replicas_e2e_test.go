@@ -24,12 +24,12 @@ import (
 )
 
 // buildBinary builds the program into a directory of t, with the race
-// detector when the tests run with it, and returns the binary's path.
-func buildBinary(t *testing.T) string {
+// detector when race is set, and returns the binary's path.
+func buildBinary(t *testing.T, race bool) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "threeds-sandbox")
 	args := []string{"build", "-o", bin}
-	if raceEnabled {
+	if race {
 		args = append(args, "-race")
 	}
 	cmd := exec.Command("go", append(args, ".")...)
@@ -188,7 +188,7 @@ func TestReplicasBehindNginx(t *testing.T) {
 	nginxtest.Binary(t)
 	redistest.Binary(t)
 	browser := newBrowser(t)
-	bin := buildBinary(t)
+	bin := buildBinary(t, raceEnabled)
 	srv := redistest.Start(t, redistest.Options{AppendOnly: true})
 
 	// The replicas' ports are chosen first: nginx needs them, and they
