@@ -16,8 +16,10 @@ func FuzzHandler(f *testing.F) {
 	e := newEnv(f)
 	seed := mustJSON(f, lookupBody(f, e.card("visa-challenge"), nil))
 	for _, s := range []string{seed, `{}`, `[]`, `{"card":{"cardNumber":"4"}}`, `{"a":1,"a":2}`, "\xff", `{"threeDsServerTransId":"x"}`,
-		`{"action":"pass"}`, "creq=e30&threeDSSessionData=x", "state=x&action=pass", "cres=e30"} {
-		for route := range 6 {
+		`{"action":"pass"}`, "creq=e30&threeDSSessionData=x", "state=x&action=pass", "cres=e30",
+		`{"card":{"cardNumber":"4000000000009409"},"threeDSMethodNotificationURL":"https://m.example/n"}`,
+		"threeDSMethodData=eyJ0aHJlZURTU2VydmVyVHJhbnNJRCI6IngifQ"} {
+		for route := range 9 {
 			f.Add(uint8(route), s)
 		}
 	}
@@ -31,6 +33,9 @@ func FuzzHandler(f *testing.F) {
 		{"/acs/challenge", "application/x-www-form-urlencoded", false},
 		{"/acs/decision", "application/x-www-form-urlencoded", false},
 		{"/acs/notification", "application/x-www-form-urlencoded", false},
+		{"/authentication/ddc", "application/json", true},
+		{"/acs/method", "application/x-www-form-urlencoded", false},
+		{"/acs/method/done", "application/x-www-form-urlencoded", false},
 	}
 	handler := e.Server.Config.Handler
 	f.Fuzz(func(t *testing.T, route uint8, body string) {
