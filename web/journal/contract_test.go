@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/rueidis"
+
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/redisstore"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/redisstore/redistest"
@@ -94,5 +96,37 @@ func TestRedisDown(t *testing.T) {
 	}
 	if st := j.Stats(); st.Dropped < 900 || st.Recorded != 0 {
 		t.Errorf("Stats = %+v, want the events counted as dropped", st)
+	}
+}
+
+// TestRedisPublishesTheNamespace: a batch of events publishes the
+// namespace it changed, which other replicas' consoles wait on.
+func TestRedisPublishesTheNamespace(t *testing.T) {
+	srv := redistest.Start(t, redistest.Options{})
+	c, err := redisstore.Connect(context.Background(), srv.URL, time.Second, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	got := make(chan string, 8)
+	sub, cancel := c.Dedicate()
+	defer cancel()
+	sub.SetPubSubHooks(rueidis.PubSubHooks{OnMessage: func(m rueidis.PubSubMessage) { got <- m.Message }})
+	if err := sub.Do(ctx, sub.B().Subscribe().Channel("pre:j:changed").Build()).Error(); err != nil {
+		t.Fatal(err)
+	}
+	j, err := journal.NewRedis(c, journal.RedisOptions{Prefix: "pre:", MaxAge: time.Hour, Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	j.Record(ctx, ev("token-ns:1", "tx", emulator.EventLookup, 0, "Y"))
+	select {
+	case ns := <-got:
+		if ns != "token-ns:1" {
+			t.Errorf("published %q, want the namespace token-ns:1", ns)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no change published within 5s of an event")
 	}
 }

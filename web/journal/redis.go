@@ -61,12 +61,13 @@ type RedisOptions struct {
 // Redis is the journal shared by replicas over Redis. Recording never
 // waits for Redis: an event is encoded and queued, and one writer sends
 // the queue in pipelined batches of Lua calls, each of which applies up to
-// 32 events, each atomically (the summary merged, the history appended, the bounds
-// enforced, the version bumped), then publishes the change once per
-// namespace and batch. When the queue is full or Redis fails, events are
-// dropped, counted and logged at most every ten seconds; the API does not notice. The console's reads go to
-// Redis and return its errors (wrapping emulator.ErrUnavailable when it
-// cannot be reached).
+// 32 events, each atomically (the summary merged, the history appended,
+// the bounds enforced), then, once per namespace of the call, evicts the
+// oldest transactions beyond the bounds together, bumps the version and
+// publishes the change. When the queue is full or Redis fails, events are
+// dropped, counted and logged at most every ten seconds; the API does not
+// notice. The console's reads go to Redis and return its errors (wrapping
+// emulator.ErrUnavailable when it cannot be reached).
 //
 // Keys, under Prefix + "j:" + namespace + ":" (every one with a TTL of
 // MaxAge, renewed by each event of the namespace or the transaction; a
@@ -75,8 +76,17 @@ type RedisOptions struct {
 //
 //	m       hash: "v" the version, "b" the bytes held, "z:{id}" each transaction's bytes
 //	x       sorted set of transaction ids by creation time
-//	s:{id}  hash: the transaction's summary
-//	e:{id}  list of its events, each a record (see appendRecord)
+//	t:{id}  hash: the transaction, one key for its summary and its events
+//
+// A transaction's hash holds its first event's summary fields packed in
+// "S" (see appendSummary), with "u" the time of its latest event; a later
+// event sets its own summary fields one by one over those packed, and
+// counts in "ne", "nq" and "dr" (unset while they hold their first value:
+// 1, 0, 0). Its events are records (see appendRecord) in fields "0" (the
+// first, never dropped) and "lo" up to "hi" excluded (both 1 while unset):
+// the oldest but the first are dropped beyond the bounds. A new
+// transaction thus costs one key and one HSET of three fields, and its
+// eviction one field of an UNLINK shared by the call.
 //
 // A change of namespace ns is published on Prefix + "j:changed" with ns as
 // the message. The script builds the keys of the transactions it evicts,
@@ -99,6 +109,9 @@ type Redis struct {
 
 	mu      sync.Mutex
 	waiters map[string]chan struct{}
+
+	// head are the first arguments of every recordScript call.
+	head [6]string
 }
 
 var (
@@ -109,7 +122,7 @@ var (
 // queued is one event waiting to be written.
 type queued struct {
 	ns, id string
-	args   []string // ARGV of recordScript
+	args   [6]string // the event's ARGV of recordScript
 }
 
 // NewRedis returns the journal kept over client c, and starts its writer
@@ -148,6 +161,9 @@ func NewRedis(c rueidis.Client, opt RedisOptions) (*Redis, error) {
 		subDone: make(chan struct{}),
 		waiters: map[string]chan struct{}{},
 	}
+	j.head = [6]string{strconv.Itoa(opt.MaxEvents), strconv.Itoa(opt.PerNamespace),
+		strconv.FormatInt(opt.MaxBytesPerNamespace, 10), strconv.FormatInt(opt.MaxAge.Milliseconds(), 10),
+		j.channel(), strconv.Itoa(len(j.base("")))} // the namespace starts after Prefix + "j:"
 	go j.write()
 	go j.subscribe(subCtx)
 	return j, nil
@@ -157,12 +173,15 @@ func (j *Redis) base(ns string) string { return j.opt.Prefix + "j:" + ns + ":" }
 
 func (j *Redis) channel() string { return j.opt.Prefix + "j:changed" }
 
-// timeField is a time as the summary stores it: fixed-width Unix
-// nanoseconds, so that Lua compares them as strings.
-func timeField(t time.Time) string {
-	var b [19]byte
-	n := strconv.AppendInt(b[:0], max(t.UnixNano(), 0), 10)
-	return strings.Repeat("0", 19-len(n)) + string(n)
+// appendTimeField appends a time as the summary stores it: fixed-width
+// Unix nanoseconds, so that Lua compares them as strings.
+func appendTimeField(b []byte, t time.Time) []byte {
+	var d [19]byte
+	n := strconv.AppendInt(d[:0], max(t.UnixNano(), 0), 10)
+	for range 19 - len(n) {
+		b = append(b, '0')
+	}
+	return append(b, n...)
 }
 
 // Record queues ev to be written, or drops it (counted) when the queue is
@@ -181,34 +200,24 @@ func (j *Redis) Record(_ context.Context, ev emulator.Event) {
 	e := newEvent(ev)
 	t := ev.Transaction
 	e.Status = t.Status
-	rec := string(appendRecord(make([]byte, 0, 64+len(e.Request)+len(e.Response)+len(e.Detail)), &e))
-	tf := timeField(ev.Time)
+	// The record, the summary fields, the time and the creation score go
+	// into one buffer, viewed as one string without a copy (the buffer is
+	// never written again): one allocation for them all.
+	buf := make([]byte, 0, 160+len(e.Request)+len(e.Response)+len(e.Detail)+len(t.MerchantName)+len(t.CardholderName))
+	buf = appendRecord(buf, &e)
+	nRec := len(buf)
+	buf = appendSummary(buf, ev)
+	nSum := len(buf)
+	buf = appendTimeField(buf, ev.Time)
+	nTime := len(buf)
+	buf = strconv.AppendInt(buf, ev.Time.UnixMilli(), 10)
+	all := rueidis.BinaryString(buf)
 	enquiry := "0"
 	if ev.Kind == emulator.EventEnquiry {
 		enquiry = "1"
 	}
-	args := make([]string, 0, 64)
-	args = append(args,
-		id, strconv.FormatInt(ev.Time.UnixMilli(), 10), rec,
-		strconv.Itoa(j.opt.MaxEvents), strconv.Itoa(j.opt.PerNamespace),
-		strconv.FormatInt(j.opt.MaxBytesPerNamespace, 10), strconv.FormatInt(j.opt.MaxAge.Milliseconds(), 10),
-		j.base(ev.Namespace), tf, enquiry,
-		// The summary fields this event sets: those it knows (an empty
-		// one keeps the earlier value), and those that always follow the
-		// latest event.
-		"sr", t.StatusReason, "cc", t.ChallengeCancel, "le", string(ev.Kind))
-	for _, f := range [...]struct{ k, v string }{
-		{"st", t.Status}, {"eci", t.ECI}, {"sc", t.ScenarioID}, {"ver", t.Version}, {"pan", t.MaskedPAN},
-		{"bin", t.CardBIN}, {"sch", t.CardScheme}, {"chn", t.CardholderName}, {"mn", t.MerchantName},
-		{"amt", t.Amount}, {"cur", t.Currency}, {"ref", t.ExternalReferenceID},
-	} {
-		if f.v != "" {
-			args = append(args, f.k, f.v)
-		}
-	}
-	if ev.Kind == emulator.EventLookup {
-		args = append(args, "ls", t.Status, "fb", strconv.FormatBool(t.Fallback))
-	}
+	args := [...]string{id, all[nTime:], all[:nRec], all[nSum:nTime], enquiry, all[nRec:nSum]}
+	rec := args[2]
 	size := int64(len(rec))
 	if j.queuedBytes.Load()+size > j.opt.QueueBytes {
 		j.drop(1, errors.New("queue full (bytes)"))
@@ -234,64 +243,91 @@ func (j *Redis) drop(n int, why error) {
 	j.log.Warn("console journal: events dropped (the API is not affected)", slog.Uint64("dropped_total", total), slog.Any("err", why))
 }
 
-// recordScript applies events in order: KEYS are, for each event, the
-// namespace's m and x and the transaction's s and e; ARGV are, for each
-// event, the count of its arguments, then the arguments as Record builds
-// them: the id, the creation score (Unix ms), the record, the bounds, the
-// key base, the event's time as a summary field, whether it is an
-// enquiry, then the summary's field/value pairs to set. Each event
-// updates its transaction; then each namespace of the call is brought
-// within its bounds once, and its version bumped once. It returns how many
-// transactions it evicted. The change is published per batch.
+// recordScript applies events in order. ARGV starts with the bounds
+// (events per transaction, transactions and bytes per namespace), the TTL
+// in ms, the channel of changes and where a key's namespace starts; KEYS
+// are, for each event, the namespace's m and x and the transaction's t;
+// then ARGV has six arguments per event, as Record builds them: the id,
+// the creation score (Unix ms), the record, the event's time as a summary
+// field, whether it is an enquiry, and its summary fields packed. A new
+// transaction takes one HSET; a later event one HMGET and one HSET. Then
+// each namespace of the call is brought within its bounds once (its
+// oldest transactions taken together, their keys unlinked in one call),
+// its version bumped and the change published. It returns how many
+// transactions it evicted.
 var recordScript = rueidis.NewLuaScript(`
 local summaryBytes = 512
-local spaces, order, evicted, o = {}, {}, 0, 0
-for k = 1, #KEYS, 4 do
-  local m, x, s, e = KEYS[k], KEYS[k+1], KEYS[k+2], KEYS[k+3]
-  local a, n = o + 1, tonumber(ARGV[o+1])
-  local id, created, rec = ARGV[a+1], tonumber(ARGV[a+2]), ARGV[a+3]
-  local maxEvents, maxTx, maxBytes, ttl = tonumber(ARGV[a+4]), tonumber(ARGV[a+5]), tonumber(ARGV[a+6]), tonumber(ARGV[a+7])
-  local base, at, enquiry = ARGV[a+8], ARGV[a+9], ARGV[a+10]
-  local fields = {}
-  for i = a+11, a+n do fields[#fields+1] = ARGV[i] end
-  local grow, size = #rec, 0
-  if redis.call('ZADD', x, 'NX', created, id) == 1 then
-    grow = grow + summaryBytes
-    fields[#fields+1] = 'id'; fields[#fields+1] = id
-    fields[#fields+1] = 'c'; fields[#fields+1] = at
-    fields[#fields+1] = 'u'; fields[#fields+1] = at
-    fields[#fields+1] = 'ne'; fields[#fields+1] = '1'
-    redis.call('HSET', s, unpack(fields))
-    redis.call('HSET', m, 'z:' .. id, grow)
-    size = grow
+local maxEvents, maxTx, maxBytes, ttl = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
+local channel, nsFrom = ARGV[5], tonumber(ARGV[6])
+local spaces, order, evicted = {}, {}, 0
+for k = 1, #KEYS, 3 do
+  local m, x, t = KEYS[k], KEYS[k+1], KEYS[k+2]
+  local a = 6 + (k - 1) / 3 * 6
+  local id, created, rec, at, enquiry, packed = ARGV[a+1], ARGV[a+2], ARGV[a+3], ARGV[a+4], ARGV[a+5], ARGV[a+6]
+  local grow = #rec
+  local new = redis.call('ZADD', x, 'NX', created, id) == 1
+  local h
+  if not new then
+    h = redis.call('HMGET', t, 'u', 'hi', 'lo', 'ne', 'nq', 'dr')
+  end
+  if new or not h[1] then
+    -- A new transaction (or one whose hash expired while its namespace
+    -- lives on: it starts again): its first event, its summary packed and
+    -- its time; the counters stay unset while they hold their first value.
+    if new then grow = grow + summaryBytes end
+    if enquiry == '1' then
+      redis.call('HSET', t, 'u', at, '0', rec, 'S', packed, 'nq', 1)
+    else
+      redis.call('HSET', t, 'u', at, '0', rec, 'S', packed)
+    end
+    if new then redis.call('HSET', m, 'z:' .. id, grow) else redis.call('HINCRBY', m, 'z:' .. id, grow) end
   else
-    redis.call('HINCRBY', s, 'ne', 1)
-    local u = redis.call('HGET', s, 'u')
-    if not u or u < at then fields[#fields+1] = 'u'; fields[#fields+1] = at end
-    redis.call('HSET', s, unpack(fields))
-    size = redis.call('HINCRBY', m, 'z:' .. id, grow)
+    local hi, lo, dr = tonumber(h[2] or 1), tonumber(h[3] or 1), tonumber(h[6] or 0)
+    -- The event's summary fields, each set on its own: they override
+    -- those packed in S by the first event.
+    local fields, i = {}, 1
+    while i <= #packed do
+      local f, l, j = string.match(packed, '^(%a+)=(%d+):()', i)
+      if not f then return redis.error_reply('bad summary fields') end
+      l = tonumber(l)
+      if f ~= 'id' and f ~= 'c' then
+        fields[#fields+1] = f
+        fields[#fields+1] = string.sub(packed, j, j + l - 1)
+      end
+      i = j + l
+    end
+    if h[1] < at then fields[#fields+1] = 'u'; fields[#fields+1] = at end
+    local ne, nq = tonumber(h[4] or 1) + 1, tonumber(h[5] or 0)
+    if enquiry == '1' then nq = nq + 1 end
+    local size = redis.call('HINCRBY', m, 'z:' .. id, grow)
+    -- Beyond its bounds, the transaction loses its oldest events but the
+    -- first: the new one too when it is alone beyond them.
+    local kept, gone, freed = hi - lo + 2, {}, 0
+    while kept > 1 and (kept > maxEvents or size > maxBytes) do
+      local old = rec
+      if lo < hi then
+        old = redis.call('HGET', t, tostring(lo)) or ''
+        gone[#gone+1] = tostring(lo)
+      else
+        rec = nil
+      end
+      size, freed = size - #old, freed + #old
+      lo, kept, dr = lo + 1, kept - 1, dr + 1
+    end
+    if #gone > 0 then redis.call('HDEL', t, unpack(gone)) end
+    if freed > 0 then redis.call('HINCRBY', m, 'z:' .. id, -freed) end
+    grow = grow - freed
+    if rec then fields[#fields+1] = tostring(hi); fields[#fields+1] = rec end
+    redis.call('HSET', t, 'hi', hi + 1, 'lo', lo, 'ne', ne, 'nq', nq, 'dr', dr, unpack(fields))
   end
-  if enquiry == '1' then redis.call('HINCRBY', s, 'nq', 1) end
-  local len = redis.call('RPUSH', e, rec)
-  -- Beyond its bounds, the transaction loses its oldest events but the first.
-  while len > 1 and (len > maxEvents or size > maxBytes) do
-    local old = redis.call('LINDEX', e, 1)
-    redis.call('LSET', e, 1, '')
-    redis.call('LREM', e, 1, '')
-    redis.call('HINCRBY', s, 'dr', 1)
-    size = redis.call('HINCRBY', m, 'z:' .. id, -#old)
-    grow, len = grow - #old, len - 1
-  end
-  redis.call('PEXPIRE', s, ttl)
-  redis.call('PEXPIRE', e, ttl)
+  redis.call('PEXPIRE', t, ttl)
   local sp = spaces[m]
   if not sp then
-    sp = {x = x, base = base, maxTx = maxTx, maxBytes = maxBytes, ttl = ttl, grow = 0}
+    sp = {x = x, base = string.sub(x, 1, -2), grow = 0}
     spaces[m] = sp
     order[#order+1] = m
   end
   sp.grow, sp.last = sp.grow + grow, id
-  o = a + n
 end
 -- Then each namespace once: its bytes, its bounds (the oldest
 -- transactions go first, never the one of its latest event), its version
@@ -300,22 +336,41 @@ for _, m in ipairs(order) do
   local sp = spaces[m]
   local total = redis.call('HINCRBY', m, 'b', sp.grow)
   local count, freed = redis.call('ZCARD', sp.x), 0
-  while count > 1 and (count > sp.maxTx or total - freed > sp.maxBytes) do
-    local old = redis.call('ZPOPMIN', sp.x)
-    if old[1] == sp.last then
-      local nxt = redis.call('ZPOPMIN', sp.x)
-      redis.call('ZADD', sp.x, old[2], sp.last)
-      old = nxt
+  local victims = {}
+  local need = count - maxTx
+  if need > 0 then
+    for _, id in ipairs(redis.call('ZRANGE', sp.x, 0, need)) do
+      if id ~= sp.last and #victims < need then victims[#victims+1] = id end
     end
-    freed = freed + tonumber(redis.call('HGET', m, 'z:' .. old[1]) or '0')
-    redis.call('HDEL', m, 'z:' .. old[1])
-    redis.call('DEL', sp.base .. 's:' .. old[1], sp.base .. 'e:' .. old[1])
-    count, evicted = count - 1, evicted + 1
   end
-  if freed > 0 then redis.call('HINCRBY', m, 'b', -freed) end
+  local fields = {}
+  for i, id in ipairs(victims) do fields[i] = 'z:' .. id end
+  if #victims > 0 then
+    redis.call('ZREM', sp.x, unpack(victims))
+    for _, z in ipairs(redis.call('HMGET', m, unpack(fields))) do freed = freed + tonumber(z or '0') end
+    count = count - #victims
+  end
+  while count > 1 and total - freed > maxBytes do
+    local ids = redis.call('ZRANGE', sp.x, 0, 1)
+    local id = ids[1]
+    if id == sp.last then id = ids[2] end
+    redis.call('ZREM', sp.x, id)
+    freed = freed + tonumber(redis.call('HGET', m, 'z:' .. id) or '0')
+    victims[#victims+1], fields[#fields+1] = id, 'z:' .. id
+    count = count - 1
+  end
+  if #victims > 0 then
+    local keys = {}
+    for i, id in ipairs(victims) do keys[i] = sp.base .. 't:' .. id end
+    redis.call('HDEL', m, unpack(fields))
+    redis.call('UNLINK', unpack(keys))
+    redis.call('HINCRBY', m, 'b', -freed)
+    evicted = evicted + #victims
+  end
   redis.call('HINCRBY', m, 'v', 1)
-  redis.call('PEXPIRE', m, sp.ttl)
-  redis.call('PEXPIRE', sp.x, sp.ttl)
+  redis.call('PEXPIRE', m, ttl)
+  redis.call('PEXPIRE', sp.x, ttl)
+  redis.call('PUBLISH', channel, string.sub(sp.x, nsFrom, -3))
 end
 return evicted
 `)
@@ -363,15 +418,19 @@ func (j *Redis) flush(batch []queued) {
 	var execs []rueidis.LuaExec
 	var calls [][]queued
 	var size int64
-	changed := make(map[string]bool, 1)
+	var ns, b, m, x string // the keys of the latest namespace, reused while it does not change
 	for len(batch) > 0 {
 		part := batch[:min(len(batch), eventsPerCall)]
 		batch = batch[len(part):]
-		ex := rueidis.LuaExec{Keys: make([]string, 0, 4*len(part))}
+		ex := rueidis.LuaExec{Keys: make([]string, 0, 3*len(part)), Args: make([]string, 0, len(j.head)+len(queued{}.args)*len(part))}
+		ex.Args = append(ex.Args, j.head[:]...)
 		for _, q := range part {
-			b := j.base(q.ns)
-			ex.Keys = append(ex.Keys, b+"m", b+"x", b+"s:"+q.id, b+"e:"+q.id)
-			ex.Args = append(append(ex.Args, strconv.Itoa(len(q.args))), q.args...)
+			if q.ns != ns || b == "" {
+				ns, b = q.ns, j.base(q.ns)
+				m, x = b+"m", b+"x"
+			}
+			ex.Keys = append(ex.Keys, m, x, b+"t:"+q.id)
+			ex.Args = append(ex.Args, q.args[:]...)
 			size += int64(len(q.args[2]))
 		}
 		execs, calls = append(execs, ex), append(calls, part)
@@ -389,22 +448,6 @@ func (j *Redis) flush(batch []queued) {
 		}
 		written += len(calls[i])
 		j.evicted.Add(uint64(max(n, 0)))
-		for _, q := range calls[i] {
-			changed[q.ns] = true
-		}
-	}
-	// One message per namespace changed by the batch.
-	if len(changed) > 0 {
-		cmds := make(rueidis.Commands, 0, len(changed))
-		for ns := range changed {
-			cmds = append(cmds, j.c.B().Publish().Channel(j.channel()).Message(ns).Build())
-		}
-		for _, r := range j.c.DoMulti(ctx, cmds...) {
-			if err := r.Error(); err != nil {
-				j.drop(0, redisstore.Classify("journal publish", err))
-				break
-			}
-		}
 	}
 	j.queuedBytes.Add(-size)
 	j.recorded.Add(uint64(written))
@@ -565,13 +608,20 @@ func (j *Redis) List(ctx context.Context, ns string, limit int) ([]Summary, erro
 	}
 	cmds := make(rueidis.Commands, len(ids))
 	for i, id := range ids {
-		cmds[i] = j.c.B().Hgetall().Key(b + "s:" + id).Build()
+		cmds[i] = j.c.B().Hmget().Key(b + "t:" + id).Field(summaryFields[:]...).Build()
 	}
 	out := make([]Summary, 0, len(ids))
+	m := make(map[string]string, len(summaryFields))
 	for _, r := range j.c.DoMulti(ctx, cmds...) {
-		m, err := r.AsStrMap()
+		vs, err := r.ToArray()
 		if err != nil {
 			return nil, redisstore.Classify("journal list", err)
+		}
+		clear(m)
+		for i, v := range vs {
+			if s, err := v.ToString(); err == nil && i < len(summaryFields) {
+				m[summaryFields[i]] = s
+			}
 		}
 		if s, _, ok := summaryOf(m); ok {
 			out = append(out, s)
@@ -585,12 +635,7 @@ func (j *Redis) Get(ctx context.Context, ns, id string) (Entry, bool, error) {
 	ctx, cancel := j.ctx(ctx)
 	defer cancel()
 	b := j.base(ns)
-	rs := j.c.DoMulti(ctx, j.c.B().Hgetall().Key(b+"s:"+id).Build(), j.c.B().Lrange().Key(b+"e:"+id).Start(0).Stop(-1).Build())
-	m, err := rs[0].AsStrMap()
-	if err != nil {
-		return Entry{}, false, redisstore.Classify("journal entry", err)
-	}
-	recs, err := rs[1].AsStrSlice()
+	m, err := j.c.Do(ctx, j.c.B().Hgetall().Key(b+"t:"+id).Build()).AsStrMap()
 	if err != nil {
 		return Entry{}, false, redisstore.Classify("journal entry", err)
 	}
@@ -598,8 +643,25 @@ func (j *Redis) Get(ctx context.Context, ns, id string) (Entry, bool, error) {
 	if !ok {
 		return Entry{}, false, nil
 	}
-	out := Entry{Summary: s, Dropped: dropped, Events: make([]Event, 0, len(recs))}
-	for _, r := range recs {
+	// The events are the first ("0") and those from "lo" up to "hi".
+	lo, hi := 1, 1 // unset while the transaction has one event
+	if v, ok := m["lo"]; ok {
+		lo, _ = strconv.Atoi(v)
+	}
+	if v, ok := m["hi"]; ok {
+		hi, _ = strconv.Atoi(v)
+	}
+	idx := make([]int, 0, 1+max(hi-lo, 0))
+	idx = append(idx, 0)
+	for i := max(lo, 1); i < hi && len(idx) < j.opt.MaxEvents+1; i++ {
+		idx = append(idx, i)
+	}
+	out := Entry{Summary: s, Dropped: dropped, Events: make([]Event, 0, len(idx))}
+	for _, i := range idx {
+		r, ok := m[strconv.Itoa(i)]
+		if !ok {
+			continue
+		}
 		e, err := decodeRecord([]byte(r))
 		if err != nil {
 			out.Dropped++ // a record of another version: shown as dropped, not as an error
@@ -611,11 +673,78 @@ func (j *Redis) Get(ctx context.Context, ns, id string) (Entry, bool, error) {
 	return out, true, nil
 }
 
+// summaryFields are the fields of a transaction's hash that List reads:
+// every one but its events.
+var summaryFields = [...]string{"S", "u", "st", "sr", "cc", "eci", "le", "ne", "nq", "sc", "fb", "ver", "pan",
+	"bin", "sch", "chn", "mn", "amt", "cur", "ref", "ls", "dr"}
+
+// appendSummary appends the summary fields ev sets, each as its name,
+// "=", the length of its value in decimal, ":" and the value: the id and
+// the time as the creation ("c"), then those the event knows (an empty
+// one keeps the earlier value), and those that always follow the latest
+// event. The first event's are kept packed in the field S; a later
+// event's are set one by one over them (but id and c).
+func appendSummary(b []byte, ev emulator.Event) []byte {
+	t := ev.Transaction
+	field := func(b []byte, k, v string) []byte {
+		b = append(b, k...)
+		b = append(b, '=')
+		b = strconv.AppendInt(b, int64(len(v)), 10)
+		b = append(b, ':')
+		return append(b, v...)
+	}
+	b = appendTimeField(append(b, "c=19:"...), ev.Time)
+	b = field(b, "id", t.ThreeDSServerTransID)
+	b = field(b, "sr", t.StatusReason)
+	b = field(b, "cc", t.ChallengeCancel)
+	b = field(b, "le", string(ev.Kind))
+	for _, f := range [...]struct{ k, v string }{
+		{"st", t.Status}, {"eci", t.ECI}, {"sc", t.ScenarioID}, {"ver", t.Version}, {"pan", t.MaskedPAN},
+		{"bin", t.CardBIN}, {"sch", t.CardScheme}, {"chn", t.CardholderName}, {"mn", t.MerchantName},
+		{"amt", t.Amount}, {"cur", t.Currency}, {"ref", t.ExternalReferenceID},
+	} {
+		if f.v != "" {
+			b = field(b, f.k, f.v)
+		}
+	}
+	if ev.Kind == emulator.EventLookup {
+		b = field(b, "ls", t.Status)
+		b = field(b, "fb", strconv.FormatBool(t.Fallback))
+	}
+	return b
+}
+
+// unpackSummary adds to m the fields packed in s (see appendSummary) that
+// m does not hold: those set one by one since override them. It stops at
+// the first malformed field.
+func unpackSummary(m map[string]string, s string) {
+	for s != "" {
+		k, rest, ok := strings.Cut(s, "=")
+		if !ok {
+			return
+		}
+		ls, rest, ok := strings.Cut(rest, ":")
+		n, err := strconv.Atoi(ls)
+		if !ok || err != nil || n < 0 || n > len(rest) {
+			return
+		}
+		if _, set := m[k]; !set {
+			m[k] = rest[:n]
+		}
+		s = rest[n:]
+	}
+}
+
 // summaryOf reads a summary hash; false when it is empty (no such
 // transaction, or expired).
 func summaryOf(m map[string]string) (Summary, int, bool) {
+	unpackSummary(m, m["S"])
 	if m["id"] == "" {
 		return Summary{}, 0, false
+	}
+	// A counter is unset while it holds its first value.
+	if _, ok := m["ne"]; !ok {
+		m["ne"] = "1"
 	}
 	num := func(k string) int { n, _ := strconv.Atoi(m[k]); return n }
 	tm := func(k string) time.Time {

@@ -1,0 +1,121 @@
+package journal_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/redis/rueidis"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/redisstore"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/redisstore/redistest"
+	"github.com/threeds-sandbox/threeds-sandbox/web/journal"
+)
+
+// redisCPU is the CPU time redis-server has used, from INFO cpu.
+func redisCPU(b *testing.B, c rueidis.Client) time.Duration {
+	b.Helper()
+	info, err := c.Do(context.Background(), c.B().Info().Section("cpu").Build()).ToString()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var total float64
+	for _, line := range strings.Split(info, "\r\n") {
+		k, v, ok := strings.Cut(line, ":")
+		if ok && (k == "used_cpu_sys" || k == "used_cpu_user") {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				b.Fatal(err)
+			}
+			total += f
+		}
+	}
+	return time.Duration(total * float64(time.Second))
+}
+
+// selfCPU is the CPU time this process has used.
+func selfCPU(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkRedisRecord records lookups as the load benchmark sends them
+// (each a new transaction of one of four tokens, with its request body
+// and answer) and reports the Redis CPU each costs besides the time the
+// journal takes in the process.
+func BenchmarkRedisRecord(b *testing.B) {
+	srv := redistest.Start(b, redistest.Options{})
+	c, err := redisstore.Connect(context.Background(), srv.URL, time.Second, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	body, err := os.ReadFile("../../emulator/wire/testdata/lookup.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	j, err := journal.NewRedis(c, journal.RedisOptions{Prefix: "bench:", MaxAge: time.Hour, Timeout: 5 * time.Second})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer j.Close()
+	events := make([]emulator.Event, 4096)
+	for i := range events {
+		id := fmt.Sprintf("8a880dc0-d2d2-4067-bcb1-%012d", i)
+		events[i] = emulator.Event{
+			Namespace: fmt.Sprintf("token-%d", i%4), Kind: emulator.EventLookup, Time: time.Now(), Detail: "pass -> Y",
+			Request: body,
+			Transaction: emulator.Summary{ThreeDSServerTransID: id, ExternalReferenceID: "ORD-1", ScenarioID: "visa-frictionless",
+				MaskedPAN: "400000******1091", CardBIN: "400000", CardScheme: "VISA", Version: "2.2.0", Status: "Y", ECI: "05",
+				CardholderName: "Jane Doe", MerchantName: "Example Shop", Amount: "129.99", Currency: "EUR"},
+			Lookup: &emulator.LookupResponse{Status: "Y", ThreeDSServerTransID: id, ECI: "05"},
+		}
+	}
+	ctx := context.Background()
+	// Fill the namespaces to their bounds first: each event then evicts.
+	for i := range 1000 {
+		ev := events[i%len(events)]
+		ev.Transaction.ThreeDSServerTransID = "warm-" + strconv.Itoa(i)
+		j.Record(ctx, ev)
+	}
+	if err := j.Flush(ctx); err != nil {
+		b.Fatal(err)
+	}
+	cpu0, self0 := redisCPU(b, c), selfCPU(b)
+	b.ResetTimer()
+	for i := range b.N {
+		ev := events[i%len(events)]
+		ev.Transaction.ThreeDSServerTransID = ev.Transaction.ThreeDSServerTransID + strconv.Itoa(i)
+		j.Record(ctx, ev)
+		if i%512 == 511 {
+			if err := j.Flush(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	if err := j.Flush(ctx); err != nil {
+		b.Fatal(err)
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(redisCPU(b, c)-cpu0)/float64(time.Microsecond)/float64(b.N), "redis-µs/event")
+	b.ReportMetric(float64(selfCPU(b)-self0)/float64(time.Microsecond)/float64(b.N), "cpu-µs/event")
+	if f := os.Getenv("JOURNAL_BENCH_STATS"); f != "" {
+		// Where Redis spent its time, for a closer look.
+		info, _ := c.Do(ctx, c.B().Info().Section("commandstats").Build()).ToString()
+		if err := os.WriteFile(f, []byte(fmt.Sprintf("N=%d\n%s", b.N, info)), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if st := j.Stats(); st.Dropped > 0 {
+		b.Fatalf("%d events dropped", st.Dropped)
+	}
+}
