@@ -318,10 +318,11 @@ type ddcLink struct {
 type ddcFlag uint8
 
 const (
-	ddcLinked   ddcFlag = iota // continues a collection, as sent
-	ddcUnknown                 // names no collection of the token
-	ddcReused                  // names a collection an earlier lookup used
-	ddcDisagree                // continues a collection; the Requestor's threeDSCompInd differs
+	ddcLinked    ddcFlag = iota // continues a collection, as sent
+	ddcUnknown                  // names no collection of the token
+	ddcReused                   // names a collection an earlier lookup used
+	ddcOtherCard                // names a collection made for another card
+	ddcDisagree                 // continues a collection; the Requestor's threeDSCompInd differs
 )
 
 // detail says in words how the lookup took its ddcId.
@@ -334,6 +335,8 @@ func (l ddcLink) detail() string {
 		return "the ddcId names no device data collection of this token: new transaction, threeDSCompInd as sent (U when absent)"
 	case ddcReused:
 		return "the ddcId names a device data collection an earlier lookup used: new transaction, threeDSCompInd as sent (U when absent)"
+	case ddcOtherCard:
+		return "the ddcId names a device data collection made for another card: new transaction, threeDSCompInd as sent (U when absent)"
 	}
 	d := "continues device data collection " + l.ddcID + ", threeDSCompInd " + l.compInd
 	if l.flag == ddcDisagree {
@@ -355,10 +358,18 @@ func (e *Engine) linkCollection(ctx context.Context, ns string, req LookupReques
 	if !strings.HasPrefix(req.DDCID, DDCPrefix) {
 		return e.strictDDC(unknown, req.DDCID, false)
 	}
-	t, reused, err := e.markCollectionUsed(ctx, ns, req.DDCID, req.ThreeDSCompInd)
+	t, reused, err := e.markCollectionUsed(ctx, ns, req.DDCID, req.ThreeDSCompInd, req.Card.CardNumber)
 	switch {
 	case errors.Is(err, ErrNotFound):
 		return e.strictDDC(unknown, req.DDCID, false)
+	case errors.Is(err, errOtherCard):
+		unknown.flag = ddcOtherCard
+		if e.cfg.StrictDDC {
+			return ddcLink{}, NewError(CodeTransactionState, "305",
+				fmt.Sprintf("ddcId %q was made for card %s, not this lookup's card: collect again for this card (strict ddcId checking is on)", req.DDCID, t.MaskedPAN()),
+				"card.cardNumber,ddcId")
+		}
+		return unknown, nil
 	case err != nil:
 		return ddcLink{}, fmt.Errorf("lookup: device data collection %s: %w", req.DDCID, err)
 	case reused:
@@ -374,12 +385,18 @@ func (e *Engine) linkCollection(ctx context.Context, ns string, req LookupReques
 	return link, nil
 }
 
+// errOtherCard is markCollectionUsed's refusal of a collection made for
+// another card than the lookup's.
+var errOtherCard = errors.New("device data collection made for another card")
+
 // markCollectionUsed settles threeDSCompInd on the collection stored
 // under ddcID and marks it used, in one Update; reused reports a
-// collection an earlier lookup used (left unchanged). It is a function of
-// its own so that the closure's captures cost a lookup without a
-// collection nothing.
-func (e *Engine) markCollectionUsed(ctx context.Context, ns, ddcID, sent string) (t Transaction, reused bool, err error) {
+// collection an earlier lookup used (left unchanged), errOtherCard one
+// made for another card (left unchanged, and returned so its masked
+// card can be named). It is a function of its own so that the closure's
+// captures cost a lookup without a collection nothing.
+func (e *Engine) markCollectionUsed(ctx context.Context, ns, ddcID, sent, pan string) (t Transaction, reused bool, err error) {
+	var other Transaction
 	t, err = e.store.Update(ctx, ddcID, func(t *Transaction) error {
 		if t.Namespace != ns || t.Phase != PhaseMethod {
 			return ErrNotFound
@@ -387,11 +404,26 @@ func (e *Engine) markCollectionUsed(ctx context.Context, ns, ddcID, sent string)
 		if reused = t.Method.CompInd != ""; reused {
 			return nil
 		}
+		if !sameCard(*t, pan) {
+			other = *t
+			return errOtherCard
+		}
 		t.Method.CompInd = settledCompInd(t.Method)
 		t.Method.RequestorCompInd = sent
 		return nil
 	})
+	if errors.Is(err, errOtherCard) {
+		return other, false, err
+	}
 	return t, reused, err
+}
+
+// sameCard reports whether pan is the card a transaction was made for,
+// as far as the transaction keeps it: its BIN, length and last four
+// digits (no full card number is stored).
+func sameCard(t Transaction, pan string) bool {
+	return len(pan) == int(t.PANLength) && len(pan) >= 4 &&
+		pan[:min(6, len(pan))] == t.CardBIN && pan[len(pan)-4:] == string(t.PANLast4[:])
 }
 
 // strictDDC refuses an unknown or reused ddcId under --strict-ddc, and

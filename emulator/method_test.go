@@ -197,6 +197,35 @@ func TestLookupDDCID(t *testing.T) {
 			t.Errorf("%v, want 305", err)
 		}
 	})
+	t.Run("another card's ddcId is a new transaction, flagged; the collection stays open", func(t *testing.T) {
+		f := newFixture(t)
+		c := f.collect(card)
+		const other = "4000000000009433" // same BIN and length, other last four
+		resp := f.lookup(other, func(r *emulator.LookupRequest) { r.DDCID = c.DDCID })
+		if resp.ThreeDSServerTransID == c.ThreeDSServerTransID {
+			t.Fatalf("another card's lookup continued collection %s", c.ThreeDSServerTransID)
+		}
+		if ev := f.events.last(resp.ThreeDSServerTransID); !strings.Contains(ev.Detail, "made for another card") {
+			t.Errorf("detail %q", ev.Detail)
+		}
+		if own := f.lookup(card, func(r *emulator.LookupRequest) { r.DDCID = c.DDCID }); own.ThreeDSServerTransID != c.ThreeDSServerTransID {
+			t.Errorf("the card's own lookup after it: %s, want the collection's %s", own.ThreeDSServerTransID, c.ThreeDSServerTransID)
+		}
+	})
+	t.Run("strict refuses another card's ddcId, naming the masked card", func(t *testing.T) {
+		f := newFixture(t, strict)
+		c := f.collect(card)
+		req := f.request("4000000000009433")
+		req.DDCID = c.DDCID
+		_, err := f.Lookup(context.Background(), ns, req, emulator.APICall{})
+		e, ok := emulator.AsError(err)
+		if !ok || e.EMVCode != "305" || e.Detail != "card.cardNumber,ddcId" || !strings.Contains(e.Message, "400000******9409") {
+			t.Errorf("%v, want 305 naming 400000******9409 and card.cardNumber,ddcId", err)
+		}
+		if strings.Contains(err.Error(), card) {
+			t.Errorf("the error carries the full card number: %v", err)
+		}
+	})
 	t.Run("method completing after the lookup shows in the enquiry", func(t *testing.T) {
 		f := newFixture(t)
 		c := f.collect("4000000000009417")
