@@ -213,6 +213,29 @@ func TestLookupStrictDDC(t *testing.T) {
 	}
 }
 
+// TestLookupOtherCardDDC: a collection continues only its own card's
+// lookup over HTTP; another card's is a new transaction, or 409/305
+// under --strict-ddc.
+func TestLookupOtherCardDDC(t *testing.T) {
+	for _, strict := range []bool{false, true} {
+		e := newEnv(t, func(o *envOptions) { o.strictDDC = strict })
+		c := e.ddc("tok", ddcBody("4000000000009409"))
+		other := e.lookup("tok", lookupBody(t, "4000000000009433", func(b map[string]any) { b["ddcId"] = c.str("ddcId") }))
+		if strict {
+			checkErrorBody(t, other, http.StatusConflict, "305")
+			if other.emv("emvErrorDetail") != "card.cardNumber,ddcId" || !strings.Contains(other.str("error"), "400000******9409") {
+				t.Errorf("strict: %s", other.Raw)
+			}
+		} else if other.Status != http.StatusOK || other.str("threeDsServerTransId") == c.str("threeDsServerTransId") {
+			t.Errorf("lenient: another card's lookup %s", other.Raw)
+		}
+		own := e.lookup("tok", lookupBody(t, "4000000000009409", func(b map[string]any) { b["ddcId"] = c.str("ddcId") }))
+		if own.Status != http.StatusOK || own.str("threeDsServerTransId") != c.str("threeDsServerTransId") {
+			t.Errorf("strict=%v: the card's own lookup after it: %s", strict, own.Raw)
+		}
+	}
+}
+
 // TestLookupThreeDSCompInd checks the lookup's threeDSCompInd field.
 func TestLookupThreeDSCompInd(t *testing.T) {
 	e := newEnv(t)
