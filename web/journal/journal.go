@@ -80,7 +80,7 @@ type Memory struct {
 	all     *list.List // of *entry, oldest first, across namespaces
 	seq     uint64     // bumped on every change; versions are taken from it
 	bytes   int64      // the size of every entry, as entry.size counts it
-	waiters map[string]chan struct{}
+	waiters watchers
 
 	recorded, dropped, evicted atomic.Uint64
 }
@@ -130,7 +130,7 @@ func NewMemory(opt Options) *Memory {
 		opt:     opt.withDefaults(),
 		spaces:  map[string]*space{},
 		all:     list.New(),
-		waiters: map[string]chan struct{}{},
+		waiters: newWatchers(opt.Total),
 	}
 }
 
@@ -246,10 +246,7 @@ func (j *Memory) changed(ns string) {
 	if sp := j.spaces[ns]; sp != nil {
 		sp.version = j.seq
 	}
-	if ch, ok := j.waiters[ns]; ok {
-		close(ch)
-		delete(j.waiters, ns)
-	}
+	j.waiters.wake(ns)
 }
 
 // List returns the summaries of the most recent transactions of ns,
@@ -322,18 +319,7 @@ func (j *Memory) Version(_ context.Context, ns string) (uint64, error) {
 func (j *Memory) Changed(ns string) <-chan struct{} {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	ch, ok := j.waiters[ns]
-	if !ok {
-		if len(j.waiters) >= j.opt.Total {
-			for k, w := range j.waiters {
-				close(w)
-				delete(j.waiters, k)
-			}
-		}
-		ch = make(chan struct{})
-		j.waiters[ns] = ch
-	}
-	return ch
+	return j.waiters.changed(ns)
 }
 
 // Bytes returns about how many bytes the journal's transactions take: the

@@ -108,7 +108,7 @@ type Redis struct {
 	subDone   chan struct{}
 
 	mu      sync.Mutex
-	waiters map[string]chan struct{}
+	waiters watchers
 
 	// head are the first arguments of every recordScript call.
 	head [6]string
@@ -159,7 +159,7 @@ func NewRedis(c rueidis.Client, opt RedisOptions) (*Redis, error) {
 		done:    make(chan struct{}),
 		stopSub: stop,
 		subDone: make(chan struct{}),
-		waiters: map[string]chan struct{}{},
+		waiters: newWatchers(opt.Total),
 	}
 	j.head = [6]string{strconv.Itoa(opt.MaxEvents), strconv.Itoa(opt.PerNamespace),
 		strconv.FormatInt(opt.MaxBytesPerNamespace, 10), strconv.FormatInt(opt.MaxAge.Milliseconds(), 10),
@@ -533,22 +533,18 @@ func (j *Redis) listen(ctx context.Context) {
 	}
 }
 
+// wake wakes the watchers of ns.
 func (j *Redis) wake(ns string) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if ch, ok := j.waiters[ns]; ok {
-		close(ch)
-		delete(j.waiters, ns)
-	}
+	j.waiters.wake(ns)
 }
 
+// wakeAll wakes every watcher: a change may have been missed.
 func (j *Redis) wakeAll() {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	for k, ch := range j.waiters {
-		close(ch)
-		delete(j.waiters, k)
-	}
+	j.waiters.wakeAll()
 }
 
 // Changed returns a channel closed when Redis publishes a change of ns
@@ -556,18 +552,7 @@ func (j *Redis) wakeAll() {
 func (j *Redis) Changed(ns string) <-chan struct{} {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	ch, ok := j.waiters[ns]
-	if !ok {
-		if len(j.waiters) >= j.opt.Total {
-			for k, w := range j.waiters {
-				close(w)
-				delete(j.waiters, k)
-			}
-		}
-		ch = make(chan struct{})
-		j.waiters[ns] = ch
-	}
-	return ch
+	return j.waiters.changed(ns)
 }
 
 func (j *Redis) ctx(ctx context.Context) (context.Context, context.CancelFunc) {
