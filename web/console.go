@@ -107,15 +107,21 @@ func origin(raw string) string {
 	return u.Scheme + "://" + u.Host
 }
 
+// consoleHeaders sets the security headers of the console's pages and of
+// the front door: they may not be framed, and nothing is cached.
+func consoleHeaders(h http.Header) {
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Cache-Control", "no-store")
+}
+
 // protect applies the console's basic authentication, when configured,
 // and its security headers: the console may not be framed.
 func (c *console) protect(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
-		h.Set("X-Frame-Options", "DENY")
-		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("Referrer-Policy", "no-referrer")
-		h.Set("Cache-Control", "no-store")
+		consoleHeaders(h)
 		if c.auth != nil && !c.auth.allow(r) {
 			h.Set("WWW-Authenticate", `Basic realm="3-D Secure sandbox console", charset="UTF-8"`)
 			h.Set("Content-Type", "text/plain; charset=utf-8")

@@ -38,9 +38,7 @@ type LandingReadme struct {
 // behind --console-auth: it shows nothing /scenarios does not.
 func (c *console) handleLanding(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
-	h.Set("X-Frame-Options", "DENY")
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Referrer-Policy", "no-referrer")
+	consoleHeaders(h)
 	h.Set("Vary", "Accept")
 	entries := Catalogue(c.s.cfg.Engine.Catalogue(), c.s.cfg.Engine.Schemes())
 	links := c.landingLinks()
@@ -69,7 +67,6 @@ func (c *console) handleLanding(w http.ResponseWriter, r *http.Request) {
 		p.Cards += len(g.Cards)
 	}
 	nonce := newNonce()
-	h.Set("Cache-Control", "no-store")
 	c.render(w, r, http.StatusOK, templates.PageLanding, nonce, cspOptions{}, templates.Landing{
 		Nonce:     nonce,
 		Base:      c.base,

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -145,15 +146,15 @@ func (r *replicaProcess) tail(n int) string {
 	return strings.Join(lines, "\n")
 }
 
-// rawCall sends a JSON body with the test token and returns the status
-// and the answer. Unlike call, it fails no test: goroutines use it.
-func rawCall(client *http.Client, method, u string, body []byte) (int, []byte, error) {
-	req, err := http.NewRequest(method, u, bytes.NewReader(body))
+// post sends a JSON body to u with token and returns the status and the
+// answer. Unlike call, it fails no test: goroutines use it.
+func post(ctx context.Context, client *http.Client, u, token string, body []byte) (int, []byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
 	if err != nil {
 		return 0, nil, err
 	}
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer "+testToken)
+	req.Header.Set("Authorization", "Bearer "+token)
 	resp, err := client.Do(req)
 	if err != nil {
 		return 0, nil, err
@@ -312,7 +313,7 @@ func TestReplicasBehindNginx(t *testing.T) {
 			defer wg.Done()
 			d := decision{action: actions[i%len(actions)]}
 			<-startLine
-			d.status, d.body, d.err = rawCall(client, http.MethodPost, lb.URL+"/challenge/"+race.ServerTransID, []byte(`{"action":"`+d.action+`"}`))
+			d.status, d.body, d.err = post(context.Background(), client, lb.URL+"/challenge/"+race.ServerTransID, testToken, []byte(`{"action":"`+d.action+`"}`))
 			decisions[i] = d
 		}()
 	}
@@ -375,7 +376,7 @@ func TestReplicasBehindNginx(t *testing.T) {
 			defer trafficWG.Done()
 			for attempts.Add(1) <= 400 && time.Now().Before(deadline) {
 				sent := time.Now().UnixNano()
-				status, body, err := rawCall(client, http.MethodPost, lb.URL+"/authentication/brw", frictionless)
+				status, body, err := post(context.Background(), client, lb.URL+"/authentication/brw", testToken, frictionless)
 				answered := time.Now().UnixNano()
 				var r struct {
 					ID string `json:"threeDsServerTransId"`
@@ -424,7 +425,7 @@ func TestReplicasBehindNginx(t *testing.T) {
 		t.Helper()
 		var missing []string
 		for _, id := range ids {
-			status, body, err := rawCall(client, http.MethodPost, base+"/enquiry/", mustJSON(t, map[string]string{"threeDsServerTransId": id}))
+			status, body, err := post(context.Background(), client, base+"/enquiry/", testToken, mustJSON(t, map[string]string{"threeDsServerTransId": id}))
 			if err != nil || status != http.StatusOK || !bytes.Contains(body, []byte(`"transactionStatus":"Y"`)) {
 				missing = append(missing, fmt.Sprintf("%s: %d %v %.120s", id, status, err, body))
 			}
@@ -487,7 +488,7 @@ func TestReplicasBehindNginx(t *testing.T) {
 	} {
 		for _, base := range []string{lb.URL, replicas[0].URL, replicas[1].URL, replicas[2].URL} {
 			sent := time.Now()
-			status, body, err := rawCall(client, http.MethodPost, base+tt.path, tt.body)
+			status, body, err := post(context.Background(), client, base+tt.path, testToken, tt.body)
 			took := time.Since(sent)
 			slowest = max(slowest, took)
 			if err != nil {
