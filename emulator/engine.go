@@ -256,13 +256,8 @@ func (e *Engine) newTransaction(ns string, req LookupRequest, sc *scenarios.Scen
 		ExternalReferenceID:  strings.Clone(req.ExternalReferenceID),
 		CreatedAt:            e.now(),
 		ScenarioID:           sc.ID,
-		CardScheme:           e.cfg.Schemes.Scheme(pan),
-		CardBIN:              strings.Clone(pan[:min(6, len(pan))]),
-		PANLength:            uint8(min(len(pan), 255)),
 	}
-	if len(pan) >= 4 {
-		copy(t.PANLast4[:], pan[len(pan)-4:])
-	}
+	t.setCard(pan, e.cfg.Schemes.Scheme(pan))
 	acs := e.acs.lookup(t.CardBIN)
 	t.ACSReferenceNumber, t.ACSOperatorID = acs.ReferenceNumber, acs.OperatorID
 

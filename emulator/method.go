@@ -133,9 +133,6 @@ func (e *Engine) Collect(ctx context.Context, ns string, req DDCRequest, call AP
 		ExternalReferenceID:  strings.Clone(req.ExternalReferenceID),
 		CreatedAt:            now,
 		ScenarioID:           sc.ID,
-		CardScheme:           e.cfg.Schemes.Scheme(pan),
-		CardBIN:              strings.Clone(pan[:min(6, len(pan))]),
-		PANLength:            uint8(min(len(pan), 255)),
 		Phase:                PhaseMethod,
 		Method: MethodState{
 			DDCID:           DDCPrefix + id,
@@ -144,9 +141,7 @@ func (e *Engine) Collect(ctx context.Context, ns string, req DDCRequest, call AP
 			RequestedAt:     now,
 		},
 	}
-	if len(pan) >= 4 {
-		copy(t.PANLast4[:], pan[len(pan)-4:])
-	}
+	t.setCard(pan, e.cfg.Schemes.Scheme(pan))
 	if m := sc.Method; m != nil {
 		t.Method.Available, t.Method.Duration = m.Available, m.Duration
 	}
@@ -422,8 +417,9 @@ func (e *Engine) markCollectionUsed(ctx context.Context, ns, ddcID, sent, pan st
 // as far as the transaction keeps it: its BIN, length and last four
 // digits (no full card number is stored).
 func sameCard(t Transaction, pan string) bool {
-	return len(pan) == int(t.PANLength) && len(pan) >= 4 &&
-		pan[:min(6, len(pan))] == t.CardBIN && pan[len(pan)-4:] == string(t.PANLast4[:])
+	var c Transaction
+	c.setCard(pan, "")
+	return len(pan) >= 4 && c.PANLength == t.PANLength && c.CardBIN == t.CardBIN && c.PANLast4 == t.PANLast4
 }
 
 // strictDDC refuses an unknown or reused ddcId under --strict-ddc, and

@@ -98,6 +98,17 @@ type MethodState struct {
 	RequestedAt, StartedAt, CompletedAt time.Time
 }
 
+// setCard keeps what a transaction may know of card number pan: its
+// scheme, BIN, length and last four digits, never the whole number.
+func (t *Transaction) setCard(pan, scheme string) {
+	t.CardScheme = scheme
+	t.CardBIN = strings.Clone(pan[:min(6, len(pan))])
+	t.PANLength = uint8(min(len(pan), 255))
+	if len(pan) >= 4 {
+		copy(t.PANLast4[:], pan[len(pan)-4:])
+	}
+}
+
 // MaskedPAN shows the card number with only its BIN and last four digits.
 func (t Transaction) MaskedPAN() string {
 	n := int(t.PANLength)
