@@ -141,7 +141,12 @@ func (j *Memory) Record(_ context.Context, ev emulator.Event) {
 	if ev.Namespace == "" || id == "" {
 		return
 	}
-	e := newEvent(ev) // encoded outside the lock
+	j.add(ev, newEvent(ev)) // encoded outside the lock
+}
+
+// add keeps e, the stored form of ev.
+func (j *Memory) add(ev emulator.Event, e Event) {
+	id := ev.Transaction.ThreeDSServerTransID
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	sp := j.spaces[ev.Namespace]

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -32,9 +34,6 @@ const (
 	// batchLinger is how long the writer waits for more events after the
 	// first of a batch.
 	batchLinger = time.Millisecond
-	// eventsPerCall is the most events one script call applies, which
-	// bounds how long Redis is busy with one call (about 50 us an event).
-	eventsPerCall = 32
 )
 
 // RedisOptions configure a journal kept in Redis.
@@ -45,8 +44,8 @@ type RedisOptions struct {
 	Options
 	// Prefix is put before every key, as for the transaction store.
 	Prefix string
-	// MaxAge is how long a namespace's journal and each transaction in it
-	// are kept after their last event (the store's --store-max-age).
+	// MaxAge is how long a namespace's journal is kept after its last
+	// event (the store's --store-max-age).
 	MaxAge time.Duration
 	// Timeout bounds each call to Redis.
 	Timeout time.Duration
@@ -58,39 +57,48 @@ type RedisOptions struct {
 	Logger *slog.Logger
 }
 
-// Redis is the journal shared by replicas over Redis. Recording never
-// waits for Redis: an event is encoded and queued, and one writer sends
-// the queue in pipelined batches of Lua calls, each of which applies up to
-// 32 events, each atomically (the summary merged, the history appended,
-// the bounds enforced), then, once per namespace of the call, evicts the
-// oldest transactions beyond the bounds together, bumps the version and
-// publishes the change. When the queue is full or Redis fails, events are
-// dropped, counted and logged at most every ten seconds; the API does not
-// notice. The console's reads go to Redis and return its errors (wrapping
-// emulator.ErrUnavailable when it cannot be reached).
+// Redis is the journal shared by replicas over Redis. It keeps each
+// namespace as two capped streams, written without a script: the events
+// that open a transaction (its lookup or its collection) and the later
+// ones. Reads fold the streams into transactions as the in-memory journal
+// would have kept them, with the same bounds.
+//
+// Recording never waits for Redis: an event is encoded and queued, and one
+// writer sends the queue in pipelined batches, each namespace's part in one
+// MULTI: an XADD per event with its size in a list, the namespace's bytes
+// counted, its version
+// bumped, its keys' TTL renewed, and the change published. Only when a
+// namespace then holds more than its bounds does the writer call a script
+// that trims it, which happens once per eighth of its bytes or of its
+// transactions, not per event. When the queue is full or Redis fails,
+// events are dropped, counted and logged at most every ten seconds; the API
+// does not notice. The console's reads go to Redis and return its errors
+// (wrapping emulator.ErrUnavailable when it cannot be reached).
 //
 // Keys, under Prefix + "j:" + namespace + ":" (every one with a TTL of
-// MaxAge, renewed by each event of the namespace or the transaction; a
-// transaction that expired while its namespace lives on is skipped by
-// List, and its bytes count until it is evicted, oldest first):
+// MaxAge, renewed by each event of the namespace):
 //
-//	m       hash: "v" the version, "b" the bytes held, "z:{id}" each transaction's bytes
-//	x       sorted set of transaction ids by creation time
-//	t:{id}  hash: the transaction, one key for its summary and its events
+//	o  stream of the opening events (kinds lookup and ddc)
+//	s  stream of the later events
+//	m  hash: "v" the version, "b" the bytes the streams hold
+//	d  hash: per transaction, how many of its events ("n:{id}") and of
+//	   its enquiries ("q:{id}") the bounds dropped
+//	zo list: per entry of o, oldest first, "size:id"
+//	zs list: per entry of s, oldest first, "size:q:id" (q 1 for an enquiry)
 //
-// A transaction's hash holds its first event's summary fields packed in
-// "S" (see appendSummary), with "u" the time of its latest event; a later
-// event sets its own summary fields one by one over those packed, and
-// counts in "ne", "nq" and "dr" (unset while they hold their first value:
-// 1, 0, 0). Its events are records (see appendRecord) in fields "0" (the
-// first, never dropped) and "lo" up to "hi" excluded (both 1 while unset):
-// the oldest but the first are dropped beyond the bounds. A new
-// transaction thus costs one key and one HSET of three fields, and its
-// eviction one field of an UNLINK shared by the call.
+// Every entry has the fields "i" (the transaction id), "s" (the summary
+// fields the event sets, see appendSummary) and "r" (the event, see
+// appendRecord); its size is the bytes of their values. The lists let the
+// trim count what it drops without reading the streams. It keeps at most
+// twice PerNamespace openings (a transaction collected, then looked up,
+// opens twice); beyond MaxBytesPerNamespace it drops the oldest later
+// events, counted in d, then the oldest openings; down to seven eighths of
+// the bytes. A transaction is shown while its opening is held: the later
+// events of one whose opening is gone are not, and go in their turn.
 //
 // A change of namespace ns is published on Prefix + "j:changed" with ns as
-// the message. The script builds the keys of the transactions it evicts,
-// so the journal wants a single Redis (not a cluster), like the store.
+// the message. The script builds no key names, but the journal wants a
+// single Redis (not a cluster), like the store.
 type Redis struct {
 	c     rueidis.Client
 	opt   RedisOptions
@@ -110,8 +118,9 @@ type Redis struct {
 	mu      sync.Mutex
 	waiters watchers
 
-	// head are the first arguments of every recordScript call.
-	head [6]string
+	// maxOpen is how many openings a namespace keeps, trimAt how many it
+	// may hold before it is trimmed.
+	maxOpen, trimAt int64
 }
 
 var (
@@ -121,8 +130,26 @@ var (
 
 // queued is one event waiting to be written.
 type queued struct {
-	ns, id string
-	args   [6]string // the event's ARGV of recordScript
+	ns, id           string
+	opening, enquiry bool
+	sum, rec         string // the entry's fields "s" and "r"
+}
+
+// size is what the entry takes in the namespace's bytes.
+func (q *queued) size() int64 { return int64(len(q.id) + len(q.sum) + len(q.rec)) }
+
+// item describes the entry in its stream's list of sizes: "size:id" for
+// an opening, "size:q:id" for a later event, q 1 for an enquiry.
+func (q *queued) item() string {
+	b := strconv.AppendInt(make([]byte, 0, 24+len(q.id)), q.size(), 10)
+	b = append(b, ':')
+	if !q.opening {
+		b = append(b, '0', ':')
+		if q.enquiry {
+			b[len(b)-2] = '1'
+		}
+	}
+	return string(append(b, q.id...))
 }
 
 // NewRedis returns the journal kept over client c, and starts its writer
@@ -152,6 +179,7 @@ func NewRedis(c rueidis.Client, opt RedisOptions) (*Redis, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	subCtx, stop := context.WithCancel(context.Background())
+	maxOpen := 2 * int64(opt.PerNamespace)
 	j := &Redis{
 		c: c, opt: opt, log: log,
 		queue:   make(chan queued, opt.Queue),
@@ -160,10 +188,9 @@ func NewRedis(c rueidis.Client, opt RedisOptions) (*Redis, error) {
 		stopSub: stop,
 		subDone: make(chan struct{}),
 		waiters: newWatchers(opt.Total),
+		maxOpen: maxOpen,
+		trimAt:  maxOpen + max(maxOpen/8, 1),
 	}
-	j.head = [6]string{strconv.Itoa(opt.MaxEvents), strconv.Itoa(opt.PerNamespace),
-		strconv.FormatInt(opt.MaxBytesPerNamespace, 10), strconv.FormatInt(opt.MaxAge.Milliseconds(), 10),
-		j.channel(), strconv.Itoa(len(j.base("")))} // the namespace starts after Prefix + "j:"
 	go j.write()
 	go j.subscribe(subCtx)
 	return j, nil
@@ -174,7 +201,7 @@ func (j *Redis) base(ns string) string { return j.opt.Prefix + "j:" + ns + ":" }
 func (j *Redis) channel() string { return j.opt.Prefix + "j:changed" }
 
 // appendTimeField appends a time as the summary stores it: fixed-width
-// Unix nanoseconds, so that Lua compares them as strings.
+// Unix nanoseconds.
 func appendTimeField(b []byte, t time.Time) []byte {
 	var d [19]byte
 	n := strconv.AppendInt(d[:0], max(t.UnixNano(), 0), 10)
@@ -200,36 +227,31 @@ func (j *Redis) Record(_ context.Context, ev emulator.Event) {
 	e := newEvent(ev)
 	t := ev.Transaction
 	e.Status = t.Status
-	// The record, the summary fields, the time and the creation score go
-	// into one buffer, viewed as one string without a copy (the buffer is
-	// never written again): one allocation for them all.
+	// The record and the summary fields go into one buffer, viewed as
+	// strings without a copy (the buffer is never written again): one
+	// allocation for both.
 	buf := make([]byte, 0, 160+len(e.Request)+len(e.Response)+len(e.Detail)+len(t.MerchantName)+len(t.CardholderName))
 	buf = appendRecord(buf, &e)
 	nRec := len(buf)
 	buf = appendSummary(buf, ev)
-	nSum := len(buf)
-	buf = appendTimeField(buf, ev.Time)
-	nTime := len(buf)
-	buf = strconv.AppendInt(buf, ev.Time.UnixMilli(), 10)
 	all := rueidis.BinaryString(buf)
-	enquiry := "0"
-	if ev.Kind == emulator.EventEnquiry {
-		enquiry = "1"
-	}
-	args := [...]string{id, all[nTime:], all[:nRec], all[nSum:nTime], enquiry, all[nRec:nSum]}
-	rec := args[2]
-	size := int64(len(rec))
+	q := queued{ns: ev.Namespace, id: id, opening: opens(ev.Kind), enquiry: ev.Kind == emulator.EventEnquiry, rec: all[:nRec], sum: all[nRec:]}
+	size := q.size()
 	if j.queuedBytes.Load()+size > j.opt.QueueBytes {
 		j.drop(1, errors.New("queue full (bytes)"))
 		return
 	}
 	select {
-	case j.queue <- queued{ns: ev.Namespace, id: id, args: args}:
+	case j.queue <- q:
 		j.queuedBytes.Add(size)
 	default:
 		j.drop(1, errors.New("queue full"))
 	}
 }
+
+// opens reports whether an event of kind k opens a transaction: the
+// engine's transactions begin with their lookup or their collection.
+func opens(k emulator.EventKind) bool { return k == emulator.EventLookup || k == emulator.EventDDC }
 
 // drop counts n dropped events and says so in the log, at most every
 // dropLogInterval.
@@ -243,136 +265,73 @@ func (j *Redis) drop(n int, why error) {
 	j.log.Warn("console journal: events dropped (the API is not affected)", slog.Uint64("dropped_total", total), slog.Any("err", why))
 }
 
-// recordScript applies events in order. ARGV starts with the bounds
-// (events per transaction, transactions and bytes per namespace), the TTL
-// in ms, the channel of changes and where a key's namespace starts; KEYS
-// are, for each event, the namespace's m and x and the transaction's t;
-// then ARGV has six arguments per event, as Record builds them: the id,
-// the creation score (Unix ms), the record, the event's time as a summary
-// field, whether it is an enquiry, and its summary fields packed. A new
-// transaction takes one HSET; a later event one HMGET and one HSET. Then
-// each namespace of the call is brought within its bounds once (its
-// oldest transactions taken together, their keys unlinked in one call),
-// its version bumped and the change published. It returns how many
-// transactions it evicted.
-var recordScript = rueidis.NewLuaScript(`
-local summaryBytes = 512
-local maxEvents, maxTx, maxBytes, ttl = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
-local channel, nsFrom = ARGV[5], tonumber(ARGV[6])
-local spaces, order, evicted = {}, {}, 0
-for k = 1, #KEYS, 3 do
-  local m, x, t = KEYS[k], KEYS[k+1], KEYS[k+2]
-  local a = 6 + (k - 1) / 3 * 6
-  local id, created, rec, at, enquiry, packed = ARGV[a+1], ARGV[a+2], ARGV[a+3], ARGV[a+4], ARGV[a+5], ARGV[a+6]
-  local grow = #rec
-  local new = redis.call('ZADD', x, 'NX', created, id) == 1
-  local h
-  if not new then
-    h = redis.call('HMGET', t, 'u', 'hi', 'lo', 'ne', 'nq', 'dr')
+// trimScript brings a namespace within its bounds (see Redis). KEYS are
+// its o, s, m, d, zo and zs; ARGV the openings it keeps, the bytes beyond
+// which it is trimmed and those it is trimmed to, the channel of changes
+// and the namespace. It reads the lists of sizes, never the streams, and
+// returns how many openings it dropped.
+var trimScript = rueidis.NewLuaScript(`
+local o, s, m, d, zo, zs = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
+local maxOpen, maxBytes, target = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local bytes = tonumber(redis.call('HGET', m, 'b') or '0')
+local freed, gone = 0, {}
+-- Drops the n oldest openings (but the newest), with the items of zo
+-- ("size:id") that describe them.
+local function dropOpenings(n)
+  n = math.min(n, redis.call('LLEN', zo) - 1)
+  if n <= 0 then return end
+  for _, z in ipairs(redis.call('LRANGE', zo, 0, n - 1)) do
+    local size, id = string.match(z, '^(%d+):(.*)$')
+    freed = freed + tonumber(size)
+    gone[#gone+1] = id
   end
-  if new or not h[1] then
-    -- A new transaction (or one whose hash expired while its namespace
-    -- lives on: it starts again): its first event, its summary packed and
-    -- its time; the counters stay unset while they hold their first value.
-    if new then grow = grow + summaryBytes end
-    if enquiry == '1' then
-      redis.call('HSET', t, 'u', at, '0', rec, 'S', packed, 'nq', 1)
-    else
-      redis.call('HSET', t, 'u', at, '0', rec, 'S', packed)
-    end
-    if new then redis.call('HSET', m, 'z:' .. id, grow) else redis.call('HINCRBY', m, 'z:' .. id, grow) end
-  else
-    local hi, lo, dr = tonumber(h[2] or 1), tonumber(h[3] or 1), tonumber(h[6] or 0)
-    -- The event's summary fields, each set on its own: they override
-    -- those packed in S by the first event.
-    local fields, i = {}, 1
-    while i <= #packed do
-      local f, l, j = string.match(packed, '^(%a+)=(%d+):()', i)
-      if not f then return redis.error_reply('bad summary fields') end
-      l = tonumber(l)
-      if f ~= 'id' and f ~= 'c' then
-        fields[#fields+1] = f
-        fields[#fields+1] = string.sub(packed, j, j + l - 1)
-      end
-      i = j + l
-    end
-    if h[1] < at then fields[#fields+1] = 'u'; fields[#fields+1] = at end
-    local ne, nq = tonumber(h[4] or 1) + 1, tonumber(h[5] or 0)
-    if enquiry == '1' then nq = nq + 1 end
-    local size = redis.call('HINCRBY', m, 'z:' .. id, grow)
-    -- Beyond its bounds, the transaction loses its oldest events but the
-    -- first: the new one too when it is alone beyond them.
-    local kept, gone, freed = hi - lo + 2, {}, 0
-    while kept > 1 and (kept > maxEvents or size > maxBytes) do
-      local old = rec
-      if lo < hi then
-        old = redis.call('HGET', t, tostring(lo)) or ''
-        gone[#gone+1] = tostring(lo)
-      else
-        rec = nil
-      end
-      size, freed = size - #old, freed + #old
-      lo, kept, dr = lo + 1, kept - 1, dr + 1
-    end
-    if #gone > 0 then redis.call('HDEL', t, unpack(gone)) end
-    if freed > 0 then redis.call('HINCRBY', m, 'z:' .. id, -freed) end
-    grow = grow - freed
-    if rec then fields[#fields+1] = tostring(hi); fields[#fields+1] = rec end
-    redis.call('HSET', t, 'hi', hi + 1, 'lo', lo, 'ne', ne, 'nq', nq, 'dr', dr, unpack(fields))
-  end
-  redis.call('PEXPIRE', t, ttl)
-  local sp = spaces[m]
-  if not sp then
-    sp = {x = x, base = string.sub(x, 1, -2), grow = 0}
-    spaces[m] = sp
-    order[#order+1] = m
-  end
-  sp.grow, sp.last = sp.grow + grow, id
+  redis.call('LTRIM', zo, n, -1)
+  redis.call('XTRIM', o, 'MAXLEN', '=', redis.call('LLEN', zo))
 end
--- Then each namespace once: its bytes, its bounds (the oldest
--- transactions go first, never the one of its latest event), its version
--- and its TTL.
-for _, m in ipairs(order) do
-  local sp = spaces[m]
-  local total = redis.call('HINCRBY', m, 'b', sp.grow)
-  local count, freed = redis.call('ZCARD', sp.x), 0
-  local victims = {}
-  local need = count - maxTx
-  if need > 0 then
-    for _, id in ipairs(redis.call('ZRANGE', sp.x, 0, need)) do
-      if id ~= sp.last and #victims < need then victims[#victims+1] = id end
+local over = redis.call('LLEN', zo) - maxOpen
+if over > 0 then dropOpenings(over) end
+if bytes - freed > maxBytes then
+  -- The oldest later events ("size:q:id" in zs), counted as dropped by
+  -- their transactions.
+  local counts, n = {}, 0
+  while bytes - freed > target do
+    local zz = redis.call('LRANGE', zs, n, n + 63)
+    if #zz == 0 then break end
+    for _, z in ipairs(zz) do
+      if bytes - freed <= target then break end
+      local size, q, id = string.match(z, '^(%d+):(%d):(.*)$')
+      freed, n = freed + tonumber(size), n + 1
+      local c = counts[id]
+      if not c then c = {0, 0}; counts[id] = c end
+      c[1], c[2] = c[1] + 1, c[2] + tonumber(q)
     end
   end
+  if n > 0 then
+    redis.call('LTRIM', zs, n, -1)
+    redis.call('XTRIM', s, 'MAXLEN', '=', redis.call('LLEN', zs))
+  end
+  for id, c in pairs(counts) do
+    redis.call('HINCRBY', d, 'n:' .. id, c[1])
+    if c[2] > 0 then redis.call('HINCRBY', d, 'q:' .. id, c[2]) end
+  end
+  -- Then the oldest openings, their transactions with them.
+  while bytes - freed > target and redis.call('LLEN', zo) > 1 do
+    dropOpenings(1)
+  end
+end
+if #gone > 0 then
   local fields = {}
-  for i, id in ipairs(victims) do fields[i] = 'z:' .. id end
-  if #victims > 0 then
-    redis.call('ZREM', sp.x, unpack(victims))
-    for _, z in ipairs(redis.call('HMGET', m, unpack(fields))) do freed = freed + tonumber(z or '0') end
-    count = count - #victims
-  end
-  while count > 1 and total - freed > maxBytes do
-    local ids = redis.call('ZRANGE', sp.x, 0, 1)
-    local id = ids[1]
-    if id == sp.last then id = ids[2] end
-    redis.call('ZREM', sp.x, id)
-    freed = freed + tonumber(redis.call('HGET', m, 'z:' .. id) or '0')
-    victims[#victims+1], fields[#fields+1] = id, 'z:' .. id
-    count = count - 1
-  end
-  if #victims > 0 then
-    local keys = {}
-    for i, id in ipairs(victims) do keys[i] = sp.base .. 't:' .. id end
-    redis.call('HDEL', m, unpack(fields))
-    redis.call('UNLINK', unpack(keys))
-    redis.call('HINCRBY', m, 'b', -freed)
-    evicted = evicted + #victims
-  end
-  redis.call('HINCRBY', m, 'v', 1)
-  redis.call('PEXPIRE', m, ttl)
-  redis.call('PEXPIRE', sp.x, ttl)
-  redis.call('PUBLISH', channel, string.sub(sp.x, nsFrom, -3))
+  for _, id in ipairs(gone) do fields[#fields+1] = 'n:' .. id; fields[#fields+1] = 'q:' .. id end
+  redis.call('HDEL', d, unpack(fields))
+  -- Counts of forgotten transactions' later events: bounded.
+  if redis.call('HLEN', d) > 4 * maxOpen then redis.call('DEL', d) end
 end
-return evicted
+if freed > 0 then
+  redis.call('HINCRBY', m, 'b', -freed)
+  redis.call('HINCRBY', m, 'v', 1)
+  redis.call('PUBLISH', ARGV[4], ARGV[5])
+end
+return #gone
 `)
 
 // write sends the queue to Redis in batches until Close, then flushes
@@ -411,43 +370,112 @@ func (j *Redis) fill(batch []queued) []queued {
 	return batch
 }
 
-// flush writes a batch in one pipelined round trip.
+// flush writes a batch in one pipelined round trip: one MULTI per
+// namespace. Then it trims the namespaces that hold more than their
+// bounds.
 func (j *Redis) flush(batch []queued) {
-	// One script call applies up to eventsPerCall events: a call costs
-	// Redis a fixed price besides its events' work.
-	var execs []rueidis.LuaExec
-	var calls [][]queued
-	var size int64
-	var ns, b, m, x string // the keys of the latest namespace, reused while it does not change
-	for len(batch) > 0 {
-		part := batch[:min(len(batch), eventsPerCall)]
-		batch = batch[len(part):]
-		ex := rueidis.LuaExec{Keys: make([]string, 0, 3*len(part)), Args: make([]string, 0, len(j.head)+len(queued{}.args)*len(part))}
-		ex.Args = append(ex.Args, j.head[:]...)
-		for _, q := range part {
-			if q.ns != ns || b == "" {
-				ns, b = q.ns, j.base(q.ns)
-				m, x = b+"m", b+"x"
-			}
-			ex.Keys = append(ex.Keys, m, x, b+"t:"+q.id)
-			ex.Args = append(ex.Args, q.args[:]...)
-			size += int64(len(q.args[2]))
+	type part struct {
+		ns     string
+		events int
+		bytes  int64
+	}
+	var parts []part
+	at := map[string]int{}
+	for i := range batch {
+		k, ok := at[batch[i].ns]
+		if !ok {
+			k = len(parts)
+			at[batch[i].ns] = k
+			parts = append(parts, part{ns: batch[i].ns})
 		}
-		execs, calls = append(execs, ex), append(calls, part)
+		parts[k].events++
+		parts[k].bytes += batch[i].size()
+	}
+	// Each namespace's commands: MULTI, its XADDs, then the bytes, the
+	// version, the TTLs, the openings' count and the publication, EXEC.
+	const tail = 11 // the commands after the XADDs and RPUSHes, EXEC included
+	cmds := make(rueidis.Commands, 0, 2*len(batch)+len(parts)*(tail+1))
+	for _, p := range parts {
+		b := j.base(p.ns)
+		o, st, m, d, zo, zs := b+"o", b+"s", b+"m", b+"d", b+"zo", b+"zs"
+		cmds = append(cmds, j.c.B().Multi().Build())
+		for i := range batch {
+			q := &batch[i]
+			if q.ns != p.ns {
+				continue
+			}
+			key, sizes, item := st, zs, q.item()
+			if q.opening {
+				key, sizes = o, zo
+			}
+			cmds = append(cmds, j.c.B().Xadd().Key(key).Id("*").FieldValue().
+				FieldValue("i", q.id).FieldValue("s", q.sum).FieldValue("r", q.rec).Build(),
+				j.c.B().Rpush().Key(sizes).Element(item).Build())
+		}
+		cmds = append(cmds,
+			j.c.B().Hincrby().Key(m).Field("b").Increment(p.bytes).Build(),
+			j.c.B().Hincrby().Key(m).Field("v").Increment(1).Build(),
+			j.c.B().Pexpire().Key(o).Milliseconds(j.opt.MaxAge.Milliseconds()).Build(),
+			j.c.B().Pexpire().Key(st).Milliseconds(j.opt.MaxAge.Milliseconds()).Build(),
+			j.c.B().Pexpire().Key(m).Milliseconds(j.opt.MaxAge.Milliseconds()).Build(),
+			j.c.B().Pexpire().Key(d).Milliseconds(j.opt.MaxAge.Milliseconds()).Build(),
+			j.c.B().Pexpire().Key(zo).Milliseconds(j.opt.MaxAge.Milliseconds()).Build(),
+			j.c.B().Pexpire().Key(zs).Milliseconds(j.opt.MaxAge.Milliseconds()).Build(),
+			j.c.B().Llen().Key(zo).Build(),
+			j.c.B().Publish().Channel(j.channel()).Message(p.ns).Build(),
+			j.c.B().Exec().Build())
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), j.opt.Timeout)
 	defer cancel()
 	var failed, written int
 	var firstErr error
-	for i, r := range recordScript.ExecMulti(ctx, j.c, execs...) {
-		n, err := r.AsInt64()
+	var trims []rueidis.LuaExec
+	res := j.c.DoMulti(ctx, cmds...)
+	next := 0
+	for _, p := range parts {
+		n := 2*p.events + tail - 1 // the commands EXEC answers
+		next += n + 2
+		// EXEC answers the namespace's commands, or fails them all.
+		vs, err := res[next-1].ToArray()
+		if err == nil && len(vs) != n {
+			err = fmt.Errorf("EXEC answered %d replies for %d commands", len(vs), n)
+		}
+		if err == nil {
+			for _, v := range vs {
+				if err = v.Error(); err != nil {
+					break
+				}
+			}
+		}
 		if err != nil {
-			failed += len(calls[i])
+			failed += p.events
 			firstErr = cmpErr(firstErr, err)
 			continue
 		}
-		written += len(calls[i])
-		j.evicted.Add(uint64(max(n, 0)))
+		written += p.events
+		bytes, _ := vs[2*p.events].AsInt64()
+		opened, _ := vs[2*p.events+8].AsInt64()
+		if bytes > j.opt.MaxBytesPerNamespace || opened > j.trimAt {
+			b := j.base(p.ns)
+			trims = append(trims, rueidis.LuaExec{Keys: []string{b + "o", b + "s", b + "m", b + "d", b + "zo", b + "zs"}, Args: []string{
+				strconv.FormatInt(j.maxOpen, 10), strconv.FormatInt(j.opt.MaxBytesPerNamespace, 10),
+				strconv.FormatInt(j.opt.MaxBytesPerNamespace-j.opt.MaxBytesPerNamespace/8, 10), j.channel(), p.ns}})
+		}
+	}
+	if len(trims) > 0 {
+		for _, r := range trimScript.ExecMulti(ctx, j.c, trims...) {
+			n, err := r.AsInt64()
+			if err != nil {
+				// The next batch of the namespace tries again.
+				j.log.Warn("console journal: trim failed", slog.Any("err", redisstore.Classify("journal trim", err)))
+				continue
+			}
+			j.evicted.Add(uint64(max(n, 0)))
+		}
+	}
+	var size int64
+	for i := range batch {
+		size += batch[i].size()
 	}
 	j.queuedBytes.Add(-size)
 	j.recorded.Add(uint64(written))
@@ -577,98 +605,126 @@ func (j *Redis) Version(ctx context.Context, ns string) (uint64, error) {
 // List returns the summaries of the most recent transactions of ns,
 // newest first; at most limit of them (all when limit <= 0).
 func (j *Redis) List(ctx context.Context, ns string, limit int) ([]Summary, error) {
-	ctx, cancel := j.ctx(ctx)
-	defer cancel()
-	b := j.base(ns)
-	stop := int64(-1)
-	if limit > 0 {
-		stop = int64(limit) - 1
+	f, err := j.fold(ctx, ns, "journal list")
+	if err != nil || f == nil {
+		return nil, err
 	}
-	ids, err := j.c.Do(ctx, j.c.B().Zrange().Key(b+"x").Min("0").Max(strconv.FormatInt(stop, 10)).Rev().Build()).AsStrSlice()
-	if err != nil {
-		return nil, redisstore.Classify("journal list", err)
+	list, _ := f.mem.List(ctx, ns, limit)
+	for i := range list {
+		s := &list[i]
+		s.Events += f.dropped["n:"+s.ID]
+		s.Enquiries += f.dropped["q:"+s.ID]
 	}
-	if len(ids) == 0 {
-		return nil, nil
-	}
-	cmds := make(rueidis.Commands, len(ids))
-	for i, id := range ids {
-		cmds[i] = j.c.B().Hmget().Key(b + "t:" + id).Field(summaryFields[:]...).Build()
-	}
-	out := make([]Summary, 0, len(ids))
-	m := make(map[string]string, len(summaryFields))
-	for _, r := range j.c.DoMulti(ctx, cmds...) {
-		vs, err := r.ToArray()
-		if err != nil {
-			return nil, redisstore.Classify("journal list", err)
-		}
-		clear(m)
-		for i, v := range vs {
-			if s, err := v.ToString(); err == nil && i < len(summaryFields) {
-				m[summaryFields[i]] = s
-			}
-		}
-		if s, _, ok := summaryOf(m); ok {
-			out = append(out, s)
-		}
-	}
-	return out, nil
+	return list, nil
 }
 
 // Get returns the transaction id of namespace ns with its events.
 func (j *Redis) Get(ctx context.Context, ns, id string) (Entry, bool, error) {
-	ctx, cancel := j.ctx(ctx)
-	defer cancel()
-	b := j.base(ns)
-	m, err := j.c.Do(ctx, j.c.B().Hgetall().Key(b+"t:"+id).Build()).AsStrMap()
-	if err != nil {
-		return Entry{}, false, redisstore.Classify("journal entry", err)
+	f, err := j.fold(ctx, ns, "journal entry")
+	if err != nil || f == nil {
+		return Entry{}, false, err
 	}
-	s, dropped, ok := summaryOf(m)
+	e, ok, _ := f.mem.Get(ctx, ns, id)
 	if !ok {
 		return Entry{}, false, nil
 	}
-	// The events are the first ("0") and those from "lo" up to "hi".
-	lo, hi := 1, 1 // unset while the transaction has one event
-	if v, ok := m["lo"]; ok {
-		lo, _ = strconv.Atoi(v)
-	}
-	if v, ok := m["hi"]; ok {
-		hi, _ = strconv.Atoi(v)
-	}
-	idx := make([]int, 0, 1+max(hi-lo, 0))
-	idx = append(idx, 0)
-	for i := max(lo, 1); i < hi && len(idx) < j.opt.MaxEvents+1; i++ {
-		idx = append(idx, i)
-	}
-	out := Entry{Summary: s, Dropped: dropped, Events: make([]Event, 0, len(idx))}
-	for _, i := range idx {
-		r, ok := m[strconv.Itoa(i)]
-		if !ok {
-			continue
-		}
-		e, err := decodeRecord([]byte(r))
-		if err != nil {
-			out.Dropped++ // a record of another version: shown as dropped, not as an error
-			continue
-		}
-		out.Events = append(out.Events, e)
-	}
-	timeline(out.Events, out.Created)
-	return out, true, nil
+	n := f.dropped["n:"+id]
+	e.Summary.Events += n
+	e.Dropped += n
+	e.Enquiries += f.dropped["q:"+id]
+	return e, true, nil
 }
 
-// summaryFields are the fields of a transaction's hash that List reads:
-// every one but its events.
-var summaryFields = [...]string{"S", "u", "st", "sr", "cc", "eci", "le", "ne", "nq", "sc", "fb", "ver", "pan",
-	"bin", "sch", "chn", "mn", "amt", "cur", "ref", "ls", "dr"}
+// folded is a namespace read back: its events kept by an in-memory
+// journal with the same bounds, and the counts of the events the trim
+// dropped.
+type folded struct {
+	mem     *Memory
+	dropped map[string]int
+}
+
+// fold reads the streams of ns and keeps their events, oldest first, in
+// an in-memory journal: the transactions whose openings are held, each
+// with its events. An entry that cannot be read is skipped. nil when ns
+// holds nothing.
+func (j *Redis) fold(ctx context.Context, ns, op string) (*folded, error) {
+	ctx, cancel := j.ctx(ctx)
+	defer cancel()
+	b := j.base(ns)
+	res := j.c.DoMulti(ctx,
+		j.c.B().Xrange().Key(b+"o").Start("-").End("+").Build(),
+		j.c.B().Xrange().Key(b+"s").Start("-").End("+").Build(),
+		j.c.B().Hgetall().Key(b+"d").Build())
+	opened, err := res[0].AsXRangeSlices()
+	if err != nil {
+		return nil, redisstore.Classify(op, err)
+	}
+	if len(opened) == 0 {
+		return nil, nil
+	}
+	later, err := res[1].AsXRangeSlices()
+	if err != nil {
+		return nil, redisstore.Classify(op, err)
+	}
+	counts, err := res[2].AsStrMap()
+	if err != nil {
+		return nil, redisstore.Classify(op, err)
+	}
+	type stored struct {
+		ev emulator.Event
+		e  Event
+	}
+	held := make(map[string]bool, len(opened))
+	read := func(xs []rueidis.XRangeSlice, opening bool) []stored {
+		out := make([]stored, 0, len(xs))
+		for _, x := range xs {
+			var id, sum, rec string
+			for _, fv := range x.FieldValues {
+				switch fv.Field {
+				case "i":
+					id = fv.Value
+				case "s":
+					sum = fv.Value
+				case "r":
+					rec = fv.Value
+				}
+			}
+			if opening {
+				held[id] = true
+			} else if !held[id] {
+				continue // its transaction is forgotten
+			}
+			ev, ok := eventOf(ns, id, sum)
+			e, err := decodeRecord([]byte(rec))
+			if !ok || err != nil {
+				continue // written by another version: not shown rather than an error
+			}
+			out = append(out, stored{ev: ev, e: e})
+		}
+		return out
+	}
+	all := read(opened, true)
+	all = append(all, read(later, false)...)
+	// The two streams in the order of the events; an opening first among
+	// events of the same time.
+	sort.SliceStable(all, func(a, b int) bool { return all[a].e.Time.Before(all[b].e.Time) })
+	opt := j.opt.Options
+	opt.Total, opt.MaxTotalBytes = math.MaxInt, math.MaxInt64
+	f := &folded{mem: NewMemory(opt), dropped: make(map[string]int, len(counts))}
+	for k, v := range counts {
+		f.dropped[k], _ = strconv.Atoi(v)
+	}
+	for _, s := range all {
+		f.mem.add(s.ev, s.e)
+	}
+	return f, nil
+}
 
 // appendSummary appends the summary fields ev sets, each as its name,
 // "=", the length of its value in decimal, ":" and the value: the id and
-// the time as the creation ("c"), then those the event knows (an empty
-// one keeps the earlier value), and those that always follow the latest
-// event. The first event's are kept packed in the field S; a later
-// event's are set one by one over them (but id and c).
+// the event's time ("c"), then those the event knows (an empty one keeps
+// the earlier value), and those that always follow the latest event. A
+// read folds them back into the transaction's summary (see eventOf).
 func appendSummary(b []byte, ev emulator.Event) []byte {
 	t := ev.Transaction
 	field := func(b []byte, k, v string) []byte {
@@ -720,30 +776,26 @@ func unpackSummary(m map[string]string, s string) {
 	}
 }
 
-// summaryOf reads a summary hash; false when it is empty (no such
-// transaction, or expired).
-func summaryOf(m map[string]string) (Summary, int, bool) {
-	unpackSummary(m, m["S"])
-	if m["id"] == "" {
-		return Summary{}, 0, false
+// eventOf is the engine's event as its summary fields (see appendSummary)
+// describe it, for the in-memory journal to keep again; false when they
+// are not a summary.
+func eventOf(ns, id, packed string) (emulator.Event, bool) {
+	m := make(map[string]string, 20)
+	unpackSummary(m, packed)
+	if m["id"] != id || m["le"] == "" {
+		return emulator.Event{}, false
 	}
-	// A counter is unset while it holds its first value.
-	if _, ok := m["ne"]; !ok {
-		m["ne"] = "1"
+	at, err := strconv.ParseInt(m["c"], 10, 64)
+	if err != nil {
+		return emulator.Event{}, false
 	}
-	num := func(k string) int { n, _ := strconv.Atoi(m[k]); return n }
-	tm := func(k string) time.Time {
-		n, _ := strconv.ParseInt(m[k], 10, 64)
-		return time.Unix(0, n).UTC()
-	}
-	s := Summary{
-		ID: m["id"], Created: tm("c"), Updated: tm("u"), Status: m["st"], StatusReason: m["sr"], ChallengeCancel: m["cc"],
-		ECI: m["eci"], LastEvent: emulator.EventKind(m["le"]), Events: num("ne"), Enquiries: num("nq"),
-		ScenarioID: m["sc"], Fallback: m["fb"] == "true", Version: m["ver"], MaskedPAN: m["pan"], CardBIN: m["bin"],
-		Scheme: m["sch"], CardholderName: m["chn"], MerchantName: m["mn"], Amount: m["amt"], Currency: m["cur"],
-		ExternalReferenceID: m["ref"], LookupStatus: m["ls"],
-	}
-	return s, num("dr"), true
+	return emulator.Event{Namespace: ns, Kind: emulator.EventKind(m["le"]), Time: time.Unix(0, at).UTC(),
+		Transaction: emulator.Summary{
+			ThreeDSServerTransID: id, ExternalReferenceID: m["ref"], ScenarioID: m["sc"], MaskedPAN: m["pan"],
+			CardBIN: m["bin"], CardScheme: m["sch"], Version: m["ver"], Status: m["st"], StatusReason: m["sr"],
+			ECI: m["eci"], ChallengeCancel: m["cc"], Fallback: m["fb"] == "true", CardholderName: m["chn"],
+			MerchantName: m["mn"], Amount: m["amt"], Currency: m["cur"],
+		}}, true
 }
 
 // Stats returns this replica's counters: Bytes are those queued, not yet

@@ -34,7 +34,8 @@ func event(ns, id string, kind emulator.EventKind, at time.Duration, status stri
 }
 
 // Run runs the contract against the journals open makes. It starts no
-// server: open's caller does, in its own test.
+// server: open's caller does, in its own test. Every transaction opens
+// with a lookup, as the engine's do.
 func Run(t *testing.T, open Opener) {
 	ctx := context.Background()
 	t.Run("RecordsATransaction", func(t *testing.T) {
@@ -142,7 +143,8 @@ func Run(t *testing.T, open Opener) {
 			t.Errorf("kept %d transactions of %d bytes (newest %v, err %v); want the newest within %d bytes", len(l), len(body), l, err, bound)
 		}
 		// One transaction beyond the bound keeps its first and last events.
-		for i := range 30 {
+		p.Writer.Record(ctx, event("one", "tx", emulator.EventLookup, 0, "Y"))
+		for i := 1; i < 30; i++ {
 			e := event("one", "tx", emulator.EventEnquiry, time.Duration(i)*time.Millisecond, "Y")
 			e.Request = body
 			p.Writer.Record(ctx, e)
@@ -150,13 +152,21 @@ func Run(t *testing.T, open Opener) {
 		p.Sync()
 		e, ok, err := p.Reader.Get(ctx, "one", "tx")
 		if err != nil || !ok || len(e.Events)*len(body) > bound || e.Dropped == 0 || e.Events[len(e.Events)-1].Time != t0.Add(29*time.Millisecond) {
-			t.Errorf("one large transaction: %d events, %d dropped, %v, %v; want within %d bytes, the last kept", len(e.Events), e.Dropped, ok, err, bound)
+			t.Fatalf("one large transaction: %d events, %d dropped, %v, %v; want within %d bytes, the last kept", len(e.Events), e.Dropped, ok, err, bound)
+		}
+		if e.Events[0].Kind != emulator.EventLookup || e.Summary.Events != 30 || e.Enquiries != 29 || e.Dropped != 30-len(e.Events) {
+			t.Errorf("one large transaction: first event %s, %d events counted, %d enquiries, %d dropped of 30 with %d kept; want its lookup kept and every event counted",
+				e.Events[0].Kind, e.Summary.Events, e.Enquiries, e.Dropped, len(e.Events))
+		}
+		if l, err := p.Reader.List(ctx, "one", 0); err != nil || len(l) != 1 || l[0].Events != 30 || l[0].Enquiries != 29 {
+			t.Errorf("one large transaction listed as %+v, %v; want 30 events and 29 enquiries counted", l, err)
 		}
 	})
 
 	t.Run("BoundedInEvents", func(t *testing.T) {
 		p := open(t, journal.Options{MaxEvents: 3})
-		for i := range 6 {
+		p.Writer.Record(ctx, event("n", "tx", emulator.EventLookup, 0, "Y"))
+		for i := 1; i < 6; i++ {
 			p.Writer.Record(ctx, event("n", "tx", emulator.EventEnquiry, time.Duration(i)*time.Second, "Y"))
 		}
 		p.Sync()
