@@ -2,8 +2,11 @@ package journal
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/klauspost/compress/s2"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 )
@@ -67,4 +70,81 @@ func FuzzUnpackSummary(f *testing.F) {
 			t.Errorf("unpacked %q", m)
 		}
 	})
+}
+
+// FuzzUnpackEvent: whatever Redis hands back as an event of a stream
+// entry, splitting it never panics and never reads beyond it; what
+// packEvent packs splits back into the record and the summary it packed,
+// and the summary folds back into the event it came from.
+func FuzzUnpackEvent(f *testing.F) {
+	ev := emulator.Event{Namespace: "ns", Kind: emulator.EventEnquiry, Time: time.Unix(1700000000, 5).UTC(),
+		Transaction: emulator.Summary{ThreeDSServerTransID: "tx-1", Status: "Y", ECI: "05", MerchantName: "Shop"}}
+	e := Event{Kind: ev.Kind, Time: ev.Time, Status: "Y", Response: []byte(`{"transactionStatus":"Y"}`)}
+	f.Add(string(packEvent(nil, &e, ev)), "Shop")
+	f.Add("\x00\x00\x00\x05E", "")
+	f.Add("\xff\xff\xff\xff", "")
+	f.Add("", "")
+	f.Fuzz(func(t *testing.T, v, merchant string) {
+		if rec, sum, ok := unpackEvent(v); ok && len(rec)+len(sum)+4 != len(v) {
+			t.Fatalf("split %d bytes into %d and %d", len(v), len(rec), len(sum))
+		}
+		ev.Transaction.MerchantName = merchant
+		rec, sum, ok := unpackEvent(string(packEvent(nil, &e, ev)))
+		if !ok {
+			t.Fatal("packEvent's value does not split")
+		}
+		got, err := decodeRecord([]byte(rec))
+		if err != nil || !sameEvent(got, e) {
+			t.Fatalf("record = %+v, %v; want %+v", got, err, e)
+		}
+		back, ok := eventOf("ns", "tx-1", sum)
+		if !ok || back.Kind != ev.Kind || !back.Time.Equal(ev.Time) || back.Transaction != ev.Transaction {
+			t.Fatalf("event folded back = %+v, %v; want %+v", back, ok, ev)
+		}
+	})
+}
+
+// FuzzReadChunk: whatever Redis hands back as a stream entry's events,
+// reading it never panics, never decompresses beyond its bound, and calls
+// back only for a whole entry; what the writer packs reads back the same.
+func FuzzReadChunk(f *testing.F) {
+	plain := appendChunkEvent(appendChunkEvent(nil, "tx-1", "\x00\x00\x00\x01Ec=19:"), "tx-2", "")
+	f.Add(string(s2.Encode(nil, plain)), "tx-3", "value")
+	f.Add(string(s2.Encode(nil, []byte{0x05, 'a'})), "", "")
+	f.Add("\xff\xff\xff\xff\x0f", "x", "y")
+	f.Add("", "", "")
+	f.Fuzz(func(t *testing.T, z, id, value string) {
+		n := 0
+		if err := readChunk(z, func(string, string) { n++ }); err != nil && n > 0 {
+			t.Fatalf("%d events called back from an entry that fails: %v", n, err)
+		}
+		var got []string
+		b := appendChunkEvent(appendChunkEvent(nil, id, value), "tx-1", value)
+		err := readChunk(string(s2.Encode(nil, b)), func(id, value string) { got = append(got, id, value) })
+		if len(b) > maxChunkPlain {
+			return
+		}
+		if err != nil || len(got) != 4 || got[0] != id || got[1] != value || got[2] != "tx-1" || got[3] != value {
+			t.Fatalf("read back %q, %v; want %q and tx-1, each with %q", got, err, id, value)
+		}
+	})
+}
+
+// TestPackedSize: packEvent fits in the buffer packedSize asks for, so a
+// recorded event takes one allocation.
+func TestPackedSize(t *testing.T) {
+	sum := emulator.Summary{ThreeDSServerTransID: "8a880dc0-d2d2-4067-bcb1-000000000001", ExternalReferenceID: strings.Repeat("R", 64),
+		ScenarioID: "visa-challenge-long-name", MaskedPAN: "400000******1109", CardBIN: "400000", CardScheme: "MASTERCARD",
+		Version: "2.2.0", Status: "C", StatusReason: "01", ECI: "05", ChallengeCancel: "01", Fallback: true,
+		CardholderName: strings.Repeat("N", 45), MerchantName: strings.Repeat("M", 40), Amount: "1234567.89", Currency: "EUR"}
+	for _, kind := range []emulator.EventKind{emulator.EventLookup, emulator.EventEnquiry, emulator.EventDecision} {
+		ev := emulator.Event{Namespace: "ns", Kind: kind, Time: time.Now(), Detail: "pass -> Y", Transaction: sum,
+			Request: []byte(`{"a":1}`)}
+		e := Event{Kind: kind, Time: ev.Time, Status: "C", Detail: ev.Detail, Request: ev.Request, Response: []byte(`{"status":"C"}`),
+			Challenge: &emulator.ChallengeIndication{ACSURL: "https://acs.example/c", CReq: strings.Repeat("c", 300), SessionData: "sd", WindowSize: 5}}
+		n := packedSize(&e, sum)
+		if got := len(packEvent(make([]byte, 0, n), &e, ev)); got > n {
+			t.Errorf("%s: packEvent took %d bytes, packedSize said %d", kind, got, n)
+		}
+	}
 }

@@ -2,6 +2,7 @@ package journal
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -13,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/klauspost/compress/s2"
 	"github.com/redis/rueidis"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
@@ -34,6 +36,8 @@ const (
 	// batchLinger is how long the writer waits for more events after the
 	// first of a batch.
 	batchLinger = time.Millisecond
+	// maxChunkBytes bounds the events of one stream entry.
+	maxChunkBytes = 64 << 10
 )
 
 // RedisOptions configure a journal kept in Redis.
@@ -65,36 +69,39 @@ type RedisOptions struct {
 //
 // Recording never waits for Redis: an event is encoded and queued, and one
 // writer sends the queue in pipelined batches, each namespace's part in one
-// MULTI: an XADD per event with its size in a list, the namespace's bytes
-// counted, its version
-// bumped, its keys' TTL renewed, and the change published. Only when a
-// namespace then holds more than its bounds does the writer call a script
-// that trims it, which happens once per eighth of its bytes or of its
-// transactions, not per event. When the queue is full or Redis fails,
-// events are dropped, counted and logged at most every ten seconds; the API
-// does not notice. The console's reads go to Redis and return its errors
-// (wrapping emulator.ErrUnavailable when it cannot be reached).
+// MULTI: its events in a few stream entries (one XADD per 64 KiB of
+// events, each event a field), one item per entry in the list beside each
+// stream, the namespace's bytes and openings counted, its version bumped,
+// its keys' TTL renewed and the change published. Only when a namespace
+// then holds more than its bounds does the writer call a script that
+// trims it: once per eighth of its openings or of its bytes, not per
+// event. When the queue is full or Redis fails, events are dropped,
+// counted and logged at most every ten seconds; the API does not notice.
+// The console's reads go to Redis and return its errors (wrapping
+// emulator.ErrUnavailable when it cannot be reached).
 //
 // Keys, under Prefix + "j:" + namespace + ":" (every one with a TTL of
 // MaxAge, renewed by each event of the namespace):
 //
-//	o  stream of the opening events (kinds lookup and ddc)
-//	s  stream of the later events
-//	m  hash: "v" the version, "b" the bytes the streams hold
-//	d  hash: per transaction, how many of its events ("n:{id}") and of
-//	   its enquiries ("q:{id}") the bounds dropped
-//	zo list: per entry of o, oldest first, "size:id"
-//	zs list: per entry of s, oldest first, "size:q:id" (q 1 for an enquiry)
+//	o   stream of the opening events (kinds lookup and ddc)
+//	s   stream of the later events
+//	zo  list: per entry of o, oldest first, "size count"
+//	zs  list: per entry of s, oldest first, "size" then " " q id for each
+//	    event (q 1 for an enquiry, 0 otherwise)
+//	m   hash: "v" the version, "b" the bytes of the streams' events, "no"
+//	    the openings they hold
+//	d   hash: per transaction, how many of its events ("n:{id}") and of
+//	    its enquiries ("q:{id}") the bounds dropped
 //
-// Every entry has the fields "i" (the transaction id), "s" (the summary
-// fields the event sets, see appendSummary) and "r" (the event, see
-// appendRecord); its size is the bytes of their values. The lists let the
-// trim count what it drops without reading the streams. It keeps at most
-// twice PerNamespace openings (a transaction collected, then looked up,
-// opens twice); beyond MaxBytesPerNamespace it drops the oldest later
-// events, counted in d, then the oldest openings; down to seven eighths of
-// the bytes. A transaction is shown while its opening is held: the later
-// events of one whose opening is gone are not, and go in their turn.
+// An entry's fields are its events: the transaction id, and the event as
+// packEvent makes it; an event's size is the bytes of both. The lists let
+// the trim count what it drops without reading the streams. It keeps at
+// most twice PerNamespace openings (a transaction collected, then looked
+// up, opens twice); beyond MaxBytesPerNamespace it drops the oldest later
+// events, counted in d, then the oldest openings, down to seven eighths of
+// the bytes; an entry goes whole, and the newest opening entry stays. A
+// transaction is shown while its opening is held: the later events of one
+// whose opening is gone are not, and go in their turn.
 //
 // A change of namespace ns is published on Prefix + "j:changed" with ns as
 // the message. The script builds no key names, but the journal wants a
@@ -119,8 +126,9 @@ type Redis struct {
 	waiters watchers
 
 	// maxOpen is how many openings a namespace keeps, trimAt how many it
-	// may hold before it is trimmed.
-	maxOpen, trimAt int64
+	// may hold before it is trimmed; chunkBytes the most bytes of events
+	// one stream entry takes (but for one larger event).
+	maxOpen, trimAt, chunkBytes int64
 }
 
 var (
@@ -132,24 +140,98 @@ var (
 type queued struct {
 	ns, id           string
 	opening, enquiry bool
-	sum, rec         string // the entry's fields "s" and "r"
+	value            string // the event as its entry holds it, see packEvent
 }
 
-// size is what the entry takes in the namespace's bytes.
-func (q *queued) size() int64 { return int64(len(q.id) + len(q.sum) + len(q.rec)) }
+// size is what the event takes in its namespace's bytes.
+func (q *queued) size() int64 { return int64(len(q.id) + len(q.value)) }
 
-// item describes the entry in its stream's list of sizes: "size:id" for
-// an opening, "size:q:id" for a later event, q 1 for an enquiry.
-func (q *queued) item() string {
-	b := strconv.AppendInt(make([]byte, 0, 24+len(q.id)), q.size(), 10)
-	b = append(b, ':')
-	if !q.opening {
-		b = append(b, '0', ':')
-		if q.enquiry {
-			b[len(b)-2] = '1'
-		}
+// packedSize is about what packEvent takes for e, the event of a
+// transaction with summary t: never less, so that one allocation holds it.
+func packedSize(e *Event, t emulator.Summary) int {
+	n := 4 + 64 + len(e.Kind) + len(e.Status) + len(e.Detail) + len(e.Request) + len(e.Response) // the record
+	if c := e.Challenge; c != nil {
+		n += 32 + len(c.ACSURL) + len(c.CReq) + len(c.SessionData)
 	}
-	return string(append(b, q.id...))
+	n += 19 * 8 // each summary field's name and length
+	for _, f := range [...]string{t.ThreeDSServerTransID, t.ExternalReferenceID, t.ScenarioID, t.MaskedPAN, t.CardBIN,
+		t.CardScheme, t.Version, t.Status, t.StatusReason, t.ECI, t.ChallengeCancel, t.CardholderName, t.MerchantName,
+		t.Amount, t.Currency, "2006-01-02T15:04:05", "false", "enquiry"} {
+		n += len(f)
+	}
+	return n + len(t.Status) // "ls" repeats the status
+}
+
+// packEvent appends the value of an event in its stream entry: the length
+// of its record in four bytes (big endian), the record (see appendRecord),
+// then the summary fields it sets (see appendSummary).
+func packEvent(b []byte, e *Event, ev emulator.Event) []byte {
+	at := len(b)
+	b = appendRecord(append(b, 0, 0, 0, 0), e)
+	binary.BigEndian.PutUint32(b[at:], uint32(len(b)-at-4))
+	return appendSummary(b, ev)
+}
+
+// chunkField is the field of a stream entry that holds its events: the
+// Snappy-compatible S2 block of their plain form (see appendChunkEvent).
+// Compressed, the console's JSON bodies, much alike from one lookup to the
+// next, take several times fewer bytes to send, to write to the
+// append-only file and to keep.
+const chunkField = "z"
+
+// maxChunkPlain bounds the plain form of an entry when it is read back:
+// far above what the journal writes (maxChunkBytes and one more event).
+const maxChunkPlain = 1 << 20
+
+// appendChunkEvent appends an event to the plain form of a stream entry:
+// the uvarint length of its transaction id, the id, the uvarint length of
+// its value (see packEvent), the value.
+func appendChunkEvent(b []byte, id, value string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(id)))
+	b = append(b, id...)
+	b = binary.AppendUvarint(b, uint64(len(value)))
+	return append(b, value...)
+}
+
+// readChunk decompresses the events of a stream entry's field and calls
+// fn with each, in order. It refuses (errRecord) a field that does not
+// decompress to exactly whole events, or to more than maxChunkPlain bytes.
+func readChunk(z string, fn func(id, value string)) error {
+	zb := []byte(z)
+	n, err := s2.DecodedLen(zb)
+	if err != nil || n > maxChunkPlain {
+		return fmt.Errorf("%w: entry of %d bytes does not decompress within %d", errRecord, len(z), maxChunkPlain)
+	}
+	plain, err := s2.Decode(make([]byte, n), zb)
+	if err != nil {
+		return fmt.Errorf("%w: %w", errRecord, err)
+	}
+	d := recordDecoder{b: plain}
+	var events []string // id, value, ...: called only once the whole entry reads
+	for len(d.b) > 0 && !d.err {
+		id, value := d.field(), d.field()
+		events = append(events, string(id), string(value))
+	}
+	if d.err {
+		return fmt.Errorf("%w: truncated entry", errRecord)
+	}
+	for i := 0; i < len(events); i += 2 {
+		fn(events[i], events[i+1])
+	}
+	return nil
+}
+
+// unpackEvent splits the value of an event into its record and its
+// summary fields; false when it is not one.
+func unpackEvent(v string) (rec, sum string, ok bool) {
+	if len(v) < 4 {
+		return "", "", false
+	}
+	n := binary.BigEndian.Uint32([]byte(v[:4]))
+	if uint64(n) > uint64(len(v)-4) {
+		return "", "", false
+	}
+	return v[4 : 4+n], v[4+n:], true
 }
 
 // NewRedis returns the journal kept over client c, and starts its writer
@@ -190,6 +272,9 @@ func NewRedis(c rueidis.Client, opt RedisOptions) (*Redis, error) {
 		waiters: newWatchers(opt.Total),
 		maxOpen: maxOpen,
 		trimAt:  maxOpen + max(maxOpen/8, 1),
+		// An entry is dropped whole: a small one keeps the trim fine
+		// grained against the bytes a namespace may hold.
+		chunkBytes: min(maxChunkBytes, opt.MaxBytesPerNamespace/16),
 	}
 	go j.write()
 	go j.subscribe(subCtx)
@@ -227,15 +312,11 @@ func (j *Redis) Record(_ context.Context, ev emulator.Event) {
 	e := newEvent(ev)
 	t := ev.Transaction
 	e.Status = t.Status
-	// The record and the summary fields go into one buffer, viewed as
-	// strings without a copy (the buffer is never written again): one
-	// allocation for both.
-	buf := make([]byte, 0, 160+len(e.Request)+len(e.Response)+len(e.Detail)+len(t.MerchantName)+len(t.CardholderName))
-	buf = appendRecord(buf, &e)
-	nRec := len(buf)
-	buf = appendSummary(buf, ev)
-	all := rueidis.BinaryString(buf)
-	q := queued{ns: ev.Namespace, id: id, opening: opens(ev.Kind), enquiry: ev.Kind == emulator.EventEnquiry, rec: all[:nRec], sum: all[nRec:]}
+	// The record and the summary fields go into one buffer, viewed as a
+	// string without a copy (the buffer is never written again).
+	buf := make([]byte, 0, packedSize(&e, t))
+	q := queued{ns: ev.Namespace, id: id, opening: opens(ev.Kind), enquiry: ev.Kind == emulator.EventEnquiry,
+		value: rueidis.BinaryString(packEvent(buf, &e, ev))}
 	size := q.size()
 	if j.queuedBytes.Load()+size > j.opt.QueueBytes {
 		j.drop(1, errors.New("queue full (bytes)"))
@@ -247,6 +328,13 @@ func (j *Redis) Record(_ context.Context, ev emulator.Event) {
 	default:
 		j.drop(1, errors.New("queue full"))
 	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // opens reports whether an event of kind k opens a transaction: the
@@ -268,70 +356,70 @@ func (j *Redis) drop(n int, why error) {
 // trimScript brings a namespace within its bounds (see Redis). KEYS are
 // its o, s, m, d, zo and zs; ARGV the openings it keeps, the bytes beyond
 // which it is trimmed and those it is trimmed to, the channel of changes
-// and the namespace. It reads the lists of sizes, never the streams, and
-// returns how many openings it dropped.
+// and the namespace. It reads the lists that describe the entries, never
+// the streams, and returns how many openings it dropped.
 var trimScript = rueidis.NewLuaScript(`
 local o, s, m, d, zo, zs = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local maxOpen, maxBytes, target = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
-local bytes = tonumber(redis.call('HGET', m, 'b') or '0')
-local freed, gone = 0, {}
--- Drops the n oldest openings (but the newest), with the items of zo
--- ("size:id") that describe them.
-local function dropOpenings(n)
-  n = math.min(n, redis.call('LLEN', zo) - 1)
-  if n <= 0 then return end
-  for _, z in ipairs(redis.call('LRANGE', zo, 0, n - 1)) do
-    local size, id = string.match(z, '^(%d+):(.*)$')
-    freed = freed + tonumber(size)
-    gone[#gone+1] = id
+local state = redis.call('HMGET', m, 'b', 'no')
+local bytes, opened = tonumber(state[1] or '0'), tonumber(state[2] or '0')
+local freed, gone = 0, 0
+-- Drops the oldest entries of o (never the newest) while want says so,
+-- with the items of zo that describe them: "size count".
+local function dropOpenings(want)
+  local n, last = 0, redis.call('LLEN', zo) - 1
+  while n < last and want() do
+    for _, z in ipairs(redis.call('LRANGE', zo, n, math.min(n + 15, last - 1))) do
+      if not want() then break end
+      local size, k = string.match(z, '^(%d+) (%d+)$')
+      freed, n, gone, opened = freed + tonumber(size), n + 1, gone + tonumber(k), opened - tonumber(k)
+    end
   end
-  redis.call('LTRIM', zo, n, -1)
-  redis.call('XTRIM', o, 'MAXLEN', '=', redis.call('LLEN', zo))
+  if n > 0 then
+    redis.call('LTRIM', zo, n, -1)
+    redis.call('XTRIM', o, 'MAXLEN', '=', redis.call('LLEN', zo))
+  end
 end
-local over = redis.call('LLEN', zo) - maxOpen
-if over > 0 then dropOpenings(over) end
+dropOpenings(function() return opened > maxOpen end)
 if bytes - freed > maxBytes then
-  -- The oldest later events ("size:q:id" in zs), counted as dropped by
-  -- their transactions.
+  -- The oldest entries of s, "size qid qid ..." in zs (q 1 for an
+  -- enquiry), their events counted as dropped by their transactions.
   local counts, n = {}, 0
   while bytes - freed > target do
     local zz = redis.call('LRANGE', zs, n, n + 63)
     if #zz == 0 then break end
     for _, z in ipairs(zz) do
       if bytes - freed <= target then break end
-      local size, q, id = string.match(z, '^(%d+):(%d):(.*)$')
-      freed, n = freed + tonumber(size), n + 1
-      local c = counts[id]
-      if not c then c = {0, 0}; counts[id] = c end
-      c[1], c[2] = c[1] + 1, c[2] + tonumber(q)
+      freed, n = freed + tonumber(string.match(z, '^%d+')), n + 1
+      for q, id in string.gmatch(z, ' (%d)(%S+)') do
+        local c = counts[id]
+        if not c then c = {0, 0}; counts[id] = c end
+        c[1], c[2] = c[1] + 1, c[2] + tonumber(q)
+      end
     end
   end
   if n > 0 then
     redis.call('LTRIM', zs, n, -1)
     redis.call('XTRIM', s, 'MAXLEN', '=', redis.call('LLEN', zs))
   end
+  -- The counts outlive their transactions: they are bounded instead.
+  if redis.call('HLEN', d) > 8 * maxOpen then redis.call('DEL', d) end
   for id, c in pairs(counts) do
     redis.call('HINCRBY', d, 'n:' .. id, c[1])
     if c[2] > 0 then redis.call('HINCRBY', d, 'q:' .. id, c[2]) end
   end
   -- Then the oldest openings, their transactions with them.
-  while bytes - freed > target and redis.call('LLEN', zo) > 1 do
-    dropOpenings(1)
-  end
+  dropOpenings(function() return bytes - freed > target end)
 end
-if #gone > 0 then
-  local fields = {}
-  for _, id in ipairs(gone) do fields[#fields+1] = 'n:' .. id; fields[#fields+1] = 'q:' .. id end
-  redis.call('HDEL', d, unpack(fields))
-  -- Counts of forgotten transactions' later events: bounded.
-  if redis.call('HLEN', d) > 4 * maxOpen then redis.call('DEL', d) end
+if gone > 0 then
+  redis.call('HINCRBY', m, 'no', -gone)
 end
 if freed > 0 then
   redis.call('HINCRBY', m, 'b', -freed)
   redis.call('HINCRBY', m, 'v', 1)
   redis.call('PUBLISH', ARGV[4], ARGV[5])
 end
-return #gone
+return gone
 `)
 
 // write sends the queue to Redis in batches until Close, then flushes
@@ -374,56 +462,90 @@ func (j *Redis) fill(batch []queued) []queued {
 // namespace. Then it trims the namespaces that hold more than their
 // bounds.
 func (j *Redis) flush(batch []queued) {
+	// The namespaces of the batch, in their order of appearance.
 	type part struct {
-		ns     string
-		events int
-		bytes  int64
+		ns      string
+		events  []*queued
+		opened  int
+		replies int // how many replies EXEC holds
+		bytesAt int // the index of the namespace's bytes among them
 	}
-	var parts []part
-	at := map[string]int{}
+	var parts []*part
+	at := map[string]*part{}
 	for i := range batch {
-		k, ok := at[batch[i].ns]
-		if !ok {
-			k = len(parts)
-			at[batch[i].ns] = k
-			parts = append(parts, part{ns: batch[i].ns})
+		q := &batch[i]
+		p := at[q.ns]
+		if p == nil {
+			p = &part{ns: q.ns}
+			at[q.ns] = p
+			parts = append(parts, p)
 		}
-		parts[k].events++
-		parts[k].bytes += batch[i].size()
+		p.events = append(p.events, q)
+		if q.opening {
+			p.opened++
+		}
 	}
-	// Each namespace's commands: MULTI, its XADDs, then the bytes, the
-	// version, the TTLs, the openings' count and the publication, EXEC.
-	const tail = 11 // the commands after the XADDs and RPUSHes, EXEC included
-	cmds := make(rueidis.Commands, 0, 2*len(batch)+len(parts)*(tail+1))
+	ttl := j.opt.MaxAge.Milliseconds()
+	cmds := make(rueidis.Commands, 0, len(parts)*24)
 	for _, p := range parts {
 		b := j.base(p.ns)
 		o, st, m, d, zo, zs := b+"o", b+"s", b+"m", b+"d", b+"zo", b+"zs"
 		cmds = append(cmds, j.c.B().Multi().Build())
-		for i := range batch {
-			q := &batch[i]
-			if q.ns != p.ns {
-				continue
+		first := len(cmds) // the first command EXEC answers
+		// Its openings, then its later events, each in entries of at most
+		// chunkBytes, with one item per entry in the list beside the stream.
+		var items [2][]string
+		var bytes int64
+		for k, key := range [2]string{o, st} {
+			opening := k == 0
+			var plain []byte // the entry's events, see appendChunkEvent
+			var size, n int64
+			item := make([]byte, 0, 64)
+			end := func() {
+				if n == 0 {
+					return
+				}
+				z := rueidis.BinaryString(s2.Encode(nil, plain))
+				cmds = append(cmds, j.c.B().Xadd().Key(key).Id("*").FieldValue().FieldValue(chunkField, z).Build())
+				if opening {
+					item = strconv.AppendInt(append(item, ' '), n, 10)
+				}
+				items[k] = append(items[k], strconv.FormatInt(size, 10)+string(item))
+				bytes += size
+				plain, size, n, item = plain[:0], 0, 0, item[:0]
 			}
-			key, sizes, item := st, zs, q.item()
-			if q.opening {
-				key, sizes = o, zo
+			for _, q := range p.events {
+				if q.opening != opening {
+					continue
+				}
+				if size > 0 && size+q.size() > j.chunkBytes {
+					end()
+				}
+				plain = appendChunkEvent(plain, q.id, q.value)
+				size, n = size+q.size(), n+1
+				if !opening { // the later events' ids, for their counts of dropped events
+					item = append(item, ' ', "01"[btoi(q.enquiry)])
+					item = append(item, q.id...)
+				}
 			}
-			cmds = append(cmds, j.c.B().Xadd().Key(key).Id("*").FieldValue().
-				FieldValue("i", q.id).FieldValue("s", q.sum).FieldValue("r", q.rec).Build(),
-				j.c.B().Rpush().Key(sizes).Element(item).Build())
+			end()
 		}
+		for k, key := range [2]string{zo, zs} {
+			if len(items[k]) > 0 {
+				cmds = append(cmds, j.c.B().Rpush().Key(key).Element(items[k]...).Build())
+			}
+		}
+		p.bytesAt = len(cmds) - first
 		cmds = append(cmds,
-			j.c.B().Hincrby().Key(m).Field("b").Increment(p.bytes).Build(),
-			j.c.B().Hincrby().Key(m).Field("v").Increment(1).Build(),
-			j.c.B().Pexpire().Key(o).Milliseconds(j.opt.MaxAge.Milliseconds()).Build(),
-			j.c.B().Pexpire().Key(st).Milliseconds(j.opt.MaxAge.Milliseconds()).Build(),
-			j.c.B().Pexpire().Key(m).Milliseconds(j.opt.MaxAge.Milliseconds()).Build(),
-			j.c.B().Pexpire().Key(d).Milliseconds(j.opt.MaxAge.Milliseconds()).Build(),
-			j.c.B().Pexpire().Key(zo).Milliseconds(j.opt.MaxAge.Milliseconds()).Build(),
-			j.c.B().Pexpire().Key(zs).Milliseconds(j.opt.MaxAge.Milliseconds()).Build(),
-			j.c.B().Llen().Key(zo).Build(),
-			j.c.B().Publish().Channel(j.channel()).Message(p.ns).Build(),
-			j.c.B().Exec().Build())
+			j.c.B().Hincrby().Key(m).Field("b").Increment(bytes).Build(),
+			j.c.B().Hincrby().Key(m).Field("no").Increment(int64(p.opened)).Build(),
+			j.c.B().Hincrby().Key(m).Field("v").Increment(1).Build())
+		for _, k := range [...]string{o, st, m, d, zo, zs} {
+			cmds = append(cmds, j.c.B().Pexpire().Key(k).Milliseconds(ttl).Build())
+		}
+		cmds = append(cmds, j.c.B().Publish().Channel(j.channel()).Message(p.ns).Build())
+		p.replies = len(cmds) - first
+		cmds = append(cmds, j.c.B().Exec().Build())
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), j.opt.Timeout)
 	defer cancel()
@@ -433,12 +555,11 @@ func (j *Redis) flush(batch []queued) {
 	res := j.c.DoMulti(ctx, cmds...)
 	next := 0
 	for _, p := range parts {
-		n := 2*p.events + tail - 1 // the commands EXEC answers
-		next += n + 2
+		next += p.replies + 2 // with MULTI and EXEC
 		// EXEC answers the namespace's commands, or fails them all.
 		vs, err := res[next-1].ToArray()
-		if err == nil && len(vs) != n {
-			err = fmt.Errorf("EXEC answered %d replies for %d commands", len(vs), n)
+		if err == nil && len(vs) != p.replies {
+			err = fmt.Errorf("EXEC answered %d replies for %d commands", len(vs), p.replies)
 		}
 		if err == nil {
 			for _, v := range vs {
@@ -448,13 +569,13 @@ func (j *Redis) flush(batch []queued) {
 			}
 		}
 		if err != nil {
-			failed += p.events
+			failed += len(p.events)
 			firstErr = cmpErr(firstErr, err)
 			continue
 		}
-		written += p.events
-		bytes, _ := vs[2*p.events].AsInt64()
-		opened, _ := vs[2*p.events+8].AsInt64()
+		written += len(p.events)
+		bytes, _ := vs[p.bytesAt].AsInt64()
+		opened, _ := vs[p.bytesAt+1].AsInt64()
 		if bytes > j.opt.MaxBytesPerNamespace || opened > j.trimAt {
 			b := j.base(p.ns)
 			trims = append(trims, rueidis.LuaExec{Keys: []string{b + "o", b + "s", b + "m", b + "d", b + "zo", b + "zs"}, Args: []string{
@@ -678,28 +799,31 @@ func (j *Redis) fold(ctx context.Context, ns, op string) (*folded, error) {
 	read := func(xs []rueidis.XRangeSlice, opening bool) []stored {
 		out := make([]stored, 0, len(xs))
 		for _, x := range xs {
-			var id, sum, rec string
+			// An entry holds its events compressed in one field; one it
+			// cannot read (written by another version) is not shown
+			// rather than an error.
 			for _, fv := range x.FieldValues {
-				switch fv.Field {
-				case "i":
-					id = fv.Value
-				case "s":
-					sum = fv.Value
-				case "r":
-					rec = fv.Value
+				if fv.Field != chunkField {
+					continue
 				}
+				_ = readChunk(fv.Value, func(id, value string) {
+					if opening {
+						held[id] = true
+					} else if !held[id] {
+						return // its transaction is forgotten
+					}
+					rec, sum, ok := unpackEvent(value)
+					if !ok {
+						return
+					}
+					ev, ok := eventOf(ns, id, sum)
+					e, err := decodeRecord([]byte(rec))
+					if !ok || err != nil {
+						return
+					}
+					out = append(out, stored{ev: ev, e: e})
+				})
 			}
-			if opening {
-				held[id] = true
-			} else if !held[id] {
-				continue // its transaction is forgotten
-			}
-			ev, ok := eventOf(ns, id, sum)
-			e, err := decodeRecord([]byte(rec))
-			if !ok || err != nil {
-				continue // written by another version: not shown rather than an error
-			}
-			out = append(out, stored{ev: ev, e: e})
 		}
 		return out
 	}

@@ -119,3 +119,75 @@ func BenchmarkRedisRecord(b *testing.B) {
 		b.Fatalf("%d events dropped", st.Dropped)
 	}
 }
+
+// BenchmarkRedisRead reads back a namespace filled to its default bounds
+// (lookups each followed by enquiries, about 4 MiB): what a console page
+// costs, the list of transactions or one transaction's events, now that
+// every read folds the namespace's streams.
+func BenchmarkRedisRead(b *testing.B) {
+	srv := redistest.Start(b, redistest.Options{})
+	c, err := redisstore.Connect(context.Background(), srv.URL, time.Second, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	body, err := os.ReadFile("../../emulator/wire/testdata/lookup.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	j, err := journal.NewRedis(c, journal.RedisOptions{Prefix: "bench:", MaxAge: time.Hour, Timeout: 5 * time.Second})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer j.Close()
+	ctx := context.Background()
+	t0 := time.Now()
+	var last string
+	for i := range 400 {
+		id := fmt.Sprintf("8a880dc0-d2d2-4067-bcb1-%012d", i)
+		sum := emulator.Summary{ThreeDSServerTransID: id, ExternalReferenceID: "ORD-1", ScenarioID: "visa-challenge",
+			MaskedPAN: "400000******1109", CardBIN: "400000", CardScheme: "VISA", Version: "2.2.0", Status: "C",
+			CardholderName: "Jane Doe", MerchantName: "Example Shop", Amount: "129.99", Currency: "EUR"}
+		at := t0.Add(time.Duration(i) * time.Second)
+		j.Record(ctx, emulator.Event{Namespace: "ns", Kind: emulator.EventLookup, Time: at, Request: body, Transaction: sum,
+			Lookup: &emulator.LookupResponse{Status: "C", ThreeDSServerTransID: id}})
+		for k := range 5 {
+			j.Record(ctx, emulator.Event{Namespace: "ns", Kind: emulator.EventEnquiry, Time: at.Add(time.Duration(k+1) * time.Millisecond),
+				Request: []byte(`{"threeDsServerTransId":"` + id + `"}`), Transaction: sum,
+				Enquiry: &emulator.EnquiryResponse{TransactionStatus: "C", ThreeDSServerTransID: id}})
+		}
+		last = id
+	}
+	if err := j.Flush(ctx); err != nil {
+		b.Fatal(err)
+	}
+	// What the namespace's events take in Redis, compressed, next to
+	// their bytes as the bounds count them.
+	var stored int64
+	for _, k := range []string{"o", "s"} {
+		n, err := c.Do(ctx, c.B().MemoryUsage().Key("bench:j:ns:"+k).Samples(0).Build()).AsInt64()
+		if err != nil {
+			b.Fatal(err)
+		}
+		stored += n
+	}
+	plain, err := c.Do(ctx, c.B().Hget().Key("bench:j:ns:m").Field("b").Build()).AsInt64()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("a namespace at its bounds: %d bytes of events take %d bytes of Redis (%.1fx smaller)", plain, stored, float64(plain)/float64(stored))
+	b.Run("List", func(b *testing.B) {
+		for b.Loop() {
+			if l, err := j.List(ctx, "ns", 200); err != nil || len(l) == 0 {
+				b.Fatalf("List = %d, %v", len(l), err)
+			}
+		}
+	})
+	b.Run("Get", func(b *testing.B) {
+		for b.Loop() {
+			if _, ok, err := j.Get(ctx, "ns", last); err != nil || !ok {
+				b.Fatalf("Get = %v, %v", ok, err)
+			}
+		}
+	})
+}
