@@ -15,6 +15,10 @@ const (
 	streamHeartbeat = 20 * time.Second
 	// streamRetry is the reconnection delay the browser is told.
 	streamRetry = 2 * time.Second
+	// streamMinInterval is the least time between two versions sent: the
+	// page reloads its list on each, and a busy token changes every
+	// millisecond. Changes in between are coalesced into the next.
+	streamMinInterval = 500 * time.Millisecond
 	// maxStreamsPerSession bounds the live streams one console session
 	// holds open (a tab each); maxStreams those of all sessions.
 	maxStreamsPerSession = 8
@@ -45,7 +49,7 @@ func (c *console) openStream(sid string) (func(), bool) {
 
 // handleEvents serves GET {base}/console/events: server-sent events that
 // carry the version of the session's journal ("event: version") whenever
-// it changes. The stream ends when the client leaves, after
+// it changes, at most every streamMinInterval. The stream ends when the client leaves, after
 // streamMaxDuration, or when the server shuts down, so it never holds a
 // graceful shutdown.
 func (c *console) handleEvents(w http.ResponseWriter, r *http.Request) {
@@ -101,8 +105,18 @@ func (c *console) handleEvents(w http.ResponseWriter, r *http.Request) {
 	beat := time.NewTicker(streamHeartbeat)
 	defer beat.Stop()
 	var sent uint64
+	var sentAt time.Time
 	for first := true; ; first = false {
 		if !first {
+			if wait := streamMinInterval - time.Since(sentAt); wait > 0 {
+				select {
+				case <-time.After(wait):
+				case <-r.Context().Done():
+					return
+				case <-c.stopping:
+					return
+				}
+			}
 			changed = j.Changed(ns)
 			if v, err = j.Version(r.Context(), ns); err != nil {
 				// The stream ends cleanly; the browser reconnects after
@@ -115,7 +129,7 @@ func (c *console) handleEvents(w http.ResponseWriter, r *http.Request) {
 			if _, err := fmt.Fprintf(w, "event: version\ndata: %d\n\n", v); err != nil {
 				return
 			}
-			sent = v
+			sent, sentAt = v, time.Now()
 		}
 		if err := rc.Flush(); err != nil {
 			return

@@ -604,6 +604,62 @@ func TestConsoleEventsStream(t *testing.T) {
 	}
 }
 
+// TestConsoleEventsCoalesce: a burst of changes reaches the page as a few
+// versions, at least half a second apart, the last of them the journal's
+// latest: each version makes the page read its list again.
+func TestConsoleEventsCoalesce(t *testing.T) {
+	t.Parallel()
+	e := newConsoleEnv(t, consoleOptions{})
+	b := e.browser()
+	b.login("burst")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, e.URL+"/console/events", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := b.client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	type version struct {
+		v  string
+		at time.Time
+	}
+	got := make(chan version, 64)
+	go func() {
+		defer close(got)
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			if v, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+				got <- version{v, time.Now()}
+			}
+		}
+	}()
+	<-got // the version the stream starts at
+	for range 20 {
+		e.lookupID("burst", e.Frictionless, nil)
+	}
+	v, _ := e.Journal.Version(context.Background(), web.Namespace("burst"))
+	want := strconv.FormatUint(v, 10)
+	var seen []version
+	for g := range got {
+		seen = append(seen, g)
+		if g.v == want {
+			break
+		}
+	}
+	if len(seen) == 0 || seen[len(seen)-1].v != want {
+		t.Fatalf("versions streamed %v, want the latest %s among them", seen, want)
+	}
+	for i := 1; i < len(seen); i++ {
+		if d := seen[i].at.Sub(seen[i-1].at); d < 400*time.Millisecond {
+			t.Errorf("versions %s and %s came %v apart, want at least 500ms", seen[i-1].v, seen[i].v, d)
+		}
+	}
+}
+
 func TestConsoleEventsEndOnShutdown(t *testing.T) {
 	t.Parallel()
 	e := newConsoleEnv(t, consoleOptions{})
