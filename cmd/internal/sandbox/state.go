@@ -83,15 +83,23 @@ func newState(c Config, log *slog.Logger) (*state, error) {
 	case c.JournalStore == "local":
 		s.events, journalAt = journal.NewMemory(c.journalOptions()), "local"
 	default:
-		j, err := journal.NewRedis(client, journal.RedisOptions{Options: c.journalOptions(), Prefix: c.StorePrefix,
+		// The journal writes its batches over a connection of its own:
+		// on the store's, a lookup's command would wait behind them.
+		jc, err := redisstore.Connect(context.Background(), c.Store, c.StoreTimeout, c.StoreWait)
+		if err != nil {
+			client.Close()
+			return nil, fmt.Errorf("[console] journal: %w", err)
+		}
+		j, err := journal.NewRedis(jc, journal.RedisOptions{Options: c.journalOptions(), Prefix: c.StorePrefix,
 			MaxAge: c.StoreMaxAge, Timeout: c.StoreTimeout, Logger: log})
 		if err != nil {
+			jc.Close()
 			client.Close()
 			return nil, fmt.Errorf("[console] %w", err)
 		}
-		// The journal's queue is written before the client closes.
+		// The journal's queue is written before its client closes.
 		s.events, journalAt = j, "shared"
-		s.close = func() { j.Close(); client.Close() }
+		s.close = func() { j.Close(); jc.Close(); client.Close() }
 	}
 	log.Info("state kept in Redis", slog.String("store", redisstore.Redact(c.Store)), slog.String("prefix", c.StorePrefix),
 		slog.String("journal", journalAt))
