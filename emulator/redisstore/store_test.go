@@ -138,3 +138,29 @@ func TestRuntimeContract(t *testing.T) {
 		return ra, rb
 	})
 }
+
+// TestPutKeepsAStoredTransaction: a second Put of an id is refused and the
+// stored transaction stays as it was, with or without a reference.
+func TestPutKeepsAStoredTransaction(t *testing.T) {
+	srv := redistest.Start(t, redistest.Options{})
+	s, err := redisstore.NewStore(connect(t, srv), redisstore.Options{MaxAge: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, ref := range []string{"", "ORD-2"} {
+		first := storetest.Transaction("ns", "dup-"+ref, "ORD-1")
+		if err := s.Put(ctx, first); err != nil {
+			t.Fatal(err)
+		}
+		again := storetest.Transaction("ns", "dup-"+ref, ref)
+		again.Status = "N"
+		if err := s.Put(ctx, again); err == nil || errors.Is(err, emulator.ErrUnavailable) {
+			t.Errorf("second Put of %s (reference %q): %v, want refused", again.ThreeDSServerTransID, ref, err)
+		}
+		got, err := s.Get(ctx, first.ThreeDSServerTransID)
+		if err != nil || got.Status != first.Status || got.ExternalReferenceID != "ORD-1" {
+			t.Errorf("after a refused Put: %+v, %v; want the first transaction", got, err)
+		}
+	}
+}
