@@ -546,12 +546,12 @@ func TestConsoleNamespacesAreIsolated(t *testing.T) {
 	}
 }
 
-// readEvent opens the events stream of b's session and returns the data
-// of its n-th version event (counting from 0) after running before.
-func readEvent(t *testing.T, e *consoleEnv, b *browser, n int, before ...func()) string {
+// openEvents opens the events stream of b's session for at most d and
+// returns its body, closed when t ends.
+func openEvents(t *testing.T, e *consoleEnv, b *browser, d time.Duration) io.Reader {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, e.URL+"/console/events", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -560,11 +560,18 @@ func readEvent(t *testing.T, e *consoleEnv, b *browser, n int, before ...func())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
+	t.Cleanup(func() { resp.Body.Close() })
 	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "text/event-stream" {
 		t.Fatalf("events: HTTP %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
 	}
-	sc := bufio.NewScanner(resp.Body)
+	return resp.Body
+}
+
+// readEvent opens the events stream of b's session and returns the data
+// of its n-th version event (counting from 0) after running before.
+func readEvent(t *testing.T, e *consoleEnv, b *browser, n int, before ...func()) string {
+	t.Helper()
+	sc := bufio.NewScanner(openEvents(t, e, b, 5*time.Second))
 	seen, event := 0, ""
 	for sc.Scan() {
 		line := sc.Text()
@@ -612,17 +619,7 @@ func TestConsoleEventsCoalesce(t *testing.T) {
 	e := newConsoleEnv(t, consoleOptions{})
 	b := e.browser()
 	b.login("burst")
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, e.URL+"/console/events", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := b.client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
+	body := openEvents(t, e, b, 10*time.Second)
 	type version struct {
 		v  string
 		at time.Time
@@ -630,7 +627,7 @@ func TestConsoleEventsCoalesce(t *testing.T) {
 	got := make(chan version, 64)
 	go func() {
 		defer close(got)
-		sc := bufio.NewScanner(resp.Body)
+		sc := bufio.NewScanner(body)
 		for sc.Scan() {
 			if v, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
 				got <- version{v, time.Now()}

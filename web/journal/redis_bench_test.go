@@ -48,17 +48,17 @@ func selfCPU(b *testing.B) time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// BenchmarkRedisRecord records lookups as the load benchmark sends them
-// (each a new transaction of one of four tokens, with its request body
-// and answer) and reports the Redis CPU each costs besides the time the
-// journal takes in the process.
-func BenchmarkRedisRecord(b *testing.B) {
+// benchJournal starts a redis-server for b and returns a shared journal
+// over it (prefix "bench:"), its client, and the realistic lookup body of
+// the wire testdata; all are closed when b ends.
+func benchJournal(b *testing.B) (*journal.Redis, rueidis.Client, []byte) {
+	b.Helper()
 	srv := redistest.Start(b, redistest.Options{})
 	c, err := redisstore.Connect(context.Background(), srv.URL, time.Second, 0)
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer c.Close()
+	b.Cleanup(c.Close)
 	body, err := os.ReadFile("../../emulator/wire/testdata/lookup.json")
 	if err != nil {
 		b.Fatal(err)
@@ -67,7 +67,16 @@ func BenchmarkRedisRecord(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer j.Close()
+	b.Cleanup(j.Close) // before the client's: cleanups run last first
+	return j, c, body
+}
+
+// BenchmarkRedisRecord records lookups as the load benchmark sends them
+// (each a new transaction of one of four tokens, with its request body
+// and answer) and reports the Redis CPU each costs besides the time the
+// journal takes in the process.
+func BenchmarkRedisRecord(b *testing.B) {
+	j, c, body := benchJournal(b)
 	events := make([]emulator.Event, 4096)
 	for i := range events {
 		id := fmt.Sprintf("8a880dc0-d2d2-4067-bcb1-%012d", i)
@@ -120,26 +129,12 @@ func BenchmarkRedisRecord(b *testing.B) {
 	}
 }
 
-// BenchmarkRedisRead reads back a namespace filled to its default bounds
-// (lookups each followed by enquiries, about 4 MiB): what a console page
+// BenchmarkRedisRead reads back a namespace filled to its default bound
+// of openings (400 lookups, each followed by five enquiries): what a console page
 // costs, the list of transactions or one transaction's events, now that
 // every read folds the namespace's streams.
 func BenchmarkRedisRead(b *testing.B) {
-	srv := redistest.Start(b, redistest.Options{})
-	c, err := redisstore.Connect(context.Background(), srv.URL, time.Second, 0)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer c.Close()
-	body, err := os.ReadFile("../../emulator/wire/testdata/lookup.json")
-	if err != nil {
-		b.Fatal(err)
-	}
-	j, err := journal.NewRedis(c, journal.RedisOptions{Prefix: "bench:", MaxAge: time.Hour, Timeout: 5 * time.Second})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer j.Close()
+	j, c, body := benchJournal(b)
 	ctx := context.Background()
 	t0 := time.Now()
 	var last string
