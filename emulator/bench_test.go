@@ -3,12 +3,12 @@ package emulator_test
 import (
 	"context"
 	"io"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/memstore"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/wire"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 )
@@ -79,10 +79,7 @@ func newBenchEngine(tb testing.TB) benchEngine {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	body, err := os.ReadFile("wire/testdata/lookup.json")
-	if err != nil {
-		tb.Fatal(err)
-	}
+	body := testkit.LookupJSON()
 	return benchEngine{
 		Engine:       e,
 		frictionless: lookupRequest(tb, cardOf(tb, cat, scenarioFrictionless)),
@@ -95,10 +92,7 @@ func newBenchEngine(tb testing.TB) benchEngine {
 // decoded and validated as the API does it.
 func lookupRequest(tb testing.TB, card string) emulator.LookupRequest {
 	tb.Helper()
-	raw, err := os.ReadFile("wire/testdata/lookup.json")
-	if err != nil {
-		tb.Fatal(err)
-	}
+	raw := testkit.LookupJSON()
 	req, _, err := wire.DecodeLookup(raw)
 	if err != nil {
 		tb.Fatalf("decode lookup: %v", err)
@@ -222,9 +216,7 @@ func BenchmarkEncodeLookupResponse(b *testing.B) {
 // budget. It counts allocations, never time, and is skipped under the race
 // detector, which changes the counts.
 func TestAllocBudgets(t *testing.T) {
-	if raceEnabled {
-		t.Skip("allocation counts differ under the race detector; run go test -run TestAllocBudgets without -race")
-	}
+	testkit.AllocBudget(t)
 	ctx := context.Background()
 	e := newBenchEngine(t)
 	ids := storedIDs(t, e, 10)

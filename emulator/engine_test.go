@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/memstore"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/wire"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 )
@@ -23,24 +23,6 @@ import (
 var t0 = time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)
 
 const ns = "ns-test"
-
-// clock is a settable clock.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
 
 // recorder keeps the events it is given.
 type recorder struct {
@@ -83,7 +65,7 @@ func (r *recorder) last(id string) emulator.Event {
 type fixture struct {
 	*emulator.Engine
 	t      *testing.T
-	clock  *clock
+	clock  *testkit.Clock
 	events *recorder
 	cat    *scenarios.Catalogue
 	store  *memstore.Store
@@ -96,15 +78,12 @@ func newFixture(t *testing.T, configure ...func(*emulator.Config)) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &clock{now: t0}
+	c := testkit.NewClock(t0)
 	store, err := memstore.New(memstore.Options{Now: c.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
-	body, err := os.ReadFile("wire/testdata/lookup.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	body := testkit.LookupJSON()
 	rec := &recorder{}
 	cfg := emulator.Config{
 		PublicURL: "https://sandbox.example/3ds/",
@@ -431,7 +410,7 @@ func TestDowngrade210(t *testing.T) {
 func TestEnquiry(t *testing.T) {
 	f := newFixture(t)
 	first := f.lookup(f.card("visa-frictionless-y"), nil)
-	f.clock.advance(time.Second)
+	f.clock.Advance(time.Second)
 	newest := f.lookup(f.card("visa-frictionless-n"), nil) // the same externalReferenceId
 	ctx := context.Background()
 	tests := []struct {
@@ -490,7 +469,7 @@ func TestOpenChallenge(t *testing.T) {
 		}
 	}
 
-	f.clock.advance(30 * time.Second)
+	f.clock.Advance(30 * time.Second)
 	v, err := f.OpenChallenge(ctx, good)
 	if err != nil {
 		t.Fatal(err)
@@ -509,7 +488,7 @@ func TestOpenChallenge(t *testing.T) {
 	}
 	// A reload (the same CReq again) shows the page again, the window
 	// still running from the first CReq.
-	f.clock.advance(time.Minute)
+	f.clock.Advance(time.Minute)
 	again, err := f.OpenChallenge(ctx, good)
 	if err != nil || !again.ExpiresAt.Equal(v.ExpiresAt) {
 		t.Errorf("reload: %v, expires %v (first %v)", err, again.ExpiresAt, v.ExpiresAt)
@@ -696,7 +675,7 @@ func TestTimeouts(t *testing.T) {
 			if tt.open {
 				f.open(resp)
 			}
-			f.clock.advance(tt.wait)
+			f.clock.Advance(tt.wait)
 			enq := f.enquiry(resp.ThreeDSServerTransID)
 			if enq.TransactionStatus != tt.status || enq.ChallengeCancel != tt.cancel {
 				t.Fatalf("enquiry %s cancel %q, want %s %q", enq.TransactionStatus, enq.ChallengeCancel, tt.status, tt.cancel)
@@ -737,7 +716,7 @@ func TestAutoChallenges(t *testing.T) {
 			if got := f.enquiry(resp.ThreeDSServerTransID); got.TransactionStatus != "C" {
 				t.Fatalf("before autoAfter: %s", got.TransactionStatus)
 			}
-			f.clock.advance(time.Second)
+			f.clock.Advance(time.Second)
 			got := f.enquiry(resp.ThreeDSServerTransID)
 			if got.TransactionStatus != tt.status || got.ChallengeCancel != tt.cancel {
 				t.Errorf("after autoAfter: %s cancel %q, want %s %q", got.TransactionStatus, got.ChallengeCancel, tt.status, tt.cancel)

@@ -38,7 +38,7 @@ func (f *fixture) runMethod(c emulator.DDCResponse, took time.Duration) {
 	if took < 0 {
 		return
 	}
-	f.clock.advance(took)
+	f.clock.Advance(took)
 	n, err := f.CompleteMethod(context.Background(), page.NotificationData)
 	if err != nil {
 		f.t.Fatalf("complete method: %v", err)
@@ -230,12 +230,12 @@ func TestLookupDDCID(t *testing.T) {
 		f := newFixture(t)
 		c := f.collect("4000000000009417")
 		f.runMethod(c, -1)
-		f.clock.advance(10 * time.Second)
+		f.clock.Advance(10 * time.Second)
 		resp := f.lookup("4000000000009417", func(r *emulator.LookupRequest) { r.DDCID, r.ThreeDSCompInd = c.DDCID, "N" })
 		if enq := f.enquiry(resp.ThreeDSServerTransID); enq.ThreeDSMethod.CompletedAt != "" {
 			t.Fatalf("completed before it did: %+v", enq.ThreeDSMethod)
 		}
-		f.clock.advance(5 * time.Second)
+		f.clock.Advance(5 * time.Second)
 		page, _ := f.StartMethod(context.Background(), c.MethodData) // a reload: keeps the first start
 		if _, err := f.CompleteMethod(context.Background(), page.NotificationData); err != nil {
 			t.Fatal(err)

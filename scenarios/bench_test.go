@@ -3,6 +3,8 @@ package scenarios
 import (
 	"fmt"
 	"testing"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 )
 
 // Allocation budgets of Match on the 10k-scenario catalogue of
@@ -60,9 +62,7 @@ func BenchmarkMatchParallel(b *testing.B) {
 // It counts allocations, never time, and is skipped under the race
 // detector, which changes the counts.
 func TestAllocBudgets(t *testing.T) {
-	if raceEnabled {
-		t.Skip("allocation counts differ under the race detector; run go test -run TestAllocBudgets without -race")
-	}
+	testkit.AllocBudget(t)
 	c := largeCatalogue(t, 10000)
 	cards := matchCards()
 	tests := []struct {

@@ -3,6 +3,8 @@ package templates
 import (
 	"io"
 	"testing"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 )
 
 // Allocation budgets of page rendering, in allocations per page: about
@@ -65,9 +67,7 @@ func BenchmarkRenderAutoSubmit(b *testing.B) {
 // budget. It counts allocations, never time, and is skipped under the race
 // detector, which changes the counts.
 func TestAllocBudgets(t *testing.T) {
-	if raceEnabled {
-		t.Skip("allocation counts differ under the race detector; run go test -run TestAllocBudgets without -race")
-	}
+	testkit.AllocBudget(t)
 	s := parseSet(t)
 	tests := []struct {
 		name   string

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 )
 
 // addScenarios posts a scenario document to the admin API.
@@ -26,17 +28,17 @@ func TestAdminScenarios(t *testing.T) {
     match: {cardNumber: "4111111111111111"}
     frictionless: {status: N, reason: "05"}
 `
-	if r := e.lookup("alice", lookupBody(t, card, nil)); r.str("status") != "Y" {
+	if r := e.lookup("alice", testkit.LookupBody(t, card, nil)); r.str("status") != "Y" {
 		t.Fatalf("before: the fallback should answer Y: %s", r.Raw)
 	}
 	add := e.addScenarios("alice", "application/yaml", doc)
 	if add.Status != http.StatusCreated || !strings.Contains(add.Raw, `"my-decline"`) {
 		t.Fatalf("add: %d %s", add.Status, add.Raw)
 	}
-	if r := e.lookup("alice", lookupBody(t, card, nil)); r.str("status") != "N" || r.str("statusReason") != "05" {
+	if r := e.lookup("alice", testkit.LookupBody(t, card, nil)); r.str("status") != "N" || r.str("statusReason") != "05" {
 		t.Errorf("alice's runtime scenario not applied: %s", r.Raw)
 	}
-	if r := e.lookup("bob", lookupBody(t, card, nil)); r.str("status") != "Y" {
+	if r := e.lookup("bob", testkit.LookupBody(t, card, nil)); r.str("status") != "Y" {
 		t.Errorf("alice's scenario leaked to bob: %s", r.Raw)
 	}
 	if r := e.call(http.MethodGet, "/admin/scenarios", "alice", nil); !strings.Contains(r.Raw, "my-decline") {
@@ -51,7 +53,7 @@ func TestAdminScenarios(t *testing.T) {
 		t.Errorf("JSON document: %d %s", r.Status, r.Raw)
 	}
 	// X-Scenario forces a scenario for any card, the namespace's own first.
-	req, _ := http.NewRequest(http.MethodPost, e.URL+"/authentication/brw", strings.NewReader(mustJSON(t, lookupBody(t, e.card("visa-frictionless-y"), nil))))
+	req, _ := http.NewRequest(http.MethodPost, e.URL+"/authentication/brw", strings.NewReader(mustJSON(t, testkit.LookupBody(t, e.card("visa-frictionless-y"), nil))))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer alice")
 	req.Header.Set("X-Scenario", "json-one")
@@ -70,7 +72,7 @@ func TestAdminScenarios(t *testing.T) {
 	if d := e.call(http.MethodDelete, "/admin/scenarios/my-decline", "alice", nil); d.Status != http.StatusNoContent {
 		t.Errorf("delete: %d %s", d.Status, d.Raw)
 	}
-	if r := e.lookup("alice", lookupBody(t, card, nil)); r.str("status") != "Y" {
+	if r := e.lookup("alice", testkit.LookupBody(t, card, nil)); r.str("status") != "Y" {
 		t.Errorf("deleted scenario still applied: %s", r.Raw)
 	}
 	if d := e.call(http.MethodDelete, "/admin/scenarios", "alice", nil); d.Status != http.StatusOK || d.Body["deleted"] != float64(1) {
@@ -141,14 +143,14 @@ func TestFaultInjection(t *testing.T) {
 	if r := e.addScenarios("tok", "application/yaml", doc); r.Status != http.StatusCreated {
 		t.Fatalf("add: %d %s", r.Status, r.Raw)
 	}
-	lookup := func(card string) result { return e.lookup("tok", lookupBody(t, card, nil)) }
+	lookup := func(card string) result { return e.lookup("tok", testkit.LookupBody(t, card, nil)) }
 
 	checkErrorBody(t, lookup("4111110000000013"), http.StatusServiceUnavailable, "403")
 	checkErrorBody(t, lookup("4111110000000021"), http.StatusBadGateway, "404")
-	if _, _, err := e.rawLookup(mustJSON(t, lookupBody(t, "4111110000000039", nil)), nil); err == nil {
+	if _, _, err := e.rawLookup(mustJSON(t, testkit.LookupBody(t, "4111110000000039", nil)), nil); err == nil {
 		t.Error("drop fault: the connection answered")
 	}
-	if resp, raw, err := e.rawLookup(mustJSON(t, lookupBody(t, "4111110000000047", nil)), nil); err != nil || resp.StatusCode != 200 || strings.HasSuffix(string(raw), "}") {
+	if resp, raw, err := e.rawLookup(mustJSON(t, testkit.LookupBody(t, "4111110000000047", nil)), nil); err != nil || resp.StatusCode != 200 || strings.HasSuffix(string(raw), "}") {
 		t.Errorf("malformed fault: %v %s", err, raw)
 	}
 
@@ -187,10 +189,10 @@ func TestDelayedRequestsAreBounded(t *testing.T) {
 		t.Fatalf("add: %s", r.Raw)
 	}
 	first := make(chan result)
-	go func() { first <- e.lookup("tok", lookupBody(t, "4111110000000070", nil)) }()
+	go func() { first <- e.lookup("tok", testkit.LookupBody(t, "4111110000000070", nil)) }()
 	time.Sleep(200 * time.Millisecond)
 	start := time.Now()
-	r := e.lookup("tok", lookupBody(t, "4111110000000070", nil))
+	r := e.lookup("tok", testkit.LookupBody(t, "4111110000000070", nil))
 	checkErrorBody(t, r, http.StatusServiceUnavailable, "403")
 	if r.str("errorCode") != "SY03" || time.Since(start) > 500*time.Millisecond {
 		t.Errorf("second delayed request: %s after %s", r.Raw, time.Since(start))

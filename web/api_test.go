@@ -3,14 +3,15 @@ package web_test
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/threeds-sandbox/threeds-sandbox/web"
 	"net/http"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
+	"github.com/threeds-sandbox/threeds-sandbox/web"
 )
 
 var canonicalUUID = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
@@ -120,8 +121,8 @@ func TestDefaultScenarios(t *testing.T) {
 
 func TestLookupIsDeterministicPerCard(t *testing.T) {
 	e := newEnv(t)
-	a := e.lookup("tok", lookupBody(t, e.card("visa-frictionless-y"), nil))
-	b := e.lookup("tok", lookupBody(t, e.card("visa-frictionless-y"), nil))
+	a := e.lookup("tok", testkit.LookupBody(t, e.card("visa-frictionless-y"), nil))
+	b := e.lookup("tok", testkit.LookupBody(t, e.card("visa-frictionless-y"), nil))
 	if a.str("threeDsServerTransId") == b.str("threeDsServerTransId") {
 		t.Error("two lookups share a transaction id")
 	}
@@ -137,9 +138,9 @@ func TestLookupIsDeterministicPerCard(t *testing.T) {
 
 func TestEnquiryPriorityAndReuse(t *testing.T) {
 	e := newEnv(t)
-	first := e.lookup("tok", lookupBody(t, e.card("visa-frictionless-y"), func(m map[string]any) { m["externalReferenceId"] = "order-1" }))
-	second := e.lookup("tok", lookupBody(t, e.card("visa-frictionless-n"), func(m map[string]any) { m["externalReferenceId"] = "order-2" }))
-	reuse := e.lookup("tok", lookupBody(t, e.card("visa-frictionless-u"), func(m map[string]any) { m["externalReferenceId"] = "order-1" }))
+	first := e.lookup("tok", testkit.LookupBody(t, e.card("visa-frictionless-y"), func(m map[string]any) { m["externalReferenceId"] = "order-1" }))
+	second := e.lookup("tok", testkit.LookupBody(t, e.card("visa-frictionless-n"), func(m map[string]any) { m["externalReferenceId"] = "order-2" }))
+	reuse := e.lookup("tok", testkit.LookupBody(t, e.card("visa-frictionless-u"), func(m map[string]any) { m["externalReferenceId"] = "order-1" }))
 
 	tests := []struct {
 		name string
@@ -176,12 +177,12 @@ func TestEnquiryUnknown(t *testing.T) {
 
 func TestTokenIsolation(t *testing.T) {
 	e := newEnv(t)
-	r := e.lookup("team-a", lookupBody(t, e.card("visa-frictionless-y"), func(m map[string]any) { m["externalReferenceId"] = "shared-ref" }))
+	r := e.lookup("team-a", testkit.LookupBody(t, e.card("visa-frictionless-y"), func(m map[string]any) { m["externalReferenceId"] = "shared-ref" }))
 	id := r.str("threeDsServerTransId")
 	checkErrorBody(t, e.enquiry("team-b", map[string]any{"threeDsServerTransId": id}), http.StatusNotFound, "301")
 	checkErrorBody(t, e.enquiry("team-b", map[string]any{"externalReferenceId": "shared-ref"}), http.StatusNotFound, "301")
 	// team-b's own transaction with the same reference does not disturb team-a.
-	e.lookup("team-b", lookupBody(t, e.card("visa-frictionless-n"), func(m map[string]any) { m["externalReferenceId"] = "shared-ref" }))
+	e.lookup("team-b", testkit.LookupBody(t, e.card("visa-frictionless-n"), func(m map[string]any) { m["externalReferenceId"] = "shared-ref" }))
 	if q := e.enquiry("team-a", map[string]any{"externalReferenceId": "shared-ref"}); q.str("threeDsServerTransId") != id {
 		t.Errorf("team-a sees %s, want its own %s", q.str("threeDsServerTransId"), id)
 	}
@@ -189,7 +190,7 @@ func TestTokenIsolation(t *testing.T) {
 
 func TestAuthentication(t *testing.T) {
 	e := newEnv(t, func(o *envOptions) { o.tokens = []string{"good-token", "other"} })
-	body := lookupBody(t, e.card("visa-frictionless-y"), nil)
+	body := testkit.LookupBody(t, e.card("visa-frictionless-y"), nil)
 	tests := []struct {
 		name   string
 		header string
@@ -311,7 +312,7 @@ func TestCatalogueEndpoint(t *testing.T) {
 
 func TestBasePath(t *testing.T) {
 	e := newEnv(t, func(o *envOptions) { o.basePath = "/3ds" })
-	r := e.lookup("tok", lookupBody(t, e.card("visa-frictionless-y"), nil))
+	r := e.lookup("tok", testkit.LookupBody(t, e.card("visa-frictionless-y"), nil))
 	if r.Status != http.StatusOK {
 		t.Fatalf("lookup under base path: %d %s", r.Status, r.Raw)
 	}
@@ -332,9 +333,9 @@ func TestEveryErrorNamesItsElement(t *testing.T) {
 		status             int
 		detail             string
 	}{
-		{"scenario: version not supported (SC12)", http.MethodPost, "/authentication/brw", lookupBody(t, e.card("visa-error-version"), nil), 422, "messageVersion"},
-		{"scenario: ACS unavailable (SC03)", http.MethodPost, "/authentication/brw", lookupBody(t, e.card("visa-error-acs-unavailable"), nil), 503, "/authentication/brw"},
-		{"scenario: DS unreachable (SC05)", http.MethodPost, "/authentication/brw", lookupBody(t, e.card("visa-error-ds-unreachable"), nil), 502, "/authentication/brw"},
+		{"scenario: version not supported (SC12)", http.MethodPost, "/authentication/brw", testkit.LookupBody(t, e.card("visa-error-version"), nil), 422, "messageVersion"},
+		{"scenario: ACS unavailable (SC03)", http.MethodPost, "/authentication/brw", testkit.LookupBody(t, e.card("visa-error-acs-unavailable"), nil), 503, "/authentication/brw"},
+		{"scenario: DS unreachable (SC05)", http.MethodPost, "/authentication/brw", testkit.LookupBody(t, e.card("visa-error-ds-unreachable"), nil), 502, "/authentication/brw"},
 		{"method not allowed", http.MethodGet, "/enquiry/", nil, 405, "method"},
 		{"body too large", http.MethodPost, "/authentication/brw", strings.Repeat(" ", 70<<10), 413, "body"},
 		{"no route", http.MethodPost, "/nowhere", "{}", 404, "/nowhere"},
@@ -371,7 +372,7 @@ func TestWhichScenarioAnswered(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			raw, _ := json.Marshal(lookupBody(t, tt.card, tt.change))
+			raw, _ := json.Marshal(testkit.LookupBody(t, tt.card, tt.change))
 			req, _ := http.NewRequest(http.MethodPost, e.URL+"/authentication/brw", bytes.NewReader(raw))
 			req.Header.Set("Content-Type", "application/json")
 			req.Header.Set("Authorization", "Bearer which")

@@ -6,10 +6,10 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"regexp"
 	"testing"
 
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 	"github.com/threeds-sandbox/threeds-sandbox/web"
 )
@@ -55,10 +55,7 @@ func rawLookup(tb testing.TB, id string) []byte {
 	if !ok || sc.Match.CardNumber == "" {
 		tb.Fatalf("default catalogue: no scenario %q with a card number", id)
 	}
-	raw, err := os.ReadFile("../emulator/wire/testdata/lookup.json")
-	if err != nil {
-		tb.Fatal(err)
-	}
+	raw := testkit.LookupJSON()
 	if !cardNumberField.Match(raw) {
 		tb.Fatal("lookup.json: no card.cardNumber")
 	}
@@ -158,9 +155,7 @@ func BenchmarkServeHeadlessChallenge(b *testing.B) {
 // budget. It counts allocations, never time, and is skipped under the race
 // detector, which changes the counts.
 func TestAllocBudgets(t *testing.T) {
-	if raceEnabled {
-		t.Skip("allocation counts differ under the race detector; run go test -run TestAllocBudgets without -race")
-	}
+	testkit.AllocBudget(t)
 	srv := benchServer(t, nil)
 	lookup, challenge := rawLookup(t, scenarioFrictionless), rawLookup(t, scenarioChallenge)
 	enquiry := []byte(`{"externalReferenceId":"ORD-20240611-000123"}`)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 )
 
 var (
@@ -41,7 +42,7 @@ type challenge struct {
 
 func (e *env) startChallenge(mutate func(map[string]any)) challenge {
 	e.t.Helper()
-	r := e.lookup("tok", lookupBody(e.t, e.card("visa-challenge"), mutate))
+	r := e.lookup("tok", testkit.LookupBody(e.t, e.card("visa-challenge"), mutate))
 	if r.str("status") != "C" {
 		e.t.Fatalf("lookup status = %q, want C: %s", r.str("status"), r.Raw)
 	}
@@ -452,7 +453,7 @@ func TestNullNotificationURLShowsResult(t *testing.T) {
 // nor with the token of another transaction.
 func TestForgedCResDisclosesNothing(t *testing.T) {
 	e := newEnv(t)
-	victim := e.lookup("victim", lookupBody(t, e.card("visa-frictionless-y"), func(m map[string]any) { m["externalReferenceId"] = "VICTIM-REF-1" }))
+	victim := e.lookup("victim", testkit.LookupBody(t, e.card("visa-frictionless-y"), func(m map[string]any) { m["externalReferenceId"] = "VICTIM-REF-1" }))
 	challenged := e.startChallenge(func(m map[string]any) { m["notificationUrl"] = nil; m["externalReferenceId"] = "VICTIM-REF-2" })
 	e.decide(challenged, "pass", "")
 	attacker := e.startChallenge(func(m map[string]any) { m["notificationUrl"] = nil })
@@ -545,7 +546,7 @@ func TestAutoResolvingChallenges(t *testing.T) {
 			continue
 		}
 		t.Run(sc.ID, func(t *testing.T) {
-			r := e.lookup("tok", lookupBody(t, sc.Match.CardNumber, nil))
+			r := e.lookup("tok", testkit.LookupBody(t, sc.Match.CardNumber, nil))
 			id := r.str("threeDsServerTransId")
 			if q := e.enquiry("tok", map[string]any{"threeDsServerTransId": id}); sc.Challenge.AutoAfter > 0 && q.str("transactionStatus") != "C" {
 				t.Errorf("resolved before autoAfter: %s", q.Raw)

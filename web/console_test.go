@@ -22,6 +22,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 	"github.com/threeds-sandbox/threeds-sandbox/templates"
 	"github.com/threeds-sandbox/threeds-sandbox/web"
 	"github.com/threeds-sandbox/threeds-sandbox/web/journal"
@@ -176,7 +177,7 @@ func (e *consoleEnv) api(path, token string, body any) map[string]any {
 // lookupID sends a lookup and returns its threeDsServerTransId.
 func (e *consoleEnv) lookupID(token, card string, mutate func(map[string]any)) string {
 	e.t.Helper()
-	id, _ := e.api("/authentication/brw", token, lookupBody(e.t, card, mutate))["threeDsServerTransId"].(string)
+	id, _ := e.api("/authentication/brw", token, testkit.LookupBody(e.t, card, mutate))["threeDsServerTransId"].(string)
 	if id == "" {
 		e.t.Fatal("lookup answered no threeDsServerTransId")
 	}
@@ -484,7 +485,7 @@ func TestConsoleTransactionDetailShowsTheFlow(t *testing.T) {
 func TestConsoleShowsTheLookupAsAnswered(t *testing.T) {
 	t.Parallel()
 	e := newConsoleEnv(t, consoleOptions{})
-	answer := e.api("/authentication/brw", "as-sent", lookupBody(t, e.Challenge, nil))
+	answer := e.api("/authentication/brw", "as-sent", testkit.LookupBody(t, e.Challenge, nil))
 	id, _ := answer["threeDsServerTransId"].(string)
 	b := e.browser()
 	b.login("as-sent")
@@ -785,7 +786,7 @@ func TestConsoleDemoPage(t *testing.T) {
 	// its inline script and style must be allowed by hash, and the ACS
 	// must be allowed as a frame and a form target.
 	csp := p.Header.Get("Content-Security-Policy")
-	html, _ := e.api("/authentication/brw", "demo", lookupBody(t, e.Challenge, nil))["challengeHtml"].(string)
+	html, _ := e.api("/authentication/brw", "demo", testkit.LookupBody(t, e.Challenge, nil))["challengeHtml"].(string)
 	for _, m := range regexp.MustCompile(`(?s)<(script|style)>(.*?)</(?:script|style)>`).FindAllStringSubmatch(html, -1) {
 		sum := sha256.Sum256([]byte(m[2]))
 		if want := "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"; !strings.Contains(csp, want) {
@@ -843,7 +844,7 @@ func TestConsoleDemoRelays(t *testing.T) {
 			if tt.login != "" {
 				b.login(tt.login)
 			}
-			p := b.postJSON("/console/demo/lookup", lookupBody(t, e.Frictionless, nil), nil)
+			p := b.postJSON("/console/demo/lookup", testkit.LookupBody(t, e.Frictionless, nil), nil)
 			var got map[string]any
 			if err := json.Unmarshal([]byte(p.Raw), &got); p.Status != http.StatusOK || err != nil {
 				t.Fatalf("relay lookup: %d %s", p.Status, p.Raw)
@@ -860,13 +861,13 @@ func TestConsoleDemoRelays(t *testing.T) {
 			if p := b.postJSON("/console/demo/lookup", map[string]any{}, nil); p.Status != http.StatusBadRequest || !strings.Contains(p.Raw, `"emvErrorCode":"201"`) {
 				t.Errorf("relay of a bad lookup: %d %s", p.Status, p.Raw)
 			}
-			if p := b.postJSON("/console/demo/lookup", lookupBody(t, e.Frictionless, nil), map[string]string{"Sec-Fetch-Site": "cross-site"}); p.Status != http.StatusUnauthorized {
+			if p := b.postJSON("/console/demo/lookup", testkit.LookupBody(t, e.Frictionless, nil), map[string]string{"Sec-Fetch-Site": "cross-site"}); p.Status != http.StatusUnauthorized {
 				t.Errorf("cross-site relay: %d %s", p.Status, p.Raw)
 			}
 		})
 	}
 	locked := newConsoleEnv(t, consoleOptions{tokens: []string{"only-this"}})
-	if p := locked.browser().postJSON("/console/demo/lookup", lookupBody(t, locked.Frictionless, nil), nil); p.Status != http.StatusUnauthorized || !strings.Contains(p.Raw, "log in") {
+	if p := locked.browser().postJSON("/console/demo/lookup", testkit.LookupBody(t, locked.Frictionless, nil), nil); p.Status != http.StatusUnauthorized || !strings.Contains(p.Raw, "log in") {
 		t.Errorf("relay without a session when demo is refused: %d %s", p.Status, p.Raw)
 	}
 }

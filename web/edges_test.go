@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 )
 
 // TestHTTPEdges pins what a new user's first mistakes answer: a trailing
@@ -22,7 +24,7 @@ func TestHTTPEdges(t *testing.T) {
 		emv        string   // EMV error code; "" for a success
 		says       []string // in the error message or a problem's reason
 	}{
-		{"the lookup with a trailing slash", "/authentication/brw/", lookupBody(t, frictionless, nil), http.StatusOK, "", nil},
+		{"the lookup with a trailing slash", "/authentication/brw/", testkit.LookupBody(t, frictionless, nil), http.StatusOK, "", nil},
 		{"the enquiry with a doubled slash", "/enquiry//", map[string]any{"threeDsServerTransId": unknown}, http.StatusNotFound, "303", []string{"no route POST /enquiry//"}},
 		{"the enquiry with the EMV spelling", "/enquiry/", map[string]any{"threeDSServerTransID": unknown}, http.StatusBadRequest, "201",
 			[]string{"did you mean threeDsServerTransId?", "the body has threeDSServerTransID"}},

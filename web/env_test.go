@@ -7,37 +7,18 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/memstore"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 	"github.com/threeds-sandbox/threeds-sandbox/templates"
 	"github.com/threeds-sandbox/threeds-sandbox/web"
 	"github.com/threeds-sandbox/threeds-sandbox/web/journal"
 )
-
-// clock is a settable test clock.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
 
 // env is one emulator served by httptest with the embedded defaults.
 type env struct {
@@ -46,7 +27,7 @@ type env struct {
 	Server *httptest.Server
 	Engine *emulator.Engine
 	Cat    *scenarios.Catalogue
-	Clock  *clock
+	Clock  *testkit.Clock
 }
 
 type envOptions struct {
@@ -72,7 +53,7 @@ type sandbox struct {
 	Server  *web.Server
 	Engine  *emulator.Engine
 	Cat     *scenarios.Catalogue
-	Clock   *clock // nil with realClock
+	Clock   *testkit.Clock // nil with realClock
 	Journal *journal.Memory
 }
 
@@ -91,7 +72,7 @@ func buildSandbox(tb testing.TB, o envOptions, public string) sandbox {
 	b := sandbox{Cat: cat}
 	var now func() time.Time
 	if !o.realClock {
-		b.Clock = &clock{now: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)}
+		b.Clock = testkit.NewClock(testkit.T0)
 		now = b.Clock.Now
 	}
 	store, err := memstore.New(memstore.Options{Now: now})
@@ -152,27 +133,6 @@ func newEnv(t testing.TB, opts ...func(*envOptions)) *env {
 	ts.Start()
 	t.Cleanup(ts.Close)
 	return &env{t: t, URL: public, Server: ts, Engine: b.Engine, Cat: b.Cat, Clock: b.Clock}
-}
-
-// lookupBody returns the realistic lookup request of the wire testdata
-// with the given card number, changed by mutate.
-func lookupBody(t testing.TB, card string, mutate func(m map[string]any)) map[string]any {
-	t.Helper()
-	raw, err := os.ReadFile("../emulator/wire/testdata/lookup.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(raw, &m); err != nil {
-		t.Fatal(err)
-	}
-	if card != "" {
-		m["card"].(map[string]any)["cardNumber"] = card
-	}
-	if mutate != nil {
-		mutate(m)
-	}
-	return m
 }
 
 // result is a decoded response.
@@ -294,7 +254,7 @@ func (e *env) card(id string) string {
 
 // matchingBody returns a lookup body that the scenario's selectors accept.
 func matchingBody(t testing.TB, sc scenarios.Scenario, ref string) map[string]any {
-	return lookupBody(t, sc.Match.CardNumber, func(m map[string]any) {
+	return testkit.LookupBody(t, sc.Match.CardNumber, func(m map[string]any) {
 		m["externalReferenceId"] = ref
 		if sc.Match.ChallengeInd != 0 {
 			m["threeDsRequestorChallengeInd"] = sc.Match.ChallengeInd

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 )
 
 // rawLookup sends a lookup and returns the transport-level outcome, so
@@ -47,7 +48,7 @@ func TestChaos(t *testing.T) {
 				t.Fatal(err)
 			}
 			e := newEnv(t, func(o *envOptions) { o.chaos = chaos })
-			body := mustJSON(t, lookupBody(t, e.card("visa-frictionless-y"), nil))
+			body := mustJSON(t, testkit.LookupBody(t, e.card("visa-frictionless-y"), nil))
 			resp, raw, err := e.rawLookup(body, nil)
 			switch {
 			case tt.status == 0:
@@ -59,7 +60,7 @@ func TestChaos(t *testing.T) {
 					t.Fatalf("malformed: %v %s", err, raw)
 				}
 			default:
-				r := e.lookup("tok", lookupBody(t, e.card("visa-frictionless-y"), nil))
+				r := e.lookup("tok", testkit.LookupBody(t, e.card("visa-frictionless-y"), nil))
 				checkErrorBody(t, r, tt.status, tt.emv)
 			}
 			// Public routes are not part of chaos.
@@ -81,7 +82,7 @@ func TestChaosSettings(t *testing.T) {
 	}
 	off := newEnv(t, func(o *envOptions) { o.chaos, _ = emulator.NewChaos(0, nil, 1) })
 	for range 20 {
-		if r := off.lookup("tok", lookupBody(t, off.card("visa-frictionless-y"), nil)); r.Status != 200 {
+		if r := off.lookup("tok", testkit.LookupBody(t, off.card("visa-frictionless-y"), nil)); r.Status != 200 {
 			t.Fatalf("chaos off but lookup failed: %s", r.Raw)
 		}
 	}

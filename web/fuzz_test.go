@@ -7,6 +7,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 )
 
 // FuzzHandler sends arbitrary bodies to every route that reads outside
@@ -14,7 +16,7 @@ import (
 // the error body of spec 2.16 for a failure.
 func FuzzHandler(f *testing.F) {
 	e := newEnv(f)
-	seed := mustJSON(f, lookupBody(f, e.card("visa-challenge"), nil))
+	seed := mustJSON(f, testkit.LookupBody(f, e.card("visa-challenge"), nil))
 	for _, s := range []string{seed, `{}`, `[]`, `{"card":{"cardNumber":"4"}}`, `{"a":1,"a":2}`, "\xff", `{"threeDsServerTransId":"x"}`,
 		`{"action":"pass"}`, "creq=e30&threeDSSessionData=x", "state=x&action=pass", "cres=e30",
 		`{"card":{"cardNumber":"4000000000009409"},"threeDSMethodNotificationURL":"https://m.example/n"}`,

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/redact"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 	"github.com/threeds-sandbox/threeds-sandbox/web"
 	"github.com/threeds-sandbox/threeds-sandbox/web/journal"
 )
@@ -25,7 +26,7 @@ func paddedLookup(t testing.TB, card, ref string) []byte {
 	for i := range 30 {
 		ext[fmt.Sprintf("k%02d", i)] = strings.Repeat(string(rune('a'+i%26)), 300)
 	}
-	raw, err := json.Marshal(lookupBody(t, card, func(m map[string]any) {
+	raw, err := json.Marshal(testkit.LookupBody(t, card, func(m map[string]any) {
 		m["externalReferenceId"] = ref
 		m["ext"] = ext
 	}))

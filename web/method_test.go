@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 )
 
 // ddcBody is a device data collection request for card.
@@ -79,7 +80,7 @@ func TestDDC(t *testing.T) {
 		t.Errorf("notification threeDSMethodData %s, want only the transaction id", raw)
 	}
 
-	l := e.lookup("tok", lookupBody(t, "4000000000009409", func(b map[string]any) {
+	l := e.lookup("tok", testkit.LookupBody(t, "4000000000009409", func(b map[string]any) {
 		b["ddcId"], b["threeDSCompInd"] = "ddc-"+id, "Y"
 	}))
 	if l.Status != http.StatusOK || l.str("threeDsServerTransId") != id || l.str("status") != "Y" {
@@ -193,7 +194,7 @@ func TestLookupStrictDDC(t *testing.T) {
 		e := newEnv(t, func(o *envOptions) { o.strictDDC = strict })
 		c := e.ddc("tok", ddcBody("4000000000009409"))
 		body := func(ddc string) map[string]any {
-			return lookupBody(t, "4000000000009409", func(b map[string]any) { b["ddcId"] = ddc })
+			return testkit.LookupBody(t, "4000000000009409", func(b map[string]any) { b["ddcId"] = ddc })
 		}
 		if r := e.lookup("tok", body(c.str("ddcId"))); r.Status != http.StatusOK || r.str("threeDsServerTransId") != c.str("threeDsServerTransId") {
 			t.Fatalf("strict=%v: first lookup %s", strict, r.Raw)
@@ -220,7 +221,7 @@ func TestLookupOtherCardDDC(t *testing.T) {
 	for _, strict := range []bool{false, true} {
 		e := newEnv(t, func(o *envOptions) { o.strictDDC = strict })
 		c := e.ddc("tok", ddcBody("4000000000009409"))
-		other := e.lookup("tok", lookupBody(t, "4000000000009433", func(b map[string]any) { b["ddcId"] = c.str("ddcId") }))
+		other := e.lookup("tok", testkit.LookupBody(t, "4000000000009433", func(b map[string]any) { b["ddcId"] = c.str("ddcId") }))
 		if strict {
 			checkErrorBody(t, other, http.StatusConflict, "305")
 			if other.emv("emvErrorDetail") != "card.cardNumber,ddcId" || !strings.Contains(other.str("error"), "400000******9409") {
@@ -229,7 +230,7 @@ func TestLookupOtherCardDDC(t *testing.T) {
 		} else if other.Status != http.StatusOK || other.str("threeDsServerTransId") == c.str("threeDsServerTransId") {
 			t.Errorf("lenient: another card's lookup %s", other.Raw)
 		}
-		own := e.lookup("tok", lookupBody(t, "4000000000009409", func(b map[string]any) { b["ddcId"] = c.str("ddcId") }))
+		own := e.lookup("tok", testkit.LookupBody(t, "4000000000009409", func(b map[string]any) { b["ddcId"] = c.str("ddcId") }))
 		if own.Status != http.StatusOK || own.str("threeDsServerTransId") != c.str("threeDsServerTransId") {
 			t.Errorf("strict=%v: the card's own lookup after it: %s", strict, own.Raw)
 		}
@@ -239,14 +240,14 @@ func TestLookupOtherCardDDC(t *testing.T) {
 // TestLookupThreeDSCompInd checks the lookup's threeDSCompInd field.
 func TestLookupThreeDSCompInd(t *testing.T) {
 	e := newEnv(t)
-	r := e.lookup("tok", lookupBody(t, "4000000000009433", func(b map[string]any) { b["threeDSCompInd"] = "X" }))
+	r := e.lookup("tok", testkit.LookupBody(t, "4000000000009433", func(b map[string]any) { b["threeDSCompInd"] = "X" }))
 	checkErrorBody(t, r, http.StatusBadRequest, "203")
 	if r.emv("emvErrorDetail") != "threeDSCompInd" {
 		t.Errorf("detail %q", r.emv("emvErrorDetail"))
 	}
 	// Without a collection, the Requestor's value selects the scenario.
 	for ind, want := range map[string]string{"N": "C", "Y": "Y", "U": "Y"} {
-		r := e.lookup("tok", lookupBody(t, "4000000000009433", func(b map[string]any) { b["threeDSCompInd"] = ind }))
+		r := e.lookup("tok", testkit.LookupBody(t, "4000000000009433", func(b map[string]any) { b["threeDSCompInd"] = ind }))
 		if r.str("status") != want {
 			t.Errorf("threeDSCompInd %s: status %s, want %s", ind, r.str("status"), want)
 		}

@@ -17,6 +17,8 @@ import (
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 	"gopkg.in/yaml.v3"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 )
 
 func init() {
@@ -272,7 +274,7 @@ func TestOpenAPIConformance(t *testing.T) {
 				c := *c
 				c.t = t
 				ref := "ref-" + sc.ID
-				r := c.send(api(http.MethodPost, "/authentication/brw", lookupBody(t, sc.Match.CardNumber, func(m map[string]any) {
+				r := c.send(api(http.MethodPost, "/authentication/brw", testkit.LookupBody(t, sc.Match.CardNumber, func(m map[string]any) {
 					m["externalReferenceId"] = ref
 				})), true)
 				switch {
@@ -297,7 +299,7 @@ func TestOpenAPIConformance(t *testing.T) {
 		c := *c
 		c.t = t
 		card := e.card("visa-frictionless-y")
-		lenient := lookupBody(t, card, func(m map[string]any) {
+		lenient := testkit.LookupBody(t, card, func(m map[string]any) {
 			m["deviceChannel"] = "02"
 			m["challengeWindowSize"] = "5"
 			m["acquirerBIN"] = m["acquirerBin"]
@@ -317,7 +319,7 @@ func TestOpenAPIConformance(t *testing.T) {
 		if r := c.send(api(http.MethodPost, "/authentication/brw", lenient), true); r.Status != http.StatusOK {
 			t.Errorf("lenient lookup: %d %s", r.Status, r.Raw)
 		}
-		noJS := lookupBody(t, card, func(m map[string]any) {
+		noJS := testkit.LookupBody(t, card, func(m map[string]any) {
 			b := m["browserInfo"].(map[string]any)
 			b["javascriptEnabled"] = false
 			for _, k := range []string{"javaEnabled", "colorDepth", "screenHeight", "screenWidth", "timeZone"} {
@@ -327,7 +329,7 @@ func TestOpenAPIConformance(t *testing.T) {
 		if r := c.send(api(http.MethodPost, "/authentication/brw", noJS), true); r.Status != http.StatusOK {
 			t.Errorf("lookup without JavaScript: %d %s", r.Status, r.Raw)
 		}
-		instalment := lookupBody(t, card, func(m map[string]any) {
+		instalment := testkit.LookupBody(t, card, func(m map[string]any) {
 			m["threeDsRequestorAuthInd"] = "03"
 			m["instalmentData"] = "12"
 			m["recurring"] = map[string]any{"expiry": "20301231", "frequency": 30}
@@ -336,7 +338,7 @@ func TestOpenAPIConformance(t *testing.T) {
 		if r := c.send(api(http.MethodPost, "/authentication/brw", instalment), true); r.Status != http.StatusOK {
 			t.Errorf("instalment lookup: %d %s", r.Status, r.Raw)
 		}
-		forced := api(http.MethodPost, "/authentication/brw", lookupBody(t, card, nil))
+		forced := api(http.MethodPost, "/authentication/brw", testkit.LookupBody(t, card, nil))
 		forced.header.Set("X-Scenario", "visa-frictionless-a")
 		if r := c.send(forced, true); r.str("status") != "A" {
 			t.Errorf("X-Scenario lookup: %d %s", r.Status, r.Raw)
@@ -350,7 +352,7 @@ func TestOpenAPIConformance(t *testing.T) {
 	t.Run("validation error with many problems", func(t *testing.T) {
 		c := *c
 		c.t = t
-		body := lookupBody(t, e.card("visa-frictionless-y"), func(m map[string]any) {
+		body := testkit.LookupBody(t, e.card("visa-frictionless-y"), func(m map[string]any) {
 			delete(m["card"].(map[string]any), "cardNumber")
 			delete(m, "ddcId")
 			m["deviceChannel"] = "x"
@@ -388,7 +390,7 @@ func TestOpenAPIConformance(t *testing.T) {
 			{"short cardholder name", func(m map[string]any) { m["card"].(map[string]any)["cardholderName"] = "J" }, "FD03"},
 		}
 		for _, tt := range tests {
-			r := c.send(api(http.MethodPost, "/authentication/brw", lookupBody(t, card, tt.mutate)), false)
+			r := c.send(api(http.MethodPost, "/authentication/brw", testkit.LookupBody(t, card, tt.mutate)), false)
 			if r.Status != http.StatusBadRequest || r.str("errorCode") != tt.code {
 				t.Errorf("%s: %d %s, want 400 %s", tt.name, r.Status, r.str("errorCode"), tt.code)
 			}
@@ -441,7 +443,7 @@ func TestOpenAPIConformance(t *testing.T) {
 		c.t = t
 		card := e.card("visa-challenge")
 		start := func() string {
-			r := c.send(api(http.MethodPost, "/authentication/brw", lookupBody(t, card, nil)), true)
+			r := c.send(api(http.MethodPost, "/authentication/brw", testkit.LookupBody(t, card, nil)), true)
 			if r.str("status") != "C" {
 				t.Fatalf("lookup: %d %s", r.Status, r.Raw)
 			}
@@ -468,7 +470,7 @@ func TestOpenAPIConformance(t *testing.T) {
 	t.Run("browser pages", func(t *testing.T) {
 		c := *c
 		c.t = t
-		r := c.send(api(http.MethodPost, "/authentication/brw", lookupBody(t, e.card("visa-challenge"), nil)), true)
+		r := c.send(api(http.MethodPost, "/authentication/brw", testkit.LookupBody(t, e.card("visa-challenge"), nil)), true)
 		id := r.str("threeDsServerTransId")
 		form := func(path string, v url.Values) exchange {
 			return exchange{method: http.MethodPost, path: path, body: []byte(v.Encode()),
@@ -516,7 +518,7 @@ func TestOpenAPIConformance(t *testing.T) {
 		if p := c.send(form("/acs/method", url.Values{"threeDSMethodData": {"%%"}}), true); p.Status != http.StatusBadRequest {
 			t.Errorf("/acs/method with bad data: %d", p.Status)
 		}
-		l := c.send(api(http.MethodPost, "/authentication/brw", lookupBody(t, "4000000000009409", func(b map[string]any) {
+		l := c.send(api(http.MethodPost, "/authentication/brw", testkit.LookupBody(t, "4000000000009409", func(b map[string]any) {
 			b["ddcId"], b["threeDSCompInd"] = d.str("ddcId"), "Y"
 		})), true)
 		if l.str("threeDsServerTransId") != d.str("threeDsServerTransId") {
@@ -568,7 +570,7 @@ func TestOpenAPIConformance(t *testing.T) {
 		if r := c.send(yamlDoc, true); r.Status != http.StatusCreated {
 			t.Errorf("add a YAML document: %d %s", r.Status, r.Raw)
 		}
-		if r := c.send(api(http.MethodPost, "/authentication/brw", lookupBody(t, "4111111111111111", nil)), true); r.str("status") != "N" {
+		if r := c.send(api(http.MethodPost, "/authentication/brw", testkit.LookupBody(t, "4111111111111111", nil)), true); r.str("status") != "N" {
 			t.Errorf("lookup of a runtime scenario's card: %d %s", r.Status, r.Raw)
 		}
 		c.send(api(http.MethodGet, "/admin/scenarios", nil), true)
@@ -593,7 +595,7 @@ func TestOpenAPIDetectsDrift(t *testing.T) {
 			t.Errorf("%s: additionalProperties is not false", name)
 		}
 	}
-	r := e.lookup("tok", lookupBody(t, e.card("visa-frictionless-y"), nil))
+	r := e.lookup("tok", testkit.LookupBody(t, e.card("visa-frictionless-y"), nil))
 	for _, mutate := range []func(m map[string]any){
 		func(m map[string]any) { m["threeDsServerTransID"] = m["threeDsServerTransId"] },   // a new field
 		func(m map[string]any) { m["dsTransID"] = m["dsTransId"]; delete(m, "dsTransId") }, // a renamed one

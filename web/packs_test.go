@@ -3,6 +3,8 @@ package web_test
 import (
 	"net/http"
 	"testing"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 )
 
 // cardinalCase is what one of Cardinal Commerce's numbered EMV 3DS test
@@ -51,7 +53,7 @@ func TestCardinalPack(t *testing.T) {
 					}
 					t.Parallel()
 				}
-				r := e.lookup("tok", lookupBody(t, card, nil))
+				r := e.lookup("tok", testkit.LookupBody(t, card, nil))
 				if c.httpCode != 0 {
 					wantEMV := map[int]string{500: "404", 504: "402"}[c.httpCode]
 					checkErrorBody(t, r, c.httpCode, wantEMV)
@@ -97,7 +99,7 @@ func TestEveryReasonReachable(t *testing.T) {
 		if sc.Pack != "reasons" || sc.Match.CardNumber == "" || sc.Frictionless == nil {
 			continue
 		}
-		r := e.lookup("tok", lookupBody(t, sc.Match.CardNumber, nil))
+		r := e.lookup("tok", testkit.LookupBody(t, sc.Match.CardNumber, nil))
 		if r.Status != http.StatusOK || r.str("statusReason") != sc.Frictionless.Reason {
 			t.Errorf("%s: %s", sc.ID, r.Raw)
 		}
@@ -126,7 +128,7 @@ func TestInformationalOnRequest(t *testing.T) {
 		{2, "2.1.0", "Y"},
 	}
 	for _, tt := range tests {
-		r := e.lookup("tok", lookupBody(t, card, func(m map[string]any) {
+		r := e.lookup("tok", testkit.LookupBody(t, card, func(m map[string]any) {
 			m["threeDsRequestorChallengeInd"] = tt.ind
 			m["messageVersion"] = tt.version
 		}))
@@ -151,7 +153,7 @@ func TestWhiteListOnRequest(t *testing.T) {
 		{2, "2.1.0", "", ""},
 	}
 	for _, tt := range tests {
-		r := e.lookup("tok", lookupBody(t, card, func(m map[string]any) {
+		r := e.lookup("tok", testkit.LookupBody(t, card, func(m map[string]any) {
 			m["requestFeatures"] = tt.features
 			m["messageVersion"] = tt.version
 		}))

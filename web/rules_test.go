@@ -3,10 +3,10 @@ package web_test
 import (
 	"fmt"
 	"net/http"
-	"os"
 	"strings"
 	"testing"
 
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/wire/wiretest"
 )
 
@@ -16,10 +16,7 @@ import (
 // emvErrorDetail and in problems.
 func TestLookupRulesOverHTTP(t *testing.T) {
 	e := newEnv(t)
-	base, err := os.ReadFile("../emulator/wire/testdata/lookup.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	base := testkit.LookupJSON()
 	for _, tt := range wiretest.LookupRules() {
 		t.Run(tt.Name, func(t *testing.T) {
 			body, err := tt.Apply(base)
@@ -49,7 +46,7 @@ func TestDecoderReasonsOverHTTP(t *testing.T) {
 	if !strings.Contains(r.Raw, "did you mean threeDsServerTransId") {
 		t.Errorf("no spelling hint: %s", r.Raw)
 	}
-	many := lookupBody(t, e.card("visa-frictionless-y"), func(m map[string]any) {
+	many := testkit.LookupBody(t, e.card("visa-frictionless-y"), func(m map[string]any) {
 		for i := range 300 {
 			m[fmt.Sprintf("extra%03d", i)] = i
 		}
@@ -59,7 +56,7 @@ func TestDecoderReasonsOverHTTP(t *testing.T) {
 	if r.str("errorCode") != "MS01" || r.emv("emvErrorDetail") != "body" {
 		t.Errorf("300 members: %s", r.Raw)
 	}
-	r = e.lookup("tok", lookupBody(t, e.card("visa-frictionless-y"), func(m map[string]any) {
+	r = e.lookup("tok", testkit.LookupBody(t, e.card("visa-frictionless-y"), func(m map[string]any) {
 		m["messageVersion"] = "2.3.0"
 		delete(m, "ddcId")
 	}))

@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 )
 
 // TestSoak runs many goroutines through lookup -> headless challenge ->
@@ -47,7 +49,7 @@ func TestSoak(t *testing.T) {
 					failures.Add(1)
 					t.Errorf("worker %d, %s: "+format, append([]any{w, ref}, args...)...)
 				}
-				r := e.lookup(token, lookupBody(t, f.card, func(m map[string]any) { m["externalReferenceId"] = ref }))
+				r := e.lookup(token, testkit.LookupBody(t, f.card, func(m map[string]any) { m["externalReferenceId"] = ref }))
 				if r.Status != http.StatusOK {
 					fail("lookup %d: %s", r.Status, r.Raw)
 					return

@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/threeds-sandbox/threeds-sandbox/emulator/redisstore/redistest"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 )
 
 // TestMain lets the test binary serve as the floor process, as loadbench
@@ -129,7 +130,7 @@ func TestRunShort(t *testing.T) {
 	}
 	var out, progress bytes.Buffer
 	args := []string{"-duration", "4s", "-rounds", "1", "-concurrency", "4", "-rates", "100,200", "-rate-window", "500ms", "-memory", "2000", "-memory-bound", "500", "-coldstart", "1",
-		"-redis", redistest.Binary(t), "-redis-memory", "1000", "-body", "../../emulator/wire/testdata/lookup.json"}
+		"-redis", testkit.Need(t, "redis-server", "redis-server"), "-redis-memory", "1000"}
 	if err := run(context.Background(), args, &out, &progress); err != nil {
 		t.Fatalf("run: %v\n%s", err, progress.String())
 	}

@@ -9,8 +9,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"runtime"
 	"slices"
@@ -19,6 +17,7 @@ import (
 	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/examples"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/wire"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 )
@@ -83,7 +82,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.Mix, "mix", true, "also measure mixed traffic: lookups, enquiries and headless challenges (a third of -duration)")
 	fs.BoolVar(&o.WRK, "wrk", false, "drive the lookup rounds with wrk (Debian package wrk) instead of the Go client")
 	fs.StringVar(&o.Target, "target", "", "drive an emulator already running on loopback (e.g. http://127.0.0.1:8080) instead of the in-process one")
-	fs.StringVar(&o.Body, "body", "emulator/wire/testdata/lookup.json", "the lookup request sent (its card number is replaced by the scenarios' cards)")
+	fs.StringVar(&o.Body, "body", "", "a file holding the lookup request sent (its card number is replaced by the scenarios' cards); the built-in example when empty")
 	fs.BoolVar(&o.Log, "log", true, "the emulator logs one line per request, as with its default --log-level info (false: --log-level warn); the lines are discarded")
 	fs.IntVar(&o.Memory, "memory", 1_000_000, "lookups stored to measure memory per transaction (0 skips)")
 	fs.IntVar(&o.MemoryBound, "memory-bound", 100_000, "--store-max-entries of the bounded memory run")
@@ -568,22 +567,13 @@ func printMachine(w io.Writer) {
 		runtime.NumCPU(), model, runtime.GOMAXPROCS(0), runtime.Version(), runtime.GOOS, runtime.GOARCH, load)
 }
 
-// readBody reads the lookup body, relative to the working directory or
-// else to the module root (so the command runs from any directory of a
-// clone).
+// readBody reads the lookup body of -body; the example lookup of package
+// examples when the flag is empty.
 func readBody(path string) ([]byte, error) {
+	if path == "" {
+		return examples.Lookup(), nil
+	}
 	b, err := os.ReadFile(path)
-	if err == nil || filepath.IsAbs(path) {
-		if err != nil {
-			return nil, fmt.Errorf("-body: %w", err)
-		}
-		return b, nil
-	}
-	out, gerr := exec.Command("go", "env", "GOMOD").Output()
-	if gerr != nil || strings.TrimSpace(string(out)) == "" {
-		return nil, fmt.Errorf("-body: %w", err)
-	}
-	b, err = os.ReadFile(filepath.Join(filepath.Dir(strings.TrimSpace(string(out))), path))
 	if err != nil {
 		return nil, fmt.Errorf("-body: %w", err)
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/threeds-sandbox/threeds-sandbox/cmd/internal/chromium"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 )
 
 // browser is one headless Chromium with one tab.
@@ -30,7 +30,7 @@ func newBrowser(ctx context.Context, path string) (*browser, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts := chromium.Options(path, dir,
+	opts := testkit.ChromiumOptions(path, dir,
 		chromedp.Flag("hide-scrollbars", true),
 		chromedp.Flag("font-render-hinting", "none"),
 		chromedp.WindowSize(1280, 860),

@@ -11,12 +11,13 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"github.com/threeds-sandbox/threeds-sandbox/cmd/internal/chromium"
 	"io"
 	"log/slog"
 	"os"
 	"os/signal"
 	"time"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 )
 
 func main() {
@@ -34,7 +35,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("screenshots", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	out := fs.String("out", "docs/img", "directory the PNG files are written to")
-	chromiumPath := fs.String("chromium", chromium.Path, "path of the Chromium (or Chrome) binary")
+	chromiumPath := fs.String("chromium", testkit.ChromiumPath, "path of the Chromium (or Chrome) binary")
 	timeout := fs.Duration("timeout", 2*time.Minute, "how long the whole run may take")
 	if err := fs.Parse(args); err != nil {
 		return err

@@ -18,47 +18,24 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/threeds-sandbox/threeds-sandbox/cmd/internal/chromium"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 )
-
-// chromiumPath is where Debian's chromium package puts the browser.
-const chromiumPath = chromium.Path
 
 // screenshotDir receives the README's screenshots when UPDATE_SCREENSHOTS=1.
 const screenshotDir = "../../docs/img"
 
-// newBrowser starts one headless Chromium for the subtests of t and returns
-// its context. Without Chromium the test is skipped locally and fails in CI,
-// where a browser test must run.
+// newBrowser starts one headless Chromium for the subtests of t. The
+// merchant (127.0.0.1) and the emulator (localhost) are two sites, as in
+// production. Keeping the challenge iframe in the page's process lets the
+// queries and the console of the page reach into it; the same-origin rules
+// of the web stay as they are.
 func newBrowser(t *testing.T) context.Context {
 	t.Helper()
-	if _, err := os.Stat(chromiumPath); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("the browser tests need %s: %v", chromiumPath, err)
-		}
-		t.Skipf("no %s (%v): browser tests skipped (they fail instead when CI=true)", chromiumPath, err)
-	}
-	dir := t.TempDir()
-	opts := chromium.Options(chromiumPath, dir,
-		// The merchant (127.0.0.1) and the emulator (localhost) are two
-		// sites, as in production. Keeping the challenge iframe in the
-		// page's process lets the queries and the console of the page
-		// reach into it; the same-origin rules of the web stay as they are.
+	return testkit.Browser(t,
 		chromedp.Flag("disable-features", "Translate,SitePerProcess,IsolateOrigins"),
 		chromedp.Flag("disable-site-isolation-trials", true),
 		chromedp.WindowSize(1024, 720),
 	)
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(allocCtx)
-	t.Cleanup(func() {
-		cancel()
-		cancelAlloc()
-	})
-	// Starting the browser takes a while: do it before any deadline.
-	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
-		t.Fatalf("start %s: %v", chromiumPath, err)
-	}
-	return ctx
 }
 
 // notification is what the browser posted to the merchant's notificationUrl.
@@ -356,7 +333,7 @@ type challengeLookup struct {
 // notificationUrl notify ("" for null), the session and the window size.
 func lookupChallenge(t *testing.T, p *program, notify, session string, windowSize int) challengeLookup {
 	t.Helper()
-	body := lookupBody(t, challengeCard, func(m map[string]any) {
+	body := testkit.LookupBody(t, challengeCard, func(m map[string]any) {
 		m["notificationUrl"] = notify
 		if notify == "" {
 			m["notificationUrl"] = nil

@@ -14,8 +14,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/threeds-sandbox/threeds-sandbox/cmd/internal/nginxtest"
 	"github.com/threeds-sandbox/threeds-sandbox/cmd/internal/sandbox"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 )
 
 // composeFile is the part of docs/compose.yaml the test reads.
@@ -121,7 +121,7 @@ func TestComposeFile(t *testing.T) {
 // loopback address.
 func checkNginxConf(t *testing.T, replicas []string) {
 	t.Helper()
-	bin := nginxtest.Binary(t)
+	bin := testkit.Nginx(t)
 	raw, err := os.ReadFile("../../docs/nginx.conf")
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 )
 
 // freshGet sends GET u on a new connection, so that a closed listener
@@ -35,7 +37,7 @@ func TestDrainKeepsServingThenRefuses(t *testing.T) {
 	}
 
 	// A lookup of the card that answers 504 after 3s: it outlives the drain.
-	raw, err := json.Marshal(lookupBody(t, "4000000000009938", nil))
+	raw, err := json.Marshal(testkit.LookupBody(t, "4000000000009938", nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +82,7 @@ func TestDrainKeepsServingThenRefuses(t *testing.T) {
 		if status, err := freshGet(p.URL + "/healthz"); err != nil || status != http.StatusOK {
 			t.Errorf("GET /healthz while draining: %d %v, want 200", status, err)
 		}
-		if r := call(t, http.MethodPost, p.URL+"/authentication/brw", testToken, lookupBody(t, challengeCard, nil)); r.Status != http.StatusOK || r.str("status") != "C" {
+		if r := call(t, http.MethodPost, p.URL+"/authentication/brw", testToken, testkit.LookupBody(t, challengeCard, nil)); r.Status != http.StatusOK || r.str("status") != "C" {
 			t.Errorf("lookup while draining: HTTP %d %s, want 200 and status C", r.Status, r.Raw)
 		}
 		time.Sleep(100 * time.Millisecond)

@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 )
 
 // hostileCeilingMiB is the resident memory the binary stays under with its
@@ -129,10 +131,7 @@ func TestHostileTraffic(t *testing.T) {
 	}
 
 	// An ordinary client meanwhile: every lookup answered, none refused.
-	normal, err := os.ReadFile("../../emulator/wire/testdata/lookup.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	normal := testkit.LookupJSON()
 	var answered int
 	var slowest time.Duration
 	for ctx.Err() == nil {
@@ -203,10 +202,7 @@ func runtimeScenario(c, i int) hostileBody {
 // allow, and bodies just over those limits.
 func hostileBodies(t *testing.T) []hostileBody {
 	t.Helper()
-	raw, err := os.ReadFile("../../emulator/wire/testdata/lookup.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw := testkit.LookupJSON()
 	const maxBody = 64 << 10 // --max-body-bytes by default
 	// withMembers adds n unknown members of value, in objects of at most
 	// perObject members.

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/threeds-sandbox/threeds-sandbox/cmd/internal/sandbox"
 	"io"
 	"net"
 	"net/http"
@@ -18,6 +17,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/threeds-sandbox/threeds-sandbox/cmd/internal/sandbox"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 )
 
 // syncBuffer is a bytes.Buffer safe for the program's logger and the test.
@@ -194,25 +196,6 @@ func call(t *testing.T, method, u, token string, body any) response {
 // --tokens is not set).
 const testToken = "e2e-tests"
 
-// lookupBody is the realistic lookup of the wire testdata with another
-// card number, changed by mutate.
-func lookupBody(t *testing.T, card string, mutate func(map[string]any)) map[string]any {
-	t.Helper()
-	raw, err := os.ReadFile("../../emulator/wire/testdata/lookup.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(raw, &m); err != nil {
-		t.Fatal(err)
-	}
-	m["card"].(map[string]any)["cardNumber"] = card
-	if mutate != nil {
-		mutate(m)
-	}
-	return m
-}
-
 func (p *program) lookup(t *testing.T, body map[string]any) response {
 	t.Helper()
 	r := call(t, http.MethodPost, p.URL+"/authentication/brw", testToken, body)
@@ -264,7 +247,7 @@ func TestRunServesUntilCancelled(t *testing.T) {
 func TestShutdownDrainsInFlightRequests(t *testing.T) {
 	t.Parallel()
 	p := startDefault(t)
-	raw, err := json.Marshal(lookupBody(t, "4000000000009938", nil))
+	raw, err := json.Marshal(testkit.LookupBody(t, "4000000000009938", nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -404,7 +387,7 @@ func TestFlagsAndEnvironment(t *testing.T) {
 		env:  map[string]string{"THREEDS_FIRST_CREQ_TIMEOUT": "1ms"},
 		args: []string{"--addr", "127.0.0.1:0"},
 		check: func(t *testing.T, p *program) {
-			id := p.lookup(t, lookupBody(t, challengeCard, nil)).str("threeDsServerTransId")
+			id := p.lookup(t, testkit.LookupBody(t, challengeCard, nil)).str("threeDsServerTransId")
 			time.Sleep(20 * time.Millisecond)
 			e := p.enquiry(t, id)
 			if got, want := e.str("transactionStatus")+"/"+e.str("statusReason")+"/"+e.str("challengeCancel"), "N/14/05"; got != want {
@@ -416,7 +399,7 @@ func TestFlagsAndEnvironment(t *testing.T) {
 		env:  map[string]string{"THREEDS_FIRST_CREQ_TIMEOUT": "1ms"},
 		args: []string{"--addr", "127.0.0.1:0", "--first-creq-timeout", "10m"},
 		check: func(t *testing.T, p *program) {
-			id := p.lookup(t, lookupBody(t, challengeCard, nil)).str("threeDsServerTransId")
+			id := p.lookup(t, testkit.LookupBody(t, challengeCard, nil)).str("threeDsServerTransId")
 			time.Sleep(20 * time.Millisecond)
 			if got, want := p.enquiry(t, id).str("transactionStatus"), "C"; got != want {
 				t.Errorf("enquiry transactionStatus = %q, want %q", got, want)

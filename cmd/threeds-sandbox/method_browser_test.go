@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 )
 
 // methodShop is a merchant that runs the device data collection before the
@@ -115,7 +117,7 @@ func newMethodShop(t *testing.T, sandbox string) *methodShop {
 	// The shop's server sends the lookup, as the 3DS Requestor.
 	mux.HandleFunc("POST /lookup", func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
-		body := lookupBody(t, q.Get("card"), func(m map[string]any) {
+		body := testkit.LookupBody(t, q.Get("card"), func(m map[string]any) {
 			m["ddcId"], m["threeDSCompInd"] = q.Get("ddcId"), q.Get("compInd")
 			m["notificationUrl"] = s.URL + "/notify"
 			m["challengeWindowSize"] = 3

@@ -20,8 +20,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/threeds-sandbox/threeds-sandbox/cmd/internal/nginxtest"
-	"github.com/threeds-sandbox/threeds-sandbox/emulator/redisstore/redistest"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 )
 
 // buildBinary builds the program into a directory of t, with the race
@@ -186,11 +185,11 @@ func TestReplicasBehindNginx(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts processes, Redis, nginx and Chromium")
 	}
-	nginxtest.Binary(t)
-	redistest.Binary(t)
+	testkit.Nginx(t)
+	testkit.Need(t, "redis-server", "redis-server")
 	browser := newBrowser(t)
-	bin := buildBinary(t, raceEnabled)
-	srv := redistest.Start(t, redistest.Options{AppendOnly: true})
+	bin := buildBinary(t, testkit.Race)
+	srv := testkit.StartRedis(t, testkit.RedisOptions{AppendOnly: true})
 
 	// The replicas' ports are chosen first: nginx needs them, and they
 	// need nginx's address as their public URL.
@@ -201,7 +200,7 @@ func TestReplicasBehindNginx(t *testing.T) {
 		replicas[i] = &replicaProcess{name: fmt.Sprintf("replica %d", i+1), bin: bin, Addr: addr, URL: "http://" + addr}
 		upstreams = append(upstreams, addr)
 	}
-	lb := nginxtest.Start(t, upstreams...)
+	lb := testkit.StartNginx(t, upstreams...)
 	// The browser reaches the emulator as localhost and the merchant as
 	// 127.0.0.1: two sites, as in production.
 	publicURL := strings.Replace(lb.URL, "127.0.0.1", "localhost", 1)
@@ -277,7 +276,7 @@ func TestReplicasBehindNginx(t *testing.T) {
 		{"4000000000009003", "Y"}, {"4000000000009011", "A"}, {"4000000000009045", "R"},
 	} {
 		ref := "replicas-" + tt.status
-		r := viaLB.lookup(t, lookupBody(t, tt.card, func(m map[string]any) { m["externalReferenceId"] = ref }))
+		r := viaLB.lookup(t, testkit.LookupBody(t, tt.card, func(m map[string]any) { m["externalReferenceId"] = ref }))
 		id := r.str("threeDsServerTransId")
 		earlier = append(earlier, id)
 		for _, q := range []map[string]any{{"threeDsServerTransId": id}, {"externalReferenceId": ref}} {
@@ -357,7 +356,7 @@ func TestReplicasBehindNginx(t *testing.T) {
 	// d. kill -9 of a replica in the middle of traffic. A lookup may fail
 	// only if it was in flight at the kill: answered after the SIGKILL was
 	// sent, and sent before the process was gone.
-	frictionless := mustJSON(t, lookupBody(t, "4000000000009003", nil))
+	frictionless := mustJSON(t, testkit.LookupBody(t, "4000000000009003", nil))
 	var (
 		mu        sync.Mutex
 		acked     []string
@@ -459,7 +458,7 @@ func TestReplicasBehindNginx(t *testing.T) {
 		stop func()
 	}{{"clean shutdown", srv.Stop}, {"SIGKILL", srv.Kill}} {
 		for range 20 { // acknowledged just before Redis goes
-			r := viaLB.lookup(t, lookupBody(t, "4000000000009003", nil))
+			r := viaLB.lookup(t, testkit.LookupBody(t, "4000000000009003", nil))
 			ids = append(ids, r.str("threeDsServerTransId"))
 		}
 		restart.stop()
@@ -525,7 +524,7 @@ func TestReplicasBehindNginx(t *testing.T) {
 		if !rp.running() || rp.cmd.Process.Pid != pids[rp.name] {
 			t.Errorf("%s was restarted (pid %d, was %d) or ended: it should recover by itself", rp.name, rp.cmd.Process.Pid, pids[rp.name])
 		}
-		r := (&program{URL: rp.URL}).lookup(t, lookupBody(t, "4000000000009003", nil))
+		r := (&program{URL: rp.URL}).lookup(t, testkit.LookupBody(t, "4000000000009003", nil))
 		ids = append(ids, r.str("threeDsServerTransId"))
 	}
 	if got := viaLB.enquiry(t, pending.ServerTransID); got.str("transactionStatus") != "C" {

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator/redisstore/redistest"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 )
 
 // Fixed challenge state keys: replicas that share a store share them.
@@ -22,7 +22,7 @@ const (
 )
 
 // startReplica runs the program with its state in the Redis of srv.
-func startReplica(t *testing.T, srv *redistest.Server, args ...string) *program {
+func startReplica(t *testing.T, srv *testkit.Redis, args ...string) *program {
 	t.Helper()
 	return startProgram(t, nil, append([]string{"--addr", "127.0.0.1:0", "--store", srv.URL,
 		"--state-hash-key", testHashKey, "--state-block-key", testBlockKey, "--store-timeout", "500ms"}, args...)...)
@@ -51,17 +51,17 @@ var (
 // decision and enquiry each reach another replica ends as on one; a
 // replica started later serves what the others stored.
 func TestReplicasShareState(t *testing.T) {
-	srv := redistest.Start(t, redistest.Options{})
+	srv := testkit.StartRedis(t, testkit.RedisOptions{})
 	a, b := startReplica(t, srv), startReplica(t, srv)
 
 	// A frictionless lookup on one is the other's enquiry.
-	y := a.lookup(t, lookupBody(t, "4000000000009003", nil))
+	y := a.lookup(t, testkit.LookupBody(t, "4000000000009003", nil))
 	if got := b.enquiry(t, y.str("threeDsServerTransId")); got.str("transactionStatus") != "Y" || got.str("eci") != "05" {
 		t.Errorf("enquiry on the other replica: %s", got.Raw)
 	}
 
 	// A challenge hopping between replicas at every step.
-	ch := b.lookup(t, lookupBody(t, challengeCard, nil))
+	ch := b.lookup(t, testkit.LookupBody(t, challengeCard, nil))
 	creq := hiddenCReq.FindStringSubmatch(ch.str("challengeHtml"))
 	if creq == nil {
 		t.Fatalf("no creq in challengeHtml: %s", ch.str("challengeHtml"))
@@ -94,7 +94,7 @@ func TestReplicasShareState(t *testing.T) {
 	}
 	deadline := time.Now().Add(time.Second)
 	for {
-		r := b.lookup(t, lookupBody(t, "4111111111111111", nil))
+		r := b.lookup(t, testkit.LookupBody(t, "4111111111111111", nil))
 		if r.str("status") == "R" {
 			break
 		}
@@ -156,13 +156,13 @@ func TestReplicasShareState(t *testing.T) {
 // timeout and an unready replica; Redis back, the same replica recovers.
 // An unreachable Redis at start-up is a clear error, unless --store-wait.
 func TestStoreFailures(t *testing.T) {
-	srv := redistest.Start(t, redistest.Options{AppendOnly: true})
+	srv := testkit.StartRedis(t, testkit.RedisOptions{AppendOnly: true})
 	p := startReplica(t, srv)
-	y := p.lookup(t, lookupBody(t, "4000000000009003", nil))
+	y := p.lookup(t, testkit.LookupBody(t, "4000000000009003", nil))
 	srv.Stop()
 
 	start := time.Now()
-	r := call(t, http.MethodPost, p.URL+"/authentication/brw", testToken, lookupBody(t, "4000000000009003", nil))
+	r := call(t, http.MethodPost, p.URL+"/authentication/brw", testToken, testkit.LookupBody(t, "4000000000009003", nil))
 	if r.Status != http.StatusServiceUnavailable || r.str("errorCode") != "SY02" {
 		t.Errorf("lookup with Redis down: %d %s", r.Status, r.Raw)
 	}
@@ -230,7 +230,7 @@ func consoleClient(t *testing.T, p *program) *http.Client {
 // live feed; with Redis gone the console answers an error status, and the
 // feed ends or is refused, without hanging.
 func TestReplicasShareTheJournal(t *testing.T) {
-	srv := redistest.Start(t, redistest.Options{})
+	srv := testkit.StartRedis(t, testkit.RedisOptions{})
 	a, b := startReplica(t, srv), startReplica(t, srv)
 	browser := consoleClient(t, b)
 
@@ -252,7 +252,7 @@ func TestReplicasShareTheJournal(t *testing.T) {
 	}()
 	first := <-versions
 
-	id := a.lookup(t, lookupBody(t, "4000000000009003", nil)).str("threeDsServerTransId")
+	id := a.lookup(t, testkit.LookupBody(t, "4000000000009003", nil)).str("threeDsServerTransId")
 	select {
 	case v, ok := <-versions:
 		if !ok || v == first {

@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 )
 
 const userScenarios = `scenarios:
@@ -39,7 +41,7 @@ func TestHotReload(t *testing.T) {
 	writeScenarios(t, file, "N")
 	p := startDefault(t, "--scenarios", dir, "--scenarios-poll", "20ms")
 	status := func() string {
-		return p.lookup(t, lookupBody(t, "4111111111111111", nil)).str("status")
+		return p.lookup(t, testkit.LookupBody(t, "4111111111111111", nil)).str("status")
 	}
 	if got := status(); got != "N" {
 		t.Fatalf("before reload: status %s, want N", got)
@@ -54,7 +56,7 @@ func TestHotReload(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for !stop.Load() {
-				r := call(t, http.MethodPost, p.URL+"/authentication/brw", testToken, lookupBody(t, "4111111111111111", nil))
+				r := call(t, http.MethodPost, p.URL+"/authentication/brw", testToken, testkit.LookupBody(t, "4111111111111111", nil))
 				if s := r.str("status"); s != "N" && s != "Y" {
 					bad.Add(1)
 				}
@@ -150,7 +152,7 @@ func TestValidateCommand(t *testing.T) {
 func TestLogsCarryNoSecrets(t *testing.T) {
 	p := startDefault(t, "--log-level", "debug")
 	const secretToken = "s3cr3t-token-value"
-	body := lookupBody(t, challengeCard, func(m map[string]any) { m["unknownField"] = "x" })
+	body := testkit.LookupBody(t, challengeCard, func(m map[string]any) { m["unknownField"] = "x" })
 	if r := call(t, http.MethodPost, p.URL+"/authentication/brw", secretToken, body); r.Status != http.StatusOK {
 		t.Fatalf("lookup: %d %s", r.Status, r.Raw)
 	}
@@ -170,7 +172,7 @@ func TestLogsCarryNoSecrets(t *testing.T) {
 // counts requests by route, transactions by status and the store.
 func TestMetricsEndpoint(t *testing.T) {
 	p := startDefault(t)
-	p.lookup(t, lookupBody(t, challengeCard, nil))
+	p.lookup(t, testkit.LookupBody(t, challengeCard, nil))
 	m := call(t, http.MethodGet, p.URL+"/metrics", "", nil)
 	for _, want := range []string{
 		`threeds_http_requests_total{code="200",method="POST",route="/authentication/brw"} 1`,

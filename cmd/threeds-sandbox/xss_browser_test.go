@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 )
 
 // Payloads that would run script if any page put them into its markup
@@ -31,7 +33,7 @@ func TestBrowserHostileInputDoesNotRun(t *testing.T) {
 	p := startDefault(t)
 	shop := newMerchant(t)
 	const token = "hostile-input"
-	body := lookupBody(t, challengeCard, func(m map[string]any) {
+	body := testkit.LookupBody(t, challengeCard, func(m map[string]any) {
 		m["merchantName"] = hostileMerchant
 		m["card"].(map[string]any)["cardholderName"] = hostileCardholder
 		m["session"] = hostileSession

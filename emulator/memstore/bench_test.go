@@ -11,6 +11,7 @@ import (
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/memstore"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 )
 
 // Allocation budgets of the store's operations, in allocations per call:
@@ -247,9 +248,7 @@ func heapAlloc() uint64 {
 // budget. It counts allocations, never time, and is skipped under the race
 // detector, which changes the counts.
 func TestAllocBudgets(t *testing.T) {
-	if raceEnabled {
-		t.Skip("allocation counts differ under the race detector; run go test -run TestAllocBudgets without -race")
-	}
+	testkit.AllocBudget(t)
 	s, ids := filled(t, 1000)
 	ctx := context.Background()
 	now := time.Now()

@@ -11,23 +11,12 @@ import (
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/memstore"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 )
 
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *fakeClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
-func newStore(t *testing.T, opts memstore.Options) (*memstore.Store, *fakeClock) {
+func newStore(t *testing.T, opts memstore.Options) (*memstore.Store, *testkit.Clock) {
 	t.Helper()
-	clk := &fakeClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	clk := testkit.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	opts.Now = clk.Now
 	s, err := memstore.New(opts)
 	if err != nil {
@@ -36,7 +25,7 @@ func newStore(t *testing.T, opts memstore.Options) (*memstore.Store, *fakeClock)
 	return s, clk
 }
 
-func tx(clk *fakeClock, id, ns, ref string) emulator.Transaction {
+func tx(clk *testkit.Clock, id, ns, ref string) emulator.Transaction {
 	return emulator.Transaction{ThreeDSServerTransID: id, Namespace: ns, ExternalReferenceID: ref, CreatedAt: clk.Now(), Status: "C"}
 }
 

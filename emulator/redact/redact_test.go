@@ -3,11 +3,11 @@ package redact_test
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/redact"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 )
 
 // compact forces the full path: compaction, cut values.
@@ -172,10 +172,7 @@ func BenchmarkJSON(b *testing.B) {
 // BenchmarkLookupBody redacts the realistic lookup of the wire testdata:
 // 2.8 KB, pretty-printed, what every lookup event redacts.
 func BenchmarkLookupBody(b *testing.B) {
-	body, err := os.ReadFile("../wire/testdata/lookup.json")
-	if err != nil {
-		b.Fatal(err)
-	}
+	body := testkit.LookupJSON()
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
 	for b.Loop() {

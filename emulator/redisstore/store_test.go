@@ -10,12 +10,12 @@ import (
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/redisstore"
-	"github.com/threeds-sandbox/threeds-sandbox/emulator/redisstore/redistest"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/storetest"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 )
 
 // connect opens a client to srv for the test.
-func connect(t *testing.T, srv *redistest.Server) rueidis.Client {
+func connect(t *testing.T, srv *testkit.Redis) rueidis.Client {
 	t.Helper()
 	c, err := redisstore.Connect(context.Background(), srv.URL, time.Second, 0)
 	if err != nil {
@@ -28,7 +28,7 @@ func connect(t *testing.T, srv *redistest.Server) rueidis.Client {
 // TestContract runs the emulator.Store contract against a real
 // redis-server, each test under a prefix of its own.
 func TestContract(t *testing.T) {
-	srv := redistest.Start(t, redistest.Options{})
+	srv := testkit.StartRedis(t, testkit.RedisOptions{})
 	c := connect(t, srv)
 	storetest.Run(t, func(t *testing.T, maxAge time.Duration) emulator.Store {
 		s, err := redisstore.NewStore(c, redisstore.Options{Prefix: t.Name() + ":", MaxAge: maxAge})
@@ -43,7 +43,7 @@ func TestContract(t *testing.T) {
 // with an error wrapping ErrUnavailable, and works again once Redis is
 // back, with the same client.
 func TestUnavailable(t *testing.T) {
-	srv := redistest.Start(t, redistest.Options{AppendOnly: true})
+	srv := testkit.StartRedis(t, testkit.RedisOptions{AppendOnly: true})
 	c := connect(t, srv)
 	s, err := redisstore.NewStore(c, redisstore.Options{MaxAge: time.Hour, Timeout: 300 * time.Millisecond})
 	if err != nil {
@@ -100,7 +100,7 @@ func TestConnect(t *testing.T) {
 		t.Error("Connect accepted an http URL")
 	}
 	// With a wait, a server that comes up later is reached.
-	srv := redistest.Start(t, redistest.Options{})
+	srv := testkit.StartRedis(t, testkit.RedisOptions{})
 	srv.Stop()
 	go func() {
 		time.Sleep(700 * time.Millisecond)
@@ -125,7 +125,7 @@ func TestConnect(t *testing.T) {
 // TestRuntimeContract runs the emulator.RuntimeScenarios contract against
 // a real redis-server, with two Runtimes over it as two replicas.
 func TestRuntimeContract(t *testing.T) {
-	srv := redistest.Start(t, redistest.Options{})
+	srv := testkit.StartRedis(t, testkit.RedisOptions{})
 	c := connect(t, srv)
 	storetest.RunRuntime(t, func(t *testing.T, lim storetest.RuntimeLimits) (a, b emulator.RuntimeScenarios) {
 		opt := redisstore.RuntimeOptions{Prefix: t.Name() + ":", Revalidate: 200 * time.Millisecond,
@@ -142,7 +142,7 @@ func TestRuntimeContract(t *testing.T) {
 // TestPutKeepsAStoredTransaction: a second Put of an id is refused and the
 // stored transaction stays as it was, with or without a reference.
 func TestPutKeepsAStoredTransaction(t *testing.T) {
-	srv := redistest.Start(t, redistest.Options{})
+	srv := testkit.StartRedis(t, testkit.RedisOptions{})
 	s, err := redisstore.NewStore(connect(t, srv), redisstore.Options{MaxAge: time.Hour})
 	if err != nil {
 		t.Fatal(err)

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"testing"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 )
 
 // Allocation budgets of the decoding hot paths (BenchmarkDecodeLookup in
@@ -62,9 +64,7 @@ func BenchmarkDecodeEnquiry(b *testing.B) {
 // budget. Allocation counts, not timings: the check is stable on any
 // machine. It is skipped under the race detector, which changes them.
 func TestAllocBudgets(t *testing.T) {
-	if raceEnabled {
-		t.Skip("allocation counts differ under the race detector; run go test -run TestAllocBudgets without -race")
-	}
+	testkit.AllocBudget(t)
 	lookup, enquiry := baseBody(t), []byte(enquiryBody)
 	tests := []struct {
 		name   string

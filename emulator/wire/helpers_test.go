@@ -1,21 +1,17 @@
 package wire
 
 import (
-	"os"
 	"testing"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/wire/wiretest"
 )
 
-// baseBody returns the valid lookup request of testdata/lookup.json.
+// baseBody returns the valid lookup request of package examples.
 func baseBody(tb testing.TB) []byte {
 	tb.Helper()
-	b, err := os.ReadFile("testdata/lookup.json")
-	if err != nil {
-		tb.Fatalf("reading base request: %v", err)
-	}
-	return b
+	return testkit.LookupJSON()
 }
 
 // The request-editing helpers are shared with the rule table.

@@ -1,12 +1,12 @@
 package wire
 
 import (
-	"github.com/threeds-sandbox/threeds-sandbox/emulator/wire/wiretest"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/wire/wiretest"
 )
 
 func TestDecodeLookupBase(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/redisstore"
-	"github.com/threeds-sandbox/threeds-sandbox/emulator/redisstore/redistest"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 	"github.com/threeds-sandbox/threeds-sandbox/web/journal"
 	"github.com/threeds-sandbox/threeds-sandbox/web/journal/journaltest"
 )
@@ -27,7 +27,7 @@ func TestContractMemory(t *testing.T) {
 // TestContractRedis runs the contract on a real redis-server, with two
 // journals over it as two replicas: one records, the other reads.
 func TestContractRedis(t *testing.T) {
-	srv := redistest.Start(t, redistest.Options{})
+	srv := testkit.StartRedis(t, testkit.RedisOptions{})
 	c, err := redisstore.Connect(context.Background(), srv.URL, time.Second, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -60,7 +60,7 @@ func TestContractRedis(t *testing.T) {
 // caller (the events are counted as dropped), the reads answer an error
 // that says the store is unavailable, and Close returns.
 func TestRedisDown(t *testing.T) {
-	srv := redistest.Start(t, redistest.Options{})
+	srv := testkit.StartRedis(t, testkit.RedisOptions{})
 	c, err := redisstore.Connect(context.Background(), srv.URL, time.Second, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -102,7 +102,7 @@ func TestRedisDown(t *testing.T) {
 // TestRedisPublishesTheNamespace: a batch of events publishes the
 // namespace it changed, which other replicas' consoles wait on.
 func TestRedisPublishesTheNamespace(t *testing.T) {
-	srv := redistest.Start(t, redistest.Options{})
+	srv := testkit.StartRedis(t, testkit.RedisOptions{})
 	c, err := redisstore.Connect(context.Background(), srv.URL, time.Second, 0)
 	if err != nil {
 		t.Fatal(err)

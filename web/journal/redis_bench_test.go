@@ -14,7 +14,7 @@ import (
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/redisstore"
-	"github.com/threeds-sandbox/threeds-sandbox/emulator/redisstore/redistest"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 	"github.com/threeds-sandbox/threeds-sandbox/web/journal"
 )
 
@@ -53,16 +53,13 @@ func selfCPU(b *testing.B) time.Duration {
 // the wire testdata; all are closed when b ends.
 func benchJournal(b *testing.B) (*journal.Redis, rueidis.Client, []byte) {
 	b.Helper()
-	srv := redistest.Start(b, redistest.Options{})
+	srv := testkit.StartRedis(b, testkit.RedisOptions{})
 	c, err := redisstore.Connect(context.Background(), srv.URL, time.Second, 0)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(c.Close)
-	body, err := os.ReadFile("../../emulator/wire/testdata/lookup.json")
-	if err != nil {
-		b.Fatal(err)
-	}
+	body := testkit.LookupJSON()
 	j, err := journal.NewRedis(c, journal.RedisOptions{Prefix: "bench:", MaxAge: time.Hour, Timeout: 5 * time.Second})
 	if err != nil {
 		b.Fatal(err)

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/redisstore"
-	"github.com/threeds-sandbox/threeds-sandbox/emulator/redisstore/redistest"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 	"github.com/threeds-sandbox/threeds-sandbox/web/session"
 )
 
@@ -20,7 +20,7 @@ func TestContract(t *testing.T) {
 		contract(t, m, m)
 	})
 	t.Run("Redis", func(t *testing.T) {
-		srv := redistest.Start(t, redistest.Options{})
+		srv := testkit.StartRedis(t, testkit.RedisOptions{})
 		c, err := redisstore.Connect(context.Background(), srv.URL, time.Second, 0)
 		if err != nil {
 			t.Fatal(err)

@@ -3,11 +3,12 @@ package sandbox
 import (
 	"errors"
 	"flag"
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"io"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 )
 
 // envOf returns a getenv that reads only m.

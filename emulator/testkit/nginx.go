@@ -1,10 +1,4 @@
-// Package nginxtest starts a real nginx for a test: a round-robin load
-// balancer on a free loopback port in front of the upstreams it is given,
-// with its own prefix directory, and stops it when the test ends. Its
-// access log names the upstream that answered each request, so a test can
-// see which replica served what. Without nginx a test is skipped, but in
-// CI (CI=true) it fails: there nginx must be installed.
-package nginxtest
+package testkit
 
 import (
 	"bufio"
@@ -21,25 +15,17 @@ import (
 	"time"
 )
 
-// Binary returns the path of nginx (on the PATH or in /usr/sbin, where
-// Debian puts it), or skips tb (fails it in CI) when there is none.
-func Binary(tb testing.TB) string {
+// Nginx returns the path of nginx (on the PATH or in /usr/sbin, where
+// Debian puts it); see Need.
+func Nginx(tb testing.TB) string {
 	tb.Helper()
-	if path, err := exec.LookPath("nginx"); err == nil {
-		return path
-	}
-	const debian = "/usr/sbin/nginx"
-	if _, err := os.Stat(debian); err == nil {
-		return debian
-	}
-	if os.Getenv("CI") == "true" {
-		tb.Fatalf("nginx is not installed (CI installs it with apt-get install nginx)")
-	}
-	tb.Skipf("nginx is not installed (neither on the PATH nor %s)", debian)
-	return ""
+	return Need(tb, "nginx", "nginx", "/usr/sbin/nginx")
 }
 
-// Balancer is an nginx process of a test.
+// Balancer is an nginx process of a test: a round-robin load balancer on
+// a free loopback port in front of the upstreams it is given, with its own
+// prefix directory. Its access log names the upstream that answered each
+// request, so a test can see which replica served what.
 type Balancer struct {
 	// Addr is host:port of the balancer; URL is http://Addr.
 	Addr, URL string
@@ -89,18 +75,15 @@ http {
 }
 `))
 
-// Start starts nginx in front of upstreams (host:port each) and stops it
-// when tb ends; when tb has failed, nginx's error log is printed.
-func Start(tb testing.TB, upstreams ...string) *Balancer {
+// StartNginx starts nginx in front of upstreams (host:port each) and
+// stops it when tb ends; when tb has failed, nginx's error log is printed.
+func StartNginx(tb testing.TB, upstreams ...string) *Balancer {
 	tb.Helper()
-	bin := Binary(tb)
+	bin := Nginx(tb)
 	if len(upstreams) == 0 {
-		tb.Fatal("nginxtest: no upstream")
+		tb.Fatal("testkit: nginx needs an upstream")
 	}
-	port, err := freePort()
-	if err != nil {
-		tb.Fatal(err)
-	}
+	port := FreePort(tb)
 	b := &Balancer{dir: tb.TempDir(), done: make(chan struct{})}
 	b.Addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 	b.URL = "http://" + b.Addr
@@ -237,14 +220,4 @@ func parseEntry(line string) (Entry, error) {
 		ups = append(ups, strings.TrimSuffix(u, ","))
 	}
 	return Entry{Upstreams: ups, Status: status, Method: fields[n-2], Path: fields[n-1]}, nil
-}
-
-// freePort returns a loopback port nobody listens on now.
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("find a free port: %w", err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
 }

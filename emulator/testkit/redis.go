@@ -1,8 +1,4 @@
-// Package redistest starts a real redis-server for a test, on a free
-// loopback port in a directory of its own, and stops it when the test
-// ends. Without redis-server on the PATH a test is skipped, but in CI
-// (CI=true) it fails: there the server must be installed.
-package redistest
+package testkit
 
 import (
 	"bufio"
@@ -20,20 +16,27 @@ import (
 	"time"
 )
 
-// Options of a server.
-type Options struct {
+// redisServer returns the path of redis-server (see Need).
+func redisServer(tb testing.TB) string {
+	tb.Helper()
+	return Need(tb, "redis-server", "redis-server")
+}
+
+// RedisOptions set up a redis-server.
+type RedisOptions struct {
 	// AppendOnly turns on the append-only file (fsync every second), so
 	// that acknowledged writes survive a restart.
 	AppendOnly bool
 }
 
-// Server is a redis-server process of a test.
-type Server struct {
+// Redis is a redis-server process of a test.
+type Redis struct {
 	// Addr is host:port; URL the redis:// URL of database 0.
 	Addr, URL string
 
 	t    testing.TB
-	opt  Options
+	bin  string
+	opt  RedisOptions
 	port int
 	dir  string
 
@@ -41,47 +44,18 @@ type Server struct {
 	cmd *exec.Cmd
 }
 
-// Binary returns the path of redis-server, or skips tb (fails it in CI)
-// when there is none.
-func Binary(tb testing.TB) string {
+// StartRedis starts a redis-server for tb and kills it when tb ends.
+func StartRedis(tb testing.TB, opt RedisOptions) *Redis {
 	tb.Helper()
-	path, err := exec.LookPath("redis-server")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			tb.Fatalf("redis-server is not installed (CI installs it with apt-get install redis-server): %v", err)
-		}
-		tb.Skipf("redis-server is not installed: %v", err)
-	}
-	return path
-}
-
-// Start starts a server for tb and stops it when tb ends.
-func Start(tb testing.TB, opt Options) *Server {
-	tb.Helper()
-	Binary(tb)
-	port, err := freePort()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	s := &Server{t: tb, opt: opt, port: port, dir: tb.TempDir()}
-	s.Addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	s := &Redis{t: tb, bin: redisServer(tb), opt: opt, port: FreePort(tb), dir: tb.TempDir()}
+	s.Addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(s.port))
 	s.URL = "redis://" + s.Addr + "/0"
 	s.start()
 	tb.Cleanup(func() { s.kill() })
 	return s
 }
 
-// freePort returns a loopback port nobody listens on now.
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("find a free port: %w", err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
-}
-
-func (s *Server) start() {
+func (s *Redis) start() {
 	s.t.Helper()
 	args := []string{
 		"--port", strconv.Itoa(s.port), "--bind", "127.0.0.1", "--dir", s.dir,
@@ -93,7 +67,7 @@ func (s *Server) start() {
 	} else {
 		args = append(args, "--appendonly", "no")
 	}
-	cmd := exec.Command(Binary(s.t), args...)
+	cmd := exec.Command(s.bin, args...)
 	if err := cmd.Start(); err != nil {
 		s.t.Fatalf("start redis-server: %v", err)
 	}
@@ -116,14 +90,14 @@ func (s *Server) start() {
 
 // Do sends one command with a plain client and checks that the server did
 // not answer with an error. It is for setting up and inspecting tests.
-func (s *Server) Do(args ...string) error {
+func (s *Redis) Do(args ...string) error {
 	_, err := s.Query(args...)
 	return err
 }
 
 // Query sends one command and returns its reply as text: a simple or bulk
 // string, an integer, or the elements of an array joined by newlines.
-func (s *Server) Query(args ...string) (string, error) {
+func (s *Redis) Query(args ...string) (string, error) {
 	conn, err := net.DialTimeout("tcp", s.Addr, time.Second)
 	if err != nil {
 		return "", err
@@ -182,19 +156,19 @@ func readReply(r *bufio.Reader) (string, error) {
 
 // Stop shuts the server down; with the append-only file on, what it
 // acknowledged is on disk.
-func (s *Server) Stop() {
+func (s *Redis) Stop() {
 	s.t.Helper()
 	_ = s.Do("SHUTDOWN", "NOSAVE")
 	s.waitGone()
 }
 
 // Kill ends the server with SIGKILL, as a crash would.
-func (s *Server) Kill() {
+func (s *Redis) Kill() {
 	s.kill()
 	s.waitGone()
 }
 
-func (s *Server) kill() {
+func (s *Redis) kill() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.cmd != nil && s.cmd.Process != nil {
@@ -203,7 +177,7 @@ func (s *Server) kill() {
 }
 
 // waitGone waits until the port stops answering.
-func (s *Server) waitGone() {
+func (s *Redis) waitGone() {
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
 		conn, err := net.DialTimeout("tcp", s.Addr, 100*time.Millisecond)
@@ -216,16 +190,8 @@ func (s *Server) waitGone() {
 	s.t.Errorf("redis-server on %s still answers after being stopped", s.Addr)
 }
 
-// Restart stops the server and starts it again on the same port and
-// directory (so with its append-only file).
-func (s *Server) Restart() {
-	s.t.Helper()
-	s.Stop()
-	s.start()
-}
-
 // Start starts a stopped server again on the same port and directory.
-func (s *Server) Start() {
+func (s *Redis) Start() {
 	s.t.Helper()
 	s.start()
 }

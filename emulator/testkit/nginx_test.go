@@ -1,4 +1,4 @@
-package nginxtest_test
+package testkit_test
 
 import (
 	"io"
@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/threeds-sandbox/threeds-sandbox/cmd/internal/nginxtest"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 )
 
 // upstream is a server that answers its own name.
@@ -38,7 +38,7 @@ func get(t *testing.T, u string) (int, string) {
 func TestBalancer(t *testing.T) {
 	a, b := upstream(t, "a"), upstream(t, "b")
 	addrA, addrB := a.Listener.Addr().String(), b.Listener.Addr().String()
-	lb := nginxtest.Start(t, addrA, addrB)
+	lb := testkit.StartNginx(t, addrA, addrB)
 
 	var bodies []string
 	for range 4 {

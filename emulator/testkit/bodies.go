@@ -1,0 +1,39 @@
+package testkit
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/examples"
+)
+
+// LookupJSON returns the valid lookup request of package examples.
+func LookupJSON() []byte { return examples.Lookup() }
+
+// LookupBody returns the example lookup request as a map, with
+// card.cardNumber set to card (when not empty) and then changed by mutate
+// (when not nil), for a test to send as JSON.
+func LookupBody(tb testing.TB, card string, mutate func(m map[string]any)) map[string]any {
+	tb.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(examples.Lookup(), &m); err != nil {
+		tb.Fatalf("the example lookup does not decode: %v", err)
+	}
+	if card != "" {
+		m["card"].(map[string]any)["cardNumber"] = card
+	}
+	if mutate != nil {
+		mutate(m)
+	}
+	return m
+}
+
+// Lookup is LookupBody encoded as JSON.
+func Lookup(tb testing.TB, card string, mutate func(m map[string]any)) []byte {
+	tb.Helper()
+	b, err := json.Marshal(LookupBody(tb, card, mutate))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
+}

@@ -1,0 +1,72 @@
+// Package testkit is what the project's tests share: a settable clock, a
+// free loopback port, lookup bodies, and starters for the real servers
+// and browser the tests drive (redis-server, nginx, headless Chromium),
+// each on a free loopback port in a directory of its own and stopped when
+// the test ends.
+//
+// A test that needs a program the machine lacks is skipped, but under CI
+// (CI=true) it fails instead: there every program is installed, and a
+// skipped test would pass for nothing.
+//
+// It imports no package of the project but examples, so the tests of any
+// package, the engine's own included, may use it.
+package testkit
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"testing"
+)
+
+// InCI reports whether the tests run under CI (CI=true), where a missing
+// program fails a test rather than skipping it.
+func InCI() bool { return os.Getenv("CI") == "true" }
+
+// Need returns the path of program name: found on the PATH or at one of
+// paths. Without it, tb is skipped, or failed under CI with how CI
+// installs it (the Debian package pkg).
+func Need(tb testing.TB, name, pkg string, paths ...string) string {
+	tb.Helper()
+	if p, err := exec.LookPath(name); err == nil {
+		return p
+	}
+	for _, p := range paths {
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	if InCI() {
+		tb.Fatalf("%s is not installed (.ci/run installs it with apt-get install %s)", name, pkg)
+	}
+	tb.Skipf("%s is not installed: skipped (the test fails instead when CI=true)", name)
+	return ""
+}
+
+// FreePort returns a loopback TCP port nobody listens on now.
+func FreePort(tb testing.TB) int {
+	tb.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatalf("find a free port: %v", err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// FreeAddr returns 127.0.0.1:port for a free port.
+func FreeAddr(tb testing.TB) string {
+	tb.Helper()
+	return fmt.Sprintf("127.0.0.1:%d", FreePort(tb))
+}
+
+// AllocBudget skips tb under the race detector, which instruments memory
+// accesses and changes allocation counts: allocation budgets are checked
+// without it (.ci/run runs them so, with go test -run TestAllocBudgets).
+func AllocBudget(tb testing.TB) {
+	tb.Helper()
+	if Race {
+		tb.Skip("allocation counts differ under the race detector; run go test -run TestAllocBudgets without -race")
+	}
+}
