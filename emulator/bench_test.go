@@ -74,6 +74,7 @@ func newBenchEngine(tb testing.TB) benchEngine {
 		PublicURL: "http://localhost:8080",
 		Seed:      1,
 		Catalogue: func() *scenarios.Catalogue { return cat },
+		Runtime:   memstore.NewRuntime(scenarios.RuntimeLimits{}),
 		Events:    discardSink{},
 	}, store)
 	if err != nil {

@@ -46,7 +46,8 @@ type Config struct {
 	// between calls (hot reload).
 	Catalogue func() *scenarios.Catalogue
 	// Runtime holds the scenarios added through the admin API, per
-	// namespace; they win over the catalogue. Nil: in memory.
+	// namespace; they win over the catalogue. Kept by the state store
+	// (memstore.NewRuntime, redisstore.NewRuntime); required.
 	Runtime RuntimeScenarios
 	// Events receives every event of every transaction (the console's
 	// journal); nil records none.
@@ -98,7 +99,7 @@ func New(cfg Config, store Store) (*Engine, error) {
 		cfg.Schemes = t
 	}
 	if cfg.Runtime == nil {
-		cfg.Runtime = NewMemoryRuntime(&scenarios.Runtime{})
+		return nil, errors.New("emulator: config needs the runtime scenarios of its state store")
 	}
 	if cfg.FirstCReqTimeout <= 0 {
 		cfg.FirstCReqTimeout = DefaultFirstCReqTimeout

@@ -89,6 +89,7 @@ func newFixture(t *testing.T, configure ...func(*emulator.Config)) *fixture {
 		PublicURL: "https://sandbox.example/3ds/",
 		Seed:      3,
 		Catalogue: func() *scenarios.Catalogue { return cat },
+		Runtime:   memstore.NewRuntime(scenarios.RuntimeLimits{}),
 		Events:    rec,
 		Now:       c.Now,
 	}
@@ -880,7 +881,7 @@ func TestChaos(t *testing.T) {
 	resp := calm.lookup(calm.card("visa-challenge"), nil)
 	chaos, _ := emulator.NewChaos(1, nil, 1)
 	wild, err := emulator.New(emulator.Config{
-		Catalogue: calm.Catalogue, Chaos: chaos, Now: calm.clock.Now,
+		Catalogue: calm.Catalogue, Runtime: calm.Runtime(), Chaos: chaos, Now: calm.clock.Now,
 	}, calm.store)
 	if err != nil {
 		t.Fatal(err)
@@ -992,8 +993,12 @@ func TestNewEngine(t *testing.T) {
 	if _, err := emulator.New(emulator.Config{}, store); err == nil {
 		t.Error("an engine without a catalogue was built")
 	}
-	if _, err := emulator.New(emulator.Config{Catalogue: func() *scenarios.Catalogue { return nil }}, nil); err == nil {
+	runtime := memstore.NewRuntime(scenarios.RuntimeLimits{})
+	if _, err := emulator.New(emulator.Config{Catalogue: func() *scenarios.Catalogue { return nil }, Runtime: runtime}, nil); err == nil {
 		t.Error("an engine without a store was built")
+	}
+	if _, err := emulator.New(emulator.Config{Catalogue: func() *scenarios.Catalogue { return nil }}, store); err == nil {
+		t.Error("an engine without runtime scenarios was built")
 	}
 	f := newFixture(t)
 	if f.Schemes().Scheme("4000000000009003") != "VISA" || f.Catalogue().Len() == 0 || f.Runtime() == nil {

@@ -28,27 +28,3 @@ type RuntimeScenarios interface {
 	// within a second.
 	Catalogue(ctx context.Context, ns string) (*scenarios.Catalogue, error)
 }
-
-// memoryRuntime is the in-process RuntimeScenarios.
-type memoryRuntime struct{ rt *scenarios.Runtime }
-
-// NewMemoryRuntime keeps the runtime scenarios in rt, in this process.
-func NewMemoryRuntime(rt *scenarios.Runtime) RuntimeScenarios { return memoryRuntime{rt} }
-
-func (m memoryRuntime) Add(_ context.Context, ns string, doc []byte) ([]scenarios.Scenario, error) {
-	return m.rt.Add(ns, doc)
-}
-
-func (m memoryRuntime) List(_ context.Context, ns string) ([]scenarios.Scenario, error) {
-	return m.rt.List(ns), nil
-}
-
-func (m memoryRuntime) Delete(_ context.Context, ns, id string) (bool, error) {
-	return m.rt.Delete(ns, id), nil
-}
-
-func (m memoryRuntime) Reset(_ context.Context, ns string) (int, error) { return m.rt.Reset(ns), nil }
-
-func (m memoryRuntime) Catalogue(_ context.Context, ns string) (*scenarios.Catalogue, error) {
-	return m.rt.Catalogue(ns), nil
-}

@@ -3,8 +3,6 @@ package scenarios
 import (
 	"errors"
 	"fmt"
-	"slices"
-	"sync"
 )
 
 // RuntimeFile is the name problems of a runtime scenario document are
@@ -14,7 +12,7 @@ const RuntimeFile = "request body"
 // RuntimePack is the pack of runtime scenarios.
 const RuntimePack = "runtime"
 
-// Default bounds of a Runtime.
+// Default bounds of the runtime scenarios (RuntimeLimits).
 const (
 	DefaultMaxRuntimeScenarios  = 1000
 	DefaultMaxRuntimeNamespaces = 10000
@@ -28,89 +26,126 @@ const (
 )
 
 var (
-	// ErrExists is returned (wrapped) by Runtime.Add when a scenario of
-	// the document has the id, or the same match and priority, of one
-	// already in the namespace. Nothing is added.
+	// ErrExists is wrapped by the error of an addition refused because a
+	// scenario of the document has the id, or the same match and
+	// priority, of one already in the namespace. Nothing is added.
 	ErrExists = errors.New("scenario already exists")
-	// ErrLimit is returned (wrapped) by Runtime.Add when the namespace
-	// would hold more scenarios, or the Runtime more namespaces, than
-	// allowed. Nothing is added.
+	// ErrLimit is wrapped by the error of an addition refused because the
+	// namespace would hold more scenarios, or the store more namespaces,
+	// than allowed. Nothing is added.
 	ErrLimit = errors.New("runtime scenario limit reached")
-	// ErrTooLarge is returned (wrapped) by Runtime.Add when the
-	// namespace's scenarios would take more bytes than allowed. Nothing is
-	// added.
+	// ErrTooLarge is wrapped by the error of an addition refused because
+	// the namespace's scenarios, or every namespace's, would take more
+	// bytes than allowed. Nothing is added.
 	ErrTooLarge = errors.New("runtime scenarios too large")
 )
 
-// Runtime holds the scenarios added at run time, per namespace (the
-// caller's token). Runtime scenarios of a namespace are matched before the
-// file catalogue. The zero value is ready to use with the default bounds;
-// set the bounds before the first use. A Runtime is safe for concurrent
-// use; the scenarios it returns are shared and must not be modified.
-type Runtime struct {
-	// MaxScenarios bounds the scenarios of one namespace; 0 means
-	// DefaultMaxRuntimeScenarios.
+// RuntimeLimits bound the runtime scenarios every store keeps. Zero
+// fields take the defaults (WithDefaults).
+type RuntimeLimits struct {
+	// MaxScenarios bounds the scenarios of one namespace.
 	MaxScenarios int
-	// MaxNamespaces bounds the namespaces holding scenarios; 0 means
-	// DefaultMaxRuntimeNamespaces.
+	// MaxNamespaces bounds the namespaces holding scenarios.
 	MaxNamespaces int
 	// MaxBytes bounds the size of one namespace's scenarios, their
-	// documents counted (Scenario.Document); 0 means
-	// DefaultMaxRuntimeBytes.
+	// documents counted (Scenario.Document).
 	MaxBytes int
 	// MaxTotalBytes bounds the size of every namespace's scenarios
-	// together, their documents counted; 0 means
-	// DefaultMaxRuntimeTotalBytes.
+	// together: with the per-namespace bound alone, many tokens could
+	// fill the memory.
 	MaxTotalBytes int
-
-	mu     sync.RWMutex
-	spaces map[string]*Catalogue
-	total  int // DocumentBytes of every namespace's scenarios
 }
 
-// Add parses a document of the scenario file format (YAML, or JSON, which
-// is YAML) with the rules of a file, except that it may not set fallback
-// and every scenario needs a match, and adds its scenarios to namespace ns
-// all at once or not at all. It returns the added scenarios, a *LoadError
-// naming the problems of the document (under RuntimeFile), or an error
-// wrapping ErrExists or ErrLimit.
-func (rt *Runtime) Add(ns string, data []byte) ([]Scenario, error) {
-	added, err := ParseRuntime(data)
-	if err != nil {
-		return nil, err
+// WithDefaults returns l with its zero (or negative) fields set to the
+// defaults.
+func (l RuntimeLimits) WithDefaults() RuntimeLimits {
+	return RuntimeLimits{
+		MaxScenarios:  limit(l.MaxScenarios, DefaultMaxRuntimeScenarios),
+		MaxNamespaces: limit(l.MaxNamespaces, DefaultMaxRuntimeNamespaces),
+		MaxBytes:      limit(l.MaxBytes, DefaultMaxRuntimeBytes),
+		MaxTotalBytes: limit(l.MaxTotalBytes, DefaultMaxRuntimeTotalBytes),
 	}
+}
 
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	old := rt.spaces[ns]
-	var current []Scenario
-	if old != nil {
-		current = old.scenarios
-	} else if len(rt.spaces) >= limit(rt.MaxNamespaces, DefaultMaxRuntimeNamespaces) {
-		return nil, fmt.Errorf("%w: %d namespaces hold runtime scenarios already", ErrLimit, len(rt.spaces))
+// RuntimeRule names a rule that an addition of runtime scenarios broke.
+// The names are those a store's atomic script answers with.
+type RuntimeRule string
+
+// The rules of an addition of runtime scenarios: the bounds of
+// RuntimeLimits, then the uniqueness of ids and of selectors in a
+// namespace.
+const (
+	RuleNamespaces RuntimeRule = "namespaces" // too many namespaces hold scenarios
+	RuleCount      RuntimeRule = "count"      // the namespace would hold too many scenarios
+	RuleBytes      RuntimeRule = "bytes"      // the namespace's scenarios would take too many bytes
+	RuleTotal      RuntimeRule = "total"      // every namespace's scenarios would take too many bytes
+	RuleID         RuntimeRule = "id"         // an id is taken
+	RuleSelector   RuntimeRule = "selector"   // a selector (match and priority) is taken
+)
+
+// RuntimeUsage is what a namespace and the store hold when scenarios are
+// added, and what the addition brings.
+type RuntimeUsage struct {
+	// Namespaces is how many namespaces hold scenarios; New whether the
+	// namespace holds none yet (it would become one more).
+	Namespaces int
+	New        bool
+	// Scenarios and Bytes are what the namespace holds; TotalBytes what
+	// every namespace holds together.
+	Scenarios, Bytes, TotalBytes int
+	// Adding and AddingBytes are the scenarios added and their bytes.
+	Adding, AddingBytes int
+}
+
+// RuntimeRefusal is an addition of runtime scenarios refused by a rule:
+// the rule, the usage it was checked against, and for the uniqueness rules
+// the id added and the scenario that holds the selector already.
+type RuntimeRefusal struct {
+	Rule      RuntimeRule
+	Usage     RuntimeUsage
+	ID, Other string
+}
+
+// Check returns the bound of l that u breaks, or nil. The stores call it,
+// or enforce the same bounds in one atomic step and report the rule
+// broken with the same usage.
+func (l RuntimeLimits) Check(u RuntimeUsage) *RuntimeRefusal {
+	l = l.WithDefaults()
+	switch {
+	case u.New && u.Namespaces >= l.MaxNamespaces:
+		return &RuntimeRefusal{Rule: RuleNamespaces, Usage: u}
+	case u.Scenarios+u.Adding > l.MaxScenarios:
+		return &RuntimeRefusal{Rule: RuleCount, Usage: u}
+	case u.Bytes+u.AddingBytes > l.MaxBytes:
+		return &RuntimeRefusal{Rule: RuleBytes, Usage: u}
+	case u.TotalBytes+u.AddingBytes > l.MaxTotalBytes:
+		return &RuntimeRefusal{Rule: RuleTotal, Usage: u}
 	}
-	if max := limit(rt.MaxScenarios, DefaultMaxRuntimeScenarios); len(current)+len(added) > max {
-		return nil, fmt.Errorf("%w: the namespace holds %d scenarios, adding %d would pass the limit of %d",
-			ErrLimit, len(current), len(added), max)
+	return nil
+}
+
+// Err is the error of the refusal under l: it wraps ErrLimit,
+// ErrTooLarge or ErrExists and says which bound or which scenario.
+func (l RuntimeLimits) Err(r *RuntimeRefusal) error {
+	l, u := l.WithDefaults(), r.Usage
+	switch r.Rule {
+	case RuleNamespaces:
+		return fmt.Errorf("%w: %d namespaces hold runtime scenarios already", ErrLimit, u.Namespaces)
+	case RuleCount:
+		return fmt.Errorf("%w: the namespace holds %d scenarios, adding %d would pass the limit of %d",
+			ErrLimit, u.Scenarios, u.Adding, l.MaxScenarios)
+	case RuleBytes:
+		return fmt.Errorf("%w: the namespace's scenarios take %d bytes, adding %d would pass the limit of %d",
+			ErrTooLarge, u.Bytes, u.AddingBytes, l.MaxBytes)
+	case RuleTotal:
+		return fmt.Errorf("%w: the runtime scenarios of every token take %d bytes together, adding %d would pass the sandbox's limit of %d",
+			ErrTooLarge, u.TotalBytes, u.AddingBytes, l.MaxTotalBytes)
+	case RuleID:
+		return fmt.Errorf("%w: id %s is taken in this namespace; delete it first", ErrExists, r.ID)
+	case RuleSelector:
+		return fmt.Errorf("%w: scenario %s has the same selectors and priority as %s", ErrExists, r.ID, r.Other)
 	}
-	if max, have, adding := limit(rt.MaxBytes, DefaultMaxRuntimeBytes), DocumentBytes(current), DocumentBytes(added); have+adding > max {
-		return nil, fmt.Errorf("%w: the namespace's scenarios take %d bytes, adding %d would pass the limit of %d",
-			ErrTooLarge, have, adding, max)
-	}
-	adding := DocumentBytes(added)
-	if max := limit(rt.MaxTotalBytes, DefaultMaxRuntimeTotalBytes); rt.total+adding > max {
-		return nil, fmt.Errorf("%w: the runtime scenarios of every token take %d bytes together, adding %d would pass the sandbox's limit of %d",
-			ErrTooLarge, rt.total, adding, max)
-	}
-	if err := conflicts(current, added); err != nil {
-		return nil, err
-	}
-	if rt.spaces == nil {
-		rt.spaces = map[string]*Catalogue{}
-	}
-	rt.spaces[ns] = NewRuntimeCatalogue(append(slices.Clone(current), added...))
-	rt.total += adding
-	return slices.Clone(added), nil
+	return fmt.Errorf("scenarios: runtime rule %q is unknown", r.Rule)
 }
 
 // ParseRuntime parses a runtime scenario document (the admin API's body)
@@ -143,27 +178,20 @@ func DocumentBytes(list []Scenario) int {
 	return n
 }
 
-// Conflicts returns an error wrapping ErrExists when a scenario of added
-// has the id, or the selector key, of one of current: a namespace may hold
-// neither twice.
-func Conflicts(current, added []Scenario) error { return conflicts(current, added) }
-
-// conflicts reports the first added scenario whose id, or whose match and
-// priority, is already in current.
-func conflicts(current, added []Scenario) error {
-	ids := map[string]bool{}
-	keys := map[string]string{}
-	for _, s := range current {
-		ids[s.ID] = true
-		keys[s.SelectorKey()] = s.ID
-	}
+// Taken returns the uniqueness rule an added scenario breaks in a
+// namespace: its id is taken (RuleID), or another scenario holds its
+// selector key (RuleSelector); nil when neither. ids holds the ids of the
+// namespace, keys its selector keys with the id of each; added scenarios
+// join them one after the other.
+func Taken(ids map[string]bool, keys map[string]string, added []Scenario) *RuntimeRefusal {
 	for _, s := range added {
 		if ids[s.ID] {
-			return fmt.Errorf("%w: id %s is taken in this namespace; delete it first", ErrExists, s.ID)
+			return &RuntimeRefusal{Rule: RuleID, ID: s.ID}
 		}
 		if other, ok := keys[s.SelectorKey()]; ok {
-			return fmt.Errorf("%w: scenario %s has the same selectors and priority as %s", ErrExists, s.ID, other)
+			return &RuntimeRefusal{Rule: RuleSelector, ID: s.ID, Other: other}
 		}
+		ids[s.ID], keys[s.SelectorKey()] = true, s.ID
 	}
 	return nil
 }
@@ -186,83 +214,4 @@ func NewRuntimeCatalogue(list []Scenario) *Catalogue {
 	}
 	c.index = newMatchIndex(c.scenarios)
 	return c
-}
-
-// Catalogue returns the runtime scenarios of namespace ns as a catalogue
-// without a fallback, or nil when ns has none.
-func (rt *Runtime) Catalogue(ns string) *Catalogue {
-	rt.mu.RLock()
-	defer rt.mu.RUnlock()
-	return rt.spaces[ns]
-}
-
-// List returns the scenarios of namespace ns in the order they were added.
-func (rt *Runtime) List(ns string) []Scenario {
-	rt.mu.RLock()
-	defer rt.mu.RUnlock()
-	if c := rt.spaces[ns]; c != nil {
-		return c.All()
-	}
-	return nil
-}
-
-// ByID returns the runtime scenario of namespace ns with the given id.
-func (rt *Runtime) ByID(ns, id string) (*Scenario, bool) {
-	rt.mu.RLock()
-	defer rt.mu.RUnlock()
-	if c := rt.spaces[ns]; c != nil {
-		return c.ByID(id)
-	}
-	return nil, false
-}
-
-// Match returns the runtime scenario of namespace ns that wins for r, by
-// the rules of Catalogue.Match, and false when none matches: the caller
-// then asks the file catalogue.
-func (rt *Runtime) Match(ns string, r Request) (*Scenario, bool) {
-	rt.mu.RLock()
-	c := rt.spaces[ns]
-	rt.mu.RUnlock()
-	if c == nil {
-		return nil, false
-	}
-	s := c.index.best(r)
-	return s, s != nil
-}
-
-// Delete removes the scenario with the given id from namespace ns and
-// reports whether there was one.
-func (rt *Runtime) Delete(ns, id string) bool {
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	c := rt.spaces[ns]
-	if c == nil {
-		return false
-	}
-	i := slices.IndexFunc(c.scenarios, func(s Scenario) bool { return s.ID == id })
-	if i < 0 {
-		return false
-	}
-	rt.total -= DocumentBytes(c.scenarios[i : i+1])
-	rest := slices.Delete(slices.Clone(c.scenarios), i, i+1)
-	if len(rest) == 0 {
-		delete(rt.spaces, ns)
-		return true
-	}
-	rt.spaces[ns] = NewRuntimeCatalogue(rest)
-	return true
-}
-
-// Reset removes every scenario of namespace ns and returns how many there
-// were.
-func (rt *Runtime) Reset(ns string) int {
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	c := rt.spaces[ns]
-	if c == nil {
-		return 0
-	}
-	delete(rt.spaces, ns)
-	rt.total -= DocumentBytes(c.scenarios)
-	return len(c.scenarios)
 }

@@ -2,10 +2,7 @@ package web
 
 import (
 	"bytes"
-	"crypto/rand"
-	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -17,6 +14,7 @@ import (
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/templates"
+	"github.com/threeds-sandbox/threeds-sandbox/web/respond"
 )
 
 // windowPixels are the challenge window sizes of the protocol (0: full screen).
@@ -53,12 +51,6 @@ const (
 	// shown right after the decision.
 	resultMaxAge = time.Hour
 )
-
-func newNonce() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	return base64.RawStdEncoding.EncodeToString(b[:])
-}
 
 // page renders an HTML page and writes it with writeHTML.
 func (s *Server) page(w http.ResponseWriter, r *http.Request, status int, name, nonce string, view any) {
@@ -160,7 +152,7 @@ func (s *Server) challengePage(w http.ResponseWriter, r *http.Request, v emulato
 		return
 	}
 	px := windowPixels[v.WindowSize]
-	nonce := newNonce()
+	nonce := respond.Nonce()
 	s.page(w, r, http.StatusOK, templates.PageChallenge, nonce, templates.ChallengePage{
 		Nonce:        nonce,
 		FormAction:   s.cfg.Engine.URLs().Decision(),
@@ -181,12 +173,6 @@ func (s *Server) challengePage(w http.ResponseWriter, r *http.Request, v emulato
 	})
 }
 
-// tooBig tells whether reading a body failed on the body size limit.
-func tooBig(err error) bool {
-	var mb *http.MaxBytesError
-	return errors.As(err, &mb) || strings.Contains(err.Error(), "too large")
-}
-
 func humanDuration(d time.Duration) string {
 	switch m := int(d.Round(time.Minute).Minutes()); {
 	case d < time.Minute:
@@ -200,7 +186,7 @@ func humanDuration(d time.Duration) string {
 
 // formError reports an unreadable form.
 func formError(err error, limit int64) error {
-	if tooBig(err) {
+	if respond.TooBig(err) {
 		return tooLarge(limit)
 	}
 	return emulator.NewError(emulator.CodeMalformedJSON, "101", "the form could not be read: "+err.Error(), "body")
@@ -239,7 +225,7 @@ func (s *Server) handleDecision(w http.ResponseWriter, r *http.Request) {
 		}
 		fields = append(fields, emulator.FormField{Name: resultField, Value: tok})
 	}
-	nonce := newNonce()
+	nonce := respond.Nonce()
 	html, err := s.autoSubmit(d.Delivery.NotificationURL, fields, nonce,
 		"Returning to the merchant", "Authentication finished. Returning you to the merchant…")
 	if err != nil {
@@ -277,7 +263,7 @@ func (s *Server) handleNotification(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	pretty, _ := json.MarshalIndent(res.CRes, "", "  ")
-	nonce := newNonce()
+	nonce := respond.Nonce()
 	s.page(w, r, http.StatusOK, templates.PageResult, nonce, templates.Result{
 		Nonce:                nonce,
 		Status:               res.Status,
@@ -343,7 +329,7 @@ func (s *Server) handleCompleteChallenge(w http.ResponseWriter, r *http.Request)
 		resp.CRes, resp.CResJSON = d.Delivery.Encoded, &d.Delivery.CRes
 		resp.ThreeDSSessionData = d.Delivery.SessionData
 	}
-	writeJSON(w, http.StatusOK, resp)
+	respond.JSON(w, http.StatusOK, resp)
 }
 
 // methodHTML renders the threeDSMethodHtml of a device data collection:
@@ -394,7 +380,7 @@ func (s *Server) handleMethodDone(w http.ResponseWriter, r *http.Request) {
 // methodStep renders a page of the 3DS Method that posts threeDSMethodData
 // to action after delay.
 func (s *Server) methodStep(w http.ResponseWriter, r *http.Request, action, data string, delay time.Duration, title, message string) {
-	nonce := newNonce()
+	nonce := respond.Nonce()
 	s.page(w, r, http.StatusOK, templates.PageAutoSubmit, nonce, templates.AutoSubmit{
 		Nonce: nonce, Action: action, Title: title, Message: message, DelayMS: delay.Milliseconds(),
 		Fields: []templates.Field{{Name: "threeDSMethodData", Value: data}},

@@ -14,6 +14,8 @@ import (
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
+	"github.com/threeds-sandbox/threeds-sandbox/web/cards"
+	"github.com/threeds-sandbox/threeds-sandbox/web/respond"
 )
 
 // The admin API lets a test add the exact scenarios it needs at run time,
@@ -30,8 +32,8 @@ func (s *Server) adminRoutes(api *mux.Router) {
 	api.HandleFunc("/admin/scenarios/{id}", s.handleAdminDelete).Methods(http.MethodDelete)
 }
 
-func (s *Server) runtimeEntries(list []scenarios.Scenario) []CatalogueEntry {
-	return catalogueEntries(list, nil, s.cfg.Engine.Schemes())
+func (s *Server) runtimeEntries(list []scenarios.Scenario) []cards.Entry {
+	return cards.Entries(list, nil, s.cfg.Engine.Schemes())
 }
 
 func (s *Server) handleAdminList(w http.ResponseWriter, r *http.Request) {
@@ -40,7 +42,7 @@ func (s *Server) handleAdminList(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"scenarios": s.runtimeEntries(list)})
+	respond.JSON(w, http.StatusOK, map[string]any{"scenarios": s.runtimeEntries(list)})
 }
 
 // scenarioDocTypes are the content types of a scenario document.
@@ -68,7 +70,7 @@ func (s *Server) handleAdminAdd(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, adminError(err))
 		return
 	}
-	writeJSON(w, http.StatusCreated, map[string]any{"scenarios": s.runtimeEntries(added)})
+	respond.JSON(w, http.StatusCreated, map[string]any{"scenarios": s.runtimeEntries(added)})
 }
 
 // adminError turns a Runtime failure into the error body.
@@ -121,5 +123,5 @@ func (s *Server) handleAdminReset(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]int{"deleted": n})
+	respond.JSON(w, http.StatusOK, map[string]int{"deleted": n})
 }

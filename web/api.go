@@ -8,13 +8,14 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/wire"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
+	"github.com/threeds-sandbox/threeds-sandbox/web/cards"
+	"github.com/threeds-sandbox/threeds-sandbox/web/respond"
 )
 
 func tooLarge(limit int64) *emulator.Error {
@@ -120,7 +121,7 @@ func (s *Server) handleLookup(w http.ResponseWriter, r *http.Request) {
 	w.Header()[ScenarioIDHeader] = []string{scenario}
 	s.metrics.transaction("lookup", resp.Status)
 	out := wire.AppendLookupResponse(make([]byte, 0, lookupResponseSize(&resp, html)), &resp, html)
-	writeRaw(w, http.StatusOK, out)
+	respond.Raw(w, http.StatusOK, out)
 }
 
 // handleDDC serves POST {base}/authentication/ddc, the device data
@@ -152,7 +153,7 @@ func (s *Server) handleDDC(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header()[ScenarioIDHeader] = []string{resp.ScenarioID}
 	out := wire.AppendDDCResponse(make([]byte, 0, responseSize+len(html)+len(html)/10+len(resp.MethodData)), &resp, html)
-	writeRaw(w, http.StatusOK, out)
+	respond.Raw(w, http.StatusOK, out)
 }
 
 // handleEnquiry serves POST {base}/enquiry/.
@@ -172,137 +173,13 @@ func (s *Server) handleEnquiry(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writeRaw(w, http.StatusOK, wire.AppendEnquiryResponse(make([]byte, 0, responseSize), &resp))
-}
-
-// CatalogueEntry is one scenario of GET {base}/scenarios.
-type CatalogueEntry struct {
-	ID         string `json:"id"`
-	CardNumber string `json:"cardNumber,omitempty"`
-	CardPrefix string `json:"cardPrefix,omitempty"`
-	CardScheme string `json:"cardScheme"`
-	// Pack is the pack the scenario comes from: defaults, cardinal,
-	// reasons, runtime, or a scenario file's name.
-	Pack         string `json:"pack,omitempty"`
-	Flow         string `json:"flow"`
-	Status       string `json:"status"`
-	StatusReason string `json:"statusReason,omitempty"`
-	ECI          string `json:"eci,omitempty"`
-	Version      string `json:"version,omitempty"`
-	Description  string `json:"description"`
-	ErrorCode    string `json:"errorCode,omitempty"`
-	EMVErrorCode string `json:"emvErrorCode,omitempty"`
-	HTTPStatus   int    `json:"httpStatus,omitempty"`
-	DelayMS      int64  `json:"delayMs,omitempty"`
-	Auto         string `json:"auto,omitempty"`
-	Fallback     bool   `json:"fallback,omitempty"`
-	// When lists the entry's match conditions as data, keyed by the
-	// request field they test (the card selectors by their scenario
-	// names: cardNumber, cardPrefix, binRange, cardPattern), e.g.
-	// {"cardNumber":"4000000000009003","threeDsRequestorChallengeInd":"2"}.
-	When   map[string]any `json:"when,omitempty"`
-	Source string         `json:"source"`
-}
-
-// conditions is a match as the catalogue shows it: what a request must
-// carry for the scenario to answer it.
-func conditions(m scenarios.Match) map[string]any {
-	w := map[string]any{}
-	set := func(k, v string) {
-		if v != "" {
-			w[k] = v
-		}
-	}
-	set("cardNumber", m.CardNumber)
-	set("cardPrefix", m.CardPrefix)
-	set("cardPattern", m.CardPattern)
-	if r := m.BINRange; r != nil {
-		w["binRange"] = map[string]string{"from": r.From, "to": r.To}
-	}
-	if a := m.Amount; a != nil {
-		if a.Exact != "" {
-			w["purchase.amount"] = a.Exact
-		} else {
-			rng := map[string]string{}
-			if a.Min != "" {
-				rng["min"] = a.Min
-			}
-			if a.Max != "" {
-				rng["max"] = a.Max
-			}
-			w["purchase.amount"] = rng
-		}
-	}
-	set("purchase.currencyCode", m.Currency)
-	set("card.cardholderName", m.CardholderName)
-	if m.ChallengeInd != 0 {
-		w["threeDsRequestorChallengeInd"] = strconv.Itoa(m.ChallengeInd)
-	}
-	set("messageVersion", m.MessageVersion)
-	set("messageCategory", m.MessageCategory)
-	set("threeDsRequestorAuthInd", m.AuthInd)
-	set("cardScheme", m.Scheme)
-	if len(w) == 0 {
-		return nil
-	}
-	return w
-}
-
-// Catalogue lists the scenarios of cat as the API and the README show them.
-func Catalogue(cat *scenarios.Catalogue, schemes *emulator.SchemeTable) []CatalogueEntry {
-	return catalogueEntries(cat.All(), cat.Fallback(), schemes)
-}
-
-// catalogueEntries lists scenarios; fb, when not nil, is marked fallback.
-func catalogueEntries(all []scenarios.Scenario, fb *scenarios.Scenario, schemes *emulator.SchemeTable) []CatalogueEntry {
-	out := make([]CatalogueEntry, 0, len(all))
-	for _, sc := range all {
-		e := CatalogueEntry{
-			ID:          sc.ID,
-			CardNumber:  sc.Match.CardNumber,
-			CardPrefix:  sc.Match.CardPrefix,
-			Pack:        sc.Pack,
-			Flow:        string(sc.Flow()),
-			Description: sc.Description,
-			DelayMS:     sc.Delay.Milliseconds(),
-			Fallback:    fb != nil && fb.ID == sc.ID,
-			When:        conditions(sc.Match),
-			Source:      fmt.Sprintf("%s:%d", sc.Source.File, sc.Source.Line),
-		}
-		pan := sc.Match.CardNumber
-		if pan == "" {
-			pan = sc.Match.CardPrefix
-		}
-		e.CardScheme = schemes.Scheme(pan)
-		if pan == "" {
-			e.CardScheme = ""
-		}
-		switch {
-		case sc.Frictionless != nil:
-			f := sc.Frictionless
-			e.Status, e.StatusReason, e.Version = f.Status, f.Reason, f.Version
-			e.ECI = f.ECI
-			if e.ECI == "" {
-				e.ECI = emulator.ECIFor(e.CardScheme, f.Status)
-			}
-		case sc.Challenge != nil:
-			e.Status, e.Version, e.Auto = "C", sc.Challenge.Version, sc.Challenge.Auto
-		case sc.Error != nil:
-			e.Status = sc.Error.Status
-			if e.Status == "" {
-				e.Status = "U"
-			}
-			e.ErrorCode, e.EMVErrorCode, e.HTTPStatus = sc.Error.ErrorCode, sc.Error.EMVErrorCode, sc.Error.HTTPStatus
-		}
-		out = append(out, e)
-	}
-	return out
+	respond.Raw(w, http.StatusOK, wire.AppendEnquiryResponse(make([]byte, 0, responseSize), &resp))
 }
 
 // handleScenarios serves GET {base}/scenarios.
 func (s *Server) handleScenarios(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]any{
-		"scenarios": Catalogue(s.cfg.Engine.Catalogue(), s.cfg.Engine.Schemes()),
+	respond.JSON(w, http.StatusOK, map[string]any{
+		"scenarios": cards.List(s.cfg.Engine.Catalogue(), s.cfg.Engine.Schemes()),
 	})
 }
 
@@ -322,19 +199,19 @@ const readyTimeout = time.Second
 // and while the store is unreachable (and 200 again when it comes back).
 func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {
 	if !s.ready.Load() {
-		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "not ready", "reason": "starting or draining"})
+		respond.JSON(w, http.StatusServiceUnavailable, map[string]string{"status": "not ready", "reason": "starting or draining"})
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
 	defer cancel()
 	if err := s.cfg.Engine.Ping(ctx); err != nil {
-		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "not ready", "reason": err.Error()})
+		respond.JSON(w, http.StatusServiceUnavailable, map[string]string{"status": "not ready", "reason": err.Error()})
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"status": "ready", "scenarios": s.cfg.Engine.Catalogue().Len()})
+	respond.JSON(w, http.StatusOK, map[string]any{"status": "ready", "scenarios": s.cfg.Engine.Catalogue().Len()})
 }
 
 // handleHealth serves GET /healthz.
 func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	respond.JSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
-	"github.com/threeds-sandbox/threeds-sandbox/web"
+	"github.com/threeds-sandbox/threeds-sandbox/web/cards"
 )
 
 var canonicalUUID = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
@@ -389,7 +389,7 @@ func TestWhichScenarioAnswered(t *testing.T) {
 		t.Errorf("a refused lookup names scenario %q", r.Header.Get("X-Scenario-Id"))
 	}
 	var cat struct {
-		Scenarios []web.CatalogueEntry `json:"scenarios"`
+		Scenarios []cards.Entry `json:"scenarios"`
 	}
 	if err := json.Unmarshal([]byte(e.call(http.MethodGet, "/scenarios", "", nil).Raw), &cat); err != nil {
 		t.Fatal(err)

@@ -22,10 +22,12 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/memstore"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 	"github.com/threeds-sandbox/threeds-sandbox/templates"
-	"github.com/threeds-sandbox/threeds-sandbox/web"
-	"github.com/threeds-sandbox/threeds-sandbox/web/journal"
+	"github.com/threeds-sandbox/threeds-sandbox/web/auth"
+	"github.com/threeds-sandbox/threeds-sandbox/web/cards"
+	"github.com/threeds-sandbox/threeds-sandbox/web/console"
 )
 
 // consoleEnv is an emulator with its journal, served by httptest.
@@ -33,7 +35,7 @@ type consoleEnv struct {
 	t       *testing.T
 	URL     string // the public URL, base path included
 	Server  *httptest.Server
-	Journal *journal.Memory
+	Journal *memstore.Journal
 	// Frictionless and Challenge are the default Visa cards that
 	// authenticate frictionless (Y) and ask for a challenge.
 	Frictionless, Challenge string
@@ -55,7 +57,7 @@ func newConsoleEnv(t *testing.T, o consoleOptions) *consoleEnv {
 	t.Cleanup(ts.Close)
 	cat, engine, jnl := b.Cat, b.Engine, b.Journal
 	e := &consoleEnv{t: t, URL: public, Server: ts, Journal: jnl}
-	for _, c := range web.Catalogue(cat, engine.Schemes()) {
+	for _, c := range cards.List(cat, engine.Schemes()) {
 		switch c.ID {
 		case "visa-frictionless-y":
 			e.Frictionless = c.CardNumber
@@ -349,7 +351,7 @@ func TestConsoleLoginAndLogout(t *testing.T) {
 	if p.Status != http.StatusOK {
 		t.Fatalf("transactions with a session: HTTP %d", p.Status)
 	}
-	if got, want := p.Doc.Find("code.namespace").Text(), web.Namespace("team-a"); got != want {
+	if got, want := p.Doc.Find("code.namespace").Text(), auth.Namespace("team-a"); got != want {
 		t.Errorf("namespace shown = %q, want %q", got, want)
 	}
 	if strings.Contains(p.Raw, "team-a") {
@@ -606,7 +608,7 @@ func TestConsoleEventsStream(t *testing.T) {
 	if got == "0" || got == "" {
 		t.Errorf("version after a lookup = %q, want a new version", got)
 	}
-	v, _ := e.Journal.Version(context.Background(), web.Namespace("live"))
+	v, _ := e.Journal.Version(context.Background(), auth.Namespace("live"))
 	if want := strconv.FormatUint(v, 10); got != want {
 		t.Errorf("streamed version %s, want the journal's %s", got, want)
 	}
@@ -639,7 +641,7 @@ func TestConsoleEventsCoalesce(t *testing.T) {
 	for range 20 {
 		e.lookupID("burst", e.Frictionless, nil)
 	}
-	v, _ := e.Journal.Version(context.Background(), web.Namespace("burst"))
+	v, _ := e.Journal.Version(context.Background(), auth.Namespace("burst"))
 	want := strconv.FormatUint(v, 10)
 	var seen []version
 	for g := range got {
@@ -837,7 +839,7 @@ func TestConsoleDemoRelays(t *testing.T) {
 		name, login, token string
 	}{
 		{"logged in: the session's token", "relay-team", "relay-team"},
-		{"no session: the demo token", "", web.DemoToken},
+		{"no session: the demo token", "", console.DemoToken},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			b := e.browser()

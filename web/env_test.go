@@ -12,12 +12,13 @@ import (
 	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/journal"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/memstore"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 	"github.com/threeds-sandbox/threeds-sandbox/templates"
 	"github.com/threeds-sandbox/threeds-sandbox/web"
-	"github.com/threeds-sandbox/threeds-sandbox/web/journal"
+	"github.com/threeds-sandbox/threeds-sandbox/web/auth"
 )
 
 // env is one emulator served by httptest with the embedded defaults.
@@ -54,7 +55,7 @@ type sandbox struct {
 	Engine  *emulator.Engine
 	Cat     *scenarios.Catalogue
 	Clock   *testkit.Clock // nil with realClock
-	Journal *journal.Memory
+	Journal *memstore.Journal
 }
 
 // buildSandbox wires an emulator whose browser pages live at public, the
@@ -80,9 +81,10 @@ func buildSandbox(tb testing.TB, o envOptions, public string) sandbox {
 		tb.Fatal(err)
 	}
 	var events emulator.EventSink
+	var reader journal.Journal
 	if o.journal {
-		b.Journal = journal.NewMemory(o.journalOpt)
-		events = b.Journal
+		b.Journal = memstore.NewJournal(o.journalOpt)
+		events, reader = b.Journal, b.Journal
 	}
 	if o.seed == 0 {
 		o.seed = 7
@@ -93,6 +95,7 @@ func buildSandbox(tb testing.TB, o envOptions, public string) sandbox {
 		FirstCReqTimeout: o.firstCReq,
 		ChallengeTimeout: o.challenge,
 		Catalogue:        func() *scenarios.Catalogue { return cat },
+		Runtime:          memstore.NewRuntime(scenarios.RuntimeLimits{}),
 		Now:              now,
 		MaxDelayed:       o.maxDelay,
 		Events:           events,
@@ -105,7 +108,7 @@ func buildSandbox(tb testing.TB, o envOptions, public string) sandbox {
 	}
 	b.Server, err = web.NewServer(web.Config{
 		BasePath:    o.basePath,
-		Tokens:      web.NewTokens(o.tokens),
+		Tokens:      auth.NewTokens(o.tokens),
 		HashKey:     bytes.Repeat([]byte("h"), 32),
 		BlockKey:    bytes.Repeat([]byte("b"), 32),
 		PublicURL:   public,
@@ -113,6 +116,8 @@ func buildSandbox(tb testing.TB, o envOptions, public string) sandbox {
 		Pages:       pages,
 		Logger:      o.logger,
 		ConsoleAuth: o.consoleAuth,
+		Sessions:    memstore.NewSessions(0),
+		Journal:     reader,
 	})
 	if err != nil {
 		tb.Fatal(err)

@@ -11,7 +11,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
-	"github.com/threeds-sandbox/threeds-sandbox/web"
+	"github.com/threeds-sandbox/threeds-sandbox/web/console"
 )
 
 // TestLandingPage is the front door: GET {base}/ is a page that leads to
@@ -106,7 +106,7 @@ func TestLandingIndex(t *testing.T) {
 	if p.Status != http.StatusOK || !strings.HasPrefix(p.Header.Get("Content-Type"), "application/json") {
 		t.Fatalf("HTTP %d %s", p.Status, p.Header.Get("Content-Type"))
 	}
-	var idx web.LandingIndex
+	var idx console.LandingIndex
 	if err := json.Unmarshal([]byte(p.Raw), &idx); err != nil {
 		t.Fatal(err)
 	}
@@ -141,8 +141,8 @@ func TestReadmeSections(t *testing.T) {
 	for _, m := range regexp.MustCompile(`(?m)^## (.+)$`).FindAllStringSubmatch(string(raw), -1) {
 		headings = append(headings, m[1])
 	}
-	if !slices.Equal(headings, web.ReadmeSections) {
-		t.Errorf("README sections %q, the front door lists %q", headings, web.ReadmeSections)
+	if !slices.Equal(headings, console.ReadmeSections) {
+		t.Errorf("README sections %q, the front door lists %q", headings, console.ReadmeSections)
 	}
 }
 

@@ -11,7 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/threeds-sandbox/threeds-sandbox/web/journal"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/journal"
 )
 
 // StoreStats reports the size of the transaction store and how many

@@ -149,11 +149,9 @@ func secureHeaders(h http.Header) {
 // request (Header.Set makes a new slice each time). Header.Add appends to
 // a full slice, so it never writes into these.
 var (
-	nosniff         = []string{"nosniff"}
-	noReferrer      = []string{"no-referrer"}
-	jsonCSP         = []string{"default-src 'none'; frame-ancestors 'none'"}
-	contentTypeJSON = []string{"application/json"}
-	noStore         = []string{"no-store"}
+	nosniff    = []string{"nosniff"}
+	noReferrer = []string{"no-referrer"}
+	jsonCSP    = []string{"default-src 'none'; frame-ancestors 'none'"}
 )
 
 // limitBody caps request bodies; a larger body is answered with 413.

@@ -9,7 +9,7 @@ import (
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
-	"github.com/threeds-sandbox/threeds-sandbox/web"
+	"github.com/threeds-sandbox/threeds-sandbox/web/cards"
 )
 
 var update = flag.Bool("update", false, "rewrite generated README sections")
@@ -44,7 +44,7 @@ func TestReadmeTestCards(t *testing.T) {
 		fmt.Fprintf(&b, "#### %s\n\n", p.title)
 		b.WriteString("| Card number | Scheme | Flow | Status | Reason | ECI | Version | What happens |\n")
 		b.WriteString("|---|---|---|---|---|---|---|---|\n")
-		for _, e := range web.Catalogue(cat, schemes) {
+		for _, e := range cards.List(cat, schemes) {
 			sc := byID[e.ID]
 			if sc.Pack != p.pack {
 				continue

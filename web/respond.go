@@ -1,18 +1,14 @@
 package web
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"log/slog"
-	"mime"
 	"net/http"
-	"strconv"
-	"strings"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 	"github.com/threeds-sandbox/threeds-sandbox/templates"
+	"github.com/threeds-sandbox/threeds-sandbox/web/respond"
 )
 
 // httpStatus is the one table from errorCode to HTTP status. A scenario
@@ -122,39 +118,6 @@ func errorBody(e *emulator.Error) ErrorBody {
 	}
 }
 
-// encodeFailure is the body of the one failure no input can cause: a value
-// the emulator itself cannot encode.
-const encodeFailure = `{"status":"U","error":"response encoding failed","errorCode":"SY01","emvError":{"emvErrorCode":"404","emvErrorComponent":"S","emvErrorDescription":"Permanent System Failure","emvErrorDetail":""}}`
-
-// encodeJSON encodes v with HTML left unescaped (challengeHtml stays
-// readable); nil only for values no request can produce.
-func encodeJSON(v any) []byte {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil
-	}
-	return buf.Bytes()
-}
-
-// writeJSON writes v as the JSON response with status.
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	writeRaw(w, status, encodeJSON(v))
-}
-
-// writeRaw writes an encoded JSON body; a nil body is an encoding failure.
-func writeRaw(w http.ResponseWriter, status int, b []byte) {
-	if b == nil {
-		status, b = http.StatusInternalServerError, []byte(encodeFailure)
-	}
-	h := w.Header()
-	h["Content-Type"] = contentTypeJSON
-	h["Cache-Control"] = noStore
-	w.WriteHeader(status)
-	_, _ = w.Write(b)
-}
-
 // writeError is the one error writer. It answers err with the spec's
 // error body (JSON) on the API and the other JSON routes, and with a
 // readable page in EMV terms on the browser routes (the ACS pages and the
@@ -186,14 +149,14 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	status := StatusOf(e)
 	if !wantsPage(r) {
-		writeJSON(w, status, errorBody(e))
+		respond.JSON(w, status, errorBody(e))
 		return
 	}
 	title := "Sandbox error " + e.EMVCode
 	if infoOf(r.Context()).route == routeACS {
 		title = "Challenge error " + e.EMVCode
 	}
-	nonce := newNonce()
+	nonce := respond.Nonce()
 	s.page(w, r, status, templates.PageError, nonce, templates.ErrorPage{
 		Nonce:          nonce,
 		Title:          title,
@@ -211,32 +174,7 @@ func wantsPage(r *http.Request) bool {
 	case routeACS, routeConsole:
 		return true
 	case routeUnmatched:
-		return prefersHTML(r.Header.Get("Accept"))
+		return respond.PrefersHTML(r.Header.Get("Accept"))
 	}
 	return false
-}
-
-// prefersHTML reports whether an Accept header ranks text/html above
-// application/json: a browser's does, curl's "*/*" does not.
-func prefersHTML(accept string) bool {
-	html, jsonQ := -1.0, -1.0
-	for _, part := range strings.Split(accept, ",") {
-		mt, params, err := mime.ParseMediaType(strings.TrimSpace(part))
-		if err != nil {
-			continue
-		}
-		q := 1.0
-		if v, ok := params["q"]; ok {
-			if f, err := strconv.ParseFloat(v, 64); err == nil {
-				q = f
-			}
-		}
-		switch mt {
-		case "text/html", "application/xhtml+xml":
-			html = max(html, q)
-		case "application/json":
-			jsonQ = max(jsonQ, q)
-		}
-	}
-	return html > 0 && html > jsonQ
 }

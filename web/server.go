@@ -18,9 +18,10 @@ import (
 	"github.com/gorilla/securecookie"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/journal"
 	"github.com/threeds-sandbox/threeds-sandbox/templates"
-	"github.com/threeds-sandbox/threeds-sandbox/web/journal"
-	"github.com/threeds-sandbox/threeds-sandbox/web/session"
+	"github.com/threeds-sandbox/threeds-sandbox/web/auth"
+	"github.com/threeds-sandbox/threeds-sandbox/web/console"
 )
 
 // Defaults of the server's limits.
@@ -38,7 +39,7 @@ type Config struct {
 	// BasePath prefixes every route, e.g. "/3ds"; empty for the root.
 	BasePath string
 	// Tokens are the accepted bearer tokens.
-	Tokens Tokens
+	Tokens auth.Tokens
 	// MaxBodyBytes caps request bodies.
 	MaxBodyBytes int64
 	// ShutdownTimeout bounds the wait for in-flight requests on Close.
@@ -54,10 +55,8 @@ type Config struct {
 	// PublicURL is the emulator's base URL as browsers reach it.
 	PublicURL string
 
-	// Engine runs the 3DS flows. It is the one value the server reaches the
-	// catalogue, the runtime scenarios and the journal through: the
-	// console's transaction pages read the engine's event sink when it is a
-	// journal.Journal, and are off otherwise.
+	// Engine runs the 3DS flows. The server reaches the catalogue and the
+	// runtime scenarios through it.
 	Engine *emulator.Engine
 	Pages  *templates.Set
 	Logger *slog.Logger
@@ -66,8 +65,11 @@ type Config struct {
 	// ConsoleAuth, "user:password", protects the console with HTTP basic
 	// authentication; empty leaves it open.
 	ConsoleAuth string
-	// Sessions keep the console's sessions; in memory when nil.
-	Sessions session.Store
+	// Sessions keep the console's sessions; required.
+	Sessions emulator.SessionStore
+	// Journal is the read model of the engine's events that the console
+	// and the metrics read (the engine's event sink); nil runs without one.
+	Journal journal.Journal
 }
 
 // Timeouts bound how long a connection may take over each phase.
@@ -98,23 +100,22 @@ func (t Timeouts) withDefaults() Timeouts {
 
 // Server serves the emulator over HTTP.
 type Server struct {
-	cfg      Config
-	log      *slog.Logger
-	tokens   Tokens
-	state    []securecookie.Codec // current key pair first
-	router   *mux.Router
-	http     *http.Server
-	ln       net.Listener
-	metrics  *Metrics
-	journal  journal.Journal // nil: the console runs without one
-	sessions session.Store
-	ready    atomic.Bool
+	cfg     Config
+	log     *slog.Logger
+	tokens  auth.Tokens
+	state   []securecookie.Codec // current key pair first
+	router  *mux.Router
+	http    *http.Server
+	ln      net.Listener
+	metrics *Metrics
+	console *console.Console
+	ready   atomic.Bool
 }
 
 // NewServer checks cfg and builds the routes.
 func NewServer(cfg Config) (*Server, error) {
-	if cfg.Engine == nil || cfg.Pages == nil {
-		return nil, errors.New("web: config needs an engine and pages")
+	if cfg.Engine == nil || cfg.Pages == nil || cfg.Sessions == nil {
+		return nil, errors.New("web: config needs an engine, pages and sessions")
 	}
 	codecs, err := stateCodecs(append([]KeyPair{{cfg.HashKey, cfg.BlockKey}}, cfg.PreviousKeys...))
 	if err != nil {
@@ -144,13 +145,32 @@ func NewServer(cfg Config) (*Server, error) {
 		state:   codecs,
 		metrics: cfg.Metrics,
 	}
-	s.journal, _ = cfg.Engine.Events().(journal.Journal)
-	if sr, ok := s.journal.(journal.StatsReporter); ok {
-		s.metrics.watchJournal(sr.Stats)
+	if cfg.Journal != nil {
+		s.metrics.watchJournal(cfg.Journal.Stats)
 	}
-	s.sessions = cfg.Sessions
-	if s.sessions == nil {
-		s.sessions = session.NewMemory(0)
+	s.console, err = console.New(console.Config{
+		Base:          cfg.BasePath,
+		PublicURL:     cfg.PublicURL,
+		Engine:        cfg.Engine,
+		Journal:       cfg.Journal,
+		Sessions:      cfg.Sessions,
+		Tokens:        cfg.Tokens,
+		Pages:         cfg.Pages,
+		HashKey:       cfg.HashKey,
+		BlockKey:      cfg.BlockKey,
+		BasicAuth:     cfg.ConsoleAuth,
+		MaxBodyBytes:  cfg.MaxBodyBytes,
+		Logger:        cfg.Logger,
+		Errors:        s.writeError,
+		ChallengeHTML: s.challengeHTML,
+		Demo: console.DemoAPI{
+			Lookup:  s.demoAPI(s.handleLookup),
+			DDC:     s.demoAPI(s.handleDDC),
+			Enquiry: s.demoAPI(s.handleEnquiry),
+		},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("web: %w", err)
 	}
 	s.routes()
 	return s, nil
@@ -186,7 +206,7 @@ func (s *Server) routes() {
 	data.HandleFunc("/scenarios", s.handleScenarios).Methods(http.MethodGet, http.MethodHead)
 	data.HandleFunc("/scenarios/schema.json", s.handleSchema).Methods(http.MethodGet, http.MethodHead)
 	data.Handle("/openapi.{format:yaml|json}", s.openAPI()).Methods(http.MethodGet, http.MethodHead)
-	s.consoleRoutes(root, r)
+	s.console.Mount(root, r)
 
 	acs := r.NewRoute().Subrouter()
 	acs.Use(markRoute(routeACS))

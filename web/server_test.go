@@ -44,12 +44,12 @@ func newServer(t *testing.T, addr string, timeouts web.Timeouts) *web.Server {
 		t.Fatal(err)
 	}
 	store, _ := memstore.New(memstore.Options{})
-	engine, err := emulator.New(emulator.Config{Catalogue: func() *scenarios.Catalogue { return cat }}, store)
+	engine, err := emulator.New(emulator.Config{Catalogue: func() *scenarios.Catalogue { return cat }, Runtime: memstore.NewRuntime(scenarios.RuntimeLimits{})}, store)
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv, err := web.NewServer(web.Config{
-		Addr: addr, Timeouts: timeouts, Engine: engine, Pages: pages,
+		Addr: addr, Timeouts: timeouts, Engine: engine, Pages: pages, Sessions: memstore.NewSessions(0),
 		HashKey: bytes.Repeat([]byte("h"), 32), BlockKey: bytes.Repeat([]byte("b"), 16),
 	})
 	if err != nil {

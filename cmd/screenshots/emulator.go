@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/cmd/internal/sandbox"
-	"github.com/threeds-sandbox/threeds-sandbox/web"
+	"github.com/threeds-sandbox/threeds-sandbox/web/cards"
 )
 
 // emulatorProcess is the emulator served in-process, started exactly as
@@ -19,7 +19,7 @@ import (
 type emulatorProcess struct {
 	URL       string
 	stop      func() error
-	catalogue []web.CatalogueEntry
+	catalogue []cards.Entry
 }
 
 // startEmulator serves the emulator with its embedded scenarios on a
@@ -37,7 +37,7 @@ func startEmulator(log *slog.Logger) (*emulatorProcess, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &emulatorProcess{URL: sb.PublicURL, stop: stop, catalogue: web.Catalogue(sb.Source.Current(), sb.Engine.Schemes())}, nil
+	return &emulatorProcess{URL: sb.PublicURL, stop: stop, catalogue: cards.List(sb.Source.Current(), sb.Engine.Schemes())}, nil
 }
 
 // Close shuts the emulator down.

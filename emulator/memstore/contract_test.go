@@ -1,10 +1,12 @@
 package memstore_test
 
 import (
+	"context"
 	"testing"
 	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/journal"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/memstore"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/storetest"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
@@ -24,8 +26,41 @@ func TestContract(t *testing.T) {
 // TestRuntimeContract runs the emulator.RuntimeScenarios contract on the
 // in-memory runtime scenarios (one process: both "replicas" are the same).
 func TestRuntimeContract(t *testing.T) {
-	storetest.RunRuntime(t, func(t *testing.T, lim storetest.RuntimeLimits) (a, b emulator.RuntimeScenarios) {
-		rt := emulator.NewMemoryRuntime(&scenarios.Runtime{MaxScenarios: lim.MaxScenarios, MaxNamespaces: lim.MaxNamespaces, MaxBytes: lim.MaxBytes, MaxTotalBytes: lim.MaxTotalBytes})
+	storetest.RunRuntime(t, func(t *testing.T, lim scenarios.RuntimeLimits) (a, b emulator.RuntimeScenarios) {
+		rt := memstore.NewRuntime(lim)
 		return rt, rt
 	})
+}
+
+// TestJournalContract runs the journal contract on the memory journal
+// (one process: the writer and the reader are the same).
+func TestJournalContract(t *testing.T) {
+	storetest.RunJournal(t, func(t *testing.T, opt journal.Options) storetest.JournalPair {
+		j := memstore.NewJournal(opt)
+		return storetest.JournalPair{Writer: j, Reader: j, Sync: func() {}}
+	})
+}
+
+// TestSessionsContract runs the session contract on the memory store.
+func TestSessionsContract(t *testing.T) {
+	m := memstore.NewSessions(0)
+	storetest.RunSessions(t, m, m)
+}
+
+// TestMemoryBound: Memory keeps at most its bound, ending the session that
+// expires first.
+func TestMemoryBound(t *testing.T) {
+	ctx := context.Background()
+	m := memstore.NewSessions(3)
+	first, _ := m.Create(ctx, "a", time.Minute)
+	var last string
+	for range 3 {
+		last, _ = m.Create(ctx, "b", time.Hour)
+	}
+	if _, ok, _ := m.Token(ctx, first); ok {
+		t.Error("the session that expires first survived the bound")
+	}
+	if _, ok, _ := m.Token(ctx, last); !ok {
+		t.Error("the newest session was ended")
+	}
 }

@@ -1,35 +1,3 @@
-// Package memstore is the in-memory emulator.Store: safe for concurrent
-// use, bounded by a number of transactions and by their age, evicting the
-// oldest first.
-//
-// The store costs the garbage collector almost nothing, however many
-// transactions it holds. Kept as Go values, each transaction is some 25
-// strings, and 100k of them are millions of pointers that every GC cycle
-// marks. Here the live data holds a few dozen:
-//
-//   - each transaction is encoded into a compact record (package record), and
-//     the records lie back to back in byte chunks of up to 1 MiB
-//     (arena.go): one pointer per chunk, rather than one per string or
-//     even one per transaction;
-//   - a slice of slots lists the records in insertion order and is the
-//     eviction queue; a transaction's sequence number is its place in it,
-//     so a record that moves (an update that outgrew it) keeps its number
-//     and its index entries;
-//   - the indexes map a 64-bit hash (maphash, seeded per store) of the id,
-//     and of the namespace and reference, to a sequence number. Maps of
-//     integers are not scanned by the GC. A hit is checked against the
-//     record; the rare id (or reference) whose hash another live one holds
-//     goes to a small overflow map keyed by the strings, almost always
-//     empty.
-//
-// At 100k stored transactions a full collection takes about as long as
-// with an empty store (BenchmarkGC: 0.65 ms against 33-49 ms with
-// map[string]*Transaction), and a transaction takes about 370 bytes
-// rather than 820 (BenchmarkMemoryPerTransaction).
-//
-// The lock is held briefly: records are encoded before taking it, and a
-// Get copies the record out under it and decodes it after, into a
-// Transaction whose strings share a single allocation.
 package memstore
 
 import (
@@ -75,7 +43,37 @@ const recordBuf = 1024
 // get none; a record that outgrows its space moves, with this room again.
 const updateRoom = 64
 
-// Store is an in-memory emulator.Store.
+// Store is the in-memory emulator.Store: safe for concurrent use, bounded
+// by a number of transactions and by their age, evicting the oldest first.
+//
+// The store costs the garbage collector almost nothing, however many
+// transactions it holds. Kept as Go values, each transaction is some 25
+// strings, and 100k of them are millions of pointers that every GC cycle
+// marks. Here the live data holds a few dozen:
+//
+//   - each transaction is encoded into a compact record (package record), and
+//     the records lie back to back in byte chunks of up to 1 MiB
+//     (arena.go): one pointer per chunk, rather than one per string or
+//     even one per transaction;
+//   - a slice of slots lists the records in insertion order and is the
+//     eviction queue; a transaction's sequence number is its place in it,
+//     so a record that moves (an update that outgrew it) keeps its number
+//     and its index entries;
+//   - the indexes map a 64-bit hash (maphash, seeded per store) of the id,
+//     and of the namespace and reference, to a sequence number. Maps of
+//     integers are not scanned by the GC. A hit is checked against the
+//     record; the rare id (or reference) whose hash another live one holds
+//     goes to a small overflow map keyed by the strings, almost always
+//     empty.
+//
+// At 100k stored transactions a full collection takes about as long as
+// with an empty store (BenchmarkGC: 0.65 ms against 33-49 ms with
+// map[string]*Transaction), and a transaction takes about 370 bytes
+// rather than 820 (BenchmarkMemoryPerTransaction).
+//
+// The lock is held briefly: records are encoded before taking it, and a
+// Get copies the record out under it and decodes it after, into a
+// Transaction whose strings share a single allocation.
 type Store struct {
 	mu    sync.Mutex
 	arena arena

@@ -1,7 +1,11 @@
-// Package redisstore keeps the engine's shared state in Redis (or Valkey),
-// so that several replicas of the sandbox serve the same transactions and
-// runtime scenarios, and a restart loses none of them: the transaction
-// Store and the RuntimeScenarios.
+// Package redisstore keeps everything the sandbox keeps beyond a request
+// in Redis (or Valkey), so that several replicas serve the same
+// transactions and a restart loses none of them: the transactions and
+// their externalReferenceId index (Store), the runtime scenarios of each
+// token (Runtime), the console's journal (Journal) and its sign-in
+// sessions (Sessions). It is the only package of the sandbox that speaks
+// to Redis. Each part passes the same contract tests (package storetest)
+// as its twin in package memstore.
 //
 // Keys, under a prefix ("3ds:" by default):
 //
@@ -10,11 +14,17 @@
 //	s:{namespace}              hash: runtime scenario id -> order, selector key and its own document
 //	sk:{namespace}             hash: selector key -> scenario id (a namespace holds each selector once)
 //	sv:{namespace}             counter, bumped by every change of the namespace's runtime scenarios
+//	sb:{namespace}             the bytes of the namespace's runtime scenario documents
 //	sns                        set of the namespaces that hold runtime scenarios
+//	sbt                        the bytes of every namespace's runtime scenario documents
+//	j:{namespace}:...          the console journal of a namespace (see Journal)
+//	j:changed                  the channel on which journal changes are published
+//	cs:{session id}            a console session: the token it was opened with; TTL the session's
 //
-// Every change is one atomic step (a Lua script), so no replica ever reads
-// half of a change. A transaction is updated by compare-and-set: of many
-// concurrent decisions on one challenge, exactly one wins.
+// Every change is one atomic step (a Lua script or a MULTI), so no
+// replica ever reads half of a change. A transaction is updated by
+// compare-and-set: of many concurrent decisions on one challenge, exactly
+// one wins.
 //
 // A call that cannot reach Redis within its timeout returns an error
 // wrapping emulator.ErrUnavailable. A read changes nothing; a write that

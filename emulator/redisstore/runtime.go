@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -36,10 +37,9 @@ type RuntimeOptions struct {
 	// Revalidate is how long a namespace's cached scenarios are used
 	// before their version is checked; DefaultRevalidate when zero.
 	Revalidate time.Duration
-	// MaxScenarios, MaxNamespaces, MaxBytes and MaxTotalBytes bound what
-	// the namespaces hold, as scenarios.Runtime's fields of the same names
-	// do; zero takes the scenarios package's defaults.
-	MaxScenarios, MaxNamespaces, MaxBytes, MaxTotalBytes int
+	// Limits bound what the namespaces hold; zero fields take the
+	// scenarios package's defaults.
+	Limits scenarios.RuntimeLimits
 }
 
 // Runtime is the emulator.RuntimeScenarios in Redis: every replica sees
@@ -77,10 +77,7 @@ func NewRuntime(c rueidis.Client, opt RuntimeOptions) (*Runtime, error) {
 	if opt.Revalidate <= 0 {
 		opt.Revalidate = DefaultRevalidate
 	}
-	opt.MaxScenarios = cmp.Or(opt.MaxScenarios, scenarios.DefaultMaxRuntimeScenarios)
-	opt.MaxNamespaces = cmp.Or(opt.MaxNamespaces, scenarios.DefaultMaxRuntimeNamespaces)
-	opt.MaxBytes = cmp.Or(opt.MaxBytes, scenarios.DefaultMaxRuntimeBytes)
-	opt.MaxTotalBytes = cmp.Or(opt.MaxTotalBytes, scenarios.DefaultMaxRuntimeTotalBytes)
+	opt.Limits = opt.Limits.WithDefaults()
 	return &Runtime{c: c, opt: opt, now: time.Now, cache: map[string]*cachedSet{}}, nil
 }
 
@@ -98,26 +95,36 @@ func (r *Runtime) keys(ns string) []string {
 //	the rest    its document (Scenario.Document)
 
 // addScript adds scenarios all at once or not at all, checking the
-// bounds and that neither an id nor a selector is taken.
-var addScript = rueidis.NewLuaScript(`
+// bounds and that neither an id nor a selector is taken. It checks what
+// scenarios.RuntimeLimits.Check and scenarios.Taken check, in one atomic
+// step, and answers the rule broken by its name (scenarios.RuntimeRule,
+// spliced in below) with the usage it found, which Add turns into the
+// same error as the memory store's: {rule, namespaces, scenarios, bytes,
+// total bytes, adding bytes, id, other}.
+var addScript = rueidis.NewLuaScript(strings.NewReplacer(
+	"RULE_NAMESPACES", string(scenarios.RuleNamespaces), "RULE_COUNT", string(scenarios.RuleCount),
+	"RULE_BYTES", string(scenarios.RuleBytes), "RULE_TOTAL", string(scenarios.RuleTotal),
+	"RULE_ID", string(scenarios.RuleID), "RULE_SELECTOR", string(scenarios.RuleSelector),
+).Replace(`
 local ns, maxScenarios, maxNamespaces, maxBytes, n, maxTotal = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
 local have = redis.call('HLEN', KEYS[1])
-if have == 0 then
-  local spaces = redis.call('SCARD', KEYS[5])
-  if spaces >= maxNamespaces then return {'namespaces', tostring(spaces)} end
-end
-if have + n > maxScenarios then return {'count', tostring(have)} end
+local spaces = redis.call('SCARD', KEYS[5])
 local bytes = tonumber(redis.call('GET', KEYS[4]) or '0')
+local total = tonumber(redis.call('GET', KEYS[6]) or '0')
 local adding = 0
 for i = 0, n - 1 do adding = adding + #ARGV[9 + 3 * i] end
-if bytes + adding > maxBytes then return {'bytes', tostring(bytes), tostring(adding)} end
-local total = tonumber(redis.call('GET', KEYS[6]) or '0')
-if total + adding > maxTotal then return {'total', tostring(total), tostring(adding)} end
+local function refuse(rule, id, other)
+  return {rule, tostring(spaces), tostring(have), tostring(bytes), tostring(total), tostring(adding), id or '', other or ''}
+end
+if have == 0 and spaces >= maxNamespaces then return refuse('RULE_NAMESPACES') end
+if have + n > maxScenarios then return refuse('RULE_COUNT') end
+if bytes + adding > maxBytes then return refuse('RULE_BYTES') end
+if total + adding > maxTotal then return refuse('RULE_TOTAL') end
 for i = 0, n - 1 do
   local id, key = ARGV[7 + 3 * i], ARGV[8 + 3 * i]
-  if redis.call('HEXISTS', KEYS[1], id) == 1 then return {'id', id} end
+  if redis.call('HEXISTS', KEYS[1], id) == 1 then return refuse('RULE_ID', id) end
   local other = redis.call('HGET', KEYS[2], key)
-  if other then return {'selector', id, other} end
+  if other then return refuse('RULE_SELECTOR', id, other) end
 end
 local v = redis.call('INCR', KEYS[3])
 for i = 0, n - 1 do
@@ -128,7 +135,7 @@ end
 redis.call('INCRBY', KEYS[4], adding)
 redis.call('INCRBY', KEYS[6], adding)
 redis.call('SADD', KEYS[5], ns)
-return {'ok'}`)
+return {'ok'}`))
 
 // Add parses doc and adds its scenarios to namespace ns, all at once or
 // not at all.
@@ -137,7 +144,8 @@ func (r *Runtime) Add(ctx context.Context, ns string, doc []byte) ([]scenarios.S
 	if err != nil {
 		return nil, err
 	}
-	args := []string{ns, strconv.Itoa(r.opt.MaxScenarios), strconv.Itoa(r.opt.MaxNamespaces), strconv.Itoa(r.opt.MaxBytes), strconv.Itoa(len(added)), strconv.Itoa(r.opt.MaxTotalBytes)}
+	lim := r.opt.Limits
+	args := []string{ns, strconv.Itoa(lim.MaxScenarios), strconv.Itoa(lim.MaxNamespaces), strconv.Itoa(lim.MaxBytes), strconv.Itoa(len(added)), strconv.Itoa(lim.MaxTotalBytes)}
 	for i := range added {
 		args = append(args, added[i].ID, added[i].SelectorKey(), string(added[i].Document()))
 	}
@@ -148,26 +156,19 @@ func (r *Runtime) Add(ctx context.Context, ns string, doc []byte) ([]scenarios.S
 		return nil, ClassifyWrite("add runtime scenarios", err)
 	}
 	r.forget(ns)
-	switch reply[0] {
-	case "ok":
+	if len(reply) == 1 && reply[0] == "ok" {
 		return added, nil
-	case "id":
-		return nil, fmt.Errorf("%w: id %s is taken in this namespace; delete it first", scenarios.ErrExists, reply[1])
-	case "selector":
-		return nil, fmt.Errorf("%w: scenario %s has the same selectors and priority as %s", scenarios.ErrExists, reply[1], reply[2])
-	case "namespaces":
-		return nil, fmt.Errorf("%w: %s namespaces hold runtime scenarios already", scenarios.ErrLimit, reply[1])
-	case "count":
-		return nil, fmt.Errorf("%w: the namespace holds %s scenarios, adding %d would pass the limit of %d",
-			scenarios.ErrLimit, reply[1], len(added), r.opt.MaxScenarios)
-	case "bytes":
-		return nil, fmt.Errorf("%w: the namespace's scenarios take %s bytes, adding %s would pass the limit of %d",
-			scenarios.ErrTooLarge, reply[1], reply[2], r.opt.MaxBytes)
-	case "total":
-		return nil, fmt.Errorf("%w: the runtime scenarios of every token take %s bytes together, adding %s would pass the sandbox's limit of %d",
-			scenarios.ErrTooLarge, reply[1], reply[2], r.opt.MaxTotalBytes)
 	}
-	return nil, fmt.Errorf("redisstore: add runtime scenarios: unexpected reply %q", reply)
+	if len(reply) != 8 {
+		return nil, fmt.Errorf("redisstore: add runtime scenarios: unexpected reply %q", reply)
+	}
+	num := func(s string) int { n, _ := strconv.Atoi(s); return n }
+	return nil, lim.Err(&scenarios.RuntimeRefusal{
+		Rule: scenarios.RuntimeRule(reply[0]),
+		Usage: scenarios.RuntimeUsage{Namespaces: num(reply[1]), Scenarios: num(reply[2]), Bytes: num(reply[3]),
+			TotalBytes: num(reply[4]), Adding: len(added), AddingBytes: num(reply[5])},
+		ID: reply[6], Other: reply[7],
+	})
 }
 
 // deleteScript removes one scenario and its selector key.

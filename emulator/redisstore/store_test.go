@@ -12,6 +12,7 @@ import (
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/redisstore"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/storetest"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
+	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 )
 
 // connect opens a client to srv for the test.
@@ -127,9 +128,9 @@ func TestConnect(t *testing.T) {
 func TestRuntimeContract(t *testing.T) {
 	srv := testkit.StartRedis(t, testkit.RedisOptions{})
 	c := connect(t, srv)
-	storetest.RunRuntime(t, func(t *testing.T, lim storetest.RuntimeLimits) (a, b emulator.RuntimeScenarios) {
+	storetest.RunRuntime(t, func(t *testing.T, lim scenarios.RuntimeLimits) (a, b emulator.RuntimeScenarios) {
 		opt := redisstore.RuntimeOptions{Prefix: t.Name() + ":", Revalidate: 200 * time.Millisecond,
-			MaxScenarios: lim.MaxScenarios, MaxNamespaces: lim.MaxNamespaces, MaxBytes: lim.MaxBytes, MaxTotalBytes: lim.MaxTotalBytes}
+			Limits: lim}
 		ra, err := redisstore.NewRuntime(c, opt)
 		if err != nil {
 			t.Fatal(err)
@@ -163,4 +164,14 @@ func TestPutKeepsAStoredTransaction(t *testing.T) {
 			t.Errorf("after a refused Put: %+v, %v; want the first transaction", got, err)
 		}
 	}
+}
+
+// TestSessionsContract runs the session contract on a real redis-server,
+// with two stores over it as two replicas.
+func TestSessionsContract(t *testing.T) {
+	srv := testkit.StartRedis(t, testkit.RedisOptions{})
+	c := connect(t, srv)
+	a, _ := redisstore.NewSessions(c, "", time.Second)
+	b, _ := redisstore.NewSessions(c, "", time.Second)
+	storetest.RunSessions(t, a, b)
 }

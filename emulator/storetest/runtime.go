@@ -12,13 +12,11 @@ import (
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 )
 
-// RuntimeLimits bound the runtime scenarios a factory makes.
-type RuntimeLimits struct{ MaxScenarios, MaxNamespaces, MaxBytes, MaxTotalBytes int }
 
 // RuntimeFactory returns two views of one new, empty set of runtime
 // scenarios, as two replicas see a shared store (an in-memory
 // implementation returns the same value twice).
-type RuntimeFactory func(t *testing.T, lim RuntimeLimits) (a, b emulator.RuntimeScenarios)
+type RuntimeFactory func(t *testing.T, lim scenarios.RuntimeLimits) (a, b emulator.RuntimeScenarios)
 
 // RunRuntime runs the contract of emulator.RuntimeScenarios.
 func RunRuntime(t *testing.T, newRuntime RuntimeFactory) {
@@ -68,7 +66,7 @@ func ids(list []scenarios.Scenario) string {
 }
 
 func testRuntimeAdd(t *testing.T, newRuntime RuntimeFactory) {
-	rt, _ := newRuntime(t, RuntimeLimits{})
+	rt, _ := newRuntime(t, scenarios.RuntimeLimits{})
 	added, err := rt.Add(ctx, "ns", doc("b-first", "a-second"))
 	if err != nil {
 		t.Fatal(err)
@@ -106,7 +104,7 @@ func testRuntimeAdd(t *testing.T, newRuntime RuntimeFactory) {
 }
 
 func testRuntimeConflicts(t *testing.T, newRuntime RuntimeFactory) {
-	rt, _ := newRuntime(t, RuntimeLimits{})
+	rt, _ := newRuntime(t, scenarios.RuntimeLimits{})
 	if _, err := rt.Add(ctx, "ns", doc("taken")); err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +125,7 @@ func testRuntimeConflicts(t *testing.T, newRuntime RuntimeFactory) {
 }
 
 func testRuntimeLimits(t *testing.T, newRuntime RuntimeFactory) {
-	rt, _ := newRuntime(t, RuntimeLimits{MaxScenarios: 3, MaxNamespaces: 2, MaxBytes: 2000})
+	rt, _ := newRuntime(t, scenarios.RuntimeLimits{MaxScenarios: 3, MaxNamespaces: 2, MaxBytes: 2000})
 	if _, err := rt.Add(ctx, "ns", doc("a", "b", "c")); err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +159,7 @@ func testRuntimeLimits(t *testing.T, newRuntime RuntimeFactory) {
 // and deleting or resetting anywhere frees room for every namespace.
 func testRuntimeTotalBytes(t *testing.T, newRuntime RuntimeFactory) {
 	one := len(doc("a")) // a namespace's document of one scenario is about this long
-	a, b := newRuntime(t, RuntimeLimits{MaxTotalBytes: 3*one + one/2})
+	a, b := newRuntime(t, scenarios.RuntimeLimits{MaxTotalBytes: 3*one + one/2})
 	for _, ns := range []string{"ns-1", "ns-2", "ns-3"} {
 		if _, err := a.Add(ctx, ns, doc("a")); err != nil {
 			t.Fatalf("%s: %v", ns, err)
@@ -195,7 +193,7 @@ func testRuntimeTotalBytes(t *testing.T, newRuntime RuntimeFactory) {
 }
 
 func testRuntimeDelete(t *testing.T, newRuntime RuntimeFactory) {
-	rt, _ := newRuntime(t, RuntimeLimits{})
+	rt, _ := newRuntime(t, scenarios.RuntimeLimits{})
 	if _, err := rt.Add(ctx, "ns", doc("one", "two", "three")); err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +225,7 @@ func testRuntimeDelete(t *testing.T, newRuntime RuntimeFactory) {
 // testRuntimeShared: a change made through one replica is seen by the
 // other within a second.
 func testRuntimeShared(t *testing.T, newRuntime RuntimeFactory) {
-	a, b := newRuntime(t, RuntimeLimits{})
+	a, b := newRuntime(t, scenarios.RuntimeLimits{})
 	if cat, err := b.Catalogue(ctx, "ns"); cat != nil || err != nil { // b caches "none"
 		t.Fatalf("empty namespace: %v, %v", cat, err)
 	}
@@ -265,7 +263,7 @@ func testRuntimeShared(t *testing.T, newRuntime RuntimeFactory) {
 // testRuntimeConcurrent: adds from both replicas at once lose nothing, and
 // of many adds of the same id exactly one wins.
 func testRuntimeConcurrent(t *testing.T, newRuntime RuntimeFactory) {
-	a, b := newRuntime(t, RuntimeLimits{})
+	a, b := newRuntime(t, scenarios.RuntimeLimits{})
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	wins := 0

@@ -20,11 +20,11 @@ import (
 	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/journal"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/memstore"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/redisstore"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 	"github.com/threeds-sandbox/threeds-sandbox/web"
-	"github.com/threeds-sandbox/threeds-sandbox/web/journal"
 )
 
 // DefaultDrainDelay is how long, on SIGINT or SIGTERM, /readyz answers

@@ -20,6 +20,7 @@ import (
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 	"github.com/threeds-sandbox/threeds-sandbox/templates"
 	"github.com/threeds-sandbox/threeds-sandbox/web"
+	"github.com/threeds-sandbox/threeds-sandbox/web/auth"
 )
 
 // Sandbox is one emulator, listening and wired, not yet serving.
@@ -111,7 +112,7 @@ func New(c Config, log *slog.Logger) (*Sandbox, error) {
 		Schemes:          schemes,
 		Catalogue:        source.Current,
 		Runtime:          st.runtime,
-		Events:           st.events,
+		Events:           st.events(),
 		Chaos:            chaos,
 		MaxDelayed:       c.MaxDelayed,
 		StrictDDC:        c.StrictDDC,
@@ -126,7 +127,7 @@ func New(c Config, log *slog.Logger) (*Sandbox, error) {
 	srv, err := web.NewServer(web.Config{
 		Listener:        ln,
 		BasePath:        c.BasePath,
-		Tokens:          web.NewTokens(SplitList(c.Tokens)),
+		Tokens:          auth.NewTokens(SplitList(c.Tokens)),
 		MaxBodyBytes:    c.MaxBodyBytes,
 		ShutdownTimeout: c.ShutdownTimeout,
 		HashKey:         hashKey,
@@ -139,6 +140,7 @@ func New(c Config, log *slog.Logger) (*Sandbox, error) {
 		Metrics:         metrics,
 		ConsoleAuth:     c.ConsoleAuth,
 		Sessions:        st.sessions,
+		Journal:         st.journal,
 	})
 	if err != nil {
 		ln.Close()

@@ -6,12 +6,11 @@ import (
 	"log/slog"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/journal"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/memstore"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/redisstore"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 	"github.com/threeds-sandbox/threeds-sandbox/web"
-	"github.com/threeds-sandbox/threeds-sandbox/web/journal"
-	"github.com/threeds-sandbox/threeds-sandbox/web/session"
 )
 
 // state is everything that outlives a request: the transactions, the
@@ -20,10 +19,10 @@ import (
 type state struct {
 	store    emulator.Store
 	runtime  emulator.RuntimeScenarios
-	events   emulator.EventSink // nil with --journal-size 0
-	sessions session.Store      // the console's
-	mem      *memstore.Store    // the memory store; nil with Redis
-	stats    web.StoreStats     // nil with Redis
+	journal  journal.Journal       // nil with --journal-size 0
+	sessions emulator.SessionStore // the console's
+	mem      *memstore.Store       // the memory store; nil with Redis
+	stats    web.StoreStats        // nil with Redis
 	close    func()
 }
 
@@ -44,11 +43,11 @@ func newState(c Config, log *slog.Logger) (*state, error) {
 		if err != nil {
 			return nil, fmt.Errorf("[store] %w", err)
 		}
-		s := &state{store: mem, mem: mem, runtime: emulator.NewMemoryRuntime(&scenarios.Runtime{}),
-			sessions: session.NewMemory(0), close: func() {}}
+		s := &state{store: mem, mem: mem, runtime: memstore.NewRuntime(scenarios.RuntimeLimits{}),
+			sessions: memstore.NewSessions(0), close: func() {}}
 		s.stats = func() (int, uint64) { return mem.Len(), mem.Evicted() }
 		if c.JournalSize > 0 {
-			s.events = journal.NewMemory(c.journalOptions())
+			s.journal = memstore.NewJournal(c.journalOptions())
 		}
 		return s, nil
 	}
@@ -71,7 +70,7 @@ func newState(c Config, log *slog.Logger) (*state, error) {
 		client.Close()
 		return nil, fmt.Errorf("[store] %w", err)
 	}
-	sessions, err := session.NewRedis(client, c.StorePrefix, c.StoreTimeout)
+	sessions, err := redisstore.NewSessions(client, c.StorePrefix, c.StoreTimeout)
 	if err != nil {
 		client.Close()
 		return nil, fmt.Errorf("[store] %w", err)
@@ -81,7 +80,7 @@ func newState(c Config, log *slog.Logger) (*state, error) {
 	switch {
 	case c.JournalSize == 0:
 	case c.JournalStore == "local":
-		s.events, journalAt = journal.NewMemory(c.journalOptions()), "local"
+		s.journal, journalAt = memstore.NewJournal(c.journalOptions()), "local"
 	default:
 		// The journal writes its batches over a connection of its own:
 		// on the store's, a lookup's command would wait behind them.
@@ -90,7 +89,7 @@ func newState(c Config, log *slog.Logger) (*state, error) {
 			client.Close()
 			return nil, fmt.Errorf("[console] journal: %w", err)
 		}
-		j, err := journal.NewRedis(jc, journal.RedisOptions{Options: c.journalOptions(), Prefix: c.StorePrefix,
+		j, err := redisstore.NewJournal(jc, redisstore.JournalOptions{Options: c.journalOptions(), Prefix: c.StorePrefix,
 			MaxAge: c.StoreMaxAge, Timeout: c.StoreTimeout, Logger: log})
 		if err != nil {
 			jc.Close()
@@ -98,10 +97,18 @@ func newState(c Config, log *slog.Logger) (*state, error) {
 			return nil, fmt.Errorf("[console] %w", err)
 		}
 		// The journal's queue is written before its client closes.
-		s.events, journalAt = j, "shared"
+		s.journal, journalAt = j, "shared"
 		s.close = func() { j.Close(); jc.Close(); client.Close() }
 	}
 	log.Info("state kept in Redis", slog.String("store", redisstore.Redact(c.Store)), slog.String("prefix", c.StorePrefix),
 		slog.String("journal", journalAt))
 	return s, nil
+}
+
+// events is the sink of the engine's events: the journal, or none.
+func (s *state) events() emulator.EventSink {
+	if s.journal == nil {
+		return nil
+	}
+	return s.journal
 }

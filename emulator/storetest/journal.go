@@ -1,7 +1,4 @@
-// Package journaltest is the contract every journal.Journal keeps: the
-// same tests run against the in-memory journal and the one shared over
-// Redis.
-package journaltest
+package storetest
 
 import (
 	"context"
@@ -11,20 +8,20 @@ import (
 	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
-	"github.com/threeds-sandbox/threeds-sandbox/web/journal"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/journal"
 )
 
-// Pair is a journal as two replicas see it: events recorded through
+// JournalPair is a journal as two replicas see it: events recorded through
 // Writer are read through Reader (the same value for a local journal).
 // Sync returns once every event recorded so far can be read.
-type Pair struct {
+type JournalPair struct {
 	Writer, Reader journal.Journal
 	Sync           func()
 }
 
-// Opener returns a new, empty journal with the given bounds, closed when t
+// JournalOpener returns a new, empty journal with the given bounds, closed when t
 // ends.
-type Opener func(t *testing.T, opt journal.Options) Pair
+type JournalOpener func(t *testing.T, opt journal.Options) JournalPair
 
 var t0 = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 
@@ -33,10 +30,10 @@ func event(ns, id string, kind emulator.EventKind, at time.Duration, status stri
 		Transaction: emulator.Summary{ThreeDSServerTransID: id, Status: status}}
 }
 
-// Run runs the contract against the journals open makes. It starts no
+// RunJournal runs the journal contract against the journals open makes. It starts no
 // server: open's caller does, in its own test. Every transaction opens
 // with a lookup, as the engine's do.
-func Run(t *testing.T, open Opener) {
+func RunJournal(t *testing.T, open JournalOpener) {
 	ctx := context.Background()
 	t.Run("RecordsATransaction", func(t *testing.T) {
 		p := open(t, journal.Options{})

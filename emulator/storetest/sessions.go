@@ -1,4 +1,4 @@
-package session_test
+package storetest
 
 import (
 	"context"
@@ -7,32 +7,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator/redisstore"
-	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
-	"github.com/threeds-sandbox/threeds-sandbox/web/session"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 )
 
-// TestContract runs the same tests on both stores; the Redis one on a real
-// redis-server, with two Stores over it as two replicas.
-func TestContract(t *testing.T) {
-	t.Run("Memory", func(t *testing.T) {
-		m := session.NewMemory(0)
-		contract(t, m, m)
-	})
-	t.Run("Redis", func(t *testing.T) {
-		srv := testkit.StartRedis(t, testkit.RedisOptions{})
-		c, err := redisstore.Connect(context.Background(), srv.URL, time.Second, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(c.Close)
-		a, _ := session.NewRedis(c, "", time.Second)
-		b, _ := session.NewRedis(c, "", time.Second)
-		contract(t, a, b)
-	})
-}
-
-func contract(t *testing.T, a, b session.Store) {
+// RunSessions runs the contract every emulator.SessionStore keeps on a
+// and b, one store as two replicas see it (the same value for a local
+// store): a session opened through one is known to the other.
+func RunSessions(t *testing.T, a, b emulator.SessionStore) {
 	ctx := context.Background()
 	id, err := a.Create(ctx, "team-token", time.Hour)
 	if err != nil || len(id) != 32 {
@@ -87,22 +68,4 @@ func contract(t *testing.T, a, b session.Store) {
 		})
 	}
 	wg.Wait()
-}
-
-// TestMemoryBound: Memory keeps at most its bound, ending the session that
-// expires first.
-func TestMemoryBound(t *testing.T) {
-	ctx := context.Background()
-	m := session.NewMemory(3)
-	first, _ := m.Create(ctx, "a", time.Minute)
-	var last string
-	for range 3 {
-		last, _ = m.Create(ctx, "b", time.Hour)
-	}
-	if _, ok, _ := m.Token(ctx, first); ok {
-		t.Error("the session that expires first survived the bound")
-	}
-	if _, ok, _ := m.Token(ctx, last); !ok {
-		t.Error("the newest session was ended")
-	}
 }

@@ -1,4 +1,4 @@
-package web
+package console
 
 import (
 	"bytes"
@@ -13,9 +13,12 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/journal"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 	"github.com/threeds-sandbox/threeds-sandbox/templates"
-	"github.com/threeds-sandbox/threeds-sandbox/web/journal"
+	"github.com/threeds-sandbox/threeds-sandbox/web/auth"
+	"github.com/threeds-sandbox/threeds-sandbox/web/cards"
+	"github.com/threeds-sandbox/threeds-sandbox/web/respond"
 )
 
 // consoleListLimit is the most transactions the listing shows.
@@ -53,15 +56,15 @@ type cardFilter struct {
 
 // handleCards serves GET {base}/console/ and {base}/console/cards: the
 // active catalogue, filtered by the GET parameters q, scheme and outcome.
-func (c *console) handleCards(w http.ResponseWriter, r *http.Request) {
+func (c *Console) handleCards(w http.ResponseWriter, r *http.Request) {
 	f := cardFilter{
 		Query:   strings.TrimSpace(r.URL.Query().Get("q")),
 		Scheme:  strings.ToUpper(strings.TrimSpace(r.URL.Query().Get("scheme"))),
 		Outcome: strings.TrimSpace(r.URL.Query().Get("outcome")),
 	}
-	entries := Catalogue(c.s.cfg.Engine.Catalogue(), c.s.cfg.Engine.Schemes())
+	entries := cards.List(c.cfg.Engine.Catalogue(), c.cfg.Engine.Schemes())
 	groups, shown := cardGroups(entries, f)
-	nonce := newNonce()
+	nonce := respond.Nonce()
 	c.render(w, r, http.StatusOK, templates.PageConsoleCards, nonce, cspOptions{}, templates.ConsoleCards{
 		ConsoleLayout: c.layout(r, nonce, "Test cards", "cards"),
 		Query:         f.Query,
@@ -76,7 +79,7 @@ func (c *console) handleCards(w http.ResponseWriter, r *http.Request) {
 }
 
 // cardSchemes lists the schemes of the catalogue's cards in console order.
-func cardSchemes(entries []CatalogueEntry) []string {
+func cardSchemes(entries []cards.Entry) []string {
 	var out []string
 	for _, e := range entries {
 		if e.CardNumber != "" && e.CardScheme != "" && !slices.Contains(out, e.CardScheme) {
@@ -106,7 +109,7 @@ func packRank(p string) int {
 
 // cardGroups groups the catalogue by pack, scheme and flow, keeping the
 // rows that pass the filter.
-func cardGroups(entries []CatalogueEntry, f cardFilter) ([]templates.CardGroup, int) {
+func cardGroups(entries []cards.Entry, f cardFilter) ([]templates.CardGroup, int) {
 	terms := strings.Fields(strings.ToLower(f.Query))
 	type key struct{ pack, scheme, flow string }
 	byKey := map[key]*templates.CardGroup{}
@@ -161,7 +164,7 @@ func matchesAll(s string, terms []string) bool {
 }
 
 // cardRow is how the console shows one scenario.
-func cardRow(e CatalogueEntry) templates.CardRow {
+func cardRow(e cards.Entry) templates.CardRow {
 	row := templates.CardRow{
 		ID:          e.ID,
 		Number:      e.CardNumber,
@@ -210,29 +213,29 @@ func cardRow(e CatalogueEntry) templates.CardRow {
 
 // handleTransactions serves GET {base}/console/transactions: the journal
 // of the session's namespace, newest first.
-func (c *console) handleTransactions(w http.ResponseWriter, r *http.Request) {
+func (c *Console) handleTransactions(w http.ResponseWriter, r *http.Request) {
 	tok, ok := c.requireSession(w, r)
 	if !ok {
 		return
 	}
-	ns := Namespace(tok)
-	nonce := newNonce()
+	ns := auth.Namespace(tok)
+	nonce := respond.Nonce()
 	view := templates.ConsoleTransactions{
 		ConsoleLayout: c.layout(r, nonce, "Transactions", "transactions"),
 		Limit:         consoleListLimit,
-		JournalOff:    c.s.journal == nil,
+		JournalOff:    c.cfg.Journal == nil,
 	}
-	if j := c.s.journal; j != nil {
+	if j := c.cfg.Journal; j != nil {
 		// The version first: a change in between makes the page look
 		// older than it is, and the live update fetches it once more.
 		v, err := j.Version(r.Context(), ns)
 		if err != nil {
-			c.s.writeError(w, r, fmt.Errorf("console: journal version: %w", err))
+			c.cfg.Errors(w, r, fmt.Errorf("console: journal version: %w", err))
 			return
 		}
 		list, err := j.List(r.Context(), ns, consoleListLimit)
 		if err != nil {
-			c.s.writeError(w, r, fmt.Errorf("console: journal list: %w", err))
+			c.cfg.Errors(w, r, fmt.Errorf("console: journal list: %w", err))
 			return
 		}
 		view.Version = v
@@ -244,7 +247,7 @@ func (c *console) handleTransactions(w http.ResponseWriter, r *http.Request) {
 }
 
 // row is how the console shows a journal summary.
-func (c *console) row(s journal.Summary) templates.TransactionRow {
+func (c *Console) row(s journal.Summary) templates.TransactionRow {
 	amount := s.Amount
 	if amount != "" && s.Currency != "" {
 		amount += " " + s.Currency
@@ -301,19 +304,19 @@ var eventLabels = map[emulator.EventKind]string{
 
 // handleTransaction serves GET {base}/console/transactions/{id}. Another
 // namespace's transaction is not found.
-func (c *console) handleTransaction(w http.ResponseWriter, r *http.Request) {
+func (c *Console) handleTransaction(w http.ResponseWriter, r *http.Request) {
 	tok, ok := c.requireSession(w, r)
 	if !ok {
 		return
 	}
 	id := mux.Vars(r)["id"]
-	nonce := newNonce()
+	nonce := respond.Nonce()
 	var e journal.Entry
 	found := false
-	if j := c.s.journal; j != nil {
+	if j := c.cfg.Journal; j != nil {
 		var err error
-		if e, found, err = j.Get(r.Context(), Namespace(tok), id); err != nil {
-			c.s.writeError(w, r, fmt.Errorf("console: journal entry: %w", err))
+		if e, found, err = j.Get(r.Context(), auth.Namespace(tok), id); err != nil {
+			c.cfg.Errors(w, r, fmt.Errorf("console: journal entry: %w", err))
 			return
 		}
 	}
@@ -363,11 +366,11 @@ func (c *console) handleTransaction(w http.ResponseWriter, r *http.Request) {
 // response is returned as it is. The second result is the same response
 // with challengeHtml abbreviated as the demo shows it ("<n characters of
 // HTML>"); nil when there is no challengeHtml.
-func (c *console) withChallengeHTML(ev journal.Event) (full, short []byte) {
+func (c *Console) withChallengeHTML(ev journal.Event) (full, short []byte) {
 	if ev.Challenge == nil {
 		return ev.Response, nil
 	}
-	html, err := c.s.challengeHTML(ev.Challenge)
+	html, err := c.cfg.ChallengeHTML(ev.Challenge)
 	if err != nil {
 		return ev.Response, nil
 	}

@@ -1,11 +1,12 @@
-package web
+package console
 
 import (
-	"mime"
 	"net/http"
 	"strings"
 
 	"github.com/threeds-sandbox/threeds-sandbox/templates"
+	"github.com/threeds-sandbox/threeds-sandbox/web/cards"
+	"github.com/threeds-sandbox/threeds-sandbox/web/respond"
 )
 
 // ReadmeSections are the sections of README.md the front door points to,
@@ -24,7 +25,7 @@ type LandingIndex struct {
 	Name   string                  `json:"name"`
 	Links  []templates.LandingLink `json:"links"`
 	Readme LandingReadme           `json:"readme"`
-	Cards  []CatalogueEntry        `json:"cards"`
+	Cards  []cards.Entry           `json:"cards"`
 }
 
 // LandingReadme tells where the documentation is.
@@ -36,19 +37,19 @@ type LandingReadme struct {
 // handleLanding serves GET {base}/: the front door, a page that says
 // where to go and lists the test cards, or its JSON index. It is not
 // behind --console-auth: it shows nothing /scenarios does not.
-func (c *console) handleLanding(w http.ResponseWriter, r *http.Request) {
+func (c *Console) handleLanding(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	consoleHeaders(h)
 	h.Set("Vary", "Accept")
-	entries := Catalogue(c.s.cfg.Engine.Catalogue(), c.s.cfg.Engine.Schemes())
+	entries := cards.List(c.cfg.Engine.Catalogue(), c.cfg.Engine.Schemes())
 	links := c.landingLinks()
-	if wantsJSONIndex(r.Header.Get("Accept")) {
+	if respond.WantsJSON(r.Header.Get("Accept")) {
 		abs := make([]templates.LandingLink, len(links))
 		for i, l := range links {
 			l.Href = c.absolute(l.Href)
 			abs[i] = l
 		}
-		writeJSON(w, http.StatusOK, LandingIndex{
+		respond.JSON(w, http.StatusOK, LandingIndex{
 			Name:   "3-D Secure sandbox",
 			Links:  abs,
 			Readme: LandingReadme{File: "README.md", Sections: ReadmeSections},
@@ -66,7 +67,7 @@ func (c *console) handleLanding(w http.ResponseWriter, r *http.Request) {
 		p.Groups = append(p.Groups, g)
 		p.Cards += len(g.Cards)
 	}
-	nonce := newNonce()
+	nonce := respond.Nonce()
 	c.render(w, r, http.StatusOK, templates.PageLanding, nonce, cspOptions{}, templates.Landing{
 		Nonce:     nonce,
 		Base:      c.base,
@@ -78,7 +79,7 @@ func (c *console) handleLanding(w http.ResponseWriter, r *http.Request) {
 }
 
 // landingLinks are the places the front door leads to, as paths.
-func (c *console) landingLinks() []templates.LandingLink {
+func (c *Console) landingLinks() []templates.LandingLink {
 	return []templates.LandingLink{
 		{Name: "Console", Href: c.base + "/console/", About: "The test cards, filtered by scheme and outcome, and your transactions live."},
 		{Name: "Demo checkout", Href: c.base + "/console/demo", About: "A merchant checkout running the lookup, the challenge and the enquiry in your browser."},
@@ -89,25 +90,10 @@ func (c *console) landingLinks() []templates.LandingLink {
 
 // absolute makes a path of this sandbox a URL browsers reach it at: the
 // public URL already ends in the base path.
-func (c *console) absolute(path string) string {
-	pub := c.s.cfg.PublicURL
+func (c *Console) absolute(path string) string {
+	pub := c.cfg.PublicURL
 	if pub == "" {
 		return path
 	}
 	return pub + strings.TrimPrefix(path, c.base)
-}
-
-// wantsJSONIndex reports whether an Accept header asks for JSON rather
-// than a page: application/json ranked above text/html.
-func wantsJSONIndex(accept string) bool {
-	if prefersHTML(accept) {
-		return false
-	}
-	for _, part := range strings.Split(accept, ",") {
-		mt, params, err := mime.ParseMediaType(strings.TrimSpace(part))
-		if err == nil && mt == "application/json" && params["q"] != "0" {
-			return true
-		}
-	}
-	return false
 }

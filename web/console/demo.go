@@ -1,4 +1,4 @@
-package web
+package console
 
 import (
 	"cmp"
@@ -8,6 +8,8 @@ import (
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/templates"
+	"github.com/threeds-sandbox/threeds-sandbox/web/cards"
+	"github.com/threeds-sandbox/threeds-sandbox/web/respond"
 )
 
 // demoStatuses are the statuses the demo explains.
@@ -16,16 +18,16 @@ var demoStatuses = []string{"Y", "A", "N", "U", "R", "I", "C"}
 // handleDemo serves GET {base}/console/demo: the demo merchant checkout.
 // The page's script calls the public API with the session's token, or
 // with DemoToken when no session is open.
-func (c *console) handleDemo(w http.ResponseWriter, r *http.Request) {
-	nonce := newNonce()
+func (c *Console) handleDemo(w http.ResponseWriter, r *http.Request) {
+	nonce := respond.Nonce()
 	view := templates.ConsoleDemo{ConsoleLayout: c.layout(r, nonce, "Demo checkout", "demo")}
-	if _, ok, _ := c.session(r); !ok {
+	if _, ok, _ := c.Token(r); !ok {
 		view.DemoToken = true
-		if !c.s.tokens.accept(DemoToken) {
+		if !c.cfg.Tokens.Accept(DemoToken) {
 			view.DemoToken, view.NeedsLogin = false, true
 		}
 	}
-	view.Cards, view.Selected = demoCards(Catalogue(c.s.cfg.Engine.Catalogue(), c.s.cfg.Engine.Schemes()), r.URL.Query().Get("card"))
+	view.Cards, view.Selected = demoCards(cards.List(c.cfg.Engine.Catalogue(), c.cfg.Engine.Schemes()), r.URL.Query().Get("card"))
 	view.Config = templates.DemoConfig{
 		LookupURL:    c.base + "/console/demo/lookup",
 		EnquiryURL:   c.base + "/console/demo/enquiry",
@@ -65,44 +67,11 @@ func cancelHeadline(code string) string {
 	return cmp.Or(cancelHeadlines[code], emulator.ChallengeCancelText[code], "Challenge ended") + " (challengeCancel " + code + ")"
 }
 
-// demoAPI serves the demo page's lookup and enquiry: the handler of the API
-// operation, called with the session's token (or DemoToken when no session
-// is open and the sandbox accepts it), as a merchant's backend calls the
-// API with its own token. The token never reaches the browser. Only the
-// console's own pages may call it: a cross-site request is refused, and
-// the JSON content type the handlers require cannot be sent cross-origin
-// without a preflight the sandbox does not answer.
-func (c *console) demoAPI(next http.HandlerFunc) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		info := infoOf(r.Context())
-		info.route = routeJSON // the API's answers, errors included
-		if crossSite(r) {
-			c.s.writeError(w, r, emulator.NewError(emulator.CodeTokenRejected, "303",
-				"the demo's API is for the console's own pages: cross-site request refused", "Sec-Fetch-Site"))
-			return
-		}
-		tok, ok, err := c.session(r)
-		switch {
-		case err != nil:
-			c.s.writeError(w, r, err)
-			return
-		case !ok && c.s.tokens.accept(DemoToken):
-			tok = DemoToken
-		case !ok:
-			c.s.writeError(w, r, emulator.NewError(emulator.CodeUnauthorized, "303",
-				"log in to the console: the token demo is not accepted by this sandbox", "session"))
-			return
-		}
-		info.namespace = Namespace(tok)
-		next(w, r)
-	}
-}
-
 // demoCards lists the catalogue's card numbers by scheme for the demo's
 // picker, and the card to select: want when it is one of them, else the
 // default Visa challenge (or the first Visa challenge the cardholder
 // decides).
-func demoCards(entries []CatalogueEntry, want string) ([]templates.DemoCardGroup, string) {
+func demoCards(entries []cards.Entry, want string) ([]templates.DemoCardGroup, string) {
 	groups, _ := cardGroups(entries, cardFilter{})
 	var out []templates.DemoCardGroup
 	index := map[string]int{}
@@ -144,13 +113,13 @@ func demoCards(entries []CatalogueEntry, want string) ([]templates.DemoCardGroup
 // handleDemoNotify serves POST {base}/console/demo/notify, the demo's
 // notificationUrl: it receives the final CRes in the challenge iframe and
 // hands it to the demo page with postMessage (to its own origin only).
-func (c *console) handleDemoNotify(w http.ResponseWriter, r *http.Request) {
-	nonce := newNonce()
+func (c *Console) handleDemoNotify(w http.ResponseWriter, r *http.Request) {
+	nonce := respond.Nonce()
 	view := templates.ConsoleNotify{Nonce: nonce, Base: c.base}
 	status := http.StatusOK
 	if err := r.ParseForm(); err != nil {
 		view.Error, status = "The form could not be read.", http.StatusBadRequest
-		if tooBig(err) {
+		if respond.TooBig(err) {
 			view.Error, status = "The form is too large.", http.StatusRequestEntityTooLarge
 		}
 	} else {
@@ -168,8 +137,8 @@ func (c *console) handleDemoNotify(w http.ResponseWriter, r *http.Request) {
 // the demo's threeDSMethodNotificationURL: it receives the end of the 3DS
 // Method in the hidden iframe and tells the demo page with postMessage
 // (to its own origin only).
-func (c *console) handleDemoMethodNotify(w http.ResponseWriter, r *http.Request) {
-	nonce := newNonce()
+func (c *Console) handleDemoMethodNotify(w http.ResponseWriter, r *http.Request) {
+	nonce := respond.Nonce()
 	view := templates.ConsoleNotify{Nonce: nonce, Base: c.base, Method: true}
 	status := http.StatusOK
 	if err := r.ParseForm(); err != nil {

@@ -1,4 +1,4 @@
-package journal_test
+package redisstore_test
 
 import (
 	"context"
@@ -11,22 +11,15 @@ import (
 	"github.com/redis/rueidis"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/journal"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/redisstore"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/storetest"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
-	"github.com/threeds-sandbox/threeds-sandbox/web/journal"
-	"github.com/threeds-sandbox/threeds-sandbox/web/journal/journaltest"
 )
-
-func TestContractMemory(t *testing.T) {
-	journaltest.Run(t, func(t *testing.T, opt journal.Options) journaltest.Pair {
-		j := journal.NewMemory(opt)
-		return journaltest.Pair{Writer: j, Reader: j, Sync: func() {}}
-	})
-}
 
 // TestContractRedis runs the contract on a real redis-server, with two
 // journals over it as two replicas: one records, the other reads.
-func TestContractRedis(t *testing.T) {
+func TestJournalContract(t *testing.T) {
 	srv := testkit.StartRedis(t, testkit.RedisOptions{})
 	c, err := redisstore.Connect(context.Background(), srv.URL, time.Second, 0)
 	if err != nil {
@@ -34,19 +27,19 @@ func TestContractRedis(t *testing.T) {
 	}
 	t.Cleanup(c.Close)
 	var n atomic.Int64
-	journaltest.Run(t, func(t *testing.T, opt journal.Options) journaltest.Pair {
-		ro := journal.RedisOptions{Options: opt, Prefix: fmt.Sprintf("test%d:", n.Add(1)), MaxAge: time.Hour, Timeout: time.Second}
-		w, err := journal.NewRedis(c, ro)
+	storetest.RunJournal(t, func(t *testing.T, opt journal.Options) storetest.JournalPair {
+		ro := redisstore.JournalOptions{Options: opt, Prefix: fmt.Sprintf("test%d:", n.Add(1)), MaxAge: time.Hour, Timeout: time.Second}
+		w, err := redisstore.NewJournal(c, ro)
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := journal.NewRedis(c, ro)
+		r, err := redisstore.NewJournal(c, ro)
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(w.Close)
 		t.Cleanup(r.Close)
-		return journaltest.Pair{Writer: w, Reader: r, Sync: func() {
+		return storetest.JournalPair{Writer: w, Reader: r, Sync: func() {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
 			if err := w.Flush(ctx); err != nil {
@@ -60,13 +53,14 @@ func TestContractRedis(t *testing.T) {
 // caller (the events are counted as dropped), the reads answer an error
 // that says the store is unavailable, and Close returns.
 func TestRedisDown(t *testing.T) {
+	ctx := context.Background()
 	srv := testkit.StartRedis(t, testkit.RedisOptions{})
 	c, err := redisstore.Connect(context.Background(), srv.URL, time.Second, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(c.Close)
-	j, err := journal.NewRedis(c, journal.RedisOptions{Prefix: "down:", MaxAge: time.Hour, Timeout: 200 * time.Millisecond, Queue: 16})
+	j, err := redisstore.NewJournal(c, redisstore.JournalOptions{Prefix: "down:", MaxAge: time.Hour, Timeout: 200 * time.Millisecond, Queue: 16})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,6 +96,7 @@ func TestRedisDown(t *testing.T) {
 // TestRedisPublishesTheNamespace: a batch of events publishes the
 // namespace it changed, which other replicas' consoles wait on.
 func TestRedisPublishesTheNamespace(t *testing.T) {
+	ctx := context.Background()
 	srv := testkit.StartRedis(t, testkit.RedisOptions{})
 	c, err := redisstore.Connect(context.Background(), srv.URL, time.Second, 0)
 	if err != nil {
@@ -115,7 +110,7 @@ func TestRedisPublishesTheNamespace(t *testing.T) {
 	if err := sub.Do(ctx, sub.B().Subscribe().Channel("pre:j:changed").Build()).Error(); err != nil {
 		t.Fatal(err)
 	}
-	j, err := journal.NewRedis(c, journal.RedisOptions{Prefix: "pre:", MaxAge: time.Hour, Timeout: time.Second})
+	j, err := redisstore.NewJournal(c, redisstore.JournalOptions{Prefix: "pre:", MaxAge: time.Hour, Timeout: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,4 +124,10 @@ func TestRedisPublishesTheNamespace(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("no change published within 5s of an event")
 	}
+}
+
+// ev is an event of transaction id of namespace ns, at t0 + at.
+func ev(ns, id string, kind emulator.EventKind, at time.Duration, status string) emulator.Event {
+	return emulator.Event{Namespace: ns, Kind: kind, Time: testkit.T0.Add(at),
+		Transaction: emulator.Summary{ThreeDSServerTransID: id, Status: status}}
 }

@@ -1,4 +1,4 @@
-package journal_test
+package memstore_test
 
 import (
 	"context"
@@ -9,7 +9,8 @@ import (
 	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
-	"github.com/threeds-sandbox/threeds-sandbox/web/journal"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/journal"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/memstore"
 )
 
 var t0 = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
@@ -51,7 +52,7 @@ func version(t testing.TB, j journal.Journal, ns string) uint64 {
 
 func TestJournalRecordsATransaction(t *testing.T) {
 	t.Parallel()
-	j := journal.NewMemory(journal.Options{})
+	j := memstore.NewJournal(journal.Options{})
 	lookup := ev("ns1", "tx-1", emulator.EventLookup, 0, "C")
 	lookup.Transaction = emulator.Summary{
 		ThreeDSServerTransID: "tx-1", ExternalReferenceID: "ORD-1", ScenarioID: "visa-challenge",
@@ -116,7 +117,7 @@ func TestJournalRecordsATransaction(t *testing.T) {
 
 func TestJournalNamespacesAreIsolated(t *testing.T) {
 	t.Parallel()
-	j := journal.NewMemory(journal.Options{})
+	j := memstore.NewJournal(journal.Options{})
 	j.Record(ctx, ev("a", "tx-a", emulator.EventLookup, 0, "Y"))
 	j.Record(ctx, ev("b", "tx-b", emulator.EventLookup, 0, "Y"))
 	if _, ok := get(t, j, "a", "tx-b"); ok {
@@ -132,7 +133,7 @@ func TestJournalNamespacesAreIsolated(t *testing.T) {
 
 func TestJournalIgnoresEventsWithoutIDs(t *testing.T) {
 	t.Parallel()
-	j := journal.NewMemory(journal.Options{})
+	j := memstore.NewJournal(journal.Options{})
 	j.Record(ctx, ev("", "tx", emulator.EventLookup, 0, "Y"))
 	j.Record(ctx, ev("ns", "", emulator.EventEnquiry, 0, "U"))
 	if got := j.Len(); got != 0 {
@@ -188,7 +189,7 @@ func TestJournalListsNewestFirstAndEvictsOldest(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			j := journal.NewMemory(tt.opt)
+			j := memstore.NewJournal(tt.opt)
 			for _, e := range tt.events {
 				j.Record(ctx, e)
 			}
@@ -208,7 +209,7 @@ func TestJournalListsNewestFirstAndEvictsOldest(t *testing.T) {
 
 func TestJournalBoundsEventsPerTransaction(t *testing.T) {
 	t.Parallel()
-	j := journal.NewMemory(journal.Options{MaxEvents: 3})
+	j := memstore.NewJournal(journal.Options{MaxEvents: 3})
 	j.Record(ctx, ev("n", "1", emulator.EventLookup, 0, "C"))
 	for i := 1; i <= 5; i++ {
 		j.Record(ctx, ev("n", "1", emulator.EventEnquiry, time.Duration(i)*time.Second, "C"))
@@ -233,7 +234,7 @@ func TestJournalBoundsEventsPerTransaction(t *testing.T) {
 
 func TestJournalChangedAndVersion(t *testing.T) {
 	t.Parallel()
-	j := journal.NewMemory(journal.Options{})
+	j := memstore.NewJournal(journal.Options{})
 	if got := version(t, j, "n"); got != 0 {
 		t.Errorf("Version of an empty namespace = %d, want 0", got)
 	}
@@ -261,7 +262,7 @@ func TestJournalChangedAndVersion(t *testing.T) {
 // run it with -race.
 func TestJournalConcurrentUse(t *testing.T) {
 	t.Parallel()
-	j := journal.NewMemory(journal.Options{PerNamespace: 20, Total: 50})
+	j := memstore.NewJournal(journal.Options{PerNamespace: 20, Total: 50})
 	var wg sync.WaitGroup
 	for w := range 8 {
 		wg.Add(1)
@@ -305,7 +306,7 @@ func TestJournalConcurrentUse(t *testing.T) {
 }
 
 func BenchmarkRecord(b *testing.B) {
-	j := journal.NewMemory(journal.Options{})
+	j := memstore.NewJournal(journal.Options{})
 	e := ev("n", "", emulator.EventLookup, 0, "Y")
 	e.Request = []byte(`{"externalReferenceId":"ORD-1","card":{"cardNumber":"400000******1109"}}`)
 	e.Lookup = &emulator.LookupResponse{Status: "Y", ThreeDSServerTransID: "tx", ECI: "05", CardScheme: "VISA"}
@@ -326,7 +327,7 @@ func BenchmarkRecord(b *testing.B) {
 func TestJournalBoundedInBytes(t *testing.T) {
 	t.Parallel()
 	const perNS, total = 64 << 10, 160 << 10
-	j := journal.NewMemory(journal.Options{MaxBytesPerNamespace: perNS, MaxTotalBytes: total})
+	j := memstore.NewJournal(journal.Options{MaxBytesPerNamespace: perNS, MaxTotalBytes: total})
 	body := []byte(`{"note":"` + strings.Repeat("x", 200) + `"}`)
 	body = append(body, strings.Repeat(" ", 1000)...)
 	for i := range 300 {
@@ -359,7 +360,7 @@ func TestJournalBoundedInBytes(t *testing.T) {
 	}
 
 	// One transaction alone beyond the namespace's bytes.
-	j = journal.NewMemory(journal.Options{MaxBytesPerNamespace: perNS, MaxEvents: 1000})
+	j = memstore.NewJournal(journal.Options{MaxBytesPerNamespace: perNS, MaxEvents: 1000})
 	big := []byte(`"` + strings.Repeat("y", 4000) + `"`)
 	for i := range 100 {
 		e := ev("a", "tx", emulator.EventEnquiry, time.Duration(i), "Y")

@@ -1,4 +1,4 @@
-package journal
+package redisstore
 
 import (
 	"encoding/binary"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/journal"
 )
 
 // recordFormat is the first byte of an event as the shared journal stores
@@ -18,13 +19,13 @@ const recordFormat = 'E'
 const maxRecordField = 1 << 20
 
 // errRecord is a stored event that cannot be read.
-var errRecord = errors.New("journal: bad stored event")
+var errRecord = errors.New("redisstore: bad stored journal event")
 
 // appendRecord appends the stored form of e: the format byte, the time in
 // Unix nanoseconds, then kind, status, detail, request and response, each
 // a uvarint length and its bytes, then whether there is a challenge
 // indication and, if so, its ACS URL, CReq, session data and window size.
-func appendRecord(b []byte, e *Event) []byte {
+func appendRecord(b []byte, e *journal.Event) []byte {
 	b = append(b, recordFormat)
 	b = binary.AppendVarint(b, e.Time.UnixNano())
 	b = appendField(b, []byte(e.Kind))
@@ -50,13 +51,13 @@ func appendField(b, f []byte) []byte {
 
 // decodeRecord reads a stored event. It copies what it keeps, and refuses
 // (errRecord) anything but exactly one well-formed record.
-func decodeRecord(b []byte) (Event, error) {
+func decodeRecord(b []byte) (journal.Event, error) {
 	d := recordDecoder{b: b}
 	if len(b) == 0 || b[0] != recordFormat {
-		return Event{}, fmt.Errorf("%w: unknown format", errRecord)
+		return journal.Event{}, fmt.Errorf("%w: unknown format", errRecord)
 	}
 	d.b = d.b[1:]
-	var e Event
+	var e journal.Event
 	e.Time = time.Unix(0, d.varint()).UTC()
 	e.Kind = emulator.EventKind(d.field())
 	e.Status = string(d.field())
@@ -78,7 +79,7 @@ func decodeRecord(b []byte) (Event, error) {
 		d.err = true
 	}
 	if d.err || len(d.b) != 0 {
-		return Event{}, fmt.Errorf("%w: truncated or malformed", errRecord)
+		return journal.Event{}, fmt.Errorf("%w: truncated or malformed", errRecord)
 	}
 	return e, nil
 }

@@ -1,9 +1,11 @@
-package web
+package console
 
 import (
 	"fmt"
 	"net/http"
 	"time"
+
+	"github.com/threeds-sandbox/threeds-sandbox/web/auth"
 )
 
 // Bounds of a live-update stream.
@@ -27,7 +29,7 @@ const (
 
 // openStream counts a new stream of session sid; false when a bound is
 // reached. The returned func closes it.
-func (c *console) openStream(sid string) (func(), bool) {
+func (c *Console) openStream(sid string) (func(), bool) {
 	c.streamsMu.Lock()
 	defer c.streamsMu.Unlock()
 	total := 0
@@ -52,17 +54,17 @@ func (c *console) openStream(sid string) (func(), bool) {
 // it changes, at most every streamMinInterval. The stream ends when the client leaves, after
 // streamMaxDuration, or when the server shuts down, so it never holds a
 // graceful shutdown.
-func (c *console) handleEvents(w http.ResponseWriter, r *http.Request) {
-	tok, ok, err := c.session(r)
+func (c *Console) handleEvents(w http.ResponseWriter, r *http.Request) {
+	tok, ok, err := c.Token(r)
 	if err != nil {
-		c.s.writeError(w, r, err)
+		c.cfg.Errors(w, r, err)
 		return
 	}
 	if !ok {
 		http.Error(w, "no console session: log in first", http.StatusUnauthorized)
 		return
 	}
-	j := c.s.journal
+	j := c.cfg.Journal
 	if j == nil {
 		http.Error(w, "this emulator runs without a journal", http.StatusNotFound)
 		return
@@ -76,7 +78,7 @@ func (c *console) handleEvents(w http.ResponseWriter, r *http.Request) {
 	}
 	defer done()
 	c.watchShutdown(r)
-	ns := Namespace(tok)
+	ns := auth.Namespace(tok)
 	rc := http.NewResponseController(w)
 	deadline := time.Now().Add(streamMaxDuration)
 	// The server's write timeout would cut the stream short.
@@ -88,7 +90,7 @@ func (c *console) handleEvents(w http.ResponseWriter, r *http.Request) {
 	changed := j.Changed(ns)
 	v, err := j.Version(r.Context(), ns)
 	if err != nil {
-		c.s.writeError(w, r, fmt.Errorf("console events: journal version: %w", err))
+		c.cfg.Errors(w, r, fmt.Errorf("console events: journal version: %w", err))
 		return
 	}
 	h := w.Header()
@@ -121,7 +123,7 @@ func (c *console) handleEvents(w http.ResponseWriter, r *http.Request) {
 			if v, err = j.Version(r.Context(), ns); err != nil {
 				// The stream ends cleanly; the browser reconnects after
 				// the retry delay and gets the error status then.
-				c.s.log.WarnContext(r.Context(), "console events: journal version", "request_id", requestID(r), "err", err)
+				c.cfg.Logger.WarnContext(r.Context(), "console events: journal version", "request_id", w.Header().Get("X-Request-Id"), "err", err)
 				return
 			}
 		}
@@ -153,7 +155,7 @@ func (c *console) handleEvents(w http.ResponseWriter, r *http.Request) {
 // watchShutdown arranges, once, for the streams to end when the HTTP
 // server serving r starts its graceful shutdown (http.Server.Shutdown
 // waits for active requests but does not cancel them).
-func (c *console) watchShutdown(r *http.Request) {
+func (c *Console) watchShutdown(r *http.Request) {
 	srv, ok := r.Context().Value(http.ServerContextKey).(*http.Server)
 	if !ok {
 		return

@@ -1,11 +1,13 @@
-package web
+package console
 
 import (
 	"bytes"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
+	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -16,7 +18,11 @@ import (
 	"github.com/gorilla/mux"
 	"github.com/gorilla/securecookie"
 
+	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/journal"
 	"github.com/threeds-sandbox/threeds-sandbox/templates"
+	"github.com/threeds-sandbox/threeds-sandbox/web/auth"
+	"github.com/threeds-sandbox/threeds-sandbox/web/respond"
 )
 
 // Console settings.
@@ -33,12 +39,61 @@ const (
 	maxConsoleToken = 512
 )
 
-// console serves the web console under {base}/console: the test cards,
-// the transaction journal of the session's token, and the demo checkout.
-type console struct {
-	s        *Server
+// Config is what the console is given: everything it reads and the few
+// pieces of the API server it relies on, as explicit fields.
+type Config struct {
+	// Base is the base path of every route, e.g. "/3ds"; empty for the
+	// root. PublicURL is the sandbox's URL as browsers reach it, ending in
+	// the base path.
+	Base, PublicURL string
+	// Engine holds the catalogue and the BIN table the cards pages show.
+	Engine *emulator.Engine
+	// Journal is what the transaction pages read; nil says the sandbox
+	// runs without one.
+	Journal journal.Journal
+	// Sessions keep the console's sign-in sessions.
+	Sessions emulator.SessionStore
+	// Tokens decide which tokens may sign in.
+	Tokens auth.Tokens
+	// Pages renders the console's pages.
+	Pages *templates.Set
+	// HashKey and BlockKey sign and encrypt the session cookie
+	// (securecookie), as they do the challenge state.
+	HashKey, BlockKey []byte
+	// BasicAuth, "user:password", protects the console with HTTP basic
+	// authentication; empty leaves it open.
+	BasicAuth string
+	// MaxBodyBytes is the server's body limit, which the login form's
+	// error names.
+	MaxBodyBytes int64
+	// Logger says when a live stream ends on a journal failure.
+	Logger *slog.Logger
+	// Errors is the sandbox's one error writer: a page in EMV terms, or the
+	// error body of the interface document on the JSON routes.
+	Errors func(http.ResponseWriter, *http.Request, error)
+	// ChallengeHTML renders a lookup's challengeHtml from its indication,
+	// as the API writes it.
+	ChallengeHTML func(*emulator.ChallengeIndication) (string, error)
+	// Demo are the API operations the demo checkout calls, each served
+	// with the console session's token (see Console.Token); nil routes
+	// are not mounted.
+	Demo DemoAPI
+}
+
+// DemoAPI are the handlers of the API operations the demo checkout calls
+// from the browser: the lookup, the device data collection and the
+// enquiry.
+type DemoAPI struct {
+	Lookup, DDC, Enquiry http.Handler
+}
+
+// Console serves the web console under {base}/console (the test cards,
+// the transaction journal of the session's token, the demo checkout) and
+// the front door at {base}/.
+type Console struct {
+	cfg      Config
 	base     string
-	sessions *securecookie.SecureCookie
+	cookies  *securecookie.SecureCookie
 	auth     *basicAuth
 	secure   bool   // the session cookie is Secure (public URL on https)
 	acs      string // origin of the ACS pages, which the demo frames
@@ -59,22 +114,33 @@ type consoleSession struct {
 	Issued int64  `json:"iat"`
 }
 
-// consoleRoutes mounts the console and the front door on r, the router
-// under the base path; root is the router of every path.
-func (s *Server) consoleRoutes(root, r *mux.Router) {
-	c := &console{
-		s:        s,
-		base:     s.cfg.BasePath,
-		sessions: securecookie.New(s.cfg.HashKey, s.cfg.BlockKey).MaxAge(int(consoleSessionAge.Seconds())),
-		auth:     newBasicAuth(s.cfg.ConsoleAuth),
-		secure:   strings.HasPrefix(s.cfg.PublicURL, "https://"),
-		acs:      origin(s.cfg.PublicURL),
+// New returns the console of cfg.
+func New(cfg Config) (*Console, error) {
+	if cfg.Engine == nil || cfg.Pages == nil || cfg.Sessions == nil || cfg.Errors == nil || cfg.ChallengeHTML == nil {
+		return nil, errors.New("console: config needs an engine, pages, sessions, an error writer and a challengeHtml renderer")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	c := &Console{
+		cfg:      cfg,
+		base:     cfg.Base,
+		cookies:  securecookie.New(cfg.HashKey, cfg.BlockKey).MaxAge(int(consoleSessionAge.Seconds())),
+		auth:     newBasicAuth(cfg.BasicAuth),
+		secure:   strings.HasPrefix(cfg.PublicURL, "https://"),
+		acs:      origin(cfg.PublicURL),
 		stopping: make(chan struct{}),
 		streams:  map[string]int{},
 	}
-	c.sessions.SetSerializer(securecookie.JSONEncoder{})
-	c.frameCSP = challengeHTMLHashes(s.cfg.Pages)
+	c.cookies.SetSerializer(securecookie.JSONEncoder{})
+	c.frameCSP = challengeHTMLHashes(cfg.Pages)
+	return c, nil
+}
 
+// Mount mounts the front door and the console on r, the router under the
+// base path; root is the router of every path (the base path without its
+// slash redirects to the front door).
+func (c *Console) Mount(root, r *mux.Router) {
 	r.HandleFunc("/", c.handleLanding).Methods(http.MethodGet, http.MethodHead)
 	if c.base != "" {
 		root.Handle(c.base, http.RedirectHandler(c.base+"/", http.StatusMovedPermanently)).Methods(http.MethodGet, http.MethodHead)
@@ -92,10 +158,12 @@ func (s *Server) consoleRoutes(root, r *mux.Router) {
 	cr.HandleFunc("/events", c.handleEvents).Methods(http.MethodGet)
 	cr.HandleFunc("/demo", c.handleDemo).Methods(http.MethodGet, http.MethodHead)
 	cr.HandleFunc("/demo/notify", c.handleDemoNotify).Methods(http.MethodPost)
-	cr.HandleFunc("/demo/lookup", c.demoAPI(s.handleLookup)).Methods(http.MethodPost)
-	cr.HandleFunc("/demo/ddc", c.demoAPI(s.handleDDC)).Methods(http.MethodPost)
 	cr.HandleFunc("/demo/method-notify", c.handleDemoMethodNotify).Methods(http.MethodPost)
-	cr.HandleFunc("/demo/enquiry", c.demoAPI(s.handleEnquiry)).Methods(http.MethodPost)
+	for path, h := range map[string]http.Handler{"/demo/lookup": c.cfg.Demo.Lookup, "/demo/ddc": c.cfg.Demo.DDC, "/demo/enquiry": c.cfg.Demo.Enquiry} {
+		if h != nil {
+			cr.Handle(path, h).Methods(http.MethodPost)
+		}
+	}
 }
 
 // origin returns the scheme://host[:port] of a URL, or "" when it has none.
@@ -118,7 +186,7 @@ func consoleHeaders(h http.Header) {
 
 // protect applies the console's basic authentication, when configured,
 // and its security headers: the console may not be framed.
-func (c *console) protect(next http.Handler) http.Handler {
+func (c *Console) protect(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
 		consoleHeaders(h)
@@ -181,7 +249,7 @@ type cspOptions struct {
 }
 
 // policy is the Content-Security-Policy of a console page.
-func (c *console) policy(nonce string, o cspOptions) string {
+func (c *Console) policy(nonce string, o cspOptions) string {
 	script, style := "'nonce-"+nonce+"'", "'nonce-"+nonce+"'"
 	frameSrc, formAction, ancestors := "", "'self'", "'none'"
 	if o.demo {
@@ -201,10 +269,10 @@ func (c *console) policy(nonce string, o cspOptions) string {
 }
 
 // render writes a console page with its security headers.
-func (c *console) render(w http.ResponseWriter, r *http.Request, status int, name, nonce string, o cspOptions, view any) {
+func (c *Console) render(w http.ResponseWriter, r *http.Request, status int, name, nonce string, o cspOptions, view any) {
 	var buf bytes.Buffer
-	if err := c.s.cfg.Pages.Render(&buf, name, view); err != nil {
-		c.s.writeError(w, r, fmt.Errorf("render console page %s: %w", name, err))
+	if err := c.cfg.Pages.Render(&buf, name, view); err != nil {
+		c.cfg.Errors(w, r, fmt.Errorf("render console page %s: %w", name, err))
 		return
 	}
 	h := w.Header()
@@ -239,50 +307,51 @@ func challengeHTMLHashes(pages *templates.Set) string {
 }
 
 // layout is the common view of a console page.
-func (c *console) layout(r *http.Request, nonce, title, active string) templates.ConsoleLayout {
+func (c *Console) layout(r *http.Request, nonce, title, active string) templates.ConsoleLayout {
 	l := templates.ConsoleLayout{Nonce: nonce, Base: c.base, Title: title, Active: active}
-	if tok, ok, _ := c.session(r); ok {
-		l.LoggedIn, l.Namespace = true, Namespace(tok)
+	if tok, ok, _ := c.Token(r); ok {
+		l.LoggedIn, l.Namespace = true, auth.Namespace(tok)
 	}
 	return l
 }
 
 // sessionID returns the session id of the request's cookie; false when
 // there is none, or it is forged.
-func (c *console) sessionID(r *http.Request) (string, bool) {
+func (c *Console) sessionID(r *http.Request) (string, bool) {
 	ck, err := r.Cookie(consoleCookie)
 	if err != nil {
 		return "", false
 	}
 	var s consoleSession
-	if err := c.sessions.Decode(consoleCookie, ck.Value, &s); err != nil || s.ID == "" {
+	if err := c.cookies.Decode(consoleCookie, ck.Value, &s); err != nil || s.ID == "" {
 		return "", false
 	}
 	return s.ID, true
 }
 
-// session returns the token of the request's console session; false when
-// there is none, it is forged, expired or ended, or the token is no longer
-// accepted. An error means the session store did not answer.
-func (c *console) session(r *http.Request) (string, bool, error) {
+// Token returns the bearer token of the request's console session; false
+// when there is none, it is forged, expired or ended, or the token is no
+// longer accepted. An error means the session store did not answer. The
+// API server runs the demo checkout's calls with it.
+func (c *Console) Token(r *http.Request) (string, bool, error) {
 	id, ok := c.sessionID(r)
 	if !ok {
 		return "", false, nil
 	}
-	tok, ok, err := c.s.sessions.Token(r.Context(), id)
-	if err != nil || !ok || !c.s.tokens.accept(tok) {
+	tok, ok, err := c.cfg.Sessions.Token(r.Context(), id)
+	if err != nil || !ok || !c.cfg.Tokens.Accept(tok) {
 		return "", false, err
 	}
 	return tok, true, nil
 }
 
 // openSession starts a session for token and writes its cookie.
-func (c *console) openSession(w http.ResponseWriter, r *http.Request, token string) error {
-	id, err := c.s.sessions.Create(r.Context(), token, consoleSessionAge)
+func (c *Console) openSession(w http.ResponseWriter, r *http.Request, token string) error {
+	id, err := c.cfg.Sessions.Create(r.Context(), token, consoleSessionAge)
 	if err != nil {
 		return fmt.Errorf("open a console session: %w", err)
 	}
-	v, err := c.sessions.Encode(consoleCookie, consoleSession{ID: id, Issued: time.Now().Unix()})
+	v, err := c.cookies.Encode(consoleCookie, consoleSession{ID: id, Issued: time.Now().Unix()})
 	if err != nil {
 		return fmt.Errorf("encode console session: %w", err)
 	}
@@ -291,17 +360,17 @@ func (c *console) openSession(w http.ResponseWriter, r *http.Request, token stri
 }
 
 // endSession ends the request's session, if any, and clears its cookie.
-func (c *console) endSession(w http.ResponseWriter, r *http.Request) error {
+func (c *Console) endSession(w http.ResponseWriter, r *http.Request) error {
 	http.SetCookie(w, c.cookie("", -1))
 	if id, ok := c.sessionID(r); ok {
-		return c.s.sessions.Delete(r.Context(), id)
+		return c.cfg.Sessions.Delete(r.Context(), id)
 	}
 	return nil
 }
 
 // cookie is the session cookie with value, for maxAge seconds (-1
 // clears it).
-func (c *console) cookie(value string, maxAge int) *http.Cookie {
+func (c *Console) cookie(value string, maxAge int) *http.Cookie {
 	return &http.Cookie{
 		Name:     consoleCookie,
 		Value:    value,
@@ -314,15 +383,16 @@ func (c *console) cookie(value string, maxAge int) *http.Cookie {
 }
 
 // cookiePath is the base path, "/" at the root.
-func (c *console) cookiePath() string {
+func (c *Console) cookiePath() string {
 	if c.base == "" {
 		return "/"
 	}
 	return c.base
 }
 
-// crossSite reports a form post from another site (login CSRF).
-func crossSite(r *http.Request) bool {
+// CrossSite reports a request from another site: a form post (login
+// CSRF) or a script of another origin.
+func CrossSite(r *http.Request) bool {
 	switch r.Header.Get("Sec-Fetch-Site") {
 	case "", "same-origin", "none":
 		return false
@@ -332,7 +402,7 @@ func crossSite(r *http.Request) bool {
 
 // safeNext returns next when it is a console path, else the transactions
 // page: the login never redirects elsewhere.
-func (c *console) safeNext(next string) string {
+func (c *Console) safeNext(next string) string {
 	def := c.base + "/console/transactions"
 	if next == "" || strings.Contains(next, "//") || strings.ContainsAny(next, "\\\r\n") {
 		return def
@@ -344,31 +414,31 @@ func (c *console) safeNext(next string) string {
 }
 
 // handleLoginForm serves GET {base}/console/login.
-func (c *console) handleLoginForm(w http.ResponseWriter, r *http.Request) {
+func (c *Console) handleLoginForm(w http.ResponseWriter, r *http.Request) {
 	c.loginPage(w, r, http.StatusOK, "", r.URL.Query().Get("next"))
 }
 
-func (c *console) loginPage(w http.ResponseWriter, r *http.Request, status int, msg, next string) {
-	nonce := newNonce()
+func (c *Console) loginPage(w http.ResponseWriter, r *http.Request, status int, msg, next string) {
+	nonce := respond.Nonce()
 	c.render(w, r, status, templates.PageConsoleLogin, nonce, cspOptions{}, templates.ConsoleLogin{
 		ConsoleLayout:  c.layout(r, nonce, "Log in with a token", "login"),
 		Error:          msg,
-		TokensRequired: len(c.s.tokens.hashes) > 0,
+		TokensRequired: c.cfg.Tokens.Required(),
 		Next:           c.safeNext(next),
 	})
 }
 
 // handleLogin serves POST {base}/console/login: opens a session for the
 // typed bearer token.
-func (c *console) handleLogin(w http.ResponseWriter, r *http.Request) {
-	if crossSite(r) {
+func (c *Console) handleLogin(w http.ResponseWriter, r *http.Request) {
+	if CrossSite(r) {
 		http.Error(w, "cross-site login refused", http.StatusForbidden)
 		return
 	}
 	if err := r.ParseForm(); err != nil {
 		status, msg := http.StatusBadRequest, "The form could not be read."
-		if tooBig(err) {
-			status, msg = http.StatusRequestEntityTooLarge, fmt.Sprintf("The form is larger than %d bytes.", c.s.cfg.MaxBodyBytes)
+		if respond.TooBig(err) {
+			status, msg = http.StatusRequestEntityTooLarge, fmt.Sprintf("The form is larger than %d bytes.", c.cfg.MaxBodyBytes)
 		}
 		c.loginPage(w, r, status, msg, "")
 		return
@@ -382,25 +452,25 @@ func (c *console) handleLogin(w http.ResponseWriter, r *http.Request) {
 	case len(tok) > maxConsoleToken || strings.ContainsAny(tok, " \t\r\n"):
 		c.loginPage(w, r, http.StatusBadRequest, "A bearer token has no spaces and at most 512 characters.", next)
 		return
-	case !c.s.tokens.accept(tok):
+	case !c.cfg.Tokens.Accept(tok):
 		c.loginPage(w, r, http.StatusForbidden, "This token is not accepted by the sandbox.", next)
 		return
 	}
 	if err := c.openSession(w, r, tok); err != nil {
-		c.s.writeError(w, r, err)
+		c.cfg.Errors(w, r, err)
 		return
 	}
 	http.Redirect(w, r, c.safeNext(next), http.StatusSeeOther)
 }
 
 // handleLogout serves POST {base}/console/logout.
-func (c *console) handleLogout(w http.ResponseWriter, r *http.Request) {
-	if crossSite(r) {
+func (c *Console) handleLogout(w http.ResponseWriter, r *http.Request) {
+	if CrossSite(r) {
 		http.Error(w, "cross-site logout refused", http.StatusForbidden)
 		return
 	}
 	if err := c.endSession(w, r); err != nil {
-		c.s.writeError(w, r, err)
+		c.cfg.Errors(w, r, err)
 		return
 	}
 	http.Redirect(w, r, c.base+"/console/login", http.StatusSeeOther)
@@ -408,11 +478,11 @@ func (c *console) handleLogout(w http.ResponseWriter, r *http.Request) {
 
 // requireSession returns the session's token, or redirects to the login
 // page (or answers the session store's failure) and returns false.
-func (c *console) requireSession(w http.ResponseWriter, r *http.Request) (string, bool) {
-	tok, ok, err := c.session(r)
+func (c *Console) requireSession(w http.ResponseWriter, r *http.Request) (string, bool) {
+	tok, ok, err := c.Token(r)
 	switch {
 	case err != nil:
-		c.s.writeError(w, r, err)
+		c.cfg.Errors(w, r, err)
 	case !ok:
 		http.Redirect(w, r, c.base+"/console/login?next="+url.QueryEscape(r.URL.Path), http.StatusSeeOther)
 	}

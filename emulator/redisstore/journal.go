@@ -1,4 +1,4 @@
-package journal
+package redisstore
 
 import (
 	"context"
@@ -18,19 +18,19 @@ import (
 	"github.com/redis/rueidis"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
-	"github.com/threeds-sandbox/threeds-sandbox/emulator/redisstore"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/journal"
 )
 
-// Defaults of RedisOptions.
+// Defaults of JournalOptions.
 const (
-	// DefaultQueue is how many events wait to be written at most; more are
+	// DefaultJournalQueue is how many events wait to be written at most; more are
 	// dropped (and counted) rather than slow a request down.
-	DefaultQueue = 8192
-	// DefaultQueueBytes bounds the bytes of the events waiting to be
+	DefaultJournalQueue = 8192
+	// DefaultJournalQueueBytes bounds the bytes of the events waiting to be
 	// written; beyond it events are dropped (and counted).
-	DefaultQueueBytes = 16 << 20
-	// DefaultBatch is the most events written in one round trip.
-	DefaultBatch = 256
+	DefaultJournalQueueBytes = 16 << 20
+	// DefaultJournalBatch is the most events written in one round trip.
+	DefaultJournalBatch = 256
 	// dropLogInterval is how often at most the log says events are dropped.
 	dropLogInterval = 10 * time.Second
 	// batchLinger is how long the writer waits for more events after the
@@ -40,12 +40,12 @@ const (
 	maxChunkBytes = 64 << 10
 )
 
-// RedisOptions configure a journal kept in Redis.
-type RedisOptions struct {
+// JournalOptions configure the journal kept in Redis.
+type JournalOptions struct {
 	// Options bound every namespace (PerNamespace, MaxEvents,
 	// MaxBytesPerNamespace); Total and MaxTotalBytes bound nothing in
 	// Redis, where namespaces expire after MaxAge instead.
-	Options
+	journal.Options
 	// Prefix is put before every key, as for the transaction store.
 	Prefix string
 	// MaxAge is how long a namespace's journal is kept after its last
@@ -61,7 +61,7 @@ type RedisOptions struct {
 	Logger *slog.Logger
 }
 
-// Redis is the journal shared by replicas over Redis. It keeps each
+// Journal is the console's journal shared by replicas over Redis. It keeps each
 // namespace as two capped streams, written without a script: the events
 // that open a transaction (its lookup or its collection) and the later
 // ones. Reads fold the streams into transactions as the in-memory journal
@@ -106,9 +106,9 @@ type RedisOptions struct {
 // A change of namespace ns is published on Prefix + "j:changed" with ns as
 // the message. The script builds no key names, but the journal wants a
 // single Redis (not a cluster), like the store.
-type Redis struct {
+type Journal struct {
 	c     rueidis.Client
-	opt   RedisOptions
+	opt   JournalOptions
 	log   *slog.Logger
 	queue chan queued
 
@@ -122,8 +122,7 @@ type Redis struct {
 	stopSub   context.CancelFunc
 	subDone   chan struct{}
 
-	mu      sync.Mutex
-	waiters watchers
+	waiters *journal.Watchers
 
 	// maxOpen is how many openings a namespace keeps, trimAt how many it
 	// may hold before it is trimmed; chunkBytes the most bytes of events
@@ -131,10 +130,7 @@ type Redis struct {
 	maxOpen, trimAt, chunkBytes int64
 }
 
-var (
-	_ Journal       = (*Redis)(nil)
-	_ StatsReporter = (*Redis)(nil)
-)
+var _ journal.Journal = (*Journal)(nil)
 
 // queued is one event waiting to be written.
 type queued struct {
@@ -148,7 +144,7 @@ func (q *queued) size() int64 { return int64(len(q.id) + len(q.value)) }
 
 // packedSize is about what packEvent takes for e, the event of a
 // transaction with summary t: never less, so that one allocation holds it.
-func packedSize(e *Event, t emulator.Summary) int {
+func packedSize(e *journal.Event, t emulator.Summary) int {
 	n := 4 + 64 + len(e.Kind) + len(e.Status) + len(e.Detail) + len(e.Request) + len(e.Response) // the record
 	if c := e.Challenge; c != nil {
 		n += 32 + len(c.ACSURL) + len(c.CReq) + len(c.SessionData)
@@ -165,7 +161,7 @@ func packedSize(e *Event, t emulator.Summary) int {
 // packEvent appends the value of an event in its stream entry: the length
 // of its record in four bytes (big endian), the record (see appendRecord),
 // then the summary fields it sets (see appendSummary).
-func packEvent(b []byte, e *Event, ev emulator.Event) []byte {
+func packEvent(b []byte, e *journal.Event, ev emulator.Event) []byte {
 	at := len(b)
 	b = appendRecord(append(b, 0, 0, 0, 0), e)
 	binary.BigEndian.PutUint32(b[at:], uint32(len(b)-at-4))
@@ -234,27 +230,27 @@ func unpackEvent(v string) (rec, sum string, ok bool) {
 	return v[4 : 4+n], v[4+n:], true
 }
 
-// NewRedis returns the journal kept over client c, and starts its writer
-// and its subscription to changes; Close stops them.
-func NewRedis(c rueidis.Client, opt RedisOptions) (*Redis, error) {
+// NewJournal returns the journal kept over client c, and starts its
+// writer and its subscription to changes; Close stops them.
+func NewJournal(c rueidis.Client, opt JournalOptions) (*Journal, error) {
 	if c == nil {
-		return nil, errors.New("journal: NewRedis needs a client")
+		return nil, errors.New("redisstore: NewJournal needs a client")
 	}
-	opt.Options = opt.Options.withDefaults()
+	opt.Options = opt.Options.WithDefaults()
 	if opt.MaxAge <= 0 {
-		return nil, errors.New("journal: NewRedis needs a MaxAge")
+		return nil, errors.New("redisstore: NewJournal needs a MaxAge")
 	}
 	if opt.Timeout <= 0 {
-		opt.Timeout = redisstore.DefaultTimeout
+		opt.Timeout = DefaultTimeout
 	}
 	if opt.Queue <= 0 {
-		opt.Queue = DefaultQueue
+		opt.Queue = DefaultJournalQueue
 	}
 	if opt.QueueBytes <= 0 {
-		opt.QueueBytes = DefaultQueueBytes
+		opt.QueueBytes = DefaultJournalQueueBytes
 	}
 	if opt.Batch <= 0 {
-		opt.Batch = DefaultBatch
+		opt.Batch = DefaultJournalBatch
 	}
 	log := opt.Logger
 	if log == nil {
@@ -262,14 +258,14 @@ func NewRedis(c rueidis.Client, opt RedisOptions) (*Redis, error) {
 	}
 	subCtx, stop := context.WithCancel(context.Background())
 	maxOpen := 2 * int64(opt.PerNamespace)
-	j := &Redis{
+	j := &Journal{
 		c: c, opt: opt, log: log,
 		queue:   make(chan queued, opt.Queue),
 		closed:  make(chan struct{}),
 		done:    make(chan struct{}),
 		stopSub: stop,
 		subDone: make(chan struct{}),
-		waiters: newWatchers(opt.Total),
+		waiters: journal.NewWatchers(opt.Total),
 		maxOpen: maxOpen,
 		trimAt:  maxOpen + max(maxOpen/8, 1),
 		// An entry is dropped whole: a small one keeps the trim fine
@@ -281,9 +277,9 @@ func NewRedis(c rueidis.Client, opt RedisOptions) (*Redis, error) {
 	return j, nil
 }
 
-func (j *Redis) base(ns string) string { return j.opt.Prefix + "j:" + ns + ":" }
+func (j *Journal) base(ns string) string { return j.opt.Prefix + "j:" + ns + ":" }
 
-func (j *Redis) channel() string { return j.opt.Prefix + "j:changed" }
+func (j *Journal) channel() string { return j.opt.Prefix + "j:changed" }
 
 // appendTimeField appends a time as the summary stores it: fixed-width
 // Unix nanoseconds.
@@ -298,7 +294,7 @@ func appendTimeField(b []byte, t time.Time) []byte {
 
 // Record queues ev to be written, or drops it (counted) when the queue is
 // full or the journal closed. It never waits for Redis.
-func (j *Redis) Record(_ context.Context, ev emulator.Event) {
+func (j *Journal) Record(_ context.Context, ev emulator.Event) {
 	id := ev.Transaction.ThreeDSServerTransID
 	if ev.Namespace == "" || id == "" {
 		return
@@ -309,7 +305,7 @@ func (j *Redis) Record(_ context.Context, ev emulator.Event) {
 		return
 	default:
 	}
-	e := newEvent(ev)
+	e := journal.NewEvent(ev)
 	t := ev.Transaction
 	e.Status = t.Status
 	// The record and the summary fields go into one buffer, viewed as a
@@ -343,7 +339,7 @@ func opens(k emulator.EventKind) bool { return k == emulator.EventLookup || k ==
 
 // drop counts n dropped events and says so in the log, at most every
 // dropLogInterval.
-func (j *Redis) drop(n int, why error) {
+func (j *Journal) drop(n int, why error) {
 	total := j.dropped.Add(uint64(n))
 	now := time.Now().UnixNano()
 	last := j.lastDropLog.Load()
@@ -424,7 +420,7 @@ return gone
 
 // write sends the queue to Redis in batches until Close, then flushes
 // what is left.
-func (j *Redis) write() {
+func (j *Journal) write() {
 	defer close(j.done)
 	batch := make([]queued, 0, j.opt.Batch)
 	for {
@@ -446,7 +442,7 @@ func (j *Redis) write() {
 }
 
 // fill adds to batch what the queue holds, up to a batch.
-func (j *Redis) fill(batch []queued) []queued {
+func (j *Journal) fill(batch []queued) []queued {
 	for len(batch) < j.opt.Batch {
 		select {
 		case q := <-j.queue:
@@ -461,7 +457,7 @@ func (j *Redis) fill(batch []queued) []queued {
 // flush writes a batch in one pipelined round trip: one MULTI per
 // namespace. Then it trims the namespaces that hold more than their
 // bounds.
-func (j *Redis) flush(batch []queued) {
+func (j *Journal) flush(batch []queued) {
 	// The namespaces of the batch, in their order of appearance.
 	type part struct {
 		ns      string
@@ -588,7 +584,7 @@ func (j *Redis) flush(batch []queued) {
 			n, err := r.AsInt64()
 			if err != nil {
 				// The next batch of the namespace tries again.
-				j.log.Warn("console journal: trim failed", slog.Any("err", redisstore.Classify("journal trim", err)))
+				j.log.Warn("console journal: trim failed", slog.Any("err", Classify("journal trim", err)))
 				continue
 			}
 			j.evicted.Add(uint64(max(n, 0)))
@@ -601,7 +597,7 @@ func (j *Redis) flush(batch []queued) {
 	j.queuedBytes.Add(-size)
 	j.recorded.Add(uint64(written))
 	if failed > 0 {
-		j.drop(failed, redisstore.Classify("journal record", firstErr))
+		j.drop(failed, Classify("journal record", firstErr))
 	}
 }
 
@@ -614,7 +610,7 @@ func cmpErr(first, err error) error {
 
 // Flush waits until every event queued so far is written (or dropped),
 // or ctx ends.
-func (j *Redis) Flush(ctx context.Context) error {
+func (j *Journal) Flush(ctx context.Context) error {
 	for len(j.queue) > 0 || j.queuedBytes.Load() > 0 {
 		select {
 		case <-ctx.Done():
@@ -628,7 +624,7 @@ func (j *Redis) Flush(ctx context.Context) error {
 // Close stops taking events, writes those queued (within the timeout of
 // one call per batch) and ends the subscription. It does not close the
 // client.
-func (j *Redis) Close() {
+func (j *Journal) Close() {
 	j.closeOnce.Do(func() {
 		close(j.closed)
 		<-j.done
@@ -640,31 +636,31 @@ func (j *Redis) Close() {
 // subscribe wakes the waiters of each namespace whose change Redis
 // publishes, and every waiter when the subscription (re)starts or fails,
 // so that none waits on a change it missed.
-func (j *Redis) subscribe(ctx context.Context) {
+func (j *Journal) subscribe(ctx context.Context) {
 	defer close(j.subDone)
 	for ctx.Err() == nil {
 		j.listen(ctx)
-		j.wakeAll()
+		j.waiters.WakeAll()
 		select {
 		case <-ctx.Done():
 		case <-time.After(time.Second):
 		}
 	}
-	j.wakeAll()
+	j.waiters.WakeAll()
 }
 
 // listen holds one subscription on a connection of its own until the
 // connection fails or ctx ends. A dedicated connection reports its loss
 // at once, where a shared one would resubscribe silently and hide the
 // changes missed meanwhile.
-func (j *Redis) listen(ctx context.Context) {
+func (j *Journal) listen(ctx context.Context) {
 	dc, release := j.c.Dedicate()
 	defer release()
 	lost := dc.SetPubSubHooks(rueidis.PubSubHooks{
-		OnMessage: func(m rueidis.PubSubMessage) { j.wake(m.Message) },
+		OnMessage: func(m rueidis.PubSubMessage) { j.waiters.Wake(m.Message) },
 		OnSubscription: func(s rueidis.PubSubSubscription) {
 			if s.Kind == "subscribe" {
-				j.wakeAll() // changes made before now were missed
+				j.waiters.WakeAll() // changes made before now were missed
 			}
 		},
 	})
@@ -682,35 +678,17 @@ func (j *Redis) listen(ctx context.Context) {
 	}
 }
 
-// wake wakes the watchers of ns.
-func (j *Redis) wake(ns string) {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	j.waiters.wake(ns)
-}
-
-// wakeAll wakes every watcher: a change may have been missed.
-func (j *Redis) wakeAll() {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	j.waiters.wakeAll()
-}
-
 // Changed returns a channel closed when Redis publishes a change of ns
 // (made on any replica), or sooner: compare versions.
-func (j *Redis) Changed(ns string) <-chan struct{} {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	return j.waiters.changed(ns)
-}
+func (j *Journal) Changed(ns string) <-chan struct{} { return j.waiters.Changed(ns) }
 
-func (j *Redis) ctx(ctx context.Context) (context.Context, context.CancelFunc) {
+func (j *Journal) ctx(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(ctx, j.opt.Timeout)
 }
 
 // Version returns the version of ns: the count of its changes, 0 when it
 // holds nothing.
-func (j *Redis) Version(ctx context.Context, ns string) (uint64, error) {
+func (j *Journal) Version(ctx context.Context, ns string) (uint64, error) {
 	ctx, cancel := j.ctx(ctx)
 	defer cancel()
 	v, err := j.c.Do(ctx, j.c.B().Hget().Key(j.base(ns)+"m").Field("v").Build()).AsUint64()
@@ -718,19 +696,19 @@ func (j *Redis) Version(ctx context.Context, ns string) (uint64, error) {
 		return 0, nil
 	}
 	if err != nil {
-		return 0, redisstore.Classify("journal version", err)
+		return 0, Classify("journal version", err)
 	}
 	return v, nil
 }
 
 // List returns the summaries of the most recent transactions of ns,
 // newest first; at most limit of them (all when limit <= 0).
-func (j *Redis) List(ctx context.Context, ns string, limit int) ([]Summary, error) {
+func (j *Journal) List(ctx context.Context, ns string, limit int) ([]journal.Summary, error) {
 	f, err := j.fold(ctx, ns, "journal list")
 	if err != nil || f == nil {
 		return nil, err
 	}
-	list, _ := f.mem.List(ctx, ns, limit)
+	list := f.mem.List(ns, limit)
 	for i := range list {
 		s := &list[i]
 		s.Events += f.dropped["n:"+s.ID]
@@ -740,15 +718,16 @@ func (j *Redis) List(ctx context.Context, ns string, limit int) ([]Summary, erro
 }
 
 // Get returns the transaction id of namespace ns with its events.
-func (j *Redis) Get(ctx context.Context, ns, id string) (Entry, bool, error) {
+func (j *Journal) Get(ctx context.Context, ns, id string) (journal.Entry, bool, error) {
 	f, err := j.fold(ctx, ns, "journal entry")
 	if err != nil || f == nil {
-		return Entry{}, false, err
+		return journal.Entry{}, false, err
 	}
-	e, ok, _ := f.mem.Get(ctx, ns, id)
+	e, ok := f.mem.Get(ns, id)
 	if !ok {
-		return Entry{}, false, nil
+		return journal.Entry{}, false, nil
 	}
+	e.Timeline()
 	n := f.dropped["n:"+id]
 	e.Summary.Events += n
 	e.Dropped += n
@@ -760,7 +739,7 @@ func (j *Redis) Get(ctx context.Context, ns, id string) (Entry, bool, error) {
 // journal with the same bounds, and the counts of the events the trim
 // dropped.
 type folded struct {
-	mem     *Memory
+	mem     *journal.History
 	dropped map[string]int
 }
 
@@ -768,7 +747,7 @@ type folded struct {
 // an in-memory journal: the transactions whose openings are held, each
 // with its events. An entry that cannot be read is skipped. nil when ns
 // holds nothing.
-func (j *Redis) fold(ctx context.Context, ns, op string) (*folded, error) {
+func (j *Journal) fold(ctx context.Context, ns, op string) (*folded, error) {
 	ctx, cancel := j.ctx(ctx)
 	defer cancel()
 	b := j.base(ns)
@@ -778,22 +757,22 @@ func (j *Redis) fold(ctx context.Context, ns, op string) (*folded, error) {
 		j.c.B().Hgetall().Key(b+"d").Build())
 	opened, err := res[0].AsXRangeSlices()
 	if err != nil {
-		return nil, redisstore.Classify(op, err)
+		return nil, Classify(op, err)
 	}
 	if len(opened) == 0 {
 		return nil, nil
 	}
 	later, err := res[1].AsXRangeSlices()
 	if err != nil {
-		return nil, redisstore.Classify(op, err)
+		return nil, Classify(op, err)
 	}
 	counts, err := res[2].AsStrMap()
 	if err != nil {
-		return nil, redisstore.Classify(op, err)
+		return nil, Classify(op, err)
 	}
 	type stored struct {
 		ev emulator.Event
-		e  Event
+		e  journal.Event
 	}
 	held := make(map[string]bool, len(opened))
 	read := func(xs []rueidis.XRangeSlice, opening bool) []stored {
@@ -834,12 +813,12 @@ func (j *Redis) fold(ctx context.Context, ns, op string) (*folded, error) {
 	sort.SliceStable(all, func(a, b int) bool { return all[a].e.Time.Before(all[b].e.Time) })
 	opt := j.opt.Options
 	opt.Total, opt.MaxTotalBytes = math.MaxInt, math.MaxInt64
-	f := &folded{mem: NewMemory(opt), dropped: make(map[string]int, len(counts))}
+	f := &folded{mem: journal.NewHistory(opt), dropped: make(map[string]int, len(counts))}
 	for k, v := range counts {
 		f.dropped[k], _ = strconv.Atoi(v)
 	}
 	for _, s := range all {
-		f.mem.add(s.ev, s.e)
+		f.mem.Add(s.ev, s.e)
 	}
 	return f, nil
 }
@@ -924,6 +903,6 @@ func eventOf(ns, id, packed string) (emulator.Event, bool) {
 
 // Stats returns this replica's counters: Bytes are those queued, not yet
 // written; Transactions are not counted (they are in Redis).
-func (j *Redis) Stats() Stats {
-	return Stats{Bytes: j.queuedBytes.Load(), Recorded: j.recorded.Load(), Dropped: j.dropped.Load(), Evicted: j.evicted.Load()}
+func (j *Journal) Stats() journal.Stats {
+	return journal.Stats{Bytes: j.queuedBytes.Load(), Recorded: j.recorded.Load(), Dropped: j.dropped.Load(), Evicted: j.evicted.Load()}
 }

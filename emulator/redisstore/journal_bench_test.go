@@ -1,4 +1,4 @@
-package journal_test
+package redisstore_test
 
 import (
 	"context"
@@ -15,7 +15,6 @@ import (
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/redisstore"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
-	"github.com/threeds-sandbox/threeds-sandbox/web/journal"
 )
 
 // redisCPU is the CPU time redis-server has used, from INFO cpu.
@@ -51,7 +50,7 @@ func selfCPU(b *testing.B) time.Duration {
 // benchJournal starts a redis-server for b and returns a shared journal
 // over it (prefix "bench:"), its client, and the realistic lookup body of
 // the wire testdata; all are closed when b ends.
-func benchJournal(b *testing.B) (*journal.Redis, rueidis.Client, []byte) {
+func benchJournal(b *testing.B) (*redisstore.Journal, rueidis.Client, []byte) {
 	b.Helper()
 	srv := testkit.StartRedis(b, testkit.RedisOptions{})
 	c, err := redisstore.Connect(context.Background(), srv.URL, time.Second, 0)
@@ -60,7 +59,7 @@ func benchJournal(b *testing.B) (*journal.Redis, rueidis.Client, []byte) {
 	}
 	b.Cleanup(c.Close)
 	body := testkit.LookupJSON()
-	j, err := journal.NewRedis(c, journal.RedisOptions{Prefix: "bench:", MaxAge: time.Hour, Timeout: 5 * time.Second})
+	j, err := redisstore.NewJournal(c, redisstore.JournalOptions{Prefix: "bench:", MaxAge: time.Hour, Timeout: 5 * time.Second})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package journal
+package redisstore
 
 import (
 	"bytes"
@@ -9,12 +9,13 @@ import (
 	"github.com/klauspost/compress/s2"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/journal"
 )
 
 // FuzzDecodeRecord: whatever Redis hands back, decoding never panics, and
 // what decodes encodes back to the same bytes.
 func FuzzDecodeRecord(f *testing.F) {
-	e := Event{Kind: emulator.EventLookup, Time: time.Unix(1700000000, 5).UTC(), Status: "C", Detail: "d",
+	e := journal.Event{Kind: emulator.EventLookup, Time: time.Unix(1700000000, 5).UTC(), Status: "C", Detail: "d",
 		Request: []byte(`{"a":1}`), Response: []byte(`{"status":"C"}`),
 		Challenge: &emulator.ChallengeIndication{ACSURL: "https://a", CReq: "x", SessionData: "s", WindowSize: 2}}
 	f.Add(appendRecord(nil, &e))
@@ -37,7 +38,7 @@ func FuzzDecodeRecord(f *testing.F) {
 	})
 }
 
-func sameEvent(a, b Event) bool {
+func sameEvent(a, b journal.Event) bool {
 	if (a.Challenge == nil) != (b.Challenge == nil) || (a.Challenge != nil && *a.Challenge != *b.Challenge) {
 		return false
 	}
@@ -79,7 +80,7 @@ func FuzzUnpackSummary(f *testing.F) {
 func FuzzUnpackEvent(f *testing.F) {
 	ev := emulator.Event{Namespace: "ns", Kind: emulator.EventEnquiry, Time: time.Unix(1700000000, 5).UTC(),
 		Transaction: emulator.Summary{ThreeDSServerTransID: "tx-1", Status: "Y", ECI: "05", MerchantName: "Shop"}}
-	e := Event{Kind: ev.Kind, Time: ev.Time, Status: "Y", Response: []byte(`{"transactionStatus":"Y"}`)}
+	e := journal.Event{Kind: ev.Kind, Time: ev.Time, Status: "Y", Response: []byte(`{"transactionStatus":"Y"}`)}
 	f.Add(string(packEvent(nil, &e, ev)), "Shop")
 	f.Add("\x00\x00\x00\x05E", "")
 	f.Add("\xff\xff\xff\xff", "")
@@ -140,7 +141,7 @@ func TestPackedSize(t *testing.T) {
 	for _, kind := range []emulator.EventKind{emulator.EventLookup, emulator.EventEnquiry, emulator.EventDecision} {
 		ev := emulator.Event{Namespace: "ns", Kind: kind, Time: time.Now(), Detail: "pass -> Y", Transaction: sum,
 			Request: []byte(`{"a":1}`)}
-		e := Event{Kind: kind, Time: ev.Time, Status: "C", Detail: ev.Detail, Request: ev.Request, Response: []byte(`{"status":"C"}`),
+		e := journal.Event{Kind: kind, Time: ev.Time, Status: "C", Detail: ev.Detail, Request: ev.Request, Response: []byte(`{"status":"C"}`),
 			Challenge: &emulator.ChallengeIndication{ACSURL: "https://acs.example/c", CReq: strings.Repeat("c", 300), SessionData: "sd", WindowSize: 5}}
 		n := packedSize(&e, sum)
 		if got := len(packEvent(make([]byte, 0, n), &e, ev)); got > n {

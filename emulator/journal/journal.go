@@ -1,3 +1,15 @@
+// Package journal is the read model of the engine's events that the
+// console and the automation API read: per namespace (bearer token) the
+// most recent transactions, each with a summary and its ordered events,
+// the redacted request and the answer of its API calls among them. The
+// engine makes every event; a journal only keeps and shows them.
+//
+// This package states what a journal answers (Journal), the stored form
+// of an event (NewEvent) and how events fold into bounded transactions
+// (History). It knows nothing of where the events are kept: the memory
+// journal (package memstore) keeps a History under a lock, the shared one
+// (package redisstore) keeps the events in Redis and folds them into a
+// History when read.
 package journal
 
 import (
@@ -29,6 +41,72 @@ type Journal interface {
 	// of ns, or sooner (compare versions). Take it before reading the state
 	// it guards, so that no change goes unnoticed.
 	Changed(ns string) <-chan struct{}
+	// Stats returns the journal's counters, for the metrics.
+	Stats() Stats
+}
+
+// Defaults of the journal's bounds.
+const (
+	// DefaultPerNamespace is how many transactions a namespace keeps.
+	DefaultPerNamespace = 200
+	// DefaultTotal is how many transactions the whole journal keeps.
+	DefaultTotal = 10000
+	// DefaultMaxEvents is how many events one transaction keeps.
+	DefaultMaxEvents = 64
+	// DefaultMaxBytesPerNamespace is how many bytes a namespace's
+	// transactions may take.
+	DefaultMaxBytesPerNamespace = 4 << 20
+	// DefaultMaxTotalBytes is how many bytes the whole journal may take.
+	DefaultMaxTotalBytes = 64 << 20
+)
+
+// Options bound a journal. Zero fields take the defaults.
+type Options struct {
+	// PerNamespace is the most transactions kept per namespace.
+	PerNamespace int
+	// Total is the most transactions kept across all namespaces.
+	Total int
+	// MaxEvents is the most events kept per transaction: beyond it the
+	// oldest events after the first are dropped (and counted).
+	MaxEvents int
+	// MaxBytesPerNamespace bounds the bytes a namespace's transactions
+	// take (bodies, strings and the journal's own overhead, see Bytes);
+	// beyond it the namespace's oldest transactions are forgotten.
+	MaxBytesPerNamespace int64
+	// MaxTotalBytes bounds the bytes of the whole journal; beyond it the
+	// oldest transactions of any namespace are forgotten.
+	MaxTotalBytes int64
+}
+
+// WithDefaults returns o with its zero fields set to the defaults.
+func (o Options) WithDefaults() Options {
+	if o.MaxBytesPerNamespace <= 0 {
+		o.MaxBytesPerNamespace = DefaultMaxBytesPerNamespace
+	}
+	if o.MaxTotalBytes <= 0 {
+		o.MaxTotalBytes = DefaultMaxTotalBytes
+	}
+	if o.PerNamespace <= 0 {
+		o.PerNamespace = DefaultPerNamespace
+	}
+	if o.Total <= 0 {
+		o.Total = DefaultTotal
+	}
+	if o.MaxEvents <= 1 {
+		o.MaxEvents = DefaultMaxEvents
+	}
+	return o
+}
+
+// Stats are a journal's counters, for the metrics.
+type Stats struct {
+	// Transactions and Bytes are what the journal holds now.
+	Transactions int
+	Bytes        int64
+	// Recorded counts the events kept; Dropped those lost, never kept
+	// (a full queue) or dropped later to bound a transaction's history;
+	// Evicted the transactions forgotten to bound the journal.
+	Recorded, Dropped, Evicted uint64
 }
 
 // Summary describes one transaction in a listing.
@@ -107,11 +185,11 @@ type Event struct {
 	SincePrevious, SinceStart time.Duration
 }
 
-// newEvent is the stored form of an engine event: the typed answer
+// NewEvent is the stored form of an engine event: the typed answer
 // encoded as the API wrote it (but for challengeHtml, kept as data). Its
 // strings are the summary's after merge (status) or the engine's own
 // (detail), never the request's memory.
-func newEvent(ev emulator.Event) Event {
+func NewEvent(ev emulator.Event) Event {
 	e := Event{Kind: ev.Kind, Time: ev.Time, Detail: ev.Detail, Request: ev.Request}
 	switch {
 	case ev.Lookup != nil:

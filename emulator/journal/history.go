@@ -1,0 +1,260 @@
+package journal
+
+import (
+	"container/list"
+	"unsafe"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+)
+
+// History is the journal's read model of the events it is given: per
+// namespace the most recent transactions, each with its summary and its
+// ordered events, bounded in transactions, in events per transaction and
+// in bytes, forgetting the oldest first. Adding an event costs O(1). Both
+// storages of the journal keep one: the memory journal as its state, the
+// Redis journal to fold what it reads back. A History is not safe for
+// concurrent use: its owner locks it.
+type History struct {
+	opt Options
+	// OnChange, when set, is called with the namespace of every change.
+	OnChange func(ns string)
+
+	spaces map[string]*space
+	all    *list.List // of *entry, oldest first, across namespaces
+	seq    uint64     // bumped on every change; versions are taken from it
+	bytes  int64      // the size of every entry, as entry.size counts it
+
+	recorded, dropped, evicted uint64
+}
+
+// space is the part of the journal of one namespace.
+type space struct {
+	byID    map[string]*entry
+	order   *list.List // of *entry, oldest first
+	version uint64
+	bytes   int64
+}
+
+// entry is one transaction as recorded.
+type entry struct {
+	ns      string
+	summary Summary
+	events  []Event
+	dropped int
+	bytes   int64 // what the entry takes, kept up to date by resize
+	inSpace *list.Element
+	inAll   *list.Element
+}
+
+// The fixed costs of what the journal keeps, beyond the bytes of its
+// strings and bodies: an entry with its list elements and map slot, an
+// event with its slot in the events slice.
+const (
+	entryOverhead = int64(unsafe.Sizeof(entry{})) + 2*int64(unsafe.Sizeof(list.Element{})) + 64
+	eventOverhead = int64(unsafe.Sizeof(Event{}))
+)
+
+// eventBytes is what a stored event takes: its slot and the memory it
+// refers to, counted by capacity.
+func eventBytes(e *Event) int64 {
+	n := eventOverhead + int64(cap(e.Request)+cap(e.Response)+len(e.Detail)+len(e.Status))
+	if c := e.Challenge; c != nil {
+		n += int64(unsafe.Sizeof(*c)) + int64(len(c.ACSURL)+len(c.CReq)+len(c.SessionData))
+	}
+	return n
+}
+
+// NewHistory returns an empty history with the given bounds.
+func NewHistory(opt Options) *History {
+	return &History{opt: opt.WithDefaults(), spaces: map[string]*space{}, all: list.New()}
+}
+
+// Keeps tells whether the history keeps ev: events without a namespace or
+// a transaction id are ignored.
+func Keeps(ev emulator.Event) bool {
+	return ev.Namespace != "" && ev.Transaction.ThreeDSServerTransID != ""
+}
+
+// Add keeps e, the stored form of ev (see NewEvent), unless Keeps(ev) is
+// false.
+func (j *History) Add(ev emulator.Event, e Event) {
+	if !Keeps(ev) {
+		return
+	}
+	id := ev.Transaction.ThreeDSServerTransID
+	sp := j.spaces[ev.Namespace]
+	if sp == nil {
+		sp = &space{byID: map[string]*entry{}, order: list.New()}
+		j.spaces[ev.Namespace] = sp
+	}
+	en := sp.byID[id]
+	if en == nil {
+		en = &entry{ns: ev.Namespace, summary: Summary{ID: id, Created: ev.Time}}
+		en.inSpace = sp.order.PushBack(en)
+		en.inAll = j.all.PushBack(en)
+		sp.byID[en.summary.ID] = en
+		for sp.order.Len() > j.opt.PerNamespace {
+			j.evict(sp.order.Front().Value.(*entry))
+		}
+		for j.all.Len() > j.opt.Total {
+			j.evict(j.all.Front().Value.(*entry))
+		}
+	}
+	strs := int64(en.summary.merge(ev))
+	e.Status = en.summary.Status
+	dropped := en.dropped
+	en.add(e, j.opt.MaxEvents)
+	j.recorded++
+	// One transaction alone never takes more than its namespace may: its
+	// oldest events but the first go.
+	for len(en.events) > 1 && en.measure(strs) > j.opt.MaxBytesPerNamespace {
+		en.dropEvent()
+	}
+	j.dropped += uint64(en.dropped - dropped)
+	j.resize(sp, en, en.measure(strs))
+	for sp.bytes > j.opt.MaxBytesPerNamespace && sp.order.Len() > 1 {
+		j.evict(oldestBut(sp.order, en))
+	}
+	for j.bytes > j.opt.MaxTotalBytes && j.all.Len() > 1 {
+		j.evict(oldestBut(j.all, en))
+	}
+	j.changed(ev.Namespace)
+}
+
+// oldestBut is the oldest entry of l that is not keep; l holds two or
+// more.
+func oldestBut(l *list.List, keep *entry) *entry {
+	if en := l.Front().Value.(*entry); en != keep {
+		return en
+	}
+	return l.Front().Next().Value.(*entry)
+}
+
+// measure is the size of en: its overhead, its summary's strings (strs
+// bytes) and its events.
+func (en *entry) measure(strs int64) int64 {
+	n := entryOverhead + strs + int64(cap(en.events)-len(en.events))*eventOverhead
+	for i := range en.events {
+		n += eventBytes(&en.events[i])
+	}
+	return n
+}
+
+// resize sets the size of en, a member of sp, keeping the totals.
+func (j *History) resize(sp *space, en *entry, n int64) {
+	d := n - en.bytes
+	en.bytes, sp.bytes, j.bytes = n, sp.bytes+d, j.bytes+d
+}
+
+// add appends an event, dropping the oldest but the first beyond max.
+func (en *entry) add(e Event, max int) {
+	if len(en.events) >= max {
+		en.dropEvent()
+	}
+	en.events = append(en.events, e)
+}
+
+// dropEvent forgets the oldest event but the first (usually the lookup),
+// or the only one.
+func (en *entry) dropEvent() {
+	at := min(1, len(en.events)-1)
+	copy(en.events[at:], en.events[at+1:])
+	en.events[len(en.events)-1] = Event{} // let go of its bodies
+	en.events = en.events[:len(en.events)-1]
+	en.dropped++
+}
+
+// evict forgets en and tells its namespace.
+func (j *History) evict(en *entry) {
+	sp := j.spaces[en.ns]
+	j.resize(sp, en, 0)
+	sp.order.Remove(en.inSpace)
+	j.all.Remove(en.inAll)
+	delete(sp.byID, en.summary.ID)
+	if sp.order.Len() == 0 {
+		delete(j.spaces, en.ns)
+	}
+	j.evicted++
+	j.changed(en.ns)
+}
+
+// changed bumps the version of ns and tells OnChange.
+func (j *History) changed(ns string) {
+	j.seq++
+	if sp := j.spaces[ns]; sp != nil {
+		sp.version = j.seq
+	}
+	if j.OnChange != nil {
+		j.OnChange(ns)
+	}
+}
+
+// List returns the summaries of the most recent transactions of ns,
+// newest first; at most limit of them (all when limit <= 0).
+func (j *History) List(ns string, limit int) []Summary {
+	sp := j.spaces[ns]
+	if sp == nil {
+		return nil
+	}
+	n := sp.order.Len()
+	if limit > 0 && limit < n {
+		n = limit
+	}
+	out := make([]Summary, 0, n)
+	for el := sp.order.Back(); el != nil && len(out) < n; el = el.Prev() {
+		out = append(out, el.Value.(*entry).summary)
+	}
+	return out
+}
+
+// Get returns the transaction id of namespace ns with its events; false
+// when ns has no such transaction (another namespace's id included).
+func (j *History) Get(ns, id string) (Entry, bool) {
+	sp := j.spaces[ns]
+	var en *entry
+	if sp != nil {
+		en = sp.byID[id]
+	}
+	if en == nil {
+		return Entry{}, false
+	}
+	out := Entry{Summary: en.summary, Dropped: en.dropped, Events: make([]Event, len(en.events))}
+	copy(out.Events, en.events)
+	return out, true
+}
+
+// Timeline sets the times between the events of e (SincePrevious,
+// SinceStart): a reader calls it on what Get returned, outside its lock.
+func (e *Entry) Timeline() {
+	events, created := e.Events, e.Created
+	for i := range events {
+		events[i].SinceStart = events[i].Time.Sub(created)
+		if i > 0 {
+			events[i].SincePrevious = events[i].Time.Sub(events[i-1].Time)
+		}
+	}
+}
+
+// Version is a number that changes whenever the journal of ns changes (a
+// transaction or an event is added, a transaction is evicted). It only
+// grows while ns has transactions; it is 0 for a namespace with none.
+func (j *History) Version(ns string) uint64 {
+	if sp := j.spaces[ns]; sp != nil {
+		return sp.version
+	}
+	return 0
+}
+
+// Bytes returns about how many bytes the journal's transactions take: the
+// capacity of every body, the length of every string, and a fixed
+// overhead per transaction and per event. It stays at most
+// MaxTotalBytes (but for one transaction larger than that).
+func (j *History) Bytes() int64 { return j.bytes }
+
+// Stats returns the history's counters.
+func (j *History) Stats() Stats {
+	return Stats{Transactions: j.all.Len(), Bytes: j.bytes, Recorded: j.recorded, Dropped: j.dropped, Evicted: j.evicted}
+}
+
+// Len returns how many transactions the history holds in all.
+func (j *History) Len() int { return j.all.Len() }

@@ -1,0 +1,139 @@
+// Package cards lists the test cards: each scenario of the catalogue with
+// the outcome it promises (flow, status, reason, ECI by scheme, error), as
+// GET {base}/scenarios, the console and the docs' test-card tables show
+// them.
+package cards
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
+)
+
+// Entry is one scenario as GET {base}/scenarios lists it.
+type Entry struct {
+	ID         string `json:"id"`
+	CardNumber string `json:"cardNumber,omitempty"`
+	CardPrefix string `json:"cardPrefix,omitempty"`
+	CardScheme string `json:"cardScheme"`
+	// Pack is the pack the scenario comes from: defaults, cardinal,
+	// reasons, runtime, or a scenario file's name.
+	Pack         string `json:"pack,omitempty"`
+	Flow         string `json:"flow"`
+	Status       string `json:"status"`
+	StatusReason string `json:"statusReason,omitempty"`
+	ECI          string `json:"eci,omitempty"`
+	Version      string `json:"version,omitempty"`
+	Description  string `json:"description"`
+	ErrorCode    string `json:"errorCode,omitempty"`
+	EMVErrorCode string `json:"emvErrorCode,omitempty"`
+	HTTPStatus   int    `json:"httpStatus,omitempty"`
+	DelayMS      int64  `json:"delayMs,omitempty"`
+	Auto         string `json:"auto,omitempty"`
+	Fallback     bool   `json:"fallback,omitempty"`
+	// When lists the entry's match conditions as data, keyed by the
+	// request field they test (the card selectors by their scenario
+	// names: cardNumber, cardPrefix, binRange, cardPattern), e.g.
+	// {"cardNumber":"4000000000009003","threeDsRequestorChallengeInd":"2"}.
+	When   map[string]any `json:"when,omitempty"`
+	Source string         `json:"source"`
+}
+
+// conditions is a match as the catalogue shows it: what a request must
+// carry for the scenario to answer it.
+func conditions(m scenarios.Match) map[string]any {
+	w := map[string]any{}
+	set := func(k, v string) {
+		if v != "" {
+			w[k] = v
+		}
+	}
+	set("cardNumber", m.CardNumber)
+	set("cardPrefix", m.CardPrefix)
+	set("cardPattern", m.CardPattern)
+	if r := m.BINRange; r != nil {
+		w["binRange"] = map[string]string{"from": r.From, "to": r.To}
+	}
+	if a := m.Amount; a != nil {
+		if a.Exact != "" {
+			w["purchase.amount"] = a.Exact
+		} else {
+			rng := map[string]string{}
+			if a.Min != "" {
+				rng["min"] = a.Min
+			}
+			if a.Max != "" {
+				rng["max"] = a.Max
+			}
+			w["purchase.amount"] = rng
+		}
+	}
+	set("purchase.currencyCode", m.Currency)
+	set("card.cardholderName", m.CardholderName)
+	if m.ChallengeInd != 0 {
+		w["threeDsRequestorChallengeInd"] = strconv.Itoa(m.ChallengeInd)
+	}
+	set("messageVersion", m.MessageVersion)
+	set("messageCategory", m.MessageCategory)
+	set("threeDsRequestorAuthInd", m.AuthInd)
+	set("cardScheme", m.Scheme)
+	if len(w) == 0 {
+		return nil
+	}
+	return w
+}
+
+// List lists the scenarios of cat as the API, the console and the docs
+// show them.
+func List(cat *scenarios.Catalogue, schemes *emulator.SchemeTable) []Entry {
+	return Entries(cat.All(), cat.Fallback(), schemes)
+}
+
+// Entries lists scenarios; fb, when not nil, is marked fallback.
+func Entries(all []scenarios.Scenario, fb *scenarios.Scenario, schemes *emulator.SchemeTable) []Entry {
+	out := make([]Entry, 0, len(all))
+	for _, sc := range all {
+		e := Entry{
+			ID:          sc.ID,
+			CardNumber:  sc.Match.CardNumber,
+			CardPrefix:  sc.Match.CardPrefix,
+			Pack:        sc.Pack,
+			Flow:        string(sc.Flow()),
+			Description: sc.Description,
+			DelayMS:     sc.Delay.Milliseconds(),
+			Fallback:    fb != nil && fb.ID == sc.ID,
+			When:        conditions(sc.Match),
+			Source:      fmt.Sprintf("%s:%d", sc.Source.File, sc.Source.Line),
+		}
+		pan := sc.Match.CardNumber
+		if pan == "" {
+			pan = sc.Match.CardPrefix
+		}
+		e.CardScheme = schemes.Scheme(pan)
+		if pan == "" {
+			e.CardScheme = ""
+		}
+		switch {
+		case sc.Frictionless != nil:
+			f := sc.Frictionless
+			e.Status, e.StatusReason, e.Version = f.Status, f.Reason, f.Version
+			e.ECI = f.ECI
+			if e.ECI == "" {
+				e.ECI = emulator.ECIFor(e.CardScheme, f.Status)
+			}
+		case sc.Challenge != nil:
+			e.Status, e.Version, e.Auto = "C", sc.Challenge.Version, sc.Challenge.Auto
+		case sc.Error != nil:
+			e.Status = sc.Error.Status
+			if e.Status == "" {
+				e.Status = "U"
+			}
+			e.ErrorCode, e.EMVErrorCode, e.HTTPStatus = sc.Error.ErrorCode, sc.Error.EMVErrorCode, sc.Error.HTTPStatus
+		}
+		out = append(out, e)
+	}
+	return out
+}
+

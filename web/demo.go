@@ -1,0 +1,42 @@
+package web
+
+import (
+	"net/http"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/web/auth"
+	"github.com/threeds-sandbox/threeds-sandbox/web/console"
+)
+
+// demoAPI serves the demo page's lookup and enquiry: the handler of the API
+// operation, called with the session's token (or DemoToken when no session
+// is open and the sandbox accepts it), as a merchant's backend calls the
+// API with its own token. The token never reaches the browser. Only the
+// console's own pages may call it: a cross-site request is refused, and
+// the JSON content type the handlers require cannot be sent cross-origin
+// without a preflight the sandbox does not answer.
+func (s *Server) demoAPI(next http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		info := infoOf(r.Context())
+		info.route = routeJSON // the API's answers, errors included
+		if console.CrossSite(r) {
+			s.writeError(w, r, emulator.NewError(emulator.CodeTokenRejected, "303",
+				"the demo's API is for the console's own pages: cross-site request refused", "Sec-Fetch-Site"))
+			return
+		}
+		tok, ok, err := s.console.Token(r)
+		switch {
+		case err != nil:
+			s.writeError(w, r, err)
+			return
+		case !ok && s.tokens.Accept(console.DemoToken):
+			tok = console.DemoToken
+		case !ok:
+			s.writeError(w, r, emulator.NewError(emulator.CodeUnauthorized, "303",
+				"log in to the console: the token demo is not accepted by this sandbox", "session"))
+			return
+		}
+		info.namespace = auth.Namespace(tok)
+		next(w, r)
+	}
+}
