@@ -12,7 +12,6 @@ import (
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 )
 
-
 // RuntimeFactory returns two views of one new, empty set of runtime
 // scenarios, as two replicas see a shared store (an in-memory
 // implementation returns the same value twice).

@@ -136,4 +136,3 @@ func Entries(all []scenarios.Scenario, fb *scenarios.Scenario, schemes *emulator
 	}
 	return out
 }
-
