@@ -85,11 +85,11 @@ func (e *Engine) OpenChallenge(ctx context.Context, c CReq) (ChallengeView, erro
 		return ChallengeView{}, err
 	}
 	if c.ACSTransID != t.ACSTransID {
-		return ChallengeView{}, NewError(CodeTransactionState, "305",
+		return ChallengeView{}, NewError(CodeTransactionState, EMVInvalidTransaction,
 			fmt.Sprintf("acsTransID %s does not belong to transaction %s", c.ACSTransID, c.ThreeDSServerTransID), "acsTransID")
 	}
 	if c.MessageVersion != t.Version {
-		return ChallengeView{}, NewError(CodeInvalidField, "203",
+		return ChallengeView{}, NewError(CodeInvalidField, EMVInvalidFormat,
 			fmt.Sprintf("messageVersion %s differs from the transaction's %s", c.MessageVersion, t.Version), "messageVersion")
 	}
 	return e.open(ctx, t, int(c.ChallengeWindowSize[1]-'0'))
@@ -139,7 +139,7 @@ func completedError(t *Transaction) *Error {
 	if t.StatusReason == "14" {
 		how = "timed out"
 	}
-	return NewError(CodeTransactionState, "305",
+	return NewError(CodeTransactionState, EMVInvalidTransaction,
 		fmt.Sprintf("transaction %s has already %s with status %s; its result cannot change", t.ThreeDSServerTransID, how, t.Status),
 		"threeDsServerTransId")
 }
@@ -193,10 +193,10 @@ type Decision struct {
 func (e *Engine) Decide(ctx context.Context, id, acsTransID string, c Choice) (Decision, error) {
 	return e.decide(ctx, id, c, viaBrowser, func(t *Transaction) error {
 		if t.ACSTransID != acsTransID {
-			return NewError(CodeTransactionState, "305", "acsTransID "+acsTransID+" does not belong to transaction "+id, "acsTransID")
+			return NewError(CodeTransactionState, EMVInvalidTransaction, "acsTransID "+acsTransID+" does not belong to transaction "+id, "acsTransID")
 		}
 		if t.Phase == PhaseChallengePending {
-			return NewError(CodeTransactionState, "305", "the challenge of transaction "+id+" was never opened", "threeDsServerTransId")
+			return NewError(CodeTransactionState, EMVInvalidTransaction, "the challenge of transaction "+id+" was never opened", "threeDsServerTransId")
 		}
 		return nil
 	})
@@ -217,7 +217,7 @@ func (e *Engine) decide(ctx context.Context, id string, c Choice, via apiCall, c
 	switch c.Action {
 	case "pass", "fail", "cancel", "otp":
 	default:
-		return Decision{}, NewError(CodeInvalidField, "203", fmt.Sprintf("action %q: want pass, fail, cancel or otp", c.Action), "action")
+		return Decision{}, NewError(CodeInvalidField, EMVInvalidFormat, fmt.Sprintf("action %q: want pass, fail, cancel or otp", c.Action), "action")
 	}
 	t, err := e.store.Get(ctx, id)
 	if err != nil {
@@ -379,13 +379,13 @@ func (e *Engine) Notification(ctx context.Context, c CRes) (Result, error) {
 	}
 	switch {
 	case c.ACSTransID != t.ACSTransID:
-		return Result{}, NewError(CodeTransactionState, "305",
+		return Result{}, NewError(CodeTransactionState, EMVInvalidTransaction,
 			"the CRes's acsTransID is not that of transaction "+t.ThreeDSServerTransID, "acsTransID")
 	case t.Challenge.Decision == "":
-		return Result{}, NewError(CodeTransactionState, "305",
+		return Result{}, NewError(CodeTransactionState, EMVInvalidTransaction,
 			"transaction "+t.ThreeDSServerTransID+" had no challenge, so no CRes", "threeDsServerTransId")
 	case t.Phase != PhaseFinal:
-		return Result{}, NewError(CodeTransactionState, "305",
+		return Result{}, NewError(CodeTransactionState, EMVInvalidTransaction,
 			"the challenge of transaction "+t.ThreeDSServerTransID+" is not finished", "threeDsServerTransId")
 	}
 	return Result{
@@ -442,7 +442,7 @@ func (e *Engine) stored(ctx context.Context, id string) (Transaction, error) {
 
 func (e *Engine) stateFailure(err error, id string) error {
 	if errors.Is(err, ErrNotFound) {
-		return NewError(CodeUnknownTransaction, "301", "no transaction with threeDsServerTransId "+id+e.expiryHint(), "threeDsServerTransId")
+		return NewError(CodeUnknownTransaction, EMVUnknownTransaction, "no transaction with threeDsServerTransId "+id+e.expiryHint(), "threeDsServerTransId")
 	}
 	if _, ok := AsError(err); ok {
 		return err

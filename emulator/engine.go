@@ -183,7 +183,7 @@ func (e *Engine) Lookup(ctx context.Context, ns string, req LookupRequest, call 
 			return LookupResponse{}, err
 		}
 		if sc == nil {
-			return LookupResponse{}, NewError(CodeUnknownScenario, "203",
+			return LookupResponse{}, NewError(CodeUnknownScenario, EMVInvalidFormat,
 				fmt.Sprintf("no scenario with id %q (see GET /scenarios)", call.ScenarioID), "X-Scenario")
 		}
 	} else {
@@ -357,7 +357,7 @@ func (e *Engine) Enquiry(ctx context.Context, ns string, req EnquiryRequest, cal
 		t, err = e.store.GetByExternalRef(ctx, ns, req.ExternalReferenceID)
 	}
 	if err == nil && t.Phase == PhaseMethod {
-		return EnquiryResponse{}, NewError(CodeUnknownTransaction, "301",
+		return EnquiryResponse{}, NewError(CodeUnknownTransaction, EMVUnknownTransaction,
 			fmt.Sprintf("%s %q names a device data collection without a lookup yet", field, value), field)
 	}
 	var sc *scenarios.Scenario
@@ -388,7 +388,7 @@ func (e *Engine) Enquiry(ctx context.Context, ns string, req EnquiryRequest, cal
 // lookupFailure turns a store failure into the error the caller sees.
 func (e *Engine) lookupFailure(err error, field, value string) error {
 	if errors.Is(err, ErrNotFound) {
-		return NewError(CodeUnknownTransaction, "301",
+		return NewError(CodeUnknownTransaction, EMVUnknownTransaction,
 			fmt.Sprintf("no transaction with %s %q for this token%s", field, value, e.expiryHint()), field)
 	}
 	if _, ok := AsError(err); ok {

@@ -49,6 +49,27 @@ const (
 	CodeScenarioNotFound   ErrorCode = "AD01" // admin: no runtime scenario with this id (EMV 203)
 )
 
+// The EMV error codes (emvErrorCode) the sandbox answers with: the error
+// message codes of EMV 3-D Secure (see EMVDescription for their names).
+const (
+	EMVMessageInvalid      = "101" // message received invalid
+	EMVVersionNotSupported = "102" // message version number not supported
+	EMVLimitExceeded       = "103" // sent messages limit exceeded
+	EMVMissingElement      = "201" // required data element missing
+	EMVCriticalExtension   = "202" // critical message extension not recognised
+	EMVInvalidFormat       = "203" // format of one or more data elements invalid
+	EMVDuplicateElement    = "204" // duplicate data element
+	EMVUnknownTransaction  = "301" // transaction id not recognised
+	EMVDecryptionFailure   = "302" // data decryption failure
+	EMVAccessDenied        = "303" // access denied, invalid endpoint
+	EMVInvalidISOCode      = "304" // ISO code invalid
+	EMVInvalidTransaction  = "305" // transaction data not valid
+	EMVTimedOut            = "402" // transaction timed out
+	EMVTransientFailure    = "403" // transient system failure
+	EMVPermanentFailure    = "404" // permanent system failure
+	EMVConnectionFailure   = "405" // system connection failure
+)
+
 // EMV error components (emvErrorComponent).
 const (
 	ComponentSDK       = "C"
@@ -103,12 +124,12 @@ func AsError(err error) (*Error, bool) {
 		return e, true
 	}
 	if errors.Is(err, ErrMaybeApplied) {
-		return NewError(CodeStoreUnavailable, "403",
+		return NewError(CodeStoreUnavailable, EMVTransientFailure,
 			"the sandbox's shared state store did not confirm the change in time; it may not have been applied, "+
 				"or may have been: check with the enquiry before trying again", "store"), true
 	}
 	if errors.Is(err, ErrUnavailable) {
-		return NewError(CodeStoreUnavailable, "403",
+		return NewError(CodeStoreUnavailable, EMVTransientFailure,
 			"the sandbox's shared state store is unreachable or too slow; nothing was changed, try again", "store"), true
 	}
 	return nil, false
@@ -146,11 +167,11 @@ var problemOrder = []struct {
 	code           ErrorCode
 	single, plural string
 }{
-	{"102", CodeUnsupportedVersion, "unsupported message version", "unsupported message version"},
-	{"204", CodeDuplicateField, "1 duplicate field", "%d duplicate fields"},
-	{"201", CodeMissingField, "1 required field missing", "%d required fields missing"},
-	{"203", CodeInvalidField, "1 field with an invalid format", "%d fields with an invalid format"},
-	{"304", CodeInvalidISOCode, "1 invalid ISO code", "%d invalid ISO codes"},
+	{EMVVersionNotSupported, CodeUnsupportedVersion, "unsupported message version", "unsupported message version"},
+	{EMVDuplicateElement, CodeDuplicateField, "1 duplicate field", "%d duplicate fields"},
+	{EMVMissingElement, CodeMissingField, "1 required field missing", "%d required fields missing"},
+	{EMVInvalidFormat, CodeInvalidField, "1 field with an invalid format", "%d fields with an invalid format"},
+	{EMVInvalidISOCode, CodeInvalidISOCode, "1 invalid ISO code", "%d invalid ISO codes"},
 }
 
 // ValidationError turns a list of field problems into one Error. The EMV code
@@ -183,7 +204,7 @@ func ValidationError(problems []Problem) *Error {
 		}
 	}
 	if first == nil { // only unknown kinds: report as format problems
-		first = NewError(CodeInvalidField, "203", "", problems[0].Field)
+		first = NewError(CodeInvalidField, EMVInvalidFormat, "", problems[0].Field)
 		parts = append(parts, "invalid field ("+problems[0].Field+")")
 	}
 	first.Message = truncate("invalid request: "+strings.Join(parts, "; "), 255)

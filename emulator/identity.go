@@ -91,15 +91,10 @@ func (d *acsDirectory) lookup(bin string) ACSIdentity {
 	return id
 }
 
-// authenticationValue derives the 28-character CAVV/AAV of a transaction:
-// 20 bytes of HMAC-SHA256 over the transaction id, in padded standard
-// Base64. Stable for a transaction, different between transactions; the
-// real byte layouts are the schemes' secret.
-func authenticationValue(key []byte, threeDSServerTransID string) string {
-	return cavvOf(hmac.New(sha256.New, key), threeDSServerTransID)
-}
-
-// cavvOf computes the value with a keyed HMAC, reset first.
+// cavvOf derives the 28-character CAVV/AAV of a transaction: 20 bytes of
+// the keyed HMAC m (reset first, SHA-256) over the transaction id, in
+// padded standard Base64. Stable for a transaction, different between
+// transactions; the real byte layouts are the schemes' secret.
 func cavvOf(m hash.Hash, threeDSServerTransID string) string {
 	m.Reset()
 	_, _ = io.WriteString(m, threeDSServerTransID)

@@ -59,36 +59,36 @@ func EncodeMethodData(m MethodData) string {
 // for a missing value, 203 for bad Base64, JSON, id or URL.
 func DecodeMethodData(s string, needURL bool) (MethodData, error) {
 	if s == "" {
-		return MethodData{}, NewError(CodeMissingField, "201", "the form field threeDSMethodData is missing", "threeDSMethodData")
+		return MethodData{}, NewError(CodeMissingField, EMVMissingElement, "the form field threeDSMethodData is missing", "threeDSMethodData")
 	}
 	if len(s) > MaxMethodData {
-		return MethodData{}, NewError(CodeInvalidField, "203",
+		return MethodData{}, NewError(CodeInvalidField, EMVInvalidFormat,
 			fmt.Sprintf("threeDSMethodData is %d characters long, at most %d", len(s), MaxMethodData), "threeDSMethodData")
 	}
 	raw, err := DecodeBase64(s)
 	if err != nil {
-		return MethodData{}, NewError(CodeInvalidField, "203", "threeDSMethodData is not Base64Url: "+err.Error(), "threeDSMethodData")
+		return MethodData{}, NewError(CodeInvalidField, EMVInvalidFormat, "threeDSMethodData is not Base64Url: "+err.Error(), "threeDSMethodData")
 	}
 	if dups := duplicateKeys(raw); len(dups) > 0 {
-		return MethodData{}, NewError(CodeDuplicateField, "204", "threeDSMethodData holds "+strings.Join(dups, ", ")+" more than once", strings.Join(dups, ","))
+		return MethodData{}, NewError(CodeDuplicateField, EMVDuplicateElement, "threeDSMethodData holds "+strings.Join(dups, ", ")+" more than once", strings.Join(dups, ","))
 	}
 	var m MethodData
 	if err := json.Unmarshal(raw, &m); err != nil {
-		return MethodData{}, NewError(CodeInvalidField, "203", "threeDSMethodData is not a JSON object of strings: "+err.Error(), "threeDSMethodData")
+		return MethodData{}, NewError(CodeInvalidField, EMVInvalidFormat, "threeDSMethodData is not a JSON object of strings: "+err.Error(), "threeDSMethodData")
 	}
 	if m.ThreeDSServerTransID == "" {
-		return MethodData{}, NewError(CodeMissingField, "201", "threeDSMethodData has no threeDSServerTransID", "threeDSServerTransID")
+		return MethodData{}, NewError(CodeMissingField, EMVMissingElement, "threeDSMethodData has no threeDSServerTransID", "threeDSServerTransID")
 	}
 	if !isUUID(m.ThreeDSServerTransID) {
-		return MethodData{}, NewError(CodeInvalidField, "203", "threeDSServerTransID in threeDSMethodData is not a UUID", "threeDSServerTransID")
+		return MethodData{}, NewError(CodeInvalidField, EMVInvalidFormat, "threeDSServerTransID in threeDSMethodData is not a UUID", "threeDSServerTransID")
 	}
 	m.ThreeDSServerTransID = strings.ToLower(m.ThreeDSServerTransID)
 	switch {
 	case m.NotificationURL == "" && needURL:
-		return MethodData{}, NewError(CodeMissingField, "201",
+		return MethodData{}, NewError(CodeMissingField, EMVMissingElement,
 			"threeDSMethodData has no threeDSMethodNotificationURL: the method cannot notify the 3DS Requestor", "threeDSMethodNotificationURL")
 	case m.NotificationURL != "" && !isWebURL(m.NotificationURL):
-		return MethodData{}, NewError(CodeInvalidField, "203",
+		return MethodData{}, NewError(CodeInvalidField, EMVInvalidFormat,
 			"threeDSMethodNotificationURL in threeDSMethodData is not an absolute http or https URL", "threeDSMethodNotificationURL")
 	}
 	return m, nil
@@ -117,7 +117,7 @@ func (e *Engine) Collect(ctx context.Context, ns string, req DDCRequest, call AP
 			return DDCResponse{}, err
 		}
 		if sc == nil {
-			return DDCResponse{}, NewError(CodeUnknownScenario, "203",
+			return DDCResponse{}, NewError(CodeUnknownScenario, EMVInvalidFormat,
 				fmt.Sprintf("no scenario with id %q (see GET /scenarios)", call.ScenarioID), "X-Scenario")
 		}
 	} else if sc, err = e.match(ctx, ns, scenarios.Request{
@@ -198,7 +198,7 @@ func (e *Engine) StartMethod(ctx context.Context, data string) (MethodPage, erro
 	var first bool
 	t, err := e.store.Update(ctx, DDCPrefix+md.ThreeDSServerTransID, func(t *Transaction) error {
 		if !t.Method.Available {
-			return NewError(CodeTransactionState, "305",
+			return NewError(CodeTransactionState, EMVInvalidTransaction,
 				"the ACS of this card has no 3DS Method: send the lookup with threeDSCompInd U", "threeDSMethodData")
 		}
 		first = t.Method.StartedAt.IsZero()
@@ -241,7 +241,7 @@ func (e *Engine) CompleteMethod(ctx context.Context, data string) (MethodNotific
 	var first bool
 	t, err := e.store.Update(ctx, DDCPrefix+md.ThreeDSServerTransID, func(t *Transaction) error {
 		if t.Method.StartedAt.IsZero() {
-			return NewError(CodeTransactionState, "305",
+			return NewError(CodeTransactionState, EMVInvalidTransaction,
 				"the 3DS Method of this transaction never started: post threeDSMethodData to the method URL first", "threeDSMethodData")
 		}
 		first = t.Method.CompletedAt.IsZero()
@@ -271,7 +271,7 @@ func (e *Engine) CompleteMethod(ctx context.Context, data string) (MethodNotific
 // the browser sees.
 func (e *Engine) methodFailure(err error, id string) error {
 	if errors.Is(err, ErrNotFound) {
-		return NewError(CodeUnknownTransaction, "301",
+		return NewError(CodeUnknownTransaction, EMVUnknownTransaction,
 			fmt.Sprintf("no device data collection for threeDSServerTransID %q (POST /authentication/ddc first; collections expire with transactions)", id),
 			"threeDSServerTransID")
 	}
@@ -360,7 +360,7 @@ func (e *Engine) linkCollection(ctx context.Context, ns string, req LookupReques
 	case errors.Is(err, errOtherCard):
 		unknown.flag = ddcOtherCard
 		if e.cfg.StrictDDC {
-			return ddcLink{}, NewError(CodeTransactionState, "305",
+			return ddcLink{}, NewError(CodeTransactionState, EMVInvalidTransaction,
 				fmt.Sprintf("ddcId %q was made for card %s, not this lookup's card: collect again for this card (strict ddcId checking is on)", req.DDCID, t.MaskedPAN()),
 				"card.cardNumber,ddcId")
 		}
@@ -429,10 +429,10 @@ func (e *Engine) strictDDC(l ddcLink, ddcID string, reused bool) (ddcLink, error
 		return l, nil
 	}
 	if reused {
-		return ddcLink{}, NewError(CodeTransactionState, "305",
+		return ddcLink{}, NewError(CodeTransactionState, EMVInvalidTransaction,
 			fmt.Sprintf("ddcId %q was used by an earlier lookup: make a new device data collection (strict ddcId checking is on)", ddcID), "ddcId")
 	}
-	return ddcLink{}, NewError(CodeUnknownTransaction, "301",
+	return ddcLink{}, NewError(CodeUnknownTransaction, EMVUnknownTransaction,
 		fmt.Sprintf("ddcId %q names no device data collection of this token (POST /authentication/ddc first; strict ddcId checking is on)", ddcID), "ddcId")
 }
 

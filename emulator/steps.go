@@ -96,10 +96,10 @@ func chaosFaults() map[string]scenarios.Fault {
 	return map[string]scenarios.Fault{
 		"drop":      {Kind: scenarios.FaultDrop},
 		"malformed": {Kind: scenarios.FaultMalformed},
-		"http500":   emv(string(CodeScenarioPermanent), "404", ComponentServer, "injected internal server error", 500),
-		"emv402":    emv(string(CodeScenarioTimeout), "402", ComponentServer, "injected transaction timeout", 0),
-		"emv403":    emv(string(CodeScenarioTransient), "403", ComponentACS, "injected transient system failure", 0),
-		"emv405":    emv(string(CodeScenarioConnection), "405", ComponentDirectory, "injected system connection failure", 0),
+		"http500":   emv(string(CodeScenarioPermanent), EMVPermanentFailure, ComponentServer, "injected internal server error", 500),
+		"emv402":    emv(string(CodeScenarioTimeout), EMVTimedOut, ComponentServer, "injected transaction timeout", 0),
+		"emv403":    emv(string(CodeScenarioTransient), EMVTransientFailure, ComponentACS, "injected transient system failure", 0),
+		"emv405":    emv(string(CodeScenarioConnection), EMVConnectionFailure, ComponentDirectory, "injected system connection failure", 0),
 	}
 }
 
@@ -191,7 +191,7 @@ func (e *Engine) applyStep(ctx context.Context, sc *scenarios.Scenario, step Ste
 	}
 	switch f.Kind {
 	case scenarios.FaultEMVError, scenarios.FaultHTTPError:
-		se := NewError(CodeInternal, "404", "injected failure", string(step))
+		se := NewError(CodeInternal, EMVPermanentFailure, "injected failure", string(step))
 		if f.Error != nil {
 			se = scenarioError(f.Error)
 		}
@@ -209,7 +209,7 @@ func (e *Engine) delay(ctx context.Context, d time.Duration) error {
 	case e.delaySlots <- struct{}{}:
 		defer func() { <-e.delaySlots }()
 	default:
-		return NewError(CodeBusy, "403",
+		return NewError(CodeBusy, EMVTransientFailure,
 			fmt.Sprintf("too many requests held in scenario delays (limit %d); try again", cap(e.delaySlots)), "delay")
 	}
 	return sleep(ctx, d)

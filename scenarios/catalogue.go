@@ -22,19 +22,6 @@ func builtinFallback() *Scenario {
 	}
 }
 
-// NewCatalogue builds a catalogue from parsed files, in order. It checks
-// what spans files: duplicate ids, duplicate matches (same selectors and
-// priority), at most one file setting fallback, and that the fallback
-// names a known scenario. Every problem is returned at once in a
-// *LoadError.
-func NewCatalogue(files ...*File) (*Catalogue, error) {
-	fb, problems := crossCheck(files, "")
-	if err := loadError(problems); err != nil {
-		return nil, err
-	}
-	return assemble(files, fb), nil
-}
-
 // crossCheck runs the checks that span files and returns the fallback id
 // (see resolveFallback) with the problems found. override, when not empty,
 // replaces the files' fallback id.

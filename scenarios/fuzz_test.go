@@ -13,9 +13,9 @@ import (
 // or a *LoadError naming problems of that file, and that a file it accepts
 // is well formed and builds a catalogue that finds each of its cards.
 func FuzzParse(f *testing.F) {
-	names, _ := fs.Glob(Defaults(), "defaults/*.yaml")
+	names, _ := fs.Glob(defaultFiles, "defaults/*.yaml")
 	for _, name := range names {
-		data, err := fs.ReadFile(Defaults(), name)
+		data, err := fs.ReadFile(defaultFiles, name)
 		if err != nil {
 			f.Fatal(err)
 		}

@@ -19,11 +19,6 @@ var defaultFiles embed.FS
 //go:embed schema.json
 var schema []byte
 
-// Defaults returns the embedded default scenario files, under defaults/.
-func Defaults() fs.FS {
-	return defaultFiles
-}
-
 // Schema returns the JSON Schema (draft 2020-12) of the scenario file
 // format. Editors that read a "# yaml-language-server: $schema=..." line
 // use it for completion and checks.

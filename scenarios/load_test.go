@@ -162,7 +162,7 @@ func TestDefaultCoverage(t *testing.T) {
 }
 
 func TestDefaultsFS(t *testing.T) {
-	names, err := fs.Glob(Defaults(), "defaults/*.yaml")
+	names, err := fs.Glob(defaultFiles, "defaults/*.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +172,7 @@ func TestDefaultsFS(t *testing.T) {
 		}
 	}
 	for _, name := range names {
-		data, err := fs.ReadFile(Defaults(), name)
+		data, err := fs.ReadFile(defaultFiles, name)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -62,19 +62,6 @@ type mark struct {
 	idLine, mLine int
 }
 
-// Parse reads one scenario file and checks it on its own: its syntax, keys
-// and values, and duplicate ids and matches inside it. The fallback
-// id it names is checked against the other files by NewCatalogue. Every
-// problem is returned at once in a *LoadError. Parse never panics.
-func Parse(name string, data []byte) (*File, error) {
-	f, problems := parseFile(name, data)
-	problems = append(problems, checkDuplicates([]*File{f})...)
-	if err := loadError(problems); err != nil {
-		return nil, err
-	}
-	return f, nil
-}
-
 // yamlLine matches the line number yaml.v3 puts in its syntax errors.
 var yamlLine = regexp.MustCompile(`^yaml: line ([0-9]+): (.*)$`)
 

@@ -53,9 +53,9 @@ func yamlToJSON(t *testing.T, data []byte) any {
 func goodFiles(t *testing.T) map[string][]byte {
 	t.Helper()
 	files := map[string][]byte{}
-	names, _ := fs.Glob(Defaults(), "defaults/*.yaml")
+	names, _ := fs.Glob(defaultFiles, "defaults/*.yaml")
 	for _, n := range names {
-		data, err := fs.ReadFile(Defaults(), n)
+		data, err := fs.ReadFile(defaultFiles, n)
 		if err != nil {
 			t.Fatal(err)
 		}

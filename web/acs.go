@@ -121,7 +121,7 @@ func (s *Server) handleCReq(w http.ResponseWriter, r *http.Request) {
 	// CRes returns exactly that, as an ACS keeps no other copy.
 	session := r.PostForm.Get("threeDSSessionData")
 	if n := utf8.RuneCountInString(session); n > emulator.MaxSessionData {
-		s.writeError(w, r, emulator.NewError(emulator.CodeInvalidField, "203",
+		s.writeError(w, r, emulator.NewError(emulator.CodeInvalidField, emulator.EMVInvalidFormat,
 			fmt.Sprintf("threeDSSessionData is %d characters long, at most %d", n, emulator.MaxSessionData), "threeDSSessionData"))
 		return
 	}
@@ -189,7 +189,7 @@ func formError(err error, limit int64) error {
 	if respond.TooBig(err) {
 		return tooLarge(limit)
 	}
-	return emulator.NewError(emulator.CodeMalformedJSON, "101", "the form could not be read: "+err.Error(), "body")
+	return emulator.NewError(emulator.CodeMalformedJSON, emulator.EMVMessageInvalid, "the form could not be read: "+err.Error(), "body")
 }
 
 // handleDecision serves POST {base}/acs/decision: the cardholder's choice on
@@ -201,7 +201,7 @@ func (s *Server) handleDecision(w http.ResponseWriter, r *http.Request) {
 	}
 	var st challengeState
 	if err := securecookie.DecodeMulti(stateName, r.PostForm.Get("state"), &st, s.state...); err != nil || st.ID == "" {
-		s.writeError(w, r, emulator.NewError(emulator.CodeDecryption, "302",
+		s.writeError(w, r, emulator.NewError(emulator.CodeDecryption, emulator.EMVDecryptionFailure,
 			"the challenge state is missing, forged or altered; the transaction was not changed", "state"))
 		return
 	}
@@ -253,7 +253,7 @@ func (s *Server) handleNotification(w http.ResponseWriter, r *http.Request) {
 	var tok resultToken
 	if err := securecookie.DecodeMulti(resultName, r.PostForm.Get(resultField), &tok, s.state...); err != nil ||
 		tok.ID != cres.ThreeDSServerTransID || tok.ACS != cres.ACSTransID || time.Since(time.Unix(tok.Issued, 0)) > resultMaxAge {
-		s.writeError(w, r, emulator.NewError(emulator.CodeDecryption, "302",
+		s.writeError(w, r, emulator.NewError(emulator.CodeDecryption, emulator.EMVDecryptionFailure,
 			"this page shows the result of a challenge only with the CRes and the signed token its decision page posted, within an hour; nothing is shown for a CRes alone", resultField))
 		return
 	}
@@ -310,7 +310,7 @@ func (s *Server) handleCompleteChallenge(w http.ResponseWriter, r *http.Request)
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
-		s.writeError(w, r, emulator.NewError(emulator.CodeMalformedJSON, "101", "the body must be {\"action\":\"pass|fail|cancel|otp\",\"otp\":\"...\"}: "+err.Error(), "body"))
+		s.writeError(w, r, emulator.NewError(emulator.CodeMalformedJSON, emulator.EMVMessageInvalid, "the body must be {\"action\":\"pass|fail|cancel|otp\",\"otp\":\"...\"}: "+err.Error(), "body"))
 		return
 	}
 	d, err := s.cfg.Engine.CompleteChallenge(r.Context(), namespaceOf(r.Context()), mux.Vars(r)["id"], emulator.Choice{Action: req.Action, OTP: req.OTP})

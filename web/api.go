@@ -19,14 +19,14 @@ import (
 )
 
 func tooLarge(limit int64) *emulator.Error {
-	return emulator.NewError(emulator.CodeBodyTooLarge, "101",
+	return emulator.NewError(emulator.CodeBodyTooLarge, emulator.EMVMessageInvalid,
 		fmt.Sprintf("the request body is larger than %d bytes", limit), "body")
 }
 
 // readJSON checks the Content-Type and reads the whole body.
 func readJSON(r *http.Request, limit int64) ([]byte, error) {
 	if ct := r.Header.Get("Content-Type"); ct != "application/json" && !isJSONMediaType(ct) {
-		return nil, emulator.NewError(emulator.CodeContentType, "101",
+		return nil, emulator.NewError(emulator.CodeContentType, emulator.EMVMessageInvalid,
 			fmt.Sprintf("Content-Type must be application/json, got %q", r.Header.Get("Content-Type")), "Content-Type")
 	}
 	body, err := readBody(r)
@@ -35,7 +35,7 @@ func readJSON(r *http.Request, limit int64) ([]byte, error) {
 		if errors.As(err, &tooBig) {
 			return nil, tooLarge(limit)
 		}
-		return nil, emulator.NewError(emulator.CodeMalformedJSON, "101", "the request body could not be read: "+err.Error(), "body")
+		return nil, emulator.NewError(emulator.CodeMalformedJSON, emulator.EMVMessageInvalid, "the request body could not be read: "+err.Error(), "body")
 	}
 	return body, nil
 }

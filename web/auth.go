@@ -18,13 +18,13 @@ func (s *Server) requireToken(next http.Handler) http.Handler {
 		tok, ok := auth.BearerToken(r.Header.Get("Authorization"))
 		if !ok {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="3ds-sandbox"`)
-			s.writeError(w, r, emulator.NewError(emulator.CodeUnauthorized, "303",
+			s.writeError(w, r, emulator.NewError(emulator.CodeUnauthorized, emulator.EMVAccessDenied,
 				`the Authorization header must be "Bearer <token>"`, "Authorization"))
 			return
 		}
 		if !s.tokens.Accept(tok) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="3ds-sandbox", error="invalid_token"`)
-			s.writeError(w, r, emulator.NewError(emulator.CodeTokenRejected, "303",
+			s.writeError(w, r, emulator.NewError(emulator.CodeTokenRejected, emulator.EMVAccessDenied,
 				"the bearer token is not accepted by this sandbox", "Authorization"))
 			return
 		}

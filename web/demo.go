@@ -20,7 +20,7 @@ func (s *Server) demoAPI(next http.HandlerFunc) http.HandlerFunc {
 		info := infoOf(r.Context())
 		info.route = routeJSON // the API's answers, errors included
 		if console.CrossSite(r) {
-			s.writeError(w, r, emulator.NewError(emulator.CodeTokenRejected, "303",
+			s.writeError(w, r, emulator.NewError(emulator.CodeTokenRejected, emulator.EMVAccessDenied,
 				"the demo's API is for the console's own pages: cross-site request refused", "Sec-Fetch-Site"))
 			return
 		}
@@ -32,7 +32,7 @@ func (s *Server) demoAPI(next http.HandlerFunc) http.HandlerFunc {
 		case !ok && s.tokens.Accept(console.DemoToken):
 			tok = console.DemoToken
 		case !ok:
-			s.writeError(w, r, emulator.NewError(emulator.CodeUnauthorized, "303",
+			s.writeError(w, r, emulator.NewError(emulator.CodeUnauthorized, emulator.EMVAccessDenied,
 				"log in to the console: the token demo is not accepted by this sandbox", "session"))
 			return
 		}

@@ -109,7 +109,7 @@ func (s *Server) observe(next http.Handler) http.Handler {
 				s.log.ErrorContext(r.Context(), "panic in handler", slog.String("request_id", id),
 					slog.Any("panic", p), slog.String("stack", string(debug.Stack())))
 				if rec.status == 0 {
-					s.writeError(rec, r, emulator.NewError(emulator.CodeInternal, "404",
+					s.writeError(rec, r, emulator.NewError(emulator.CodeInternal, emulator.EMVPermanentFailure,
 						"internal error of the emulator (request "+id+")", ""))
 				}
 			}

@@ -133,7 +133,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	switch {
 	case !ok:
 		s.log.ErrorContext(r.Context(), "internal error", slog.String("request_id", requestID(r)), slog.Any("err", err))
-		e = emulator.NewError(emulator.CodeInternal, "404", "internal error of the emulator (request "+requestID(r)+")", "")
+		e = emulator.NewError(emulator.CodeInternal, emulator.EMVPermanentFailure, "internal error of the emulator (request "+requestID(r)+")", "")
 	case e.Code == emulator.CodeStoreUnavailable:
 		s.log.WarnContext(r.Context(), "state store unavailable", slog.String("request_id", requestID(r)), slog.Any("err", err))
 	}

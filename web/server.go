@@ -267,7 +267,7 @@ func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	secureHeaders(w.Header())
-	s.writeError(w, r, emulator.NewError(emulator.CodeNotFound, "303",
+	s.writeError(w, r, emulator.NewError(emulator.CodeNotFound, emulator.EMVAccessDenied,
 		fmt.Sprintf("no route %s %s", r.Method, r.URL.Path), ""))
 }
 
@@ -275,7 +275,7 @@ func (s *Server) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
 	secureHeaders(w.Header())
 	allowed := s.allowed(r)
 	w.Header().Set("Allow", strings.Join(allowed, ", "))
-	s.writeError(w, r, emulator.NewError(emulator.CodeMethodNotAllowed, "303",
+	s.writeError(w, r, emulator.NewError(emulator.CodeMethodNotAllowed, emulator.EMVAccessDenied,
 		fmt.Sprintf("method %s is not allowed on %s; allowed: %s", r.Method, r.URL.Path, strings.Join(allowed, ", ")), "method"))
 }
 

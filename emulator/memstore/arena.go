@@ -101,12 +101,3 @@ func (a *arena) release(i int) {
 		a.first++
 	}
 }
-
-// size is the memory the arena's chunks take, in bytes.
-func (a *arena) size() int {
-	n := 0
-	for _, c := range a.chunks {
-		n += cap(c.buf)
-	}
-	return n
-}

@@ -346,3 +346,12 @@ func TestArenaReusesEmptyNewestChunk(t *testing.T) {
 		t.Errorf("%d chunks from %d, want the oversized one alone", len(a.chunks), a.first)
 	}
 }
+
+// size is the memory the arena's chunks take, in bytes.
+func (a *arena) size() int {
+	n := 0
+	for _, c := range a.chunks {
+		n += cap(c.buf)
+	}
+	return n
+}

@@ -27,13 +27,3 @@ func LookupBody(tb testing.TB, card string, mutate func(m map[string]any)) map[s
 	}
 	return m
 }
-
-// Lookup is LookupBody encoded as JSON.
-func Lookup(tb testing.TB, card string, mutate func(m map[string]any)) []byte {
-	tb.Helper()
-	b, err := json.Marshal(LookupBody(tb, card, mutate))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return b
-}

@@ -13,7 +13,6 @@
 package testkit
 
 import (
-	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -53,12 +52,6 @@ func FreePort(tb testing.TB) int {
 	}
 	defer ln.Close()
 	return ln.Addr().(*net.TCPAddr).Port
-}
-
-// FreeAddr returns 127.0.0.1:port for a free port.
-func FreeAddr(tb testing.TB) string {
-	tb.Helper()
-	return fmt.Sprintf("127.0.0.1:%d", FreePort(tb))
 }
 
 // AllocBudget skips tb under the race detector, which instruments memory

@@ -87,8 +87,8 @@ import (
 // latter names the object in emvErrorDetail and in a problem.
 func malformed(err error) *emulator.Error {
 	if le, ok := err.(*limitError); ok {
-		e := emulator.NewError(emulator.CodeMalformedJSON, "101", "request body beyond the decoder's limits: "+le.Error(), le.field)
-		e.Problems = []emulator.Problem{{Field: le.field, EMVCode: "101",
+		e := emulator.NewError(emulator.CodeMalformedJSON, emulator.EMVMessageInvalid, "request body beyond the decoder's limits: "+le.Error(), le.field)
+		e.Problems = []emulator.Problem{{Field: le.field, EMVCode: emulator.EMVMessageInvalid,
 			Reason: le.reason + "; the body is not read beyond byte offset " + strconv.Itoa(le.offset)}}
 		return e
 	}
@@ -97,5 +97,5 @@ func malformed(err error) *emulator.Error {
 	if se, ok := err.(*syntaxError); ok {
 		detail = "body, byte offset " + strconv.Itoa(se.offset)
 	}
-	return emulator.NewError(emulator.CodeMalformedJSON, "101", msg, detail)
+	return emulator.NewError(emulator.CodeMalformedJSON, emulator.EMVMessageInvalid, msg, detail)
 }

@@ -13,11 +13,11 @@ import (
 
 // EMV error codes of field problems.
 const (
-	emvMissing   = "201"
-	emvFormat    = "203"
-	emvDuplicate = "204"
-	emvISO       = "304"
-	emvVersion   = "102"
+	emvMissing   = emulator.EMVMissingElement
+	emvFormat    = emulator.EMVInvalidFormat
+	emvDuplicate = emulator.EMVDuplicateElement
+	emvISO       = emulator.EMVInvalidISOCode
+	emvVersion   = emulator.EMVVersionNotSupported
 )
 
 // fieldKind is how a field's JSON value is read.
