@@ -248,7 +248,7 @@ func conditions(m scenarios.Match) map[string]any {
 	return w
 }
 
-// Catalogue lists the scenarios of cat as the API and the README show them.
+// Catalogue lists the scenarios of cat as the API and the docs' test cards show them.
 func Catalogue(cat *scenarios.Catalogue, schemes *emulator.SchemeTable) []CatalogueEntry {
 	return catalogueEntries(cat.All(), cat.Fallback(), schemes)
 }
