@@ -17,8 +17,10 @@ import (
 	"github.com/gorilla/mux"
 	"github.com/gorilla/securecookie"
 
+	"github.com/threeds-sandbox/threeds-sandbox/docs"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/templates"
+	"github.com/threeds-sandbox/threeds-sandbox/web/docsite"
 	"github.com/threeds-sandbox/threeds-sandbox/web/journal"
 	"github.com/threeds-sandbox/threeds-sandbox/web/session"
 )
@@ -108,6 +110,7 @@ type Server struct {
 	metrics  *Metrics
 	journal  journal.Journal // nil: the console runs without one
 	sessions session.Store
+	docs     *docsite.Handler // the documentation at {base}/docs/
 	ready    atomic.Bool
 }
 
@@ -152,6 +155,9 @@ func NewServer(cfg Config) (*Server, error) {
 	if s.sessions == nil {
 		s.sessions = session.NewMemory(0)
 	}
+	if s.docs, err = docsite.New(docs.FS(), cfg.Pages, cfg.BasePath, consoleHeaders); err != nil {
+		return nil, fmt.Errorf("web: %w", err)
+	}
 	s.routes()
 	return s, nil
 }
@@ -187,6 +193,8 @@ func (s *Server) routes() {
 	data.HandleFunc("/scenarios/schema.json", s.handleSchema).Methods(http.MethodGet, http.MethodHead)
 	data.Handle("/openapi.{format:yaml|json}", s.openAPI()).Methods(http.MethodGet, http.MethodHead)
 	s.consoleRoutes(root, r)
+	r.Handle("/docs", http.RedirectHandler(s.cfg.BasePath+"/docs/", http.StatusMovedPermanently)).Methods(http.MethodGet, http.MethodHead)
+	r.PathPrefix("/docs/").Handler(s.docs).Methods(http.MethodGet, http.MethodHead)
 
 	acs := r.NewRoute().Subrouter()
 	acs.Use(markRoute(routeACS))
