@@ -9,7 +9,7 @@ RUN go mod download
 COPY . .
 RUN CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o /out/threeds-sandbox ./cmd/threeds-sandbox
 
-# The binary embeds its scenarios and templates: nothing else is needed.
+# The binary embeds its scenarios, templates and docs: nothing else is needed.
 FROM scratch
 COPY --from=build /out/threeds-sandbox /threeds-sandbox
 USER 65532:65532

@@ -285,9 +285,9 @@ type Landing struct {
 	Base, PublicURL string
 	// Links are the places to go, in order.
 	Links []LandingLink
-	// Docs are the sections of the README, which ships beside the binary's
-	// source (README.md at the repository root).
-	Docs []string
+	// Docs are the pages of the documentation the sandbox serves, the
+	// index first.
+	Docs []LandingLink
 	// Packs are the test cards, by pack, the sandbox's own first.
 	Packs []LandingPack
 }

@@ -29,7 +29,7 @@ func init() {
 	views[PageConsoleNotify] = ConsoleNotify{Nonce: "n0nce", Base: "/3ds", TransStatus: "Y", CRes: "eyJ", Session: "s"}
 	views[PageLanding] = Landing{Nonce: "n0nce", Base: "/3ds", PublicURL: "http://localhost:8080/3ds",
 		Links: []LandingLink{{Name: "Console", Href: "/3ds/console/", About: "The test cards"}},
-		Docs:  []string{"Quick start"},
+		Docs:  []LandingLink{{Name: "Documentation", Href: "/3ds/docs/"}, {Name: "Configuration", Href: "/3ds/docs/configuration"}},
 		Packs: []LandingPack{{Pack: "defaults", Title: "Our own test cards", Cards: 1, Groups: []CardGroup{{Pack: "defaults", Scheme: "VISA", Flow: "frictionless",
 			Cards: []CardRow{{ID: "visa-y", Number: "4000000000001000", Status: "Y", Description: "Authenticated"}}}}}}}
 	views[PageConsoleMessage] = ConsoleMessage{ConsoleLayout: consoleLayout("transactions"), Message: "Not found", Link: "/3ds/console/", LinkText: "Back"}

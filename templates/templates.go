@@ -19,7 +19,7 @@ const (
 )
 
 // pages lists every page Parse must find.
-var pages = []string{PageAutoSubmit, PageChallenge, PageResult, PageError, PageDone, PageConsoleCards, PageConsoleTransactions, PageConsoleTransaction, PageConsoleLogin, PageConsoleDemo, PageConsoleNotify, PageConsoleMessage, PageLanding}
+var pages = []string{PageAutoSubmit, PageChallenge, PageResult, PageError, PageDone, PageConsoleCards, PageConsoleTransactions, PageConsoleTransaction, PageConsoleLogin, PageConsoleDemo, PageConsoleNotify, PageConsoleMessage, PageLanding, PageDocs}
 
 //go:embed html/*.tmpl
 var files embed.FS

@@ -3,8 +3,6 @@ package web_test
 import (
 	"encoding/json"
 	"net/http"
-	"os"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -15,8 +13,8 @@ import (
 )
 
 // TestLandingPage is the front door: GET {base}/ is a page that leads to
-// the console, the demo, the OpenAPI document and the scenarios, and lists
-// the test cards by pack, the sandbox's own first; it stays open under
+// the console, the demo, the OpenAPI document, the scenarios and the
+// docs, links every page of the docs, and lists the test cards by pack, the sandbox's own first; it stays open under
 // --console-auth and scrolls its tables rather than the page.
 func TestLandingPage(t *testing.T) {
 	for _, base := range []string{"", "/3ds"} {
@@ -32,9 +30,16 @@ func TestLandingPage(t *testing.T) {
 			}
 			var hrefs []string
 			p.Doc.Find("#links a").Each(func(_ int, a *goquery.Selection) { hrefs = append(hrefs, a.AttrOr("href", "")) })
-			for _, want := range []string{base + "/console/", base + "/console/demo", base + "/openapi.yaml", base + "/scenarios"} {
+			for _, want := range []string{base + "/console/", base + "/console/demo", base + "/openapi.yaml", base + "/scenarios", base + "/docs/"} {
 				if !slices.Contains(hrefs, want) {
 					t.Errorf("the page does not link %s; links: %v", want, hrefs)
+				}
+			}
+			var docs []string
+			p.Doc.Find("#docs a").Each(func(_ int, a *goquery.Selection) { docs = append(docs, a.AttrOr("href", "")) })
+			for _, want := range []string{base + "/docs/", base + "/docs/test-cards", base + "/docs/configuration", base + "/docs/spec-choices"} {
+				if !slices.Contains(docs, want) {
+					t.Errorf("the page does not list the docs page %s; it lists %v", want, docs)
 				}
 			}
 			var packs []string
@@ -94,7 +99,7 @@ func TestLandingPage(t *testing.T) {
 }
 
 // TestLandingIndex is the front door asked for JSON: the same links, as
-// absolute URLs, the README's sections and the catalogue.
+// absolute URLs, the pages of the docs with theirs, and the catalogue.
 func TestLandingIndex(t *testing.T) {
 	e := newConsoleEnv(t, consoleOptions{basePath: "/3ds"})
 	req, err := http.NewRequest(http.MethodGet, e.URL+"/", nil)
@@ -119,30 +124,30 @@ func TestLandingIndex(t *testing.T) {
 			t.Errorf("link %q = %q, want %q", name, hrefs[name], e.URL+want)
 		}
 	}
-	if idx.Readme.File != "README.md" || len(idx.Readme.Sections) == 0 {
-		t.Errorf("readme = %+v", idx.Readme)
+	if hrefs["Docs"] != e.URL+"/docs/" {
+		t.Errorf("link Docs = %q, want %q", hrefs["Docs"], e.URL+"/docs/")
+	}
+	docs := map[string]console.LandingDoc{}
+	for _, d := range idx.Docs {
+		docs[d.Name] = d
+	}
+	for name, want := range map[string]console.LandingDoc{
+		"index":         {Name: "index", Title: "Documentation", URL: e.URL + "/docs/"},
+		"configuration": {Name: "configuration", Title: "Configuration", URL: e.URL + "/docs/configuration"},
+		"spec-choices":  {Name: "spec-choices", Title: "Where the spec is silent: our choices", URL: e.URL + "/docs/spec-choices"},
+	} {
+		if docs[name] != want {
+			t.Errorf("docs page %s = %+v, want %+v", name, docs[name], want)
+		}
+	}
+	if len(idx.Docs) == 0 || idx.Docs[0].Name != "index" {
+		t.Errorf("docs %+v: want the index first", idx.Docs)
 	}
 	if len(idx.Cards) == 0 || idx.Cards[0].Pack == "" {
 		t.Errorf("cards: %d, the first without a pack: %+v", len(idx.Cards), idx.Cards)
 	}
 	if p.Header.Get("Vary") != "Accept" {
 		t.Errorf("Vary = %q, want Accept", p.Header.Get("Vary"))
-	}
-}
-
-// TestReadmeSections keeps the front door's list of README sections in
-// step with the README's headings.
-func TestReadmeSections(t *testing.T) {
-	raw, err := os.ReadFile("../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var headings []string
-	for _, m := range regexp.MustCompile(`(?m)^## (.+)$`).FindAllStringSubmatch(string(raw), -1) {
-		headings = append(headings, m[1])
-	}
-	if !slices.Equal(headings, console.ReadmeSections) {
-		t.Errorf("README sections %q, the front door lists %q", headings, console.ReadmeSections)
 	}
 }
 

@@ -17,11 +17,13 @@ import (
 	"github.com/gorilla/mux"
 	"github.com/gorilla/securecookie"
 
+	"github.com/threeds-sandbox/threeds-sandbox/docs"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/journal"
 	"github.com/threeds-sandbox/threeds-sandbox/templates"
 	"github.com/threeds-sandbox/threeds-sandbox/web/auth"
 	"github.com/threeds-sandbox/threeds-sandbox/web/console"
+	"github.com/threeds-sandbox/threeds-sandbox/web/docsite"
 )
 
 // Defaults of the server's limits.
@@ -109,6 +111,7 @@ type Server struct {
 	ln      net.Listener
 	metrics *Metrics
 	console *console.Console
+	docs    *docsite.Handler // the documentation at {base}/docs/
 	ready   atomic.Bool
 }
 
@@ -148,6 +151,9 @@ func NewServer(cfg Config) (*Server, error) {
 	if cfg.Journal != nil {
 		s.metrics.watchJournal(cfg.Journal.Stats)
 	}
+	if s.docs, err = docsite.New(docs.FS(), cfg.Pages, cfg.BasePath, console.Headers); err != nil {
+		return nil, fmt.Errorf("web: %w", err)
+	}
 	s.console, err = console.New(console.Config{
 		Base:          cfg.BasePath,
 		PublicURL:     cfg.PublicURL,
@@ -163,6 +169,7 @@ func NewServer(cfg Config) (*Server, error) {
 		Logger:        cfg.Logger,
 		Errors:        s.writeError,
 		ChallengeHTML: s.challengeHTML,
+		Docs:          s.docs.Pages(),
 		Demo: console.DemoAPI{
 			Lookup:  s.demoAPI(s.handleLookup),
 			DDC:     s.demoAPI(s.handleDDC),
@@ -207,6 +214,8 @@ func (s *Server) routes() {
 	data.HandleFunc("/scenarios/schema.json", s.handleSchema).Methods(http.MethodGet, http.MethodHead)
 	data.Handle("/openapi.{format:yaml|json}", s.openAPI()).Methods(http.MethodGet, http.MethodHead)
 	s.console.Mount(root, r)
+	r.Handle("/docs", http.RedirectHandler(s.cfg.BasePath+"/docs/", http.StatusMovedPermanently)).Methods(http.MethodGet, http.MethodHead)
+	r.PathPrefix("/docs/").Handler(s.docs).Methods(http.MethodGet, http.MethodHead)
 
 	acs := r.NewRoute().Subrouter()
 	acs.Use(markRoute(routeACS))

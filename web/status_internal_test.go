@@ -10,17 +10,17 @@ import (
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 )
 
-// TestReadmeErrorTable keeps the README's errorCode table equal to the one
-// table that maps errorCodes to HTTP statuses.
-func TestReadmeErrorTable(t *testing.T) {
-	raw, err := os.ReadFile("../README.md")
+// TestErrorCodeTable keeps the errorCode table of docs/errors.md equal to
+// the one table that maps errorCodes to HTTP statuses.
+func TestErrorCodeTable(t *testing.T) {
+	raw, err := os.ReadFile("../docs/errors.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := string(raw)
 	i, j := strings.Index(s, "<!-- error-codes:start -->"), strings.Index(s, "<!-- error-codes:end -->")
 	if i < 0 || j < i {
-		t.Fatal("README lacks the error-codes markers")
+		t.Fatal("docs/errors.md lacks the error-codes markers")
 	}
 	row := regexp.MustCompile("(?m)^\\| `([A-Z0-9]{4})` \\| (\\d{3}) \\| (\\d{3}) \\|")
 	documented := map[emulator.ErrorCode]int{}
@@ -30,12 +30,12 @@ func TestReadmeErrorTable(t *testing.T) {
 	}
 	for code, status := range httpStatus {
 		if got, ok := documented[code]; !ok || got != status {
-			t.Errorf("README documents %s as HTTP %d, the code answers %d", code, got, status)
+			t.Errorf("docs/errors.md documents %s as HTTP %d, the code answers %d", code, got, status)
 		}
 	}
 	for code := range documented {
 		if _, ok := httpStatus[code]; !ok {
-			t.Errorf("README documents %s, which the status table lacks", code)
+			t.Errorf("docs/errors.md documents %s, which the status table lacks", code)
 		}
 	}
 }

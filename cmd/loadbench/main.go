@@ -6,7 +6,7 @@
 // prints throughput, latency percentiles and the emulator/floor ratio.
 // Then it measures latency at fixed offered rates (open loop), mixed
 // traffic (lookup, enquiry, headless challenge), the memory a stored
-// transaction takes, and the cold start of the binary. BENCHMARKS.md shows
+// transaction takes, and the cold start of the binary. docs/performance.md shows
 // its output.
 //
 //	go run ./cmd/loadbench                    # everything, about 2 minutes

@@ -33,7 +33,7 @@ type redisProc struct {
 }
 
 // startRedis starts redis-server on a free loopback port, configured as
-// the README advises (append-only file, fsync every second), unless which
+// docs/deployment.md advises (append-only file, fsync every second), unless which
 // is "off" or it is "auto" and no redis-server is installed (nil, nil).
 func startRedis(ctx context.Context, which, dir string) (*redisProc, error) {
 	bin := which

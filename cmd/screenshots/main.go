@@ -1,7 +1,7 @@
-// Command screenshots regenerates the README's pictures of the web
-// console, the demo checkout and the challenge page: it starts the
-// emulator in-process on a loopback port, drives headless Chromium
-// through the pages, and writes PNG files.
+// Command screenshots regenerates the pictures of the docs (the front
+// door, the web console, the demo checkout and the challenge page): it
+// starts the emulator in-process on a loopback port, drives headless
+// Chromium through the pages, and writes PNG files.
 //
 //	go run ./cmd/screenshots                 # writes docs/img/landing.png, console-*.png and demo-*.png
 //	go run ./cmd/screenshots -out /tmp/shots -chromium /usr/bin/chromium

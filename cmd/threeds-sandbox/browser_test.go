@@ -21,7 +21,7 @@ import (
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 )
 
-// screenshotDir receives the README's screenshots when UPDATE_SCREENSHOTS=1.
+// screenshotDir receives the pictures of the docs when UPDATE_SCREENSHOTS=1.
 const screenshotDir = "../../docs/img"
 
 // newBrowser starts one headless Chromium for the subtests of t. The
@@ -289,7 +289,7 @@ func evalIn[T any](tb *tab, expr string) T {
 	return v
 }
 
-// screenshot saves a PNG for the README when UPDATE_SCREENSHOTS=1: of the
+// screenshot saves a PNG for the docs when UPDATE_SCREENSHOTS=1: of the
 // element sel, or of the viewport when sel is empty.
 func (tb *tab) screenshot(name, sel string) {
 	tb.t.Helper()

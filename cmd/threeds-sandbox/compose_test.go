@@ -37,7 +37,7 @@ type composeFile struct {
 	Volumes map[string]any `yaml:"volumes"`
 }
 
-// TestComposeFile keeps the example deployment of the README honest:
+// TestComposeFile keeps the example deployment of docs/deployment.md honest:
 // docs/compose.yaml parses, every THREEDS_* variable of a replica is a
 // flag's environment twin whose value the program accepts, the replicas
 // share their state keys, Redis keeps an append-only file and evicts only

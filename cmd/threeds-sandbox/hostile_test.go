@@ -22,8 +22,8 @@ import (
 )
 
 // hostileCeilingMiB is the resident memory the binary stays under with its
-// default flags whatever the traffic; the README's "Reliability and
-// security" section states it and how it is made up.
+// default flags whatever the traffic; docs/reliability.md, "Memory ceiling",
+// states it and how it is made up.
 const hostileCeilingMiB = 448
 
 // TestHostileTraffic drives 64 connections of hostile bodies (padded with

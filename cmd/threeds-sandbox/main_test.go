@@ -512,12 +512,12 @@ func TestHealthcheck(t *testing.T) {
 	}
 }
 
-// TestReadmeConfigurationTable checks that README.md's configuration
-// table names every flag of the program with its environment twin, and
-// nothing else.
-func TestReadmeConfigurationTable(t *testing.T) {
+// TestConfigurationFlags checks that the flag tables of
+// docs/configuration.md name every flag of the program with its
+// environment twin and default, and nothing else.
+func TestConfigurationFlags(t *testing.T) {
 	t.Parallel()
-	f, err := os.Open("../../README.md")
+	f, err := os.Open("../../docs/configuration.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -531,6 +531,9 @@ func TestReadmeConfigurationTable(t *testing.T) {
 			continue
 		}
 		name := strings.Trim(strings.TrimSpace(cells[1]), "`-")
+		if _, dup := rows[name]; dup {
+			t.Errorf("docs/configuration.md documents --%s twice", name)
+		}
 		rows[name] = row{env: strings.Trim(strings.TrimSpace(cells[2]), "`"), def: strings.TrimSpace(cells[3])}
 	}
 	if err := sc.Err(); err != nil {
@@ -541,12 +544,12 @@ func TestReadmeConfigurationTable(t *testing.T) {
 	fs.VisitAll(func(fl *flag.Flag) {
 		r, ok := rows[fl.Name]
 		if !ok {
-			t.Errorf("README configuration table lacks --%s", fl.Name)
+			t.Errorf("docs/configuration.md lacks --%s", fl.Name)
 			return
 		}
 		delete(rows, fl.Name)
 		if got, want := r.env, sandbox.EnvName(fl.Name); got != want {
-			t.Errorf("README: --%s has environment %q, want %q", fl.Name, got, want)
+			t.Errorf("docs/configuration.md: --%s has environment %q, want %q", fl.Name, got, want)
 		}
 		// A default written as one code span is a literal: it must be the
 		// flag's (durations compare by value, 10m is 10m0s).
@@ -561,10 +564,10 @@ func TestReadmeConfigurationTable(t *testing.T) {
 			}
 		}
 		if got, want := lit, fl.DefValue; got != want {
-			t.Errorf("README: --%s default is %q, want %q", fl.Name, got, want)
+			t.Errorf("docs/configuration.md: --%s default is %q, want %q", fl.Name, got, want)
 		}
 	})
 	for name := range rows {
-		t.Errorf("README configuration table has --%s, which is not a flag", name)
+		t.Errorf("docs/configuration.md has --%s, which is not a flag", name)
 	}
 }

@@ -5,35 +5,52 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"regexp"
+	"path/filepath"
 	"strings"
 	"testing"
 )
 
-// fence is one fenced block of the README: its language and its text.
+// fence is one fenced block of a Markdown page: its language and its text.
 type fence struct {
 	lang, text string
 }
 
-// fences returns the fenced blocks of the README section titled title.
-func fences(t *testing.T, title string) []fence {
+// fences returns the fenced blocks of the section of the Markdown file
+// (a path from the repository root) whose heading line is heading, e.g.
+// "## Quick start": up to the next heading of the same or a higher level.
+func fences(t *testing.T, file, heading string) []fence {
 	t.Helper()
-	raw, err := os.ReadFile("../../README.md")
+	raw, err := os.ReadFile(filepath.Join("../..", file))
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := string(raw)
-	start := strings.Index(s, "\n## "+title+"\n")
-	if start < 0 {
-		t.Fatalf("README has no section %q", title)
+	level := strings.IndexByte(heading, ' ')
+	var (
+		out      []fence
+		in, open bool // in the section; in a fenced block
+		cur      fence
+	)
+	for _, line := range strings.Split(string(raw), "\n") {
+		switch {
+		case open && line == "```":
+			open = false
+			if in {
+				out = append(out, cur)
+			}
+		case open:
+			cur.text += line + "\n"
+		case strings.HasPrefix(line, "```"):
+			open, cur = true, fence{lang: strings.TrimPrefix(line, "```")}
+		case line == heading:
+			in = true
+		case in && strings.HasPrefix(line, "#"):
+			if n := strings.IndexByte(line, ' '); n > 0 && n <= level && strings.Trim(line[:n], "#") == "" {
+				return out
+			}
+		}
 	}
-	s = s[start+1:]
-	if end := strings.Index(s[3:], "\n## "); end >= 0 {
-		s = s[:end+3]
-	}
-	var out []fence
-	for _, m := range regexp.MustCompile("(?ms)^```([a-z]*)\n(.*?)^```$").FindAllStringSubmatch(s, -1) {
-		out = append(out, fence{lang: m[1], text: m[2]})
+	if !in {
+		t.Fatalf("%s has no section %q", file, heading)
 	}
 	return out
 }
@@ -52,7 +69,7 @@ func needTools(t *testing.T, tools ...string) {
 }
 
 // stableKeys are the answer fields whose values do not change from one
-// transaction to the next: the README's examples must show what the
+// transaction to the next: the examples of the docs must show what the
 // sandbox answers for them.
 var stableKeys = []string{"status", "transactionStatus", "transStatus", "final", "version", "eci",
 	"cardScheme", "cardBin", "externalReferenceId", "notificationUrl", "threeDSSessionData"}
@@ -65,7 +82,7 @@ var stableKeys = []string{"status", "transactionStatus", "transStatus", "final",
 // with the same value where values do not vary.
 func TestReadmeQuickStart(t *testing.T) {
 	needTools(t, "bash", "curl", "jq")
-	blocks := fences(t, "Quick start")
+	blocks := fences(t, "README.md", "## Quick start")
 	if len(blocks) == 0 || blocks[0].lang != "sh" || blocks[0].text != "go run ./cmd/threeds-sandbox\n" {
 		t.Fatalf("the Quick start must open with exactly `go run ./cmd/threeds-sandbox`, got %q", blocks[0])
 	}
@@ -126,30 +143,31 @@ func TestReadmeQuickStart(t *testing.T) {
 	}
 }
 
-// checkExample compares a block's output with the README's example.
+// checkExample compares a block's output with the example the page shows
+// after it.
 func checkExample(t *testing.T, want fence, got string) {
 	t.Helper()
 	if want.lang != "json" {
 		if strings.TrimSpace(got) != strings.TrimSpace(want.text) {
-			t.Errorf("output %q, the README shows %q", got, want.text)
+			t.Errorf("output %q, the page shows %q", got, want.text)
 		}
 		return
 	}
 	var w, g map[string]any
 	if err := json.Unmarshal([]byte(want.text), &w); err != nil {
-		t.Fatalf("the README's example is not JSON: %v\n%s", err, want.text)
+		t.Fatalf("the page's example is not JSON: %v\n%s", err, want.text)
 	}
 	if err := json.Unmarshal([]byte(got), &g); err != nil {
 		t.Fatalf("the output is not JSON: %v\n%s", err, got)
 	}
 	for k := range w {
 		if _, ok := g[k]; !ok {
-			t.Errorf("the output lacks %q, which the README shows\n%s", k, got)
+			t.Errorf("the output lacks %q, which the page shows\n%s", k, got)
 		}
 	}
 	for _, k := range stableKeys {
 		if wv, ok := w[k]; ok && fmt.Sprint(wv) != fmt.Sprint(g[k]) {
-			t.Errorf("%s = %v, the README shows %v", k, g[k], wv)
+			t.Errorf("%s = %v, the page shows %v", k, g[k], wv)
 		}
 	}
 }

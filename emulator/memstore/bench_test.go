@@ -179,7 +179,7 @@ func BenchmarkMixed(b *testing.B) {
 // fresh store per iteration and reports the live heap the store holds
 // (after a full GC): per stored transaction (bytes/tx) and in all (MB),
 // without a bound and with a bound of 10k entries. The 1M-transaction
-// figures of BENCHMARKS.md come from cmd/loadbench, which stores them
+// figures of docs/performance.md come from cmd/loadbench, which stores them
 // through Engine.Lookup.
 func BenchmarkMemoryPerTransaction(b *testing.B) {
 	const n = 100_000

@@ -1,5 +1,5 @@
 // Package redisclients measures the two well-kept Go clients of Redis on
-// the lookup path's Redis work, to choose one (BENCHMARKS.md): the script
+// the lookup path's Redis work, to choose one (docs/performance.md): the script
 // that stores a transaction record and its reference index with a TTL,
 // and a GET, from 64 goroutines at once as the emulator's handlers call
 // them. It is a module of its own so that the sandbox depends only on the

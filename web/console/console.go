@@ -22,6 +22,7 @@ import (
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/journal"
 	"github.com/threeds-sandbox/threeds-sandbox/templates"
 	"github.com/threeds-sandbox/threeds-sandbox/web/auth"
+	"github.com/threeds-sandbox/threeds-sandbox/web/docsite"
 	"github.com/threeds-sandbox/threeds-sandbox/web/respond"
 )
 
@@ -74,6 +75,9 @@ type Config struct {
 	// ChallengeHTML renders a lookup's challengeHtml from its indication,
 	// as the API writes it.
 	ChallengeHTML func(*emulator.ChallengeIndication) (string, error)
+	// Docs are the pages of the documentation the sandbox serves, which
+	// the front door lists.
+	Docs []docsite.Page
 	// Demo are the API operations the demo checkout calls, each served
 	// with the console session's token (see Console.Token); nil routes
 	// are not mounted.
@@ -175,9 +179,9 @@ func origin(raw string) string {
 	return u.Scheme + "://" + u.Host
 }
 
-// consoleHeaders sets the security headers of the console's pages and of
-// the front door: they may not be framed, and nothing is cached.
-func consoleHeaders(h http.Header) {
+// Headers sets the security headers of the console's pages, of the front
+// door and of the docs: they may not be framed, and nothing is cached.
+func Headers(h http.Header) {
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "no-referrer")
@@ -189,7 +193,7 @@ func consoleHeaders(h http.Header) {
 func (c *Console) protect(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
-		consoleHeaders(h)
+		Headers(h)
 		if c.auth != nil && !c.auth.allow(r) {
 			h.Set("WWW-Authenticate", `Basic realm="3-D Secure sandbox console", charset="UTF-8"`)
 			h.Set("Content-Type", "text/plain; charset=utf-8")

@@ -9,29 +9,22 @@ import (
 	"github.com/threeds-sandbox/threeds-sandbox/web/respond"
 )
 
-// ReadmeSections are the sections of README.md the front door points to,
-// in the README's order; a test keeps them in step with its headings.
-var ReadmeSections = []string{
-	"Quick start", "Endpoints", "Test cards", "The challenge flow",
-	"Device data collection and the 3DS Method", "Console",
-	"Scenario files", "Configuration", "Running several replicas", "Errors", "OpenAPI",
-	"Reliability and security", "Performance",
-	"Where the spec is silent: our choices", "Development",
-}
-
 // LandingIndex is the JSON the front door answers to Accept:
-// application/json: the same links and cards as the page.
+// application/json: the same links, docs and cards as the page.
 type LandingIndex struct {
-	Name   string                  `json:"name"`
-	Links  []templates.LandingLink `json:"links"`
-	Readme LandingReadme           `json:"readme"`
-	Cards  []cards.Entry           `json:"cards"`
+	Name  string                  `json:"name"`
+	Links []templates.LandingLink `json:"links"`
+	Docs  []LandingDoc            `json:"docs"`
+	Cards []cards.Entry           `json:"cards"`
 }
 
-// LandingReadme tells where the documentation is.
-type LandingReadme struct {
-	File     string   `json:"file"`
-	Sections []string `json:"sections"`
+// LandingDoc is one page of the documentation the sandbox serves.
+type LandingDoc struct {
+	// Name is the page's name ("index" for the index), Title its heading
+	// and URL where browsers reach it.
+	Name  string `json:"name"`
+	Title string `json:"title"`
+	URL   string `json:"url"`
 }
 
 // handleLanding serves GET {base}/: the front door, a page that says
@@ -39,7 +32,7 @@ type LandingReadme struct {
 // behind --console-auth: it shows nothing /scenarios does not.
 func (c *Console) handleLanding(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
-	consoleHeaders(h)
+	Headers(h)
 	h.Set("Vary", "Accept")
 	entries := cards.List(c.cfg.Engine.Catalogue(), c.cfg.Engine.Schemes())
 	links := c.landingLinks()
@@ -49,11 +42,15 @@ func (c *Console) handleLanding(w http.ResponseWriter, r *http.Request) {
 			l.Href = c.absolute(l.Href)
 			abs[i] = l
 		}
+		var docs []LandingDoc
+		for _, p := range c.cfg.Docs {
+			docs = append(docs, LandingDoc{Name: p.Name, Title: p.Title, URL: c.absolute(p.Path)})
+		}
 		respond.JSON(w, http.StatusOK, LandingIndex{
-			Name:   "3-D Secure sandbox",
-			Links:  abs,
-			Readme: LandingReadme{File: "README.md", Sections: ReadmeSections},
-			Cards:  entries,
+			Name:  "3-D Secure sandbox",
+			Links: abs,
+			Docs:  docs,
+			Cards: entries,
 		})
 		return
 	}
@@ -73,7 +70,7 @@ func (c *Console) handleLanding(w http.ResponseWriter, r *http.Request) {
 		Base:      c.base,
 		PublicURL: c.absolute(""),
 		Links:     links,
-		Docs:      ReadmeSections,
+		Docs:      c.docsLinks(),
 		Packs:     packs,
 	})
 }
@@ -85,7 +82,18 @@ func (c *Console) landingLinks() []templates.LandingLink {
 		{Name: "Demo checkout", Href: c.base + "/console/demo", About: "A merchant checkout running the lookup, the challenge and the enquiry in your browser."},
 		{Name: "OpenAPI document", Href: c.base + "/openapi.yaml", About: "The API as OpenAPI 3.1 (also as JSON at openapi.json), with this sandbox as server."},
 		{Name: "Scenarios (JSON)", Href: c.base + "/scenarios", About: "The active test cards and rules, as the API serves them."},
+		{Name: "Docs", Href: c.base + "/docs/", About: "Every topic: test cards, challenges, scenarios, configuration, errors, deployment."},
 	}
+}
+
+// docsLinks are the pages of the documentation, for the front door.
+func (c *Console) docsLinks() []templates.LandingLink {
+	pages := c.cfg.Docs
+	links := make([]templates.LandingLink, len(pages))
+	for i, p := range pages {
+		links[i] = templates.LandingLink{Name: p.Title, Href: p.Path}
+	}
+	return links
 }
 
 // absolute makes a path of this sandbox a URL browsers reach it at: the

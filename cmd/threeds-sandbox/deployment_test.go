@@ -1,0 +1,163 @@
+//go:build linux
+
+package main
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
+)
+
+// TestDeploymentRecipe runs the recipe of docs/deployment.md, "Without
+// Docker", as written: it builds the binary, starts Redis, three replicas
+// and nginx on loopback ports, waits for them, sends the lookup its next
+// block shows through the balancer, and stops everything with its last
+// block. Only the ports and the directory are the test's own, through the
+// variables the recipe reads.
+func TestDeploymentRecipe(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds the binary and starts Redis, three replicas and nginx")
+	}
+	needTools(t, "bash", "curl", "jq", "openssl", "redis-server", "redis-cli")
+	nginx := testkit.Nginx(t)
+	blocks := fences(t, "docs/deployment.md", "### Without Docker")
+	var sh []fence
+	for _, b := range blocks {
+		if b.lang == "sh" {
+			sh = append(sh, b)
+		}
+	}
+	if len(sh) != 3 || len(blocks) != 4 || blocks[2].lang != "text" {
+		t.Fatalf("the recipe has %d blocks (%d sh), want start, check, its output and stop", len(blocks), len(sh))
+	}
+	start, check, want, stop := sh[0], sh[1], blocks[2], sh[2]
+
+	dir := t.TempDir()
+	lb := freePortRun(t, 4)
+	env := append(replicaEnv(),
+		"PATH="+os.Getenv("PATH")+":"+filepath.Dir(nginx),
+		"DIR="+dir,
+		"LB="+strconv.Itoa(lb),
+		"REDIS_PORT="+freePort(t))
+	run := func(name string, b fence, within time.Duration) string {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), within)
+		defer cancel()
+		// Output goes to a file, not a pipe: nginx keeps its standard
+		// error open when it goes to the background.
+		out, err := os.CreateTemp(t.TempDir(), name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer out.Close()
+		cmd := exec.CommandContext(ctx, "bash", "-c", "set -euo pipefail\n"+b.text)
+		cmd.Dir = "../.."
+		cmd.Env = env
+		cmd.Stdout, cmd.Stderr = out, out
+		err = cmd.Run()
+		text, _ := os.ReadFile(out.Name())
+		if err != nil {
+			t.Fatalf("the %s block failed: %v\n%s", name, err, text)
+		}
+		return string(text)
+	}
+	t.Cleanup(func() {
+		run("stop", stop, time.Minute)
+		killLeftovers(t, dir)
+	})
+
+	run("start", start, 5*time.Minute)
+	got := run("check", check, time.Minute)
+	checkExample(t, want, got)
+	for i := 1; i <= 3; i++ {
+		url := "http://127.0.0.1:" + strconv.Itoa(lb+i) + "/readyz"
+		resp, err := http.Get(url)
+		if err != nil {
+			t.Errorf("replica %d: %v", i, err)
+			continue
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("replica %d: GET %s: HTTP %d", i, url, resp.StatusCode)
+		}
+	}
+	if log, err := os.ReadFile(filepath.Join(dir, "access.log")); err != nil || !strings.Contains(string(log), "POST /authentication/brw") {
+		t.Errorf("nginx's access log does not show the lookup (%v):\n%s", err, log)
+	}
+}
+
+// freePortRun returns the first of n consecutive loopback ports that
+// nothing listens on.
+func freePortRun(t *testing.T, n int) int {
+	t.Helper()
+	for range 50 {
+		first, err := strconv.Atoi(freePort(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ok := first+n <= 65535
+		for p := first; ok && p < first+n; p++ {
+			ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p))
+			if err != nil {
+				ok = false
+				break
+			}
+			ln.Close()
+		}
+		if ok {
+			return first
+		}
+	}
+	t.Fatalf("no %d consecutive free ports", n)
+	return 0
+}
+
+// killLeftovers waits for what the recipe started to end after its stop
+// block (a replica drains first), and kills, by the process ids of its pid
+// files, what does not.
+func killLeftovers(t *testing.T, dir string) {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, "*.pid"))
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		pid, err := strconv.Atoi(strings.TrimSpace(string(raw)))
+		if err != nil || pid <= 1 {
+			continue
+		}
+		deadline := time.Now().Add(20 * time.Second)
+		for running(pid) && time.Now().Before(deadline) {
+			time.Sleep(100 * time.Millisecond)
+		}
+		if running(pid) {
+			t.Errorf("%s: process %d still running after the stop block; killing it", filepath.Base(f), pid)
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+}
+
+// running tells whether the process pid exists and has not ended (a
+// process that ended but was not yet reaped is a zombie: state Z).
+func running(pid int) bool {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	// The state follows the command name, which is in parentheses.
+	s := string(stat)
+	i := strings.LastIndexByte(s, ')')
+	return i >= 0 && i+2 < len(s) && s[i+2] != 'Z'
+}

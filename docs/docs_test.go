@@ -1,0 +1,180 @@
+package docs_test
+
+import (
+	"io/fs"
+	"os"
+	"path"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/threeds-sandbox/threeds-sandbox/docs"
+	"github.com/threeds-sandbox/threeds-sandbox/web/docsite"
+)
+
+// readme is the repository's front page, one directory up.
+const readme = "../README.md"
+
+// maxReadmeBytes bounds the front page: what a first visit needs, with
+// everything else one link away.
+const maxReadmeBytes = 15000
+
+// readmeOpening is how the README starts: its title, then how to run the
+// sandbox and its tests.
+const readmeOpening = "# 3-D Secure sandbox emulator\n\n```sh\n" +
+	"go run ./cmd/threeds-sandbox      # serve the emulator with its embedded test cards on http://localhost:8080\n" +
+	"go test -race ./...               # run the whole test suite (browser tests use /usr/bin/chromium)\n```\n"
+
+// interfaceTitle is the title of the document whose API the sandbox
+// emulates; every page names it, so that "the spec" is never ambiguous.
+const interfaceTitle = "Three-Domain Secure Authentication Service Interface"
+
+// pages returns the Markdown files to check: the README and every page of
+// this directory, as paths from here.
+func pages(t *testing.T) []string {
+	t.Helper()
+	out := []string{readme}
+	entries, err := os.ReadDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if !e.IsDir() && strings.HasSuffix(e.Name(), ".md") {
+			out = append(out, e.Name())
+		}
+	}
+	if len(out) < 12 {
+		t.Fatalf("pages: %v, want the README and the docs", out)
+	}
+	return out
+}
+
+func read(t *testing.T, name string) []byte {
+	t.Helper()
+	raw, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
+}
+
+// TestReadmeIsAFrontPage keeps the README short and its opening lines as
+// they are.
+func TestReadmeIsAFrontPage(t *testing.T) {
+	raw := read(t, readme)
+	if len(raw) > maxReadmeBytes {
+		t.Errorf("README.md has %d bytes, at most %d: move the detail to a page of docs/", len(raw), maxReadmeBytes)
+	}
+	if !strings.HasPrefix(string(raw), readmeOpening) {
+		t.Errorf("README.md must open with\n%s", readmeOpening)
+	}
+}
+
+// TestLinks fails on a relative link or picture of the README or of a
+// page whose file does not exist, or whose #anchor names no heading of
+// its page (GitHub's ids: lower case, spaces to '-', punctuation dropped).
+func TestLinks(t *testing.T) {
+	outlines := map[string]docsite.Outline{}
+	outline := func(name string) docsite.Outline {
+		o, ok := outlines[name]
+		if !ok {
+			o = docsite.OutlineOf(read(t, name))
+			outlines[name] = o
+		}
+		return o
+	}
+	checked := 0
+	for _, page := range pages(t) {
+		o := outline(page)
+		for _, dest := range append(slices.Clone(o.Links), o.Images...) {
+			if dest == "" || strings.Contains(dest, "://") || strings.HasPrefix(dest, "mailto:") {
+				continue
+			}
+			checked++
+			if strings.HasPrefix(dest, "/") {
+				t.Errorf("%s: link %q is absolute; write it relative to the page", page, dest)
+				continue
+			}
+			file, anchor, _ := strings.Cut(dest, "#")
+			target := page
+			if file != "" {
+				target = path.Join(path.Dir(page), file)
+				if _, err := os.Stat(target); err != nil {
+					t.Errorf("%s: link %q: no file %s", page, dest, target)
+					continue
+				}
+			}
+			if anchor == "" {
+				continue
+			}
+			if !strings.HasSuffix(target, ".md") {
+				t.Errorf("%s: link %q: an anchor into a file that is not Markdown", page, dest)
+				continue
+			}
+			if !slices.Contains(outline(target).IDs, anchor) {
+				t.Errorf("%s: link %q: %s has no heading #%s (its headings: %v)", page, dest, target, anchor, outline(target).IDs)
+			}
+		}
+	}
+	if checked < 50 {
+		t.Errorf("%d relative links checked, want the pages' many", checked)
+	}
+}
+
+// TestPicturesAreEmbedded: the binary carries every picture a page of
+// the docs shows, and no other.
+func TestPicturesAreEmbedded(t *testing.T) {
+	shown := map[string]bool{}
+	for _, page := range pages(t) {
+		if page == readme {
+			continue // the README is not served; its picture is a page's too
+		}
+		for _, img := range docsite.OutlineOf(read(t, page)).Images {
+			if !strings.Contains(img, "://") {
+				shown[path.Clean(img)] = true
+			}
+		}
+	}
+	embedded := map[string]bool{}
+	err := fs.WalkDir(docs.FS(), "img", func(name string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			embedded[name] = true
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for img := range shown {
+		if !embedded[img] {
+			t.Errorf("a page shows %s, which docs.go does not embed", img)
+		}
+	}
+	for img := range embedded {
+		if !shown[img] {
+			t.Errorf("docs.go embeds %s, which no page shows", img)
+		}
+	}
+	for _, page := range pages(t) {
+		if page == readme {
+			continue
+		}
+		if _, err := fs.Stat(docs.FS(), page); err != nil {
+			t.Errorf("page %s is not embedded: %v", page, err)
+		}
+	}
+}
+
+// TestPagesNameTheInterface: every page says which document it means by
+// "the spec", the interface whose API the sandbox emulates.
+func TestPagesNameTheInterface(t *testing.T) {
+	for _, page := range pages(t) {
+		if page == "architecture.md" {
+			continue // how the code is built, not which API it answers
+		}
+		text := strings.Join(strings.Fields(string(read(t, page))), " ")
+		if !strings.Contains(text, interfaceTitle) {
+			t.Errorf("%s does not name the %s", page, interfaceTitle)
+		}
+	}
+}
