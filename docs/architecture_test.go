@@ -1,0 +1,87 @@
+package docs_test
+
+import (
+	"os/exec"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// module is the import path every package of the project starts with.
+const module = "github.com/threeds-sandbox/threeds-sandbox"
+
+// projectImports returns, per package of the module (its path inside the
+// module), the packages of the module it imports, as go list sees them.
+func projectImports(t *testing.T) map[string][]string {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}}|{{join .Imports \" \"}}", module+"/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	got := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		pkg, imports, _ := strings.Cut(line, "|")
+		var own []string
+		for _, imp := range strings.Fields(imports) {
+			if strings.HasPrefix(imp, module+"/") {
+				own = append(own, strings.TrimPrefix(imp, module+"/"))
+			}
+		}
+		slices.Sort(own)
+		got[strings.TrimPrefix(pkg, module+"/")] = own
+	}
+	return got
+}
+
+// TestArchitectureNamesEveryPackage: the architecture page gives every
+// package of go list its one job, and names no package that is gone.
+func TestArchitectureNamesEveryPackage(t *testing.T) {
+	page := string(read(t, "architecture.md"))
+	named := map[string]bool{}
+	for _, m := range regexp.MustCompile("(?m)^\\| `([a-z0-9/-]+)` \\| .+ \\|$").FindAllStringSubmatch(page, -1) {
+		named[m[1]] = true
+	}
+	actual := projectImports(t)
+	for pkg := range actual {
+		if !named[pkg] {
+			t.Errorf("docs/architecture.md does not give package %s its job in the table of packages", pkg)
+		}
+	}
+	for pkg := range named {
+		if _, ok := actual[pkg]; !ok {
+			t.Errorf("docs/architecture.md names package %s, which go list does not know", pkg)
+		}
+	}
+}
+
+// TestArchitectureImports: the page's list of imports is exactly what go
+// list says each package imports of the project.
+func TestArchitectureImports(t *testing.T) {
+	page := string(read(t, "architecture.md"))
+	m := regexp.MustCompile("(?s)```imports\n(.*?)```").FindStringSubmatch(page)
+	if m == nil {
+		t.Fatal("docs/architecture.md has no ```imports block")
+	}
+	drawn := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(m[1]), "\n") {
+		pkg, imports, ok := strings.Cut(line, ":")
+		if !ok {
+			t.Fatalf("imports block: line %q is not \"package: imports\"", line)
+		}
+		list := strings.Fields(imports)
+		slices.Sort(list)
+		drawn[pkg] = list
+	}
+	actual := projectImports(t)
+	for pkg, want := range actual {
+		if got, ok := drawn[pkg]; !ok || !slices.Equal(got, want) {
+			t.Errorf("imports of %s: the page says %v, go list says %v", pkg, got, want)
+		}
+	}
+	for pkg := range drawn {
+		if _, ok := actual[pkg]; !ok {
+			t.Errorf("the page lists the imports of %s, which go list does not know", pkg)
+		}
+	}
+}
