@@ -97,6 +97,10 @@ func TestCommands(t *testing.T) {
 			stderr: []string{`unexpected argument "validate" (a command comes before the flags: threeds-sandbox validate [flags])`}},
 		{name: "unknown flag", args: []string{"--colour", "blue"}, code: 2, stderr: []string{"serve: flag provided but not defined: -colour", usage}},
 		{name: "flag without its value", args: []string{"--addr"}, code: 2, stderr: []string{"serve: flag needs an argument: -addr", usage}},
+		{name: "mistyped flag", args: []string{"--tokn", "x"}, code: 2,
+			stderr: []string{"threeds-sandbox: serve: flag provided but not defined: -tokn (did you mean --tokens?)\n", usage}},
+		{name: "mistyped flag of healthcheck", args: []string{"healthcheck", "--adr", "127.0.0.1:1"}, code: 2,
+			stderr: []string{"healthcheck: flag provided but not defined: -adr (did you mean --addr?)"}},
 		{name: "version with an argument", args: []string{"version", "--short"}, code: 2, stderr: []string{`version: unexpected argument "--short"`}},
 
 		{name: "validate without a file", args: []string{"validate"}, code: 2, stderr: []string{"validate: name at least one scenario file or directory", usage}},

@@ -145,7 +145,8 @@ func (e *UsageError) Unwrap() error { return e.Err }
 // the memory store. It reports every
 // problem at once, each naming its area, the flag and its environment
 // twin. args asking for help (-h) give flag.ErrHelp, with the list of flags
-// written to out; an unknown flag gives a *UsageError.
+// written to out; an unknown flag gives a *UsageError, which names the
+// flag it most likely misspells.
 func Parse(args []string, getenv func(string) string, out io.Writer) (Config, []string, error) {
 	var c Config
 	fs := FlagSet(&c, io.Discard)
@@ -165,7 +166,7 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Config, []
 			PrintFlags(out, fs)
 			return c, nil, err
 		}
-		return c, nil, &UsageError{err}
+		return c, nil, &UsageError{suggestFlag(err)}
 	}
 	var errs []error
 	set := map[string]bool{}
