@@ -86,14 +86,14 @@ var commands = []command{
 }
 
 // dispatch runs the subcommand that args name.
-func dispatch(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer, ready chan<- string) error {
+func dispatch(ctx context.Context, args []string, getenv func(string) string, environ func() []string, stdout, stderr io.Writer, ready chan<- string) error {
 	name, rest := "serve", args
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		name, rest = args[0], args[1:]
 	}
 	switch name {
 	case "serve":
-		return serve(ctx, rest, getenv, stdout, ready)
+		return serve(ctx, rest, getenv, environ, stdout, ready)
 	case "validate":
 		return validate(rest, stdout, stderr)
 	case "healthcheck":

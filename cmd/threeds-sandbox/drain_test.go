@@ -151,7 +151,9 @@ func TestMemoryStoreStopsAtOnce(t *testing.T) {
 	var stdout, stderr syncBuffer
 	ready, done := make(chan string, 1), make(chan error, 1)
 	// No THREEDS_DRAIN_DELAY: the store's default applies.
-	go func() { done <- run(ctx, []string{"--addr", "127.0.0.1:0"}, envOf(nil), &stdout, &stderr, ready) }()
+	go func() {
+		done <- run(ctx, []string{"--addr", "127.0.0.1:0"}, envOf(nil), environOf(nil), &stdout, &stderr, ready)
+	}()
 	select {
 	case <-ready:
 	case err := <-done:

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -76,4 +77,32 @@ func suggestFlag(err error) error {
 		return fmt.Errorf("%w (did you mean --%s?)", err, s)
 	}
 	return err
+}
+
+// UnknownEnv returns a warning for each variable of environ (KEY=value
+// pairs, as os.Environ gives them) that has the prefix of the flags'
+// twins but is the twin of no flag: it sets nothing, and is most likely a
+// misspelling, so the warning names the variable it is nearest to, if
+// one is close. The warnings are sorted by variable.
+func UnknownEnv(environ []string) []string {
+	_, known := flagNames()
+	var names []string
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(name, EnvPrefix) && !slices.Contains(known, name) && !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	out := make([]string, 0, len(names))
+	for _, name := range names {
+		msg := "unknown environment variable " + name
+		if s := Closest(name, known); s != "" {
+			msg += "; did you mean " + s + "?"
+		} else {
+			msg += "; no flag reads it ('threeds-sandbox help' lists every variable)"
+		}
+		out = append(out, msg)
+	}
+	return out
 }
