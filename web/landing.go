@@ -74,6 +74,9 @@ func (c *console) handleLanding(w http.ResponseWriter, r *http.Request) {
 		Links:     links,
 		Docs:      ReadmeSections,
 		Packs:     packs,
+		// The sentence above the cards counts those whose outcome
+		// depends on another field of the request as well.
+		Conditional: len(newCardConditions(entries)),
 	})
 }
 
