@@ -137,7 +137,7 @@ func TestCardConditionsSayWhich(t *testing.T) {
 			t.Errorf("%d rows of %s, want 1", row.Length(), tt.scenario)
 			continue
 		}
-		if got := strings.TrimSpace(row.Find(".cond").Text()); got != tt.want {
+		if got := strings.Join(strings.Fields(row.Find(".cond").Text()), " "); got != tt.want {
 			t.Errorf("%s: condition %q, want %q", tt.scenario, got, tt.want)
 		}
 	}

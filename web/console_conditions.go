@@ -44,11 +44,12 @@ func (c cardConditions) note(e CatalogueEntry) string {
 
 // condition says in words what e needs besides its card number, e.g.
 // "messageVersion 2.1.0, threeDsRequestorChallengeInd 2"; "" when nothing.
+// A no-break space keeps each field with its value on narrow columns.
 func condition(e CatalogueEntry) string {
 	var parts []string
 	for _, k := range slices.Sorted(maps.Keys(e.When)) {
 		if k != "cardNumber" {
-			parts = append(parts, k+" "+conditionValue(e.When[k]))
+			parts = append(parts, k+"\u00a0"+conditionValue(e.When[k]))
 		}
 	}
 	return strings.Join(parts, ", ")
