@@ -113,7 +113,10 @@ func TestBrowserConsole(t *testing.T) {
 			if got := journal.attr("#tx-body tr[data-id]", "data-id"); got != ids[1] {
 				t.Errorf("first row = %s, want the newest transaction %s", got, ids[1])
 			}
-			journal.click(`tr[data-id="` + ids[1] + `"] a.tx`)
+			// The live page replaces its rows when the journal changes, which
+			// can fall between finding the link and clicking it: the page
+			// clicks it in one step.
+			evalIn[bool](journal, `(function(){var a=document.querySelector('tr[data-id="`+ids[1]+`"] a.tx');if(!a){return false;}a.click();return true;})()`)
 			journal.waitVisible(`li.event[data-kind="cres"]`)
 			for _, kind := range []string{"ddc", "method", "lookup", "creq", "decision", "cres", "enquiry"} {
 				journal.waitVisible(`li.event[data-kind="` + kind + `"]`)
