@@ -46,6 +46,9 @@ type ConsoleCards struct {
 	Groups []CardGroup
 	// Total and Shown count the scenarios, all and filtered.
 	Total, Shown int
+	// Conditional counts the cards whose outcome depends on another field
+	// of the request as well; their rows carry a Condition.
+	Conditional int
 }
 
 // CardGroup is one pack, scheme and flow of the catalogue.
@@ -93,6 +96,11 @@ type CardRow struct {
 	// Outcome is what the scheme and outcome filter matches: the status
 	// of a frictionless card, else "challenge" or "error".
 	Outcome string
+	// Condition says how the outcome of the card depends on another field
+	// of the request: "with threeDsRequestorChallengeInd 2" on the row
+	// that needs it, "unless threeDsRequestorChallengeInd 2" on the card's
+	// other rows; empty when the card number alone decides.
+	Condition string
 	// Search is the lowercase text the filter matches against.
 	Search string
 }
@@ -290,6 +298,9 @@ type Landing struct {
 	Docs []LandingLink
 	// Packs are the test cards, by pack, the sandbox's own first.
 	Packs []LandingPack
+	// Conditional counts the cards whose outcome depends on another field
+	// of the request as well; their rows carry a Condition.
+	Conditional int
 }
 
 // LandingLink is one place the front door leads to.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -408,5 +409,60 @@ func TestWhichScenarioAnswered(t *testing.T) {
 	}
 	if !found {
 		t.Error("the catalogue lacks visa-frictionless-i-on-request")
+	}
+}
+
+// TestCatalogueWhenNamesEveryCondition: the `when` of every scenario of
+// GET /scenarios names each condition of its match, so that a reader sees
+// every field the outcome depends on; the table below must name every
+// field of scenarios.Match.
+func TestCatalogueWhenNamesEveryCondition(t *testing.T) {
+	t.Parallel()
+	keys := map[string]string{ // field of scenarios.Match -> key of when
+		"CardNumber":      "cardNumber",
+		"CardPrefix":      "cardPrefix",
+		"BINRange":        "binRange",
+		"CardPattern":     "cardPattern",
+		"Amount":          "purchase.amount",
+		"Currency":        "purchase.currencyCode",
+		"CardholderName":  "card.cardholderName",
+		"ChallengeInd":    "threeDsRequestorChallengeInd",
+		"MessageVersion":  "messageVersion",
+		"MessageCategory": "messageCategory",
+		"AuthInd":         "threeDsRequestorAuthInd",
+		"Scheme":          "cardScheme",
+		"ThreeDSCompInd":  "threeDSCompInd",
+	}
+	match := reflect.TypeFor[scenarios.Match]()
+	for i := range match.NumField() {
+		if _, ok := keys[match.Field(i).Name]; !ok {
+			t.Errorf("scenarios.Match.%s has no key in this test's table", match.Field(i).Name)
+		}
+	}
+	e := newEnv(t)
+	entries := cards.List(e.Cat, e.Engine.Schemes())
+	all := e.Cat.All()
+	if len(entries) != len(all) {
+		t.Fatalf("%d catalogue entries for %d scenarios", len(entries), len(all))
+	}
+	seen := map[string]bool{}
+	for i, sc := range all {
+		m := reflect.ValueOf(sc.Match)
+		for j := range m.NumField() {
+			if m.Field(j).IsZero() {
+				continue
+			}
+			key := keys[match.Field(j).Name]
+			seen[key] = true
+			if _, ok := entries[i].When[key]; !ok {
+				t.Errorf("%s: when = %v lacks %s, a condition of its match", sc.ID, entries[i].When, key)
+			}
+		}
+	}
+	// The default packs hold at least these conditions besides the card.
+	for _, key := range []string{"threeDsRequestorChallengeInd", "threeDSCompInd", "cardScheme"} {
+		if !seen[key] {
+			t.Errorf("no default scenario has the condition %s; the test checks nothing of it", key)
+		}
 	}
 }

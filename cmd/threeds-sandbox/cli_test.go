@@ -35,7 +35,8 @@ func runOnce(t *testing.T, env map[string]string, args ...string) runResult {
 	var stdout, stderr syncBuffer
 	ready := make(chan string, 1)
 	done := make(chan error, 1)
-	go func() { done <- run(ctx, args, envOf(withoutDrain(env)), &stdout, &stderr, ready) }()
+	env = withoutDrain(env)
+	go func() { done <- run(ctx, args, envOf(env), environOf(env), &stdout, &stderr, ready) }()
 	var o runResult
 	select {
 	case o.served = <-ready:
@@ -97,6 +98,10 @@ func TestCommands(t *testing.T) {
 			stderr: []string{`unexpected argument "validate" (a command comes before the flags: threeds-sandbox validate [flags])`}},
 		{name: "unknown flag", args: []string{"--colour", "blue"}, code: 2, stderr: []string{"serve: flag provided but not defined: -colour", usage}},
 		{name: "flag without its value", args: []string{"--addr"}, code: 2, stderr: []string{"serve: flag needs an argument: -addr", usage}},
+		{name: "mistyped flag", args: []string{"--tokn", "x"}, code: 2,
+			stderr: []string{"threeds-sandbox: serve: flag provided but not defined: -tokn (did you mean --tokens?)\n", usage}},
+		{name: "mistyped flag of healthcheck", args: []string{"healthcheck", "--adr", "127.0.0.1:1"}, code: 2,
+			stderr: []string{"healthcheck: flag provided but not defined: -adr (did you mean --addr?)"}},
 		{name: "version with an argument", args: []string{"version", "--short"}, code: 2, stderr: []string{`version: unexpected argument "--short"`}},
 
 		{name: "validate without a file", args: []string{"validate"}, code: 2, stderr: []string{"validate: name at least one scenario file or directory", usage}},
@@ -234,6 +239,53 @@ func TestEveryBadFlagExitsTwo(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestUnknownEnvironmentIsWarned: a THREEDS_ variable that is no flag's
+// twin is warned about once at start-up, with the variable it most likely
+// misspells; it is no error (a container's environment carries others),
+// and variables of other prefixes are not its business.
+func TestUnknownEnvironmentIsWarned(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		env  map[string]string
+		want []string // the warnings, in order
+	}{
+		{name: "a misspelled variable", env: map[string]string{"THREEDS_TOKEN": "team-a"},
+			want: []string{`level=WARN msg="unknown environment variable THREEDS_TOKEN; did you mean THREEDS_TOKENS?"`}},
+		{name: "a variable near no flag", env: map[string]string{"THREEDS_COLOUR": "blue"},
+			want: []string{`level=WARN msg="unknown environment variable THREEDS_COLOUR; no flag reads it ('threeds-sandbox help' lists every variable)"`}},
+		{name: "two, in order", env: map[string]string{"THREEDS_SEEDS": "2", "THREEDS_LOG_LEVL": "debug"},
+			want: []string{"unknown environment variable THREEDS_LOG_LEVL; did you mean THREEDS_LOG_LEVEL?",
+				"unknown environment variable THREEDS_SEEDS; did you mean THREEDS_SEED?"}},
+		{name: "known and foreign variables", env: map[string]string{"THREEDS_TOKENS": "team-a", "GOGC": "100", "TOKEN": "x", "threeds_tokn": "x"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			env := map[string]string{"THREEDS_ADDR": "127.0.0.1:0"}
+			for k, v := range tt.env {
+				env[k] = v
+			}
+			o := runOnce(t, env)
+			if o.served == "" || o.code != 0 {
+				t.Fatalf("run with %v: exit code %d (%v), served %q; want it to serve\n%s", tt.env, o.code, o.err, o.served, o.stderr)
+			}
+			if got := strings.Count(o.stdout, "unknown environment variable"); got != len(tt.want) {
+				t.Errorf("%d warnings of unknown variables, want %d:\n%s", got, len(tt.want), o.stdout)
+			}
+			at := 0
+			for _, w := range tt.want {
+				i := strings.Index(o.stdout[at:], w)
+				if i < 0 {
+					t.Errorf("the log lacks %q after the previous warning:\n%s", w, o.stdout)
+					break
+				}
+				at += i + len(w)
+			}
+		})
 	}
 }
 

@@ -86,14 +86,14 @@ var commands = []command{
 }
 
 // dispatch runs the subcommand that args name.
-func dispatch(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer, ready chan<- string) error {
+func dispatch(ctx context.Context, args []string, getenv func(string) string, environ func() []string, stdout, stderr io.Writer, ready chan<- string) error {
 	name, rest := "serve", args
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		name, rest = args[0], args[1:]
 	}
 	switch name {
 	case "serve":
-		return serve(ctx, rest, getenv, stdout, ready)
+		return serve(ctx, rest, getenv, environ, stdout, ready)
 	case "validate":
 		return validate(rest, stdout, stderr)
 	case "healthcheck":
@@ -123,43 +123,13 @@ func strayArgument(cmd, arg string) error {
 	return usageError("%s: unexpected argument %q", cmd, arg)
 }
 
-// closest is the subcommand nearest to name: a unique one it is a prefix
-// of, or one at most two edits away; "" when none is.
+// closest is the subcommand that name most likely misspells, or "".
 func closest(name string) string {
-	best, bestDist, prefixed := "", 3, []string{}
-	for _, c := range commands {
-		if name != "" && strings.HasPrefix(c.name, name) {
-			prefixed = append(prefixed, c.name)
-		}
-		if d := editDistance(name, c.name); d < bestDist {
-			best, bestDist = c.name, d
-		}
+	names := make([]string, len(commands))
+	for i, c := range commands {
+		names[i] = c.name
 	}
-	if best == "" && len(prefixed) == 1 {
-		return prefixed[0]
-	}
-	return best
-}
-
-// editDistance is the Levenshtein distance between a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
+	return sandbox.Closest(name, names)
 }
 
 // help writes the usage of the program, or of one command, to stdout.

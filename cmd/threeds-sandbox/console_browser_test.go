@@ -1,12 +1,15 @@
 package main
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 )
 
 // catalogueCard returns the card number of a default scenario by id, from
@@ -112,7 +115,10 @@ func TestBrowserConsole(t *testing.T) {
 			if got := journal.attr("#tx-body tr[data-id]", "data-id"); got != ids[1] {
 				t.Errorf("first row = %s, want the newest transaction %s", got, ids[1])
 			}
-			journal.click(`tr[data-id="` + ids[1] + `"] a.tx`)
+			// The live page replaces its rows when the journal changes, which
+			// can fall between finding the link and clicking it: the page
+			// clicks it in one step.
+			evalIn[bool](journal, `(function(){var a=document.querySelector('tr[data-id="`+ids[1]+`"] a.tx');if(!a){return false;}a.click();return true;})()`)
 			journal.waitVisible(`li.event[data-kind="cres"]`)
 			for _, kind := range []string{"ddc", "method", "lookup", "creq", "decision", "cres", "enquiry"} {
 				journal.waitVisible(`li.event[data-kind="` + kind + `"]`)
@@ -137,4 +143,81 @@ func TestBrowserConsole(t *testing.T) {
 			t.Errorf("filter mastercard still shows the Visa card")
 		}
 	})
+}
+
+// linksOutOfReach is a script that lists the rows of the transactions
+// page whose link to the transaction a tap cannot reach: not shown, not
+// wholly within the width of the window, or covered at its centre. It
+// scrolls the page up and down only, as a thumb does; a table scrolled
+// sideways does not count.
+const linksOutOfReach = `(function(){
+var out=[];
+document.querySelectorAll("#tx-body tr[data-id]").forEach(function(tr){
+var id=tr.getAttribute("data-id"),a=tr.querySelector("a.tx");
+if(!a){out.push(id+": no link");return;}
+var r=a.getBoundingClientRect();
+if(r.width===0||r.height===0){out.push(id+": its link is not shown");return;}
+if(r.left<0||r.right>window.innerWidth){out.push(id+": its link spans "+Math.round(r.left)+" to "+Math.round(r.right)+" px of a window "+window.innerWidth+" px wide");return;}
+window.scrollBy(0,r.top+r.height/2-window.innerHeight/2);
+r=a.getBoundingClientRect();
+var el=document.elementFromPoint(r.left+r.width/2,r.top+r.height/2);
+if(!el||!(el===a||a.contains(el))){out.push(id+": the centre of its link is covered by "+(el?el.tagName+"."+el.className:"nothing"));}
+});
+return out;})()`
+
+// TestBrowserTransactionsKeepTheirLinks: on a phone and on a desktop, the
+// link of every row of the transactions page is in view and a tap at its
+// centre opens the transaction, without scrolling the table sideways.
+func TestBrowserTransactionsKeepTheirLinks(t *testing.T) {
+	browser := newBrowser(t)
+	p := startDefault(t)
+	const token = "narrow-screens"
+	var ids []string
+	for _, id := range []string{"visa-frictionless-y", "visa-challenge", "mastercard-frictionless-n"} {
+		body := testkit.LookupBody(t, catalogueCard(t, p, id), func(m map[string]any) {
+			m["merchantName"] = "A merchant with a rather long name"
+			m["externalReferenceId"] = "order-2026-11-25-000042"
+		})
+		r := call(t, http.MethodPost, p.URL+"/authentication/brw", token, body)
+		if r.Status != http.StatusOK {
+			t.Fatalf("lookup of %s: HTTP %d %s", id, r.Status, r.Raw)
+		}
+		ids = append(ids, r.str("threeDsServerTransId"))
+	}
+	for _, size := range []struct{ w, h int64 }{{375, 812}, {768, 1024}, {1024, 720}} {
+		t.Run(fmt.Sprintf("%dx%d", size.w, size.h), func(t *testing.T) {
+			tb := newTab(t, browser, 60*time.Second)
+			tb.do("size the window", chromedp.EmulateViewport(size.w, size.h))
+			tb.do("open the login page", chromedp.Navigate(p.URL+"/console/login"))
+			tb.typeText("#token", token)
+			tb.click(`main form[action$="/console/login"] button[type=submit]`)
+			tb.waitVisible(`#tx-body tr[data-id="` + ids[0] + `"]`)
+			if got := evalIn[int](tb, `document.querySelectorAll("#tx-body tr[data-id]").length`); got != len(ids) {
+				t.Fatalf("%d rows, want %d", got, len(ids))
+			}
+			out, err := chromedp.Run(tb.ctx, chromedp.Evaluate[[]string](linksOutOfReach))
+			if err != nil {
+				t.Fatalf("measure the links: %v", err)
+			}
+			for _, problem := range out {
+				t.Errorf("row %s", problem)
+			}
+			noOverflow(t, tb, "the transactions")
+			if len(out) > 0 {
+				return
+			}
+			// A tap where the link is, not a click that scrolls it into view.
+			c, err := chromedp.Run(tb.ctx, chromedp.Evaluate[[]float64](`(function(){var a=document.querySelector('#tx-body tr[data-id="`+ids[1]+`"] a.tx');a.scrollIntoView({block:"center",inline:"nearest"});var r=a.getBoundingClientRect();return [r.left+r.width/2,r.top+r.height/2,document.querySelector(".table-scroll").scrollLeft];})()`))
+			if err != nil || len(c) != 3 {
+				t.Fatalf("find the link: %v %v", c, err)
+			}
+			if c[2] != 0 {
+				t.Errorf("the table scrolled %.0f px sideways to show the link", c[2])
+			}
+			tb.do("tap the link", chromedp.MouseClickXY(c[0], c[1]))
+			if got := tb.text("h1 .trans-id"); got != ids[1] {
+				t.Errorf("the tap opened transaction %q, want %q", got, ids[1])
+			}
+		})
+	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -139,5 +140,46 @@ func TestNoDrainStopsAtOnce(t *testing.T) {
 	}
 	if strings.Contains(p.stdout.String(), "draining:") {
 		t.Errorf("the log mentions a drain with --drain-delay 0:\n%s", p.stdout)
+	}
+}
+
+// TestMemoryStoreStopsAtOnce: with the memory store and no drain delay
+// set, the program returns soon after the context ends (as Ctrl-C on a
+// laptop), without the drain that replicas behind a load balancer need.
+func TestMemoryStoreStopsAtOnce(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stdout, stderr syncBuffer
+	ready, done := make(chan string, 1), make(chan error, 1)
+	// No THREEDS_DRAIN_DELAY: the store's default applies.
+	go func() {
+		done <- run(ctx, []string{"--addr", "127.0.0.1:0"}, envOf(nil), environOf(nil), &stdout, &stderr, ready)
+	}()
+	select {
+	case <-ready:
+	case err := <-done:
+		t.Fatalf("run returned before serving: %v\n%s", err, stderr.String())
+	case <-time.After(10 * time.Second):
+		t.Fatal("run did not serve within 10s")
+	}
+	cancelled := time.Now()
+	cancel()
+	// The old default drained for 5s; returning within 4s shows there is
+	// no drain without timing the shutdown itself tightly.
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("run after the cancel = %v, want nil", err)
+		}
+		if elapsed := time.Since(cancelled); elapsed >= 4*time.Second {
+			t.Errorf("run returned %s after the cancel, want well under the 5s drain of replicas", elapsed)
+		}
+	case <-time.After(4 * time.Second):
+		t.Errorf("run did not return within 4s of the cancel; want no drain with the memory store")
+		<-done
+	}
+	if strings.Contains(stdout.String(), "draining:") {
+		t.Errorf("the log mentions a drain with the memory store:\n%s", stdout.String())
 	}
 }

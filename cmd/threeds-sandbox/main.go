@@ -20,16 +20,18 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr, nil)
+	err := run(ctx, os.Args[1:], os.Getenv, os.Environ, os.Stdout, os.Stderr, nil)
 	stop()
 	os.Exit(exitCode(err))
 }
 
-// run is the whole program; tests start it in-process. It writes a
-// failure to stderr and returns it; exitCode maps it to the exit code.
-// ready, when not nil, receives the base URL once the emulator serves.
-func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer, ready chan<- string) error {
-	err := dispatch(ctx, args, getenv, stdout, stderr, ready)
+// run is the whole program; tests start it in-process. getenv reads one
+// environment variable and environ lists them all (os.Getenv and
+// os.Environ, or a test's own). It writes a failure to stderr and returns
+// it; exitCode maps it to the exit code. ready, when not nil, receives the
+// base URL once the emulator serves.
+func run(ctx context.Context, args []string, getenv func(string) string, environ func() []string, stdout, stderr io.Writer, ready chan<- string) error {
+	err := dispatch(ctx, args, getenv, environ, stdout, stderr, ready)
 	report(stderr, err)
 	return err
 }

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -46,6 +47,18 @@ func envOf(m map[string]string) func(string) string {
 	return func(k string) string { return m[k] }
 }
 
+// environOf returns an environ that lists only m, as KEY=value pairs.
+func environOf(m map[string]string) func() []string {
+	return func() []string {
+		out := make([]string, 0, len(m))
+		for k, v := range m {
+			out = append(out, k+"="+v)
+		}
+		slices.Sort(out)
+		return out
+	}
+}
+
 // withoutDrain is env with THREEDS_DRAIN_DELAY 0 unless env sets it, so
 // that a program the tests stop shuts down at once.
 func withoutDrain(env map[string]string) map[string]string {
@@ -75,7 +88,8 @@ func startProgram(t *testing.T, env map[string]string, args ...string) *program 
 	ctx, cancel := context.WithCancel(context.Background())
 	p := &program{stdout: &syncBuffer{}, stderr: &syncBuffer{}, cancel: cancel, done: make(chan error, 1)}
 	ready := make(chan string, 1)
-	go func() { p.done <- run(ctx, args, envOf(withoutDrain(env)), p.stdout, p.stderr, ready) }()
+	env = withoutDrain(env)
+	go func() { p.done <- run(ctx, args, envOf(env), environOf(env), p.stdout, p.stderr, ready) }()
 	select {
 	case p.URL = <-ready:
 	case err := <-p.done:
@@ -462,7 +476,7 @@ func TestBadConfigurationIsAClearError(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
 			ready := make(chan string, 1)
-			err := run(ctx, args, envOf(tt.env), io.Discard, io.Discard, ready)
+			err := run(ctx, args, envOf(tt.env), environOf(tt.env), io.Discard, io.Discard, ready)
 			if err == nil {
 				t.Fatalf("run(%q) with env %v = nil, want an error", args, tt.env)
 			}
@@ -501,7 +515,7 @@ func TestHealthcheck(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var stderr syncBuffer
-			err := run(context.Background(), append([]string{"healthcheck"}, tt.args...), envOf(tt.env), io.Discard, &stderr, nil)
+			err := run(context.Background(), append([]string{"healthcheck"}, tt.args...), envOf(tt.env), environOf(tt.env), io.Discard, &stderr, nil)
 			if got := exitCode(err); got != tt.code {
 				t.Errorf("healthcheck %q: exit code %d (%v), want %d", tt.args, got, err, tt.code)
 			}

@@ -197,7 +197,7 @@ func TestStoreFailures(t *testing.T) {
 	start = time.Now()
 	var stderr syncBuffer
 	err := run(t.Context(), []string{"--addr", "127.0.0.1:0", "--store", dead, "--state-hash-key", testHashKey, "--state-block-key", testBlockKey},
-		envOf(nil), io.Discard, &stderr, nil)
+		envOf(nil), environOf(nil), io.Discard, &stderr, nil)
 	if err == nil || !strings.Contains(err.Error(), "does not answer") || !strings.Contains(err.Error(), "--store-wait") {
 		t.Errorf("start-up with Redis down: %v", err)
 	}
@@ -205,7 +205,7 @@ func TestStoreFailures(t *testing.T) {
 		t.Errorf("start-up took %s to fail", d)
 	}
 	// Random state keys with a shared store are refused.
-	err = run(t.Context(), []string{"--addr", "127.0.0.1:0", "--store", srv.URL}, envOf(nil), io.Discard, &stderr, nil)
+	err = run(t.Context(), []string{"--addr", "127.0.0.1:0", "--store", srv.URL}, envOf(nil), environOf(nil), io.Discard, &stderr, nil)
 	if err == nil || !strings.Contains(err.Error(), "THREEDS_STATE_HASH_KEY") {
 		t.Errorf("Redis with random state keys: %v", err)
 	}

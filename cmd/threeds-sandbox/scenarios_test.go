@@ -130,7 +130,7 @@ func TestValidateCommand(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			err := run(t.Context(), tt.args, envOf(nil), &stdout, &stderr, nil)
+			err := run(t.Context(), tt.args, envOf(nil), environOf(nil), &stdout, &stderr, nil)
 			if got := exitCode(err); got != tt.code {
 				t.Fatalf("run: exit code %d (%v), want %d\n%s", got, err, tt.code, stderr.String())
 			}

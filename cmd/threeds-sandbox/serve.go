@@ -36,7 +36,10 @@ func parse(cmd string, args []string, getenv func(string) string, stdout io.Writ
 }
 
 // serve starts the emulator of the command line and serves until ctx ends.
-func serve(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer, ready chan<- string) error {
+// It warns of the variables of environ that look like a flag's twin but
+// are none: a container's environment carries others, so they are no
+// error, but a misspelled one would otherwise be ignored in silence.
+func serve(ctx context.Context, args []string, getenv func(string) string, environ func() []string, stdout io.Writer, ready chan<- string) error {
 	c, ok, err := parse("serve", args, getenv, stdout, printUsage)
 	if !ok {
 		return err
@@ -44,6 +47,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	log, err := sandbox.NewLogger(c, stdout)
 	if err != nil {
 		return configError(err)
+	}
+	for _, w := range sandbox.UnknownEnv(environ()) {
+		log.Warn(w)
 	}
 	sb, err := sandbox.New(c, log)
 	if errors.As(err, new(*scenarios.LoadError)) {

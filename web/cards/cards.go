@@ -79,6 +79,7 @@ func conditions(m scenarios.Match) map[string]any {
 	set("messageCategory", m.MessageCategory)
 	set("threeDsRequestorAuthInd", m.AuthInd)
 	set("cardScheme", m.Scheme)
+	set("threeDSCompInd", m.ThreeDSCompInd)
 	if len(w) == 0 {
 		return nil
 	}

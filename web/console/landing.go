@@ -72,6 +72,9 @@ func (c *Console) handleLanding(w http.ResponseWriter, r *http.Request) {
 		Links:     links,
 		Docs:      c.docsLinks(),
 		Packs:     packs,
+		// The sentence above the cards counts those whose outcome
+		// depends on another field of the request as well.
+		Conditional: len(newCardConditions(entries)),
 	})
 }
 

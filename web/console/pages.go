@@ -75,6 +75,7 @@ func (c *Console) handleCards(w http.ResponseWriter, r *http.Request) {
 		Groups:        groups,
 		Total:         len(entries),
 		Shown:         shown,
+		Conditional:   len(newCardConditions(entries)),
 	})
 }
 
@@ -111,12 +112,16 @@ func packRank(p string) int {
 // rows that pass the filter.
 func cardGroups(entries []cards.Entry, f cardFilter) ([]templates.CardGroup, int) {
 	terms := strings.Fields(strings.ToLower(f.Query))
+	conds := newCardConditions(entries)
 	type key struct{ pack, scheme, flow string }
 	byKey := map[key]*templates.CardGroup{}
 	var keys []key
 	shown := 0
 	for _, e := range entries {
 		row := cardRow(e)
+		if row.Condition = conds.note(e); row.Condition != "" {
+			row.Search += " " + strings.ToLower(row.Condition)
+		}
 		if !matchesAll(row.Search, terms) || f.Outcome != "" && row.Outcome != f.Outcome {
 			continue
 		}

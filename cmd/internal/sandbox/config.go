@@ -30,6 +30,9 @@ import (
 // DefaultDrainDelay is how long, on SIGINT or SIGTERM, /readyz answers
 // 503 while every route still serves, before the graceful shutdown: long
 // enough for a load balancer probing every few seconds to stop sending.
+// It is the default with a Redis store, whose replicas sit behind one;
+// with the memory store the default is no drain, so that Ctrl-C exits at
+// once.
 const DefaultDrainDelay = 5 * time.Second
 
 // EnvPrefix is the prefix of every flag's environment twin: --public-url
@@ -105,7 +108,7 @@ func FlagSet(c *Config, out io.Writer) *flag.FlagSet {
 	fs.StringVar(&c.StateBlockKey, "state-block-key", "", "hex key (16, 24 or 32 bytes) encrypting the challenge state (default: random at start-up)")
 	fs.StringVar(&c.StatePrevKeys, "state-previous-keys", "", "earlier `HASH:BLOCK` hex key pairs, comma-separated, still accepted during a key rotation")
 	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", web.DefaultShutdownTimeout, "how long shutdown waits for in-flight requests")
-	fs.DurationVar(&c.DrainDelay, "drain-delay", DefaultDrainDelay, "how long, on SIGINT/SIGTERM, /readyz answers 503 while every route still serves, before the shutdown (0: none; a second signal cuts it short)")
+	fs.DurationVar(&c.DrainDelay, "drain-delay", 0, "how long, on SIGINT/SIGTERM, /readyz answers 503 while every route still serves, before the shutdown, so that a load balancer stops sending (default 5s with a Redis --store, 0 with the memory store: exit at once; a second signal cuts it short)")
 	fs.Float64Var(&c.ChaosProbability, "chaos-probability", 0, "probability (0-1) of an injected fault on any API request; 0 is off")
 	fs.StringVar(&c.ChaosFaults, "chaos-faults", "", "comma-separated fault kinds chaos picks from: drop, malformed, http500, emv402, emv403, emv405 (default all)")
 	fs.StringVar(&c.ConsoleAuth, "console-auth", "", "`user:password` protecting the web console with HTTP basic authentication (empty: open)")
@@ -137,10 +140,13 @@ func (e *UsageError) Error() string { return e.Err.Error() }
 func (e *UsageError) Unwrap() error { return e.Err }
 
 // Parse reads the flags, then fills every flag not given on the command
-// line from its environment twin, and checks every value. It reports every
+// line from its environment twin, and checks every value. A drain delay
+// given neither way is DefaultDrainDelay with a Redis store and none with
+// the memory store. It reports every
 // problem at once, each naming its area, the flag and its environment
 // twin. args asking for help (-h) give flag.ErrHelp, with the list of flags
-// written to out; an unknown flag gives a *UsageError.
+// written to out; an unknown flag gives a *UsageError, which names the
+// flag it most likely misspells.
 func Parse(args []string, getenv func(string) string, out io.Writer) (Config, []string, error) {
 	var c Config
 	fs := FlagSet(&c, io.Discard)
@@ -160,7 +166,7 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Config, []
 			PrintFlags(out, fs)
 			return c, nil, err
 		}
-		return c, nil, &UsageError{err}
+		return c, nil, &UsageError{suggestFlag(err)}
 	}
 	var errs []error
 	set := map[string]bool{}
@@ -175,11 +181,17 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Config, []
 			return
 		}
 		if v := getenv(EnvName(f.Name)); v != "" {
+			set[f.Name] = true
 			if err := fs.Set(f.Name, v); err != nil {
 				errs = append(errs, unreadable(f, v))
 			}
 		}
 	})
+	// Only replicas behind a load balancer need a drain; a sandbox on a
+	// laptop exits at once on Ctrl-C.
+	if !set["drain-delay"] && c.Store != "memory" {
+		c.DrainDelay = DefaultDrainDelay
+	}
 	errs = append(errs, c.check()...)
 	return c, raw.Args(), errors.Join(errs...)
 }

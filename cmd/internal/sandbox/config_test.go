@@ -277,8 +277,50 @@ func TestParseDefaults(t *testing.T) {
 	if got, want := c.Addr, ":8080"; got != want {
 		t.Errorf("Addr = %q, want %q", got, want)
 	}
-	if got, want := c.DrainDelay, DefaultDrainDelay; got != want {
-		t.Errorf("DrainDelay = %s, want %s", got, want)
+	if got, want := c.DrainDelay, time.Duration(0); got != want {
+		t.Errorf("DrainDelay = %s, want %s with the memory store", got, want)
+	}
+}
+
+// TestDrainDelayFollowsTheStore: without --drain-delay or its variable, a
+// Redis store (replicas behind a load balancer) drains for
+// DefaultDrainDelay and the memory store not at all; a delay given either
+// way wins whatever the store.
+func TestDrainDelayFollowsTheStore(t *testing.T) {
+	t.Parallel()
+	redis := map[string]string{"THREEDS_STORE": "redis://127.0.0.1:6379/0",
+		"THREEDS_STATE_HASH_KEY": strings.Repeat("ab", 32), "THREEDS_STATE_BLOCK_KEY": strings.Repeat("cd", 16)}
+	with := func(env map[string]string, k, v string) map[string]string {
+		out := map[string]string{k: v}
+		for k, v := range env {
+			out[k] = v
+		}
+		return out
+	}
+	tests := []struct {
+		name string
+		args []string
+		env  map[string]string
+		want time.Duration
+	}{
+		{name: "memory store", want: 0},
+		{name: "redis store", env: redis, want: DefaultDrainDelay},
+		{name: "memory store, flag", args: []string{"--drain-delay", "3s"}, want: 3 * time.Second},
+		{name: "memory store, variable", env: map[string]string{"THREEDS_DRAIN_DELAY": "2s"}, want: 2 * time.Second},
+		{name: "redis store, flag 0", args: []string{"--drain-delay", "0"}, env: redis, want: 0},
+		{name: "redis store, variable 0", env: with(redis, "THREEDS_DRAIN_DELAY", "0"), want: 0},
+		{name: "redis store, variable", env: with(redis, "THREEDS_DRAIN_DELAY", "30s"), want: 30 * time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, _, err := Parse(tt.args, envOf(tt.env), io.Discard)
+			if err != nil {
+				t.Fatalf("Parse(%q, %v) = %v", tt.args, tt.env, err)
+			}
+			if c.DrainDelay != tt.want {
+				t.Errorf("DrainDelay = %s, want %s", c.DrainDelay, tt.want)
+			}
+		})
 	}
 }
 

@@ -1,0 +1,108 @@
+package sandbox
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+)
+
+// Closest is the name in known that name most likely misspells, for a
+// "did you mean": the nearest one at most two edits away, fewer than name
+// has characters (so that a short word is not matched to anything), else
+// the only one that name is a prefix of; "" when none is.
+func Closest(name string, known []string) string {
+	best, bestDist := "", min(3, len(name))
+	var prefixed []string
+	for _, k := range known {
+		if name != "" && strings.HasPrefix(k, name) {
+			prefixed = append(prefixed, k)
+		}
+		if d := editDistance(name, k); d < bestDist {
+			best, bestDist = k, d
+		}
+	}
+	if best == "" && len(prefixed) == 1 {
+		return prefixed[0]
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
+// flagNames are the names of every flag of serve, and envs their
+// environment twins, in the same order.
+func flagNames() (flags, envs []string) {
+	var c Config
+	FlagSet(&c, io.Discard).VisitAll(func(f *flag.Flag) {
+		flags = append(flags, f.Name)
+		envs = append(envs, EnvName(f.Name))
+	})
+	return flags, envs
+}
+
+// notDefinedPrefix opens the flag package's error for an unknown flag.
+const notDefinedPrefix = "flag provided but not defined: -"
+
+// suggestFlag adds the flag that an unknown one most likely misspells to
+// the flag package's error, e.g. "flag provided but not defined: -tokn
+// (did you mean --tokens?)"; other errors are returned as they are.
+func suggestFlag(err error) error {
+	name, ok := strings.CutPrefix(err.Error(), notDefinedPrefix)
+	if !ok {
+		return err
+	}
+	flags, _ := flagNames()
+	if s := Closest(name, flags); s != "" {
+		return fmt.Errorf("%w (did you mean --%s?)", err, s)
+	}
+	return err
+}
+
+// UnknownEnv returns a warning for each variable of environ (KEY=value
+// pairs, as os.Environ gives them) that has the prefix of the flags'
+// twins but is the twin of no flag: it sets nothing, and is most likely a
+// misspelling, so the warning names the variable it is nearest to, if
+// one is close. The warnings are sorted by variable.
+func UnknownEnv(environ []string) []string {
+	_, known := flagNames()
+	var names []string
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(name, EnvPrefix) && !slices.Contains(known, name) && !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	out := make([]string, 0, len(names))
+	for _, name := range names {
+		msg := "unknown environment variable " + name
+		if s := Closest(name, known); s != "" {
+			msg += "; did you mean " + s + "?"
+		} else {
+			msg += "; no flag reads it ('threeds-sandbox help' lists every variable)"
+		}
+		out = append(out, msg)
+	}
+	return out
+}
