@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/cmd/internal/sandbox"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 )
 
 // runResult is what one in-process run of the program did.
@@ -32,7 +33,7 @@ func runOnce(t *testing.T, env map[string]string, args ...string) runResult {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	var stdout, stderr syncBuffer
+	var stdout, stderr testkit.Buffer
 	ready := make(chan string, 1)
 	done := make(chan error, 1)
 	env = withoutDrain(env)

@@ -83,7 +83,7 @@ func TestDrainKeepsServingThenRefuses(t *testing.T) {
 		if status, err := freshGet(p.URL + "/healthz"); err != nil || status != http.StatusOK {
 			t.Errorf("GET /healthz while draining: %d %v, want 200", status, err)
 		}
-		if r := call(t, http.MethodPost, p.URL+"/authentication/brw", testToken, testkit.LookupBody(t, challengeCard, nil)); r.Status != http.StatusOK || r.str("status") != "C" {
+		if r := testkit.Call(t, http.MethodPost, p.URL+"/authentication/brw", testToken, testkit.LookupBody(t, challengeCard, nil)); r.Status != http.StatusOK || r.Str("status") != "C" {
 			t.Errorf("lookup while draining: HTTP %d %s, want 200 and status C", r.Status, r.Raw)
 		}
 		time.Sleep(100 * time.Millisecond)
@@ -150,7 +150,7 @@ func TestMemoryStoreStopsAtOnce(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var stdout, stderr syncBuffer
+	var stdout, stderr testkit.Buffer
 	ready, done := make(chan string, 1), make(chan error, 1)
 	// No THREEDS_DRAIN_DELAY: the store's default applies.
 	go func() {

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 )
 
 // TestUnknownTransactionNamesStoreMaxAge: the enquiry of a transaction
@@ -11,7 +13,7 @@ import (
 // transactions expire.
 func TestUnknownTransactionNamesStoreMaxAge(t *testing.T) {
 	p := startDefault(t, "--store-max-age", "90m")
-	r := call(t, http.MethodPost, p.URL+"/enquiry/", testToken, map[string]any{"threeDsServerTransId": "8a880dc0-d2d2-4067-bcb1-b08d1690b26e"})
+	r := testkit.Call(t, http.MethodPost, p.URL+"/enquiry/", testToken, map[string]any{"threeDsServerTransId": "8a880dc0-d2d2-4067-bcb1-b08d1690b26e"})
 	if r.Status != http.StatusNotFound {
 		t.Fatalf("HTTP %d, want 404: %v", r.Status, r.Body)
 	}

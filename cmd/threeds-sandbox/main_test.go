@@ -15,31 +15,12 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/cmd/internal/sandbox"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 )
-
-// syncBuffer is a bytes.Buffer safe for the program's logger and the test.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // envOf returns a getenv that reads only m, so that the environment of the
 // machine running the tests never leaks into the program.
@@ -73,8 +54,8 @@ func withoutDrain(env map[string]string) map[string]string {
 type program struct {
 	// URL is the base URL run announced on ready (the public URL).
 	URL    string
-	stdout *syncBuffer
-	stderr *syncBuffer
+	stdout *testkit.Buffer
+	stderr *testkit.Buffer
 	cancel context.CancelFunc
 	done   chan error
 }
@@ -86,7 +67,7 @@ type program struct {
 func startProgram(t *testing.T, env map[string]string, args ...string) *program {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	p := &program{stdout: &syncBuffer{}, stderr: &syncBuffer{}, cancel: cancel, done: make(chan error, 1)}
+	p := &program{stdout: &testkit.Buffer{}, stderr: &testkit.Buffer{}, cancel: cancel, done: make(chan error, 1)}
 	ready := make(chan string, 1)
 	env = withoutDrain(env)
 	go func() { p.done <- run(ctx, args, envOf(env), environOf(env), p.stdout, p.stderr, ready) }()
@@ -154,74 +135,22 @@ func freePort(t *testing.T) string {
 	return port
 }
 
-// response is a decoded HTTP answer.
-type response struct {
-	Status int
-	Body   map[string]any
-	Raw    string
-}
-
-func (r response) str(key string) string {
-	v, _ := r.Body[key].(string)
-	return v
-}
-
-// call sends method url with a JSON body (nil for none) and a bearer token
-// ("" for none).
-func call(t *testing.T, method, u, token string, body any) response {
-	t.Helper()
-	var rd io.Reader
-	if body != nil {
-		raw, err := json.Marshal(body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rd = bytes.NewReader(raw)
-	}
-	req, err := http.NewRequest(method, u, rd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, u, err)
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := response{Status: resp.StatusCode, Raw: string(raw)}
-	if strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
-		if err := json.Unmarshal(raw, &r.Body); err != nil {
-			t.Fatalf("%s %s: the answer is not JSON: %v\n%s", method, u, err, raw)
-		}
-	}
-	return r
-}
-
 // testToken is the bearer token of the tests (any token passes when
 // --tokens is not set).
 const testToken = "e2e-tests"
 
-func (p *program) lookup(t *testing.T, body map[string]any) response {
+func (p *program) lookup(t *testing.T, body map[string]any) testkit.Response {
 	t.Helper()
-	r := call(t, http.MethodPost, p.URL+"/authentication/brw", testToken, body)
+	r := testkit.Call(t, http.MethodPost, p.URL+"/authentication/brw", testToken, body)
 	if r.Status != http.StatusOK {
 		t.Fatalf("lookup: HTTP %d, want 200\n%s", r.Status, r.Raw)
 	}
 	return r
 }
 
-func (p *program) enquiry(t *testing.T, threeDSServerTransID string) response {
+func (p *program) enquiry(t *testing.T, threeDSServerTransID string) testkit.Response {
 	t.Helper()
-	r := call(t, http.MethodPost, p.URL+"/enquiry/", testToken, map[string]any{"threeDsServerTransId": threeDSServerTransID})
+	r := testkit.Call(t, http.MethodPost, p.URL+"/enquiry/", testToken, map[string]any{"threeDsServerTransId": threeDSServerTransID})
 	if r.Status != http.StatusOK {
 		t.Fatalf("enquiry: HTTP %d, want 200\n%s", r.Status, r.Raw)
 	}
@@ -235,11 +164,11 @@ const challengeCard = "4000000000009102"
 func TestRunServesUntilCancelled(t *testing.T) {
 	t.Parallel()
 	p := startDefault(t)
-	r := call(t, http.MethodGet, p.URL+"/healthz", "", nil)
+	r := testkit.Call(t, http.MethodGet, p.URL+"/healthz", "", nil)
 	if got, want := r.Status, http.StatusOK; got != want {
 		t.Fatalf("GET /healthz: HTTP %d, want %d\n%s", got, want, r.Raw)
 	}
-	if got, want := r.str("status"), "ok"; got != want {
+	if got, want := r.Str("status"), "ok"; got != want {
 		t.Errorf("GET /healthz status = %q, want %q", got, want)
 	}
 	if err := p.stop(); err != nil {
@@ -367,7 +296,7 @@ func TestFlagsAndEnvironment(t *testing.T) {
 			}
 			root := strings.TrimSuffix(p.URL, "/env")
 			for path, want := range map[string]int{"/env/scenarios": 200, "/scenarios": 404} {
-				if got := call(t, http.MethodGet, root+path, "", nil).Status; got != want {
+				if got := testkit.Call(t, http.MethodGet, root+path, "", nil).Status; got != want {
 					t.Errorf("GET %s: HTTP %d, want %d", path, got, want)
 				}
 			}
@@ -379,7 +308,7 @@ func TestFlagsAndEnvironment(t *testing.T) {
 		check: func(t *testing.T, p *program) {
 			root := strings.TrimSuffix(p.URL, "/flag")
 			for path, want := range map[string]int{"/flag/scenarios": 200, "/env/scenarios": 404} {
-				if got := call(t, http.MethodGet, root+path, "", nil).Status; got != want {
+				if got := testkit.Call(t, http.MethodGet, root+path, "", nil).Status; got != want {
 					t.Errorf("GET %s: HTTP %d, want %d", path, got, want)
 				}
 			}
@@ -391,7 +320,7 @@ func TestFlagsAndEnvironment(t *testing.T) {
 		check: func(t *testing.T, p *program) {
 			body := map[string]any{"threeDsServerTransId": "8a880dc0-d2d2-4067-bcb1-b08d1690b26e"}
 			for token, want := range map[string]int{"alpha": 404, "beta": 404, "gamma": 401} {
-				if got := call(t, http.MethodPost, p.URL+"/enquiry/", token, body).Status; got != want {
+				if got := testkit.Call(t, http.MethodPost, p.URL+"/enquiry/", token, body).Status; got != want {
 					t.Errorf("enquiry with token %s: HTTP %d, want %d", token, got, want)
 				}
 			}
@@ -401,10 +330,10 @@ func TestFlagsAndEnvironment(t *testing.T) {
 		env:  map[string]string{"THREEDS_FIRST_CREQ_TIMEOUT": "1ms"},
 		args: []string{"--addr", "127.0.0.1:0"},
 		check: func(t *testing.T, p *program) {
-			id := p.lookup(t, testkit.LookupBody(t, challengeCard, nil)).str("threeDsServerTransId")
+			id := p.lookup(t, testkit.LookupBody(t, challengeCard, nil)).Str("threeDsServerTransId")
 			time.Sleep(20 * time.Millisecond)
 			e := p.enquiry(t, id)
-			if got, want := e.str("transactionStatus")+"/"+e.str("statusReason")+"/"+e.str("challengeCancel"), "N/14/05"; got != want {
+			if got, want := e.Str("transactionStatus")+"/"+e.Str("statusReason")+"/"+e.Str("challengeCancel"), "N/14/05"; got != want {
 				t.Errorf("enquiry after the first-CReq timeout: status/reason/cancel = %s, want %s", got, want)
 			}
 		},
@@ -413,9 +342,9 @@ func TestFlagsAndEnvironment(t *testing.T) {
 		env:  map[string]string{"THREEDS_FIRST_CREQ_TIMEOUT": "1ms"},
 		args: []string{"--addr", "127.0.0.1:0", "--first-creq-timeout", "10m"},
 		check: func(t *testing.T, p *program) {
-			id := p.lookup(t, testkit.LookupBody(t, challengeCard, nil)).str("threeDsServerTransId")
+			id := p.lookup(t, testkit.LookupBody(t, challengeCard, nil)).Str("threeDsServerTransId")
 			time.Sleep(20 * time.Millisecond)
-			if got, want := p.enquiry(t, id).str("transactionStatus"), "C"; got != want {
+			if got, want := p.enquiry(t, id).Str("transactionStatus"), "C"; got != want {
 				t.Errorf("enquiry transactionStatus = %q, want %q", got, want)
 			}
 		},
@@ -514,7 +443,7 @@ func TestHealthcheck(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var stderr syncBuffer
+			var stderr testkit.Buffer
 			err := run(context.Background(), append([]string{"healthcheck"}, tt.args...), envOf(tt.env), environOf(tt.env), io.Discard, &stderr, nil)
 			if got := exitCode(err); got != tt.code {
 				t.Errorf("healthcheck %q: exit code %d (%v), want %d", tt.args, got, err, tt.code)

@@ -41,7 +41,7 @@ func TestHotReload(t *testing.T) {
 	writeScenarios(t, file, "N")
 	p := startDefault(t, "--scenarios", dir, "--scenarios-poll", "20ms")
 	status := func() string {
-		return p.lookup(t, testkit.LookupBody(t, "4111111111111111", nil)).str("status")
+		return p.lookup(t, testkit.LookupBody(t, "4111111111111111", nil)).Str("status")
 	}
 	if got := status(); got != "N" {
 		t.Fatalf("before reload: status %s, want N", got)
@@ -56,8 +56,8 @@ func TestHotReload(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for !stop.Load() {
-				r := call(t, http.MethodPost, p.URL+"/authentication/brw", testToken, testkit.LookupBody(t, "4111111111111111", nil))
-				if s := r.str("status"); s != "N" && s != "Y" {
+				r := testkit.Call(t, http.MethodPost, p.URL+"/authentication/brw", testToken, testkit.LookupBody(t, "4111111111111111", nil))
+				if s := r.Str("status"); s != "N" && s != "Y" {
 					bad.Add(1)
 				}
 			}
@@ -102,7 +102,7 @@ func TestHotReload(t *testing.T) {
 	if got := status(); got != "Y" {
 		t.Errorf("after an invalid edit: status %s, want the previous set's Y", got)
 	}
-	if m := call(t, http.MethodGet, p.URL+"/metrics", "", nil); !strings.Contains(m.Raw, `threeds_scenario_reloads_total{result="invalid"}`) {
+	if m := testkit.Call(t, http.MethodGet, p.URL+"/metrics", "", nil); !strings.Contains(m.Raw, `threeds_scenario_reloads_total{result="invalid"}`) {
 		t.Errorf("metrics lack the refused reload")
 	}
 }
@@ -153,10 +153,10 @@ func TestLogsCarryNoSecrets(t *testing.T) {
 	p := startDefault(t, "--log-level", "debug")
 	const secretToken = "s3cr3t-token-value"
 	body := testkit.LookupBody(t, challengeCard, func(m map[string]any) { m["unknownField"] = "x" })
-	if r := call(t, http.MethodPost, p.URL+"/authentication/brw", secretToken, body); r.Status != http.StatusOK {
+	if r := testkit.Call(t, http.MethodPost, p.URL+"/authentication/brw", secretToken, body); r.Status != http.StatusOK {
 		t.Fatalf("lookup: %d %s", r.Status, r.Raw)
 	}
-	call(t, http.MethodPost, p.URL+"/authentication/brw", secretToken, map[string]any{"card": map[string]any{"cardNumber": challengeCard}})
+	testkit.Call(t, http.MethodPost, p.URL+"/authentication/brw", secretToken, map[string]any{"card": map[string]any{"cardNumber": challengeCard}})
 	logs := p.stdout.String() + p.stderr.String()
 	if !strings.Contains(logs, "path=/authentication/brw") {
 		t.Fatalf("no request log line:\n%s", logs)
@@ -173,7 +173,7 @@ func TestLogsCarryNoSecrets(t *testing.T) {
 func TestMetricsEndpoint(t *testing.T) {
 	p := startDefault(t)
 	p.lookup(t, testkit.LookupBody(t, challengeCard, nil))
-	m := call(t, http.MethodGet, p.URL+"/metrics", "", nil)
+	m := testkit.Call(t, http.MethodGet, p.URL+"/metrics", "", nil)
 	for _, want := range []string{
 		`threeds_http_requests_total{code="200",method="POST",route="/authentication/brw"} 1`,
 		`threeds_transactions_total{status="C",step="lookup"} 1`,
@@ -185,7 +185,7 @@ func TestMetricsEndpoint(t *testing.T) {
 			t.Errorf("/metrics lacks %s", want)
 		}
 	}
-	if r := call(t, http.MethodGet, p.URL+"/readyz", "", nil); r.Status != http.StatusOK || r.str("status") != "ready" {
+	if r := testkit.Call(t, http.MethodGet, p.URL+"/readyz", "", nil); r.Status != http.StatusOK || r.Str("status") != "ready" {
 		t.Errorf("/readyz = %d %s", r.Status, r.Raw)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 )
 
 // TestStartupLogNamesTheConsole: the start-up line names the console's
@@ -35,7 +37,7 @@ func TestStartupLogNamesTheConsole(t *testing.T) {
 				t.Errorf("public_url=%s console=%s, want %s and %s", m[1], m[2], p.URL, want)
 			}
 			if tt.opens {
-				if r := call(t, http.MethodGet, m[2], "", nil); r.Status != http.StatusOK {
+				if r := testkit.Call(t, http.MethodGet, m[2], "", nil); r.Status != http.StatusOK {
 					t.Errorf("GET %s: HTTP %d, want 200", m[2], r.Status)
 				}
 			}
@@ -55,7 +57,7 @@ func TestProbesStayAtTheRoot(t *testing.T) {
 		"/3ds/healthz": 404, "/3ds/readyz": 404, "/3ds/metrics": 404,
 		"/3ds/scenarios": 200, "/scenarios": 404,
 	} {
-		if got := call(t, http.MethodGet, root+path, "", nil).Status; got != want {
+		if got := testkit.Call(t, http.MethodGet, root+path, "", nil).Status; got != want {
 			t.Errorf("GET %s: HTTP %d, want %d", path, got, want)
 		}
 	}

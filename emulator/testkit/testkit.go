@@ -13,9 +13,12 @@
 package testkit
 
 import (
+	"bytes"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
+	"sync"
 	"testing"
 )
 
@@ -62,4 +65,31 @@ func AllocBudget(tb testing.TB) {
 	if Race {
 		tb.Skip("allocation counts differ under the race detector; run go test -run TestAllocBudgets without -race")
 	}
+}
+
+// Buffer is a bytes.Buffer safe for concurrent use: a program under test
+// writes its log into it while the test reads it.
+type Buffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+// Write appends p.
+func (b *Buffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+// String returns what was written so far.
+func (b *Buffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// FreeAddr returns 127.0.0.1:port for a free loopback port.
+func FreeAddr(tb testing.TB) string {
+	tb.Helper()
+	return fmt.Sprintf("127.0.0.1:%d", FreePort(tb))
 }

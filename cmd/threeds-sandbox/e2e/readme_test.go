@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"encoding/json"
@@ -20,7 +20,7 @@ type fence struct {
 // "## Quick start": up to the next heading of the same or a higher level.
 func fences(t *testing.T, file, heading string) []fence {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join("../..", file))
+	raw, err := os.ReadFile(filepath.Join("../../..", file))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func TestReadmeQuickStart(t *testing.T) {
 		t.Fatalf("the Quick start has %d command blocks after the start, want the lookup, the enquiry and the challenge", len(steps))
 	}
 	cmd := exec.Command("bash", "-c", script.String())
-	cmd.Dir = "../.."
+	cmd.Dir = "../../.."
 	cmd.Env = append(os.Environ(), "BASE="+p.URL)
 	out, err := cmd.CombinedOutput()
 	if err != nil {

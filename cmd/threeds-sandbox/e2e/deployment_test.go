@@ -1,6 +1,6 @@
 //go:build linux
 
-package main
+package e2e
 
 import (
 	"context"
@@ -45,11 +45,11 @@ func TestDeploymentRecipe(t *testing.T) {
 
 	dir := t.TempDir()
 	lb := freePortRun(t, 4)
-	env := append(replicaEnv(),
+	env := append(processEnv(),
 		"PATH="+os.Getenv("PATH")+":"+filepath.Dir(nginx),
 		"DIR="+dir,
 		"LB="+strconv.Itoa(lb),
-		"REDIS_PORT="+freePort(t))
+		"REDIS_PORT="+strconv.Itoa(testkit.FreePort(t)))
 	run := func(name string, b fence, within time.Duration) string {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), within)
@@ -62,7 +62,7 @@ func TestDeploymentRecipe(t *testing.T) {
 		}
 		defer out.Close()
 		cmd := exec.CommandContext(ctx, "bash", "-c", "set -euo pipefail\n"+b.text)
-		cmd.Dir = "../.."
+		cmd.Dir = "../../.."
 		cmd.Env = env
 		cmd.Stdout, cmd.Stderr = out, out
 		err = cmd.Run()
@@ -102,10 +102,7 @@ func TestDeploymentRecipe(t *testing.T) {
 func freePortRun(t *testing.T, n int) int {
 	t.Helper()
 	for range 50 {
-		first, err := strconv.Atoi(freePort(t))
-		if err != nil {
-			t.Fatal(err)
-		}
+		first := testkit.FreePort(t)
 		ok := first+n <= 65535
 		for p := first; ok && p < first+n; p++ {
 			ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p))

@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"fmt"
@@ -16,7 +16,7 @@ import (
 // GET /scenarios.
 func catalogueCard(t *testing.T, p *program, id string) string {
 	t.Helper()
-	r := call(t, http.MethodGet, p.URL+"/scenarios", "", nil)
+	r := testkit.Call(t, http.MethodGet, p.URL+"/scenarios", "", nil)
 	list, _ := r.Body["scenarios"].([]any)
 	for _, s := range list {
 		m, _ := s.(map[string]any)
@@ -178,11 +178,11 @@ func TestBrowserTransactionsKeepTheirLinks(t *testing.T) {
 			m["merchantName"] = "A merchant with a rather long name"
 			m["externalReferenceId"] = "order-2026-11-25-000042"
 		})
-		r := call(t, http.MethodPost, p.URL+"/authentication/brw", token, body)
+		r := testkit.Call(t, http.MethodPost, p.URL+"/authentication/brw", token, body)
 		if r.Status != http.StatusOK {
 			t.Fatalf("lookup of %s: HTTP %d %s", id, r.Status, r.Raw)
 		}
-		ids = append(ids, r.str("threeDsServerTransId"))
+		ids = append(ids, r.Str("threeDsServerTransId"))
 	}
 	for _, size := range []struct{ w, h int64 }{{375, 812}, {768, 1024}, {1024, 720}} {
 		t.Run(fmt.Sprintf("%dx%d", size.w, size.h), func(t *testing.T) {

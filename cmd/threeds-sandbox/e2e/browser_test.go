@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"context"
@@ -22,7 +22,7 @@ import (
 )
 
 // screenshotDir receives the pictures of the docs when UPDATE_SCREENSHOTS=1.
-const screenshotDir = "../../docs/img"
+const screenshotDir = "../../../docs/img"
 
 // newBrowser starts one headless Chromium for the subtests of t. The
 // merchant (127.0.0.1) and the emulator (localhost) are two sites, as in
@@ -342,15 +342,15 @@ func lookupChallenge(t *testing.T, p *program, notify, session string, windowSiz
 		m["challengeWindowSize"] = windowSize
 	})
 	r := p.lookup(t, body)
-	if got, want := r.str("status"), "C"; got != want {
+	if got, want := r.Str("status"), "C"; got != want {
 		t.Fatalf("lookup status = %q, want %q\n%s", got, want, r.Raw)
 	}
 	c := challengeLookup{
-		ServerTransID: r.str("threeDsServerTransId"),
-		ACSTransID:    r.str("acsTransId"),
-		Version:       r.str("version"),
-		HTML:          r.str("challengeHtml"),
-		HostedURL:     r.str("hostedChallengeUrl"),
+		ServerTransID: r.Str("threeDsServerTransId"),
+		ACSTransID:    r.Str("acsTransId"),
+		Version:       r.Str("version"),
+		HTML:          r.Str("challengeHtml"),
+		HostedURL:     r.Str("hostedChallengeUrl"),
 		Session:       session,
 	}
 	if c.HTML == "" || c.HostedURL == "" || c.ServerTransID == "" || c.ACSTransID == "" {
@@ -402,19 +402,19 @@ func checkEnquiry(t *testing.T, p *program, id string, want outcome) {
 	if want.status == "Y" {
 		wantECI, wantCAVVLen = "05", 28
 	}
-	if got := e.str("transactionStatus"); got != want.status {
+	if got := e.Str("transactionStatus"); got != want.status {
 		t.Errorf("enquiry transactionStatus = %q, want %q", got, want.status)
 	}
-	if got := e.str("eci"); got != wantECI {
+	if got := e.Str("eci"); got != wantECI {
 		t.Errorf("enquiry eci = %q, want %q", got, wantECI)
 	}
-	if got := len(e.str("authenticationValue")); got != wantCAVVLen {
-		t.Errorf("enquiry authenticationValue %q: %d characters, want %d", e.str("authenticationValue"), got, wantCAVVLen)
+	if got := len(e.Str("authenticationValue")); got != wantCAVVLen {
+		t.Errorf("enquiry authenticationValue %q: %d characters, want %d", e.Str("authenticationValue"), got, wantCAVVLen)
 	}
-	if got := e.str("statusReason"); got != want.reason {
+	if got := e.Str("statusReason"); got != want.reason {
 		t.Errorf("enquiry statusReason = %q, want %q", got, want.reason)
 	}
-	if got := e.str("challengeCancel"); got != want.cancel {
+	if got := e.Str("challengeCancel"); got != want.cancel {
 		t.Errorf("enquiry challengeCancel = %q, want %q", got, want.cancel)
 	}
 	if t.Failed() {
@@ -483,7 +483,7 @@ func TestBrowserChallenge(t *testing.T) {
 			if got := evalIn[int](tb, "document.documentElement.scrollHeight"); got > px[1] {
 				t.Logf("challenge page in a %dx%d window: scrollHeight %d (scrolls vertically)", px[0], px[1], got)
 			}
-			if got, want := p.enquiry(t, c.ServerTransID).str("transactionStatus"), "C"; got != want {
+			if got, want := p.enquiry(t, c.ServerTransID).Str("transactionStatus"), "C"; got != want {
 				t.Errorf("enquiry during the challenge: transactionStatus = %q, want %q", got, want)
 			}
 			if tt.windowSize == 2 {

@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"bufio"
@@ -45,8 +45,8 @@ func TestHostileTraffic(t *testing.T) {
 
 	// The binary as it ships, without the race detector, whose memory
 	// would swamp the figures.
-	addr := "127.0.0.1:" + freePort(t)
-	srv := &replicaProcess{name: "sandbox", bin: buildBinary(t, false), URL: "http://" + addr, Addr: addr,
+	addr := testkit.FreeAddr(t)
+	srv := &program{name: "sandbox", bin: binary(t, false), URL: "http://" + addr, Addr: addr,
 		args: []string{"--addr", addr, "--log-level", "warn", "--drain-delay", "0s"}}
 	srv.start(t)
 	t.Cleanup(func() {

@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"net/http"
@@ -39,11 +39,11 @@ func TestBrowserHostileInputDoesNotRun(t *testing.T) {
 		m["session"] = hostileSession
 		m["notificationUrl"] = shop.URL + "/notify" + hostileQuery
 	})
-	r := call(t, http.MethodPost, p.URL+"/authentication/brw", token, body)
-	if r.str("status") != "C" {
+	r := testkit.Call(t, http.MethodPost, p.URL+"/authentication/brw", token, body)
+	if r.Str("status") != "C" {
 		t.Fatalf("lookup with hostile fields: %d %s", r.Status, r.Raw)
 	}
-	id := r.str("threeDsServerTransId")
+	id := r.Str("threeDsServerTransId")
 
 	noScriptRan := func(tb *tab) {
 		t.Helper()
@@ -53,7 +53,7 @@ func TestBrowserHostileInputDoesNotRun(t *testing.T) {
 	}
 
 	challenge := newTab(t, browser, 30*time.Second)
-	challenge.do("open the hosted challenge", chromedp.Navigate(r.str("hostedChallengeUrl")))
+	challenge.do("open the hosted challenge", chromedp.Navigate(r.Str("hostedChallengeUrl")))
 	challenge.waitVisible("[data-action=pass]")
 	noScriptRan(challenge)
 	if got := evalIn[string](challenge, `document.body.innerText`); !strings.Contains(got, hostileMerchant) {

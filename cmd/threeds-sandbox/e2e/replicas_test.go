@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"bufio"
@@ -14,19 +14,6 @@ import (
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 )
-
-// Fixed challenge state keys: replicas that share a store share them.
-const (
-	testHashKey  = "6f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8"
-	testBlockKey = "0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f9"
-)
-
-// startReplica runs the program with its state in the Redis of srv.
-func startReplica(t *testing.T, srv *testkit.Redis, args ...string) *program {
-	t.Helper()
-	return startProgram(t, nil, append([]string{"--addr", "127.0.0.1:0", "--store", srv.URL,
-		"--state-hash-key", testHashKey, "--state-block-key", testBlockKey, "--store-timeout", "500ms"}, args...)...)
-}
 
 // postForm posts a browser form and returns the page.
 func postForm(t *testing.T, u string, form url.Values) (int, string) {
@@ -56,15 +43,15 @@ func TestReplicasShareState(t *testing.T) {
 
 	// A frictionless lookup on one is the other's enquiry.
 	y := a.lookup(t, testkit.LookupBody(t, "4000000000009003", nil))
-	if got := b.enquiry(t, y.str("threeDsServerTransId")); got.str("transactionStatus") != "Y" || got.str("eci") != "05" {
+	if got := b.enquiry(t, y.Str("threeDsServerTransId")); got.Str("transactionStatus") != "Y" || got.Str("eci") != "05" {
 		t.Errorf("enquiry on the other replica: %s", got.Raw)
 	}
 
 	// A challenge hopping between replicas at every step.
 	ch := b.lookup(t, testkit.LookupBody(t, challengeCard, nil))
-	creq := hiddenCReq.FindStringSubmatch(ch.str("challengeHtml"))
+	creq := hiddenCReq.FindStringSubmatch(ch.Str("challengeHtml"))
 	if creq == nil {
-		t.Fatalf("no creq in challengeHtml: %s", ch.str("challengeHtml"))
+		t.Fatalf("no creq in challengeHtml: %s", ch.Str("challengeHtml"))
 	}
 	status, page := postForm(t, a.URL+"/acs/challenge", url.Values{"creq": {html.UnescapeString(creq[1])}})
 	state := hiddenState.FindStringSubmatch(page)
@@ -75,8 +62,8 @@ func TestReplicasShareState(t *testing.T) {
 	if status != http.StatusOK || hiddenCRes.FindStringSubmatch(page) == nil {
 		t.Fatalf("decision on the first replica: HTTP %d\n%s", status, page)
 	}
-	id := ch.str("threeDsServerTransId")
-	if got := a.enquiry(t, id); got.str("transactionStatus") != "Y" || got.str("authenticationValue") == "" {
+	id := ch.Str("threeDsServerTransId")
+	if got := a.enquiry(t, id); got.Str("transactionStatus") != "Y" || got.Str("authenticationValue") == "" {
 		t.Errorf("enquiry after the hopping challenge: %s", got.Raw)
 	}
 	// The decision is taken once, whichever replica is asked again.
@@ -85,7 +72,7 @@ func TestReplicasShareState(t *testing.T) {
 	}
 
 	// A runtime scenario added on one replica is used by the other within 1s.
-	add := call(t, http.MethodPost, a.URL+"/admin/scenarios", testToken, map[string]any{"scenarios": []map[string]any{{
+	add := testkit.Call(t, http.MethodPost, a.URL+"/admin/scenarios", testToken, map[string]any{"scenarios": []map[string]any{{
 		"id": "shared-decline", "match": map[string]any{"cardNumber": "4111111111111111"},
 		"frictionless": map[string]any{"status": "R", "reason": "11"},
 	}}})
@@ -95,11 +82,11 @@ func TestReplicasShareState(t *testing.T) {
 	deadline := time.Now().Add(time.Second)
 	for {
 		r := b.lookup(t, testkit.LookupBody(t, "4111111111111111", nil))
-		if r.str("status") == "R" {
+		if r.Str("status") == "R" {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the other replica still answers %s a second after the scenario was added", r.str("status"))
+			t.Fatalf("the other replica still answers %s a second after the scenario was added", r.Str("status"))
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -142,12 +129,12 @@ func TestReplicasShareState(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := startReplica(t, srv)
-	for _, id := range []string{y.str("threeDsServerTransId"), id} {
-		if got := c.enquiry(t, id); got.str("transactionStatus") != "Y" {
+	for _, id := range []string{y.Str("threeDsServerTransId"), id} {
+		if got := c.enquiry(t, id); got.Str("transactionStatus") != "Y" {
 			t.Errorf("new replica, transaction %s: %s", id, got.Raw)
 		}
 	}
-	if list := call(t, http.MethodGet, c.URL+"/admin/scenarios", testToken, nil); !strings.Contains(list.Raw, "shared-decline") {
+	if list := testkit.Call(t, http.MethodGet, c.URL+"/admin/scenarios", testToken, nil); !strings.Contains(list.Raw, "shared-decline") {
 		t.Errorf("new replica's runtime scenarios: %s", list.Raw)
 	}
 }
@@ -162,8 +149,8 @@ func TestStoreFailures(t *testing.T) {
 	srv.Stop()
 
 	start := time.Now()
-	r := call(t, http.MethodPost, p.URL+"/authentication/brw", testToken, testkit.LookupBody(t, "4000000000009003", nil))
-	if r.Status != http.StatusServiceUnavailable || r.str("errorCode") != "SY02" {
+	r := testkit.Call(t, http.MethodPost, p.URL+"/authentication/brw", testToken, testkit.LookupBody(t, "4000000000009003", nil))
+	if r.Status != http.StatusServiceUnavailable || r.Str("errorCode") != "SY02" {
 		t.Errorf("lookup with Redis down: %d %s", r.Status, r.Raw)
 	}
 	if emv, _ := r.Body["emvError"].(map[string]any); emv["emvErrorCode"] != "403" || emv["emvErrorDetail"] == "" {
@@ -173,41 +160,40 @@ func TestStoreFailures(t *testing.T) {
 		t.Errorf("the lookup took %s with --store-timeout 500ms", d)
 	}
 	base := strings.TrimSuffix(p.URL, "/")
-	if ready := call(t, http.MethodGet, base+"/readyz", "", nil); ready.Status != http.StatusServiceUnavailable || !strings.Contains(ready.Raw, "redis") {
+	if ready := testkit.Call(t, http.MethodGet, base+"/readyz", "", nil); ready.Status != http.StatusServiceUnavailable || !strings.Contains(ready.Raw, "redis") {
 		t.Errorf("readyz with Redis down: %d %s", ready.Status, ready.Raw)
 	}
-	if live := call(t, http.MethodGet, base+"/healthz", "", nil); live.Status != http.StatusOK {
+	if live := testkit.Call(t, http.MethodGet, base+"/healthz", "", nil); live.Status != http.StatusOK {
 		t.Errorf("healthz with Redis down: %d (the process is alive)", live.Status)
 	}
 
 	srv.Start()
 	deadline := time.Now().Add(10 * time.Second)
-	for call(t, http.MethodGet, base+"/readyz", "", nil).Status != http.StatusOK {
+	for testkit.Call(t, http.MethodGet, base+"/readyz", "", nil).Status != http.StatusOK {
 		if time.Now().After(deadline) {
 			t.Fatal("readyz not 200 within 10s of Redis coming back")
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	if got := p.enquiry(t, y.str("threeDsServerTransId")); got.str("transactionStatus") != "Y" {
+	if got := p.enquiry(t, y.Str("threeDsServerTransId")); got.Str("transactionStatus") != "Y" {
 		t.Errorf("after the restart of Redis: %s", got.Raw)
 	}
 
 	// Start-up against a Redis that does not answer: a clear error, fast.
-	dead := "redis://127.0.0.1:" + freePort(t) + "/0"
+	dead := "redis://" + testkit.FreeAddr(t) + "/0"
 	start = time.Now()
-	var stderr syncBuffer
-	err := run(t.Context(), []string{"--addr", "127.0.0.1:0", "--store", dead, "--state-hash-key", testHashKey, "--state-block-key", testBlockKey},
-		envOf(nil), environOf(nil), io.Discard, &stderr, nil)
-	if err == nil || !strings.Contains(err.Error(), "does not answer") || !strings.Contains(err.Error(), "--store-wait") {
-		t.Errorf("start-up with Redis down: %v", err)
+	code, out := runProgram(t, 10*time.Second, "--addr", testkit.FreeAddr(t), "--store", dead,
+		"--state-hash-key", testHashKey, "--state-block-key", testBlockKey)
+	if code == 0 || !strings.Contains(out, "does not answer") || !strings.Contains(out, "--store-wait") {
+		t.Errorf("start-up with Redis down: exit %d\n%s", code, out)
 	}
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("start-up took %s to fail", d)
 	}
 	// Random state keys with a shared store are refused.
-	err = run(t.Context(), []string{"--addr", "127.0.0.1:0", "--store", srv.URL}, envOf(nil), environOf(nil), io.Discard, &stderr, nil)
-	if err == nil || !strings.Contains(err.Error(), "THREEDS_STATE_HASH_KEY") {
-		t.Errorf("Redis with random state keys: %v", err)
+	code, out = runProgram(t, 10*time.Second, "--addr", testkit.FreeAddr(t), "--store", srv.URL)
+	if code != 2 || !strings.Contains(out, "THREEDS_STATE_HASH_KEY") {
+		t.Errorf("Redis with random state keys: exit %d\n%s", code, out)
 	}
 }
 
@@ -252,7 +238,7 @@ func TestReplicasShareTheJournal(t *testing.T) {
 	}()
 	first := <-versions
 
-	id := a.lookup(t, testkit.LookupBody(t, "4000000000009003", nil)).str("threeDsServerTransId")
+	id := a.lookup(t, testkit.LookupBody(t, "4000000000009003", nil)).Str("threeDsServerTransId")
 	select {
 	case v, ok := <-versions:
 		if !ok || v == first {

@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"flag"
@@ -45,7 +45,7 @@ type composeFile struct {
 // not needed: the file is read, not run.
 func TestComposeFile(t *testing.T) {
 	t.Parallel()
-	raw, err := os.ReadFile("../../docs/compose.yaml")
+	raw, err := os.ReadFile("../../../docs/compose.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func TestComposeFile(t *testing.T) {
 			continue
 		}
 		replicas = append(replicas, name)
-		if _, err := os.Stat(filepath.Join("../../docs", s.Build.Context, s.Build.Dockerfile)); err != nil {
+		if _, err := os.Stat(filepath.Join("../../../docs", s.Build.Context, s.Build.Dockerfile)); err != nil {
 			t.Errorf("%s builds from %s/%s: %v", name, s.Build.Context, s.Build.Dockerfile, err)
 		}
 		for k := range s.Environment {
@@ -71,7 +71,7 @@ func TestComposeFile(t *testing.T) {
 				t.Errorf("%s sets %s, which is no flag's environment variable", name, k)
 			}
 		}
-		if _, _, err := sandbox.Parse(nil, envOf(s.Environment), io.Discard); err != nil {
+		if _, _, err := sandbox.Parse(nil, func(k string) string { return s.Environment[k] }, io.Discard); err != nil {
 			t.Errorf("%s's environment is refused by the program:\n%v", name, err)
 		}
 		if !strings.HasPrefix(s.Environment["THREEDS_STORE"], "redis://") {
@@ -122,7 +122,7 @@ func TestComposeFile(t *testing.T) {
 func checkNginxConf(t *testing.T, replicas []string) {
 	t.Helper()
 	bin := testkit.Nginx(t)
-	raw, err := os.ReadFile("../../docs/nginx.conf")
+	raw, err := os.ReadFile("../../../docs/nginx.conf")
 	if err != nil {
 		t.Fatal(err)
 	}

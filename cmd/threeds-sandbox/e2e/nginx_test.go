@@ -1,16 +1,12 @@
-package main
+package e2e
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -22,128 +18,6 @@ import (
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 )
-
-// buildBinary builds the program into a directory of t, with the race
-// detector when race is set, and returns the binary's path.
-func buildBinary(t *testing.T, race bool) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "threeds-sandbox")
-	args := []string{"build", "-o", bin}
-	if race {
-		args = append(args, "-race")
-	}
-	cmd := exec.Command("go", append(args, ".")...)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return bin
-}
-
-// replicaProcess is one replica of the program, run as its own process so
-// that a test can kill it.
-type replicaProcess struct {
-	name string
-	bin  string
-	args []string
-	// URL reaches this replica directly, not through the balancer.
-	URL  string
-	Addr string
-
-	out  *syncBuffer
-	cmd  *exec.Cmd
-	done chan struct{}
-	err  error // what Wait returned, once done is closed
-}
-
-// replicaEnv is the environment of a replica: the test's, without any
-// THREEDS_* variable, so only the flags configure it.
-func replicaEnv() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "THREEDS_") {
-			env = append(env, kv)
-		}
-	}
-	return env
-}
-
-// start runs the replica and waits until its /readyz answers 200.
-func (r *replicaProcess) start(t *testing.T) {
-	t.Helper()
-	r.out = &syncBuffer{}
-	r.cmd = exec.Command(r.bin, r.args...)
-	r.cmd.Env = replicaEnv()
-	r.cmd.Stdout, r.cmd.Stderr = r.out, r.out
-	if err := r.cmd.Start(); err != nil {
-		t.Fatalf("start %s: %v", r.name, err)
-	}
-	r.done = make(chan struct{})
-	cmd, done := r.cmd, r.done
-	go func() {
-		r.err = cmd.Wait()
-		close(done)
-	}()
-	if err := waitReady(r.URL, 30*time.Second, done); err != nil {
-		t.Fatalf("%s: %v\n%s", r.name, err, r.out)
-	}
-}
-
-// waitReady polls base/readyz until it answers 200, the process ends
-// (done is closed) or the time is up.
-func waitReady(base string, within time.Duration, done <-chan struct{}) error {
-	deadline := time.Now().Add(within)
-	client := &http.Client{Timeout: 2 * time.Second}
-	for {
-		resp, err := client.Get(base + "/readyz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
-		}
-		select {
-		case <-done:
-			return errors.New("the process ended before it was ready")
-		default:
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("/readyz not 200 within %s (last: %v)", within, err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
-// running tells whether the process has not ended.
-func (r *replicaProcess) running() bool {
-	select {
-	case <-r.done:
-		return false
-	default:
-		return true
-	}
-}
-
-// signal sends sig and waits up to within for the process to end.
-func (r *replicaProcess) signal(sig syscall.Signal, within time.Duration) error {
-	_ = r.cmd.Process.Signal(sig)
-	select {
-	case <-r.done:
-		return r.err
-	case <-time.After(within):
-		_ = r.cmd.Process.Kill()
-		<-r.done
-		return fmt.Errorf("%s did not end within %s of %v", r.name, within, sig)
-	}
-}
-
-// tail is the last n lines of the replica's output.
-func (r *replicaProcess) tail(n int) string {
-	lines := strings.Split(r.out.String(), "\n")
-	if len(lines) > n {
-		lines = append([]string{fmt.Sprintf("(%d earlier lines left out)", len(lines)-n)}, lines[len(lines)-n:]...)
-	}
-	return strings.Join(lines, "\n")
-}
 
 // post sends a JSON body to u with token and returns the status and the
 // answer. Unlike call, it fails no test: goroutines use it.
@@ -188,16 +62,16 @@ func TestReplicasBehindNginx(t *testing.T) {
 	testkit.Nginx(t)
 	testkit.Need(t, "redis-server", "redis-server")
 	browser := newBrowser(t)
-	bin := buildBinary(t, testkit.Race)
+	bin := sandboxBinary(t)
 	srv := testkit.StartRedis(t, testkit.RedisOptions{AppendOnly: true})
 
 	// The replicas' ports are chosen first: nginx needs them, and they
 	// need nginx's address as their public URL.
-	replicas := make([]*replicaProcess, 3)
+	replicas := make([]*program, 3)
 	var upstreams []string
 	for i := range replicas {
-		addr := "127.0.0.1:" + freePort(t)
-		replicas[i] = &replicaProcess{name: fmt.Sprintf("replica %d", i+1), bin: bin, Addr: addr, URL: "http://" + addr}
+		addr := testkit.FreeAddr(t)
+		replicas[i] = &program{name: fmt.Sprintf("replica %d", i+1), bin: bin, Addr: addr, URL: "http://" + addr}
 		upstreams = append(upstreams, addr)
 	}
 	lb := testkit.StartNginx(t, upstreams...)
@@ -210,7 +84,7 @@ func TestReplicasBehindNginx(t *testing.T) {
 			"--state-hash-key", testHashKey, "--state-block-key", testBlockKey,
 			"--store-timeout", storeTimeout.String(), "--drain-delay", "0"}
 	}
-	var all []*replicaProcess // every process started, a restarted replica twice
+	var all []*program // every process started, a restarted replica twice
 	t.Cleanup(func() {
 		for _, r := range all {
 			if r.done == nil {
@@ -227,9 +101,9 @@ func TestReplicasBehindNginx(t *testing.T) {
 	})
 	// launch starts a process of the replica spec describes; a restart
 	// is a new process with the same name, flags and port.
-	launch := func(spec *replicaProcess) *replicaProcess {
+	launch := func(spec *program) *program {
 		t.Helper()
-		r := &replicaProcess{name: spec.name, bin: spec.bin, args: spec.args, URL: spec.URL, Addr: spec.Addr}
+		r := &program{name: spec.name, bin: spec.bin, args: spec.args, URL: spec.URL, Addr: spec.Addr}
 		all = append(all, r)
 		r.start(t)
 		return r
@@ -277,15 +151,15 @@ func TestReplicasBehindNginx(t *testing.T) {
 	} {
 		ref := "replicas-" + tt.status
 		r := viaLB.lookup(t, testkit.LookupBody(t, tt.card, func(m map[string]any) { m["externalReferenceId"] = ref }))
-		id := r.str("threeDsServerTransId")
+		id := r.Str("threeDsServerTransId")
 		earlier = append(earlier, id)
 		for _, q := range []map[string]any{{"threeDsServerTransId": id}, {"externalReferenceId": ref}} {
-			want := call(t, http.MethodPost, lb.URL+"/enquiry/", testToken, q)
-			if want.Status != http.StatusOK || want.str("transactionStatus") != tt.status || want.str("threeDsServerTransId") != id {
+			want := testkit.Call(t, http.MethodPost, lb.URL+"/enquiry/", testToken, q)
+			if want.Status != http.StatusOK || want.Str("transactionStatus") != tt.status || want.Str("threeDsServerTransId") != id {
 				t.Errorf("enquiry %v through the balancer: %d %s, want status %s of %s", q, want.Status, want.Raw, tt.status, id)
 			}
 			for _, rp := range replicas {
-				if got := call(t, http.MethodPost, rp.URL+"/enquiry/", testToken, q); got.Status != want.Status || got.Raw != want.Raw {
+				if got := testkit.Call(t, http.MethodPost, rp.URL+"/enquiry/", testToken, q); got.Status != want.Status || got.Raw != want.Raw {
 					t.Errorf("enquiry %v on %s:\n%d %s\nwant, as through the balancer:\n%d %s", q, rp.name, got.Status, got.Raw, want.Status, want.Raw)
 				}
 			}
@@ -438,8 +312,8 @@ func TestReplicasBehindNginx(t *testing.T) {
 	findAll("on the restarted replica", replicas[1].URL)
 	for _, id := range earlier {
 		q := map[string]string{"threeDsServerTransId": id}
-		want := call(t, http.MethodPost, replicas[0].URL+"/enquiry/", testToken, q)
-		if got := call(t, http.MethodPost, replicas[1].URL+"/enquiry/", testToken, q); got.Status != http.StatusOK || got.Raw != want.Raw {
+		want := testkit.Call(t, http.MethodPost, replicas[0].URL+"/enquiry/", testToken, q)
+		if got := testkit.Call(t, http.MethodPost, replicas[1].URL+"/enquiry/", testToken, q); got.Status != http.StatusOK || got.Raw != want.Raw {
 			t.Errorf("the restarted replica's enquiry of %s:\n%d %s\nwant, as another replica's:\n%d %s", id, got.Status, got.Raw, want.Status, want.Raw)
 		}
 	}
@@ -459,7 +333,7 @@ func TestReplicasBehindNginx(t *testing.T) {
 	}{{"clean shutdown", srv.Stop}, {"SIGKILL", srv.Kill}} {
 		for range 20 { // acknowledged just before Redis goes
 			r := viaLB.lookup(t, testkit.LookupBody(t, "4000000000009003", nil))
-			ids = append(ids, r.str("threeDsServerTransId"))
+			ids = append(ids, r.Str("threeDsServerTransId"))
 		}
 		restart.stop()
 		srv.Start()
@@ -510,10 +384,10 @@ func TestReplicasBehindNginx(t *testing.T) {
 		}
 	}
 	for _, rp := range replicas {
-		if got := call(t, http.MethodGet, rp.URL+"/readyz", "", nil); got.Status != http.StatusServiceUnavailable {
+		if got := testkit.Call(t, http.MethodGet, rp.URL+"/readyz", "", nil); got.Status != http.StatusServiceUnavailable {
 			t.Errorf("%s /readyz with Redis down: %d %s, want 503", rp.name, got.Status, got.Raw)
 		}
-		if got := call(t, http.MethodGet, rp.URL+"/healthz", "", nil); got.Status != http.StatusOK {
+		if got := testkit.Call(t, http.MethodGet, rp.URL+"/healthz", "", nil); got.Status != http.StatusOK {
 			t.Errorf("%s /healthz with Redis down: %d %s, want 200 (the process is alive)", rp.name, got.Status, got.Raw)
 		}
 	}
@@ -525,12 +399,12 @@ func TestReplicasBehindNginx(t *testing.T) {
 			t.Errorf("%s was restarted (pid %d, was %d) or ended: it should recover by itself", rp.name, rp.cmd.Process.Pid, pids[rp.name])
 		}
 		r := (&program{URL: rp.URL}).lookup(t, testkit.LookupBody(t, "4000000000009003", nil))
-		ids = append(ids, r.str("threeDsServerTransId"))
+		ids = append(ids, r.Str("threeDsServerTransId"))
 	}
-	if got := viaLB.enquiry(t, pending.ServerTransID); got.str("transactionStatus") != "C" {
+	if got := viaLB.enquiry(t, pending.ServerTransID); got.Str("transactionStatus") != "C" {
 		t.Errorf("the decision refused during the outage changed the challenge: %s", got.Raw)
 	}
-	if got := call(t, http.MethodPost, lb.URL+"/challenge/"+pending.ServerTransID, testToken, map[string]string{"action": "fail"}); got.Status != http.StatusOK {
+	if got := testkit.Call(t, http.MethodPost, lb.URL+"/challenge/"+pending.ServerTransID, testToken, map[string]string{"action": "fail"}); got.Status != http.StatusOK {
 		t.Errorf("a decision after the outage: %d %s", got.Status, got.Raw)
 	}
 	checkEnquiry(t, viaLB, pending.ServerTransID, outcomes["fail"])

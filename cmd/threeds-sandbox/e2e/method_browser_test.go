@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"bytes"
@@ -156,9 +156,9 @@ func newMethodShop(t *testing.T, sandbox string) *methodShop {
 
 // collect makes the device data collection of card and registers a
 // checkout page for it; it returns the page's URL and the collection.
-func (s *methodShop) collect(t *testing.T, p *program, card string) (string, response) {
+func (s *methodShop) collect(t *testing.T, p *program, card string) (string, testkit.Response) {
 	t.Helper()
-	r := call(t, http.MethodPost, p.URL+"/authentication/ddc", testToken, map[string]any{
+	r := testkit.Call(t, http.MethodPost, p.URL+"/authentication/ddc", testToken, map[string]any{
 		"card":                         map[string]any{"cardNumber": card},
 		"threeDSMethodNotificationURL": s.URL + "/method-notify",
 	})
@@ -167,8 +167,8 @@ func (s *methodShop) collect(t *testing.T, p *program, card string) (string, res
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	id := r.str("threeDsServerTransId")
-	s.pages[id] = methodCheckout{Card: card, DDCID: r.str("ddcId"), MethodHTML: r.str("threeDSMethodHtml")}
+	id := r.Str("threeDsServerTransId")
+	s.pages[id] = methodCheckout{Card: card, DDCID: r.Str("ddcId"), MethodHTML: r.Str("threeDSMethodHtml")}
 	return s.URL + "/checkout/" + id, r
 }
 
@@ -185,7 +185,7 @@ func TestBrowserMethod(t *testing.T) {
 	t.Run("method notifies, then lookup and challenge", func(t *testing.T) {
 		tb := newTab(t, browser, 30*time.Second)
 		page, c := shop.collect(t, p, challengeCard)
-		if c.str("threeDSMethodUrl") != p.URL+"/acs/method" || c.str("threeDSMethodHtml") == "" {
+		if c.Str("threeDSMethodUrl") != p.URL+"/acs/method" || c.Str("threeDSMethodHtml") == "" {
 			t.Fatalf("collection without a method: %s", c.Raw)
 		}
 		tb.do("open the checkout", chromedp.Navigate(page))
@@ -196,7 +196,7 @@ func TestBrowserMethod(t *testing.T) {
 			t.Fatal("the 3DS Method never notified the merchant")
 		}
 		raw, err := base64.RawURLEncoding.DecodeString(data)
-		if want := `{"threeDSServerTransID":"` + c.str("threeDsServerTransId") + `"}`; err != nil || string(raw) != want {
+		if want := `{"threeDSServerTransID":"` + c.Str("threeDsServerTransId") + `"}`; err != nil || string(raw) != want {
 			t.Errorf("notification threeDSMethodData = %s (%v), want %s", raw, err, want)
 		}
 		if got := tb.text("#compind"); got != "Y" {
@@ -206,12 +206,12 @@ func TestBrowserMethod(t *testing.T) {
 		tb.click("[data-action=pass]")
 		n := shop.notifiedCRes(t, tb)
 		cres, _ := base64.RawURLEncoding.DecodeString(n.CRes)
-		if !strings.Contains(string(cres), `"transStatus":"Y"`) || !strings.Contains(string(cres), c.str("threeDsServerTransId")) {
+		if !strings.Contains(string(cres), `"transStatus":"Y"`) || !strings.Contains(string(cres), c.Str("threeDsServerTransId")) {
 			t.Errorf("final CRes %s", cres)
 		}
-		e := p.enquiry(t, c.str("threeDsServerTransId"))
+		e := p.enquiry(t, c.Str("threeDsServerTransId"))
 		m, _ := e.Body["threeDSMethod"].(map[string]any)
-		if e.str("ddcId") != c.str("ddcId") || e.str("threeDSCompInd") != "Y" || m["startedAt"] == nil || m["completedAt"] == nil {
+		if e.Str("ddcId") != c.Str("ddcId") || e.Str("threeDSCompInd") != "Y" || m["startedAt"] == nil || m["completedAt"] == nil {
 			t.Errorf("enquiry lacks the method's timeline: %s", e.Raw)
 		}
 	})
@@ -231,7 +231,7 @@ func TestBrowserMethod(t *testing.T) {
 		}
 		tb.waitVisible("#status")
 		evalIn[bool](tb, `document.getElementById("status").textContent === "Y"`)
-		if e := p.enquiry(t, c.str("threeDsServerTransId")); e.str("transactionStatus") != "Y" || e.str("threeDSCompInd") != "Y" {
+		if e := p.enquiry(t, c.Str("threeDsServerTransId")); e.Str("transactionStatus") != "Y" || e.Str("threeDSCompInd") != "Y" {
 			t.Errorf("enquiry: %s", e.Raw)
 		}
 	})
@@ -247,8 +247,8 @@ func TestBrowserMethod(t *testing.T) {
 		if got := tb.text("#compind"); got != "N" {
 			t.Errorf("the page sent threeDSCompInd %q, want N", got)
 		}
-		e := p.enquiry(t, c.str("threeDsServerTransId"))
-		if e.str("threeDSCompInd") != "N" || e.str("transactionStatus") != "Y" {
+		e := p.enquiry(t, c.Str("threeDsServerTransId"))
+		if e.Str("threeDSCompInd") != "N" || e.Str("transactionStatus") != "Y" {
 			t.Errorf("enquiry: %s", e.Raw)
 		}
 		select { // the method still completes, after the lookup
@@ -256,8 +256,8 @@ func TestBrowserMethod(t *testing.T) {
 		case <-tb.ctx.Done():
 			t.Fatal("the slow 3DS Method never notified the merchant")
 		}
-		e = p.enquiry(t, c.str("threeDsServerTransId"))
-		if m, _ := e.Body["threeDSMethod"].(map[string]any); m["completedAt"] == nil || e.str("threeDSCompInd") != "N" {
+		e = p.enquiry(t, c.Str("threeDsServerTransId"))
+		if m, _ := e.Body["threeDSMethod"].(map[string]any); m["completedAt"] == nil || e.Str("threeDSCompInd") != "N" {
 			t.Errorf("enquiry after the late completion: %s", e.Raw)
 		}
 	})
@@ -265,7 +265,7 @@ func TestBrowserMethod(t *testing.T) {
 	t.Run("no method: threeDSCompInd U without an iframe", func(t *testing.T) {
 		tb := newTab(t, browser, 30*time.Second)
 		page, c := shop.collect(t, p, "4000000000009425")
-		if c.str("threeDSMethodHtml") != "" || c.str("threeDSCompInd") != "U" {
+		if c.Str("threeDSMethodHtml") != "" || c.Str("threeDSCompInd") != "U" {
 			t.Fatalf("collection: %s", c.Raw)
 		}
 		tb.do("open the checkout", chromedp.Navigate(page))
