@@ -217,45 +217,23 @@ func BenchmarkEncodeLookupResponse(b *testing.B) {
 // budget. It counts allocations, never time, and is skipped under the race
 // detector, which changes the counts.
 func TestAllocBudgets(t *testing.T) {
-	testkit.AllocBudget(t)
 	ctx := context.Background()
 	e := newBenchEngine(t)
 	ids := storedIDs(t, e, 10)
 	resp := lookupResponses(t)["frictionless"]
-	tests := []struct {
-		name   string
-		budget float64
-		fn     func() error
-	}{
-		{"LookupFrictionless", budgetLookupFrictionless, func() error {
+	testkit.CheckBudgets(t, 50,
+		testkit.Budget{Name: "LookupFrictionless", Max: budgetLookupFrictionless, Fn: func() error {
 			_, err := e.Lookup(ctx, benchNamespace, e.frictionless, emulator.APICall{Body: e.body})
 			return err
 		}},
-		{"LookupChallenge", budgetLookupChallenge, func() error {
+		testkit.Budget{Name: "LookupChallenge", Max: budgetLookupChallenge, Fn: func() error {
 			_, err := e.Lookup(ctx, benchNamespace, e.challenge, emulator.APICall{Body: e.body})
 			return err
 		}},
-		{"Enquiry", budgetEnquiry, func() error {
+		testkit.Budget{Name: "Enquiry", Max: budgetEnquiry, Fn: func() error {
 			_, err := e.Enquiry(ctx, benchNamespace, emulator.EnquiryRequest{ThreeDSServerTransID: ids[0]}, emulator.APICall{Body: enquiryBody})
 			return err
 		}},
-		{"EncodeLookupResponse", budgetEncodeLookup, func() error { return encodeResponse(io.Discard, &resp) }},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			var err error
-			got := testing.AllocsPerRun(50, func() {
-				if e := tt.fn(); e != nil && err == nil {
-					err = e
-				}
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got > tt.budget {
-				t.Errorf("got %.0f allocs/op, want at most %.0f (the budget in bench_test.go)", got, tt.budget)
-			}
-			t.Logf("%.0f allocs/op (budget %.0f)", got, tt.budget)
-		})
-	}
+		testkit.Budget{Name: "EncodeLookupResponse", Max: budgetEncodeLookup, Fn: func() error { return encodeResponse(io.Discard, &resp) }},
+	)
 }

@@ -62,25 +62,15 @@ func BenchmarkMatchParallel(b *testing.B) {
 // It counts allocations, never time, and is skipped under the race
 // detector, which changes the counts.
 func TestAllocBudgets(t *testing.T) {
-	testkit.AllocBudget(t)
 	c := largeCatalogue(t, 10000)
 	cards := matchCards()
-	tests := []struct {
-		name   string
-		budget float64
-	}{
-		{"exact", budgetMatchExact},
-		{"prefix", budgetMatchPrefix},
-		{"fallback", budgetMatchFallback},
+	match := func(name string, max float64) testkit.Budget {
+		r := cards[name]
+		return testkit.Budget{Name: name, Max: max, Fn: func() error { c.Match(r); return nil }}
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			r := cards[tt.name]
-			got := testing.AllocsPerRun(100, func() { c.Match(r) })
-			if got > tt.budget {
-				t.Errorf("Match(%s): got %.0f allocs/op, want at most %.0f (the budget in bench_test.go)", r.CardNumber, got, tt.budget)
-			}
-			t.Logf("%.0f allocs/op (budget %.0f)", got, tt.budget)
-		})
-	}
+	testkit.CheckBudgets(t, 100,
+		match("exact", budgetMatchExact),
+		match("prefix", budgetMatchPrefix),
+		match("fallback", budgetMatchFallback),
+	)
 }

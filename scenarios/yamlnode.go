@@ -111,7 +111,7 @@ func suggest(name string, allowed []string) string {
 		if strings.EqualFold(a, name) {
 			return fmt.Sprintf(" (did you mean %s?)", a)
 		}
-		if dist := editDistance(strings.ToLower(a), strings.ToLower(name)); dist < bestDist {
+		if dist := EditDistance(strings.ToLower(a), strings.ToLower(name)); dist < bestDist {
 			best, bestDist = a, dist
 		}
 	}
@@ -121,8 +121,10 @@ func suggest(name string, allowed []string) string {
 	return fmt.Sprintf(" (did you mean %s?)", best)
 }
 
-// editDistance is the Levenshtein distance of two short strings.
-func editDistance(a, b string) int {
+// EditDistance is the Levenshtein distance of two short strings (longer
+// than 64 bytes, the longer length): what a "did you mean" measures, for
+// the keys of a scenario file as for the flags of the command line.
+func EditDistance(a, b string) int {
 	if len(a) > 64 || len(b) > 64 {
 		return max(len(a), len(b))
 	}

@@ -67,32 +67,12 @@ func BenchmarkRenderAutoSubmit(b *testing.B) {
 // budget. It counts allocations, never time, and is skipped under the race
 // detector, which changes the counts.
 func TestAllocBudgets(t *testing.T) {
-	testkit.AllocBudget(t)
 	s := parseSet(t)
-	tests := []struct {
-		name   string
-		page   string
-		view   any
-		budget float64
-	}{
-		{"challenge", PageChallenge, challengeView(), budgetRenderChallenge},
-		{"autosubmit", PageAutoSubmit, autoSubmitView, budgetRenderAutoSubmit},
+	render := func(name, page string, view any, max float64) testkit.Budget {
+		return testkit.Budget{Name: name, Max: max, Fn: func() error { return s.Render(io.Discard, page, view) }}
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			var err error
-			got := testing.AllocsPerRun(50, func() {
-				if e := s.Render(io.Discard, tt.page, tt.view); e != nil && err == nil {
-					err = e
-				}
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got > tt.budget {
-				t.Errorf("got %.0f allocs/op, want at most %.0f (the budget in bench_test.go)", got, tt.budget)
-			}
-			t.Logf("%.0f allocs/op (budget %.0f)", got, tt.budget)
-		})
-	}
+	testkit.CheckBudgets(t, 50,
+		render("challenge", PageChallenge, challengeView(), budgetRenderChallenge),
+		render("autosubmit", PageAutoSubmit, autoSubmitView, budgetRenderAutoSubmit),
+	)
 }

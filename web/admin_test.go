@@ -28,17 +28,17 @@ func TestAdminScenarios(t *testing.T) {
     match: {cardNumber: "4111111111111111"}
     frictionless: {status: N, reason: "05"}
 `
-	if r := e.lookup("alice", testkit.LookupBody(t, card, nil)); r.str("status") != "Y" {
+	if r := e.lookup("alice", testkit.LookupBody(t, card, nil)); r.Str("status") != "Y" {
 		t.Fatalf("before: the fallback should answer Y: %s", r.Raw)
 	}
 	add := e.addScenarios("alice", "application/yaml", doc)
 	if add.Status != http.StatusCreated || !strings.Contains(add.Raw, `"my-decline"`) {
 		t.Fatalf("add: %d %s", add.Status, add.Raw)
 	}
-	if r := e.lookup("alice", testkit.LookupBody(t, card, nil)); r.str("status") != "N" || r.str("statusReason") != "05" {
+	if r := e.lookup("alice", testkit.LookupBody(t, card, nil)); r.Str("status") != "N" || r.Str("statusReason") != "05" {
 		t.Errorf("alice's runtime scenario not applied: %s", r.Raw)
 	}
-	if r := e.lookup("bob", testkit.LookupBody(t, card, nil)); r.str("status") != "Y" {
+	if r := e.lookup("bob", testkit.LookupBody(t, card, nil)); r.Str("status") != "Y" {
 		t.Errorf("alice's scenario leaked to bob: %s", r.Raw)
 	}
 	if r := e.call(http.MethodGet, "/admin/scenarios", "alice", nil); !strings.Contains(r.Raw, "my-decline") {
@@ -57,13 +57,13 @@ func TestAdminScenarios(t *testing.T) {
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer alice")
 	req.Header.Set("X-Scenario", "json-one")
-	if r := e.do(req); r.str("status") != "A" {
+	if r := e.do(req); r.Str("status") != "A" {
 		t.Errorf("X-Scenario: %s", r.Raw)
 	}
 	req.Header.Set("X-Scenario", "no-such-scenario")
 	r := e.do(req)
 	checkErrorBody(t, r, http.StatusBadRequest, "203")
-	if r.str("errorCode") != "SC01" {
+	if r.Str("errorCode") != "SC01" {
 		t.Errorf("unknown X-Scenario: %s", r.Raw)
 	}
 	if d := e.call(http.MethodDelete, "/admin/scenarios/my-decline", "bob", nil); d.Status != http.StatusNotFound {
@@ -72,7 +72,7 @@ func TestAdminScenarios(t *testing.T) {
 	if d := e.call(http.MethodDelete, "/admin/scenarios/my-decline", "alice", nil); d.Status != http.StatusNoContent {
 		t.Errorf("delete: %d %s", d.Status, d.Raw)
 	}
-	if r := e.lookup("alice", testkit.LookupBody(t, card, nil)); r.str("status") != "Y" {
+	if r := e.lookup("alice", testkit.LookupBody(t, card, nil)); r.Str("status") != "Y" {
 		t.Errorf("deleted scenario still applied: %s", r.Raw)
 	}
 	if d := e.call(http.MethodDelete, "/admin/scenarios", "alice", nil); d.Status != http.StatusOK || d.Body["deleted"] != float64(1) {
@@ -96,8 +96,8 @@ func TestAdminErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			r := e.addScenarios("tok", tt.contentType, tt.doc)
 			checkErrorBody(t, r, tt.status, tt.emv)
-			if r.str("errorCode") != tt.code {
-				t.Errorf("errorCode = %s, want %s: %s", r.str("errorCode"), tt.code, r.Raw)
+			if r.Str("errorCode") != tt.code {
+				t.Errorf("errorCode = %s, want %s: %s", r.Str("errorCode"), tt.code, r.Raw)
 			}
 		})
 	}
@@ -155,19 +155,19 @@ func TestFaultInjection(t *testing.T) {
 	}
 
 	ok := lookup("4111110000000054")
-	if ok.str("status") != "Y" {
+	if ok.Str("status") != "Y" {
 		t.Fatalf("enquiry-fault card lookup: %s", ok.Raw)
 	}
-	checkErrorBody(t, e.enquiry("tok", map[string]any{"threeDsServerTransId": ok.str("threeDsServerTransId")}), http.StatusGatewayTimeout, "402")
+	checkErrorBody(t, e.enquiry("tok", map[string]any{"threeDsServerTransId": ok.Str("threeDsServerTransId")}), http.StatusGatewayTimeout, "402")
 
 	c := lookup("4111110000000062")
-	checkErrorBody(t, e.call(http.MethodPost, "/challenge/"+c.str("threeDsServerTransId"), "tok", map[string]any{"action": "pass"}), http.StatusInternalServerError, "404")
-	if q := e.enquiry("tok", map[string]any{"threeDsServerTransId": c.str("threeDsServerTransId")}); q.str("transactionStatus") != "C" {
+	checkErrorBody(t, e.call(http.MethodPost, "/challenge/"+c.Str("threeDsServerTransId"), "tok", map[string]any{"action": "pass"}), http.StatusInternalServerError, "404")
+	if q := e.enquiry("tok", map[string]any{"threeDsServerTransId": c.Str("threeDsServerTransId")}); q.Str("transactionStatus") != "C" {
 		t.Errorf("a faulted challenge step changed the transaction: %s", q.Raw)
 	}
 
 	start := time.Now()
-	if r := lookup("4111110000000070"); r.str("status") != "Y" {
+	if r := lookup("4111110000000070"); r.Str("status") != "Y" {
 		t.Errorf("slow lookup: %s", r.Raw)
 	}
 	if d := time.Since(start); d < 150*time.Millisecond {
@@ -194,10 +194,10 @@ func TestDelayedRequestsAreBounded(t *testing.T) {
 	start := time.Now()
 	r := e.lookup("tok", testkit.LookupBody(t, "4111110000000070", nil))
 	checkErrorBody(t, r, http.StatusServiceUnavailable, "403")
-	if r.str("errorCode") != "SY03" || time.Since(start) > 500*time.Millisecond {
+	if r.Str("errorCode") != "SY03" || time.Since(start) > 500*time.Millisecond {
 		t.Errorf("second delayed request: %s after %s", r.Raw, time.Since(start))
 	}
-	if f := <-first; f.str("status") != "Y" {
+	if f := <-first; f.Str("status") != "Y" {
 		t.Errorf("first delayed request: %s", f.Raw)
 	}
 }
@@ -211,7 +211,7 @@ func TestAdminScenariosBoundedInBytes(t *testing.T) {
 	long := strings.Repeat("d", 1025)
 	r := e.addScenarios("bytes", "application/yaml", "scenarios:\n  - id: wordy\n    description: "+long+"\n    match: {cardPrefix: \"41\"}\n    challenge: {}\n")
 	checkErrorBody(t, r, http.StatusBadRequest, "203")
-	if r.str("errorCode") != "AD03" || !strings.Contains(r.Raw, "at most 1024") {
+	if r.Str("errorCode") != "AD03" || !strings.Contains(r.Raw, "at most 1024") {
 		t.Errorf("a long description: %s", r.Raw)
 	}
 	// Scenarios of about 1.1 KB each (as the sandbox keeps them) fill the
@@ -224,7 +224,7 @@ func TestAdminScenariosBoundedInBytes(t *testing.T) {
 		case http.StatusCreated:
 		case http.StatusRequestEntityTooLarge:
 			checkErrorBody(t, r, http.StatusRequestEntityTooLarge, "103")
-			if r.str("errorCode") != "AD14" || r.emv("emvErrorDetail") == "" || !strings.Contains(r.str("error"), "bytes") {
+			if r.Str("errorCode") != "AD14" || r.EMV("emvErrorDetail") == "" || !strings.Contains(r.Str("error"), "bytes") {
 				t.Errorf("over the byte bound: %s", r.Raw)
 			}
 			refused = i

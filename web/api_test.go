@@ -32,7 +32,7 @@ func TestDefaultScenarios(t *testing.T) {
 			r := e.lookup("tok", matchingBody(t, sc, ref))
 			if sc.Error != nil {
 				checkErrorBody(t, r, sc.Error.HTTPStatus, sc.Error.EMVErrorCode)
-				if got := r.str("errorCode"); got != sc.Error.ErrorCode {
+				if got := r.Str("errorCode"); got != sc.Error.ErrorCode {
 					t.Errorf("errorCode = %q, want %q", got, sc.Error.ErrorCode)
 				}
 				q := e.enquiry("tok", map[string]any{"externalReferenceId": ref})
@@ -44,8 +44,8 @@ func TestDefaultScenarios(t *testing.T) {
 			}
 			scheme := schemes.Scheme(pan)
 			for _, k := range []string{"threeDsServerTransId", "acsTransId", "dsTransId"} {
-				if !canonicalUUID.MatchString(r.str(k)) {
-					t.Errorf("%s = %q, want a canonical UUID", k, r.str(k))
+				if !canonicalUUID.MatchString(r.Str(k)) {
+					t.Errorf("%s = %q, want a canonical UUID", k, r.Str(k))
 				}
 			}
 			want := map[string]string{
@@ -57,7 +57,7 @@ func TestDefaultScenarios(t *testing.T) {
 			switch {
 			case sc.Frictionless != nil:
 				status, reason = sc.Frictionless.Status, sc.Frictionless.Reason
-				if r.str("version") == "2.1.0" && status == "I" {
+				if r.Str("version") == "2.1.0" && status == "I" {
 					status = "Y" // 2.1.0 has no informational status
 				}
 				eci = sc.Frictionless.ECI
@@ -69,29 +69,29 @@ func TestDefaultScenarios(t *testing.T) {
 			}
 			want["status"], want["statusReason"], want["eci"] = status, reason, eci
 			for k, v := range want {
-				if got := r.str(k); got != v {
+				if got := r.Str(k); got != v {
 					t.Errorf("%s = %q, want %q", k, got, v)
 				}
 			}
-			cavv := r.str("authenticationValue")
+			cavv := r.Str("authenticationValue")
 			if wantCAVV := status == "Y" || status == "A"; wantCAVV != (len(cavv) == 28) || (!wantCAVV && cavv != "") {
 				t.Errorf("authenticationValue = %q for status %s", cavv, status)
 			}
-			if r.str("acsReferenceNumber") == "" || r.str("acsOperatorId") == "" {
+			if r.Str("acsReferenceNumber") == "" || r.Str("acsOperatorId") == "" {
 				t.Errorf("acsReferenceNumber/acsOperatorId missing: %s", r.Raw)
 			}
 			if status == "C" {
-				if !strings.HasPrefix(r.str("hostedChallengeUrl"), e.URL+"/acs/hosted/") {
-					t.Errorf("hostedChallengeUrl = %q", r.str("hostedChallengeUrl"))
+				if !strings.HasPrefix(r.Str("hostedChallengeUrl"), e.URL+"/acs/hosted/") {
+					t.Errorf("hostedChallengeUrl = %q", r.Str("hostedChallengeUrl"))
 				}
-				if !strings.Contains(r.str("challengeHtml"), `action="`+e.URL+`/acs/challenge"`) {
-					t.Errorf("challengeHtml does not post to the ACS: %s", r.str("challengeHtml"))
+				if !strings.Contains(r.Str("challengeHtml"), `action="`+e.URL+`/acs/challenge"`) {
+					t.Errorf("challengeHtml does not post to the ACS: %s", r.Str("challengeHtml"))
 				}
-			} else if r.str("challengeHtml") != "" || r.str("hostedChallengeUrl") != "" {
+			} else if r.Str("challengeHtml") != "" || r.Str("hostedChallengeUrl") != "" {
 				t.Errorf("frictionless response carries challenge fields: %s", r.Raw)
 			}
 
-			q := e.enquiry("tok", map[string]any{"threeDsServerTransId": r.str("threeDsServerTransId")})
+			q := e.enquiry("tok", map[string]any{"threeDsServerTransId": r.Str("threeDsServerTransId")})
 			if q.Status != http.StatusOK {
 				t.Fatalf("enquiry status = %d: %s", q.Status, q.Raw)
 			}
@@ -100,19 +100,19 @@ func TestDefaultScenarios(t *testing.T) {
 				"eci":                        eci,
 				"statusReason":               reason,
 				"authenticationValue":        cavv,
-				"threeDsServerTransId":       r.str("threeDsServerTransId"),
-				"threeDSServerTransactionId": r.str("threeDsServerTransId"),
-				"dsTransId":                  r.str("dsTransId"),
-				"dsTransactionId":            r.str("dsTransId"),
-				"acsTransactionId":           r.str("acsTransId"),
+				"threeDsServerTransId":       r.Str("threeDsServerTransId"),
+				"threeDSServerTransactionId": r.Str("threeDsServerTransId"),
+				"dsTransId":                  r.Str("dsTransId"),
+				"dsTransactionId":            r.Str("dsTransId"),
+				"acsTransactionId":           r.Str("acsTransId"),
 				"cardScheme":                 scheme,
 				"cardBin":                    pan[:6],
-				"version":                    r.str("version"),
+				"version":                    r.Str("version"),
 				"externalReferenceId":        ref,
-				"acsReferenceNumber":         r.str("acsReferenceNumber"),
-				"acsOperatorId":              r.str("acsOperatorId"),
+				"acsReferenceNumber":         r.Str("acsReferenceNumber"),
+				"acsOperatorId":              r.Str("acsOperatorId"),
 			} {
-				if got := q.str(k); got != v {
+				if got := q.Str(k); got != v {
 					t.Errorf("enquiry %s = %q, want %q", k, got, v)
 				}
 			}
@@ -124,15 +124,15 @@ func TestLookupIsDeterministicPerCard(t *testing.T) {
 	e := newEnv(t)
 	a := e.lookup("tok", testkit.LookupBody(t, e.card("visa-frictionless-y"), nil))
 	b := e.lookup("tok", testkit.LookupBody(t, e.card("visa-frictionless-y"), nil))
-	if a.str("threeDsServerTransId") == b.str("threeDsServerTransId") {
+	if a.Str("threeDsServerTransId") == b.Str("threeDsServerTransId") {
 		t.Error("two lookups share a transaction id")
 	}
-	if a.str("authenticationValue") == b.str("authenticationValue") {
+	if a.Str("authenticationValue") == b.Str("authenticationValue") {
 		t.Error("two transactions share an authenticationValue")
 	}
 	for _, k := range []string{"status", "eci", "acsReferenceNumber", "acsOperatorId", "cardScheme", "version"} {
-		if a.str(k) != b.str(k) {
-			t.Errorf("%s differs between two lookups of one card: %q vs %q", k, a.str(k), b.str(k))
+		if a.Str(k) != b.Str(k) {
+			t.Errorf("%s differs between two lookups of one card: %q vs %q", k, a.Str(k), b.Str(k))
 		}
 	}
 }
@@ -148,10 +148,10 @@ func TestEnquiryPriorityAndReuse(t *testing.T) {
 		body map[string]any
 		want string // threeDsServerTransId
 	}{
-		{"id only", map[string]any{"threeDsServerTransId": first.str("threeDsServerTransId")}, first.str("threeDsServerTransId")},
-		{"reference only: newest wins", map[string]any{"externalReferenceId": "order-1"}, reuse.str("threeDsServerTransId")},
-		{"both: id wins", map[string]any{"threeDsServerTransId": first.str("threeDsServerTransId"), "externalReferenceId": "order-2"}, first.str("threeDsServerTransId")},
-		{"both: id wins over its own ref", map[string]any{"threeDsServerTransId": second.str("threeDsServerTransId"), "externalReferenceId": "order-1"}, second.str("threeDsServerTransId")},
+		{"id only", map[string]any{"threeDsServerTransId": first.Str("threeDsServerTransId")}, first.Str("threeDsServerTransId")},
+		{"reference only: newest wins", map[string]any{"externalReferenceId": "order-1"}, reuse.Str("threeDsServerTransId")},
+		{"both: id wins", map[string]any{"threeDsServerTransId": first.Str("threeDsServerTransId"), "externalReferenceId": "order-2"}, first.Str("threeDsServerTransId")},
+		{"both: id wins over its own ref", map[string]any{"threeDsServerTransId": second.Str("threeDsServerTransId"), "externalReferenceId": "order-1"}, second.Str("threeDsServerTransId")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -159,7 +159,7 @@ func TestEnquiryPriorityAndReuse(t *testing.T) {
 			if q.Status != http.StatusOK {
 				t.Fatalf("status %d: %s", q.Status, q.Raw)
 			}
-			if got := q.str("threeDsServerTransId"); got != tt.want {
+			if got := q.Str("threeDsServerTransId"); got != tt.want {
 				t.Errorf("threeDsServerTransId = %s, want %s", got, tt.want)
 			}
 		})
@@ -179,13 +179,13 @@ func TestEnquiryUnknown(t *testing.T) {
 func TestTokenIsolation(t *testing.T) {
 	e := newEnv(t)
 	r := e.lookup("team-a", testkit.LookupBody(t, e.card("visa-frictionless-y"), func(m map[string]any) { m["externalReferenceId"] = "shared-ref" }))
-	id := r.str("threeDsServerTransId")
+	id := r.Str("threeDsServerTransId")
 	checkErrorBody(t, e.enquiry("team-b", map[string]any{"threeDsServerTransId": id}), http.StatusNotFound, "301")
 	checkErrorBody(t, e.enquiry("team-b", map[string]any{"externalReferenceId": "shared-ref"}), http.StatusNotFound, "301")
 	// team-b's own transaction with the same reference does not disturb team-a.
 	e.lookup("team-b", testkit.LookupBody(t, e.card("visa-frictionless-n"), func(m map[string]any) { m["externalReferenceId"] = "shared-ref" }))
-	if q := e.enquiry("team-a", map[string]any{"externalReferenceId": "shared-ref"}); q.str("threeDsServerTransId") != id {
-		t.Errorf("team-a sees %s, want its own %s", q.str("threeDsServerTransId"), id)
+	if q := e.enquiry("team-a", map[string]any{"externalReferenceId": "shared-ref"}); q.Str("threeDsServerTransId") != id {
+		t.Errorf("team-a sees %s, want its own %s", q.Str("threeDsServerTransId"), id)
 	}
 }
 
@@ -227,7 +227,7 @@ func TestAuthentication(t *testing.T) {
 					return
 				}
 				checkErrorBody(t, r, tt.status, "303")
-				if got := r.str("errorCode"); got != tt.code {
+				if got := r.Str("errorCode"); got != tt.code {
 					t.Errorf("errorCode = %s, want %s", got, tt.code)
 				}
 			})
@@ -265,7 +265,7 @@ func TestTransportErrors(t *testing.T) {
 			req.Header.Set("Authorization", "Bearer tok")
 			r := e.do(req)
 			checkErrorBody(t, r, tt.status, tt.emv)
-			if got := r.str("errorCode"); got != tt.code {
+			if got := r.Str("errorCode"); got != tt.code {
 				t.Errorf("errorCode = %s, want %s", got, tt.code)
 			}
 			if r.Header.Get("X-Request-Id") == "" {
@@ -344,8 +344,8 @@ func TestEveryErrorNamesItsElement(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := e.call(tt.method, tt.path, "tok", tt.body)
-			checkErrorBody(t, r, tt.status, r.emv("emvErrorCode"))
-			if got := r.emv("emvErrorDetail"); got != tt.detail {
+			checkErrorBody(t, r, tt.status, r.EMV("emvErrorCode"))
+			if got := r.EMV("emvErrorDetail"); got != tt.detail {
 				t.Errorf("emvErrorDetail = %q, want %q", got, tt.detail)
 			}
 		})

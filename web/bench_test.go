@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -155,40 +156,24 @@ func BenchmarkServeHeadlessChallenge(b *testing.B) {
 // budget. It counts allocations, never time, and is skipped under the race
 // detector, which changes the counts.
 func TestAllocBudgets(t *testing.T) {
-	testkit.AllocBudget(t)
 	srv := benchServer(t, nil)
 	lookup, challenge := rawLookup(t, scenarioFrictionless), rawLookup(t, scenarioChallenge)
 	enquiry := []byte(`{"externalReferenceId":"ORD-20240611-000123"}`)
-	tests := []struct {
-		name   string
-		budget float64
-		fn     func() (int, string)
-	}{
-		{"lookup", budgetServeLookup, func() (int, string) {
+	ok := func(code int, body string) error {
+		if code != http.StatusOK {
+			return fmt.Errorf("got HTTP %d, want 200\n%s", code, body)
+		}
+		return nil
+	}
+	testkit.CheckBudgets(t, 50,
+		testkit.Budget{Name: "lookup", Max: budgetServeLookup, Fn: func() error {
 			rec := serve(srv, "/authentication/brw", lookup)
-			return rec.Code, rec.Body.String()
+			return ok(rec.Code, rec.Body.String())
 		}},
-		{"enquiry", budgetServeEnquiry, func() (int, string) {
+		testkit.Budget{Name: "enquiry", Max: budgetServeEnquiry, Fn: func() error {
 			rec := serve(srv, "/enquiry/", enquiry)
-			return rec.Code, rec.Body.String()
+			return ok(rec.Code, rec.Body.String())
 		}},
-		{"headless challenge", budgetServeChallenge, func() (int, string) { return challengeOnce(srv, challenge) }},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			code, body := http.StatusOK, ""
-			got := testing.AllocsPerRun(50, func() {
-				if c, b := tt.fn(); c != http.StatusOK && code == http.StatusOK {
-					code, body = c, b
-				}
-			})
-			if code != http.StatusOK {
-				t.Fatalf("got HTTP %d, want 200\n%s", code, body)
-			}
-			if got > tt.budget {
-				t.Errorf("got %.0f allocs/op, want at most %.0f (the budget in bench_test.go)", got, tt.budget)
-			}
-			t.Logf("%.0f allocs/op (budget %.0f)", got, tt.budget)
-		})
-	}
+		testkit.Budget{Name: "headless challenge", Max: budgetServeChallenge, Fn: func() error { return ok(challengeOnce(srv, challenge)) }},
+	)
 }

@@ -43,10 +43,10 @@ type challenge struct {
 func (e *env) startChallenge(mutate func(map[string]any)) challenge {
 	e.t.Helper()
 	r := e.lookup("tok", testkit.LookupBody(e.t, e.card("visa-challenge"), mutate))
-	if r.str("status") != "C" {
-		e.t.Fatalf("lookup status = %q, want C: %s", r.str("status"), r.Raw)
+	if r.Str("status") != "C" {
+		e.t.Fatalf("lookup status = %q, want C: %s", r.Str("status"), r.Raw)
 	}
-	fields := formFields(r.str("challengeHtml"))
+	fields := formFields(r.Str("challengeHtml"))
 	c := challenge{lookup: r, creq: fields["creq"]}
 	raw, err := base64.RawURLEncoding.DecodeString(c.creq)
 	if err != nil {
@@ -77,7 +77,7 @@ func encodeCReq(t *testing.T, c emulator.CReq) string {
 func TestChallengeHTML(t *testing.T) {
 	e := newEnv(t)
 	c := e.startChallenge(func(m map[string]any) { m["challengeWindowSize"] = 2 })
-	page := c.lookup.str("challengeHtml")
+	page := c.lookup.Str("challengeHtml")
 	if got := actionRe.FindStringSubmatch(page); got == nil || got[1] != e.URL+"/acs/challenge" {
 		t.Errorf("form action = %v, want %s/acs/challenge", got, e.URL)
 	}
@@ -87,10 +87,10 @@ func TestChallengeHTML(t *testing.T) {
 		}
 	}
 	want := emulator.CReq{
-		ThreeDSServerTransID: c.lookup.str("threeDsServerTransId"),
-		ACSTransID:           c.lookup.str("acsTransId"),
+		ThreeDSServerTransID: c.lookup.Str("threeDsServerTransId"),
+		ACSTransID:           c.lookup.Str("acsTransId"),
 		MessageType:          "CReq",
-		MessageVersion:       c.lookup.str("version"),
+		MessageVersion:       c.lookup.Str("version"),
 		ChallengeWindowSize:  "02",
 	}
 	if c.cr != want {
@@ -161,12 +161,12 @@ func TestChallengeDecisions(t *testing.T) {
 			}
 			q := e.enquiry("tok", map[string]any{"threeDsServerTransId": c.cr.ThreeDSServerTransID})
 			for k, v := range map[string]string{"transactionStatus": tt.status, "statusReason": tt.reason, "challengeCancel": tt.cancel, "eci": tt.eci, "interactionCounter": "01", "authenticationType": "02"} {
-				if got := q.str(k); got != v {
+				if got := q.Str(k); got != v {
 					t.Errorf("enquiry %s = %q, want %q", k, got, v)
 				}
 			}
-			if (tt.status == "Y") != (len(q.str("authenticationValue")) == 28) {
-				t.Errorf("authenticationValue = %q with status %s", q.str("authenticationValue"), tt.status)
+			if (tt.status == "Y") != (len(q.Str("authenticationValue")) == 28) {
+				t.Errorf("authenticationValue = %q with status %s", q.Str("authenticationValue"), tt.status)
 			}
 		})
 	}
@@ -176,7 +176,7 @@ func TestEnquiryWhileChallengeOpen(t *testing.T) {
 	e := newEnv(t)
 	c := e.startChallenge(nil)
 	q := e.enquiry("tok", map[string]any{"threeDsServerTransId": c.cr.ThreeDSServerTransID})
-	if q.str("transactionStatus") != "C" || q.str("eci") != "" || q.str("authenticationValue") != "" {
+	if q.Str("transactionStatus") != "C" || q.Str("eci") != "" || q.Str("authenticationValue") != "" {
 		t.Errorf("pending challenge enquiry: %s", q.Raw)
 	}
 }
@@ -196,7 +196,7 @@ func TestWrongOTPs(t *testing.T) {
 		t.Fatalf("third wrong OTP does not end the challenge: %s", final.Raw)
 	}
 	q := e.enquiry("tok", map[string]any{"threeDsServerTransId": c.cr.ThreeDSServerTransID})
-	if q.str("transactionStatus") != "N" || q.str("statusReason") != "19" || q.str("interactionCounter") != "03" {
+	if q.Str("transactionStatus") != "N" || q.Str("statusReason") != "19" || q.Str("interactionCounter") != "03" {
 		t.Errorf("after 3 wrong OTPs: %s", q.Raw)
 	}
 }
@@ -255,11 +255,11 @@ func TestCReqErrors(t *testing.T) {
 		})
 	}
 	// None of the failed CReqs changed the transactions.
-	if q := e.enquiry("tok", map[string]any{"threeDsServerTransId": other.cr.ThreeDSServerTransID}); q.str("transactionStatus") != "C" {
-		t.Errorf("other transaction changed to %s", q.str("transactionStatus"))
+	if q := e.enquiry("tok", map[string]any{"threeDsServerTransId": other.cr.ThreeDSServerTransID}); q.Str("transactionStatus") != "C" {
+		t.Errorf("other transaction changed to %s", q.Str("transactionStatus"))
 	}
-	if q := e.enquiry("tok", map[string]any{"threeDsServerTransId": done.cr.ThreeDSServerTransID}); q.str("transactionStatus") != "Y" {
-		t.Errorf("completed transaction changed to %s", q.str("transactionStatus"))
+	if q := e.enquiry("tok", map[string]any{"threeDsServerTransId": done.cr.ThreeDSServerTransID}); q.Str("transactionStatus") != "Y" {
+		t.Errorf("completed transaction changed to %s", q.Str("transactionStatus"))
 	}
 }
 
@@ -299,7 +299,7 @@ func TestSessionDataIsWhatTheBrowserPosted(t *testing.T) {
 		})
 	}
 	c := e.startChallenge(nil)
-	hosted := e.do(mustRequest(t, http.MethodGet, c.lookup.str("hostedChallengeUrl")))
+	hosted := e.do(mustRequest(t, http.MethodGet, c.lookup.Str("hostedChallengeUrl")))
 	if got := formFields(e.press(hosted, "pass", "").Raw)["threeDSSessionData"]; got != "eyJvcmRlciI6IjAwMDEyMyJ9" {
 		t.Errorf("hosted URL: threeDSSessionData = %q, want the lookup's session", got)
 	}
@@ -336,7 +336,7 @@ func TestDecisionStateProtection(t *testing.T) {
 			t.Errorf("%s state: status %d, want 400 with EMV 302", name, r.Status)
 		}
 	}
-	if q := e.enquiry("tok", map[string]any{"threeDsServerTransId": c.cr.ThreeDSServerTransID}); q.str("transactionStatus") != "C" {
+	if q := e.enquiry("tok", map[string]any{"threeDsServerTransId": c.cr.ThreeDSServerTransID}); q.Str("transactionStatus") != "C" {
 		t.Fatalf("refused decisions changed the transaction: %s", q.Raw)
 	}
 	ok := e.form("/acs/decision", url.Values{"state": {state}, "action": {"fail"}})
@@ -347,7 +347,7 @@ func TestDecisionStateProtection(t *testing.T) {
 	if replay.Status != http.StatusConflict || !strings.Contains(replay.Raw, "305") {
 		t.Errorf("replayed decision: status %d, want 409 with EMV 305", replay.Status)
 	}
-	if q := e.enquiry("tok", map[string]any{"threeDsServerTransId": c.cr.ThreeDSServerTransID}); q.str("transactionStatus") != "N" {
+	if q := e.enquiry("tok", map[string]any{"threeDsServerTransId": c.cr.ThreeDSServerTransID}); q.Str("transactionStatus") != "N" {
 		t.Errorf("replay changed the result: %s", q.Raw)
 	}
 	bad := e.form("/acs/decision", url.Values{"state": {state}, "action": {"steal"}})
@@ -363,7 +363,7 @@ func TestChallengeTimeouts(t *testing.T) {
 		c := e.startChallenge(nil)
 		e.Clock.Advance(31 * time.Second)
 		q := e.enquiry("tok", map[string]any{"threeDsServerTransId": c.cr.ThreeDSServerTransID})
-		if q.str("transactionStatus") != "N" || q.str("statusReason") != "14" || q.str("challengeCancel") != "05" {
+		if q.Str("transactionStatus") != "N" || q.Str("statusReason") != "14" || q.Str("challengeCancel") != "05" {
 			t.Errorf("enquiry after the first-CReq window: %s", q.Raw)
 		}
 		late := e.form("/acs/challenge", url.Values{"creq": {c.creq}})
@@ -377,7 +377,7 @@ func TestChallengeTimeouts(t *testing.T) {
 		page := e.form("/acs/challenge", url.Values{"creq": {c.creq}})
 		e.Clock.Advance(2*time.Minute + time.Second)
 		q := e.enquiry("tok", map[string]any{"threeDsServerTransId": c.cr.ThreeDSServerTransID})
-		if q.str("transactionStatus") != "N" || q.str("statusReason") != "14" || q.str("challengeCancel") != "04" {
+		if q.Str("transactionStatus") != "N" || q.Str("statusReason") != "14" || q.Str("challengeCancel") != "04" {
 			t.Errorf("enquiry after the challenge window: %s", q.Raw)
 		}
 		if r := e.press(page, "pass", ""); r.Status != http.StatusConflict {
@@ -400,7 +400,7 @@ func TestChallengeTimeouts(t *testing.T) {
 func TestHostedChallengeURL(t *testing.T) {
 	e := newEnv(t)
 	c := e.startChallenge(func(m map[string]any) { m["challengeWindowSize"] = 1 })
-	req, _ := http.NewRequest(http.MethodGet, c.lookup.str("hostedChallengeUrl"), nil)
+	req, _ := http.NewRequest(http.MethodGet, c.lookup.Str("hostedChallengeUrl"), nil)
 	page := e.do(req)
 	if page.Status != http.StatusOK || !strings.Contains(page.Raw, `data-window-size="1"`) {
 		t.Fatalf("hosted page: %d %s", page.Status, page.Raw)
@@ -438,7 +438,7 @@ func TestNullNotificationURLShowsResult(t *testing.T) {
 		}
 	}
 	enq := e.enquiry("tok", map[string]string{"threeDsServerTransId": c.cr.ThreeDSServerTransID})
-	if cavv := enq.str("authenticationValue"); cavv == "" || strings.Contains(res.Raw, cavv) {
+	if cavv := enq.Str("authenticationValue"); cavv == "" || strings.Contains(res.Raw, cavv) {
 		t.Errorf("the result page shows the authentication value %q (the enquiry's is %q)", cavv, cavv)
 	}
 	if bad := e.form("/acs/notification", url.Values{"cres": {"garbage"}}); bad.Status != http.StatusBadRequest {
@@ -467,7 +467,7 @@ func TestForgedCResDisclosesNothing(t *testing.T) {
 		form   url.Values
 		status int
 	}{
-		{"a frictionless transaction's id", url.Values{"cres": {forge(map[string]string{"threeDSServerTransID": victim.str("threeDsServerTransId")})}}, http.StatusBadRequest},
+		{"a frictionless transaction's id", url.Values{"cres": {forge(map[string]string{"threeDSServerTransID": victim.Str("threeDsServerTransId")})}}, http.StatusBadRequest},
 		{"a challenged transaction's ids", url.Values{"cres": {forge(map[string]string{"threeDSServerTransID": challenged.cr.ThreeDSServerTransID, "acsTransID": challenged.cr.ACSTransID, "transStatus": "Y"})}}, http.StatusBadRequest},
 		{"with another transaction's token", url.Values{"cres": {forge(map[string]string{"threeDSServerTransID": challenged.cr.ThreeDSServerTransID, "acsTransID": challenged.cr.ACSTransID})}, resultFieldName: {stolen}}, http.StatusBadRequest},
 	} {
@@ -476,7 +476,7 @@ func TestForgedCResDisclosesNothing(t *testing.T) {
 			if r.Status != tt.status {
 				t.Errorf("HTTP %d, want %d", r.Status, tt.status)
 			}
-			for _, secret := range []string{"VICTIM-REF", "Authorise", "dd class=\"eci\"", victim.str("authenticationValue")} {
+			for _, secret := range []string{"VICTIM-REF", "Authorise", "dd class=\"eci\"", victim.Str("authenticationValue")} {
 				if strings.Contains(r.Raw, secret) {
 					t.Errorf("the page discloses %q:\n%s", secret, r.Raw)
 				}
@@ -510,19 +510,19 @@ func TestHeadlessChallenge(t *testing.T) {
 				t.Errorf("another token completed the challenge: %d %s", r.Status, r.Raw)
 			}
 			r := e.call(http.MethodPost, "/challenge/"+id, "tok", tt.body)
-			if r.Status != http.StatusOK || r.Body["final"] != true || r.str("transStatus") != tt.status {
+			if r.Status != http.StatusOK || r.Body["final"] != true || r.Str("transStatus") != tt.status {
 				t.Fatalf("headless: %d %s", r.Status, r.Raw)
 			}
-			raw, _ := base64.RawURLEncoding.DecodeString(r.str("cres"))
+			raw, _ := base64.RawURLEncoding.DecodeString(r.Str("cres"))
 			var cres emulator.CRes
 			if err := json.Unmarshal(raw, &cres); err != nil || cres.TransStatus != tt.status || cres.MessageType != "CRes" {
 				t.Errorf("cres = %s (%v)", raw, err)
 			}
-			if r.str("threeDSSessionData") != "eyJvcmRlciI6IjAwMDEyMyJ9" {
-				t.Errorf("threeDSSessionData = %q", r.str("threeDSSessionData"))
+			if r.Str("threeDSSessionData") != "eyJvcmRlciI6IjAwMDEyMyJ9" {
+				t.Errorf("threeDSSessionData = %q", r.Str("threeDSSessionData"))
 			}
 			q := e.enquiry("tok", map[string]any{"threeDsServerTransId": id})
-			if q.str("transactionStatus") != tt.status || q.str("statusReason") != tt.reason || q.str("challengeCancel") != tt.cancel {
+			if q.Str("transactionStatus") != tt.status || q.Str("statusReason") != tt.reason || q.Str("challengeCancel") != tt.cancel {
 				t.Errorf("enquiry: %s", q.Raw)
 			}
 			again := e.call(http.MethodPost, "/challenge/"+id, "tok", tt.body)
@@ -547,17 +547,17 @@ func TestAutoResolvingChallenges(t *testing.T) {
 		}
 		t.Run(sc.ID, func(t *testing.T) {
 			r := e.lookup("tok", testkit.LookupBody(t, sc.Match.CardNumber, nil))
-			id := r.str("threeDsServerTransId")
-			if q := e.enquiry("tok", map[string]any{"threeDsServerTransId": id}); sc.Challenge.AutoAfter > 0 && q.str("transactionStatus") != "C" {
+			id := r.Str("threeDsServerTransId")
+			if q := e.enquiry("tok", map[string]any{"threeDsServerTransId": id}); sc.Challenge.AutoAfter > 0 && q.Str("transactionStatus") != "C" {
 				t.Errorf("resolved before autoAfter: %s", q.Raw)
 			}
 			e.Clock.Advance(sc.Challenge.AutoAfter)
 			want := map[string]string{"pass": "Y", "fail": "N", "cancel": "N"}[sc.Challenge.Auto]
 			q := e.enquiry("tok", map[string]any{"threeDsServerTransId": id})
-			if q.str("transactionStatus") != want {
-				t.Errorf("after autoAfter: status %q, want %q: %s", q.str("transactionStatus"), want, q.Raw)
+			if q.Str("transactionStatus") != want {
+				t.Errorf("after autoAfter: status %q, want %q: %s", q.Str("transactionStatus"), want, q.Raw)
 			}
-			if sc.Challenge.Auto == "cancel" && q.str("challengeCancel") != "01" {
+			if sc.Challenge.Auto == "cancel" && q.Str("challengeCancel") != "01" {
 				t.Errorf("auto-cancel without challengeCancel 01: %s", q.Raw)
 			}
 		})

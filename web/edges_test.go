@@ -37,7 +37,7 @@ func TestHTTPEdges(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			r := e.call(http.MethodPost, tt.path, "tok", tt.body)
 			if tt.emv == "" {
-				if r.Status != tt.status || r.str("status") != "Y" {
+				if r.Status != tt.status || r.Str("status") != "Y" {
 					t.Fatalf("HTTP %d, want %d with status Y: %s", r.Status, tt.status, r.Raw)
 				}
 				return
@@ -51,7 +51,7 @@ func TestHTTPEdges(t *testing.T) {
 					t.Errorf("the answer does not say %q:\n%s", want, r.Raw)
 				}
 			}
-			if d := r.emv("emvErrorDetail"); strings.Contains(d, "threeDSServerTransID") {
+			if d := r.EMV("emvErrorDetail"); strings.Contains(d, "threeDSServerTransID") {
 				t.Errorf("emvErrorDetail %q uses the EMV spelling; the API's is threeDsServerTransId", d)
 			}
 		})

@@ -3,11 +3,9 @@ package web_test
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"testing"
 	"time"
 
@@ -141,70 +139,20 @@ func newEnv(t testing.TB, opts ...func(*envOptions)) *env {
 }
 
 // result is a decoded response.
-type result struct {
-	Status int
-	Header http.Header
-	Body   map[string]any
-	Raw    string
-}
+type result = testkit.Response
 
-func (r result) str(key string) string {
-	v, _ := r.Body[key].(string)
-	return v
-}
-
-func (r result) emv(key string) string {
-	m, _ := r.Body["emvError"].(map[string]any)
-	v, _ := m[key].(string)
-	return v
-}
-
-// call sends a JSON request with a bearer token ("" sends none).
+// call sends a JSON request with a bearer token ("" sends none); a
+// request without a body still says it is JSON, as the API wants.
 func (e *env) call(method, path, token string, body any) result {
 	e.t.Helper()
-	var rd io.Reader
-	switch b := body.(type) {
-	case nil:
-	case string:
-		rd = strings.NewReader(b)
-	case []byte:
-		rd = bytes.NewReader(b)
-	default:
-		raw, err := json.Marshal(b)
-		if err != nil {
-			e.t.Fatal(err)
-		}
-		rd = bytes.NewReader(raw)
-	}
-	req, err := http.NewRequest(method, e.URL+path, rd)
-	if err != nil {
-		e.t.Fatal(err)
-	}
+	req := testkit.Request(e.t, method, e.URL+path, token, body)
 	req.Header.Set("Content-Type", "application/json")
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
 	return e.do(req)
 }
 
 func (e *env) do(req *http.Request) result {
 	e.t.Helper()
-	resp, err := e.Server.Client().Do(req)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	r := result{Status: resp.StatusCode, Header: resp.Header, Raw: string(raw)}
-	if strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
-		if err := json.Unmarshal(raw, &r.Body); err != nil {
-			e.t.Fatalf("%s %s: response is not JSON: %v\n%s", req.Method, req.URL, err, raw)
-		}
-	}
-	return r
+	return testkit.Do(e.t, e.Server.Client(), req)
 }
 
 func (e *env) lookup(token string, body any) result {
@@ -223,16 +171,16 @@ func checkErrorBody(t *testing.T, r result, status int, emvCode string) {
 	if r.Status != status {
 		t.Errorf("HTTP status = %d, want %d\n%s", r.Status, status, r.Raw)
 	}
-	if got := r.emv("emvErrorCode"); got != emvCode {
+	if got := r.EMV("emvErrorCode"); got != emvCode {
 		t.Errorf("emvErrorCode = %q, want %q\n%s", got, emvCode, r.Raw)
 	}
-	if len(r.str("errorCode")) != 4 {
-		t.Errorf("errorCode = %q, want 4 characters", r.str("errorCode"))
+	if len(r.Str("errorCode")) != 4 {
+		t.Errorf("errorCode = %q, want 4 characters", r.Str("errorCode"))
 	}
-	if r.str("status") == "" || r.str("error") == "" {
+	if r.Str("status") == "" || r.Str("error") == "" {
 		t.Errorf("status and error must be set: %s", r.Raw)
 	}
-	if r.emv("emvErrorComponent") == "" || r.emv("emvErrorDescription") == "" || r.emv("emvErrorDetail") == "" {
+	if r.EMV("emvErrorComponent") == "" || r.EMV("emvErrorDescription") == "" || r.EMV("emvErrorDetail") == "" {
 		t.Errorf("emvErrorComponent, emvErrorDescription and emvErrorDetail must all be set (spec 2.16): %s", r.Raw)
 	}
 }

@@ -69,9 +69,9 @@ func TestJournalIsBoundedInBytes(t *testing.T) {
 				t.Fatalf("lookup %d of %s: HTTP %d: %.300s", i, token, r.Status, r.Raw)
 			}
 			if i == 0 {
-				first[token] = r.str("threeDsServerTransId")
+				first[token] = r.Str("threeDsServerTransId")
 			}
-			last[token] = r.str("threeDsServerTransId")
+			last[token] = r.Str("threeDsServerTransId")
 		}
 	}
 	grown := int64(heapInUse()) - int64(before)

@@ -36,19 +36,19 @@ func TestDDC(t *testing.T) {
 	if r.Status != http.StatusOK {
 		t.Fatalf("ddc: %d %s", r.Status, r.Raw)
 	}
-	id := r.str("threeDsServerTransId")
-	if !canonicalUUID.MatchString(id) || r.str("ddcId") != "ddc-"+id || r.str("externalReferenceId") != "order-42" {
+	id := r.Str("threeDsServerTransId")
+	if !canonicalUUID.MatchString(id) || r.Str("ddcId") != "ddc-"+id || r.Str("externalReferenceId") != "order-42" {
 		t.Fatalf("ids: %s", r.Raw)
 	}
-	if r.str("threeDSMethodUrl") != e.URL+"/acs/method" || r.str("threeDSCompInd") != "" {
-		t.Errorf("method URL %q, threeDSCompInd %q", r.str("threeDSMethodUrl"), r.str("threeDSCompInd"))
+	if r.Str("threeDSMethodUrl") != e.URL+"/acs/method" || r.Str("threeDSCompInd") != "" {
+		t.Errorf("method URL %q, threeDSCompInd %q", r.Str("threeDSMethodUrl"), r.Str("threeDSCompInd"))
 	}
 	if r.Header.Get("X-Scenario-Id") != "visa-method-y" {
 		t.Errorf("X-Scenario-Id %q", r.Header.Get("X-Scenario-Id"))
 	}
-	page := r.str("threeDSMethodHtml")
+	page := r.Str("threeDSMethodHtml")
 	fields := formFields(page)
-	if got := actionRe.FindStringSubmatch(page); got == nil || got[1] != e.URL+"/acs/method" || fields["threeDSMethodData"] != r.str("threeDSMethodData") {
+	if got := actionRe.FindStringSubmatch(page); got == nil || got[1] != e.URL+"/acs/method" || fields["threeDSMethodData"] != r.Str("threeDSMethodData") {
 		t.Fatalf("threeDSMethodHtml does not post threeDSMethodData to the method URL:\n%s", page)
 	}
 	raw, err := base64.RawURLEncoding.DecodeString(fields["threeDSMethodData"])
@@ -83,19 +83,19 @@ func TestDDC(t *testing.T) {
 	l := e.lookup("tok", testkit.LookupBody(t, "4000000000009409", func(b map[string]any) {
 		b["ddcId"], b["threeDSCompInd"] = "ddc-"+id, "Y"
 	}))
-	if l.Status != http.StatusOK || l.str("threeDsServerTransId") != id || l.str("status") != "Y" {
+	if l.Status != http.StatusOK || l.Str("threeDsServerTransId") != id || l.Str("status") != "Y" {
 		t.Fatalf("lookup does not continue the collection: %s", l.Raw)
 	}
 	q := e.enquiry("tok", map[string]any{"threeDsServerTransId": id})
 	method, _ := q.Body["threeDSMethod"].(map[string]any)
-	if q.str("ddcId") != "ddc-"+id || q.str("threeDSCompInd") != "Y" || method["available"] != true ||
+	if q.Str("ddcId") != "ddc-"+id || q.Str("threeDSCompInd") != "Y" || method["available"] != true ||
 		method["startedAt"] == nil || method["completedAt"] == nil || method["requestorCompInd"] != "Y" {
 		t.Errorf("enquiry: %s", q.Raw)
 	}
 
 	// A card whose ACS has no method: no URL, no page, threeDSCompInd U.
 	n := e.ddc("tok", ddcBody("4000000000009425"))
-	if n.Status != http.StatusOK || n.str("threeDSMethodUrl") != "" || n.str("threeDSMethodHtml") != "" || n.str("threeDSCompInd") != "U" {
+	if n.Status != http.StatusOK || n.Str("threeDSMethodUrl") != "" || n.Str("threeDSMethodHtml") != "" || n.Str("threeDSCompInd") != "U" {
 		t.Errorf("no-method card: %s", n.Raw)
 	}
 }
@@ -132,8 +132,8 @@ func TestDDCRefuses(t *testing.T) {
 				return
 			}
 			checkErrorBody(t, r, tt.status, tt.emv)
-			if !strings.Contains(r.emv("emvErrorDetail"), tt.detail) {
-				t.Errorf("emvErrorDetail %q, want it to name %s", r.emv("emvErrorDetail"), tt.detail)
+			if !strings.Contains(r.EMV("emvErrorDetail"), tt.detail) {
+				t.Errorf("emvErrorDetail %q, want it to name %s", r.EMV("emvErrorDetail"), tt.detail)
 			}
 		})
 	}
@@ -144,8 +144,8 @@ func TestDDCRefuses(t *testing.T) {
 func TestMethodErrorPages(t *testing.T) {
 	e := newEnv(t)
 	c := e.ddc("tok", ddcBody("4000000000009409"))
-	id := c.str("threeDsServerTransId")
-	none := e.ddc("tok", ddcBody("4000000000009425")).str("threeDsServerTransId")
+	id := c.Str("threeDsServerTransId")
+	none := e.ddc("tok", ddcBody("4000000000009425")).Str("threeDsServerTransId")
 	b64 := func(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) }
 	enc := emulator.EncodeMethodData
 	tests := []struct {
@@ -196,20 +196,20 @@ func TestLookupStrictDDC(t *testing.T) {
 		body := func(ddc string) map[string]any {
 			return testkit.LookupBody(t, "4000000000009409", func(b map[string]any) { b["ddcId"] = ddc })
 		}
-		if r := e.lookup("tok", body(c.str("ddcId"))); r.Status != http.StatusOK || r.str("threeDsServerTransId") != c.str("threeDsServerTransId") {
+		if r := e.lookup("tok", body(c.Str("ddcId"))); r.Status != http.StatusOK || r.Str("threeDsServerTransId") != c.Str("threeDsServerTransId") {
 			t.Fatalf("strict=%v: first lookup %s", strict, r.Raw)
 		}
-		unknown, reused := e.lookup("tok", body("ddc-unknown")), e.lookup("tok", body(c.str("ddcId")))
+		unknown, reused := e.lookup("tok", body("ddc-unknown")), e.lookup("tok", body(c.Str("ddcId")))
 		if !strict {
-			if unknown.Status != http.StatusOK || reused.Status != http.StatusOK || reused.str("threeDsServerTransId") == c.str("threeDsServerTransId") {
+			if unknown.Status != http.StatusOK || reused.Status != http.StatusOK || reused.Str("threeDsServerTransId") == c.Str("threeDsServerTransId") {
 				t.Errorf("lenient: unknown %d, reused %s", unknown.Status, reused.Raw)
 			}
 			continue
 		}
 		checkErrorBody(t, unknown, http.StatusNotFound, "301")
 		checkErrorBody(t, reused, http.StatusConflict, "305")
-		if unknown.emv("emvErrorDetail") != "ddcId" || reused.emv("emvErrorDetail") != "ddcId" {
-			t.Errorf("details %q %q, want ddcId", unknown.emv("emvErrorDetail"), reused.emv("emvErrorDetail"))
+		if unknown.EMV("emvErrorDetail") != "ddcId" || reused.EMV("emvErrorDetail") != "ddcId" {
+			t.Errorf("details %q %q, want ddcId", unknown.EMV("emvErrorDetail"), reused.EMV("emvErrorDetail"))
 		}
 	}
 }
@@ -221,17 +221,17 @@ func TestLookupOtherCardDDC(t *testing.T) {
 	for _, strict := range []bool{false, true} {
 		e := newEnv(t, func(o *envOptions) { o.strictDDC = strict })
 		c := e.ddc("tok", ddcBody("4000000000009409"))
-		other := e.lookup("tok", testkit.LookupBody(t, "4000000000009433", func(b map[string]any) { b["ddcId"] = c.str("ddcId") }))
+		other := e.lookup("tok", testkit.LookupBody(t, "4000000000009433", func(b map[string]any) { b["ddcId"] = c.Str("ddcId") }))
 		if strict {
 			checkErrorBody(t, other, http.StatusConflict, "305")
-			if other.emv("emvErrorDetail") != "card.cardNumber,ddcId" || !strings.Contains(other.str("error"), "400000******9409") {
+			if other.EMV("emvErrorDetail") != "card.cardNumber,ddcId" || !strings.Contains(other.Str("error"), "400000******9409") {
 				t.Errorf("strict: %s", other.Raw)
 			}
-		} else if other.Status != http.StatusOK || other.str("threeDsServerTransId") == c.str("threeDsServerTransId") {
+		} else if other.Status != http.StatusOK || other.Str("threeDsServerTransId") == c.Str("threeDsServerTransId") {
 			t.Errorf("lenient: another card's lookup %s", other.Raw)
 		}
-		own := e.lookup("tok", testkit.LookupBody(t, "4000000000009409", func(b map[string]any) { b["ddcId"] = c.str("ddcId") }))
-		if own.Status != http.StatusOK || own.str("threeDsServerTransId") != c.str("threeDsServerTransId") {
+		own := e.lookup("tok", testkit.LookupBody(t, "4000000000009409", func(b map[string]any) { b["ddcId"] = c.Str("ddcId") }))
+		if own.Status != http.StatusOK || own.Str("threeDsServerTransId") != c.Str("threeDsServerTransId") {
 			t.Errorf("strict=%v: the card's own lookup after it: %s", strict, own.Raw)
 		}
 	}
@@ -242,14 +242,14 @@ func TestLookupThreeDSCompInd(t *testing.T) {
 	e := newEnv(t)
 	r := e.lookup("tok", testkit.LookupBody(t, "4000000000009433", func(b map[string]any) { b["threeDSCompInd"] = "X" }))
 	checkErrorBody(t, r, http.StatusBadRequest, "203")
-	if r.emv("emvErrorDetail") != "threeDSCompInd" {
-		t.Errorf("detail %q", r.emv("emvErrorDetail"))
+	if r.EMV("emvErrorDetail") != "threeDSCompInd" {
+		t.Errorf("detail %q", r.EMV("emvErrorDetail"))
 	}
 	// Without a collection, the Requestor's value selects the scenario.
 	for ind, want := range map[string]string{"N": "C", "Y": "Y", "U": "Y"} {
 		r := e.lookup("tok", testkit.LookupBody(t, "4000000000009433", func(b map[string]any) { b["threeDSCompInd"] = ind }))
-		if r.str("status") != want {
-			t.Errorf("threeDSCompInd %s: status %s, want %s", ind, r.str("status"), want)
+		if r.Str("status") != want {
+			t.Errorf("threeDSCompInd %s: status %s, want %s", ind, r.Str("status"), want)
 		}
 	}
 }

@@ -340,11 +340,11 @@ func TestOpenAPIConformance(t *testing.T) {
 		}
 		forced := api(http.MethodPost, "/authentication/brw", testkit.LookupBody(t, card, nil))
 		forced.header.Set("X-Scenario", "visa-frictionless-a")
-		if r := c.send(forced, true); r.str("status") != "A" {
+		if r := c.send(forced, true); r.Str("status") != "A" {
 			t.Errorf("X-Scenario lookup: %d %s", r.Status, r.Raw)
 		}
 		forced.header.Set("X-Scenario", "no-such-scenario")
-		if r := c.send(forced, true); r.Status != http.StatusBadRequest || r.str("errorCode") != "SC01" {
+		if r := c.send(forced, true); r.Status != http.StatusBadRequest || r.Str("errorCode") != "SC01" {
 			t.Errorf("unknown X-Scenario: %d %s", r.Status, r.Raw)
 		}
 	})
@@ -391,8 +391,8 @@ func TestOpenAPIConformance(t *testing.T) {
 		}
 		for _, tt := range tests {
 			r := c.send(api(http.MethodPost, "/authentication/brw", testkit.LookupBody(t, card, tt.mutate)), false)
-			if r.Status != http.StatusBadRequest || r.str("errorCode") != tt.code {
-				t.Errorf("%s: %d %s, want 400 %s", tt.name, r.Status, r.str("errorCode"), tt.code)
+			if r.Status != http.StatusBadRequest || r.Str("errorCode") != tt.code {
+				t.Errorf("%s: %d %s, want 400 %s", tt.name, r.Status, r.Str("errorCode"), tt.code)
 			}
 		}
 	})
@@ -444,10 +444,10 @@ func TestOpenAPIConformance(t *testing.T) {
 		card := e.card("visa-challenge")
 		start := func() string {
 			r := c.send(api(http.MethodPost, "/authentication/brw", testkit.LookupBody(t, card, nil)), true)
-			if r.str("status") != "C" {
+			if r.Str("status") != "C" {
 				t.Fatalf("lookup: %d %s", r.Status, r.Raw)
 			}
-			return r.str("threeDsServerTransId")
+			return r.Str("threeDsServerTransId")
 		}
 		id := start()
 		c.send(api(http.MethodPost, "/enquiry/", map[string]any{"threeDsServerTransId": id}), true)
@@ -471,12 +471,12 @@ func TestOpenAPIConformance(t *testing.T) {
 		c := *c
 		c.t = t
 		r := c.send(api(http.MethodPost, "/authentication/brw", testkit.LookupBody(t, e.card("visa-challenge"), nil)), true)
-		id := r.str("threeDsServerTransId")
+		id := r.Str("threeDsServerTransId")
 		form := func(path string, v url.Values) exchange {
 			return exchange{method: http.MethodPost, path: path, body: []byte(v.Encode()),
 				header: http.Header{"Content-Type": {"application/x-www-form-urlencoded"}}}
 		}
-		fields := formFields(r.str("challengeHtml"))
+		fields := formFields(r.Str("challengeHtml"))
 		if p := c.send(form("/acs/challenge", url.Values{"creq": {fields["creq"]}, "threeDSSessionData": {"abc"}}), true); p.Status != http.StatusOK {
 			t.Errorf("/acs/challenge: %d", p.Status)
 		}
@@ -502,13 +502,13 @@ func TestOpenAPIConformance(t *testing.T) {
 		if d.Status != http.StatusOK {
 			t.Fatalf("ddc: %d %s", d.Status, d.Raw)
 		}
-		if n := c.send(api(http.MethodPost, "/authentication/ddc", ddcBody("4000000000009425")), true); n.str("threeDSCompInd") != "U" {
+		if n := c.send(api(http.MethodPost, "/authentication/ddc", ddcBody("4000000000009425")), true); n.Str("threeDSCompInd") != "U" {
 			t.Errorf("ddc without a method: %s", n.Raw)
 		}
 		if r := c.send(api(http.MethodPost, "/authentication/ddc", map[string]any{"card": map[string]any{"cardNumber": "4000000000009409"}}), false); r.Status != http.StatusBadRequest {
 			t.Errorf("ddc without a notification URL: %d", r.Status)
 		}
-		m := c.send(form("/acs/method", url.Values{"threeDSMethodData": {d.str("threeDSMethodData")}}), true)
+		m := c.send(form("/acs/method", url.Values{"threeDSMethodData": {d.Str("threeDSMethodData")}}), true)
 		if m.Status != http.StatusOK {
 			t.Fatalf("/acs/method: %d", m.Status)
 		}
@@ -519,12 +519,12 @@ func TestOpenAPIConformance(t *testing.T) {
 			t.Errorf("/acs/method with bad data: %d", p.Status)
 		}
 		l := c.send(api(http.MethodPost, "/authentication/brw", testkit.LookupBody(t, "4000000000009409", func(b map[string]any) {
-			b["ddcId"], b["threeDSCompInd"] = d.str("ddcId"), "Y"
+			b["ddcId"], b["threeDSCompInd"] = d.Str("ddcId"), "Y"
 		})), true)
-		if l.str("threeDsServerTransId") != d.str("threeDsServerTransId") {
+		if l.Str("threeDsServerTransId") != d.Str("threeDsServerTransId") {
 			t.Errorf("lookup: %s", l.Raw)
 		}
-		if q := c.send(api(http.MethodPost, "/enquiry/", map[string]any{"threeDsServerTransId": l.str("threeDsServerTransId")}), true); q.str("threeDSCompInd") != "Y" {
+		if q := c.send(api(http.MethodPost, "/enquiry/", map[string]any{"threeDsServerTransId": l.Str("threeDsServerTransId")}), true); q.Str("threeDSCompInd") != "Y" {
 			t.Errorf("enquiry: %s", q.Raw)
 		}
 	})
@@ -546,7 +546,7 @@ func TestOpenAPIConformance(t *testing.T) {
 	t.Run("admin", func(t *testing.T) {
 		c := *c
 		c.t = t
-		if r := e.call(http.MethodGet, "/admin/scenarios", "tok", nil); r.Status == http.StatusNotFound && r.str("errorCode") == "RT04" {
+		if r := e.call(http.MethodGet, "/admin/scenarios", "tok", nil); r.Status == http.StatusNotFound && r.Str("errorCode") == "RT04" {
 			t.Skip("the admin API is not routed")
 		}
 		c.send(api(http.MethodGet, "/admin/scenarios", nil), true)
@@ -570,7 +570,7 @@ func TestOpenAPIConformance(t *testing.T) {
 		if r := c.send(yamlDoc, true); r.Status != http.StatusCreated {
 			t.Errorf("add a YAML document: %d %s", r.Status, r.Raw)
 		}
-		if r := c.send(api(http.MethodPost, "/authentication/brw", testkit.LookupBody(t, "4111111111111111", nil)), true); r.str("status") != "N" {
+		if r := c.send(api(http.MethodPost, "/authentication/brw", testkit.LookupBody(t, "4111111111111111", nil)), true); r.Str("status") != "N" {
 			t.Errorf("lookup of a runtime scenario's card: %d %s", r.Status, r.Raw)
 		}
 		c.send(api(http.MethodGet, "/admin/scenarios", nil), true)

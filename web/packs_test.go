@@ -62,12 +62,12 @@ func TestCardinalPack(t *testing.T) {
 				if r.Status != http.StatusOK {
 					t.Fatalf("lookup: %d %s", r.Status, r.Raw)
 				}
-				if got := r.str("version"); got != versions[i] {
+				if got := r.Str("version"); got != versions[i] {
 					t.Errorf("version = %s, want %s", got, versions[i])
 				}
-				id := r.str("threeDsServerTransId")
+				id := r.Str("threeDsServerTransId")
 				if c.stepUp {
-					if r.str("status") != "C" || r.str("eci") != "" {
+					if r.Str("status") != "C" || r.Str("eci") != "" {
 						t.Fatalf("step-up lookup: %s", r.Raw)
 					}
 					if d := e.call(http.MethodPost, "/challenge/"+id, "tok", map[string]any{"action": "otp", "otp": "1234"}); d.Status != http.StatusOK {
@@ -79,11 +79,11 @@ func TestCardinalPack(t *testing.T) {
 				if i >= 2 {
 					eci = c.mcECI
 				}
-				if q.str("transactionStatus") != c.status || q.str("eci") != eci || (len(q.str("authenticationValue")) == 28) != c.cavv {
-					t.Errorf("enquiry: status %q eci %q cavv %q; want %s, %s, cavv %v", q.str("transactionStatus"), q.str("eci"), q.str("authenticationValue"), c.status, eci, c.cavv)
+				if q.Str("transactionStatus") != c.status || q.Str("eci") != eci || (len(q.Str("authenticationValue")) == 28) != c.cavv {
+					t.Errorf("enquiry: status %q eci %q cavv %q; want %s, %s, cavv %v", q.Str("transactionStatus"), q.Str("eci"), q.Str("authenticationValue"), c.status, eci, c.cavv)
 				}
-				if !c.stepUp && (r.str("status") != c.status || r.str("eci") != eci) {
-					t.Errorf("lookup: status %q eci %q; want %s, %s", r.str("status"), r.str("eci"), c.status, eci)
+				if !c.stepUp && (r.Str("status") != c.status || r.Str("eci") != eci) {
+					t.Errorf("lookup: status %q eci %q; want %s, %s", r.Str("status"), r.Str("eci"), c.status, eci)
 				}
 			})
 		}
@@ -100,10 +100,10 @@ func TestEveryReasonReachable(t *testing.T) {
 			continue
 		}
 		r := e.lookup("tok", testkit.LookupBody(t, sc.Match.CardNumber, nil))
-		if r.Status != http.StatusOK || r.str("statusReason") != sc.Frictionless.Reason {
+		if r.Status != http.StatusOK || r.Str("statusReason") != sc.Frictionless.Reason {
 			t.Errorf("%s: %s", sc.ID, r.Raw)
 		}
-		seen[r.str("statusReason")] = true
+		seen[r.Str("statusReason")] = true
 	}
 	for i := 1; i <= 26; i++ {
 		code := string(rune('0'+i/10)) + string(rune('0'+i%10))
@@ -132,8 +132,8 @@ func TestInformationalOnRequest(t *testing.T) {
 			m["threeDsRequestorChallengeInd"] = tt.ind
 			m["messageVersion"] = tt.version
 		}))
-		if r.str("status") != tt.want || r.str("version") != tt.version {
-			t.Errorf("challengeInd %d on %s: status %s version %s, want %s", tt.ind, tt.version, r.str("status"), r.str("version"), tt.want)
+		if r.Str("status") != tt.want || r.Str("version") != tt.version {
+			t.Errorf("challengeInd %d on %s: status %s version %s, want %s", tt.ind, tt.version, r.Str("status"), r.Str("version"), tt.want)
 		}
 	}
 }
@@ -157,11 +157,11 @@ func TestWhiteListOnRequest(t *testing.T) {
 			m["requestFeatures"] = tt.features
 			m["messageVersion"] = tt.version
 		}))
-		q := e.enquiry("tok", map[string]any{"threeDsServerTransId": r.str("threeDsServerTransId")})
+		q := e.enquiry("tok", map[string]any{"threeDsServerTransId": r.Str("threeDsServerTransId")})
 		for _, got := range []result{r, q} {
-			if got.str("whiteListStatus") != tt.wantStatus || got.str("whiteListStatusSource") != tt.source {
+			if got.Str("whiteListStatus") != tt.wantStatus || got.Str("whiteListStatusSource") != tt.source {
 				t.Errorf("requestFeatures %d on %s: whiteList %q/%q, want %q/%q", tt.features, tt.version,
-					got.str("whiteListStatus"), got.str("whiteListStatusSource"), tt.wantStatus, tt.source)
+					got.Str("whiteListStatus"), got.Str("whiteListStatusSource"), tt.wantStatus, tt.source)
 			}
 		}
 	}

@@ -25,7 +25,7 @@ func TestLookupRulesOverHTTP(t *testing.T) {
 			}
 			r := e.lookup("tok", body)
 			checkErrorBody(t, r, http.StatusBadRequest, tt.EMVCode)
-			if got := r.emv("emvErrorDetail"); got != tt.Field {
+			if got := r.EMV("emvErrorDetail"); got != tt.Field {
 				t.Errorf("emvErrorDetail = %q, want %q", got, tt.Field)
 			}
 			problems, _ := r.Body["problems"].([]any)
@@ -53,7 +53,7 @@ func TestDecoderReasonsOverHTTP(t *testing.T) {
 	})
 	r = e.lookup("tok", many)
 	checkErrorBody(t, r, http.StatusBadRequest, "101")
-	if r.str("errorCode") != "MS01" || r.emv("emvErrorDetail") != "body" {
+	if r.Str("errorCode") != "MS01" || r.EMV("emvErrorDetail") != "body" {
 		t.Errorf("300 members: %s", r.Raw)
 	}
 	r = e.lookup("tok", testkit.LookupBody(t, e.card("visa-frictionless-y"), func(m map[string]any) {

@@ -122,7 +122,7 @@ func TestHTTPMethods(t *testing.T) {
 		if r.Status != http.StatusMethodNotAllowed || r.Header.Get("Allow") != tt.allow {
 			t.Errorf("%s %s: %d, Allow %q; want 405 and %q", tt.method, tt.path, r.Status, r.Header.Get("Allow"), tt.allow)
 		}
-		if r.Body != nil && (r.emv("emvErrorDetail") == "" || !strings.Contains(r.str("error"), tt.allow)) {
+		if r.Body != nil && (r.EMV("emvErrorDetail") == "" || !strings.Contains(r.Str("error"), tt.allow)) {
 			t.Errorf("%s %s: the error body does not name the allowed methods: %s", tt.method, tt.path, r.Raw)
 		}
 	}

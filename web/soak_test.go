@@ -54,16 +54,16 @@ func TestSoak(t *testing.T) {
 					fail("lookup %d: %s", r.Status, r.Raw)
 					return
 				}
-				id := r.str("threeDsServerTransId")
+				id := r.Str("threeDsServerTransId")
 				if f.action != "" {
 					c := e.call(http.MethodPost, "/challenge/"+id, token, map[string]any{"action": f.action})
-					if c.str("transStatus") != f.want {
+					if c.Str("transStatus") != f.want {
 						fail("challenge %s gave %s", f.action, c.Raw)
 					}
 				}
 				for _, body := range []map[string]any{{"threeDsServerTransId": id}, {"externalReferenceId": ref}} {
 					q := e.enquiry(token, body)
-					if q.str("threeDsServerTransId") != id || q.str("transactionStatus") != f.want {
+					if q.Str("threeDsServerTransId") != id || q.Str("transactionStatus") != f.want {
 						fail("enquiry %v: %s", body, q.Raw)
 					}
 				}

@@ -62,18 +62,7 @@ func TestDrainKeepsServingThenRefuses(t *testing.T) {
 
 	cancelled := time.Now()
 	p.cancel()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		status, err := freshGet(p.URL + "/readyz")
-		if err != nil {
-			t.Fatalf("GET /readyz right after the cancel: %v, want 503", err)
-		}
-		if status == http.StatusServiceUnavailable {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("GET /readyz still answers %d 10s after the cancel, want 503", status)
-		}
-	}
+	waitNotReady(t, p)
 	// The drain surely lasts until cancelled+delay; leave half of it as
 	// a margin for a slow machine.
 	for first := true; first || time.Since(cancelled) < delay/2; first = false {
@@ -181,5 +170,23 @@ func TestMemoryStoreStopsAtOnce(t *testing.T) {
 	}
 	if strings.Contains(stdout.String(), "draining:") {
 		t.Errorf("the log mentions a drain with the memory store:\n%s", stdout.String())
+	}
+}
+
+// waitNotReady waits until /readyz of p answers 503, as it does from the
+// start of the drain, for at most 10s.
+func waitNotReady(t *testing.T, p *program) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		status, err := freshGet(p.URL + "/readyz")
+		if err != nil {
+			t.Fatalf("GET /readyz right after the cancel: %v, want 503", err)
+		}
+		if status == http.StatusServiceUnavailable {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("GET /readyz still answers %d 10s after the cancel, want 503", status)
+		}
 	}
 }

@@ -3,12 +3,10 @@
 package main
 
 import (
-	"net/http"
 	"os"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 )
 
 // TestSecondSignalSkipsTheDrain: a SIGTERM while the program drains ends
@@ -18,19 +16,8 @@ import (
 func TestSecondSignalSkipsTheDrain(t *testing.T) {
 	p := startProgram(t, map[string]string{"THREEDS_DRAIN_DELAY": "10m"}, "--addr", "127.0.0.1:0")
 	p.cancel() // the first signal
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		// The program listens for the second signal before /readyz says 503.
-		status, err := freshGet(p.URL + "/readyz")
-		if err != nil {
-			t.Fatalf("GET /readyz right after the cancel: %v, want 503", err)
-		}
-		if status == http.StatusServiceUnavailable {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("GET /readyz still answers %d 10s after the cancel, want 503", status)
-		}
-	}
+	// The program listens for the second signal before /readyz says 503.
+	waitNotReady(t, p)
 	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}

@@ -248,7 +248,6 @@ func heapAlloc() uint64 {
 // budget. It counts allocations, never time, and is skipped under the race
 // detector, which changes the counts.
 func TestAllocBudgets(t *testing.T) {
-	testkit.AllocBudget(t)
 	s, ids := filled(t, 1000)
 	ctx := context.Background()
 	now := time.Now()
@@ -259,39 +258,18 @@ func TestAllocBudgets(t *testing.T) {
 		fresh[i] = realisticTx(len(ids)+i, now)
 	}
 	next := 0
-	tests := []struct {
-		name   string
-		budget float64
-		fn     func() error
-	}{
-		{"Put", budgetPut, func() error {
+	testkit.CheckBudgets(t, 100,
+		testkit.Budget{Name: "Put", Max: budgetPut, Fn: func() error {
 			next++
 			return s.Put(ctx, fresh[next%len(fresh)])
 		}},
-		{"Get", budgetGet, func() error {
+		testkit.Budget{Name: "Get", Max: budgetGet, Fn: func() error {
 			_, err := s.Get(ctx, ids[0])
 			return err
 		}},
-		{"Update", budgetUpdate, func() error {
+		testkit.Budget{Name: "Update", Max: budgetUpdate, Fn: func() error {
 			_, err := s.Update(ctx, ids[1], func(t *emulator.Transaction) error { t.Status = "N"; return nil })
 			return err
 		}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			var err error
-			got := testing.AllocsPerRun(100, func() {
-				if e := tt.fn(); e != nil && err == nil {
-					err = e
-				}
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got > tt.budget {
-				t.Errorf("got %.0f allocs/op, want at most %.0f (the budget in bench_test.go)", got, tt.budget)
-			}
-			t.Logf("%.0f allocs/op (budget %.0f)", got, tt.budget)
-		})
-	}
+	)
 }

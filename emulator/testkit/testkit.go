@@ -57,13 +57,42 @@ func FreePort(tb testing.TB) int {
 	return ln.Addr().(*net.TCPAddr).Port
 }
 
-// AllocBudget skips tb under the race detector, which instruments memory
-// accesses and changes allocation counts: allocation budgets are checked
-// without it (.ci/run runs them so, with go test -run TestAllocBudgets).
-func AllocBudget(tb testing.TB) {
-	tb.Helper()
+// Budget is the most allocations one call of Fn may make: a path of the
+// hot code, checked by CheckBudgets. Fn returns an error when the call
+// itself failed.
+type Budget struct {
+	Name string
+	Max  float64
+	Fn   func() error
+}
+
+// CheckBudgets runs each budget's Fn runs times as a subtest of t and
+// fails the subtest when a call averages more allocations than its Max,
+// or fails. It counts allocations, never time, so the check holds on any
+// machine. Under the race detector, which instruments memory accesses and
+// changes the counts, t is skipped: .ci/run checks the budgets without it
+// (go test -run TestAllocBudgets).
+func CheckBudgets(t *testing.T, runs int, budgets ...Budget) {
+	t.Helper()
 	if Race {
-		tb.Skip("allocation counts differ under the race detector; run go test -run TestAllocBudgets without -race")
+		t.Skip("allocation counts differ under the race detector; run go test -run TestAllocBudgets without -race")
+	}
+	for _, b := range budgets {
+		t.Run(b.Name, func(t *testing.T) {
+			var err error
+			got := testing.AllocsPerRun(runs, func() {
+				if e := b.Fn(); e != nil && err == nil {
+					err = e
+				}
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got > b.Max {
+				t.Errorf("got %.0f allocs/op, want at most %.0f (the budget in bench_test.go)", got, b.Max)
+			}
+			t.Logf("%.0f allocs/op (budget %.0f)", got, b.Max)
+		})
 	}
 }
 

@@ -64,25 +64,11 @@ func BenchmarkDecodeEnquiry(b *testing.B) {
 // budget. Allocation counts, not timings: the check is stable on any
 // machine. It is skipped under the race detector, which changes them.
 func TestAllocBudgets(t *testing.T) {
-	testkit.AllocBudget(t)
 	lookup, enquiry := baseBody(t), []byte(enquiryBody)
-	tests := []struct {
-		name   string
-		budget float64
-		fn     func()
-	}{
-		{"DecodeLookup", budgetDecodeLookup, func() { decodeLookupOnce(t, lookup) }},
-		{"DecodeEnquiry", budgetDecodeEnquiry, func() { decodeEnquiryOnce(t, enquiry) }},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := testing.AllocsPerRun(50, tt.fn)
-			if got > tt.budget {
-				t.Errorf("got %.0f allocs/op, want at most %.0f (the budget in bench_test.go)", got, tt.budget)
-			}
-			t.Logf("%.0f allocs/op (budget %.0f)", got, tt.budget)
-		})
-	}
+	testkit.CheckBudgets(t, 50,
+		testkit.Budget{Name: "DecodeLookup", Max: budgetDecodeLookup, Fn: func() error { decodeLookupOnce(t, lookup); return nil }},
+		testkit.Budget{Name: "DecodeEnquiry", Max: budgetDecodeEnquiry, Fn: func() error { decodeEnquiryOnce(t, enquiry); return nil }},
+	)
 }
 
 // withUnknownKeys returns the base lookup with n extra top-level members

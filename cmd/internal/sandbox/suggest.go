@@ -6,6 +6,8 @@ import (
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 )
 
 // Closest is the name in known that name most likely misspells, for a
@@ -19,7 +21,7 @@ func Closest(name string, known []string) string {
 		if name != "" && strings.HasPrefix(k, name) {
 			prefixed = append(prefixed, k)
 		}
-		if d := editDistance(name, k); d < bestDist {
+		if d := scenarios.EditDistance(name, k); d < bestDist {
 			best, bestDist = k, d
 		}
 	}
@@ -27,27 +29,6 @@ func Closest(name string, known []string) string {
 		return prefixed[0]
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance between a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
 }
 
 // flagNames are the names of every flag of serve, and envs their

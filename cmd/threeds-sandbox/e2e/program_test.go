@@ -204,22 +204,16 @@ func runProgram(t *testing.T, within time.Duration, args ...string) (int, string
 	}
 }
 
+// lookup sends a lookup to the program with the tests' token.
 func (p *program) lookup(t *testing.T, body map[string]any) testkit.Response {
 	t.Helper()
-	r := testkit.Call(t, http.MethodPost, p.URL+"/authentication/brw", testToken, body)
-	if r.Status != http.StatusOK {
-		t.Fatalf("lookup: HTTP %d, want 200\n%s", r.Status, r.Raw)
-	}
-	return r
+	return testkit.Lookup(t, p.URL, testToken, body)
 }
 
-func (p *program) enquiry(t *testing.T, threeDSServerTransID string) testkit.Response {
+// enquiry asks the program for transaction id with the tests' token.
+func (p *program) enquiry(t *testing.T, id string) testkit.Response {
 	t.Helper()
-	r := testkit.Call(t, http.MethodPost, p.URL+"/enquiry/", testToken, map[string]any{"threeDsServerTransId": threeDSServerTransID})
-	if r.Status != http.StatusOK {
-		t.Fatalf("enquiry: HTTP %d, want 200\n%s", r.Status, r.Raw)
-	}
-	return r
+	return testkit.Enquiry(t, p.URL, testToken, id)
 }
 
 // challengeCard is the default Visa card whose lookup asks for a challenge
