@@ -139,18 +139,6 @@ func freePort(t *testing.T) string {
 // --tokens is not set).
 const testToken = "e2e-tests"
 
-// lookup sends a lookup to the program with the tests' token.
-func (p *program) lookup(t *testing.T, body map[string]any) testkit.Response {
-	t.Helper()
-	return testkit.Lookup(t, p.URL, testToken, body)
-}
-
-// enquiry asks the program for transaction id with the tests' token.
-func (p *program) enquiry(t *testing.T, id string) testkit.Response {
-	t.Helper()
-	return testkit.Enquiry(t, p.URL, testToken, id)
-}
-
 // challengeCard is the default Visa card whose lookup asks for a challenge
 // (OTP 1234 passes, 0000 fails).
 const challengeCard = "4000000000009102"
@@ -324,9 +312,9 @@ func TestFlagsAndEnvironment(t *testing.T) {
 		env:  map[string]string{"THREEDS_FIRST_CREQ_TIMEOUT": "1ms"},
 		args: []string{"--addr", "127.0.0.1:0"},
 		check: func(t *testing.T, p *program) {
-			id := p.lookup(t, testkit.LookupBody(t, challengeCard, nil)).Str("threeDsServerTransId")
+			id := testkit.Lookup(t, p.URL, testToken, testkit.LookupBody(t, challengeCard, nil)).Str("threeDsServerTransId")
 			time.Sleep(20 * time.Millisecond)
-			e := p.enquiry(t, id)
+			e := testkit.Enquiry(t, p.URL, testToken, id)
 			if got, want := e.Str("transactionStatus")+"/"+e.Str("statusReason")+"/"+e.Str("challengeCancel"), "N/14/05"; got != want {
 				t.Errorf("enquiry after the first-CReq timeout: status/reason/cancel = %s, want %s", got, want)
 			}
@@ -336,9 +324,9 @@ func TestFlagsAndEnvironment(t *testing.T) {
 		env:  map[string]string{"THREEDS_FIRST_CREQ_TIMEOUT": "1ms"},
 		args: []string{"--addr", "127.0.0.1:0", "--first-creq-timeout", "10m"},
 		check: func(t *testing.T, p *program) {
-			id := p.lookup(t, testkit.LookupBody(t, challengeCard, nil)).Str("threeDsServerTransId")
+			id := testkit.Lookup(t, p.URL, testToken, testkit.LookupBody(t, challengeCard, nil)).Str("threeDsServerTransId")
 			time.Sleep(20 * time.Millisecond)
-			if got, want := p.enquiry(t, id).Str("transactionStatus"), "C"; got != want {
+			if got, want := testkit.Enquiry(t, p.URL, testToken, id).Str("transactionStatus"), "C"; got != want {
 				t.Errorf("enquiry transactionStatus = %q, want %q", got, want)
 			}
 		},

@@ -41,7 +41,7 @@ func TestHotReload(t *testing.T) {
 	writeScenarios(t, file, "N")
 	p := startDefault(t, "--scenarios", dir, "--scenarios-poll", "20ms")
 	status := func() string {
-		return p.lookup(t, testkit.LookupBody(t, "4111111111111111", nil)).Str("status")
+		return testkit.Lookup(t, p.URL, testToken, testkit.LookupBody(t, "4111111111111111", nil)).Str("status")
 	}
 	if got := status(); got != "N" {
 		t.Fatalf("before reload: status %s, want N", got)
@@ -172,7 +172,7 @@ func TestLogsCarryNoSecrets(t *testing.T) {
 // counts requests by route, transactions by status and the store.
 func TestMetricsEndpoint(t *testing.T) {
 	p := startDefault(t)
-	p.lookup(t, testkit.LookupBody(t, challengeCard, nil))
+	testkit.Lookup(t, p.URL, testToken, testkit.LookupBody(t, challengeCard, nil))
 	m := testkit.Call(t, http.MethodGet, p.URL+"/metrics", "", nil)
 	for _, want := range []string{
 		`threeds_http_requests_total{code="200",method="POST",route="/authentication/brw"} 1`,

@@ -21,11 +21,7 @@ import (
 // journals over it as two replicas: one records, the other reads.
 func TestJournalContract(t *testing.T) {
 	srv := testkit.StartRedis(t, testkit.RedisOptions{})
-	c, err := redisstore.Connect(context.Background(), srv.URL, time.Second, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
+	c := connect(t, srv)
 	var n atomic.Int64
 	storetest.RunJournal(t, func(t *testing.T, opt journal.Options) storetest.JournalPair {
 		ro := redisstore.JournalOptions{Options: opt, Prefix: fmt.Sprintf("test%d:", n.Add(1)), MaxAge: time.Hour, Timeout: time.Second}
@@ -55,11 +51,7 @@ func TestJournalContract(t *testing.T) {
 func TestRedisDown(t *testing.T) {
 	ctx := context.Background()
 	srv := testkit.StartRedis(t, testkit.RedisOptions{})
-	c, err := redisstore.Connect(context.Background(), srv.URL, time.Second, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
+	c := connect(t, srv)
 	j, err := redisstore.NewJournal(c, redisstore.JournalOptions{Prefix: "down:", MaxAge: time.Hour, Timeout: 200 * time.Millisecond, Queue: 16})
 	if err != nil {
 		t.Fatal(err)
@@ -98,11 +90,7 @@ func TestRedisDown(t *testing.T) {
 func TestRedisPublishesTheNamespace(t *testing.T) {
 	ctx := context.Background()
 	srv := testkit.StartRedis(t, testkit.RedisOptions{})
-	c, err := redisstore.Connect(context.Background(), srv.URL, time.Second, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
+	c := connect(t, srv)
 	got := make(chan string, 8)
 	sub, cancel := c.Dedicate()
 	defer cancel()

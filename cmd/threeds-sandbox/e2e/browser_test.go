@@ -50,8 +50,7 @@ type notification struct {
 // the notificationUrl that receives the final CRes.
 type merchant struct {
 	URL      string
-	mu       sync.Mutex
-	pages    map[string]checkout
+	pages    *checkouts[checkout]
 	notified chan notification
 }
 
@@ -91,19 +90,9 @@ f.srcdoc = checkout.challengeHtml;
 
 func newMerchant(t *testing.T) *merchant {
 	t.Helper()
-	m := &merchant{pages: map[string]checkout{}, notified: make(chan notification, 8)}
+	m := &merchant{pages: newCheckouts[checkout](checkoutPage), notified: make(chan notification, 8)}
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /checkout/{id}", func(w http.ResponseWriter, r *http.Request) {
-		m.mu.Lock()
-		c, ok := m.pages[r.PathValue("id")]
-		m.mu.Unlock()
-		if !ok {
-			http.NotFound(w, r)
-			return
-		}
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		_ = checkoutPage.Execute(w, c)
-	})
+	mux.HandleFunc("GET /checkout/{id}", m.pages.serve)
 	mux.HandleFunc("POST /notify", func(w http.ResponseWriter, r *http.Request) {
 		if err := r.ParseForm(); err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
@@ -125,13 +114,7 @@ func newMerchant(t *testing.T) *merchant {
 }
 
 // add registers a checkout page and returns its URL.
-func (m *merchant) add(c checkout) string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	id := strconv.Itoa(len(m.pages) + 1)
-	m.pages[id] = c
-	return m.URL + "/checkout/" + id
-}
+func (m *merchant) add(c checkout) string { return m.URL + m.pages.add("", c) }
 
 // wait returns the next notification the browser posted.
 func (m *merchant) wait(t *testing.T, ctx context.Context) notification {

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -28,8 +27,7 @@ type methodShop struct {
 	// sandbox is where the shop's server sends the lookup.
 	sandbox string
 
-	mu       sync.Mutex
-	pages    map[string]methodCheckout
+	pages    *checkouts[methodCheckout]
 	method   chan string // threeDSMethodData of each method notification
 	notified chan notification
 }
@@ -88,20 +86,10 @@ if (checkout.MethodHTML) {
 
 func newMethodShop(t *testing.T, sandbox string) *methodShop {
 	t.Helper()
-	s := &methodShop{sandbox: sandbox, pages: map[string]methodCheckout{},
+	s := &methodShop{sandbox: sandbox, pages: newCheckouts[methodCheckout](methodCheckoutPage),
 		method: make(chan string, 8), notified: make(chan notification, 8)}
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /checkout/{id}", func(w http.ResponseWriter, r *http.Request) {
-		s.mu.Lock()
-		c, ok := s.pages[r.PathValue("id")]
-		s.mu.Unlock()
-		if !ok {
-			http.NotFound(w, r)
-			return
-		}
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		_ = methodCheckoutPage.Execute(w, c)
-	})
+	mux.HandleFunc("GET /checkout/{id}", s.pages.serve)
 	// The threeDSMethodNotificationURL: the hidden iframe lands here and
 	// tells the checkout page, its parent.
 	mux.HandleFunc("POST /method-notify", func(w http.ResponseWriter, r *http.Request) {
@@ -165,11 +153,8 @@ func (s *methodShop) collect(t *testing.T, p *program, card string) (string, tes
 	if r.Status != http.StatusOK {
 		t.Fatalf("ddc: HTTP %d\n%s", r.Status, r.Raw)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	id := r.Str("threeDsServerTransId")
-	s.pages[id] = methodCheckout{Card: card, DDCID: r.Str("ddcId"), MethodHTML: r.Str("threeDSMethodHtml")}
-	return s.URL + "/checkout/" + id, r
+	page := s.pages.add(r.Str("threeDsServerTransId"), methodCheckout{Card: card, DDCID: r.Str("ddcId"), MethodHTML: r.Str("threeDSMethodHtml")})
+	return s.URL + page, r
 }
 
 // TestBrowserMethod runs the 3DS Method in a real headless Chromium: the
