@@ -85,3 +85,30 @@ func TestArchitectureImports(t *testing.T) {
 		}
 	}
 }
+
+// TestArchitectureRules checks the rules the page states that go list can
+// show: only the Redis wing speaks to Redis (cmd/ aside, whose load
+// benchmark does too), and the engine's packages know neither HTTP nor
+// HTML.
+func TestArchitectureRules(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}}|{{join .Imports \" \"}}|{{join .Deps \" \"}}", module+"/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		parts := strings.SplitN(line, "|", 3)
+		pkg := strings.TrimPrefix(parts[0], module+"/")
+		imports, deps := strings.Fields(parts[1]), strings.Fields(parts[2])
+		if slices.Contains(imports, "github.com/redis/rueidis") && pkg != "emulator/redisstore" && !strings.HasPrefix(pkg, "cmd/") {
+			t.Errorf("%s imports rueidis: only emulator/redisstore may", pkg)
+		}
+		engine := pkg == "emulator" || (strings.HasPrefix(pkg, "emulator/") && !slices.Contains([]string{"emulator/testkit", "emulator/storetest", "emulator/redisstore"}, pkg))
+		if engine {
+			for _, banned := range []string{"net/http", "html/template"} {
+				if slices.Contains(deps, banned) {
+					t.Errorf("%s depends on %s: the engine knows neither HTTP nor HTML", pkg, banned)
+				}
+			}
+		}
+	}
+}

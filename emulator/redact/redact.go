@@ -151,18 +151,12 @@ func skipSpace(b []byte, i int) int {
 // of them below 11 digits, and anything but digits, spaces, dashes and
 // '*' masks the whole value.
 func maskInPlace(v []byte) {
-	digits := 0
-	for _, c := range v {
-		switch {
-		case c >= '0' && c <= '9':
-			digits++
-		case c == ' ' || c == '-' || c == '*':
-		default:
-			for i := range v {
-				v[i] = '*'
-			}
-			return
+	digits, ok := panDigits(v)
+	if !ok {
+		for i := range v {
+			v[i] = '*'
 		}
+		return
 	}
 	i := 0
 	for j, c := range v {
@@ -174,6 +168,23 @@ func maskInPlace(v []byte) {
 		}
 		i++
 	}
+}
+
+// panDigits counts the digits of a value written as a card number is:
+// digits, spaces, dashes and '*' (of a number already masked); false when
+// it holds anything else.
+func panDigits(v []byte) (int, bool) {
+	digits := 0
+	for _, c := range v {
+		switch {
+		case c >= '0' && c <= '9':
+			digits++
+		case c == ' ' || c == '-' || c == '*':
+		default:
+			return 0, false
+		}
+	}
+	return digits, true
 }
 
 type redactor struct {
@@ -336,29 +347,12 @@ func appendCut(out, s []byte, n int) []byte {
 // written with escapes, or one that holds anything but digits, spaces and
 // dashes, is masked whole.
 func appendMasked(out, v []byte) []byte {
-	digits := 0
-	for _, c := range v {
-		switch {
-		case c >= '0' && c <= '9':
-			digits++
-		case c == ' ' || c == '-' || c == '*':
-		default:
-			return append(out, "****"...)
-		}
+	if _, ok := panDigits(v); !ok {
+		return append(out, "****"...)
 	}
-	i := 0
-	for _, c := range v {
-		if c < '0' || c > '9' {
-			out = append(out, c)
-			continue
-		}
-		if digits >= 11 && (i < 6 || i >= digits-4) {
-			out = append(out, c)
-		} else {
-			out = append(out, '*')
-		}
-		i++
-	}
+	n := len(out)
+	out = append(out, v...)
+	maskInPlace(out[n:])
 	return out
 }
 
