@@ -66,6 +66,10 @@ type Config struct {
 	// StoreMaxAge is how long the store keeps a transaction; when set, an
 	// unknown transaction's error says so (it may have expired).
 	StoreMaxAge time.Duration
+	// Captures keeps the ddcIds merchants choose and the JWT ids their
+	// captures used (memstore.NewCaptures, redisstore.NewCaptures); nil
+	// refuses the browser's capture and a merchant-chosen ddcId.
+	Captures Captures
 }
 
 // Engine runs the 3DS flows. It is safe for concurrent use. It is also the

@@ -40,6 +40,21 @@ func TestContract(t *testing.T) {
 	})
 }
 
+// TestCapturesContract runs the captures contract against a real
+// redis-server, with two values over it as two replicas.
+func TestCapturesContract(t *testing.T) {
+	srv := testkit.StartRedis(t, testkit.RedisOptions{})
+	a, err := redisstore.NewCaptures(connect(t, srv), "captures:", time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := redisstore.NewCaptures(connect(t, srv), "captures:", time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	storetest.RunCaptures(t, a, b)
+}
+
 // TestUnavailable: with Redis down every call fails within the timeout
 // with an error wrapping ErrUnavailable, and works again once Redis is
 // back, with the same client.
