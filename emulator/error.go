@@ -23,6 +23,7 @@ const (
 	CodeCaptureReplay      ErrorCode = "DC02" // device data capture: the JWT's jti was used before (EMV 303)
 	CodeCaptureInUse       ErrorCode = "DC03" // device data capture: the ddcId names a capture already (EMV 305)
 	CodeCallbackURL        ErrorCode = "CB01" // result callback URL refused: not http(s), or its host not allowed (EMV 203)
+	CodeCallbackLimit      ErrorCode = "CB02" // too many namespaces registered a result callback (EMV 103)
 	CodeMalformedJSON      ErrorCode = "MS01" // body is not one JSON object (EMV 101)
 	CodeContentType        ErrorCode = "MS02" // Content-Type is not application/json (EMV 101)
 	CodeBodyTooLarge       ErrorCode = "MS03" // body over the size limit (EMV 101)

@@ -172,7 +172,7 @@ func (e *Engine) Collect(ctx context.Context, ns string, req DDCRequest, call AP
 	}
 	summary := collectionSummary(t)
 	summary.CardholderName = req.Card.CardholderName
-	e.emit(ctx, Event{Namespace: ns, Kind: EventDDC, Detail: detail, Transaction: summary, Request: e.redactBody(call.Body)})
+	e.emit(ctx, Event{Namespace: ns, Kind: EventDDC, Detail: withNote(detail, call.Note), Transaction: summary, Request: e.redactBody(call.Body)})
 	return resp, nil
 }
 

@@ -98,3 +98,12 @@ func TestCapturesBound(t *testing.T) {
 		}
 	}
 }
+
+// TestCallbacksContract runs the result callbacks' contract on the
+// memory store.
+func TestCallbacksContract(t *testing.T) {
+	storetest.RunCallbacks(t, func(t *testing.T, maxOutbox int) (a, b emulator.Callbacks) {
+		c := memstore.NewCallbacks(0, maxOutbox)
+		return c, c
+	})
+}

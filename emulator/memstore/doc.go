@@ -2,7 +2,8 @@
 // this process: the transactions and their externalReferenceId index
 // (Store), the runtime scenarios of each token (Runtime), the console's
 // journal (Journal) and its sign-in sessions (Sessions), the merchants'
-// ddcIds and used JWT ids (Captures). It is the
+// ddcIds and used JWT ids (Captures), the result callbacks' registrations
+// and outbox (Callbacks). It is the
 // embedded default: `go run` needs nothing else. Each part is bounded in
 // count and in bytes, and passes the same contract tests (package
 // storetest) as its twin in package redisstore.

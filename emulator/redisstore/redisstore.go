@@ -3,7 +3,8 @@
 // transactions and a restart loses none of them: the transactions and
 // their externalReferenceId index (Store), the runtime scenarios of each
 // token (Runtime), the console's journal (Journal) and its sign-in
-// sessions (Sessions), the merchants' ddcIds and used JWT ids (Captures). It is the only package of the sandbox that speaks
+// sessions (Sessions), the merchants' ddcIds and used JWT ids (Captures),
+// the result callbacks' registrations and outbox (Callbacks). It is the only package of the sandbox that speaks
 // to Redis. Each part passes the same contract tests (package storetest)
 // as its twin in package memstore.
 //
@@ -22,6 +23,7 @@
 //	cs:{session id}            a console session: the token it was opened with; TTL the session's
 //	dd:{ddcId}                 the threeDSServerTransID of the capture a merchant's ddcId names; TTL MaxAge
 //	jt:{len}:{issuer}:{jti}    a JWT id a capture used; TTL the JWT's remaining life
+//	cb:u, cb:q, cb:d           the result callbacks: URLs by namespace, the outbox by due time, the deliveries (see Callbacks)
 //
 // Every change is one atomic step (a Lua script or a MULTI), so no
 // replica ever reads half of a change. A transaction is updated by

@@ -55,6 +55,26 @@ func TestCapturesContract(t *testing.T) {
 	storetest.RunCaptures(t, a, b)
 }
 
+// TestCallbacksContract runs the result callbacks' contract against a
+// real redis-server, two values over it as two replicas, each test under
+// a prefix of its own.
+func TestCallbacksContract(t *testing.T) {
+	srv := testkit.StartRedis(t, testkit.RedisOptions{})
+	c := connect(t, srv)
+	storetest.RunCallbacks(t, func(t *testing.T, maxOutbox int) (a, b emulator.Callbacks) {
+		opt := redisstore.CallbacksOptions{Prefix: t.Name() + ":", Timeout: time.Second, MaxOutbox: maxOutbox}
+		ra, err := redisstore.NewCallbacks(c, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rb, err := redisstore.NewCallbacks(connect(t, srv), opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ra, rb
+	})
+}
+
 // TestUnavailable: with Redis down every call fails within the timeout
 // with an error wrapping ErrUnavailable, and works again once Redis is
 // back, with the same client.
