@@ -21,6 +21,7 @@ var httpStatus = map[emulator.ErrorCode]int{
 	emulator.CodeCaptureReplay:      http.StatusForbidden,
 	emulator.CodeCaptureInUse:       http.StatusConflict,
 	emulator.CodeCallbackURL:        http.StatusBadRequest,
+	emulator.CodeCallbackLimit:      http.StatusTooManyRequests,
 	emulator.CodeMalformedJSON:      http.StatusBadRequest,
 	emulator.CodeContentType:        http.StatusUnsupportedMediaType,
 	emulator.CodeBodyTooLarge:       http.StatusRequestEntityTooLarge,

@@ -31,6 +31,8 @@ const (
 // zero value has none, which is the open default.
 type Merchants struct {
 	secrets map[string][]byte
+	// byNamespace maps ClientNamespace(id) to id.
+	byNamespace map[string]string
 }
 
 // ParseMerchants reads "id:secret,id:secret": an id of 1 to 64 letters,
@@ -53,7 +55,7 @@ func ParseMerchants(spec string) (Merchants, error) {
 			return Merchants{}, fmt.Errorf("merchant %q: the secret has %d characters, want %d to %d", id, n, MinMerchantSecret, MaxMerchantSecret)
 		}
 		if m.secrets == nil {
-			m.secrets = map[string][]byte{}
+			m.secrets, m.byNamespace = map[string][]byte{}, map[string]string{}
 		}
 		if _, dup := m.secrets[id]; dup {
 			return Merchants{}, fmt.Errorf("merchant %q is configured twice", id)
@@ -62,6 +64,7 @@ func ParseMerchants(spec string) (Merchants, error) {
 			return Merchants{}, fmt.Errorf("more than %d merchants", MaxMerchants)
 		}
 		m.secrets[id] = []byte(secret)
+		m.byNamespace[ClientNamespace(id)] = id
 	}
 	return m, nil
 }
@@ -88,6 +91,14 @@ func (m Merchants) Configured() bool { return len(m.secrets) > 0 }
 func (m Merchants) Secret(id string) ([]byte, bool) {
 	s, ok := m.secrets[id]
 	return s, ok
+}
+
+// OfNamespace returns the merchant whose namespace ns is, and its secret.
+func (m Merchants) OfNamespace(ns string) (id string, secret []byte, ok bool) {
+	if id, ok = m.byNamespace[ns]; ok {
+		secret = m.secrets[id]
+	}
+	return id, secret, ok
 }
 
 // Authenticate tells whether secret is the secret of merchant id,
