@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/redis/rueidis"
@@ -19,11 +18,6 @@ import (
 const (
 	DefaultMaxCallbackURLs = 10_000
 	DefaultMaxOutbox       = 100_000
-	// registeredTTL is how long a replica trusts the URL it read for a
-	// namespace: the lookups of a namespace read it once a second at most.
-	registeredTTL = time.Second
-	// maxRegisteredCache bounds the namespaces whose URL a replica keeps.
-	maxRegisteredCache = 10_000
 )
 
 // Callbacks keeps the result callbacks in Redis, shared by the replicas:
@@ -40,15 +34,6 @@ type Callbacks struct {
 	prefix             string
 	timeout            time.Duration
 	maxURLs, maxOutbox int
-
-	mu    sync.Mutex
-	cache map[string]registered
-}
-
-// registered is a namespace's URL as a replica last read it.
-type registered struct {
-	url string
-	at  time.Time
 }
 
 var _ emulator.Callbacks = (*Callbacks)(nil)
@@ -81,8 +66,7 @@ func NewCallbacks(c rueidis.Client, opt CallbacksOptions) (*Callbacks, error) {
 	if opt.MaxOutbox <= 0 {
 		opt.MaxOutbox = DefaultMaxOutbox
 	}
-	return &Callbacks{c: c, prefix: opt.Prefix, timeout: opt.Timeout, maxURLs: opt.MaxURLs, maxOutbox: opt.MaxOutbox,
-		cache: map[string]registered{}}, nil
+	return &Callbacks{c: c, prefix: opt.Prefix, timeout: opt.Timeout, maxURLs: opt.MaxURLs, maxOutbox: opt.MaxOutbox}, nil
 }
 
 func (r *Callbacks) urlsKey() string  { return r.prefix + "cb:u" }
@@ -105,36 +89,21 @@ func (r *Callbacks) Register(ctx context.Context, ns, url string) error {
 	if n < 0 {
 		return fmt.Errorf("%w: %d namespaces have a callback URL", emulator.ErrCallbackLimit, r.maxURLs)
 	}
-	r.remember(ns, url)
 	return nil
 }
 
-// Registered returns the URL of ns, read from Redis at most once a second.
+// Registered returns the URL of ns. It is read from Redis every time, not
+// kept: a registration made on one replica applies at once to the
+// transactions of every other (a namespace without one would otherwise
+// miss the results of its first moments).
 func (r *Callbacks) Registered(ctx context.Context, ns string) (string, error) {
-	r.mu.Lock()
-	c, ok := r.cache[ns]
-	r.mu.Unlock()
-	if ok && time.Since(c.at) < registeredTTL {
-		return c.url, nil
-	}
 	ctx, cancel := bounded(ctx, r.timeout)
 	defer cancel()
 	url, err := r.c.Do(ctx, r.c.B().Hget().Key(r.urlsKey()).Field(ns).Build()).ToString()
 	if err != nil && !rueidis.IsRedisNil(err) {
 		return "", Classify("read a callback URL", err)
 	}
-	r.remember(ns, url)
 	return url, nil
-}
-
-// remember keeps the URL of ns for registeredTTL.
-func (r *Callbacks) remember(ns, url string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if len(r.cache) >= maxRegisteredCache {
-		clear(r.cache)
-	}
-	r.cache[ns] = registered{url: url, at: time.Now()}
 }
 
 // Unregister removes the URL of ns.
@@ -145,7 +114,6 @@ func (r *Callbacks) Unregister(ctx context.Context, ns string) (bool, error) {
 	if err != nil {
 		return false, ClassifyWrite("remove a callback URL", err)
 	}
-	r.remember(ns, "")
 	return n > 0, nil
 }
 
