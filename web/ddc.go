@@ -185,8 +185,9 @@ func (s *Server) handleDDCComplete(w http.ResponseWriter, r *http.Request) {
 	s.ddcCallback(w, r, st.Callback, out)
 }
 
-// ddcCallback renders the capture's end: the message to the merchant's
-// window and the form post of the outcome to callbackUrl (when valid).
+// ddcCallback renders the capture's end, in success and in failure: the
+// message to the merchant's window and the form post of the outcome to
+// callbackUrl (when valid).
 func (s *Server) ddcCallback(w http.ResponseWriter, r *http.Request, callback string, out emulator.CaptureOutcome) {
 	nonce := respond.Nonce()
 	v := templates.DDCCallback{Nonce: nonce, Status: "completed", CallbackURL: callback, TargetOrigin: "*"}
@@ -195,9 +196,8 @@ func (s *Server) ddcCallback(w http.ResponseWriter, r *http.Request, callback st
 	}
 	msg := map[string]any{"MessageType": "profile.completed", "SessionId": out.DDCID, "ddcId": out.DDCID}
 	fields := []templates.Field{{Name: "ddcId", Value: out.DDCID}}
-	status := http.StatusOK
 	if e := out.Err; e != nil {
-		v.Status, v.Failed, v.Error, status = "failed", true, e.Message, StatusOf(e)
+		v.Status, v.Failed, v.Error = "failed", true, e.Message
 		msg["Status"], msg["errorCode"], msg["error"], msg["emvErrorCode"] = false, string(e.Code), e.Message, e.EMVCode
 		fields = append(fields, templates.Field{Name: "status", Value: v.Status}, templates.Field{Name: "errorCode", Value: string(e.Code)},
 			templates.Field{Name: "emvErrorCode", Value: e.EMVCode}, templates.Field{Name: "error", Value: e.Message})
@@ -208,7 +208,10 @@ func (s *Server) ddcCallback(w http.ResponseWriter, r *http.Request, callback st
 	}
 	msg["status"] = v.Status
 	v.Message, v.Fields = msg, fields
-	s.ddcPage(w, r, status, templates.PageDDCCallback, nonce, v)
+	// A failure is an outcome like a success: the page delivers it, with
+	// 200, as a browser loading it in a hidden iframe expects (an error
+	// status would only be an error in the merchant's console).
+	s.ddcPage(w, r, http.StatusOK, templates.PageDDCCallback, nonce, v)
 }
 
 // originOf is the scheme://host[:port] of an absolute http(s) URL; "" for

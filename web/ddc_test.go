@@ -96,7 +96,7 @@ func TestCaptureForm(t *testing.T) {
 	if enq.str("threeDSCompInd") != "Y" || enq.str("ddcId") != ddcID {
 		t.Errorf("enquiry %s", enq.Raw)
 	}
-	if again := e.capture("4000000000009409", ddcID, e.ddcJWT(shopID, shopSecret, "jti-2")); !strings.Contains(again.Raw, `value="DC03"`) || again.Status != http.StatusConflict {
+	if again := e.capture("4000000000009409", ddcID, e.ddcJWT(shopID, shopSecret, "jti-2")); !strings.Contains(again.Raw, `value="DC03"`) || again.Status != http.StatusOK {
 		t.Errorf("a ddcId in use: HTTP %d", again.Status)
 	}
 	if forged := e.form("/V2/ddcCollect/complete", url.Values{"state": {"forged"}}); forged.Status != http.StatusBadRequest {
@@ -117,30 +117,30 @@ func TestCaptureTenSeconds(t *testing.T) {
 }
 
 // TestCaptureRefused: a bad JWT, a replayed jti or a bad form never
-// crashes: the outcome (failed, errorCode) goes to callbackUrl and to the
-// parent window, and the reason to the journal.
+// crashes: the outcome page (200, as a hidden iframe expects) posts the
+// failure (status failed, errorCode) to callbackUrl and tells the parent
+// window, and the journal says why.
 func TestCaptureRefused(t *testing.T) {
 	e := newEnv(t, func(o *envOptions) { o.merchants, o.journal = shopID+":"+shopSecret, true })
 	good := e.ddcJWT(shopID, shopSecret, "used")
 	e.capture("4000000000009425", "first", good)
 	tests := []struct {
-		name   string
-		form   url.Values
-		status int
-		code   string
+		name string
+		form url.Values
+		code string
 	}{
-		{"bad signature", url.Values{"bin": {"400000"}, "callbackUrl": {shopCallback}, "ddcId": {"d1"}, "jwt": {e.ddcJWT(shopID, "not-the-secret-at-all", "j1")}}, 403, "DC01"},
-		{"replayed jti", url.Values{"bin": {"400000"}, "callbackUrl": {shopCallback}, "ddcId": {"d2"}, "jwt": {good}}, 403, "DC02"},
-		{"unknown merchant", url.Values{"bin": {"400000"}, "callbackUrl": {shopCallback}, "ddcId": {"d3"}, "jwt": {e.ddcJWT("stranger", shopSecret, "j3")}}, 403, "DC01"},
-		{"no bin", url.Values{"callbackUrl": {shopCallback}, "ddcId": {"d4"}, "jwt": {e.ddcJWT(shopID, shopSecret, "j4")}}, 400, "FD01"},
-		{"ddcId too long", url.Values{"bin": {"400000"}, "callbackUrl": {shopCallback}, "ddcId": {strings.Repeat("d", 37)}, "jwt": {e.ddcJWT(shopID, shopSecret, "j5")}}, 400, "FD03"},
+		{"bad signature", url.Values{"bin": {"400000"}, "callbackUrl": {shopCallback}, "ddcId": {"d1"}, "jwt": {e.ddcJWT(shopID, "not-the-secret-at-all", "j1")}}, "DC01"},
+		{"replayed jti", url.Values{"bin": {"400000"}, "callbackUrl": {shopCallback}, "ddcId": {"d2"}, "jwt": {good}}, "DC02"},
+		{"unknown merchant", url.Values{"bin": {"400000"}, "callbackUrl": {shopCallback}, "ddcId": {"d3"}, "jwt": {e.ddcJWT("stranger", shopSecret, "j3")}}, "DC01"},
+		{"no bin", url.Values{"callbackUrl": {shopCallback}, "ddcId": {"d4"}, "jwt": {e.ddcJWT(shopID, shopSecret, "j4")}}, "FD01"},
+		{"ddcId too long", url.Values{"bin": {"400000"}, "callbackUrl": {shopCallback}, "ddcId": {strings.Repeat("d", 37)}, "jwt": {e.ddcJWT(shopID, shopSecret, "j5")}}, "FD03"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := e.form("/V2/ddcCollect", tt.form)
 			f := formFields(r.Raw)
-			if r.Status != tt.status || f["status"] != "failed" || f["errorCode"] != tt.code {
-				t.Fatalf("HTTP %d fields %v, want %d %s", r.Status, f, tt.status, tt.code)
+			if r.Status != http.StatusOK || f["status"] != "failed" || f["errorCode"] != tt.code {
+				t.Fatalf("HTTP %d fields %v, want the failed outcome %s", r.Status, f, tt.code)
 			}
 			if got := actionRe.FindStringSubmatch(r.Raw); got == nil || got[1] != shopCallback {
 				t.Errorf("the failure is posted to %v, want callbackUrl", got)
@@ -166,7 +166,7 @@ func TestCaptureRefused(t *testing.T) {
 	}
 	// No valid callbackUrl: the page only tells the parent window.
 	r := e.form("/V2/ddcCollect", url.Values{"callbackUrl": {"javascript:alert(1)"}})
-	if r.Status != http.StatusBadRequest || strings.Contains(r.Raw, `<form id="threeds-ddc-callback"`) || !strings.Contains(r.Raw, `"Status":false`) {
+	if r.Status != http.StatusOK || strings.Contains(r.Raw, `<form id="threeds-ddc-callback"`) || !strings.Contains(r.Raw, `"Status":false`) {
 		t.Errorf("bad callbackUrl: HTTP %d\n%s", r.Status, r.Raw)
 	}
 }

@@ -198,3 +198,20 @@ func TestSender(t *testing.T) {
 		}
 	}
 }
+
+// FuzzVerify: no signature header crashes the verifier, and only the
+// header Sign made verifies.
+func FuzzVerify(f *testing.F) {
+	secret, body := []byte("secret"), []byte(`{"transactionStatus":"Y"}`)
+	now := time.Unix(1732190400, 0)
+	good := callback.Sign(secret, now, body)
+	for _, s := range []string{good, "", "t=,v1=", "v1=00,t=1732190400", "t=99999999999999999999,v1=zz", good + ",v1=00"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, header string) {
+		// Hex is read in either case.
+		if err := callback.Verify(secret, header, body, now, time.Minute); err == nil && !strings.Contains(strings.ToLower(header), good[len("t=1732190400,"):]) {
+			t.Fatalf("Verify accepted %q", header)
+		}
+	})
+}
