@@ -76,6 +76,9 @@ func newBenchEngine(tb testing.TB) benchEngine {
 		Catalogue: func() *scenarios.Catalogue { return cat },
 		Runtime:   memstore.NewRuntime(scenarios.RuntimeLimits{}),
 		Events:    discardSink{},
+		// As the binary wires it: the captures' ddcIds, the callbacks.
+		Captures:  memstore.NewCaptures(0, nil),
+		Callbacks: memstore.NewCallbacks(0, 0),
 	}, store)
 	if err != nil {
 		tb.Fatal(err)

@@ -292,6 +292,7 @@ func (e *Engine) decide(ctx context.Context, id string, c Choice, via apiCall, c
 	}
 	cres := d.Delivery.CRes
 	e.emit(ctx, Event{Namespace: t.Namespace, Kind: EventCRes, Detail: detail, Transaction: summaryOf(t), CRes: &cres})
+	e.scheduleCallback(ctx, t, ch)
 	return d, nil
 }
 
@@ -485,6 +486,7 @@ func (e *Engine) settleWith(ctx context.Context, t Transaction, ch *scenarios.Ch
 			kind = EventAuto
 		}
 		e.transactionEvent(ctx, settled, kind, settled.Challenge.Decision)
+		e.scheduleCallback(ctx, settled, ch)
 	}
 	return settled, err
 }

@@ -66,6 +66,22 @@ type Config struct {
 	// StoreMaxAge is how long the store keeps a transaction; when set, an
 	// unknown transaction's error says so (it may have expired).
 	StoreMaxAge time.Duration
+	// Captures keeps the ddcIds merchants choose and the JWT ids their
+	// captures used (memstore.NewCaptures, redisstore.NewCaptures); nil
+	// refuses the browser's capture and a merchant-chosen ddcId.
+	Captures Captures
+	// Callbacks keeps the result callbacks' registrations and deliveries
+	// (memstore.NewCallbacks, redisstore.NewCallbacks); nil sends none.
+	Callbacks Callbacks
+	// DefaultCallbackURL receives the results of the namespaces that
+	// registered no URL of their own; empty: none.
+	DefaultCallbackURL string
+	// CallbackAttempts bounds the attempts of one delivery
+	// (DefaultCallbackAttempts when zero); CallbackBackoff is the wait
+	// before the second, doubling after each (DefaultCallbackBackoff when
+	// zero), at most MaxCallbackBackoff.
+	CallbackAttempts int
+	CallbackBackoff  time.Duration
 }
 
 // Engine runs the 3DS flows. It is safe for concurrent use. It is also the
@@ -165,6 +181,9 @@ type APICall struct {
 	// only a redacted copy (compact, card numbers masked, long values
 	// cut); nil keeps none.
 	Body []byte
+	// Note is what the call's event notes of its credential, e.g. a
+	// token of a client no configuration names; empty for none.
+	Note string
 }
 
 // Lookup runs an authentication request for namespace ns: it picks the
@@ -240,8 +259,11 @@ func (e *Engine) Lookup(ctx context.Context, ns string, req LookupRequest, call 
 	summary := lookupSummary(t, req)
 	summary.Fallback = resp.Fallback
 	if e.cfg.Events != nil {
-		e.emit(ctx, Event{Namespace: ns, Kind: EventLookup, Transaction: summary, Detail: link.detail(),
+		e.emit(ctx, Event{Namespace: ns, Kind: EventLookup, Transaction: summary, Detail: withNote(link.detail(), call.Note),
 			Request: e.redactBody(call.Body), Lookup: &resp})
+	}
+	if e.cfg.Callbacks != nil {
+		e.scheduleCallback(ctx, t, challengeRules(sc))
 	}
 	return resp, nil
 }
@@ -380,7 +402,7 @@ func (e *Engine) Enquiry(ctx context.Context, ns string, req EnquiryRequest, cal
 	if resp.ThreeDSMethod = e.methodTimeline(ctx, t); resp.ThreeDSMethod != nil {
 		resp.DDCID, resp.ThreeDSCompInd = t.Method.DDCID, t.Method.CompInd
 	}
-	e.emit(ctx, Event{Namespace: ns, Kind: EventEnquiry, Transaction: summaryOf(t),
+	e.emit(ctx, Event{Namespace: ns, Kind: EventEnquiry, Transaction: summaryOf(t), Detail: call.Note,
 		Request: e.redactBody(call.Body), Enquiry: &resp})
 	return resp, nil
 }

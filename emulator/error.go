@@ -18,6 +18,12 @@ type ErrorCode string
 const (
 	CodeUnauthorized       ErrorCode = "AU01" // Authorization header missing or not "Bearer <token>"
 	CodeTokenRejected      ErrorCode = "AU02" // bearer token not in the configured list
+	CodeAccessToken        ErrorCode = "AU03" // access token expired, malformed or not issued by this sandbox (EMV 303)
+	CodeCaptureJWT         ErrorCode = "DC01" // device data capture: the jwt is not accepted (EMV 303)
+	CodeCaptureReplay      ErrorCode = "DC02" // device data capture: the JWT's jti was used before (EMV 303)
+	CodeCaptureInUse       ErrorCode = "DC03" // device data capture: the ddcId names a capture already (EMV 305)
+	CodeCallbackURL        ErrorCode = "CB01" // result callback URL refused: not http(s), or its host not allowed (EMV 203)
+	CodeCallbackLimit      ErrorCode = "CB02" // too many namespaces registered a result callback (EMV 103)
 	CodeMalformedJSON      ErrorCode = "MS01" // body is not one JSON object (EMV 101)
 	CodeContentType        ErrorCode = "MS02" // Content-Type is not application/json (EMV 101)
 	CodeBodyTooLarge       ErrorCode = "MS03" // body over the size limit (EMV 101)

@@ -22,6 +22,7 @@ const (
 	EventEnquiry  EventKind = "enquiry"  // the enquiry was answered
 	EventDDC      EventKind = "ddc"      // a device data collection was requested
 	EventMethod   EventKind = "method"   // the 3DS Method page opened, or completed and notified
+	EventCallback EventKind = "callback" // a result callback was attempted, delivered or given up
 )
 
 // Event is one entry of a transaction's history. The engine makes every
@@ -135,4 +136,15 @@ func (e *Engine) redactBody(body []byte) []byte {
 		return nil
 	}
 	return redact.JSON(body, redact.Limits{})
+}
+
+// withNote adds a call's note to an event's detail.
+func withNote(detail, note string) string {
+	if note == "" {
+		return detail
+	}
+	if detail == "" {
+		return note
+	}
+	return detail + "; " + note
 }

@@ -233,6 +233,9 @@ type DDCRequest struct {
 	Card                Card
 	NotificationURL     string // threeDSMethodNotificationURL, absolute http(s)
 	ExternalReferenceID string
+	// DDCID is the ddcId the merchant chose (ValidDDCID); empty: the
+	// sandbox makes one.
+	DDCID string
 }
 
 // DDCResponse answers a device data collection request.

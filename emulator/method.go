@@ -105,7 +105,8 @@ func isWebURL(s string) bool {
 }
 
 // Collect answers a device data collection request of namespace ns: it
-// finds the card's scenario, stores the collection under a new ddcId and
+// finds the card's scenario, stores the collection under the merchant's
+// ddcId (DDCPrefix and a new transaction id when it chose none) and
 // returns the method URL and threeDSMethodData when the card's ACS has a
 // 3DS Method (else the advice to send threeDSCompInd U).
 func (e *Engine) Collect(ctx context.Context, ns string, req DDCRequest, call APICall) (DDCResponse, error) {
@@ -127,6 +128,13 @@ func (e *Engine) Collect(ctx context.Context, ns string, req DDCRequest, call AP
 	}
 	id := newUUID()
 	now := e.now()
+	ddcID := DDCPrefix + id
+	if req.DDCID != "" {
+		if err := e.bindDDC(ctx, req.DDCID, id); err != nil {
+			return DDCResponse{}, err
+		}
+		ddcID = req.DDCID
+	}
 	t := Transaction{
 		Namespace:            ns,
 		ThreeDSServerTransID: DDCPrefix + id,
@@ -135,7 +143,7 @@ func (e *Engine) Collect(ctx context.Context, ns string, req DDCRequest, call AP
 		ScenarioID:           sc.ID,
 		Phase:                PhaseMethod,
 		Method: MethodState{
-			DDCID:           DDCPrefix + id,
+			DDCID:           strings.Clone(ddcID),
 			NotificationURL: strings.Clone(req.NotificationURL),
 			Available:       true,
 			RequestedAt:     now,
@@ -164,8 +172,25 @@ func (e *Engine) Collect(ctx context.Context, ns string, req DDCRequest, call AP
 	}
 	summary := collectionSummary(t)
 	summary.CardholderName = req.Card.CardholderName
-	e.emit(ctx, Event{Namespace: ns, Kind: EventDDC, Detail: detail, Transaction: summary, Request: e.redactBody(call.Body)})
+	e.emit(ctx, Event{Namespace: ns, Kind: EventDDC, Detail: withNote(detail, call.Note), Transaction: summary, Request: e.redactBody(call.Body)})
 	return resp, nil
+}
+
+// bindDDC binds a merchant's ddcId to the collection of transaction id,
+// or says why it cannot.
+func (e *Engine) bindDDC(ctx context.Context, ddcID, id string) error {
+	if e.cfg.Captures == nil {
+		return NewError(CodeInvalidField, EMVInvalidFormat, "this sandbox keeps no merchant-chosen ddcId: leave ddcId out", "ddcId")
+	}
+	bound, err := e.cfg.Captures.BindDDC(ctx, ddcID, id, e.captureAge())
+	if err != nil {
+		return fmt.Errorf("device data collection: bind ddcId: %w", err)
+	}
+	if !bound {
+		return NewError(CodeCaptureInUse, EMVInvalidTransaction,
+			fmt.Sprintf("ddcId %q names a device data collection already: choose a new one for each collection", ddcID), "ddcId")
+	}
+	return nil
 }
 
 // collectionSummary is the summary of a stored collection: its events
@@ -350,10 +375,14 @@ func (e *Engine) linkCollection(ctx context.Context, ns string, req LookupReques
 		compInd = "U"
 	}
 	unknown := ddcLink{compInd: compInd, flag: ddcUnknown, ddcID: req.DDCID}
-	if !strings.HasPrefix(req.DDCID, DDCPrefix) {
+	key, err := e.collectionKey(ctx, req.DDCID)
+	if err != nil {
+		return ddcLink{}, fmt.Errorf("lookup: device data collection %s: %w", req.DDCID, err)
+	}
+	if key == "" {
 		return e.strictDDC(unknown, req.DDCID, false)
 	}
-	t, reused, err := e.markCollectionUsed(ctx, ns, req.DDCID, req.ThreeDSCompInd, req.Card.CardNumber)
+	t, reused, claimedFrom, err := e.markCollectionUsed(ctx, ns, key, req.ThreeDSCompInd, req.Card.CardNumber)
 	switch {
 	case errors.Is(err, ErrNotFound):
 		return e.strictDDC(unknown, req.DDCID, false)
@@ -361,7 +390,7 @@ func (e *Engine) linkCollection(ctx context.Context, ns string, req LookupReques
 		unknown.flag = ddcOtherCard
 		if e.cfg.StrictDDC {
 			return ddcLink{}, NewError(CodeTransactionState, EMVInvalidTransaction,
-				fmt.Sprintf("ddcId %q was made for card %s, not this lookup's card: collect again for this card (strict ddcId checking is on)", req.DDCID, t.MaskedPAN()),
+				fmt.Sprintf("ddcId %q was made for %s, not this lookup's card: collect again for this card (strict ddcId checking is on)", req.DDCID, collectionCard(t)),
 				"card.cardNumber,ddcId")
 		}
 		return unknown, nil
@@ -377,7 +406,32 @@ func (e *Engine) linkCollection(ctx context.Context, ns string, req LookupReques
 	if req.ThreeDSCompInd != "" && req.ThreeDSCompInd != t.Method.CompInd {
 		link.flag = ddcDisagree
 	}
+	if claimedFrom != "" {
+		e.emit(ctx, Event{Namespace: ns, Kind: EventDDC, Transaction: collectionSummary(t), Detail: fmt.Sprintf(
+			"this token's lookup claims the device data capture of ddcId %s, made by merchant %s with a JWT no configured secret verified; its earlier events are in the namespace of that merchant",
+			req.DDCID, t.Method.Merchant)})
+	}
 	return link, nil
+}
+
+// collectionKey finds the stored collection a lookup's ddcId names: the
+// one a merchant's ddcId was bound to (Captures), else, for a ddcId the
+// sandbox made (DDCPrefix and the transaction id), the collection stored
+// under it; "" for none.
+func (e *Engine) collectionKey(ctx context.Context, ddcID string) (string, error) {
+	if e.cfg.Captures != nil && ddcID != "" && len(ddcID) <= MaxDDCID {
+		id, err := e.cfg.Captures.DDC(ctx, ddcID)
+		switch {
+		case err == nil:
+			return DDCPrefix + id, nil
+		case !errors.Is(err, ErrNotFound):
+			return "", err
+		}
+	}
+	if strings.HasPrefix(ddcID, DDCPrefix) {
+		return ddcID, nil
+	}
+	return "", nil
 }
 
 // errOtherCard is markCollectionUsed's refusal of a collection made for
@@ -385,32 +439,61 @@ func (e *Engine) linkCollection(ctx context.Context, ns string, req LookupReques
 var errOtherCard = errors.New("device data collection made for another card")
 
 // markCollectionUsed settles threeDSCompInd on the collection stored
-// under ddcID and marks it used, in one Update; reused reports a
-// collection an earlier lookup used (left unchanged), errOtherCard one
-// made for another card (left unchanged, and returned so its masked
-// card can be named). It is a function of its own so that the closure's
-// captures cost a lookup without a collection nothing.
-func (e *Engine) markCollectionUsed(ctx context.Context, ns, ddcID, sent, pan string) (t Transaction, reused bool, err error) {
+// under key (unless its capture settled it already) and marks it used,
+// in one Update; reused reports a collection an earlier lookup used (left
+// unchanged), errOtherCard one made for another card (left unchanged, and
+// returned so its masked card can be named). A claimable capture of
+// another namespace is claimed for ns: claimedFrom is the namespace it
+// came from. It is a function of its own so that the closure's captures
+// cost a lookup without a collection nothing.
+func (e *Engine) markCollectionUsed(ctx context.Context, ns, key, sent, pan string) (t Transaction, reused bool, claimedFrom string, err error) {
 	var other Transaction
-	t, err = e.store.Update(ctx, ddcID, func(t *Transaction) error {
-		if t.Namespace != ns || t.Phase != PhaseMethod {
+	t, err = e.store.Update(ctx, key, func(t *Transaction) error {
+		claimedFrom = "" // fn may run again after a conflicting write
+		if t.Phase != PhaseMethod || t.Namespace != ns && !t.Method.Claimable {
 			return ErrNotFound
 		}
-		if reused = t.Method.CompInd != ""; reused {
+		if reused = t.Method.Used; reused {
 			return nil
 		}
-		if !sameCard(*t, pan) {
+		if !captureCard(*t, pan) {
 			other = *t
 			return errOtherCard
 		}
-		t.Method.CompInd = settledCompInd(t.Method)
+		if t.Namespace != ns {
+			claimedFrom, t.Namespace = t.Namespace, ns
+		}
+		t.Method.Claimable = false
+		t.Method.Used = true
+		if t.Method.CompInd == "" {
+			t.Method.CompInd = settledCompInd(t.Method)
+		}
 		t.Method.RequestorCompInd = sent
 		return nil
 	})
 	if errors.Is(err, errOtherCard) {
-		return other, false, err
+		return other, false, "", err
 	}
-	return t, reused, err
+	return t, reused, claimedFrom, err
+}
+
+// collectionCard names the card a collection was made for, masked: its
+// number, or for a capture of a BIN alone, the BIN.
+func collectionCard(t Transaction) string {
+	if t.Method.PartialCard {
+		return "cards of BIN " + t.CardBIN
+	}
+	return "card " + t.MaskedPAN()
+}
+
+// captureCard reports whether pan is a card a collection continues: the
+// card it was made for (sameCard), or for a capture made from a BIN
+// alone, any card of that BIN.
+func captureCard(t Transaction, pan string) bool {
+	if t.Method.PartialCard {
+		return len(pan) >= FullCardDigits && strings.HasPrefix(pan, t.CardBIN)
+	}
+	return sameCard(t, pan)
 }
 
 // sameCard reports whether pan is the card a transaction was made for,
@@ -433,7 +516,7 @@ func (e *Engine) strictDDC(l ddcLink, ddcID string, reused bool) (ddcLink, error
 			fmt.Sprintf("ddcId %q was used by an earlier lookup: make a new device data collection (strict ddcId checking is on)", ddcID), "ddcId")
 	}
 	return ddcLink{}, NewError(CodeUnknownTransaction, EMVUnknownTransaction,
-		fmt.Sprintf("ddcId %q names no device data collection of this token (POST /authentication/ddc first; strict ddcId checking is on)", ddcID), "ddcId")
+		fmt.Sprintf("ddcId %q names no device data collection of this token (capture at /V2/ddcCollect or POST /authentication/ddc first; strict ddcId checking is on)", ddcID), "ddcId")
 }
 
 // methodTimeline is the enquiry's view of a transaction's method, read

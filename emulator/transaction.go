@@ -19,8 +19,10 @@ const (
 	PhaseChallengePending
 	// PhaseChallengeOpened: the CReq arrived and the challenge page is shown.
 	PhaseChallengeOpened
-	// PhaseMethod: a device data collection (POST /authentication/ddc)
-	// waiting for its lookup; the record is stored under its ddcId.
+	// PhaseMethod: a device data collection (POST /authentication/ddc, or
+	// the browser's capture at /V2/ddcCollect) waiting for its lookup; the
+	// record is stored under DDCPrefix and the threeDSServerTransID its
+	// lookup will carry.
 	PhaseMethod
 )
 
@@ -84,8 +86,9 @@ type MethodState struct {
 	// NotificationURL is the threeDSMethodNotificationURL the method
 	// page posts to when it completes.
 	NotificationURL string
-	// CompInd is threeDSCompInd as the server settled it at the lookup
-	// (Y, N or U); empty until a lookup linked the collection.
+	// CompInd is threeDSCompInd as the server settled it (Y, N or U): when
+	// a capture's page finished waiting for the method, else at the lookup
+	// that continued the collection; empty until then.
 	CompInd string
 	// RequestorCompInd is threeDSCompInd as the 3DS Requestor sent it.
 	RequestorCompInd string
@@ -96,6 +99,20 @@ type MethodState struct {
 	// RequestedAt is the collection request, StartedAt the browser's
 	// arrival on the method page, CompletedAt the method's notification.
 	RequestedAt, StartedAt, CompletedAt time.Time
+	// Merchant is the API identifier (the JWT's iss) of a capture the
+	// browser posted to {base}/V2/ddcCollect; empty for the JSON
+	// collection.
+	Merchant string
+	// Claimable marks a capture whose JWT no configured secret verified
+	// (the open default): it waits in the namespace of its merchant until
+	// the first lookup naming its ddcId, with a card of its BIN, claims it
+	// for the lookup's namespace.
+	Claimable bool
+	// PartialCard marks a capture made from a BIN alone (fewer than 12
+	// digits): it continues a lookup of any card starting with it.
+	PartialCard bool
+	// Used marks a collection a lookup continued: each continues one.
+	Used bool
 }
 
 // setCard keeps what a transaction may know of card number pan: its

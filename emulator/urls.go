@@ -23,6 +23,15 @@ const (
 	// PathACSMethodDone receives the method page's own post when it has
 	// collected; it records the completion and notifies the Requestor.
 	PathACSMethodDone = "/acs/method/done"
+	// PathDDCCollect receives the device data capture the merchant's
+	// checkout posts into a hidden iframe (the real service's form).
+	PathDDCCollect = "/V2/ddcCollect"
+	// PathDDCMethodNotification is the 3DS server's own
+	// threeDSMethodNotificationURL for a capture's 3DS Method.
+	PathDDCMethodNotification = "/V2/ddcCollect/method-notification"
+	// PathDDCComplete receives the capture page's end: the method notified,
+	// or ten seconds passed; the merchant's callbackUrl is notified next.
+	PathDDCComplete = "/V2/ddcCollect/complete"
 )
 
 // URLs builds the absolute URLs of the browser flows under a public base
@@ -54,3 +63,14 @@ func (u URLs) ACSMethod() string { return u.base + PathACSMethod }
 
 // ACSMethodDone is where the method page posts when it has collected.
 func (u URLs) ACSMethodDone() string { return u.base + PathACSMethodDone }
+
+// DDCCollect is where the merchant's checkout posts the device data
+// capture.
+func (u URLs) DDCCollect() string { return u.base + PathDDCCollect }
+
+// DDCMethodNotification is the threeDSMethodNotificationURL of a
+// capture's 3DS Method.
+func (u URLs) DDCMethodNotification() string { return u.base + PathDDCMethodNotification }
+
+// DDCComplete is where the capture page posts its end.
+func (u URLs) DDCComplete() string { return u.base + PathDDCComplete }

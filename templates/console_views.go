@@ -233,11 +233,11 @@ type DemoConfig struct {
 	LookupURL  string `json:"lookupUrl"`
 	EnquiryURL string `json:"enquiryUrl"`
 	NotifyURL  string `json:"notifyUrl"`
-	// DDCURL relays the device data collection; MethodURL is the
-	// threeDSMethodNotificationURL that tells the page the 3DS Method
-	// finished.
-	DDCURL    string `json:"ddcUrl"`
-	MethodURL string `json:"methodNotifyUrl"`
+	// DDCJWTURL makes the JWT of a device data capture on the console's
+	// server; DDCCallbackURL is the capture's callbackUrl, which tells the
+	// page the capture's outcome.
+	DDCJWTURL      string `json:"ddcJwtUrl"`
+	DDCCallbackURL string `json:"ddcCallbackUrl"`
 	// JournalURL is the path of the transaction pages, the id appended.
 	JournalURL string `json:"journalUrl"`
 	// AcceptHeader and IP are what the merchant's server saw of the
@@ -265,9 +265,11 @@ type ConsoleNotify struct {
 	TransStatus, ThreeDSServerTransID string
 	// CRes is the Base64Url CRes as posted; Session the threeDSSessionData.
 	CRes, Session string
-	// Method makes the page the 3DS Method's notification instead: it
-	// hands ThreeDSServerTransID to the demo page.
-	Method bool
+	// DDC makes the page the device data capture's callbackUrl instead:
+	// it hands the capture's outcome (DDCID, DDCStatus, CompInd,
+	// ThreeDSServerTransID, or ErrorCode and DDCError) to the demo page.
+	DDC                                            bool
+	DDCID, DDCStatus, CompInd, ErrorCode, DDCError string
 	// Error says why the CRes could not be read.
 	Error string
 }

@@ -100,7 +100,7 @@ func (s *Server) handleLookup(w http.ResponseWriter, r *http.Request) {
 	if len(ignored) > 0 {
 		s.log.DebugContext(r.Context(), "lookup: unknown fields ignored", slog.String("request_id", requestID(r)), slog.Any("fields", ignored))
 	}
-	call := emulator.APICall{ScenarioID: strings.TrimSpace(r.Header.Get(ScenarioHeader)), Body: body}
+	call := emulator.APICall{ScenarioID: strings.TrimSpace(r.Header.Get(ScenarioHeader)), Body: body, Note: callNote(r)}
 	resp, err := s.cfg.Engine.Lookup(r.Context(), namespaceOf(r.Context()), req, call)
 	if err != nil {
 		s.writeError(w, r, err)
@@ -140,7 +140,7 @@ func (s *Server) handleDDC(w http.ResponseWriter, r *http.Request) {
 	if len(ignored) > 0 {
 		s.log.DebugContext(r.Context(), "ddc: unknown fields ignored", slog.String("request_id", requestID(r)), slog.Any("fields", ignored))
 	}
-	call := emulator.APICall{ScenarioID: strings.TrimSpace(r.Header.Get(ScenarioHeader)), Body: body}
+	call := emulator.APICall{ScenarioID: strings.TrimSpace(r.Header.Get(ScenarioHeader)), Body: body, Note: callNote(r)}
 	resp, err := s.cfg.Engine.Collect(r.Context(), namespaceOf(r.Context()), req, call)
 	if err != nil {
 		s.writeError(w, r, err)
@@ -168,7 +168,7 @@ func (s *Server) handleEnquiry(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	resp, err := s.cfg.Engine.Enquiry(r.Context(), namespaceOf(r.Context()), req, emulator.APICall{Body: body})
+	resp, err := s.cfg.Engine.Enquiry(r.Context(), namespaceOf(r.Context()), req, emulator.APICall{Body: body, Note: callNote(r)})
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"errors"
 	"net/http"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
@@ -11,8 +12,11 @@ import (
 // namespaceOf returns the namespace set by requireToken.
 func namespaceOf(ctx context.Context) string { return infoOf(ctx).namespace }
 
-// requireToken lets through requests with an accepted bearer token and
-// records its namespace; others get 401 with the error body.
+// requireToken lets through requests with an accepted bearer token (a
+// static one, or an access token of the token endpoint) and records its
+// namespace; others get 401 with the error body. A refused access token
+// (expired, malformed, foreign) says so in WWW-Authenticate, as RFC 6750
+// has it: error="invalid_token".
 func (s *Server) requireToken(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		tok, ok := auth.BearerToken(r.Header.Get("Authorization"))
@@ -22,17 +26,31 @@ func (s *Server) requireToken(next http.Handler) http.Handler {
 				`the Authorization header must be "Bearer <token>"`, "Authorization"))
 			return
 		}
-		if !s.tokens.Accept(tok) {
+		id, err := s.authority.Identify(tok)
+		var ae *auth.AccessError
+		switch {
+		case errors.As(err, &ae):
+			w.Header().Set("WWW-Authenticate", bearerChallenge(ae.Error()))
+			s.writeError(w, r, emulator.NewError(emulator.CodeAccessToken, emulator.EMVAccessDenied,
+				ae.Error()+": get a new one at the token endpoint", "Authorization"))
+			return
+		case err != nil:
 			w.Header().Set("WWW-Authenticate", `Bearer realm="3ds-sandbox", error="invalid_token"`)
 			s.writeError(w, r, emulator.NewError(emulator.CodeTokenRejected, emulator.EMVAccessDenied,
 				"the bearer token is not accepted by this sandbox", "Authorization"))
 			return
 		}
 		info := infoOf(r.Context())
-		info.namespace = auth.Namespace(tok)
+		info.namespace = id.Namespace
+		if id.Open {
+			info.note = accessTokenNote(id.Client)
+		}
 		if info.id == "" { // not behind observe (tests of the handler alone)
 			r = r.WithContext(context.WithValue(r.Context(), infoKey{}, info))
 		}
 		next.ServeHTTP(w, r)
 	})
 }
+
+// callNote is what the API call's events note about its credential.
+func callNote(r *http.Request) string { return infoOf(r.Context()).note }

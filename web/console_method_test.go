@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"strings"
@@ -8,7 +9,8 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/web/auth"
+	"github.com/threeds-sandbox/threeds-sandbox/web/auth/jws"
 )
 
 // TestConsoleShowsTheMethod: the transaction page lists the collection
@@ -61,34 +63,67 @@ func TestConsoleShowsTheMethod(t *testing.T) {
 	}
 }
 
-// TestDemoMethodNotify: the demo's threeDSMethodNotificationURL hands
-// the transaction id to the demo page, and refuses what is not the
-// method's notification.
-func TestDemoMethodNotify(t *testing.T) {
+// TestDemoDDC: the demo's device data capture as a merchant's: the
+// console's server signs the JWT of the page's ddcId for the session's
+// namespace (no token in it), the capture posts its outcome to the
+// demo's callbackUrl, which hands it to the demo page, and the lookup
+// continues the capture.
+func TestDemoDDC(t *testing.T) {
 	t.Parallel()
 	e := newConsoleEnv(t, consoleOptions{})
-	const id = "5d5e5a1c-0000-4000-8000-000000000000"
-	for _, tt := range []struct {
-		data   string
-		status int
-		sel    string
-	}{
-		{emulator.EncodeMethodData(emulator.MethodData{ThreeDSServerTransID: id}), http.StatusOK, `#method[data-id="` + id + `"]`},
-		{"not-base64%%", http.StatusBadRequest, "#notify-error"},
-		{"", http.StatusBadRequest, "#notify-error"},
-	} {
-		resp, err := http.PostForm(e.URL+"/console/demo/method-notify", url.Values{"threeDSMethodData": {tt.data}})
-		if err != nil {
-			t.Fatal(err)
+	b := e.browser()
+	b.login("demo-team")
+	const ddcID = "0b8e7a34-52c6-4c8e-9d35-4b8a1f9c2e10"
+	jwtReq := func(body string, header map[string]string) page {
+		req, _ := http.NewRequest(http.MethodPost, e.URL+"/console/demo/ddc-jwt", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		for k, v := range header {
+			req.Header.Set(k, v)
 		}
-		doc, err := goquery.NewDocumentFromReader(resp.Body)
-		resp.Body.Close()
-		if err != nil || resp.StatusCode != tt.status || doc.Find(tt.sel).Length() != 1 {
-			t.Errorf("%q: status %d (%v), want %d and %s", tt.data, resp.StatusCode, err, tt.status, tt.sel)
-		}
-		if got := resp.Header.Get("X-Frame-Options"); got != "SAMEORIGIN" {
-			t.Errorf("X-Frame-Options %q", got)
-		}
+		return b.do(req)
+	}
+	p := jwtReq(`{"ddcId":"`+ddcID+`"}`, map[string]string{"Sec-Fetch-Site": "same-origin"})
+	var got struct{ JWT, DDCCollectURL string }
+	if err := json.Unmarshal([]byte(p.Raw), &got); p.Status != http.StatusOK || err != nil || got.DDCCollectURL != e.URL+"/V2/ddcCollect" {
+		t.Fatalf("ddc-jwt: HTTP %d %s", p.Status, p.Raw)
+	}
+	tok, err := jws.Parse(got.JWT)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(tok.Payload), `"iss":"`+auth.ConsoleMerchant+`"`) || !strings.Contains(string(tok.Payload), `"OrgUnitId":"`+auth.Namespace("demo-team")+`"`) ||
+		strings.Contains(string(tok.Payload), "demo-team") {
+		t.Errorf("claims %s", tok.Payload)
+	}
+	if p := jwtReq(`{"ddcId":"`+ddcID+`"}`, map[string]string{"Sec-Fetch-Site": "cross-site"}); p.Status != http.StatusForbidden {
+		t.Errorf("cross-site: HTTP %d", p.Status)
+	}
+	if p := jwtReq(`{"ddcId":"a b"}`, nil); p.Status != http.StatusBadRequest {
+		t.Errorf("bad ddcId: HTTP %d", p.Status)
+	}
+
+	out := b.post("/V2/ddcCollect", url.Values{"bin": {"4000000000009425"}, "callbackUrl": {e.URL + "/console/demo/ddc-callback"},
+		"ddcId": {ddcID}, "jwt": {got.JWT}}, nil)
+	form := out.Doc.Find("form#threeds-ddc-callback")
+	if out.Status != http.StatusOK || form.AttrOr("action", "") != e.URL+"/console/demo/ddc-callback" {
+		t.Fatalf("capture: HTTP %d\n%s", out.Status, out.Raw)
+	}
+	fields := url.Values{}
+	form.Find("input").Each(func(_ int, s *goquery.Selection) { fields.Set(s.AttrOr("name", ""), s.AttrOr("value", "")) })
+	cb := b.post("/console/demo/ddc-callback", fields, nil)
+	d := cb.Doc.Find("#ddc")
+	if cb.Status != http.StatusOK || d.AttrOr("data-ddc-id", "") != ddcID || d.AttrOr("data-status", "") != "completed" || d.AttrOr("data-comp-ind", "") != "U" {
+		t.Fatalf("callback page: HTTP %d\n%s", cb.Status, cb.Raw)
+	}
+	if got := cb.Header.Get("X-Frame-Options"); got != "SAMEORIGIN" {
+		t.Errorf("X-Frame-Options %q", got)
+	}
+	id := e.lookupID("demo-team", "4000000000009425", func(m map[string]any) { m["ddcId"] = ddcID })
+	if id != d.AttrOr("data-id", "") {
+		t.Errorf("the lookup %s does not continue the capture %s", id, d.AttrOr("data-id", ""))
+	}
+	if bad := b.post("/console/demo/ddc-callback", url.Values{"status": {"completed"}}, nil); bad.Status != http.StatusBadRequest || bad.Doc.Find("#notify-error").Length() != 1 {
+		t.Errorf("a callback without ddcId: HTTP %d", bad.Status)
 	}
 }
 

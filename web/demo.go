@@ -4,7 +4,6 @@ import (
 	"net/http"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
-	"github.com/threeds-sandbox/threeds-sandbox/web/auth"
 	"github.com/threeds-sandbox/threeds-sandbox/web/console"
 )
 
@@ -36,7 +35,13 @@ func (s *Server) demoAPI(next http.HandlerFunc) http.HandlerFunc {
 				"log in to the console: the token demo is not accepted by this sandbox", "session"))
 			return
 		}
-		info.namespace = auth.Namespace(tok)
+		id, err := s.authority.Identify(tok)
+		if err != nil {
+			s.writeError(w, r, emulator.NewError(emulator.CodeTokenRejected, emulator.EMVAccessDenied,
+				"the console session's token is no longer accepted: log in again", "session"))
+			return
+		}
+		info.namespace = id.Namespace
 		next(w, r)
 	}
 }

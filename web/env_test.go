@@ -17,6 +17,7 @@ import (
 	"github.com/threeds-sandbox/threeds-sandbox/templates"
 	"github.com/threeds-sandbox/threeds-sandbox/web"
 	"github.com/threeds-sandbox/threeds-sandbox/web/auth"
+	"github.com/threeds-sandbox/threeds-sandbox/web/callback"
 )
 
 // env is one emulator served by httptest with the embedded defaults.
@@ -27,6 +28,10 @@ type env struct {
 	Engine *emulator.Engine
 	Cat    *scenarios.Catalogue
 	Clock  *testkit.Clock
+	// Journal is the journal, with the journal option; nil without.
+	Journal *memstore.Journal
+	// Web is the sandbox's server, served by Server.
+	Web *web.Server
 }
 
 type envOptions struct {
@@ -45,6 +50,11 @@ type envOptions struct {
 	seed        uint64        // 7 when 0
 	storeMaxAge time.Duration // the engine's --store-max-age; 0 says nothing
 	strictDDC   bool          // refuse unknown and reused ddcIds
+	merchants   string        // --merchants: id:secret,...
+	tokenLife   time.Duration // the access tokens' lifetime; the default when 0
+	callbacks   bool          // keep result callbacks (run them with env.Web.RunCallbacks)
+	backoff     time.Duration // the callbacks' first backoff
+	allowHosts  string        // --callback-allow-hosts
 }
 
 // sandbox is an emulator's handler and its parts, as the tests build it.
@@ -54,6 +64,14 @@ type sandbox struct {
 	Cat     *scenarios.Catalogue
 	Clock   *testkit.Clock // nil with realClock
 	Journal *memstore.Journal
+}
+
+// callbacks are the result callbacks of o, or none.
+func (o envOptions) callbackState() emulator.Callbacks {
+	if !o.callbacks {
+		return nil
+	}
+	return memstore.NewCallbacks(0, 0)
 }
 
 // buildSandbox wires an emulator whose browser pages live at public, the
@@ -87,6 +105,14 @@ func buildSandbox(tb testing.TB, o envOptions, public string) sandbox {
 	if o.seed == 0 {
 		o.seed = 7
 	}
+	merchants, err := auth.ParseMerchants(o.merchants)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	allow, err := callback.ParseAllowlist(o.allowHosts)
+	if err != nil {
+		tb.Fatal(err)
+	}
 	b.Engine, err = emulator.New(emulator.Config{
 		PublicURL:        public,
 		Seed:             o.seed,
@@ -100,22 +126,29 @@ func buildSandbox(tb testing.TB, o envOptions, public string) sandbox {
 		Chaos:            o.chaos,
 		StrictDDC:        o.strictDDC,
 		StoreMaxAge:      o.storeMaxAge,
+		Captures:         memstore.NewCaptures(0, now),
+		Callbacks:        o.callbackState(),
+		CallbackBackoff:  o.backoff,
 	}, store)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	b.Server, err = web.NewServer(web.Config{
-		BasePath:    o.basePath,
-		Tokens:      auth.NewTokens(o.tokens),
-		HashKey:     bytes.Repeat([]byte("h"), 32),
-		BlockKey:    bytes.Repeat([]byte("b"), 32),
-		PublicURL:   public,
-		Engine:      b.Engine,
-		Pages:       pages,
-		Logger:      o.logger,
-		ConsoleAuth: o.consoleAuth,
-		Sessions:    memstore.NewSessions(0),
-		Journal:     reader,
+		BasePath:      o.basePath,
+		Tokens:        auth.NewTokens(o.tokens),
+		HashKey:       bytes.Repeat([]byte("h"), 32),
+		BlockKey:      bytes.Repeat([]byte("b"), 32),
+		PublicURL:     public,
+		Engine:        b.Engine,
+		Pages:         pages,
+		Logger:        o.logger,
+		ConsoleAuth:   o.consoleAuth,
+		Sessions:      memstore.NewSessions(0),
+		Journal:       reader,
+		Merchants:     merchants,
+		TokenLifetime: o.tokenLife,
+		Now:           now,
+		Callbacks:     web.CallbacksConfig{Allow: allow, Poll: 10 * time.Millisecond, Timeout: time.Second},
 	})
 	if err != nil {
 		tb.Fatal(err)
@@ -135,7 +168,7 @@ func newEnv(t testing.TB, opts ...func(*envOptions)) *env {
 	ts.Config.Handler = b.Server
 	ts.Start()
 	t.Cleanup(ts.Close)
-	return &env{t: t, URL: public, Server: ts, Engine: b.Engine, Cat: b.Cat, Clock: b.Clock}
+	return &env{t: t, URL: public, Server: ts, Engine: b.Engine, Cat: b.Cat, Clock: b.Clock, Journal: b.Journal, Web: b.Server}
 }
 
 // result is a decoded response.

@@ -20,8 +20,11 @@ func FuzzHandler(f *testing.F) {
 	for _, s := range []string{seed, `{}`, `[]`, `{"card":{"cardNumber":"4"}}`, `{"a":1,"a":2}`, "\xff", `{"threeDsServerTransId":"x"}`,
 		`{"action":"pass"}`, "creq=e30&threeDSSessionData=x", "state=x&action=pass", "cres=e30",
 		`{"card":{"cardNumber":"4000000000009409"},"threeDSMethodNotificationURL":"https://m.example/n"}`,
-		"threeDSMethodData=eyJ0aHJlZURTU2VydmVyVHJhbnNJRCI6IngifQ"} {
-		for route := range 9 {
+		"threeDSMethodData=eyJ0aHJlZURTU2VydmVyVHJhbnNJRCI6IngifQ",
+		"bin=4000000000009409&callbackUrl=https%3A%2F%2Fshop.example%2Fcb&ddcId=d-1&jwt=eyJhbGciOiJIUzI1NiJ9.eyJqdGkiOiIxIiwiaWF0IjoxLCJpc3MiOiJzIn0.c2ln",
+		"cardBIN=400000&JWT=x&ddcId=&callbackUrl=javascript:x", "state=x",
+		"grant_type=client_credentials&client_id=c&client_secret=s", "grant_type=password"} {
+		for route := range 13 {
 			f.Add(uint8(route), s)
 		}
 	}
@@ -38,6 +41,10 @@ func FuzzHandler(f *testing.F) {
 		{"/authentication/ddc", "application/json", true},
 		{"/acs/method", "application/x-www-form-urlencoded", false},
 		{"/acs/method/done", "application/x-www-form-urlencoded", false},
+		{"/V2/ddcCollect", "application/x-www-form-urlencoded", false},
+		{"/V2/ddcCollect/method-notification", "application/x-www-form-urlencoded", false},
+		{"/V2/ddcCollect/complete", "application/x-www-form-urlencoded", false},
+		{"/connect/token", "application/x-www-form-urlencoded", false},
 	}
 	handler := e.Server.Config.Handler
 	f.Fuzz(func(t *testing.T, route uint8, body string) {

@@ -19,6 +19,7 @@ type infoKey struct{}
 type requestInfo struct {
 	id        string
 	namespace string    // set by requireToken
+	note      string    // set by requireToken: what the call's events note of its token
 	route     routeKind // set by the route group's middleware
 }
 

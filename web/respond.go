@@ -16,6 +16,12 @@ import (
 var httpStatus = map[emulator.ErrorCode]int{
 	emulator.CodeUnauthorized:       http.StatusUnauthorized,
 	emulator.CodeTokenRejected:      http.StatusUnauthorized,
+	emulator.CodeAccessToken:        http.StatusUnauthorized,
+	emulator.CodeCaptureJWT:         http.StatusForbidden,
+	emulator.CodeCaptureReplay:      http.StatusForbidden,
+	emulator.CodeCaptureInUse:       http.StatusConflict,
+	emulator.CodeCallbackURL:        http.StatusBadRequest,
+	emulator.CodeCallbackLimit:      http.StatusTooManyRequests,
 	emulator.CodeMalformedJSON:      http.StatusBadRequest,
 	emulator.CodeContentType:        http.StatusUnsupportedMediaType,
 	emulator.CodeBodyTooLarge:       http.StatusRequestEntityTooLarge,

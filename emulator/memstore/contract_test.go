@@ -64,3 +64,46 @@ func TestMemoryBound(t *testing.T) {
 		t.Error("the newest session was ended")
 	}
 }
+
+// TestCapturesContract runs the captures contract on the memory store.
+func TestCapturesContract(t *testing.T) {
+	c := memstore.NewCaptures(0, nil)
+	storetest.RunCaptures(t, c, c)
+}
+
+// TestCapturesBound: at its bound, Captures forgets rather than grows,
+// and never a live entry while an expired one is at hand.
+func TestCapturesBound(t *testing.T) {
+	ctx := context.Background()
+	clock := time.Unix(1e9, 0)
+	c := memstore.NewCaptures(3, func() time.Time { return clock })
+	for i, id := range []string{"a", "b", "c"} {
+		if ok, _ := c.BindDDC(ctx, id, "tx", time.Duration(i+1)*time.Minute); !ok {
+			t.Fatalf("bind %s refused", id)
+		}
+	}
+	if ok, _ := c.BindDDC(ctx, "d", "tx", time.Hour); !ok {
+		t.Fatal("bind beyond the bound refused")
+	}
+	if _, err := c.DDC(ctx, "a"); err == nil {
+		t.Error("the entry that expires first survived the bound")
+	}
+	clock = clock.Add(150 * time.Second) // b (2m) expires, c (3m) lives
+	if ok, _ := c.BindDDC(ctx, "e", "tx", time.Hour); !ok {
+		t.Fatal("bind refused")
+	}
+	for _, id := range []string{"c", "d", "e"} {
+		if _, err := c.DDC(ctx, id); err != nil {
+			t.Errorf("%s was forgotten while an expired entry was at hand: %v", id, err)
+		}
+	}
+}
+
+// TestCallbacksContract runs the result callbacks' contract on the
+// memory store.
+func TestCallbacksContract(t *testing.T) {
+	storetest.RunCallbacks(t, func(t *testing.T, maxOutbox int) (a, b emulator.Callbacks) {
+		c := memstore.NewCallbacks(0, maxOutbox)
+		return c, c
+	})
+}

@@ -114,18 +114,34 @@ func Append(b []byte, t *emulator.Transaction) []byte {
 	return b
 }
 
-// methodV1 opens the method section of a record. Its layout:
+// methodV2 opens the method section of a record. Its layout:
 //
-//	methodV1
+//	methodV2
 //	uvarint length, bytes           DDCID, NotificationURL, CompInd, RequestorCompInd
 //	RequestedAt, StartedAt, CompletedAt   times
 //	Available                       one byte, 0 or 1
 //	Duration                        varint milliseconds
-const methodV1 byte = 1
+//	uvarint length, bytes           Merchant
+//	flags                           one byte: Claimable 1, PartialCard 2, Used 4
+//
+// A section of version 1 (methodV1, written before the browser's capture)
+// ends after Duration; it decodes with Used set when CompInd is, which is
+// how version 1 told a collection a lookup had continued.
+const (
+	methodV1 byte = 1
+	methodV2 byte = 2
+)
+
+// Flags of the method section.
+const (
+	methodClaimable byte = 1 << iota
+	methodPartialCard
+	methodUsed
+)
 
 // appendMethod appends the method section of m.
 func appendMethod(b []byte, m *emulator.MethodState) []byte {
-	b = append(b, methodV1)
+	b = append(b, methodV2)
 	for _, s := range [...]string{m.DDCID, m.NotificationURL, m.CompInd, m.RequestorCompInd} {
 		b = binary.AppendUvarint(b, uint64(len(s)))
 		b = append(b, s...)
@@ -138,13 +154,27 @@ func appendMethod(b []byte, m *emulator.MethodState) []byte {
 		avail = 1
 	}
 	b = append(b, avail)
-	return binary.AppendVarint(b, m.Duration.Milliseconds())
+	b = binary.AppendVarint(b, m.Duration.Milliseconds())
+	b = binary.AppendUvarint(b, uint64(len(m.Merchant)))
+	b = append(b, m.Merchant...)
+	var flags byte
+	if m.Claimable {
+		flags |= methodClaimable
+	}
+	if m.PartialCard {
+		flags |= methodPartialCard
+	}
+	if m.Used {
+		flags |= methodUsed
+	}
+	return append(b, flags)
 }
 
-// method reads what appendMethod wrote.
+// method reads what appendMethod wrote, of either version.
 func (r *reader) method() emulator.MethodState {
 	var m emulator.MethodState
-	if r.byte() != methodV1 {
+	version := r.byte()
+	if version != methodV1 && version != methodV2 {
 		r.fail()
 		return m
 	}
@@ -165,6 +195,16 @@ func (r *reader) method() emulator.MethodState {
 		r.fail()
 	}
 	m.Duration = time.Duration(ms) * time.Millisecond
+	if version == methodV1 {
+		m.Used = m.CompInd != ""
+		return m
+	}
+	m.Merchant = string(r.bytes(r.uvarint()))
+	flags := r.byte()
+	if flags&^(methodClaimable|methodPartialCard|methodUsed) != 0 {
+		r.fail()
+	}
+	m.Claimable, m.PartialCard, m.Used = flags&methodClaimable != 0, flags&methodPartialCard != 0, flags&methodUsed != 0
 	return m
 }
 

@@ -49,6 +49,10 @@ func fullTx() emulator.Transaction {
 			RequestedAt:      created.Add(-time.Minute),
 			StartedAt:        created.Add(-50 * time.Second),
 			CompletedAt:      created.Add(-38 * time.Second),
+			Merchant:         "shop-1",
+			Claimable:        true,
+			PartialCard:      true,
+			Used:             true,
 		},
 		Challenge: emulator.ChallengeState{
 			NotificationURL: "https://merchant.example/3ds/notify?o=Größe",
@@ -254,6 +258,40 @@ func TestRecordWithoutMethodSection(t *testing.T) {
 	}
 }
 
+// TestMethodSectionV1 decodes a method section as version 1 wrote it,
+// before the browser's capture: no merchant, no flags, and a collection a
+// lookup continued told by its CompInd.
+func TestMethodSectionV1(t *testing.T) {
+	tx := fullTx()
+	tx.Method.Merchant, tx.Method.Claimable, tx.Method.PartialCard, tx.Method.Used = "", false, false, true
+	noMethod := tx
+	noMethod.Method = emulator.MethodState{}
+	start := len(Append(nil, &noMethod))
+	v2 := Append(nil, &tx)
+	// Version 1 is version 2 without the merchant's length (0) and flags.
+	v1 := append([]byte(nil), v2[:len(v2)-2]...)
+	v1[start] = methodV1
+	got, err := Decode(v1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Method.Merchant != "" || got.Method.Claimable || got.Method.PartialCard || !got.Method.Used || got.Method.CompInd != "Y" {
+		t.Errorf("version 1 section = %+v", got.Method)
+	}
+	tx.Method.CompInd = ""
+	v2 = Append(nil, &tx)
+	v1 = append([]byte(nil), v2[:len(v2)-2]...)
+	v1[start] = methodV1
+	if got, err := Decode(v1); err != nil || got.Method.Used {
+		t.Errorf("version 1 without CompInd: Used = %v, %v", got.Method.Used, err)
+	}
+	bad := append([]byte(nil), Append(nil, &tx)...)
+	bad[len(bad)-1] = 0x80
+	if _, err := Decode(bad); err == nil {
+		t.Error("unknown method flags decoded")
+	}
+}
+
 func TestReadKeys(t *testing.T) {
 	tx := fullTx()
 	rec := Append(nil, &tx)
@@ -303,6 +341,7 @@ func FuzzRecord(f *testing.F) {
 		if small&1 == 1 {
 			tx.Method = emulator.MethodState{
 				DDCID: ref, NotificationURL: b, CompInd: a, RequestorCompInd: id, Available: small&2 != 0,
+				Merchant: ns, Claimable: small&4 != 0, PartialCard: small&8 != 0, Used: small&16 != 0,
 				Duration:    (time.Duration(n1) * time.Millisecond).Truncate(time.Millisecond),
 				RequestedAt: time.Unix(int64(n2), 0).UTC(), StartedAt: time.Unix(int64(n1), 5).UTC(),
 			}

@@ -40,6 +40,41 @@ func TestContract(t *testing.T) {
 	})
 }
 
+// TestCapturesContract runs the captures contract against a real
+// redis-server, with two values over it as two replicas.
+func TestCapturesContract(t *testing.T) {
+	srv := testkit.StartRedis(t, testkit.RedisOptions{})
+	a, err := redisstore.NewCaptures(connect(t, srv), "captures:", time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := redisstore.NewCaptures(connect(t, srv), "captures:", time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	storetest.RunCaptures(t, a, b)
+}
+
+// TestCallbacksContract runs the result callbacks' contract against a
+// real redis-server, two values over it as two replicas, each test under
+// a prefix of its own.
+func TestCallbacksContract(t *testing.T) {
+	srv := testkit.StartRedis(t, testkit.RedisOptions{})
+	c := connect(t, srv)
+	storetest.RunCallbacks(t, func(t *testing.T, maxOutbox int) (a, b emulator.Callbacks) {
+		opt := redisstore.CallbacksOptions{Prefix: t.Name() + ":", Timeout: time.Second, MaxOutbox: maxOutbox}
+		ra, err := redisstore.NewCallbacks(c, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rb, err := redisstore.NewCallbacks(connect(t, srv), opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ra, rb
+	})
+}
+
 // TestUnavailable: with Redis down every call fails within the timeout
 // with an error wrapping ErrUnavailable, and works again once Redis is
 // back, with the same client.

@@ -6,8 +6,8 @@ import (
 
 // DecodeDDC parses and validates the body of a device data collection
 // request (POST {base}/authentication/ddc): card.cardNumber and
-// threeDSMethodNotificationURL are required, externalReferenceId is
-// optional. It returns the dotted paths of the fields it ignored, and an
+// threeDSMethodNotificationURL are required, externalReferenceId and the
+// merchant's own ddcId are optional. It returns the dotted paths of the fields it ignored, and an
 // *emulator.Error as DecodeLookup does.
 func DecodeDDC(body []byte) (emulator.DDCRequest, []string, error) {
 	var c checker
@@ -35,7 +35,17 @@ var ddcRules = newRuleSet([]rule[emulator.DDCRequest]{
 		setString: func(r *emulator.DDCRequest, s string) { r.NotificationURL = s }},
 	{names: []string{"externalReferenceId"}, max: 50,
 		setString: func(r *emulator.DDCRequest, s string) { r.ExternalReferenceID = s }},
+	{names: []string{"ddcId"}, max: emulator.MaxDDCID, check: ddcID,
+		setString: func(r *emulator.DDCRequest, s string) { r.DDCID = s }},
 })
+
+// ddcID checks a merchant-chosen ddcId.
+func ddcID(s string) (string, string) {
+	if emulator.ValidDDCID(s) {
+		return "", ""
+	}
+	return emvFormat, "must be 1 to 36 letters, digits, '-', '_' or '.' (a UUID), got " + quote(s)
+}
 
 // AppendDDCResponse appends the JSON body of a device data collection
 // answer to b, with methodHTML (the page the transport rendered from

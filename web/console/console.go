@@ -56,6 +56,9 @@ type Config struct {
 	Sessions emulator.SessionStore
 	// Tokens decide which tokens may sign in.
 	Tokens auth.Tokens
+	// Authority, when set, decides instead who a token is: a static token
+	// or an access token of the token endpoint, each to its namespace.
+	Authority *auth.Authority
 	// Pages renders the console's pages.
 	Pages *templates.Set
 	// HashKey and BlockKey sign and encrypt the session cookie
@@ -78,6 +81,9 @@ type Config struct {
 	// Docs are the pages of the documentation the sandbox serves, which
 	// the front door lists.
 	Docs []docsite.Page
+	// DDCToken makes the JWT of the demo checkout's device data capture
+	// ddcID for namespace ns, as a merchant's server makes its own.
+	DDCToken func(ns, ddcID string) (string, error)
 	// Demo are the API operations the demo checkout calls, each served
 	// with the console session's token (see Console.Token); nil routes
 	// are not mounted.
@@ -85,10 +91,9 @@ type Config struct {
 }
 
 // DemoAPI are the handlers of the API operations the demo checkout calls
-// from the browser: the lookup, the device data collection and the
-// enquiry.
+// from the browser: the lookup and the enquiry.
 type DemoAPI struct {
-	Lookup, DDC, Enquiry http.Handler
+	Lookup, Enquiry http.Handler
 }
 
 // Console serves the web console under {base}/console (the test cards,
@@ -120,8 +125,8 @@ type consoleSession struct {
 
 // New returns the console of cfg.
 func New(cfg Config) (*Console, error) {
-	if cfg.Engine == nil || cfg.Pages == nil || cfg.Sessions == nil || cfg.Errors == nil || cfg.ChallengeHTML == nil {
-		return nil, errors.New("console: config needs an engine, pages, sessions, an error writer and a challengeHtml renderer")
+	if cfg.Engine == nil || cfg.Pages == nil || cfg.Sessions == nil || cfg.Errors == nil || cfg.ChallengeHTML == nil || cfg.DDCToken == nil {
+		return nil, errors.New("console: config needs an engine, pages, sessions, an error writer, a challengeHtml renderer and a capture's JWT maker")
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -162,8 +167,9 @@ func (c *Console) Mount(root, r *mux.Router) {
 	cr.HandleFunc("/events", c.handleEvents).Methods(http.MethodGet)
 	cr.HandleFunc("/demo", c.handleDemo).Methods(http.MethodGet, http.MethodHead)
 	cr.HandleFunc("/demo/notify", c.handleDemoNotify).Methods(http.MethodPost)
-	cr.HandleFunc("/demo/method-notify", c.handleDemoMethodNotify).Methods(http.MethodPost)
-	for path, h := range map[string]http.Handler{"/demo/lookup": c.cfg.Demo.Lookup, "/demo/ddc": c.cfg.Demo.DDC, "/demo/enquiry": c.cfg.Demo.Enquiry} {
+	cr.HandleFunc("/demo/ddc-jwt", c.handleDemoDDCJWT).Methods(http.MethodPost)
+	cr.HandleFunc("/demo/ddc-callback", c.handleDemoDDCCallback).Methods(http.MethodPost)
+	for path, h := range map[string]http.Handler{"/demo/lookup": c.cfg.Demo.Lookup, "/demo/enquiry": c.cfg.Demo.Enquiry} {
 		if h != nil {
 			cr.Handle(path, h).Methods(http.MethodPost)
 		}
@@ -314,7 +320,7 @@ func challengeHTMLHashes(pages *templates.Set) string {
 func (c *Console) layout(r *http.Request, nonce, title, active string) templates.ConsoleLayout {
 	l := templates.ConsoleLayout{Nonce: nonce, Base: c.base, Title: title, Active: active}
 	if tok, ok, _ := c.Token(r); ok {
-		l.LoggedIn, l.Namespace = true, auth.Namespace(tok)
+		l.LoggedIn, l.Namespace = true, c.namespace(tok)
 	}
 	return l
 }
@@ -343,10 +349,33 @@ func (c *Console) Token(r *http.Request) (string, bool, error) {
 		return "", false, nil
 	}
 	tok, ok, err := c.cfg.Sessions.Token(r.Context(), id)
-	if err != nil || !ok || !c.cfg.Tokens.Accept(tok) {
+	if err != nil || !ok || !c.accept(tok) {
 		return "", false, err
 	}
 	return tok, true, nil
+}
+
+// identify tells who a token is: through the Authority when there is
+// one, else a static token.
+func (c *Console) identify(tok string) (auth.Identity, bool) {
+	if a := c.cfg.Authority; a != nil {
+		id, err := a.Identify(tok)
+		return id, err == nil
+	}
+	return auth.Identity{Namespace: auth.Namespace(tok)}, c.cfg.Tokens.Accept(tok)
+}
+
+// accept tells whether tok may sign in (an expired access token no
+// longer may: its session ends with it).
+func (c *Console) accept(tok string) bool {
+	_, ok := c.identify(tok)
+	return ok
+}
+
+// namespace is the namespace of an accepted token.
+func (c *Console) namespace(tok string) string {
+	id, _ := c.identify(tok)
+	return id.Namespace
 }
 
 // openSession starts a session for token and writes its cookie.
@@ -456,7 +485,7 @@ func (c *Console) handleLogin(w http.ResponseWriter, r *http.Request) {
 	case len(tok) > maxConsoleToken || strings.ContainsAny(tok, " \t\r\n"):
 		c.loginPage(w, r, http.StatusBadRequest, "A bearer token has no spaces and at most 512 characters.", next)
 		return
-	case !c.cfg.Tokens.Accept(tok):
+	case !c.accept(tok):
 		c.loginPage(w, r, http.StatusForbidden, "This token is not accepted by the sandbox.", next)
 		return
 	}

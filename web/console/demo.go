@@ -29,16 +29,16 @@ func (c *Console) handleDemo(w http.ResponseWriter, r *http.Request) {
 	}
 	view.Cards, view.Selected = demoCards(cards.List(c.cfg.Engine.Catalogue(), c.cfg.Engine.Schemes()), r.URL.Query().Get("card"))
 	view.Config = templates.DemoConfig{
-		LookupURL:    c.base + "/console/demo/lookup",
-		EnquiryURL:   c.base + "/console/demo/enquiry",
-		NotifyURL:    c.base + "/console/demo/notify",
-		DDCURL:       c.base + "/console/demo/ddc",
-		MethodURL:    c.base + "/console/demo/method-notify",
-		JournalURL:   c.base + "/console/transactions/",
-		AcceptHeader: truncateRunes(r.Header.Get("Accept"), 2048),
-		NextSteps:    map[string]string{},
-		StatusText:   map[string]string{},
-		CancelText:   map[string]string{},
+		LookupURL:      c.base + "/console/demo/lookup",
+		EnquiryURL:     c.base + "/console/demo/enquiry",
+		NotifyURL:      c.base + "/console/demo/notify",
+		DDCJWTURL:      c.base + "/console/demo/ddc-jwt",
+		DDCCallbackURL: c.base + "/console/demo/ddc-callback",
+		JournalURL:     c.base + "/console/transactions/",
+		AcceptHeader:   truncateRunes(r.Header.Get("Accept"), 2048),
+		NextSteps:      map[string]string{},
+		StatusText:     map[string]string{},
+		CancelText:     map[string]string{},
 	}
 	if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil && net.ParseIP(host) != nil {
 		view.Config.IP = host
@@ -129,24 +129,6 @@ func (c *Console) handleDemoNotify(w http.ResponseWriter, r *http.Request) {
 			view.Error, status = "The form field cres is not a Base64Url CRes.", http.StatusBadRequest
 		}
 		view.TransStatus, view.ThreeDSServerTransID = cres.TransStatus, cres.ThreeDSServerTransID
-	}
-	c.render(w, r, status, templates.PageConsoleNotify, nonce, cspOptions{sameOriginFrame: true}, view)
-}
-
-// handleDemoMethodNotify serves POST {base}/console/demo/method-notify,
-// the demo's threeDSMethodNotificationURL: it receives the end of the 3DS
-// Method in the hidden iframe and tells the demo page with postMessage
-// (to its own origin only).
-func (c *Console) handleDemoMethodNotify(w http.ResponseWriter, r *http.Request) {
-	nonce := respond.Nonce()
-	view := templates.ConsoleNotify{Nonce: nonce, Base: c.base, Method: true}
-	status := http.StatusOK
-	if err := r.ParseForm(); err != nil {
-		view.Error, status = "The form could not be read.", http.StatusBadRequest
-	} else if md, err := emulator.DecodeMethodData(r.PostForm.Get("threeDSMethodData"), false); err != nil {
-		view.Error, status = "The form field threeDSMethodData is not the 3DS Method's notification.", http.StatusBadRequest
-	} else {
-		view.ThreeDSServerTransID = md.ThreeDSServerTransID
 	}
 	c.render(w, r, status, templates.PageConsoleNotify, nonce, cspOptions{sameOriginFrame: true}, view)
 }

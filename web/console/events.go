@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"net/http"
 	"time"
-
-	"github.com/threeds-sandbox/threeds-sandbox/web/auth"
 )
 
 // Bounds of a live-update stream.
@@ -78,7 +76,7 @@ func (c *Console) handleEvents(w http.ResponseWriter, r *http.Request) {
 	}
 	defer done()
 	c.watchShutdown(r)
-	ns := auth.Namespace(tok)
+	ns := c.namespace(tok)
 	rc := http.NewResponseController(w)
 	deadline := time.Now().Add(streamMaxDuration)
 	// The server's write timeout would cut the stream short.

@@ -16,7 +16,6 @@ import (
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/journal"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 	"github.com/threeds-sandbox/threeds-sandbox/templates"
-	"github.com/threeds-sandbox/threeds-sandbox/web/auth"
 	"github.com/threeds-sandbox/threeds-sandbox/web/cards"
 	"github.com/threeds-sandbox/threeds-sandbox/web/respond"
 )
@@ -223,7 +222,7 @@ func (c *Console) handleTransactions(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	ns := auth.Namespace(tok)
+	ns := c.namespace(tok)
 	nonce := respond.Nonce()
 	view := templates.ConsoleTransactions{
 		ConsoleLayout: c.layout(r, nonce, "Transactions", "transactions"),
@@ -305,6 +304,7 @@ var eventLabels = map[emulator.EventKind]string{
 	emulator.EventEnquiry:  "Enquiry answered",
 	emulator.EventDDC:      "Device data collection",
 	emulator.EventMethod:   "3DS Method",
+	emulator.EventCallback: "Result callback",
 }
 
 // handleTransaction serves GET {base}/console/transactions/{id}. Another
@@ -320,7 +320,7 @@ func (c *Console) handleTransaction(w http.ResponseWriter, r *http.Request) {
 	found := false
 	if j := c.cfg.Journal; j != nil {
 		var err error
-		if e, found, err = j.Get(r.Context(), auth.Namespace(tok), id); err != nil {
+		if e, found, err = j.Get(r.Context(), c.namespace(tok), id); err != nil {
 			c.cfg.Errors(w, r, fmt.Errorf("console: journal entry: %w", err))
 			return
 		}

@@ -78,6 +78,16 @@ type Config struct {
 	JournalTotal     int64
 	JournalStore     string
 	GCHeadroomMiB    int
+	// The merchant's credentials and the result callbacks
+	// (config_merchant.go).
+	Merchants           string
+	TokenLifetime       time.Duration
+	CallbackURL         string
+	CallbackAllowHosts  string
+	CallbackTimeout     time.Duration
+	CallbackAttempts    int
+	CallbackBackoff     time.Duration
+	CallbackConcurrency int
 }
 
 // FlagSet declares every flag with its default and help text.
@@ -121,6 +131,7 @@ func FlagSet(c *Config, out io.Writer) *flag.FlagSet {
 	fs.IntVar(&c.GCHeadroomMiB, "gc-headroom-mib", 64, "MiB the heap may grow by, at least, between garbage collections, so a small heap is not collected many times a second (0: Go's default; ignored when GOGC is set)")
 	fs.StringVar(&c.LogLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&c.LogFormat, "log-format", "text", "text or json")
+	merchantFlags(fs, c)
 	return fs
 }
 
@@ -326,11 +337,19 @@ var areas = map[string]string{
 	"log-format":          "log",
 }
 
+// areaOf is the area of flag name.
+func areaOf(name string) string {
+	if a, ok := merchantAreas[name]; ok {
+		return a
+	}
+	return areas[name]
+}
+
 // problem is what is wrong with the value of a flag: "[area] --flag
 // (THREEDS_FLAG) value: want". value is shown as given; secrets must not
 // be passed.
 func problem(name, value, want string) error {
-	area := areas[name]
+	area := areaOf(name)
 	if area == "" {
 		area = "config"
 	}
@@ -471,7 +490,7 @@ func (c *Config) check() []error {
 	var level slog.Level
 	add(level.UnmarshalText([]byte(c.LogLevel)) != nil, "log-level", fmt.Sprintf("%q", c.LogLevel), "want debug, info, warn or error")
 	add(c.LogFormat != "text" && c.LogFormat != "json", "log-format", fmt.Sprintf("%q", c.LogFormat), "want text or json")
-	return errs
+	return append(errs, c.checkMerchant()...)
 }
 
 // checkPublicURL says what is wrong with a --public-url, or "": it must be

@@ -102,6 +102,17 @@ var badValues = []struct {
 	{flag: "gc-headroom-mib", value: "2000000", want: "2000000: want 0 to 1048576"},
 	{flag: "log-level", value: "loud", want: `"loud": want debug, info, warn or error`},
 	{flag: "log-format", value: "yaml", want: `"yaml": want text or json`},
+	{flag: "merchants", value: "shop-1:short-secret", want: `(hidden): merchant "shop-1": the secret has 12 characters, want 16 to 256`, secret: true},
+	{flag: "merchants", value: "shop-1=0123456789abcdef0123", want: "(hidden): want id:secret pairs", secret: true},
+	{flag: "token-lifetime", value: "0", want: "0s: want 1s to 24h"},
+	{flag: "token-lifetime", value: "48h", want: "48h0m0s: want 1s to 24h"},
+	{flag: "callback-url", value: "http://10.0.0.1/cb", want: `"http://10.0.0.1/cb": host not in the callback allowlist`},
+	{flag: "callback-url", value: "ftp://localhost/cb", want: "not an absolute http or https URL"},
+	{flag: "callback-allow-hosts", value: "a b", want: `"a b": want host names or IP addresses`},
+	{flag: "callback-timeout", value: "0", want: "0s: want a positive duration of at most 1m"},
+	{flag: "callback-attempts", value: "0", want: "0: want 1 to 20"},
+	{flag: "callback-backoff", value: "10m", want: "10m0s: want a positive duration of at most 5m"},
+	{flag: "callback-concurrency", value: "0", want: "0: want 1 to 256"},
 }
 
 // checkedAtLoad are the flags whose values only loading the scenarios can
@@ -138,7 +149,7 @@ func TestParseRefusesBadValues(t *testing.T) {
 				if errors.As(err, &usage) {
 					t.Errorf("Parse = usage error %v, want a problem of the value", err)
 				}
-				prefix := "[" + areas[tt.flag] + "] --" + tt.flag + " (" + EnvName(tt.flag) + ") "
+				prefix := "[" + areaOf(tt.flag) + "] --" + tt.flag + " (" + EnvName(tt.flag) + ") "
 				lines := strings.Split(err.Error(), "\n")
 				if len(lines) != 1 {
 					t.Errorf("Parse found %d problems, want 1:\n%v", len(lines), err)
@@ -164,7 +175,7 @@ func TestEveryFlagIsChecked(t *testing.T) {
 	}
 	var c Config
 	FlagSet(&c, io.Discard).VisitAll(func(f *flag.Flag) {
-		if areas[f.Name] == "" {
+		if areaOf(f.Name) == "" {
 			t.Errorf("--%s has no area", f.Name)
 		}
 		_, atLoad := checkedAtLoad[f.Name]

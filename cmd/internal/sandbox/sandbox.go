@@ -21,6 +21,7 @@ import (
 	"github.com/threeds-sandbox/threeds-sandbox/templates"
 	"github.com/threeds-sandbox/threeds-sandbox/web"
 	"github.com/threeds-sandbox/threeds-sandbox/web/auth"
+	"github.com/threeds-sandbox/threeds-sandbox/web/callback"
 )
 
 // Sandbox is one emulator, listening and wired, not yet serving.
@@ -82,6 +83,14 @@ func New(c Config, log *slog.Logger) (*Sandbox, error) {
 	if err != nil {
 		return nil, err
 	}
+	merchants, err := auth.ParseMerchants(c.Merchants)
+	if err != nil {
+		return nil, fmt.Errorf("[auth] --merchants: %w", err)
+	}
+	allow, err := callback.ParseAllowlist(c.CallbackAllowHosts)
+	if err != nil {
+		return nil, fmt.Errorf("[callbacks] --callback-allow-hosts: %w", err)
+	}
 	pages, err := templates.Parse()
 	if err != nil {
 		return nil, fmt.Errorf("[templates] %w", err)
@@ -105,18 +114,23 @@ func New(c Config, log *slog.Logger) (*Sandbox, error) {
 	// The engine is the one value the server is wired with: it holds the
 	// catalogue, the runtime scenarios and the journal its events go to.
 	engine, err := emulator.New(emulator.Config{
-		PublicURL:        publicURL,
-		Seed:             c.Seed,
-		FirstCReqTimeout: c.FirstCReqTimeout,
-		ChallengeTimeout: c.ChallengeTimeout,
-		Schemes:          schemes,
-		Catalogue:        source.Current,
-		Runtime:          st.runtime,
-		Events:           st.events(),
-		Chaos:            chaos,
-		MaxDelayed:       c.MaxDelayed,
-		StrictDDC:        c.StrictDDC,
-		StoreMaxAge:      c.StoreMaxAge,
+		PublicURL:          publicURL,
+		Seed:               c.Seed,
+		FirstCReqTimeout:   c.FirstCReqTimeout,
+		ChallengeTimeout:   c.ChallengeTimeout,
+		Schemes:            schemes,
+		Catalogue:          source.Current,
+		Runtime:            st.runtime,
+		Events:             st.events(),
+		Chaos:              chaos,
+		MaxDelayed:         c.MaxDelayed,
+		StrictDDC:          c.StrictDDC,
+		StoreMaxAge:        c.StoreMaxAge,
+		Captures:           st.captures,
+		Callbacks:          st.callbacks,
+		DefaultCallbackURL: c.CallbackURL,
+		CallbackAttempts:   c.CallbackAttempts,
+		CallbackBackoff:    c.CallbackBackoff,
 	}, st.store)
 	if err != nil {
 		ln.Close()
@@ -141,6 +155,9 @@ func New(c Config, log *slog.Logger) (*Sandbox, error) {
 		ConsoleAuth:     c.ConsoleAuth,
 		Sessions:        st.sessions,
 		Journal:         st.journal,
+		Merchants:       merchants,
+		TokenLifetime:   c.TokenLifetime,
+		Callbacks:       web.CallbacksConfig{Allow: allow, Timeout: c.CallbackTimeout, Concurrency: c.CallbackConcurrency},
 	})
 	if err != nil {
 		ln.Close()

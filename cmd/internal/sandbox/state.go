@@ -14,7 +14,8 @@ import (
 )
 
 // state is everything that outlives a request: the transactions, the
-// runtime scenarios, the console's journal and its sessions, all in this
+// runtime scenarios, the console's journal and its sessions, the
+// captures' ddcIds and JWT ids, the result callbacks, all in this
 // process (--store memory) or all in one Redis shared by replicas.
 type state struct {
 	store    emulator.Store
@@ -24,6 +25,10 @@ type state struct {
 	mem      *memstore.Store       // the memory store; nil with Redis
 	stats    web.StoreStats        // nil with Redis
 	close    func()
+	// captures keep the merchants' ddcIds and used JWT ids; callbacks the
+	// result callbacks' registrations and outbox.
+	captures  emulator.Captures
+	callbacks emulator.Callbacks
 }
 
 // journalOptions are the bounds of the console's journal.
@@ -44,7 +49,8 @@ func newState(c Config, log *slog.Logger) (*state, error) {
 			return nil, fmt.Errorf("[store] %w", err)
 		}
 		s := &state{store: mem, mem: mem, runtime: memstore.NewRuntime(scenarios.RuntimeLimits{}),
-			sessions: memstore.NewSessions(0), close: func() {}}
+			sessions: memstore.NewSessions(0), close: func() {},
+			captures: memstore.NewCaptures(0, nil), callbacks: memstore.NewCallbacks(0, 0)}
 		s.stats = func() (int, uint64) { return mem.Len(), mem.Evicted() }
 		if c.JournalSize > 0 {
 			s.journal = memstore.NewJournal(c.journalOptions())
@@ -75,7 +81,17 @@ func newState(c Config, log *slog.Logger) (*state, error) {
 		client.Close()
 		return nil, fmt.Errorf("[store] %w", err)
 	}
-	s := &state{store: store, runtime: runtime, sessions: sessions, close: client.Close}
+	captures, err := redisstore.NewCaptures(client, c.StorePrefix, c.StoreTimeout)
+	if err != nil {
+		client.Close()
+		return nil, fmt.Errorf("[store] %w", err)
+	}
+	callbacks, err := redisstore.NewCallbacks(client, redisstore.CallbacksOptions{Prefix: c.StorePrefix, Timeout: c.StoreTimeout})
+	if err != nil {
+		client.Close()
+		return nil, fmt.Errorf("[store] %w", err)
+	}
+	s := &state{store: store, runtime: runtime, sessions: sessions, close: client.Close, captures: captures, callbacks: callbacks}
 	journalAt := "none"
 	switch {
 	case c.JournalSize == 0:

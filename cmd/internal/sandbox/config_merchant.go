@@ -1,0 +1,65 @@
+package sandbox
+
+import (
+	"flag"
+	"fmt"
+	"time"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/web/auth"
+	"github.com/threeds-sandbox/threeds-sandbox/web/callback"
+)
+
+// The flags of what a merchant's integration meets beyond the interface
+// document: its credentials (the device data capture's JWT, the OAuth
+// token endpoint) and the result callbacks.
+
+// merchantFlags declares the merchant flags on fs.
+func merchantFlags(fs *flag.FlagSet, c *Config) {
+	fs.StringVar(&c.Merchants, "merchants", "", "comma-separated `id:secret` merchants: the API identifier (the DDC JWT's iss, the OAuth client id) and its secret (the JWT's HS256 key, the client secret, the callbacks' signing key); empty: any well-formed JWT and, without --tokens, any OAuth client")
+	fs.DurationVar(&c.TokenLifetime, "token-lifetime", auth.DefaultTokenLifetime, "lifetime of the access tokens of the OAuth token endpoint (/connect/token)")
+	fs.StringVar(&c.CallbackURL, "callback-url", "", "`URL` that receives the result callbacks of every token that registered none (empty: none)")
+	fs.StringVar(&c.CallbackAllowHosts, "callback-allow-hosts", callback.DefaultAllowlist, "comma-separated `hosts` (names or IP addresses) result callbacks may be sent to; a URL of another host is refused")
+	fs.DurationVar(&c.CallbackTimeout, "callback-timeout", callback.DefaultTimeout, "bound on each result callback attempt, from connection to answer")
+	fs.IntVar(&c.CallbackAttempts, "callback-attempts", emulator.DefaultCallbackAttempts, "most attempts of one result callback")
+	fs.DurationVar(&c.CallbackBackoff, "callback-backoff", emulator.DefaultCallbackBackoff, "wait before a result callback's second attempt, doubled before each further one (at most 5m)")
+	fs.IntVar(&c.CallbackConcurrency, "callback-concurrency", callback.DefaultConcurrency, "most result callback attempts in flight at once, per replica")
+}
+
+// merchantAreas are the areas of the merchant flags.
+var merchantAreas = map[string]string{
+	"merchants":            "auth",
+	"token-lifetime":       "auth",
+	"callback-url":         "callbacks",
+	"callback-allow-hosts": "callbacks",
+	"callback-timeout":     "callbacks",
+	"callback-attempts":    "callbacks",
+	"callback-backoff":     "callbacks",
+	"callback-concurrency": "callbacks",
+}
+
+// checkMerchant returns the problems of the merchant flags.
+func (c *Config) checkMerchant() []error {
+	var errs []error
+	add := func(bad bool, name, value, want string) {
+		if bad {
+			errs = append(errs, problem(name, value, want))
+		}
+	}
+	if _, err := auth.ParseMerchants(c.Merchants); err != nil {
+		add(true, "merchants", "(hidden)", err.Error())
+	}
+	add(c.TokenLifetime < time.Second || c.TokenLifetime > 24*time.Hour, "token-lifetime", c.TokenLifetime.String(), "want 1s to 24h")
+	allow, err := callback.ParseAllowlist(c.CallbackAllowHosts)
+	add(err != nil, "callback-allow-hosts", fmt.Sprintf("%q", c.CallbackAllowHosts), fmt.Sprint("want host names or IP addresses, comma-separated: ", err))
+	if c.CallbackURL != "" && err == nil {
+		if err := allow.Check(c.CallbackURL); err != nil {
+			add(true, "callback-url", fmt.Sprintf("%q", c.CallbackURL), err.Error())
+		}
+	}
+	add(c.CallbackTimeout <= 0 || c.CallbackTimeout > time.Minute, "callback-timeout", c.CallbackTimeout.String(), "want a positive duration of at most 1m")
+	add(c.CallbackAttempts < 1 || c.CallbackAttempts > 20, "callback-attempts", fmt.Sprint(c.CallbackAttempts), "want 1 to 20")
+	add(c.CallbackBackoff <= 0 || c.CallbackBackoff > emulator.MaxCallbackBackoff, "callback-backoff", c.CallbackBackoff.String(), "want a positive duration of at most 5m")
+	add(c.CallbackConcurrency < 1 || c.CallbackConcurrency > 256, "callback-concurrency", fmt.Sprint(c.CallbackConcurrency), "want 1 to 256")
+	return errs
+}

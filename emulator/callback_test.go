@@ -1,0 +1,165 @@
+package emulator_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/memstore"
+)
+
+const hookURL = "http://127.0.0.1:9/results"
+
+// withCallbacks gives the fixture's engine the memory store's callbacks,
+// with ns registered at hookURL, and returns them.
+func withCallbacks(cb **memstore.Callbacks) func(*emulator.Config) {
+	return func(c *emulator.Config) {
+		*cb = memstore.NewCallbacks(0, 0)
+		_ = (*cb).Register(context.Background(), ns, hookURL)
+		c.Callbacks = *cb
+		c.CallbackAttempts = 3
+		c.CallbackBackoff = 2 * time.Second
+	}
+}
+
+// due claims the deliveries due now; exactly want of them.
+func (f *fixture) due(want int) []emulator.CallbackJob {
+	f.t.Helper()
+	jobs, err := f.DueCallbacks(context.Background(), 10, time.Minute)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	if len(jobs) != want {
+		f.t.Fatalf("%d deliveries due, want %d: %+v", len(jobs), want, jobs)
+	}
+	return jobs
+}
+
+// TestCallbackDelivered: a frictionless result is due at once, with the
+// enquiry's answer; a 2xx ends it; each attempt is an event.
+func TestCallbackDelivered(t *testing.T) {
+	var cb *memstore.Callbacks
+	f := newFixture(t, withCallbacks(&cb))
+	resp := f.lookup(f.card("visa-frictionless-y"), nil)
+	job := f.due(1)[0]
+	if job.URL != hookURL || job.Attempt != 1 || job.Result.ThreeDSServerTransID != resp.ThreeDSServerTransID ||
+		job.Result.TransactionStatus != "Y" || job.Result.ExternalReferenceID == "" || job.Result.AuthenticationValue == "" {
+		t.Fatalf("job %+v", job)
+	}
+	f.due(0) // leased
+	if err := f.CallbackDelivered(context.Background(), job, emulator.CallbackAttempt{Status: 204, Took: 3 * time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	if ev := f.events.last(resp.ThreeDSServerTransID); ev.Kind != emulator.EventCallback || !strings.Contains(ev.Detail, "delivered to "+hookURL+": HTTP 204") {
+		t.Errorf("event %+v", ev)
+	}
+	f.clock.Advance(time.Hour)
+	f.due(0)
+	// Another namespace without a URL schedules nothing.
+	req := f.request(f.card("visa-frictionless-y"))
+	if _, err := f.Lookup(context.Background(), "quiet-ns", req, emulator.APICall{}); err != nil {
+		t.Fatal(err)
+	}
+	f.due(0)
+}
+
+// TestCallbackRetries: failures are retried after 2s, then 4s, and given
+// up after the third attempt; a permanent failure at once.
+func TestCallbackRetries(t *testing.T) {
+	var cb *memstore.Callbacks
+	f := newFixture(t, withCallbacks(&cb))
+	resp := f.lookup(f.card("visa-frictionless-n"), nil)
+	ctx := context.Background()
+	job := f.due(1)[0]
+	_ = f.CallbackDelivered(ctx, job, emulator.CallbackAttempt{Status: 500})
+	if ev := f.events.last(resp.ThreeDSServerTransID); !strings.Contains(ev.Detail, "HTTP 500") || !strings.Contains(ev.Detail, "next attempt in 2s") {
+		t.Errorf("event %q", ev.Detail)
+	}
+	f.clock.Advance(time.Second)
+	f.due(0)
+	f.clock.Advance(time.Second)
+	job = f.due(1)[0]
+	if job.Attempt != 2 {
+		t.Fatalf("attempt %d, want 2", job.Attempt)
+	}
+	_ = f.CallbackDelivered(ctx, job, emulator.CallbackAttempt{Err: "connection refused"})
+	if ev := f.events.last(resp.ThreeDSServerTransID); !strings.Contains(ev.Detail, "connection refused (attempt 2 of 3); next attempt in 4s") {
+		t.Errorf("event %q", ev.Detail)
+	}
+	f.clock.Advance(4 * time.Second)
+	job = f.due(1)[0]
+	_ = f.CallbackDelivered(ctx, job, emulator.CallbackAttempt{Status: 502})
+	if ev := f.events.last(resp.ThreeDSServerTransID); !strings.Contains(ev.Detail, "given up") {
+		t.Errorf("event %q", ev.Detail)
+	}
+	f.clock.Advance(time.Hour)
+	f.due(0)
+
+	resp = f.lookup(f.card("visa-frictionless-y"), nil)
+	_ = f.CallbackDelivered(ctx, f.due(1)[0], emulator.CallbackAttempt{Err: "host not allowed", Permanent: true})
+	if ev := f.events.last(resp.ThreeDSServerTransID); !strings.Contains(ev.Detail, "host not allowed (attempt 1 of 3); given up") {
+		t.Errorf("event %q", ev.Detail)
+	}
+}
+
+// TestCallbackTimeoutNobodyAsks: a challenge nobody opens ends by its
+// timeout, and its result is delivered without anybody asking; one opened
+// later waits for its own deadline; a decision delivers at once.
+func TestCallbackTimeoutNobodyAsks(t *testing.T) {
+	var cb *memstore.Callbacks
+	f := newFixture(t, withCallbacks(&cb))
+	resp := f.lookup(f.card("visa-challenge"), nil)
+	f.due(0)
+	f.clock.Advance(emulator.DefaultFirstCReqTimeout + time.Second)
+	job := f.due(1)[0]
+	if job.Result.TransactionStatus != "N" || job.Result.StatusReason != "14" || job.Result.ChallengeCancel != "05" {
+		t.Errorf("result %+v", job.Result)
+	}
+	if got := f.events.kinds(resp.ThreeDSServerTransID); got != "lookup,timeout" {
+		t.Errorf("events %s", got)
+	}
+	_ = f.CallbackDelivered(context.Background(), job, emulator.CallbackAttempt{Status: 200})
+
+	opened := f.lookup(f.card("visa-challenge"), nil)
+	f.clock.Advance(5 * time.Minute)
+	f.open(opened)
+	f.clock.Advance(emulator.DefaultFirstCReqTimeout)
+	f.due(0) // its first deadline passed: still open, put back
+	f.clock.Advance(emulator.DefaultChallengeTimeout)
+	job = f.due(1)[0]
+	if job.Result.ChallengeCancel != "04" {
+		t.Errorf("opened, then timed out: %+v", job.Result)
+	}
+	_ = f.CallbackDelivered(context.Background(), job, emulator.CallbackAttempt{Status: 200})
+
+	decided := f.lookup(f.card("visa-challenge"), nil)
+	if _, err := f.CompleteChallenge(context.Background(), ns, decided.ThreeDSServerTransID, emulator.Choice{Action: "pass"}); err != nil {
+		t.Fatal(err)
+	}
+	if job := f.due(1)[0]; job.Result.TransactionStatus != "Y" || job.Result.ThreeDSServerTransID != decided.ThreeDSServerTransID {
+		t.Errorf("decided: %+v", job.Result)
+	}
+}
+
+// TestCallbackDefaultURL: the default URL serves namespaces that
+// registered none; unregistering later drops a waiting delivery.
+func TestCallbackDefaultURL(t *testing.T) {
+	cb := memstore.NewCallbacks(0, 0)
+	f := newFixture(t, func(c *emulator.Config) { c.Callbacks, c.DefaultCallbackURL = cb, "http://localhost:1/default" })
+	f.lookup(f.card("visa-frictionless-y"), nil)
+	if job := f.due(1)[0]; job.URL != "http://localhost:1/default" {
+		t.Errorf("URL %q", job.URL)
+	}
+
+	var own *memstore.Callbacks
+	g := newFixture(t, withCallbacks(&own))
+	resp := g.lookup(g.card("visa-challenge"), nil)
+	_, _ = own.Unregister(context.Background(), ns)
+	g.clock.Advance(time.Hour)
+	g.due(0)
+	if ev := g.events.last(resp.ThreeDSServerTransID); !strings.Contains(ev.Detail, "dropped") {
+		t.Errorf("event %q", ev.Detail)
+	}
+}

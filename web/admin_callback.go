@@ -1,0 +1,180 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+
+	"github.com/gorilla/mux"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/web/auth"
+	"github.com/threeds-sandbox/threeds-sandbox/web/callback"
+	"github.com/threeds-sandbox/threeds-sandbox/web/respond"
+)
+
+// The result callback's registration, under the bearer token of the
+// namespace it serves:
+//
+//	GET    {base}/admin/callback   the URL (registered, or the default), and the signing secret
+//	PUT    {base}/admin/callback   register {"url": "..."}: an absolute http(s) URL of an allowed host
+//	DELETE {base}/admin/callback   remove the registration (the default URL, if any, applies again)
+//
+// A namespace's results are signed with its merchant's secret when a
+// configured merchant owns it, else with a secret derived from the
+// sandbox's master key for that namespace; the answers tell it.
+
+// PathAdminCallback is the route of the registration.
+const PathAdminCallback = "/admin/callback"
+
+// callbackRoutes mounts the registration on the API's router.
+func (s *Server) callbackRoutes(api *mux.Router) {
+	api.HandleFunc(PathAdminCallback, s.handleCallbackGet).Methods(http.MethodGet, http.MethodHead)
+	api.HandleFunc(PathAdminCallback, s.handleCallbackPut).Methods(http.MethodPut)
+	api.HandleFunc(PathAdminCallback, s.handleCallbackDelete).Methods(http.MethodDelete)
+}
+
+// setUpCallbacks builds the sender of the result callbacks, when the
+// engine keeps them.
+func (s *Server) setUpCallbacks() error {
+	if s.cfg.Engine.Callbacks() == nil {
+		return nil
+	}
+	c := s.cfg.Callbacks
+	sender, err := callback.New(callback.Config{Engine: s.cfg.Engine, Allow: c.Allow, Secret: s.callbackSecret,
+		Timeout: c.Timeout, Concurrency: c.Concurrency, Poll: c.Poll, Logger: s.log})
+	if err != nil {
+		return err
+	}
+	s.sender = sender
+	return nil
+}
+
+// startCallbacks runs the sender until Close.
+func (s *Server) startCallbacks() {
+	if s.sender == nil {
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.sender.Run(ctx)
+	}()
+	s.stopSender = func() { cancel(); <-done }
+}
+
+// RunCallbacks delivers the result callbacks until ctx ends, for servers
+// served without Open (tests on httptest); Open runs it by itself.
+func (s *Server) RunCallbacks(ctx context.Context) {
+	if s.sender != nil {
+		s.sender.Run(ctx)
+	}
+}
+
+// callbackSecret is the signing secret of namespace ns: its merchant's
+// secret, else one derived from the master key for ns.
+func (s *Server) callbackSecret(ns string) []byte {
+	if _, secret, ok := s.cfg.Merchants.OfNamespace(ns); ok {
+		return secret
+	}
+	return []byte(auth.CallbackSecret(s.cfg.HashKey, ns))
+}
+
+// CallbackRegistration is the answer of the registration's routes.
+type CallbackRegistration struct {
+	// URL receives this token's results; empty for none.
+	URL string `json:"url"`
+	// Source says where URL comes from: registered, default or none.
+	Source string `json:"source"`
+	// SigningSecret keys the HMAC of SignatureHeader; Secret says which
+	// it is: merchant (its configured secret) or derived.
+	SigningSecret   string `json:"signingSecret"`
+	Secret          string `json:"secret"`
+	SignatureHeader string `json:"signatureHeader"`
+	// AllowedHosts are the hosts a URL may name.
+	AllowedHosts string `json:"allowedHosts"`
+}
+
+// callbackState answers the registration of the request's namespace.
+func (s *Server) callbackState(w http.ResponseWriter, r *http.Request, status int) {
+	cb := s.cfg.Engine.Callbacks()
+	if cb == nil {
+		s.writeError(w, r, emulator.NewError(emulator.CodeNotFound, emulator.EMVAccessDenied, "this sandbox sends no result callbacks", r.URL.Path))
+		return
+	}
+	ns := namespaceOf(r.Context())
+	u, err := cb.Registered(r.Context(), ns)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	reg := CallbackRegistration{URL: u, Source: "registered", SignatureHeader: callback.SignatureHeader, Secret: "derived",
+		SigningSecret: string(s.callbackSecret(ns)), AllowedHosts: s.sender.Allowlist()}
+	if _, _, ok := s.cfg.Merchants.OfNamespace(ns); ok {
+		reg.Secret = "merchant"
+	}
+	switch {
+	case u != "":
+	case s.cfg.Engine.DefaultCallbackURL() != "":
+		reg.URL, reg.Source = s.cfg.Engine.DefaultCallbackURL(), "default"
+	default:
+		reg.Source = "none"
+	}
+	respond.JSON(w, status, reg)
+}
+
+func (s *Server) handleCallbackGet(w http.ResponseWriter, r *http.Request) {
+	s.callbackState(w, r, http.StatusOK)
+}
+
+func (s *Server) handleCallbackPut(w http.ResponseWriter, r *http.Request) {
+	cb := s.cfg.Engine.Callbacks()
+	if cb == nil {
+		s.callbackState(w, r, http.StatusOK)
+		return
+	}
+	body, err := readJSON(r, s.cfg.MaxBodyBytes)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	var req struct {
+		URL string `json:"url"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil || dec.More() {
+		s.writeError(w, r, emulator.NewError(emulator.CodeMalformedJSON, emulator.EMVMessageInvalid, `the body must be {"url":"https://..."}`, "body"))
+		return
+	}
+	if req.URL == "" {
+		s.writeError(w, r, emulator.NewError(emulator.CodeMissingField, emulator.EMVMissingElement, "url is required", "url"))
+		return
+	}
+	if err := s.sender.Check(req.URL); err != nil {
+		s.writeError(w, r, emulator.NewError(emulator.CodeCallbackURL, emulator.EMVInvalidFormat, "callback URL refused: "+err.Error(), "url"))
+		return
+	}
+	if err := cb.Register(r.Context(), namespaceOf(r.Context()), req.URL); err != nil {
+		if errors.Is(err, emulator.ErrCallbackLimit) {
+			err = emulator.NewError(emulator.CodeCallbackLimit, emulator.EMVLimitExceeded, err.Error(), "url")
+		}
+		s.writeError(w, r, err)
+		return
+	}
+	s.callbackState(w, r, http.StatusOK)
+}
+
+func (s *Server) handleCallbackDelete(w http.ResponseWriter, r *http.Request) {
+	cb := s.cfg.Engine.Callbacks()
+	if cb != nil {
+		if _, err := cb.Unregister(r.Context(), namespaceOf(r.Context())); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+	}
+	w.WriteHeader(http.StatusNoContent)
+}

@@ -1,0 +1,153 @@
+package auth
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/threeds-sandbox/threeds-sandbox/web/auth/jws"
+)
+
+// Access tokens are what the sandbox's OAuth 2.0 token endpoint issues
+// (Appendix B of the real service: bearer tokens from an identity
+// server): JWTs signed with HS256 by a key derived from the sandbox's
+// master key, so that every replica sharing --state-hash-key issues and
+// accepts the same tokens, and a key rotation (--state-previous-keys)
+// keeps the tokens of the previous key valid until they expire.
+
+// Defaults of the access tokens.
+const (
+	// DefaultTokenLifetime is IdentityServer's default access token
+	// lifetime.
+	DefaultTokenLifetime = time.Hour
+	// Audience is the aud claim of every access token: the sandbox's API.
+	Audience = "threeds-sandbox-api"
+)
+
+// AccessClaims are the claims of an access token.
+type AccessClaims struct {
+	Issuer    string `json:"iss"`
+	Subject   string `json:"sub"`
+	Audience  string `json:"aud"`
+	ClientID  string `json:"client_id"`
+	Scope     string `json:"scope,omitempty"`
+	IssuedAt  int64  `json:"iat"`
+	NotAfter  int64  `json:"exp"`
+	NotBefore int64  `json:"nbf"`
+	ID        string `json:"jti"`
+	// Open marks a token issued to a client that no --merchants entry
+	// names (the open default).
+	Open bool `json:"open,omitempty"`
+}
+
+// Why an access token is refused; AccessError.Kind.
+var (
+	ErrTokenExpired   = errors.New("the access token expired")
+	ErrTokenMalformed = errors.New("the access token is malformed")
+	ErrTokenForeign   = errors.New("the access token was not issued by this sandbox")
+)
+
+// AccessError is an access token the API refuses: expired, malformed or
+// foreign. Its message is the error_description of the 401.
+type AccessError struct {
+	Kind   error
+	Detail string
+}
+
+func (e *AccessError) Error() string {
+	if e.Detail == "" {
+		return e.Kind.Error()
+	}
+	return e.Kind.Error() + ": " + e.Detail
+}
+
+// Unwrap returns the kind.
+func (e *AccessError) Unwrap() error { return e.Kind }
+
+// AccessTokens issues and verifies the access tokens.
+type AccessTokens struct {
+	issuer   string
+	keys     [][]byte // the current key first
+	lifetime time.Duration
+	now      func() time.Time
+}
+
+// NewAccessTokens returns the access tokens of issuer (the sandbox's
+// public URL), signed with a key derived from masters[0] and verified
+// with any of masters; lifetime <= 0 takes DefaultTokenLifetime; now nil
+// is time.Now.
+func NewAccessTokens(issuer string, masters [][]byte, lifetime time.Duration, now func() time.Time) (*AccessTokens, error) {
+	if len(masters) == 0 || len(masters[0]) == 0 {
+		return nil, errors.New("auth: access tokens need a master key")
+	}
+	if lifetime <= 0 {
+		lifetime = DefaultTokenLifetime
+	}
+	if now == nil {
+		now = time.Now
+	}
+	a := &AccessTokens{issuer: issuer, lifetime: lifetime, now: now}
+	for _, m := range masters {
+		a.keys = append(a.keys, derive(m, "oauth access token"))
+	}
+	return a, nil
+}
+
+// Issuer is the iss of the tokens: the sandbox's public URL.
+func (a *AccessTokens) Issuer() string { return a.issuer }
+
+// Lifetime is how long an issued token is valid.
+func (a *AccessTokens) Lifetime() time.Duration { return a.lifetime }
+
+// Issue makes an access token for clientID with scope; open marks a
+// client no configuration names.
+func (a *AccessTokens) Issue(clientID, scope string, open bool) (string, error) {
+	now := a.now()
+	var id [12]byte
+	_, _ = rand.Read(id[:])
+	return jws.Sign(a.keys[0], "", AccessClaims{
+		Issuer: a.issuer, Subject: clientID, Audience: Audience, ClientID: clientID, Scope: scope,
+		IssuedAt: now.Unix(), NotBefore: now.Unix(), NotAfter: now.Add(a.lifetime).Unix(),
+		ID: hex.EncodeToString(id[:]), Open: open,
+	})
+}
+
+// Verify checks an access token: its signature with the current or a
+// previous key, its issuer and audience, and its lifetime. Its failures
+// are *AccessError.
+func (a *AccessTokens) Verify(token string) (AccessClaims, error) {
+	tok, err := jws.Parse(token)
+	if err != nil {
+		return AccessClaims{}, &AccessError{Kind: ErrTokenMalformed, Detail: err.Error()}
+	}
+	if tok.Header.Alg != jws.HS256 {
+		return AccessClaims{}, &AccessError{Kind: ErrTokenForeign, Detail: fmt.Sprintf("alg %q", clip(tok.Header.Alg))}
+	}
+	verified := false
+	for _, k := range a.keys {
+		if tok.Verify(k) == nil {
+			verified = true
+			break
+		}
+	}
+	if !verified {
+		return AccessClaims{}, &AccessError{Kind: ErrTokenForeign, Detail: "its signature is not this sandbox's"}
+	}
+	var c AccessClaims
+	if err := tok.Claims(&c); err != nil {
+		return AccessClaims{}, &AccessError{Kind: ErrTokenMalformed, Detail: err.Error()}
+	}
+	if c.Issuer != a.issuer || c.Audience != Audience || !ValidClientID(c.ClientID) {
+		return AccessClaims{}, &AccessError{Kind: ErrTokenForeign, Detail: fmt.Sprintf("issuer %q, audience %q", clip(c.Issuer), clip(c.Audience))}
+	}
+	now := a.now().Unix()
+	if now >= c.NotAfter {
+		return AccessClaims{}, &AccessError{Kind: ErrTokenExpired, Detail: fmt.Sprintf("at %s", time.Unix(c.NotAfter, 0).UTC().Format(time.RFC3339))}
+	}
+	if now+int64(DDCClockSkew.Seconds()) < c.NotBefore {
+		return AccessClaims{}, &AccessError{Kind: ErrTokenMalformed, Detail: "not valid yet"}
+	}
+	return c, nil
+}

@@ -1,0 +1,130 @@
+package auth_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
+	"github.com/threeds-sandbox/threeds-sandbox/web/auth"
+	"github.com/threeds-sandbox/threeds-sandbox/web/auth/jws"
+)
+
+var (
+	masterA = []byte("master key A of thirty-two bytes")
+	masterB = []byte("master key B of thirty-two bytes")
+)
+
+// TestAccessTokens: a token verifies until its lifetime ends, on every
+// replica sharing the master key and across a key rotation; a token of
+// another key, issuer or algorithm is foreign, garbage is malformed.
+func TestAccessTokens(t *testing.T) {
+	clock := testkit.NewClock(testkit.T0)
+	a, err := auth.NewAccessTokens("https://sandbox.example/3ds", [][]byte{masterA}, time.Minute, clock.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := a.Issue("shop-1", "threeds", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	replica, _ := auth.NewAccessTokens("https://sandbox.example/3ds", [][]byte{masterA}, time.Minute, clock.Now)
+	c, err := replica.Verify(tok)
+	if err != nil || c.ClientID != "shop-1" || c.Subject != "shop-1" || c.Scope != "threeds" || c.Open || c.Audience != auth.Audience {
+		t.Fatalf("Verify on a replica = %+v, %v", c, err)
+	}
+	rotated, _ := auth.NewAccessTokens("https://sandbox.example/3ds", [][]byte{masterB, masterA}, time.Minute, clock.Now)
+	if _, err := rotated.Verify(tok); err != nil {
+		t.Errorf("after a key rotation, a token of the previous key: %v", err)
+	}
+	for name, tt := range map[string]struct {
+		verifier *auth.AccessTokens
+		token    string
+		kind     error
+	}{
+		"other key":    {mustTokens(t, "https://sandbox.example/3ds", masterB, clock), tok, auth.ErrTokenForeign},
+		"other issuer": {mustTokens(t, "https://elsewhere.example", masterA, clock), tok, auth.ErrTokenForeign},
+		"garbage":      {a, "eyJ.x.y", auth.ErrTokenMalformed},
+		"alg none":     {a, "eyJhbGciOiJub25lIn0." + strings.Split(tok, ".")[1] + ".eA", auth.ErrTokenForeign},
+	} {
+		if _, err := tt.verifier.Verify(tt.token); !errors.Is(err, tt.kind) {
+			t.Errorf("%s: Verify = %v, want %v", name, err, tt.kind)
+		}
+	}
+	clock.Advance(time.Minute)
+	var ae *auth.AccessError
+	if _, err := a.Verify(tok); !errors.As(err, &ae) || !errors.Is(err, auth.ErrTokenExpired) {
+		t.Errorf("after its lifetime: Verify = %v, want ErrTokenExpired", err)
+	}
+}
+
+func mustTokens(t *testing.T, issuer string, master []byte, clock *testkit.Clock) *auth.AccessTokens {
+	t.Helper()
+	a, err := auth.NewAccessTokens(issuer, [][]byte{master}, time.Minute, clock.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// TestIdentify: static tokens, access tokens and the open default, each
+// to its namespace.
+func TestIdentify(t *testing.T) {
+	clock := testkit.NewClock(testkit.T0)
+	access := mustTokens(t, "http://sandbox", masterA, clock)
+	tok, _ := access.Issue("shop-1", "", true)
+	foreign, _ := jws.Sign([]byte("k"), "", map[string]any{"iss": "http://sandbox"})
+	open := auth.Authority{Tokens: auth.NewTokens(nil), Access: access}
+	closed := auth.Authority{Tokens: auth.NewTokens([]string{"team-a"}), Access: access}
+
+	for _, a := range []auth.Authority{open, closed} {
+		id, err := a.Identify(tok)
+		if err != nil || id.Namespace != auth.ClientNamespace("shop-1") || id.Client != "shop-1" || !id.Open {
+			t.Errorf("access token: %+v, %v", id, err)
+		}
+		if _, err := a.Identify(foreign); !errors.Is(err, auth.ErrTokenForeign) {
+			t.Errorf("foreign JWT: %v, want ErrTokenForeign (even in the open default)", err)
+		}
+	}
+	if id, err := open.Identify("anything"); err != nil || id.Namespace != auth.Namespace("anything") || id.Client != "" {
+		t.Errorf("open default, opaque token: %+v, %v", id, err)
+	}
+	if id, err := closed.Identify("team-a"); err != nil || id.Namespace != auth.Namespace("team-a") {
+		t.Errorf("configured token: %+v, %v", id, err)
+	}
+	if _, err := closed.Identify("team-b"); !errors.Is(err, auth.ErrTokenRejected) {
+		t.Errorf("unknown static token: %v, want ErrTokenRejected", err)
+	}
+	if auth.ClientNamespace("team-a") == auth.Namespace("team-a") {
+		t.Error("a client's namespace is a static token's")
+	}
+	clock.Advance(time.Hour)
+	if _, err := open.Identify(tok); !errors.Is(err, auth.ErrTokenExpired) {
+		t.Errorf("expired access token in the open default: %v, want ErrTokenExpired", err)
+	}
+}
+
+func TestParseMerchants(t *testing.T) {
+	m, err := auth.ParseMerchants(" shop-1:secret-with:colon-0123 ,shop.2:another-secret-0123")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !m.Configured() || !m.Authenticate("shop-1", "secret-with:colon-0123") || m.Authenticate("shop-1", "secret-with:colon-012") ||
+		m.Authenticate("shop-3", "secret-with:colon-0123") {
+		t.Error("Authenticate disagrees with the configuration")
+	}
+	if s, ok := m.Secret("shop.2"); !ok || string(s) != "another-secret-0123" {
+		t.Errorf("Secret(shop.2) = %q, %v", s, ok)
+	}
+	if none, err := auth.ParseMerchants(""); err != nil || none.Configured() {
+		t.Errorf("empty: %v, %v", none, err)
+	}
+	for _, bad := range []string{"shop", "shop:short", "a b:0123456789abcdef", ":0123456789abcdef", "s:0123456789abcdef,s:0123456789abcdef"} {
+		if _, err := auth.ParseMerchants(bad); err == nil {
+			t.Errorf("ParseMerchants(%q) accepted", bad)
+		} else if strings.Contains(err.Error(), "0123456789abcdef") {
+			t.Errorf("ParseMerchants(%q): the error shows the secret: %v", bad, err)
+		}
+	}
+}

@@ -1,0 +1,147 @@
+package web_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
+	"github.com/threeds-sandbox/threeds-sandbox/web/auth"
+	"github.com/threeds-sandbox/threeds-sandbox/web/callback"
+)
+
+// receiver is a merchant's loopback endpoint for result callbacks: it
+// answers 500 to the first attempt of each delivery and 200 to the next.
+type receiver struct {
+	*httptest.Server
+	mu    sync.Mutex
+	calls []receivedCall
+	got   chan receivedCall
+}
+
+type receivedCall struct {
+	header http.Header
+	body   []byte
+}
+
+func newReceiver(t *testing.T) *receiver {
+	rc := &receiver{got: make(chan receivedCall, 16)}
+	rc.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		c := receivedCall{header: r.Header.Clone(), body: b}
+		rc.mu.Lock()
+		rc.calls = append(rc.calls, c)
+		rc.mu.Unlock()
+		rc.got <- c
+		if r.Header.Get(callback.AttemptHeader) == "1" {
+			http.Error(w, "busy", http.StatusInternalServerError)
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+	}))
+	t.Cleanup(rc.Close)
+	return rc
+}
+
+// next waits for the next call.
+func (rc *receiver) next(t *testing.T) receivedCall {
+	t.Helper()
+	select {
+	case c := <-rc.got:
+		return c
+	case <-time.After(10 * time.Second):
+		t.Fatal("no callback within 10s")
+	}
+	return receivedCall{}
+}
+
+// TestResultCallback: a token registers a loopback URL; its frictionless
+// result is posted, signed, refused once and delivered on the retry, and
+// every attempt is in the journal. A URL outside the allowlist is refused
+// at registration.
+func TestResultCallback(t *testing.T) {
+	e := newEnv(t, func(o *envOptions) {
+		o.callbacks, o.backoff, o.realClock, o.journal = true, 200*time.Millisecond, true, true
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { e.Web.RunCallbacks(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	rc := newReceiver(t)
+
+	for _, bad := range []string{"http://10.1.2.3/cb", "https://shop.example/cb", "ftp://127.0.0.1/cb", "http://user:pw@localhost/cb"} {
+		r := e.call(http.MethodPut, "/admin/callback", "merchant-token", map[string]any{"url": bad})
+		if r.Status != http.StatusBadRequest || r.Str("errorCode") != "CB01" || r.EMV("emvErrorDetail") != "url" {
+			t.Errorf("register %s: HTTP %d %s", bad, r.Status, r.Raw)
+		}
+	}
+	if r := e.call(http.MethodGet, "/admin/callback", "merchant-token", nil); r.Str("source") != "none" || r.Str("url") != "" {
+		t.Errorf("nothing registered: %s", r.Raw)
+	}
+	reg := e.call(http.MethodPut, "/admin/callback", "merchant-token", map[string]any{"url": rc.URL + "/3ds/results"})
+	if reg.Status != http.StatusOK || reg.Str("url") != rc.URL+"/3ds/results" || reg.Str("source") != "registered" ||
+		reg.Str("signatureHeader") != callback.SignatureHeader || reg.Str("signingSecret") == "" || reg.Str("secret") != "derived" {
+		t.Fatalf("register: HTTP %d %s", reg.Status, reg.Raw)
+	}
+	secret := []byte(reg.Str("signingSecret"))
+	if other := e.call(http.MethodGet, "/admin/callback", "other-token", nil); other.Str("url") != "" || other.Str("signingSecret") == reg.Str("signingSecret") {
+		t.Errorf("another token sees %s", other.Raw)
+	}
+
+	lookup := e.lookup("merchant-token", testkit.LookupBody(t, e.card("visa-frictionless-y"), nil))
+	id := lookup.Str("threeDsServerTransId")
+	first := rc.next(t)
+	second := rc.next(t)
+	for i, c := range []receivedCall{first, second} {
+		if err := callback.Verify(secret, c.header.Get(callback.SignatureHeader), c.body, time.Now(), 5*time.Minute); err != nil {
+			t.Errorf("attempt %d: %v", i+1, err)
+		}
+		if c.header.Get(callback.DeliveryHeader) != id || !strings.Contains(string(c.body), `"threeDsServerTransId":"`+id+`"`) ||
+			!strings.Contains(string(c.body), `"externalReferenceId":"ORD-20240611-000123"`) || !strings.Contains(string(c.body), `"transactionStatus":"Y"`) {
+			t.Errorf("attempt %d: %v %s", i+1, c.header, c.body)
+		}
+	}
+	if first.header.Get(callback.AttemptHeader) != "1" || second.header.Get(callback.AttemptHeader) != "2" {
+		t.Errorf("attempts %q, %q", first.header.Get(callback.AttemptHeader), second.header.Get(callback.AttemptHeader))
+	}
+	// Tampered, the signature fails.
+	if err := callback.Verify(secret, second.header.Get(callback.SignatureHeader), append(second.body, ' '), time.Now(), time.Minute); err == nil {
+		t.Error("a changed body still verifies")
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		entry, _, _ := e.Journal.Get(context.Background(), auth.Namespace("merchant-token"), id)
+		var details []string
+		for _, ev := range entry.Events {
+			if ev.Kind == "callback" {
+				details = append(details, ev.Detail)
+			}
+		}
+		if len(details) == 2 {
+			if !strings.Contains(details[0], "HTTP 500") || !strings.Contains(details[0], "next attempt in 200ms") || !strings.Contains(details[1], "delivered") {
+				t.Errorf("journal %q", details)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("journal of the callbacks: %q", details)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	select {
+	case c := <-rc.got:
+		t.Errorf("a delivered result came again: %s", c.body)
+	case <-time.After(300 * time.Millisecond):
+	}
+	if r := e.call(http.MethodDelete, "/admin/callback", "merchant-token", nil); r.Status != http.StatusNoContent {
+		t.Errorf("unregister: HTTP %d", r.Status)
+	}
+	if r := e.call(http.MethodGet, "/admin/callback", "merchant-token", nil); r.Str("source") != "none" {
+		t.Errorf("after unregister: %s", r.Raw)
+	}
+}

@@ -1,0 +1,243 @@
+package web
+
+import (
+	"errors"
+	"log/slog"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/gorilla/mux"
+
+	"github.com/threeds-sandbox/threeds-sandbox/web/auth"
+	"github.com/threeds-sandbox/threeds-sandbox/web/respond"
+)
+
+// The identity server of the real service (its Appendix B: bearer tokens
+// from an OAuth 2.0 / OpenID Connect server, IdentityServer's terms),
+// played by the sandbox itself:
+//
+//	GET  {base}/.well-known/openid-configuration       discovery (OpenID Connect Discovery 1.0)
+//	GET  {base}/.well-known/openid-configuration/jwks  the published keys: none, the tokens are HS256
+//	POST {base}/connect/token                          the token endpoint (RFC 6749): client_credentials
+//
+// The issuer is the sandbox's public URL. Clients are the configured
+// merchants (--merchants: client_id is the merchant's API identifier,
+// client_secret its secret), authenticated by HTTP Basic or by form
+// fields. With none configured and no --tokens either (the open
+// default), any client id and secret get a token for the namespace of
+// that client id, marked as open; the API calls made with it say so in
+// the journal.
+
+// Paths of the identity server, under the base path.
+const (
+	PathDiscovery = "/.well-known/openid-configuration"
+	PathJWKS      = "/.well-known/openid-configuration/jwks"
+	PathToken     = "/connect/token"
+)
+
+// ScopeAPI is the scope the token endpoint grants when none is asked.
+const ScopeAPI = "threeds"
+
+// oauthRoutes mounts the identity server's routes: JSON answers, no
+// bearer token.
+func (s *Server) oauthRoutes(r *mux.Router) {
+	o := r.NewRoute().Subrouter()
+	o.Use(markRoute(routeJSON))
+	o.HandleFunc(PathDiscovery, s.handleDiscovery).Methods(http.MethodGet, http.MethodHead)
+	o.HandleFunc(PathJWKS, s.handleJWKS).Methods(http.MethodGet, http.MethodHead)
+	o.HandleFunc(PathToken, s.handleToken).Methods(http.MethodPost)
+}
+
+// setUpAuth builds what decides who calls: the access tokens (keys
+// derived from the state hash keys, the current and the previous ones),
+// the authority over static and access tokens, and the verifier of the
+// captures' JWTs.
+func (s *Server) setUpAuth() error {
+	masters := [][]byte{s.cfg.HashKey}
+	for _, p := range s.cfg.PreviousKeys {
+		masters = append(masters, p.Hash)
+	}
+	issuer := s.cfg.PublicURL
+	if issuer == "" {
+		issuer = "urn:threeds-sandbox"
+	}
+	access, err := auth.NewAccessTokens(issuer, masters, s.cfg.TokenLifetime, s.cfg.Now)
+	if err != nil {
+		return err
+	}
+	s.access = access
+	s.authority = auth.Authority{Tokens: s.cfg.Tokens, Access: access}
+	s.ddc = auth.DDCVerifier{Merchants: s.cfg.Merchants, ConsoleKey: auth.ConsoleDDCKey(s.cfg.HashKey), Now: s.cfg.Now}
+	return nil
+}
+
+// publicBase is the sandbox's base URL for r: the public URL, or when
+// none is configured the request's host and the base path.
+func (s *Server) publicBase(r *http.Request) string {
+	if s.cfg.PublicURL != "" {
+		return s.cfg.PublicURL
+	}
+	return "http://" + r.Host + s.cfg.BasePath
+}
+
+// handleDiscovery serves GET {base}/.well-known/openid-configuration.
+func (s *Server) handleDiscovery(w http.ResponseWriter, r *http.Request) {
+	base := s.publicBase(r)
+	w.Header().Set("Cache-Control", "public, max-age=300")
+	respond.JSON(w, http.StatusOK, map[string]any{
+		"issuer":                                s.access.Issuer(),
+		"token_endpoint":                        base + PathToken,
+		"jwks_uri":                              base + PathJWKS,
+		"grant_types_supported":                 []string{"client_credentials"},
+		"token_endpoint_auth_methods_supported": []string{"client_secret_basic", "client_secret_post"},
+		"scopes_supported":                      []string{ScopeAPI},
+		"response_types_supported":              []string{},
+		"subject_types_supported":               []string{"public"},
+		"claims_supported":                      []string{"sub", "client_id", "scope"},
+		"service_documentation":                 base + "/docs/oauth-callbacks",
+	})
+}
+
+// handleJWKS serves the published keys: none, since the access tokens
+// are signed with a symmetric key that only the sandbox holds.
+func (s *Server) handleJWKS(w http.ResponseWriter, r *http.Request) {
+	respond.JSON(w, http.StatusOK, map[string]any{"keys": []any{}})
+}
+
+// tokenError is the error body of the token endpoint (RFC 6749, 5.2).
+type tokenError struct {
+	Error       string `json:"error"`
+	Description string `json:"error_description,omitempty"`
+}
+
+// tokenResponse is the token endpoint's answer (RFC 6749, 5.1).
+type tokenResponse struct {
+	AccessToken string `json:"access_token"`
+	TokenType   string `json:"token_type"`
+	ExpiresIn   int64  `json:"expires_in"`
+	Scope       string `json:"scope,omitempty"`
+}
+
+// handleToken serves POST {base}/connect/token.
+func (s *Server) handleToken(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Cache-Control", "no-store")
+	h.Set("Pragma", "no-cache")
+	fail := func(status int, code, description string) {
+		respond.JSON(w, status, tokenError{Error: code, Description: description})
+	}
+	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/x-www-form-urlencoded" {
+		fail(http.StatusBadRequest, "invalid_request", "the body must be application/x-www-form-urlencoded")
+		return
+	}
+	if err := r.ParseForm(); err != nil {
+		fail(http.StatusBadRequest, "invalid_request", "the form could not be read")
+		return
+	}
+	form := r.PostForm
+	for _, k := range []string{"grant_type", "client_id", "client_secret", "scope"} {
+		if len(form[k]) > 1 {
+			fail(http.StatusBadRequest, "invalid_request", k+" is sent more than once")
+			return
+		}
+	}
+	id, secret, basic, err := clientCredentials(r)
+	if err != nil {
+		fail(http.StatusBadRequest, "invalid_request", err.Error())
+		return
+	}
+	switch gt := form.Get("grant_type"); gt {
+	case "client_credentials":
+	case "":
+		fail(http.StatusBadRequest, "invalid_request", "grant_type is missing")
+		return
+	default:
+		fail(http.StatusBadRequest, "unsupported_grant_type", "this sandbox grants client_credentials only")
+		return
+	}
+	scope := form.Get("scope")
+	switch {
+	case scope == "":
+		scope = ScopeAPI
+	case scope != ScopeAPI:
+		fail(http.StatusBadRequest, "invalid_scope", "the only scope is "+ScopeAPI)
+		return
+	}
+	open, reason := s.clientAllowed(id, secret)
+	if reason != "" {
+		if basic {
+			h.Set("WWW-Authenticate", `Basic realm="3ds-sandbox"`)
+		}
+		fail(http.StatusUnauthorized, "invalid_client", reason)
+		return
+	}
+	tok, err := s.access.Issue(id, scope, open)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if open {
+		s.log.InfoContext(r.Context(), "access token for a client no configuration names (open sandbox)",
+			slog.String("request_id", requestID(r)), slog.String("client_id", id))
+	}
+	respond.JSON(w, http.StatusOK, tokenResponse{AccessToken: tok, TokenType: "Bearer",
+		ExpiresIn: int64(s.access.Lifetime().Seconds()), Scope: scope})
+}
+
+// clientCredentials reads the client's id and secret from the Basic
+// header (each URL-encoded, RFC 6749 2.3.1) or the form; both at once is
+// refused, as the RFC says.
+func clientCredentials(r *http.Request) (id, secret string, basic bool, err error) {
+	hid, hsecret, basic := r.BasicAuth()
+	fid, fsecret := r.PostForm.Get("client_id"), r.PostForm.Get("client_secret")
+	switch {
+	case basic && fsecret != "":
+		return "", "", true, errors.New("authenticate the client once: the Authorization header or client_secret, not both")
+	case basic:
+		if id, err = url.QueryUnescape(hid); err == nil {
+			secret, err = url.QueryUnescape(hsecret)
+		}
+		if err != nil {
+			return "", "", true, errors.New("the client id and secret of the Authorization header must be URL-encoded")
+		}
+		if fid != "" && fid != id {
+			return "", "", true, errors.New("client_id differs from the Authorization header's")
+		}
+		return id, secret, true, nil
+	}
+	return fid, fsecret, false, nil
+}
+
+// clientAllowed says whether the client may have a token: a configured
+// merchant with its secret, or in the open default any client id with a
+// secret (open). reason is the error_description of a refusal.
+func (s *Server) clientAllowed(id, secret string) (open bool, reason string) {
+	switch {
+	case id == "" || secret == "":
+		return false, "the client id and secret are required (HTTP Basic or client_id and client_secret)"
+	case !auth.ValidClientID(id):
+		return false, "the client id must be 1 to 64 letters, digits, '.', '_' or '-'"
+	case s.cfg.Merchants.Configured():
+		if !s.cfg.Merchants.Authenticate(id, secret) {
+			return false, "unknown client or wrong secret"
+		}
+		return false, ""
+	case s.cfg.Tokens.Required():
+		return false, "this sandbox has no OAuth clients (--merchants): use a configured bearer token"
+	}
+	return true, ""
+}
+
+// accessTokenNote is what an API call made with an open access token
+// says in its events.
+func accessTokenNote(client string) string {
+	return "bearer token issued to OAuth client " + client + ", which no configuration names (open sandbox)"
+}
+
+// bearerChallenge is the WWW-Authenticate of a refused access token
+// (RFC 6750, 3): the error and its description, quotes left out.
+func bearerChallenge(description string) string {
+	return `Bearer realm="3ds-sandbox", error="invalid_token", error_description="` + strings.ReplaceAll(description, `"`, "'") + `"`
+}
