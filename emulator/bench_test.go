@@ -71,11 +71,12 @@ func newBenchEngine(tb testing.TB) benchEngine {
 		tb.Fatal(err)
 	}
 	e, err := emulator.New(emulator.Config{
-		PublicURL: "http://localhost:8080",
-		Seed:      1,
-		Catalogue: func() *scenarios.Catalogue { return cat },
-		Runtime:   memstore.NewRuntime(scenarios.RuntimeLimits{}),
-		Events:    discardSink{},
+		PublicURL:  "http://localhost:8080",
+		Seed:       1,
+		Catalogue:  func() *scenarios.Catalogue { return cat },
+		Runtime:    memstore.NewRuntime(scenarios.RuntimeLimits{}),
+		Namespaces: memstore.NewNamespaces(memstore.NamespacesOptions{}),
+		Events:     discardSink{},
 	}, store)
 	if err != nil {
 		tb.Fatal(err)

@@ -45,18 +45,20 @@ type ChallengeView struct {
 	// attempts left."); empty the first time.
 	Message string
 	// ExpiresAt is when the challenge times out if nobody decides;
-	// ExpiresIn how long that is from now, by the engine's clock.
+	// ExpiresIn how long that is from now, by its namespace's clock.
 	ExpiresAt time.Time
 	ExpiresIn time.Duration
 }
 
-// view is the challenge page of t, whose scenario's rules are ch.
-func (e *Engine) view(t Transaction, ch *scenarios.Challenge, message string) ChallengeView {
+// view is the challenge page of t, whose scenario's rules are ch, at now
+// by its namespace's clock.
+func (e *Engine) view(t Transaction, ch *scenarios.Challenge, message string, now time.Time) ChallengeView {
 	date := t.CreatedAt.UTC()
 	if d, err := time.Parse("2006-01-02 15:04:05", t.Challenge.PurchaseDate); err == nil {
 		date = d
 	}
-	expires := t.Challenge.OpenedAt.Add(e.cfg.ChallengeTimeout)
+	_, window := windows(ch, e.cfg)
+	expires := t.Challenge.OpenedAt.Add(window)
 	return ChallengeView{
 		ThreeDSServerTransID: t.ThreeDSServerTransID,
 		ACSTransID:           t.ACSTransID,
@@ -72,7 +74,7 @@ func (e *Engine) view(t Transaction, ch *scenarios.Challenge, message string) Ch
 		AttemptsLeft:         max(maxWrongOTPs-t.Challenge.WrongOTPs, 0),
 		Message:              message,
 		ExpiresAt:            expires,
-		ExpiresIn:            expires.Sub(e.now()),
+		ExpiresIn:            expires.Sub(now),
 	}
 }
 
@@ -111,7 +113,10 @@ func (e *Engine) open(ctx context.Context, t Transaction, size int) (ChallengeVi
 	if err != nil {
 		return ChallengeView{}, err
 	}
-	now := e.now()
+	now, err := e.clock(ctx, t.Namespace)
+	if err != nil {
+		return ChallengeView{}, err
+	}
 	id := t.ThreeDSServerTransID
 	t, err = e.store.Update(ctx, id, func(t *Transaction) error {
 		settleLocked(t, now, ch, e.cfg)
@@ -129,7 +134,7 @@ func (e *Engine) open(ctx context.Context, t Transaction, size int) (ChallengeVi
 		return ChallengeView{}, e.stateFailure(err, id)
 	}
 	e.transactionEvent(ctx, t, EventCReq, fmt.Sprintf("challenge page shown, window size %d", size))
-	return e.view(t, ch, ""), nil
+	return e.view(t, ch, "", now), nil
 }
 
 // completedError is the 305 answer to a challenge step on a finished
@@ -230,7 +235,10 @@ func (e *Engine) decide(ctx context.Context, id string, c Choice, via apiCall, c
 	if err != nil {
 		return Decision{}, err
 	}
-	now := e.now()
+	now, err := e.clock(ctx, t.Namespace)
+	if err != nil {
+		return Decision{}, err
+	}
 	var message string
 	var final bool
 	t, err = e.store.Update(ctx, id, func(t *Transaction) error {
@@ -279,7 +287,7 @@ func (e *Engine) decide(ctx context.Context, id string, c Choice, via apiCall, c
 	d := Decision{Final: final, TransStatus: t.Status, NotificationURL: t.Challenge.NotificationURL}
 	if !final {
 		e.transactionEvent(ctx, t, EventAttempt, message)
-		d.View = e.view(t, ch, message)
+		d.View = e.view(t, ch, message, now)
 		return d, nil
 	}
 	e.transactionEvent(ctx, t, EventDecision, describeChoice(c, t))
@@ -466,13 +474,23 @@ func (e *Engine) settle(ctx context.Context, t Transaction) (Transaction, error)
 
 // settleWith is settle with the transaction's challenge rules known.
 func (e *Engine) settleWith(ctx context.Context, t Transaction, ch *scenarios.Challenge) (Transaction, error) {
-	if t.Phase == PhaseFinal {
-		return t, nil
+	t, _, _, err := e.settleAt(ctx, t, ch)
+	return t, err
+}
+
+// settleAt is settleWith that also tells whether it changed t (and
+// recorded the event), and the namespace's now it settled t at.
+func (e *Engine) settleAt(ctx context.Context, t Transaction, ch *scenarios.Challenge) (Transaction, bool, time.Time, error) {
+	now, err := e.clock(ctx, t.Namespace)
+	if err != nil {
+		return Transaction{}, false, now, err
 	}
-	now := e.now()
+	if t.Phase == PhaseFinal {
+		return t, false, now, nil
+	}
 	probe := t
 	if !settleLocked(&probe, now, ch, e.cfg) {
-		return t, nil
+		return t, false, now, nil
 	}
 	changed := false
 	settled, err := e.store.Update(ctx, t.ThreeDSServerTransID, func(t *Transaction) error {
@@ -486,11 +504,26 @@ func (e *Engine) settleWith(ctx context.Context, t Transaction, ch *scenarios.Ch
 		}
 		e.transactionEvent(ctx, settled, kind, settled.Challenge.Decision)
 	}
-	return settled, err
+	return settled, changed, now, err
+}
+
+// windows are the challenge windows of the rules ch: its own, or the
+// server's (cfg): how long the first CReq may take, and how long an
+// opened challenge waits for a decision.
+func windows(ch *scenarios.Challenge, cfg Config) (firstCReq, challenge time.Duration) {
+	firstCReq, challenge = cfg.FirstCReqTimeout, cfg.ChallengeTimeout
+	if ch.FirstCReqTimeout > 0 {
+		firstCReq = ch.FirstCReqTimeout
+	}
+	if ch.ChallengeTimeout > 0 {
+		challenge = ch.ChallengeTimeout
+	}
+	return firstCReq, challenge
 }
 
 // settleLocked applies a due automatic decision (by the rules ch) or a
-// timeout (by cfg) to t and tells whether it changed anything.
+// timeout (by the windows of ch, or of cfg) to t and tells whether it
+// changed anything.
 func settleLocked(t *Transaction, now time.Time, ch *scenarios.Challenge, cfg Config) bool {
 	if t.Phase == PhaseFinal {
 		return false
@@ -508,21 +541,47 @@ func settleLocked(t *Transaction, now time.Time, ch *scenarios.Challenge, cfg Co
 		finish(t, o.Status, o.Reason, o.ECI, o.ChallengeCancel)
 		return true
 	}
+	firstCReq, challenge := windows(ch, cfg)
 	switch t.Phase {
 	case PhaseChallengePending:
-		if now.Sub(t.CreatedAt) > cfg.FirstCReqTimeout {
+		if now.Sub(t.CreatedAt) > firstCReq {
 			t.Challenge.Decision = "timeout-first-creq"
-			t.Challenge.DecidedAt = t.CreatedAt.Add(cfg.FirstCReqTimeout)
+			t.Challenge.DecidedAt = t.CreatedAt.Add(firstCReq)
 			finish(t, "N", "14", "", "05")
 			return true
 		}
 	case PhaseChallengeOpened:
-		if now.Sub(t.Challenge.OpenedAt) > cfg.ChallengeTimeout {
+		if now.Sub(t.Challenge.OpenedAt) > challenge {
 			t.Challenge.Decision = "timeout-challenge"
-			t.Challenge.DecidedAt = t.Challenge.OpenedAt.Add(cfg.ChallengeTimeout)
+			t.Challenge.DecidedAt = t.Challenge.OpenedAt.Add(challenge)
 			finish(t, "N", "14", "", "04")
 			return true
 		}
 	}
 	return false
+}
+
+// dueIn is how long from now (the namespace's) until settleLocked would
+// change the pending challenge t by itself; false when it never will (t
+// is final, or not a challenge).
+func dueIn(t Transaction, now time.Time, ch *scenarios.Challenge, cfg Config) (time.Duration, bool) {
+	var at time.Time
+	firstCReq, challenge := windows(ch, cfg)
+	switch t.Phase {
+	case PhaseChallengePending:
+		at = t.CreatedAt.Add(firstCReq)
+	case PhaseChallengeOpened:
+		at = t.Challenge.OpenedAt.Add(challenge)
+	default:
+		return 0, false
+	}
+	// A timeout falls due just after its window, an automatic decision
+	// at its time.
+	at = at.Add(time.Nanosecond)
+	if ch.Auto != "" {
+		if auto := t.CreatedAt.Add(ch.AutoAfter); auto.Before(at) {
+			at = auto
+		}
+	}
+	return max(at.Sub(now), 0), true
 }

@@ -21,7 +21,10 @@ const (
 	EventCRes     EventKind = "cres"     // the final CRes was handed to the browser or the API
 	EventEnquiry  EventKind = "enquiry"  // the enquiry was answered
 	EventDDC      EventKind = "ddc"      // a device data collection was requested
-	EventMethod   EventKind = "method"   // the 3DS Method page opened, or completed and notified
+	EventMethod   EventKind = "method"   // the 3DS Method page opened
+	// EventMethodDone: the 3DS Method completed and notified the 3DS
+	// Requestor.
+	EventMethodDone EventKind = "method-done"
 )
 
 // Event is one entry of a transaction's history. The engine makes every
@@ -120,7 +123,7 @@ func (e *Engine) emit(ctx context.Context, ev Event) {
 	if e.cfg.Events == nil {
 		return
 	}
-	ev.Time = e.now()
+	ev.Time = e.clockOr(ctx, ev.Namespace)
 	e.cfg.Events.Record(ctx, ev)
 }
 

@@ -126,7 +126,11 @@ func (e *Engine) Collect(ctx context.Context, ns string, req DDCRequest, call AP
 		return DDCResponse{}, err
 	}
 	id := newUUID()
-	now := e.now()
+	st, err := e.state(ctx, ns)
+	if err != nil {
+		return DDCResponse{}, err
+	}
+	now := e.now().Add(st.Offset)
 	t := Transaction{
 		Namespace:            ns,
 		ThreeDSServerTransID: DDCPrefix + id,
@@ -134,6 +138,7 @@ func (e *Engine) Collect(ctx context.Context, ns string, req DDCRequest, call AP
 		CreatedAt:            now,
 		ScenarioID:           sc.ID,
 		Phase:                PhaseMethod,
+		Generation:           st.Generation,
 		Method: MethodState{
 			DDCID:           DDCPrefix + id,
 			NotificationURL: strings.Clone(req.NotificationURL),
@@ -203,7 +208,11 @@ func (e *Engine) StartMethod(ctx context.Context, data string) (MethodPage, erro
 		}
 		first = t.Method.StartedAt.IsZero()
 		if first {
-			t.Method.StartedAt = e.now()
+			now, err := e.clock(ctx, t.Namespace)
+			if err != nil {
+				return err
+			}
+			t.Method.StartedAt = now
 		}
 		t.Method.NotificationURL = md.NotificationURL
 		return nil
@@ -246,7 +255,11 @@ func (e *Engine) CompleteMethod(ctx context.Context, data string) (MethodNotific
 		}
 		first = t.Method.CompletedAt.IsZero()
 		if first {
-			t.Method.CompletedAt = e.now()
+			now, err := e.clock(ctx, t.Namespace)
+			if err != nil {
+				return err
+			}
+			t.Method.CompletedAt = now
 		}
 		return nil
 	})
@@ -259,7 +272,7 @@ func (e *Engine) CompleteMethod(ctx context.Context, data string) (MethodNotific
 		if took > MethodTimeout {
 			detail += fmt.Sprintf(" (beyond %s: a lookup sent before now gets threeDSCompInd N)", MethodTimeout)
 		}
-		e.emit(ctx, Event{Namespace: t.Namespace, Kind: EventMethod, Transaction: collectionSummary(t), Detail: detail})
+		e.emit(ctx, Event{Namespace: t.Namespace, Kind: EventMethodDone, Transaction: collectionSummary(t), Detail: detail})
 	}
 	return MethodNotification{
 		NotificationURL: t.Method.NotificationURL,

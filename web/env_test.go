@@ -96,6 +96,7 @@ func buildSandbox(tb testing.TB, o envOptions, public string) sandbox {
 		ChallengeTimeout: o.challenge,
 		Catalogue:        func() *scenarios.Catalogue { return cat },
 		Runtime:          memstore.NewRuntime(scenarios.RuntimeLimits{}),
+		Namespaces:       memstore.NewNamespaces(memstore.NamespacesOptions{Now: now}),
 		Now:              now,
 		MaxDelayed:       o.maxDelay,
 		Events:           events,

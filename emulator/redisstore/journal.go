@@ -638,44 +638,7 @@ func (j *Journal) Close() {
 // so that none waits on a change it missed.
 func (j *Journal) subscribe(ctx context.Context) {
 	defer close(j.subDone)
-	for ctx.Err() == nil {
-		j.listen(ctx)
-		j.waiters.WakeAll()
-		select {
-		case <-ctx.Done():
-		case <-time.After(time.Second):
-		}
-	}
-	j.waiters.WakeAll()
-}
-
-// listen holds one subscription on a connection of its own until the
-// connection fails or ctx ends. A dedicated connection reports its loss
-// at once, where a shared one would resubscribe silently and hide the
-// changes missed meanwhile.
-func (j *Journal) listen(ctx context.Context) {
-	dc, release := j.c.Dedicate()
-	defer release()
-	lost := dc.SetPubSubHooks(rueidis.PubSubHooks{
-		OnMessage: func(m rueidis.PubSubMessage) { j.waiters.Wake(m.Message) },
-		OnSubscription: func(s rueidis.PubSubSubscription) {
-			if s.Kind == "subscribe" {
-				j.waiters.WakeAll() // changes made before now were missed
-			}
-		},
-	})
-	sctx, cancel := j.ctx(ctx)
-	err := dc.Do(sctx, dc.B().Subscribe().Channel(j.channel()).Build()).Error()
-	cancel()
-	if err != nil {
-		dc.Close()
-		return
-	}
-	select {
-	case <-lost:
-	case <-ctx.Done():
-		dc.Close()
-	}
+	subscribe(ctx, j.c, j.channel(), j.opt.Timeout, j.waiters.Wake, j.waiters.WakeAll)
 }
 
 // Changed returns a channel closed when Redis publishes a change of ns

@@ -2,9 +2,9 @@
 // in Redis (or Valkey), so that several replicas serve the same
 // transactions and a restart loses none of them: the transactions and
 // their externalReferenceId index (Store), the runtime scenarios of each
-// token (Runtime), the console's journal (Journal) and its sign-in
-// sessions (Sessions). It is the only package of the sandbox that speaks
-// to Redis. Each part passes the same contract tests (package storetest)
+// token (Runtime), each token's clock and forgetting (Namespaces), the
+// console's journal (Journal) and its sign-in sessions (Sessions). It is
+// the only package of the sandbox that speaks to Redis. Each part passes the same contract tests (package storetest)
 // as its twin in package memstore.
 //
 // Keys, under a prefix ("3ds:" by default):
@@ -17,6 +17,8 @@
 //	sb:{namespace}             the bytes of the namespace's runtime scenario documents
 //	sns                        set of the namespaces that hold runtime scenarios
 //	sbt                        the bytes of every namespace's runtime scenario documents
+//	n:{namespace}              a namespace's clock offset and generation, "offset generation" (see Namespaces); TTL MaxAge
+//	n:changed                  the channel on which changes of namespace states are published
 //	j:{namespace}:...          the console journal of a namespace (see Journal)
 //	j:changed                  the channel on which journal changes are published
 //	cs:{session id}            a console session: the token it was opened with; TTL the session's

@@ -112,6 +112,7 @@ func New(c Config, log *slog.Logger) (*Sandbox, error) {
 		Schemes:          schemes,
 		Catalogue:        source.Current,
 		Runtime:          st.runtime,
+		Namespaces:       st.spaces,
 		Events:           st.events(),
 		Chaos:            chaos,
 		MaxDelayed:       c.MaxDelayed,
