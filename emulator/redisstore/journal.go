@@ -130,7 +130,7 @@ type Journal struct {
 	maxOpen, trimAt, chunkBytes int64
 }
 
-var _ journal.Journal = (*Journal)(nil)
+var _ journal.Queued = (*Journal)(nil)
 
 // queued is one event waiting to be written.
 type queued struct {
@@ -696,6 +696,46 @@ func (j *Journal) Get(ctx context.Context, ns, id string) (journal.Entry, bool, 
 	e.Dropped += n
 	e.Enquiries += f.dropped["q:"+id]
 	return e, true, nil
+}
+
+// Query returns the page of the transactions of ns that q selects,
+// newest first. It reads the whole namespace, as List does.
+func (j *Journal) Query(ctx context.Context, ns string, q journal.Query) (journal.Page, error) {
+	f, err := j.fold(ctx, ns, "journal query")
+	if err != nil || f == nil {
+		return journal.Page{}, err
+	}
+	p := f.mem.Query(ns, q)
+	for i := range p.Summaries {
+		s := &p.Summaries[i]
+		s.Events += f.dropped["n:"+s.ID]
+		s.Enquiries += f.dropped["q:"+s.ID]
+	}
+	return p, nil
+}
+
+// Forget forgets every transaction of ns: this replica's queued events
+// are written first (within the store's timeout), then the namespace's
+// keys go in one step and the change is published. An event queued on
+// another replica in the same instant may still arrive after it.
+func (j *Journal) Forget(ctx context.Context, ns string) error {
+	fctx, cancel := j.ctx(ctx)
+	_ = j.Flush(fctx) // best effort: a busy queue must not hold the request
+	cancel()
+	ctx, cancel = j.ctx(ctx)
+	defer cancel()
+	b := j.base(ns)
+	res := j.c.DoMulti(ctx,
+		j.c.B().Multi().Build(),
+		j.c.B().Del().Key(b+"o", b+"s", b+"m", b+"d", b+"zo", b+"zs").Build(),
+		j.c.B().Publish().Channel(j.channel()).Message(ns).Build(),
+		j.c.B().Exec().Build())
+	for _, r := range res {
+		if err := r.Error(); err != nil {
+			return ClassifyWrite("journal forget", err)
+		}
+	}
+	return nil
 }
 
 // folded is a namespace read back: its events kept by an in-memory
