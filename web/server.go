@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -69,9 +70,14 @@ type Config struct {
 	ConsoleAuth string
 	// Sessions keep the console's sessions; required.
 	Sessions emulator.SessionStore
-	// Journal is the read model of the engine's events that the console
-	// and the metrics read (the engine's event sink); nil runs without one.
+	// Journal is the read model of the engine's events that the console,
+	// the automation API and the metrics read (the engine's event sink);
+	// nil runs without one.
 	Journal journal.Journal
+	// MaxWaits and MaxWaitsPerToken bound the automation API's waits
+	// (?wait=final) open at once, in all and per token; DefaultMaxWaits
+	// and DefaultMaxWaitsPerToken when zero.
+	MaxWaits, MaxWaitsPerToken int
 }
 
 // Timeouts bound how long a connection may take over each phase.
@@ -113,6 +119,11 @@ type Server struct {
 	console *console.Console
 	docs    *docsite.Handler // the documentation at {base}/docs/
 	ready   atomic.Bool
+	// waits bounds the automation API's waits; closing ends them when
+	// the server closes.
+	waits     *waitSlots
+	closing   chan struct{}
+	closeOnce sync.Once
 }
 
 // NewServer checks cfg and builds the routes.
@@ -147,10 +158,13 @@ func NewServer(cfg Config) (*Server, error) {
 		tokens:  cfg.Tokens,
 		state:   codecs,
 		metrics: cfg.Metrics,
+		waits:   newWaitSlots(cfg.MaxWaits, cfg.MaxWaitsPerToken),
+		closing: make(chan struct{}),
 	}
 	if cfg.Journal != nil {
 		s.metrics.watchJournal(cfg.Journal.Stats)
 	}
+	s.metrics.watchWaits(s.waits.open)
 	if s.docs, err = docsite.New(docs.FS(), cfg.Pages, cfg.BasePath, console.Headers); err != nil {
 		return nil, fmt.Errorf("web: %w", err)
 	}
@@ -207,6 +221,7 @@ func (s *Server) routes() {
 	api.HandleFunc("/enquiry", s.handleEnquiry).Methods(http.MethodPost)
 	api.HandleFunc("/challenge/{id}", s.handleCompleteChallenge).Methods(http.MethodPost)
 	s.adminRoutes(api)
+	s.automationRoutes(api)
 
 	data := r.NewRoute().Subrouter()
 	data.Use(markRoute(routeJSON))
@@ -342,6 +357,9 @@ func (s *Server) Addr() string {
 // Close stops accepting connections and waits, up to the shutdown timeout,
 // for in-flight requests to finish.
 func (s *Server) Close() error {
+	// Waits answer at once with what they have, rather than hold the
+	// shutdown.
+	s.closeOnce.Do(func() { close(s.closing) })
 	if s.http == nil { // never opened: release the listener it was given
 		if s.cfg.Listener != nil {
 			return s.cfg.Listener.Close()

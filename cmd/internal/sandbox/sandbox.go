@@ -118,6 +118,7 @@ func New(c Config, log *slog.Logger) (*Sandbox, error) {
 		MaxDelayed:       c.MaxDelayed,
 		StrictDDC:        c.StrictDDC,
 		StoreMaxAge:      c.StoreMaxAge,
+		MaxClockOffset:   c.MaxClockOffset,
 	}, st.store)
 	if err != nil {
 		ln.Close()
@@ -142,6 +143,9 @@ func New(c Config, log *slog.Logger) (*Sandbox, error) {
 		ConsoleAuth:     c.ConsoleAuth,
 		Sessions:        st.sessions,
 		Journal:         st.journal,
+		MaxWaits:        c.MaxWaits,
+		// Per token, as --max-waits-per-token says.
+		MaxWaitsPerToken: c.MaxWaitsPerToken,
 	})
 	if err != nil {
 		ln.Close()
