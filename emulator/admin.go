@@ -64,6 +64,17 @@ func (e *Engine) Settle(ctx context.Context, ns, id string) (Settled, error) {
 	return s, nil
 }
 
+// ByReference returns the id of the newest transaction of namespace ns
+// with the external reference ref, as the enquiry finds it; ErrNotFound
+// when it sees none.
+func (e *Engine) ByReference(ctx context.Context, ns, ref string) (string, error) {
+	t, err := e.store.GetByExternalRef(ctx, ns, ref)
+	if err != nil {
+		return "", err
+	}
+	return t.ThreeDSServerTransID, nil
+}
+
 // ValidTransactionID tells whether s has the form of a
 // threeDSServerTransID: a UUID.
 func ValidTransactionID(s string) bool { return isUUID(s) }

@@ -192,6 +192,12 @@ func (s *Server) handleListTransactions(w http.ResponseWriter, r *http.Request) 
 		return
 	}
 	ctx, ns := r.Context(), namespaceOf(r.Context())
+	if q.ExternalReferenceID != "" {
+		if err := s.awaitReference(ctx, ns, q.ExternalReferenceID); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+	}
 	page, err := s.cfg.Journal.Query(ctx, ns, q)
 	if err != nil {
 		s.writeError(w, r, err)
@@ -215,6 +221,34 @@ func (s *Server) handleListTransactions(w http.ResponseWriter, r *http.Request) 
 		out.Transactions = append(out.Transactions, v)
 	}
 	respond.JSON(w, http.StatusOK, out)
+}
+
+// awaitReference waits, up to catchUp, until a journal that shows events
+// a moment late (the shared one) holds the newest transaction the store
+// knows with the reference ref: a listing by reference right after a
+// lookup on another replica finds it.
+func (s *Server) awaitReference(ctx context.Context, ns, ref string) error {
+	if _, lags := s.cfg.Journal.(journal.Queued); !lags {
+		return nil
+	}
+	id, err := s.cfg.Engine.ByReference(ctx, ns, ref)
+	if errors.Is(err, emulator.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	deadline := time.NewTimer(catchUp)
+	defer deadline.Stop()
+	for {
+		ch := s.cfg.Journal.Changed(ns)
+		if _, ok, err := s.cfg.Journal.Get(ctx, ns, id); err != nil || ok {
+			return err
+		}
+		if !waitOn(ctx, ch, deadline.C) {
+			return nil
+		}
+	}
 }
 
 // settleOpen settles the open challenges ids of namespace ns, a few at
