@@ -190,9 +190,11 @@ func appendChunkEvent(b []byte, id, value string) []byte {
 }
 
 // readChunk decompresses the events of a stream entry's field and calls
-// fn with each, in order. It refuses (errRecord) a field that does not
-// decompress to exactly whole events, or to more than maxChunkPlain bytes.
-func readChunk(z string, fn func(id, value string)) error {
+// fn with each, in order: id and value are slices of the entry's own
+// plain buffer, which fn copies what it keeps of. It refuses (errRecord)
+// a field that does not decompress to exactly whole events, or to more
+// than maxChunkPlain bytes.
+func readChunk(z string, fn func(id, value []byte)) error {
 	zb := []byte(z)
 	n, err := s2.DecodedLen(zb)
 	if err != nil || n > maxChunkPlain {
@@ -203,10 +205,10 @@ func readChunk(z string, fn func(id, value string)) error {
 		return fmt.Errorf("%w: %w", errRecord, err)
 	}
 	d := recordDecoder{b: plain}
-	var events []string // id, value, ...: called only once the whole entry reads
+	var events [][]byte // id, value, ...: called only once the whole entry reads
 	for len(d.b) > 0 && !d.err {
 		id, value := d.field(), d.field()
-		events = append(events, string(id), string(value))
+		events = append(events, id, value)
 	}
 	if d.err {
 		return fmt.Errorf("%w: truncated entry", errRecord)
@@ -667,7 +669,7 @@ func (j *Journal) Version(ctx context.Context, ns string) (uint64, error) {
 // List returns the summaries of the most recent transactions of ns,
 // newest first; at most limit of them (all when limit <= 0).
 func (j *Journal) List(ctx context.Context, ns string, limit int) ([]journal.Summary, error) {
-	f, err := j.fold(ctx, ns, "journal list")
+	f, err := j.fold(ctx, ns, "journal list", "")
 	if err != nil || f == nil {
 		return nil, err
 	}
@@ -682,7 +684,7 @@ func (j *Journal) List(ctx context.Context, ns string, limit int) ([]journal.Sum
 
 // Get returns the transaction id of namespace ns with its events.
 func (j *Journal) Get(ctx context.Context, ns, id string) (journal.Entry, bool, error) {
-	f, err := j.fold(ctx, ns, "journal entry")
+	f, err := j.fold(ctx, ns, "journal entry", id)
 	if err != nil || f == nil {
 		return journal.Entry{}, false, err
 	}
@@ -701,7 +703,7 @@ func (j *Journal) Get(ctx context.Context, ns, id string) (journal.Entry, bool, 
 // Query returns the page of the transactions of ns that q selects,
 // newest first. It reads the whole namespace, as List does.
 func (j *Journal) Query(ctx context.Context, ns string, q journal.Query) (journal.Page, error) {
-	f, err := j.fold(ctx, ns, "journal query")
+	f, err := j.fold(ctx, ns, "journal query", "")
 	if err != nil || f == nil {
 		return journal.Page{}, err
 	}
@@ -748,9 +750,10 @@ type folded struct {
 
 // fold reads the streams of ns and keeps their events, oldest first, in
 // an in-memory journal: the transactions whose openings are held, each
-// with its events. An entry that cannot be read is skipped. nil when ns
-// holds nothing.
-func (j *Journal) fold(ctx context.Context, ns, op string) (*folded, error) {
+// with its events; only transaction only's when only is set (the others'
+// events are skipped unread). An entry that cannot be read is skipped.
+// nil when ns holds nothing.
+func (j *Journal) fold(ctx context.Context, ns, op, only string) (*folded, error) {
 	ctx, cancel := j.ctx(ctx)
 	defer cancel()
 	b := j.base(ns)
@@ -788,13 +791,17 @@ func (j *Journal) fold(ctx context.Context, ns, op string) (*folded, error) {
 				if fv.Field != chunkField {
 					continue
 				}
-				_ = readChunk(fv.Value, func(id, value string) {
+				_ = readChunk(fv.Value, func(rawID, rawValue []byte) {
+					if only != "" && string(rawID) != only {
+						return
+					}
+					id := string(rawID)
 					if opening {
 						held[id] = true
 					} else if !held[id] {
 						return // its transaction is forgotten
 					}
-					rec, sum, ok := unpackEvent(value)
+					rec, sum, ok := unpackEvent(string(rawValue))
 					if !ok {
 						return
 					}
