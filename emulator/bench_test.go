@@ -71,11 +71,12 @@ func newBenchEngine(tb testing.TB) benchEngine {
 		tb.Fatal(err)
 	}
 	e, err := emulator.New(emulator.Config{
-		PublicURL: "http://localhost:8080",
-		Seed:      1,
-		Catalogue: func() *scenarios.Catalogue { return cat },
-		Runtime:   memstore.NewRuntime(scenarios.RuntimeLimits{}),
-		Events:    discardSink{},
+		PublicURL:  "http://localhost:8080",
+		Seed:       1,
+		Catalogue:  func() *scenarios.Catalogue { return cat },
+		Runtime:    memstore.NewRuntime(scenarios.RuntimeLimits{}),
+		Namespaces: memstore.NewNamespaces(memstore.NamespacesOptions{}),
+		Events:     discardSink{},
 		// As the binary wires it: the captures' ddcIds, the callbacks.
 		Captures:  memstore.NewCaptures(0, nil),
 		Callbacks: memstore.NewCallbacks(0, 0),

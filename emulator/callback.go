@@ -151,7 +151,7 @@ func (e *Engine) scheduleCallback(ctx context.Context, t Transaction, ch *scenar
 	}
 	due := e.now()
 	if t.Phase != PhaseFinal {
-		due = e.deadline(t, ch)
+		due = e.deadline(ctx, t, ch)
 	}
 	if err == nil {
 		err = e.cfg.Callbacks.Schedule(ctx, Delivery{ID: t.ThreeDSServerTransID, Namespace: t.Namespace, Due: due}, e.now())
@@ -161,25 +161,21 @@ func (e *Engine) scheduleCallback(ctx context.Context, t Transaction, ch *scenar
 	}
 }
 
-// deadline is when a waiting challenge settles by itself: its automatic
-// decision, or the timeout of its phase; a little after, as settling
-// needs the time past.
-func (e *Engine) deadline(t Transaction, ch *scenarios.Challenge) time.Time {
-	var at time.Time
-	switch t.Phase {
-	case PhaseChallengePending:
-		at = t.CreatedAt.Add(e.cfg.FirstCReqTimeout)
-	case PhaseChallengeOpened:
-		at = t.Challenge.OpenedAt.Add(e.cfg.ChallengeTimeout)
-	default:
-		return e.now()
+// deadline is when, in real time, a waiting challenge settles by itself:
+// its automatic decision, or the timeout of its phase (its scenario's
+// window, or the server's), by its token's clock; a little after, as
+// settling needs the time past. A clock advanced later makes it due
+// sooner: the automation API settles the token's open challenges then.
+func (e *Engine) deadline(ctx context.Context, t Transaction, ch *scenarios.Challenge) time.Time {
+	real := e.now()
+	if ch == nil {
+		ch = &defaultChallenge
 	}
-	if ch != nil && ch.Auto != "" {
-		if auto := t.CreatedAt.Add(ch.AutoAfter); auto.Before(at) {
-			at = auto
-		}
+	in, ok := dueIn(t, e.clockOr(ctx, t.Namespace), ch, e.cfg)
+	if !ok {
+		return real
 	}
-	return at.Add(10 * time.Millisecond)
+	return real.Add(in + 10*time.Millisecond)
 }
 
 // DueCallbacks claims the deliveries due now, at most max, for lease (how
@@ -228,7 +224,7 @@ func (e *Engine) callbackJob(ctx context.Context, d Delivery) (CallbackJob, bool
 		return CallbackJob{}, false, err
 	}
 	if t.Phase != PhaseFinal {
-		return CallbackJob{}, false, e.releaseLost(e.cfg.Callbacks.Release(ctx, d, e.deadline(t, ch), e.now()))
+		return CallbackJob{}, false, e.releaseLost(e.cfg.Callbacks.Release(ctx, d, e.deadline(ctx, t, ch), e.now()))
 	}
 	u, err := e.callbackURL(ctx, t.Namespace)
 	if err != nil {

@@ -70,7 +70,7 @@ func TestCapture(t *testing.T) {
 		if enq.ThreeDSCompInd != "Y" || enq.DDCID != done.DDCID {
 			t.Errorf("enquiry threeDSCompInd %q ddcId %q", enq.ThreeDSCompInd, enq.DDCID)
 		}
-		if got := f.events.kinds(resp.ThreeDSServerTransID); got != "ddc,method,method,ddc,lookup,enquiry" {
+		if got := f.events.kinds(resp.ThreeDSServerTransID); got != "ddc,method,method-done,ddc,lookup,enquiry" {
 			t.Errorf("events %s", got)
 		}
 	})

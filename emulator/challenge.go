@@ -45,18 +45,20 @@ type ChallengeView struct {
 	// attempts left."); empty the first time.
 	Message string
 	// ExpiresAt is when the challenge times out if nobody decides;
-	// ExpiresIn how long that is from now, by the engine's clock.
+	// ExpiresIn how long that is from now, by its namespace's clock.
 	ExpiresAt time.Time
 	ExpiresIn time.Duration
 }
 
-// view is the challenge page of t, whose scenario's rules are ch.
-func (e *Engine) view(t Transaction, ch *scenarios.Challenge, message string) ChallengeView {
+// view is the challenge page of t, whose scenario's rules are ch, at now
+// by its namespace's clock.
+func (e *Engine) view(t Transaction, ch *scenarios.Challenge, message string, now time.Time) ChallengeView {
 	date := t.CreatedAt.UTC()
 	if d, err := time.Parse("2006-01-02 15:04:05", t.Challenge.PurchaseDate); err == nil {
 		date = d
 	}
-	expires := t.Challenge.OpenedAt.Add(e.cfg.ChallengeTimeout)
+	_, window := windows(ch, e.cfg)
+	expires := t.Challenge.OpenedAt.Add(window)
 	return ChallengeView{
 		ThreeDSServerTransID: t.ThreeDSServerTransID,
 		ACSTransID:           t.ACSTransID,
@@ -72,7 +74,7 @@ func (e *Engine) view(t Transaction, ch *scenarios.Challenge, message string) Ch
 		AttemptsLeft:         max(maxWrongOTPs-t.Challenge.WrongOTPs, 0),
 		Message:              message,
 		ExpiresAt:            expires,
-		ExpiresIn:            expires.Sub(e.now()),
+		ExpiresIn:            expires.Sub(now),
 	}
 }
 
@@ -111,7 +113,10 @@ func (e *Engine) open(ctx context.Context, t Transaction, size int) (ChallengeVi
 	if err != nil {
 		return ChallengeView{}, err
 	}
-	now := e.now()
+	now, err := e.clock(ctx, t.Namespace)
+	if err != nil {
+		return ChallengeView{}, err
+	}
 	id := t.ThreeDSServerTransID
 	t, err = e.store.Update(ctx, id, func(t *Transaction) error {
 		settleLocked(t, now, ch, e.cfg)
@@ -129,7 +134,7 @@ func (e *Engine) open(ctx context.Context, t Transaction, size int) (ChallengeVi
 		return ChallengeView{}, e.stateFailure(err, id)
 	}
 	e.transactionEvent(ctx, t, EventCReq, fmt.Sprintf("challenge page shown, window size %d", size))
-	return e.view(t, ch, ""), nil
+	return e.view(t, ch, "", now), nil
 }
 
 // completedError is the 305 answer to a challenge step on a finished
@@ -230,7 +235,10 @@ func (e *Engine) decide(ctx context.Context, id string, c Choice, via apiCall, c
 	if err != nil {
 		return Decision{}, err
 	}
-	now := e.now()
+	now, err := e.clock(ctx, t.Namespace)
+	if err != nil {
+		return Decision{}, err
+	}
 	var message string
 	var final bool
 	t, err = e.store.Update(ctx, id, func(t *Transaction) error {
@@ -279,7 +287,7 @@ func (e *Engine) decide(ctx context.Context, id string, c Choice, via apiCall, c
 	d := Decision{Final: final, TransStatus: t.Status, NotificationURL: t.Challenge.NotificationURL}
 	if !final {
 		e.transactionEvent(ctx, t, EventAttempt, message)
-		d.View = e.view(t, ch, message)
+		d.View = e.view(t, ch, message, now)
 		return d, nil
 	}
 	e.transactionEvent(ctx, t, EventDecision, describeChoice(c, t))
@@ -449,82 +457,4 @@ func (e *Engine) stateFailure(err error, id string) error {
 		return err
 	}
 	return fmt.Errorf("transaction %s: %w", id, err)
-}
-
-// settle brings a stored challenge up to the present: an automatic
-// decision or a timeout that fell due since is applied and stored, so the
-// enquiry reports it even if nobody came back.
-func (e *Engine) settle(ctx context.Context, t Transaction) (Transaction, error) {
-	if t.Phase == PhaseFinal {
-		return t, nil
-	}
-	sc, err := e.scenarioByID(ctx, t.Namespace, t.ScenarioID)
-	if err != nil {
-		return Transaction{}, err
-	}
-	return e.settleWith(ctx, t, challengeRules(sc))
-}
-
-// settleWith is settle with the transaction's challenge rules known.
-func (e *Engine) settleWith(ctx context.Context, t Transaction, ch *scenarios.Challenge) (Transaction, error) {
-	if t.Phase == PhaseFinal {
-		return t, nil
-	}
-	now := e.now()
-	probe := t
-	if !settleLocked(&probe, now, ch, e.cfg) {
-		return t, nil
-	}
-	changed := false
-	settled, err := e.store.Update(ctx, t.ThreeDSServerTransID, func(t *Transaction) error {
-		changed = settleLocked(t, now, ch, e.cfg)
-		return nil
-	})
-	if err == nil && changed {
-		kind := EventTimeout
-		if strings.HasPrefix(settled.Challenge.Decision, "auto-") {
-			kind = EventAuto
-		}
-		e.transactionEvent(ctx, settled, kind, settled.Challenge.Decision)
-		e.scheduleCallback(ctx, settled, ch)
-	}
-	return settled, err
-}
-
-// settleLocked applies a due automatic decision (by the rules ch) or a
-// timeout (by cfg) to t and tells whether it changed anything.
-func settleLocked(t *Transaction, now time.Time, ch *scenarios.Challenge, cfg Config) bool {
-	if t.Phase == PhaseFinal {
-		return false
-	}
-	if ch.Auto != "" && !now.Before(t.CreatedAt.Add(ch.AutoAfter)) {
-		o := ch.Pass
-		switch ch.Auto {
-		case "fail":
-			o = ch.Fail
-		case "cancel":
-			o = ch.Cancel
-		}
-		t.Challenge.Decision = "auto-" + ch.Auto
-		t.Challenge.DecidedAt = t.CreatedAt.Add(ch.AutoAfter)
-		finish(t, o.Status, o.Reason, o.ECI, o.ChallengeCancel)
-		return true
-	}
-	switch t.Phase {
-	case PhaseChallengePending:
-		if now.Sub(t.CreatedAt) > cfg.FirstCReqTimeout {
-			t.Challenge.Decision = "timeout-first-creq"
-			t.Challenge.DecidedAt = t.CreatedAt.Add(cfg.FirstCReqTimeout)
-			finish(t, "N", "14", "", "05")
-			return true
-		}
-	case PhaseChallengeOpened:
-		if now.Sub(t.Challenge.OpenedAt) > cfg.ChallengeTimeout {
-			t.Challenge.Decision = "timeout-challenge"
-			t.Challenge.DecidedAt = t.Challenge.OpenedAt.Add(cfg.ChallengeTimeout)
-			finish(t, "N", "14", "", "04")
-			return true
-		}
-	}
-	return false
 }

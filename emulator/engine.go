@@ -49,12 +49,21 @@ type Config struct {
 	// namespace; they win over the catalogue. Kept by the state store
 	// (memstore.NewRuntime, redisstore.NewRuntime); required.
 	Runtime RuntimeScenarios
+	// Namespaces keeps what each namespace sets for its own transactions
+	// through the admin API: its clock and its forgetting. Kept by the
+	// state store (memstore.NewNamespaces, redisstore.NewNamespaces);
+	// required.
+	Namespaces Namespaces
+	// MaxClockOffset bounds how far a namespace may move its clock
+	// ahead; DefaultMaxClockOffset when zero.
+	MaxClockOffset time.Duration
 	// Events receives every event of every transaction (the console's
 	// journal); nil records none.
 	Events EventSink
 	// Chaos, when set, injects faults into the API steps at random.
 	Chaos *Chaos
-	// Now is the clock; time.Now when nil.
+	// Now is the real clock; time.Now when nil. Each namespace's clock
+	// runs ahead of it by the namespace's offset (see Namespaces).
 	Now func() time.Time
 	// MaxDelayed bounds the requests held in scenario delays at once;
 	// beyond it a delayed step fails at once with 503 (EMV 403).
@@ -64,7 +73,9 @@ type Config struct {
 	// false accepts it as a new transaction, flagged in the lookup event.
 	StrictDDC bool
 	// StoreMaxAge is how long the store keeps a transaction; when set, an
-	// unknown transaction's error says so (it may have expired).
+	// unknown transaction's error says so (it may have expired), and a
+	// namespace whose clock runs ahead sees its transactions expire by
+	// its clock.
 	StoreMaxAge time.Duration
 	// Captures keeps the ddcIds merchants choose and the JWT ids their
 	// captures used (memstore.NewCaptures, redisstore.NewCaptures); nil
@@ -88,8 +99,11 @@ type Config struct {
 // one value the transport is wired with: the catalogue, the runtime
 // scenarios and the event sink are reached through it.
 type Engine struct {
-	cfg    Config
+	cfg Config
+	// store is raw as the engine sees it: without the transactions their
+	// namespaces forgot (scopedStore).
 	store  Store
+	raw    Store
 	urls   URLs
 	cavv   *cavvHashes
 	now    func() time.Time
@@ -117,6 +131,12 @@ func New(cfg Config, store Store) (*Engine, error) {
 	if cfg.Runtime == nil {
 		return nil, errors.New("emulator: config needs the runtime scenarios of its state store")
 	}
+	if cfg.Namespaces == nil {
+		return nil, errors.New("emulator: config needs the namespace states of its state store")
+	}
+	if cfg.MaxClockOffset <= 0 {
+		cfg.MaxClockOffset = DefaultMaxClockOffset
+	}
 	if cfg.FirstCReqTimeout <= 0 {
 		cfg.FirstCReqTimeout = DefaultFirstCReqTimeout
 	}
@@ -130,16 +150,18 @@ func New(cfg Config, store Store) (*Engine, error) {
 	if cfg.MaxDelayed <= 0 {
 		cfg.MaxDelayed = DefaultMaxDelayed
 	}
-	return &Engine{
+	e := &Engine{
 		cfg:        cfg,
-		store:      store,
+		raw:        store,
 		urls:       NewURLs(cfg.PublicURL),
 		cavv:       newCAVVHashes(cavvKey(cfg.Seed)),
 		now:        now,
 		chance:     newChance(cfg.Seed),
 		acs:        &acsDirectory{seed: cfg.Seed},
 		delaySlots: make(chan struct{}, cfg.MaxDelayed),
-	}, nil
+	}
+	e.store = scopedStore{Store: store, e: e}
+	return e, nil
 }
 
 // Schemes returns the engine's BIN table.
@@ -155,7 +177,7 @@ func (e *Engine) Runtime() RuntimeScenarios { return e.cfg.Runtime }
 // Ping tells whether the state behind the engine answers now: nil for a
 // store in memory.
 func (e *Engine) Ping(ctx context.Context) error {
-	if p, ok := e.store.(Pinger); ok {
+	if p, ok := e.raw.(Pinger); ok {
 		return p.Ping(ctx)
 	}
 	return nil
@@ -221,7 +243,11 @@ func (e *Engine) Lookup(ctx context.Context, ns string, req LookupRequest, call 
 		return LookupResponse{}, se
 	}
 
-	t := e.newTransaction(ns, req, sc)
+	st, err := e.state(ctx, ns)
+	if err != nil {
+		return LookupResponse{}, err
+	}
+	t := e.newTransaction(ns, req, sc, st)
 	if link.id != "" {
 		t.ThreeDSServerTransID, t.Method = link.id, link.method
 	}
@@ -268,8 +294,9 @@ func (e *Engine) Lookup(ctx context.Context, ns string, req LookupRequest, call 
 	return resp, nil
 }
 
-// newTransaction builds the transaction of a lookup answered by sc.
-func (e *Engine) newTransaction(ns string, req LookupRequest, sc *scenarios.Scenario) Transaction {
+// newTransaction builds the transaction of a lookup answered by sc, in
+// namespace ns whose state is st.
+func (e *Engine) newTransaction(ns string, req LookupRequest, sc *scenarios.Scenario, st NamespaceState) Transaction {
 	pan := req.Card.CardNumber
 	t := Transaction{
 		Namespace:            ns,
@@ -277,8 +304,9 @@ func (e *Engine) newTransaction(ns string, req LookupRequest, sc *scenarios.Scen
 		ACSTransID:           newUUID(),
 		DSTransID:            newUUID(),
 		ExternalReferenceID:  strings.Clone(req.ExternalReferenceID),
-		CreatedAt:            e.now(),
+		CreatedAt:            e.now().Add(st.Offset),
 		ScenarioID:           sc.ID,
+		Generation:           st.Generation,
 	}
 	t.setCard(pan, e.cfg.Schemes.Scheme(pan))
 	acs := e.acs.lookup(t.CardBIN)

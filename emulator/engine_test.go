@@ -86,12 +86,13 @@ func newFixture(t *testing.T, configure ...func(*emulator.Config)) *fixture {
 	body := testkit.LookupJSON()
 	rec := &recorder{}
 	cfg := emulator.Config{
-		PublicURL: "https://sandbox.example/3ds/",
-		Seed:      3,
-		Catalogue: func() *scenarios.Catalogue { return cat },
-		Runtime:   memstore.NewRuntime(scenarios.RuntimeLimits{}),
-		Events:    rec,
-		Now:       c.Now,
+		PublicURL:  "https://sandbox.example/3ds/",
+		Seed:       3,
+		Catalogue:  func() *scenarios.Catalogue { return cat },
+		Runtime:    memstore.NewRuntime(scenarios.RuntimeLimits{}),
+		Namespaces: memstore.NewNamespaces(memstore.NamespacesOptions{Now: c.Now}),
+		Events:     rec,
+		Now:        c.Now,
 	}
 	for _, f := range configure {
 		f(&cfg)
@@ -881,7 +882,7 @@ func TestChaos(t *testing.T) {
 	resp := calm.lookup(calm.card("visa-challenge"), nil)
 	chaos, _ := emulator.NewChaos(1, nil, 1)
 	wild, err := emulator.New(emulator.Config{
-		Catalogue: calm.Catalogue, Runtime: calm.Runtime(), Chaos: chaos, Now: calm.clock.Now,
+		Catalogue: calm.Catalogue, Runtime: calm.Runtime(), Namespaces: calm.Namespaces(), Chaos: chaos, Now: calm.clock.Now,
 	}, calm.store)
 	if err != nil {
 		t.Fatal(err)
@@ -999,6 +1000,9 @@ func TestNewEngine(t *testing.T) {
 	}
 	if _, err := emulator.New(emulator.Config{Catalogue: func() *scenarios.Catalogue { return nil }}, store); err == nil {
 		t.Error("an engine without runtime scenarios was built")
+	}
+	if _, err := emulator.New(emulator.Config{Catalogue: func() *scenarios.Catalogue { return nil }, Runtime: runtime}, store); err == nil {
+		t.Error("an engine without namespace states was built")
 	}
 	f := newFixture(t)
 	if f.Schemes().Scheme("4000000000009003") != "VISA" || f.Catalogue().Len() == 0 || f.Runtime() == nil {

@@ -53,6 +53,10 @@ const (
 	CodeScenarioLimit      ErrorCode = "AD13" // admin: too many runtime scenarios (EMV 103)
 	CodeScenarioTooLarge   ErrorCode = "AD14" // admin: the namespace's runtime scenarios would take too many bytes (EMV 103)
 	CodeScenarioNotFound   ErrorCode = "AD01" // admin: no runtime scenario with this id (EMV 203)
+	CodeTooManyWaits       ErrorCode = "AD15" // admin: too many waits open at once, for the token or in all (EMV 103)
+	CodeClockLimit         ErrorCode = "AD16" // admin: the token's clock would run too far ahead (EMV 203)
+	CodeNamespaceLimit     ErrorCode = "AD17" // admin: too many tokens keep a clock or a forgetting at once (EMV 103)
+	CodeNoJournal          ErrorCode = "AD18" // admin: the journal is off (--journal-size 0), so there is no list of transactions (EMV 303)
 )
 
 // The EMV error codes (emvErrorCode) the sandbox answers with: the error

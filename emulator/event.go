@@ -21,8 +21,11 @@ const (
 	EventCRes     EventKind = "cres"     // the final CRes was handed to the browser or the API
 	EventEnquiry  EventKind = "enquiry"  // the enquiry was answered
 	EventDDC      EventKind = "ddc"      // a device data collection was requested
-	EventMethod   EventKind = "method"   // the 3DS Method page opened, or completed and notified
-	EventCallback EventKind = "callback" // a result callback was attempted, delivered or given up
+	EventMethod   EventKind = "method"   // the 3DS Method page opened
+	// EventMethodDone: the 3DS Method completed and notified the 3DS
+	// Requestor.
+	EventMethodDone EventKind = "method-done"
+	EventCallback   EventKind = "callback" // a result callback was attempted, delivered or given up
 )
 
 // Event is one entry of a transaction's history. The engine makes every
@@ -121,7 +124,7 @@ func (e *Engine) emit(ctx context.Context, ev Event) {
 	if e.cfg.Events == nil {
 		return
 	}
-	ev.Time = e.now()
+	ev.Time = e.clockOr(ctx, ev.Namespace)
 	e.cfg.Events.Record(ctx, ev)
 }
 

@@ -127,7 +127,11 @@ func (e *Engine) Collect(ctx context.Context, ns string, req DDCRequest, call AP
 		return DDCResponse{}, err
 	}
 	id := newUUID()
-	now := e.now()
+	st, err := e.state(ctx, ns)
+	if err != nil {
+		return DDCResponse{}, err
+	}
+	now := e.now().Add(st.Offset)
 	ddcID := DDCPrefix + id
 	if req.DDCID != "" {
 		if err := e.bindDDC(ctx, req.DDCID, id); err != nil {
@@ -142,6 +146,7 @@ func (e *Engine) Collect(ctx context.Context, ns string, req DDCRequest, call AP
 		CreatedAt:            now,
 		ScenarioID:           sc.ID,
 		Phase:                PhaseMethod,
+		Generation:           st.Generation,
 		Method: MethodState{
 			DDCID:           strings.Clone(ddcID),
 			NotificationURL: strings.Clone(req.NotificationURL),
@@ -228,7 +233,11 @@ func (e *Engine) StartMethod(ctx context.Context, data string) (MethodPage, erro
 		}
 		first = t.Method.StartedAt.IsZero()
 		if first {
-			t.Method.StartedAt = e.now()
+			now, err := e.clock(ctx, t.Namespace)
+			if err != nil {
+				return err
+			}
+			t.Method.StartedAt = now
 		}
 		t.Method.NotificationURL = md.NotificationURL
 		return nil
@@ -271,7 +280,11 @@ func (e *Engine) CompleteMethod(ctx context.Context, data string) (MethodNotific
 		}
 		first = t.Method.CompletedAt.IsZero()
 		if first {
-			t.Method.CompletedAt = e.now()
+			now, err := e.clock(ctx, t.Namespace)
+			if err != nil {
+				return err
+			}
+			t.Method.CompletedAt = now
 		}
 		return nil
 	})
@@ -284,7 +297,7 @@ func (e *Engine) CompleteMethod(ctx context.Context, data string) (MethodNotific
 		if took > MethodTimeout {
 			detail += fmt.Sprintf(" (beyond %s: a lookup sent before now gets threeDSCompInd N)", MethodTimeout)
 		}
-		e.emit(ctx, Event{Namespace: t.Namespace, Kind: EventMethod, Transaction: collectionSummary(t), Detail: detail})
+		e.emit(ctx, Event{Namespace: t.Namespace, Kind: EventMethodDone, Transaction: collectionSummary(t), Detail: detail})
 	}
 	return MethodNotification{
 		NotificationURL: t.Method.NotificationURL,

@@ -244,7 +244,7 @@ func TestLookupDDCID(t *testing.T) {
 		if m := enq.ThreeDSMethod; m.StartedAt != "2026-11-24T09:00:00.000Z" || m.CompletedAt != "2026-11-24T09:00:15.000Z" || enq.ThreeDSCompInd != "N" {
 			t.Errorf("timeline %+v, threeDSCompInd %s", m, enq.ThreeDSCompInd)
 		}
-		if got := f.events.kinds(resp.ThreeDSServerTransID); got != "ddc,method,lookup,enquiry,method,enquiry" {
+		if got := f.events.kinds(resp.ThreeDSServerTransID); got != "ddc,method,lookup,enquiry,method-done,enquiry" {
 			t.Errorf("events %s", got)
 		}
 	})

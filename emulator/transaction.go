@@ -76,6 +76,10 @@ type Transaction struct {
 	// Method is the device data collection and 3DS Method before the
 	// lookup; zero when there was none.
 	Method MethodState
+	// Generation is the generation of its namespace when it was made
+	// (NamespaceState.Generation): once the namespace forgets its
+	// transactions, a later generation, the engine no longer finds it.
+	Generation uint64
 }
 
 // MethodState is the device data collection of a transaction and the

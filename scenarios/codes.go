@@ -16,6 +16,10 @@ const (
 const (
 	MaxDelay     = 60 * time.Second
 	MaxAutoAfter = 10 * time.Minute
+	// MinChallengeTimeout and MaxChallengeTimeout bound a challenge's own
+	// firstCReqTimeout and challengeTimeout.
+	MinChallengeTimeout = time.Second
+	MaxChallengeTimeout = 24 * time.Hour
 )
 
 // Auto-resolution choices of a challenge.

@@ -108,7 +108,8 @@ func TestDefaultCoverage(t *testing.T) {
 	reasons := map[string]bool{}
 	for scheme := range schemeRules {
 		for _, want := range []string{"frictionless-y", "frictionless-a", "frictionless-n", "frictionless-u", "frictionless-r",
-			"challenge", "challenge-auto-pass", "challenge-auto-cancel", "frictionless-y-2.1.0",
+			"challenge", "challenge-auto-pass", "challenge-auto-cancel", "challenge-timeout-first-creq",
+			"challenge-timeout-undecided", "frictionless-y-2.1.0",
 			"error-version", "error-acs-unavailable", "error-ds-unreachable", "error-timeout"} {
 			id := scheme + "-" + want
 			s, ok := c.ByID(id)
@@ -131,6 +132,12 @@ func TestDefaultCoverage(t *testing.T) {
 		}
 		if s, ok := c.ByID(scheme + "-challenge-auto-cancel"); ok && s.Challenge.Auto != AutoCancel {
 			t.Errorf("%s-challenge-auto-cancel: got auto %q, want cancel", scheme, s.Challenge.Auto)
+		}
+		if s, ok := c.ByID(scheme + "-challenge-timeout-first-creq"); ok && (s.Challenge.FirstCReqTimeout != 3*time.Second || s.Challenge.ChallengeTimeout != 0) {
+			t.Errorf("%s-challenge-timeout-first-creq: got windows %s and %s, want 3s and the server's", scheme, s.Challenge.FirstCReqTimeout, s.Challenge.ChallengeTimeout)
+		}
+		if s, ok := c.ByID(scheme + "-challenge-timeout-undecided"); ok && (s.Challenge.ChallengeTimeout != 3*time.Second || s.Challenge.FirstCReqTimeout != 0) {
+			t.Errorf("%s-challenge-timeout-undecided: got windows %s and %s, want the server's and 3s", scheme, s.Challenge.FirstCReqTimeout, s.Challenge.ChallengeTimeout)
 		}
 	}
 	for _, r := range []string{"01", "05", "06", "08", "10", "11", "12", "13", "19", "20", "22"} {

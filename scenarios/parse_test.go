@@ -146,6 +146,9 @@ func TestParseRefuses(t *testing.T) {
 		{"auto unknown", scenario("    challenge:\n      auto: maybe\n"), 5, `auto "maybe" is not one of pass, fail, cancel`},
 		{"autoAfter without auto", scenario("    challenge:\n      autoAfter: 1s\n"), 5, "autoAfter needs auto"},
 		{"autoAfter too long", scenario("    challenge:\n      auto: pass\n      autoAfter: 11m\n"), 6, "autoAfter 11m is out of range 0s-10m0s"},
+		{"firstCReqTimeout too short", scenario("    challenge:\n      firstCReqTimeout: 500ms\n"), 5, "firstCReqTimeout 500ms is out of range 1s-24h0m0s"},
+		{"challengeTimeout too long", scenario("    challenge:\n      challengeTimeout: 25h\n"), 5, "challengeTimeout 25h is out of range 0s-24h0m0s"},
+		{"challengeTimeout without a unit", scenario("    challenge:\n      challengeTimeout: 3\n"), 5, "challengeTimeout must be a duration with a unit, such as 3s"},
 		{"challenge authenticationType 04 on 2.1.0", scenario("    challenge:\n      version: 2.1.0\n      authenticationType: \"04\"\n"), 6, "authenticationType 04 (decoupled) needs version 2.2.0"},
 
 		// Error.
@@ -239,13 +242,14 @@ func TestParseValues(t *testing.T) {
 				"      pass: {status: Y, eci: \"05\"}\n      fail: {status: N, reason: \"19\"}\n" +
 				"      cancel: {status: N, reason: \"14\", challengeCancel: \"04\"}\n" +
 				"      otps: {\"0000\": {status: N, reason: \"01\"}, abc: {status: Y}}\n" +
-				"      auto: cancel\n      autoAfter: 2s\n"),
+				"      auto: cancel\n      autoAfter: 2s\n      firstCReqTimeout: 3s\n      challengeTimeout: 1m30s\n"),
 			want: Scenario{ID: "s", Match: Match{CardNumber: "4000000000001000"},
 				Challenge: &Challenge{Version: "2.1.0", AuthenticationType: "03",
 					Pass: Outcome{Status: "Y", ECI: "05"}, Fail: Outcome{Status: "N", Reason: "19"},
 					Cancel: Outcome{Status: "N", Reason: "14", ChallengeCancel: "04"},
 					OTPs:   map[string]Outcome{"0000": {Status: "N", Reason: "01"}, "abc": {Status: "Y"}},
-					Auto:   "cancel", AutoAfter: 2 * time.Second}},
+					Auto:   "cancel", AutoAfter: 2 * time.Second,
+					FirstCReqTimeout: 3 * time.Second, ChallengeTimeout: 90 * time.Second}},
 		},
 		{
 			name: "default OTP gives the pass outcome",

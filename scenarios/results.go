@@ -5,6 +5,7 @@ package scenarios
 
 import (
 	"fmt"
+	"time"
 
 	"gopkg.in/yaml.v3"
 )
@@ -188,7 +189,23 @@ func (d *decoder) parseChallenge(n *yaml.Node) *Challenge {
 		}
 		c.AutoAfter, _ = d.duration(m, "autoAfter", MaxAutoAfter)
 	}
+	c.FirstCReqTimeout = d.challengeTimeout(m, "firstCReqTimeout")
+	c.ChallengeTimeout = d.challengeTimeout(m, "challengeTimeout")
 	return c
+}
+
+// challengeTimeout decodes one of a challenge's own windows, from
+// MinChallengeTimeout to MaxChallengeTimeout; zero when unset.
+func (d *decoder) challengeTimeout(m mapping, key string) time.Duration {
+	v, ok := d.duration(m, key, MaxChallengeTimeout)
+	if !ok {
+		return 0
+	}
+	if v < MinChallengeTimeout {
+		d.problemf(m.values[key], "%s %s is out of range %s-%s", key, m.values[key].Value, MinChallengeTimeout, MaxChallengeTimeout)
+		return 0
+	}
+	return v
 }
 
 // parseOTPs decodes the map of one-time passwords to outcomes.

@@ -212,6 +212,13 @@ type Challenge struct {
 	// itself AutoAfter after the lookup, with no browser involved.
 	Auto      string
 	AutoAfter time.Duration
+	// FirstCReqTimeout and ChallengeTimeout, when set, replace the
+	// server's windows (--first-creq-timeout, --challenge-timeout) for
+	// this scenario's challenges: how long the challenge waits for its
+	// first CReq (then N, reason 14, challengeCancel 05), and how long an
+	// opened challenge waits for a decision (then N, 14, 04). Zero: the
+	// server's.
+	FirstCReqTimeout, ChallengeTimeout time.Duration
 }
 
 // Outcome is the final result of a challenge.

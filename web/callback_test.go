@@ -145,3 +145,38 @@ func TestResultCallback(t *testing.T) {
 		t.Errorf("after unregister: %s", r.Raw)
 	}
 }
+
+// TestCallbackFollowsTheTokensClock: a challenge nobody opens times out
+// by its token's clock; advancing the clock past its first-CReq window
+// settles it at once, and its result callback is posted then, not at the
+// real time the window would have ended.
+func TestCallbackFollowsTheTokensClock(t *testing.T) {
+	e := newEnv(t, func(o *envOptions) {
+		o.callbacks, o.backoff, o.realClock, o.journal = true, 200*time.Millisecond, true, true
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { e.Web.RunCallbacks(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	rc := newReceiver(t)
+	const token = "clock-token"
+	if r := e.call(http.MethodPut, "/admin/callback", token, map[string]any{"url": rc.URL + "/results"}); r.Status != http.StatusOK {
+		t.Fatalf("register: HTTP %d %s", r.Status, r.Raw)
+	}
+	l := e.lookup(token, testkit.LookupBody(t, "4000000000009102", nil))
+	if l.Str("status") != "C" {
+		t.Fatalf("lookup: %s", l.Raw)
+	}
+	if r := e.call(http.MethodPost, "/admin/clock", token, map[string]any{"advance": "11m"}); r.Status != http.StatusOK {
+		t.Fatalf("advance: HTTP %d %s", r.Status, r.Raw)
+	}
+	// The first attempt is refused by the receiver, the second taken.
+	for range 2 {
+		c := rc.next(t)
+		body := string(c.body)
+		if !strings.Contains(body, l.Str("threeDsServerTransId")) || !strings.Contains(body, `"transactionStatus":"N"`) ||
+			!strings.Contains(body, `"challengeCancel":"05"`) {
+			t.Fatalf("callback body %s: want the timed-out result (N, challengeCancel 05)", body)
+		}
+	}
+}

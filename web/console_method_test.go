@@ -42,13 +42,13 @@ func TestConsoleShowsTheMethod(t *testing.T) {
 	p := b.get("/console/transactions/" + id)
 	var kinds []string
 	p.Doc.Find("li.event").Each(func(_ int, s *goquery.Selection) { kinds = append(kinds, s.AttrOr("data-kind", "")) })
-	if got, want := strings.Join(kinds, ","), "ddc,method,method,lookup"; got != want {
+	if got, want := strings.Join(kinds, ","), "ddc,method,method-done,lookup"; got != want {
 		t.Errorf("events = %s, want %s", got, want)
 	}
 	if got := p.Doc.Find("li[data-kind=ddc] .ev-kind").Text(); got != "Device data collection" {
 		t.Errorf("ddc label %q", got)
 	}
-	if got := p.Doc.Find("li[data-kind=method]").Last().Find(".ev-detail").Text(); !strings.Contains(got, "3DS Method completed after") {
+	if got := p.Doc.Find("li[data-kind=method-done] .ev-detail").Text(); !strings.Contains(got, "3DS Method completed after") {
 		t.Errorf("method detail %q", got)
 	}
 	if got := p.Doc.Find("li[data-kind=lookup] .ev-detail").Text(); !strings.Contains(got, "threeDSCompInd Y") {

@@ -2,10 +2,12 @@ package web_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"testing"
 	"time"
 
@@ -55,6 +57,8 @@ type envOptions struct {
 	callbacks   bool          // keep result callbacks (run them with env.Web.RunCallbacks)
 	backoff     time.Duration // the callbacks' first backoff
 	allowHosts  string        // --callback-allow-hosts
+	journalLag  time.Duration // the journal shows each event this late, as a shared one does
+	maxWaits    [2]int        // the admin API's waits in all and per token; 0: the defaults
 }
 
 // sandbox is an emulator's handler and its parts, as the tests build it.
@@ -101,6 +105,10 @@ func buildSandbox(tb testing.TB, o envOptions, public string) sandbox {
 	if o.journal {
 		b.Journal = memstore.NewJournal(o.journalOpt)
 		events, reader = b.Journal, b.Journal
+		if o.journalLag > 0 {
+			l := &laggingJournal{Journal: b.Journal, lag: o.journalLag}
+			events, reader = l, l
+		}
 	}
 	if o.seed == 0 {
 		o.seed = 7
@@ -120,6 +128,7 @@ func buildSandbox(tb testing.TB, o envOptions, public string) sandbox {
 		ChallengeTimeout: o.challenge,
 		Catalogue:        func() *scenarios.Catalogue { return cat },
 		Runtime:          memstore.NewRuntime(scenarios.RuntimeLimits{}),
+		Namespaces:       memstore.NewNamespaces(memstore.NamespacesOptions{Now: now}),
 		Now:              now,
 		MaxDelayed:       o.maxDelay,
 		Events:           events,
@@ -149,6 +158,9 @@ func buildSandbox(tb testing.TB, o envOptions, public string) sandbox {
 		TokenLifetime: o.tokenLife,
 		Now:           now,
 		Callbacks:     web.CallbacksConfig{Allow: allow, Poll: 10 * time.Millisecond, Timeout: time.Second},
+		MaxWaits:      o.maxWaits[0],
+		// The second bound applies per token.
+		MaxWaitsPerToken: o.maxWaits[1],
 	})
 	if err != nil {
 		tb.Fatal(err)
@@ -263,3 +275,43 @@ func matchingBody(t testing.TB, sc scenarios.Scenario, ref string) map[string]an
 		}
 	})
 }
+
+// laggingJournal records each event lag after it is given, in order, as
+// a journal shared over Redis shows it a moment later (journal.Queued).
+type laggingJournal struct {
+	*memstore.Journal
+	lag time.Duration
+
+	mu   sync.Mutex
+	last time.Time     // when the latest event is due
+	tail chan struct{} // closed once the latest event is recorded
+}
+
+func (l *laggingJournal) Record(ctx context.Context, ev emulator.Event) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	due := time.Now().Add(l.lag)
+	if due.Before(l.last) {
+		due = l.last
+	}
+	l.last = due
+	prev := l.tail
+	done := make(chan struct{})
+	l.tail = done
+	go func() {
+		defer close(done)
+		if prev != nil {
+			<-prev // in the order they came
+		}
+		time.Sleep(time.Until(due))
+		l.Journal.Record(context.WithoutCancel(ctx), ev)
+	}()
+}
+
+// Flush waits out the lag.
+func (l *laggingJournal) Flush(context.Context) error {
+	time.Sleep(l.lag)
+	return nil
+}
+
+var _ journal.Queued = (*laggingJournal)(nil)

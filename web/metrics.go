@@ -28,6 +28,7 @@ type Metrics struct {
 	reloads      *prometheus.CounterVec
 	faults       *prometheus.CounterVec
 	journalOnce  sync.Once
+	waitsOnce    sync.Once
 }
 
 // NewMetrics registers the emulator's metrics; stats may be nil.
@@ -100,6 +101,17 @@ func (m *Metrics) watchJournal(stats func() journal.Stats) {
 				Help: "Transactions the console's journal forgot to stay within its bounds (local journal only).",
 			}, func() float64 { return float64(stats().Evicted) }),
 		)
+	})
+}
+
+// watchWaits registers the gauge of the automation API's open waits, read
+// from open at each scrape; only the first call of a Metrics counts.
+func (m *Metrics) watchWaits(open func() int) {
+	m.waitsOnce.Do(func() {
+		m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "threeds_admin_waits_open",
+			Help: "Waits for a transaction's end (GET /admin/transactions/{id}?wait=final) open now.",
+		}, func() float64 { return float64(open()) }))
 	})
 }
 

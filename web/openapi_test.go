@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
@@ -609,5 +610,75 @@ func TestOpenAPIDetectsDrift(t *testing.T) {
 		if err := c.doc.Components.Schemas["LookupResponse"].Value.VisitJSON(v, openapi3.EnableJSONSchema2020()); err == nil {
 			t.Errorf("a drifted response passes the document: %s", mustJSON(t, m))
 		}
+	}
+}
+
+// TestOpenAPIAutomation sends every operation of the automation API,
+// their refusals among them, and checks requests and answers against the
+// served document.
+func TestOpenAPIAutomation(t *testing.T) {
+	e := newEnv(t, func(o *envOptions) { o.journal, o.maxWaits = true, [2]int{4, 1} })
+	c := newContract(t, e)
+	challenge := c.send(api(http.MethodPost, "/authentication/brw", testkit.LookupBody(t, e.card("visa-challenge"), func(m map[string]any) {
+		m["externalReferenceId"] = "auto-1"
+	})), true).Str("threeDsServerTransId")
+	c.send(api(http.MethodPost, "/authentication/brw", testkit.LookupBody(t, e.card("visa-frictionless-n"), nil)), true)
+	d := c.send(api(http.MethodPost, "/authentication/ddc", ddcBody("4000000000009409")), true)
+
+	list := c.send(api(http.MethodGet, "/admin/transactions?limit=1", nil), true)
+	if list.Status != http.StatusOK || list.Str("next") == "" {
+		t.Fatalf("list: %d %s", list.Status, list.Raw)
+	}
+	c.send(api(http.MethodGet, "/admin/transactions?cursor="+url.QueryEscape(list.Str("next")), nil), true)
+	c.send(api(http.MethodGet, "/admin/transactions?status=C&scenarioId=visa-challenge&externalReferenceId=auto-1&since=2026-01-01T00:00:00Z", nil), true)
+	c.send(api(http.MethodGet, "/admin/transactions/"+challenge, nil), true)
+	c.send(api(http.MethodGet, "/admin/transactions/"+d.Str("threeDsServerTransId"), nil), true)
+	c.send(api(http.MethodPost, "/challenge/"+challenge, map[string]any{"action": "cancel"}), true)
+	if r := c.send(api(http.MethodGet, "/admin/transactions/"+challenge+"?wait=final&timeout=5s", nil), true); r.Body["final"] != true {
+		t.Errorf("wait: %s", r.Raw)
+	}
+	c.send(api(http.MethodGet, "/admin/clock", nil), true)
+	c.send(api(http.MethodPost, "/admin/clock", map[string]any{"advance": "90s"}), true)
+	c.send(api(http.MethodDelete, "/admin/clock", nil), true)
+
+	// Refusals.
+	for _, x := range []struct {
+		x     exchange
+		valid bool
+	}{
+		{api(http.MethodGet, "/admin/transactions?limit=0", nil), false},
+		{api(http.MethodGet, "/admin/transactions?cursor=nope", nil), true},
+		{api(http.MethodGet, "/admin/transactions?since=2026-11-24", nil), false},
+		{api(http.MethodGet, "/admin/transactions/8a880dc0-d2d2-4067-bcb1-b08d1690b26e", nil), true},
+		{api(http.MethodGet, "/admin/transactions/"+challenge+"?wait=final&timeout=2m", nil), true},
+		{api(http.MethodPost, "/admin/clock", map[string]any{"advance": "800h"}), true},
+		{api(http.MethodPost, "/admin/clock", map[string]any{"advance": "soon"}), false},
+		{api(http.MethodPost, "/admin/clock", map[string]any{}), false},
+	} {
+		if r := c.send(x.x, x.valid); r.Status < 400 {
+			t.Errorf("%s %s: %d, want a refusal", x.x.method, x.x.path, r.Status)
+		}
+	}
+	wrongType := api(http.MethodPost, "/admin/clock", map[string]any{"advance": "1m"})
+	wrongType.header.Set("Content-Type", "text/plain")
+	c.send(wrongType, false)
+	noToken := api(http.MethodGet, "/admin/transactions", nil)
+	noToken.header.Del("Authorization")
+	c.send(noToken, false)
+
+	// One wait per token: the second answers 429.
+	pending := c.send(api(http.MethodPost, "/authentication/brw", testkit.LookupBody(t, e.card("visa-challenge"), nil)), true).Str("threeDsServerTransId")
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		e.call(http.MethodGet, "/admin/transactions/"+pending+"?wait=final&timeout=1s", "tok", nil)
+	}()
+	time.Sleep(200 * time.Millisecond)
+	if r := c.send(api(http.MethodGet, "/admin/transactions/"+pending+"?wait=final&timeout=1s", nil), true); r.Status != http.StatusTooManyRequests {
+		t.Errorf("a second wait of one token: %d %s", r.Status, r.Raw)
+	}
+	<-done
+	if r := c.send(api(http.MethodDelete, "/admin/transactions", nil), true); r.Status != http.StatusNoContent {
+		t.Errorf("forget: %d", r.Status)
 	}
 }

@@ -51,6 +51,10 @@ var httpStatus = map[emulator.ErrorCode]int{
 	emulator.CodeScenarioLimit:      http.StatusTooManyRequests,
 	emulator.CodeScenarioTooLarge:   http.StatusRequestEntityTooLarge,
 	emulator.CodeScenarioNotFound:   http.StatusNotFound,
+	emulator.CodeTooManyWaits:       http.StatusTooManyRequests,
+	emulator.CodeClockLimit:         http.StatusUnprocessableEntity,
+	emulator.CodeNamespaceLimit:     http.StatusTooManyRequests,
+	emulator.CodeNoJournal:          http.StatusNotImplemented,
 }
 
 // malformedBody is what a "malformed" fault answers: JSON cut off mid-way.

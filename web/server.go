@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -70,8 +71,9 @@ type Config struct {
 	ConsoleAuth string
 	// Sessions keep the console's sessions; required.
 	Sessions emulator.SessionStore
-	// Journal is the read model of the engine's events that the console
-	// and the metrics read (the engine's event sink); nil runs without one.
+	// Journal is the read model of the engine's events that the console,
+	// the automation API and the metrics read (the engine's event sink);
+	// nil runs without one.
 	Journal journal.Journal
 	// Merchants are the configured merchants (--merchants): their secrets
 	// verify the device data captures' JWTs, authenticate them at the
@@ -85,6 +87,10 @@ type Config struct {
 	Now func() time.Time
 	// Callbacks sets up the result callbacks' registration and sender.
 	Callbacks CallbacksConfig
+	// MaxWaits and MaxWaitsPerToken bound the automation API's waits
+	// (?wait=final) open at once, in all and per token; DefaultMaxWaits
+	// and DefaultMaxWaitsPerToken when zero.
+	MaxWaits, MaxWaitsPerToken int
 }
 
 // CallbacksConfig sets up the result callbacks.
@@ -147,6 +153,11 @@ type Server struct {
 	// none. stopSender ends it and waits.
 	sender     *callback.Sender
 	stopSender func()
+	// waits bounds the automation API's waits; closing ends them when
+	// the server closes.
+	waits     *waitSlots
+	closing   chan struct{}
+	closeOnce sync.Once
 }
 
 // NewServer checks cfg and builds the routes.
@@ -181,6 +192,8 @@ func NewServer(cfg Config) (*Server, error) {
 		tokens:  cfg.Tokens,
 		state:   codecs,
 		metrics: cfg.Metrics,
+		waits:   newWaitSlots(cfg.MaxWaits, cfg.MaxWaitsPerToken),
+		closing: make(chan struct{}),
 	}
 	if cfg.Journal != nil {
 		s.metrics.watchJournal(cfg.Journal.Stats)
@@ -191,6 +204,7 @@ func NewServer(cfg Config) (*Server, error) {
 	if err := s.setUpCallbacks(); err != nil {
 		return nil, err
 	}
+	s.metrics.watchWaits(s.waits.open)
 	if s.docs, err = docsite.New(docs.FS(), cfg.Pages, cfg.BasePath, console.Headers); err != nil {
 		return nil, fmt.Errorf("web: %w", err)
 	}
@@ -250,6 +264,7 @@ func (s *Server) routes() {
 	s.adminRoutes(api)
 	s.callbackRoutes(api)
 	s.oauthRoutes(r)
+	s.automationRoutes(api)
 
 	data := r.NewRoute().Subrouter()
 	data.Use(markRoute(routeJSON))
@@ -387,6 +402,9 @@ func (s *Server) Addr() string {
 // Close stops accepting connections and waits, up to the shutdown timeout,
 // for in-flight requests to finish.
 func (s *Server) Close() error {
+	// Waits answer at once with what they have, rather than hold the
+	// shutdown.
+	s.closeOnce.Do(func() { close(s.closing) })
 	if s.http == nil { // never opened: release the listener it was given
 		if s.cfg.Listener != nil {
 			return s.cfg.Listener.Close()

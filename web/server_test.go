@@ -44,7 +44,8 @@ func newServer(t *testing.T, addr string, timeouts web.Timeouts) *web.Server {
 		t.Fatal(err)
 	}
 	store, _ := memstore.New(memstore.Options{})
-	engine, err := emulator.New(emulator.Config{Catalogue: func() *scenarios.Catalogue { return cat }, Runtime: memstore.NewRuntime(scenarios.RuntimeLimits{})}, store)
+	engine, err := emulator.New(emulator.Config{Catalogue: func() *scenarios.Catalogue { return cat }, Runtime: memstore.NewRuntime(scenarios.RuntimeLimits{}),
+		Namespaces: memstore.NewNamespaces(memstore.NamespacesOptions{})}, store)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,6 +34,12 @@ type Journal interface {
 	// Get returns the transaction id of namespace ns with its events;
 	// false when ns has no such transaction (another namespace's included).
 	Get(ctx context.Context, ns, id string) (Entry, bool, error)
+	// Query returns the page of the transactions of ns that q selects,
+	// newest first (see Query and Page).
+	Query(ctx context.Context, ns string, q Query) (Page, error)
+	// Forget forgets every transaction of ns (the automation API's
+	// DELETE /admin/transactions).
+	Forget(ctx context.Context, ns string) error
 	// Version is a number that changes whenever the journal of ns changes
 	// (a transaction or an event added, a transaction evicted).
 	Version(ctx context.Context, ns string) (uint64, error)
@@ -43,6 +49,17 @@ type Journal interface {
 	Changed(ns string) <-chan struct{}
 	// Stats returns the journal's counters, for the metrics.
 	Stats() Stats
+}
+
+// Queued is implemented by a journal that writes what it records
+// asynchronously (the shared one): an event reaches its reads, on every
+// replica, a moment after it was recorded. A reader that knows of a
+// change the journal does not show yet waits for Changed.
+type Queued interface {
+	Journal
+	// Flush waits until the events this process recorded so far are
+	// written, or ctx ends.
+	Flush(ctx context.Context) error
 }
 
 // Defaults of the journal's bounds.

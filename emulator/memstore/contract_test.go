@@ -41,6 +41,15 @@ func TestJournalContract(t *testing.T) {
 	})
 }
 
+// TestNamespacesContract runs the emulator.Namespaces contract on the
+// namespace states of this process (both "replicas" are the same).
+func TestNamespacesContract(t *testing.T) {
+	storetest.RunNamespaces(t, func(t *testing.T) (a, b emulator.Namespaces) {
+		n := memstore.NewNamespaces(memstore.NamespacesOptions{})
+		return n, n
+	})
+}
+
 // TestSessionsContract runs the session contract on the memory store.
 func TestSessionsContract(t *testing.T) {
 	m := memstore.NewSessions(0)

@@ -59,6 +59,22 @@ func (j *Journal) Get(_ context.Context, ns, id string) (journal.Entry, bool, er
 	return e, ok, nil
 }
 
+// Query returns the page of the transactions of ns that q selects,
+// newest first.
+func (j *Journal) Query(_ context.Context, ns string, q journal.Query) (journal.Page, error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.h.Query(ns, q), nil
+}
+
+// Forget forgets every transaction of ns.
+func (j *Journal) Forget(_ context.Context, ns string) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.h.Forget(ns)
+	return nil
+}
+
 // Version is a number that changes whenever the journal of ns changes (a
 // transaction or an event is added, a transaction is evicted). It only
 // grows while ns has transactions; it is 0 for a namespace with none.

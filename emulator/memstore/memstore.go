@@ -23,7 +23,7 @@ const (
 type Options struct {
 	// MaxEntries is the most transactions kept; the oldest go first.
 	MaxEntries int
-	// MaxAge is how long a transaction is kept after its creation.
+	// MaxAge is how long a transaction is kept after it was stored.
 	MaxAge time.Duration
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
@@ -102,10 +102,14 @@ type Store struct {
 }
 
 // slot is a stored record and the hashes it is indexed by (refHash is
-// zero without a reference), kept so that eviction need not hash again.
+// zero without a reference), kept so that eviction need not hash again,
+// and the time it was stored (Unix nanoseconds of Options.Now), which the
+// age bound counts from: a transaction's CreatedAt follows its
+// namespace's clock, which may run ahead of real time.
 type slot struct {
 	span
 	idHash, refHash uint64
+	stored          int64
 }
 
 type refKey struct{ ns, ref string }
@@ -170,7 +174,9 @@ func (s *Store) Put(_ context.Context, t emulator.Transaction) error {
 	if t.ExternalReferenceID != "" {
 		sl.refHash = s.hashRef(t.Namespace, t.ExternalReferenceID)
 	}
-	cutoff := s.cutoff()
+	now := s.opts.Now()
+	sl.stored = now.UnixNano()
+	cutoff := now.Add(-s.opts.MaxAge).UnixNano()
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -254,28 +260,24 @@ func (s *Store) lookupRef(ns, ref string, h uint64) (uint64, bool) {
 	return seq, ok
 }
 
-// expired tells whether a record is older than the age bound allows.
-func (s *Store) expired(rec []byte, cutoff time.Time) bool {
-	created, err := record.ReadCreatedAt(rec)
-	if err != nil {
-		panic(err) // the store wrote the record itself
-	}
-	return created.Before(cutoff)
+// expired tells whether the transaction seq was stored before cutoff.
+func (s *Store) expired(seq uint64, cutoff int64) bool {
+	return s.slots[seq-s.base].stored < cutoff
 }
 
-// cutoff is the creation time before which transactions are expired. The
-// store's methods read the clock before taking the lock.
-func (s *Store) cutoff() time.Time { return s.opts.Now().Add(-s.opts.MaxAge) }
+// cutoff is the time (Unix nanoseconds) before which stored transactions
+// are expired. The store's methods read the clock before taking the lock.
+func (s *Store) cutoff() int64 { return s.opts.Now().Add(-s.opts.MaxAge).UnixNano() }
 
 // evictLocked drops the oldest transactions beyond the count bound and all
-// those created before cutoff.
-func (s *Store) evictLocked(cutoff time.Time) {
+// those stored before cutoff.
+func (s *Store) evictLocked(cutoff int64) {
 	for s.head < len(s.slots) {
 		reason := ""
 		switch {
 		case len(s.slots)-s.head > s.opts.MaxEntries:
 			reason = "capacity"
-		case s.expired(s.arena.bytes(s.slots[s.head].span), cutoff):
+		case s.slots[s.head].stored < cutoff:
 			reason = "age"
 		}
 		if reason == "" {
@@ -323,17 +325,13 @@ func (s *Store) dropOldest(reason string) {
 	}
 }
 
-// copyLive appends to dst the record of seq if found and not created
+// copyLive appends to dst the record of seq if found and not stored
 // before cutoff.
-func (s *Store) copyLive(dst []byte, seq uint64, found bool, cutoff time.Time) ([]byte, bool) {
-	if !found {
+func (s *Store) copyLive(dst []byte, seq uint64, found bool, cutoff int64) ([]byte, bool) {
+	if !found || s.expired(seq, cutoff) {
 		return nil, false
 	}
-	rec := s.record(seq)
-	if s.expired(rec, cutoff) {
-		return nil, false
-	}
-	return append(dst, rec...), true
+	return append(dst, s.record(seq)...), true
 }
 
 // decodeFound decodes what copyLive copied.
@@ -377,7 +375,7 @@ func (s *Store) Update(_ context.Context, id string, fn func(*emulator.Transacti
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	seq, ok := s.lookupID(id, h)
-	if !ok || s.expired(s.record(seq), cutoff) {
+	if !ok || s.expired(seq, cutoff) {
 		return emulator.Transaction{}, emulator.ErrNotFound
 	}
 	old, err := record.Decode(s.record(seq))

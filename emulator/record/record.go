@@ -24,10 +24,13 @@ import (
 //	Phase, PANLength, PANLast4      6 bytes
 //	Challenge.WindowSize, .Interactions, .WrongOTPs   varints
 //	[method section]                only when Method is not zero, see appendMethod
+//	[generation section]            only when Generation is not zero: generationV1, uvarint
 //
-// The method section came later: a record without it (every record
-// written before it existed, and every transaction without a device data
-// collection) decodes with a zero Method, so old records still read.
+// The sections came later, each opened by its own byte: a record without
+// them (every record written before they existed, every transaction
+// without a device data collection, of a namespace that never forgot its
+// transactions) decodes with a zero Method and Generation, so old records
+// still read.
 // The strings are in one piece: decoding converts it to a single string
 // and slices the fields out of it, one allocation per decoded transaction.
 // What the store reads most lies at the front: the creation time (the age
@@ -111,8 +114,16 @@ func Append(b []byte, t *emulator.Transaction) []byte {
 	if t.Method != (emulator.MethodState{}) {
 		b = appendMethod(b, &t.Method)
 	}
+	if t.Generation != 0 {
+		b = binary.AppendUvarint(append(b, generationV1), t.Generation)
+	}
 	return b
 }
+
+// generationV1 opens the generation section of a record: the
+// transaction's Generation follows as a uvarint. Its byte follows those
+// of the method section, which comes first.
+const generationV1 byte = 3
 
 // methodV2 opens the method section of a record. Its layout:
 //
@@ -383,8 +394,24 @@ func Decode(rec []byte) (emulator.Transaction, error) {
 	fixed := r.bytes(6)
 	windowSize, interactions, wrongOTPs := r.int(), r.int(), r.int()
 	var method emulator.MethodState
-	if !r.bad && r.off < len(r.b) {
-		method = r.method()
+	var generation uint64
+	// The sections, each at most once and in their order.
+	for last := byte(0); !r.bad && r.off < len(r.b); {
+		tag := r.b[r.off]
+		if tag <= last {
+			r.fail()
+			break
+		}
+		last = tag
+		switch tag {
+		case methodV1, methodV2:
+			method = r.method()
+		case generationV1:
+			r.off++
+			generation = r.uvarint()
+		default:
+			r.fail()
+		}
 	}
 	if r.bad || r.off != len(r.b) {
 		return emulator.Transaction{}, ErrCorrupt
@@ -402,11 +429,12 @@ func Decode(rec []byte) (emulator.Transaction, error) {
 			WindowSize: windowSize, Interactions: interactions, WrongOTPs: wrongOTPs,
 			OpenedAt: openedAt, DecidedAt: decidedAt,
 		},
-		Method:    method,
-		CreatedAt: createdAt,
-		Phase:     emulator.Phase(fixed[0]),
-		PANLength: fixed[1],
-		PANLast4:  [4]byte(fixed[2:6]),
+		Method:     method,
+		Generation: generation,
+		CreatedAt:  createdAt,
+		Phase:      emulator.Phase(fixed[0]),
+		PANLength:  fixed[1],
+		PANLast4:   [4]byte(fixed[2:6]),
 	}, nil
 }
 

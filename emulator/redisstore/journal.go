@@ -130,7 +130,7 @@ type Journal struct {
 	maxOpen, trimAt, chunkBytes int64
 }
 
-var _ journal.Journal = (*Journal)(nil)
+var _ journal.Queued = (*Journal)(nil)
 
 // queued is one event waiting to be written.
 type queued struct {
@@ -190,9 +190,11 @@ func appendChunkEvent(b []byte, id, value string) []byte {
 }
 
 // readChunk decompresses the events of a stream entry's field and calls
-// fn with each, in order. It refuses (errRecord) a field that does not
-// decompress to exactly whole events, or to more than maxChunkPlain bytes.
-func readChunk(z string, fn func(id, value string)) error {
+// fn with each, in order: id and value are slices of the entry's own
+// plain buffer, which fn copies what it keeps of. It refuses (errRecord)
+// a field that does not decompress to exactly whole events, or to more
+// than maxChunkPlain bytes.
+func readChunk(z string, fn func(id, value []byte)) error {
 	zb := []byte(z)
 	n, err := s2.DecodedLen(zb)
 	if err != nil || n > maxChunkPlain {
@@ -203,10 +205,10 @@ func readChunk(z string, fn func(id, value string)) error {
 		return fmt.Errorf("%w: %w", errRecord, err)
 	}
 	d := recordDecoder{b: plain}
-	var events []string // id, value, ...: called only once the whole entry reads
+	var events [][]byte // id, value, ...: called only once the whole entry reads
 	for len(d.b) > 0 && !d.err {
 		id, value := d.field(), d.field()
-		events = append(events, string(id), string(value))
+		events = append(events, id, value)
 	}
 	if d.err {
 		return fmt.Errorf("%w: truncated entry", errRecord)
@@ -638,44 +640,7 @@ func (j *Journal) Close() {
 // so that none waits on a change it missed.
 func (j *Journal) subscribe(ctx context.Context) {
 	defer close(j.subDone)
-	for ctx.Err() == nil {
-		j.listen(ctx)
-		j.waiters.WakeAll()
-		select {
-		case <-ctx.Done():
-		case <-time.After(time.Second):
-		}
-	}
-	j.waiters.WakeAll()
-}
-
-// listen holds one subscription on a connection of its own until the
-// connection fails or ctx ends. A dedicated connection reports its loss
-// at once, where a shared one would resubscribe silently and hide the
-// changes missed meanwhile.
-func (j *Journal) listen(ctx context.Context) {
-	dc, release := j.c.Dedicate()
-	defer release()
-	lost := dc.SetPubSubHooks(rueidis.PubSubHooks{
-		OnMessage: func(m rueidis.PubSubMessage) { j.waiters.Wake(m.Message) },
-		OnSubscription: func(s rueidis.PubSubSubscription) {
-			if s.Kind == "subscribe" {
-				j.waiters.WakeAll() // changes made before now were missed
-			}
-		},
-	})
-	sctx, cancel := j.ctx(ctx)
-	err := dc.Do(sctx, dc.B().Subscribe().Channel(j.channel()).Build()).Error()
-	cancel()
-	if err != nil {
-		dc.Close()
-		return
-	}
-	select {
-	case <-lost:
-	case <-ctx.Done():
-		dc.Close()
-	}
+	subscribe(ctx, j.c, j.channel(), j.opt.Timeout, j.waiters.Wake, j.waiters.WakeAll)
 }
 
 // Changed returns a channel closed when Redis publishes a change of ns
@@ -704,7 +669,7 @@ func (j *Journal) Version(ctx context.Context, ns string) (uint64, error) {
 // List returns the summaries of the most recent transactions of ns,
 // newest first; at most limit of them (all when limit <= 0).
 func (j *Journal) List(ctx context.Context, ns string, limit int) ([]journal.Summary, error) {
-	f, err := j.fold(ctx, ns, "journal list")
+	f, err := j.fold(ctx, ns, "journal list", "")
 	if err != nil || f == nil {
 		return nil, err
 	}
@@ -719,7 +684,7 @@ func (j *Journal) List(ctx context.Context, ns string, limit int) ([]journal.Sum
 
 // Get returns the transaction id of namespace ns with its events.
 func (j *Journal) Get(ctx context.Context, ns, id string) (journal.Entry, bool, error) {
-	f, err := j.fold(ctx, ns, "journal entry")
+	f, err := j.fold(ctx, ns, "journal entry", id)
 	if err != nil || f == nil {
 		return journal.Entry{}, false, err
 	}
@@ -735,6 +700,46 @@ func (j *Journal) Get(ctx context.Context, ns, id string) (journal.Entry, bool, 
 	return e, true, nil
 }
 
+// Query returns the page of the transactions of ns that q selects,
+// newest first. It reads the whole namespace, as List does.
+func (j *Journal) Query(ctx context.Context, ns string, q journal.Query) (journal.Page, error) {
+	f, err := j.fold(ctx, ns, "journal query", "")
+	if err != nil || f == nil {
+		return journal.Page{}, err
+	}
+	p := f.mem.Query(ns, q)
+	for i := range p.Summaries {
+		s := &p.Summaries[i]
+		s.Events += f.dropped["n:"+s.ID]
+		s.Enquiries += f.dropped["q:"+s.ID]
+	}
+	return p, nil
+}
+
+// Forget forgets every transaction of ns: this replica's queued events
+// are written first (within the store's timeout), then the namespace's
+// keys go in one step and the change is published. An event queued on
+// another replica in the same instant may still arrive after it.
+func (j *Journal) Forget(ctx context.Context, ns string) error {
+	fctx, cancel := j.ctx(ctx)
+	_ = j.Flush(fctx) // best effort: a busy queue must not hold the request
+	cancel()
+	ctx, cancel = j.ctx(ctx)
+	defer cancel()
+	b := j.base(ns)
+	res := j.c.DoMulti(ctx,
+		j.c.B().Multi().Build(),
+		j.c.B().Del().Key(b+"o", b+"s", b+"m", b+"d", b+"zo", b+"zs").Build(),
+		j.c.B().Publish().Channel(j.channel()).Message(ns).Build(),
+		j.c.B().Exec().Build())
+	for _, r := range res {
+		if err := r.Error(); err != nil {
+			return ClassifyWrite("journal forget", err)
+		}
+	}
+	return nil
+}
+
 // folded is a namespace read back: its events kept by an in-memory
 // journal with the same bounds, and the counts of the events the trim
 // dropped.
@@ -745,9 +750,10 @@ type folded struct {
 
 // fold reads the streams of ns and keeps their events, oldest first, in
 // an in-memory journal: the transactions whose openings are held, each
-// with its events. An entry that cannot be read is skipped. nil when ns
-// holds nothing.
-func (j *Journal) fold(ctx context.Context, ns, op string) (*folded, error) {
+// with its events; only transaction only's when only is set (the others'
+// events are skipped unread). An entry that cannot be read is skipped.
+// nil when ns holds nothing.
+func (j *Journal) fold(ctx context.Context, ns, op, only string) (*folded, error) {
 	ctx, cancel := j.ctx(ctx)
 	defer cancel()
 	b := j.base(ns)
@@ -785,13 +791,17 @@ func (j *Journal) fold(ctx context.Context, ns, op string) (*folded, error) {
 				if fv.Field != chunkField {
 					continue
 				}
-				_ = readChunk(fv.Value, func(id, value string) {
+				_ = readChunk(fv.Value, func(rawID, rawValue []byte) {
+					if only != "" && string(rawID) != only {
+						return
+					}
+					id := string(rawID)
 					if opening {
 						held[id] = true
 					} else if !held[id] {
 						return // its transaction is forgotten
 					}
-					rec, sum, ok := unpackEvent(value)
+					rec, sum, ok := unpackEvent(string(rawValue))
 					if !ok {
 						return
 					}

@@ -116,12 +116,12 @@ func FuzzReadChunk(f *testing.F) {
 	f.Add("", "", "")
 	f.Fuzz(func(t *testing.T, z, id, value string) {
 		n := 0
-		if err := readChunk(z, func(string, string) { n++ }); err != nil && n > 0 {
+		if err := readChunk(z, func([]byte, []byte) { n++ }); err != nil && n > 0 {
 			t.Fatalf("%d events called back from an entry that fails: %v", n, err)
 		}
 		var got []string
 		b := appendChunkEvent(appendChunkEvent(nil, id, value), "tx-1", value)
-		err := readChunk(string(s2.Encode(nil, b)), func(id, value string) { got = append(got, id, value) })
+		err := readChunk(string(s2.Encode(nil, b)), func(id, value []byte) { got = append(got, string(id), string(value)) })
 		if len(b) > maxChunkPlain {
 			return
 		}

@@ -2,11 +2,12 @@
 // in Redis (or Valkey), so that several replicas serve the same
 // transactions and a restart loses none of them: the transactions and
 // their externalReferenceId index (Store), the runtime scenarios of each
-// token (Runtime), the console's journal (Journal) and its sign-in
-// sessions (Sessions), the merchants' ddcIds and used JWT ids (Captures),
-// the result callbacks' registrations and outbox (Callbacks). It is the only package of the sandbox that speaks
-// to Redis. Each part passes the same contract tests (package storetest)
-// as its twin in package memstore.
+// token (Runtime), each token's clock and forgetting (Namespaces), the
+// console's journal (Journal) and its sign-in sessions (Sessions), the
+// merchants' ddcIds and used JWT ids (Captures), the result callbacks'
+// registrations and outbox (Callbacks). It is the only package of the
+// sandbox that speaks to Redis. Each part passes the same contract tests
+// (package storetest) as its twin in package memstore.
 //
 // Keys, under a prefix ("3ds:" by default):
 //
@@ -18,12 +19,11 @@
 //	sb:{namespace}             the bytes of the namespace's runtime scenario documents
 //	sns                        set of the namespaces that hold runtime scenarios
 //	sbt                        the bytes of every namespace's runtime scenario documents
+//	n:{namespace}              a namespace's clock offset and generation, "offset generation" (see Namespaces); TTL MaxAge
+//	n:changed                  the channel on which changes of namespace states are published
 //	j:{namespace}:...          the console journal of a namespace (see Journal)
 //	j:changed                  the channel on which journal changes are published
 //	cs:{session id}            a console session: the token it was opened with; TTL the session's
-//	dd:{ddcId}                 the transaction a merchant's ddcId is bound to (see Captures)
-//	jt:{len}{issuer}{jti}      a JWT id a capture used (see Captures)
-//	cb:u, cb:q, cb:d           the result callbacks: registrations, due deliveries, their state (see Callbacks)
 //	dd:{ddcId}                 the threeDSServerTransID of the capture a merchant's ddcId names; TTL MaxAge
 //	jt:{len}:{issuer}:{jti}    a JWT id a capture used; TTL the JWT's remaining life
 //	cb:u, cb:q, cb:d           the result callbacks: URLs by namespace, the outbox by due time, the deliveries (see Callbacks)

@@ -175,6 +175,27 @@ func TestRuntimeContract(t *testing.T) {
 	})
 }
 
+// TestNamespacesContract runs the emulator.Namespaces contract against a
+// real redis-server, with two Namespaces over it as two replicas.
+func TestNamespacesContract(t *testing.T) {
+	srv := testkit.StartRedis(t, testkit.RedisOptions{})
+	c := connect(t, srv)
+	storetest.RunNamespaces(t, func(t *testing.T) (a, b emulator.Namespaces) {
+		opt := redisstore.NamespacesOptions{Prefix: t.Name() + ":", MaxAge: time.Hour, Timeout: time.Second}
+		na, err := redisstore.NewNamespaces(c, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		nb, err := redisstore.NewNamespaces(c, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(na.Close)
+		t.Cleanup(nb.Close)
+		return na, nb
+	})
+}
+
 // TestPutKeepsAStoredTransaction: a second Put of an id is refused and the
 // stored transaction stays as it was, with or without a reference.
 func TestPutKeepsAStoredTransaction(t *testing.T) {

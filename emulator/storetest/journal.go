@@ -173,6 +173,9 @@ func RunJournal(t *testing.T, open JournalOpener) {
 		}
 	})
 
+	t.Run("Query", func(t *testing.T) { testJournalQuery(t, open) })
+	t.Run("Forget", func(t *testing.T) { testJournalForget(t, open) })
+
 	t.Run("ChangesAreSeen", func(t *testing.T) {
 		p := open(t, journal.Options{})
 		ch := p.Reader.Changed("w")
@@ -191,4 +194,148 @@ func RunJournal(t *testing.T, open JournalOpener) {
 			t.Errorf("Version after an event = %d, %v; want more than %d", v1, err, v0)
 		}
 	})
+}
+
+// ids lists the ids of summaries.
+func summaryIDs(list []journal.Summary) string {
+	var out []string
+	for _, s := range list {
+		out = append(out, s.ID)
+	}
+	return strings.Join(out, ",")
+}
+
+// testJournalQuery: the automation API's listing selects by reference,
+// status, scenario and creation time, pages with a position that
+// survives new transactions and a forgotten one, and names the
+// transactions whose challenge is still open.
+func testJournalQuery(t *testing.T, open JournalOpener) {
+	ctx := context.Background()
+	p := open(t, journal.Options{})
+	// Ten transactions, one a second: even ones of scenario "even" with
+	// reference "ref-even", every third one still a challenge.
+	for i := range 10 {
+		status := "Y"
+		if i%3 == 0 {
+			status = "C"
+		}
+		e := event("q", fmt.Sprint(i), emulator.EventLookup, time.Duration(i)*time.Second, status)
+		e.Transaction.ScenarioID, e.Transaction.ExternalReferenceID = "odd", "ref-odd"
+		if i%2 == 0 {
+			e.Transaction.ScenarioID, e.Transaction.ExternalReferenceID = "even", "ref-even"
+		}
+		p.Writer.Record(ctx, e)
+	}
+	// 3's challenge ends: it is open no more.
+	p.Writer.Record(ctx, event("q", "3", emulator.EventDecision, 20*time.Second, "N"))
+	p.Writer.Record(ctx, event("other", "x", emulator.EventLookup, 0, "C"))
+	p.Sync()
+
+	query := func(q journal.Query) journal.Page {
+		t.Helper()
+		page, err := p.Reader.Query(ctx, "q", q)
+		if err != nil {
+			t.Fatalf("Query(%+v): %v", q, err)
+		}
+		return page
+	}
+	for _, tt := range []struct {
+		name string
+		q    journal.Query
+		want string
+	}{
+		{"all", journal.Query{}, "9,8,7,6,5,4,3,2,1,0"},
+		{"reference", journal.Query{ExternalReferenceID: "ref-even"}, "8,6,4,2,0"},
+		{"status", journal.Query{Status: "C"}, "9,6,0"},
+		{"status after a decision", journal.Query{Status: "N"}, "3"},
+		{"scenario and status", journal.Query{ScenarioID: "even", Status: "C"}, "6,0"},
+		{"since", journal.Query{Since: t0.Add(7 * time.Second)}, "9,8,7"},
+		{"nothing", journal.Query{ExternalReferenceID: "nope"}, ""},
+	} {
+		page := query(tt.q)
+		if got := summaryIDs(page.Summaries); got != tt.want || !page.Next.IsZero() {
+			t.Errorf("%s: %s, next %+v; want %s and no next", tt.name, got, page.Next, tt.want)
+		}
+		if got := strings.Join(page.Open, ","); got != "9,6,0" {
+			t.Errorf("%s: open %s, want 9,6,0", tt.name, got)
+		}
+	}
+	// Pages of three, while a new transaction arrives: it is on none of
+	// the later pages, and each transaction is on exactly one.
+	var pages []string
+	q := journal.Query{Limit: 3}
+	for range 10 {
+		page := query(q)
+		pages = append(pages, summaryIDs(page.Summaries))
+		if len(pages) == 1 {
+			p.Writer.Record(ctx, event("q", "10", emulator.EventLookup, 30*time.Second, "Y"))
+			p.Sync()
+		}
+		if page.Next.IsZero() {
+			break
+		}
+		q.After = page.Next
+	}
+	if got := strings.Join(pages, " | "); got != "9,8,7 | 6,5,4 | 3,2,1 | 0" {
+		t.Errorf("pages of three: %s", got)
+	}
+	// A page of exactly the rest has no next; a filter pages too.
+	if page := query(journal.Query{Limit: 5, ExternalReferenceID: "ref-odd"}); summaryIDs(page.Summaries) != "9,7,5,3,1" || !page.Next.IsZero() {
+		t.Errorf("a full last page: %s, next %+v", summaryIDs(page.Summaries), page.Next)
+	}
+	first := query(journal.Query{Limit: 2, ScenarioID: "even"})
+	if summaryIDs(first.Summaries) != "8,6" || first.Next.ID != "6" || !first.Next.Created.Equal(t0.Add(6*time.Second)) {
+		t.Fatalf("first page of even: %s, next %+v", summaryIDs(first.Summaries), first.Next)
+	}
+	if page := query(journal.Query{Limit: 2, ScenarioID: "even", After: first.Next}); summaryIDs(page.Summaries) != "4,2" || page.Next.ID != "2" {
+		t.Errorf("second page of even: %s, next %+v", summaryIDs(page.Summaries), page.Next)
+	}
+	// A position whose transaction is unknown (forgotten) goes on from
+	// the transactions created before it.
+	gone := journal.Position{ID: "forgotten", Created: t0.Add(4*time.Second + time.Millisecond)}
+	if page := query(journal.Query{After: gone}); summaryIDs(page.Summaries) != "4,3,2,1,0" {
+		t.Errorf("after a forgotten position: %s", summaryIDs(page.Summaries))
+	}
+	if page, err := p.Reader.Query(ctx, "empty", journal.Query{}); err != nil || len(page.Summaries) != 0 || len(page.Open) != 0 {
+		t.Errorf("an empty namespace: %+v, %v", page, err)
+	}
+}
+
+// testJournalForget: forgetting a namespace's transactions leaves the
+// others', is seen by every reader and wakes them, and the namespace
+// records again afterwards.
+func testJournalForget(t *testing.T, open JournalOpener) {
+	ctx := context.Background()
+	p := open(t, journal.Options{})
+	for i := range 3 {
+		p.Writer.Record(ctx, event("f", fmt.Sprint(i), emulator.EventLookup, time.Duration(i)*time.Second, "Y"))
+	}
+	p.Writer.Record(ctx, event("kept", "k", emulator.EventLookup, 0, "Y"))
+	p.Sync()
+	changed := p.Reader.Changed("f")
+	if err := p.Writer.Forget(ctx, "f"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-changed:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Changed was not closed within 5s of the forgetting")
+	}
+	if page, err := p.Reader.Query(ctx, "f", journal.Query{}); err != nil || len(page.Summaries) != 0 {
+		t.Errorf("after Forget: %s, %v; want none", summaryIDs(page.Summaries), err)
+	}
+	if _, ok, err := p.Reader.Get(ctx, "f", "1"); ok || err != nil {
+		t.Errorf("Get after Forget: found %v, %v", ok, err)
+	}
+	if l, err := p.Reader.List(ctx, "kept", 0); err != nil || summaryIDs(l) != "k" {
+		t.Errorf("another namespace after Forget: %s, %v", summaryIDs(l), err)
+	}
+	if err := p.Writer.Forget(ctx, "never"); err != nil {
+		t.Errorf("Forget of an empty namespace: %v", err)
+	}
+	p.Writer.Record(ctx, event("f", "new", emulator.EventLookup, 10*time.Second, "Y"))
+	p.Sync()
+	if l, err := p.Reader.List(ctx, "f", 0); err != nil || summaryIDs(l) != "new" {
+		t.Errorf("after Forget and a new lookup: %s, %v", summaryIDs(l), err)
+	}
 }

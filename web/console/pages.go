@@ -294,17 +294,18 @@ func scenarioLabel(s journal.Summary) string {
 
 // eventLabels say each event kind in words.
 var eventLabels = map[emulator.EventKind]string{
-	emulator.EventLookup:   "Lookup answered",
-	emulator.EventCReq:     "CReq received",
-	emulator.EventAttempt:  "Wrong one-time code",
-	emulator.EventDecision: "Cardholder decision",
-	emulator.EventAuto:     "Resolved by itself",
-	emulator.EventTimeout:  "Timed out",
-	emulator.EventCRes:     "Final CRes sent",
-	emulator.EventEnquiry:  "Enquiry answered",
-	emulator.EventDDC:      "Device data collection",
-	emulator.EventMethod:   "3DS Method",
-	emulator.EventCallback: "Result callback",
+	emulator.EventLookup:     "Lookup answered",
+	emulator.EventCReq:       "CReq received",
+	emulator.EventAttempt:    "Wrong one-time code",
+	emulator.EventDecision:   "Cardholder decision",
+	emulator.EventAuto:       "Resolved by itself",
+	emulator.EventTimeout:    "Timed out",
+	emulator.EventCRes:       "Final CRes sent",
+	emulator.EventEnquiry:    "Enquiry answered",
+	emulator.EventDDC:        "Device data collection",
+	emulator.EventMethod:     "3DS Method",
+	emulator.EventMethodDone: "3DS Method completed",
+	emulator.EventCallback:   "Result callback",
 }
 
 // handleTransaction serves GET {base}/console/transactions/{id}. Another

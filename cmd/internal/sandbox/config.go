@@ -88,6 +88,9 @@ type Config struct {
 	CallbackAttempts    int
 	CallbackBackoff     time.Duration
 	CallbackConcurrency int
+	MaxClockOffset      time.Duration
+	MaxWaits            int
+	MaxWaitsPerToken    int
 }
 
 // FlagSet declares every flag with its default and help text.
@@ -126,6 +129,9 @@ func FlagSet(c *Config, out io.Writer) *flag.FlagSet {
 	fs.Int64Var(&c.JournalBytes, "journal-bytes", journal.DefaultMaxBytesPerNamespace, "bytes the console's journal keeps per token; beyond them its oldest transactions are forgotten")
 	fs.Int64Var(&c.JournalTotal, "journal-total-bytes", journal.DefaultMaxTotalBytes, "bytes the console's journal keeps in all (per replica with a local journal); beyond them the oldest transactions of any token are forgotten")
 	fs.StringVar(&c.JournalStore, "journal-store", "", "where the console's journal lives: shared (in the Redis of --store, seen by every replica) or local (in each replica's memory); default shared with a Redis store, local otherwise")
+	fs.DurationVar(&c.MaxClockOffset, "max-clock-offset", emulator.DefaultMaxClockOffset, "how far a token may move its clock ahead of real time in all (POST /admin/clock)")
+	fs.IntVar(&c.MaxWaits, "max-waits", web.DefaultMaxWaits, "most waits for a transaction's end (GET /admin/transactions/{id}?wait=final) open at once in all; more get 429")
+	fs.IntVar(&c.MaxWaitsPerToken, "max-waits-per-token", web.DefaultMaxWaitsPerToken, "most such waits open at once per token; more get 429")
 	fs.IntVar(&c.MaxDelayed, "max-delayed", emulator.DefaultMaxDelayed, "most requests held in scenario delays at once; more get 503 at once")
 	fs.BoolVar(&c.StrictDDC, "strict-ddc", false, "refuse a lookup whose ddcId names no device data collection of the token (404, EMV 301), one an earlier lookup used or one made for another card (409, EMV 305); off: accept it as a new transaction, flagged in the console")
 	fs.IntVar(&c.GCHeadroomMiB, "gc-headroom-mib", 64, "MiB the heap may grow by, at least, between garbage collections, so a small heap is not collected many times a second (0: Go's default; ignored when GOGC is set)")
@@ -332,6 +338,9 @@ var areas = map[string]string{
 	"journal-bytes":       "console",
 	"journal-total-bytes": "console",
 	"journal-store":       "console",
+	"max-clock-offset":    "admin",
+	"max-waits":           "admin",
+	"max-waits-per-token": "admin",
 	"gc-headroom-mib":     "gc",
 	"log-level":           "log",
 	"log-format":          "log",
@@ -431,6 +440,10 @@ func (c *Config) check() []error {
 	add(c.MaxDelayed <= 0, "max-delayed", fmt.Sprint(c.MaxDelayed), "want a positive number of requests")
 	positive("first-creq-timeout", c.FirstCReqTimeout)
 	positive("challenge-timeout", c.ChallengeTimeout)
+	positive("max-clock-offset", c.MaxClockOffset)
+	add(c.MaxClockOffset > 100*24*time.Hour, "max-clock-offset", c.MaxClockOffset.String(), "want at most 2400h (100 days)")
+	add(c.MaxWaits <= 0, "max-waits", fmt.Sprint(c.MaxWaits), "want a positive number of waits")
+	add(c.MaxWaitsPerToken <= 0, "max-waits-per-token", fmt.Sprint(c.MaxWaitsPerToken), "want a positive number of waits")
 
 	add(c.StoreMaxEntries <= 0, "store-max-entries", fmt.Sprint(c.StoreMaxEntries), "want a positive number of transactions")
 	positive("store-max-age", c.StoreMaxAge)

@@ -121,11 +121,13 @@ func New(c Config, log *slog.Logger) (*Sandbox, error) {
 		Schemes:            schemes,
 		Catalogue:          source.Current,
 		Runtime:            st.runtime,
+		Namespaces:         st.spaces,
 		Events:             st.events(),
 		Chaos:              chaos,
 		MaxDelayed:         c.MaxDelayed,
 		StrictDDC:          c.StrictDDC,
 		StoreMaxAge:        c.StoreMaxAge,
+		MaxClockOffset:     c.MaxClockOffset,
 		Captures:           st.captures,
 		Callbacks:          st.callbacks,
 		DefaultCallbackURL: c.CallbackURL,
@@ -158,6 +160,9 @@ func New(c Config, log *slog.Logger) (*Sandbox, error) {
 		Merchants:       merchants,
 		TokenLifetime:   c.TokenLifetime,
 		Callbacks:       web.CallbacksConfig{Allow: allow, Timeout: c.CallbackTimeout, Concurrency: c.CallbackConcurrency},
+		MaxWaits:        c.MaxWaits,
+		// Per token, as --max-waits-per-token says.
+		MaxWaitsPerToken: c.MaxWaitsPerToken,
 	})
 	if err != nil {
 		ln.Close()

@@ -20,6 +20,7 @@ import (
 type state struct {
 	store    emulator.Store
 	runtime  emulator.RuntimeScenarios
+	spaces   emulator.Namespaces   // each token's clock and forgetting
 	journal  journal.Journal       // nil with --journal-size 0
 	sessions emulator.SessionStore // the console's
 	mem      *memstore.Store       // the memory store; nil with Redis
@@ -49,6 +50,7 @@ func newState(c Config, log *slog.Logger) (*state, error) {
 			return nil, fmt.Errorf("[store] %w", err)
 		}
 		s := &state{store: mem, mem: mem, runtime: memstore.NewRuntime(scenarios.RuntimeLimits{}),
+			spaces:   memstore.NewNamespaces(memstore.NamespacesOptions{MaxAge: c.StoreMaxAge}),
 			sessions: memstore.NewSessions(0), close: func() {},
 			captures: memstore.NewCaptures(0, nil), callbacks: memstore.NewCallbacks(0, 0)}
 		s.stats = func() (int, uint64) { return mem.Len(), mem.Evicted() }
@@ -91,7 +93,13 @@ func newState(c Config, log *slog.Logger) (*state, error) {
 		client.Close()
 		return nil, fmt.Errorf("[store] %w", err)
 	}
-	s := &state{store: store, runtime: runtime, sessions: sessions, close: client.Close, captures: captures, callbacks: callbacks}
+	spaces, err := redisstore.NewNamespaces(client, redisstore.NamespacesOptions{Prefix: c.StorePrefix, MaxAge: c.StoreMaxAge, Timeout: c.StoreTimeout})
+	if err != nil {
+		client.Close()
+		return nil, fmt.Errorf("[store] %w", err)
+	}
+	closeClient := func() { spaces.Close(); client.Close() }
+	s := &state{store: store, runtime: runtime, spaces: spaces, sessions: sessions, close: closeClient, captures: captures, callbacks: callbacks}
 	journalAt := "none"
 	switch {
 	case c.JournalSize == 0:
@@ -102,19 +110,19 @@ func newState(c Config, log *slog.Logger) (*state, error) {
 		// on the store's, a lookup's command would wait behind them.
 		jc, err := redisstore.Connect(context.Background(), c.Store, c.StoreTimeout, c.StoreWait)
 		if err != nil {
-			client.Close()
+			closeClient()
 			return nil, fmt.Errorf("[console] journal: %w", err)
 		}
 		j, err := redisstore.NewJournal(jc, redisstore.JournalOptions{Options: c.journalOptions(), Prefix: c.StorePrefix,
 			MaxAge: c.StoreMaxAge, Timeout: c.StoreTimeout, Logger: log})
 		if err != nil {
 			jc.Close()
-			client.Close()
+			closeClient()
 			return nil, fmt.Errorf("[console] %w", err)
 		}
 		// The journal's queue is written before its client closes.
 		s.journal, journalAt = j, "shared"
-		s.close = func() { j.Close(); jc.Close(); client.Close() }
+		s.close = func() { j.Close(); jc.Close(); closeClient() }
 	}
 	log.Info("state kept in Redis", slog.String("store", redisstore.Redact(c.Store)), slog.String("prefix", c.StorePrefix),
 		slog.String("journal", journalAt))

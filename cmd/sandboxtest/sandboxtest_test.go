@@ -1,0 +1,127 @@
+package sandboxtest_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/threeds-sandbox/threeds-sandbox/cmd/sandboxtest"
+)
+
+// TestOptions: the options reach the sandbox as its flags would.
+func TestOptions(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "mine.yaml")
+	doc := "scenarios:\n  - id: my-declined\n    match: {cardNumber: \"4111111111111111\"}\n    frictionless: {status: N, reason: \"05\"}\n"
+	if err := os.WriteFile(file, []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var logged strings.Builder
+	sb := sandboxtest.Start(t, sandboxtest.Packs("defaults"), sandboxtest.Scenarios(file), sandboxtest.Tokens("team-a"),
+		sandboxtest.Flags("--challenge-timeout", "2m"), sandboxtest.Log(&logged))
+	if !strings.HasPrefix(sb.URL, "http://localhost:") {
+		t.Errorf("URL %s", sb.URL)
+	}
+	c := sb.Client("team-a")
+	res, err := c.Lookup(ctx, sandboxtest.LookupBody("4111111111111111"))
+	if err != nil || res.Status != "N" || res.ScenarioID != "my-declined" || len(res.Raw) == 0 {
+		t.Fatalf("lookup of the file's card: %+v, %v", res, err)
+	}
+	_, err = sb.Client("team-b").Lookup(ctx, sandboxtest.LookupBody("4111111111111111"))
+	var e *sandboxtest.Error
+	if !errors.As(err, &e) || e.Status != 401 || e.Body.ErrorCode != "AU02" || !strings.Contains(e.Error(), "AU02") {
+		t.Errorf("a token not in Tokens: %v", err)
+	}
+	// The challenge window of Flags: opened by the hosted page, then 2m.
+	ch, err := c.Lookup(ctx, sandboxtest.LookupBody("4000000000009102"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.AdvanceClock(ctx, 2*time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if q, err := c.Enquiry(ctx, ch.ThreeDSServerTransID); err != nil || q.TransactionStatus != "C" {
+		t.Errorf("before its first CReq times out (10m): %+v, %v", q, err)
+	}
+	if !strings.Contains(logged.String(), "3-D Secure sandbox serving") {
+		t.Errorf("the log did not reach Log's writer:\n%s", logged.String())
+	}
+}
+
+// TestClient: each helper of the client, and its errors.
+func TestClient(t *testing.T) {
+	ctx := context.Background()
+	sb := sandboxtest.Start(t)
+	c := sb.NewClient()
+	if c.Token == sb.NewClient().Token {
+		t.Error("NewClient made the same token twice")
+	}
+	res, err := c.Lookup(ctx, sandboxtest.LookupBody("4000000000009102"))
+	if err != nil || res.Status != "C" || res.HostedChallengeURL == "" || res.ChallengeHTML == "" {
+		t.Fatalf("lookup: %+v, %v", res, err)
+	}
+	if tx, err := c.Wait(ctx, res.ThreeDSServerTransID, 100*time.Millisecond); err != nil || tx.Final || tx.Status != "C" {
+		t.Errorf("a wait that times out: %+v, %v", tx, err)
+	}
+	if r, err := c.EnterOTP(ctx, res.ThreeDSServerTransID, "0001"); err != nil || r.Final {
+		t.Errorf("a wrong code: %+v, %v", r, err)
+	}
+	if r, err := c.CompleteChallenge(ctx, res.ThreeDSServerTransID, sandboxtest.Cancel); err != nil || !r.Final || r.TransStatus != "N" {
+		t.Errorf("cancel: %+v, %v", r, err)
+	}
+	if q, err := c.EnquiryByReference(ctx, res.ExternalReferenceID); err != nil || q.ChallengeCancel != "01" {
+		t.Errorf("enquiry by reference: %+v, %v", q, err)
+	}
+	page, err := c.Transactions(ctx, sandboxtest.Query{Status: "N", Since: time.Now().Add(-time.Hour), Limit: 1, ScenarioID: "visa-challenge"})
+	if err != nil || len(page.Transactions) != 1 || page.Transactions[0].ChallengeCancel != "01" {
+		t.Errorf("transactions: %+v, %v", page, err)
+	}
+	clock, err := c.Clock(ctx)
+	if err != nil || clock.Offset != "0s" {
+		t.Errorf("clock: %+v, %v", clock, err)
+	}
+	if _, err := c.AdvanceClock(ctx, 31*24*time.Hour); err == nil || err.(*sandboxtest.Error).Body.ErrorCode != "AD16" {
+		t.Errorf("advance beyond 30 days: %v", err)
+	}
+	if clock, err := c.ResetClock(ctx); err != nil || clock.OffsetSeconds != 0 {
+		t.Errorf("reset: %+v, %v", clock, err)
+	}
+	if _, err := c.Transaction(ctx, "not-an-id"); err == nil || err.(*sandboxtest.Error).Body.EMVError.Detail != "threeDsServerTransId" {
+		t.Errorf("a malformed id: %v", err)
+	}
+	if _, err := c.Lookup(ctx, []byte(`{"card":`)); err == nil || err.(*sandboxtest.Error).Status != 400 {
+		t.Errorf("a malformed lookup: %v", err)
+	}
+	if _, err := c.Lookup(ctx, func() {}); err == nil {
+		t.Error("a body that does not encode")
+	}
+}
+
+// TestNewRefuses: a wrong flag fails New with the sandbox's own words;
+// a sandbox closes once.
+func TestNewRefuses(t *testing.T) {
+	if _, err := sandboxtest.New(sandboxtest.Flags("--challenge-timeout", "-1s")); err == nil || !strings.Contains(err.Error(), "challenge-timeout") {
+		t.Errorf("a wrong flag: %v", err)
+	}
+	if _, err := sandboxtest.New(sandboxtest.Flags("stray")); err == nil {
+		t.Error("an argument that is no flag")
+	}
+	if _, err := sandboxtest.New(sandboxtest.Packs("nope")); err == nil {
+		t.Error("an unknown pack")
+	}
+	sb, err := sandboxtest.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sb.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := sb.Close(); err == nil {
+		t.Error("closed twice without an error")
+	}
+}

@@ -1,0 +1,116 @@
+package journal
+
+import (
+	"container/list"
+	"time"
+)
+
+// Query selects the transactions of a namespace, for the automation API:
+// every field it sets must match. The zero Query selects them all.
+type Query struct {
+	// ExternalReferenceID, Status (the current transStatus) and
+	// ScenarioID match exactly.
+	ExternalReferenceID, Status, ScenarioID string
+	// Since selects the transactions created at or after it.
+	Since time.Time
+	// Limit is the most summaries of a page; all when <= 0.
+	Limit int
+	// After continues a listing after the transaction it names (a Page's
+	// Next); zero: from the newest.
+	After Position
+}
+
+// Position names a transaction of a listing: its id and creation time,
+// so that a listing can go on after it even once it is forgotten.
+type Position struct {
+	ID      string
+	Created time.Time
+}
+
+// IsZero reports whether p names no transaction.
+func (p Position) IsZero() bool { return p.ID == "" && p.Created.IsZero() }
+
+// Page is one page of a listing.
+type Page struct {
+	// Summaries are the selected transactions, newest first.
+	Summaries []Summary
+	// Next is where the next page starts; zero when this is the last.
+	Next Position
+	// Open are the ids of the namespace's transactions whose challenge is
+	// not final yet (status C), newest first, whatever the query
+	// selects: what a reader settles before it trusts a status.
+	Open []string
+}
+
+// matches reports whether s is selected by q's filters.
+func (q *Query) matches(s *Summary) bool {
+	return (q.ExternalReferenceID == "" || s.ExternalReferenceID == q.ExternalReferenceID) &&
+		(q.Status == "" || s.Status == q.Status) &&
+		(q.ScenarioID == "" || s.ScenarioID == q.ScenarioID) &&
+		(q.Since.IsZero() || !s.Created.Before(q.Since))
+}
+
+// Query returns the page of the transactions of ns that q selects,
+// newest first. It walks the namespace's transactions once; the
+// summaries it copies are only the page's.
+func (j *History) Query(ns string, q Query) Page {
+	sp := j.spaces[ns]
+	if sp == nil {
+		return Page{}
+	}
+	var p Page
+	for el := sp.order.Back(); el != nil; el = el.Prev() {
+		if s := &el.Value.(*entry).summary; s.Status == "C" {
+			p.Open = append(p.Open, s.ID)
+		}
+	}
+	el := sp.order.Back()
+	if !q.After.IsZero() {
+		el = start(sp, q.After)
+	}
+	for ; el != nil; el = el.Prev() {
+		s := &el.Value.(*entry).summary
+		if !q.matches(s) {
+			continue
+		}
+		if q.Limit > 0 && len(p.Summaries) == q.Limit {
+			last := &p.Summaries[len(p.Summaries)-1]
+			p.Next = Position{ID: last.ID, Created: last.Created}
+			break
+		}
+		p.Summaries = append(p.Summaries, *s)
+	}
+	return p
+}
+
+// start is where a listing goes on after position at: just before its
+// transaction, or, once that is forgotten, at the newest transaction
+// created before it.
+func start(sp *space, at Position) *list.Element {
+	if en := sp.byID[at.ID]; en != nil {
+		return en.inSpace.Prev()
+	}
+	el := sp.order.Back()
+	for el != nil && !el.Value.(*entry).summary.Created.Before(at.Created) {
+		el = el.Prev()
+	}
+	return el
+}
+
+// Forget forgets every transaction of ns.
+func (j *History) Forget(ns string) {
+	sp := j.spaces[ns]
+	if sp == nil {
+		return
+	}
+	for el := sp.order.Front(); el != nil; {
+		next := el.Next()
+		en := el.Value.(*entry)
+		j.resize(sp, en, 0)
+		sp.order.Remove(en.inSpace)
+		j.all.Remove(en.inAll)
+		el = next
+	}
+	delete(j.spaces, ns)
+	j.changed(ns)
+}
