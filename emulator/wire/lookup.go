@@ -99,8 +99,10 @@ func authIndIs(codes ...string) func(*checker) bool {
 func instalmentWithoutInstalData(c *checker) bool { return c.authInd == "03" && c.instalData == 0 }
 
 // unlessJSDisabled is the required func of the browser properties that
-// EMV 2.2 lets a browser without JavaScript leave out.
-func unlessJSDisabled(c *checker) bool { return !c.jsDisabled }
+// EMV 2.2.0 lets a browser without JavaScript leave out. EMV 2.1.0 has
+// no such exception: on messageVersion 2.1.0 they stay required, as the
+// interface (section 2.3) marks them.
+func unlessJSDisabled(c *checker) bool { return !c.jsDisabled || c.messageVersion == "2.1.0" }
 
 type lookup = emulator.LookupRequest
 
@@ -223,7 +225,7 @@ var lookupRules = withWatch(newRuleSet([]rule[lookup]{
 
 // watchRequestWide takes the values other rules depend on from the first
 // member of their key: the conditions of recurring, instalmentData,
-// purchase and purchase.instalData.
+// purchase, purchase.instalData and the browser properties.
 func watchRequestWide(c *checker, key string, v value) {
 	if v.kind != kindString {
 		return
@@ -233,6 +235,8 @@ func watchRequestWide(c *checker, key string, v value) {
 		c.authInd = v.text
 	case "messageCategory":
 		c.messageCategory = v.text
+	case "messageVersion":
+		c.messageVersion = v.text
 	}
 }
 
@@ -243,7 +247,8 @@ func withWatch[T any](s *ruleSet[T], watch func(c *checker, key string, v value)
 }
 
 // browserRules read browserInfo (2.3). When javascriptEnabled is false,
-// the properties only a script can read become optional, as in EMV 2.2.
+// the properties only a script can read become optional, as in EMV 2.2.0,
+// but on messageVersion 2.1.0, whose EMV version has no such exception.
 var browserRules = withWatch(newRuleSet([]rule[emulator.BrowserInfo]{
 	{names: []string{"acceptHeader"}, required: always, max: 2048, hints: []string{"browserAcceptHeader"},
 		setString: func(b *emulator.BrowserInfo, s string) { b.AcceptHeader = s }},
