@@ -2,6 +2,7 @@ package wire
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios/iso"
@@ -106,6 +107,15 @@ func unlessJSDisabled(c *checker) bool { return !c.jsDisabled || c.messageVersio
 
 type lookup = emulator.LookupRequest
 
+// ddcID reads a ddcId: one the sandbox handed out ("ddc-" and a
+// transaction id) in any case, as every transaction id; any other as sent.
+func ddcID(s string) string {
+	if len(s) > len(emulator.DDCPrefix) && strings.EqualFold(s[:len(emulator.DDCPrefix)], emulator.DDCPrefix) {
+		return strings.ToLower(s)
+	}
+	return s
+}
+
 // compInd checks threeDSCompInd: Y, N or U.
 func compInd(s string) (string, string) {
 	if s == "Y" || s == "N" || s == "U" {
@@ -121,7 +131,7 @@ var lookupRules = withWatch(newRuleSet([]rule[lookup]{
 	{names: []string{"externalReferenceId"}, required: always, max: 50,
 		setString: func(r *lookup, s string) { r.ExternalReferenceID = s }},
 	{names: []string{"ddcId"}, required: always, max: 50,
-		setString: func(r *lookup, s string) { r.DDCID = s }},
+		setString: func(r *lookup, s string) { r.DDCID = ddcID(s) }},
 	{names: []string{"threeDSCompInd"}, check: compInd, hints: []string{"threeDsCompInd"},
 		setString: func(r *lookup, s string) { r.ThreeDSCompInd = s }},
 	{names: []string{"threeDsRequestorAuthInd"}, required: always, check: authIndCode,
