@@ -42,8 +42,13 @@ type ChallengeView struct {
 	// AttemptsLeft counts the wrong codes the cardholder may still type.
 	AttemptsLeft int
 	// Message says why the page is shown again ("Incorrect code. 2
-	// attempts left."); empty the first time.
+	// attempts left."), also on a reload after a wrong code; empty the
+	// first time.
 	Message string
+	// Step counts the cardholder's answers on the page so far (the
+	// interactions): a page answered once (a wrong code) is not answered
+	// again; see Choice.Step.
+	Step int
 	// ExpiresAt is when the challenge times out if nobody decides;
 	// ExpiresIn how long that is from now, by its namespace's clock.
 	ExpiresAt time.Time
@@ -73,6 +78,7 @@ func (e *Engine) view(t Transaction, ch *scenarios.Challenge, message string, no
 		OTPHint:              "Sandbox: code " + passingOTP(ch) + " passes",
 		AttemptsLeft:         max(maxWrongOTPs-t.Challenge.WrongOTPs, 0),
 		Message:              message,
+		Step:                 t.Challenge.Interactions,
 		ExpiresAt:            expires,
 		ExpiresIn:            expires.Sub(now),
 	}
@@ -80,7 +86,8 @@ func (e *Engine) view(t Transaction, ch *scenarios.Challenge, message string, no
 
 // OpenChallenge checks an initial CReq against its transaction and opens
 // the challenge: the first CReq starts the challenge window; a repeated
-// CReq of an open challenge (a reload) shows the page again.
+// CReq of an open challenge (a reload) shows the page again, with the
+// attempts left after a wrong code.
 func (e *Engine) OpenChallenge(ctx context.Context, c CReq) (ChallengeView, error) {
 	t, err := e.stored(ctx, c.ThreeDSServerTransID)
 	if err != nil {
@@ -98,9 +105,10 @@ func (e *Engine) OpenChallenge(ctx context.Context, c CReq) (ChallengeView, erro
 }
 
 // OpenHostedChallenge opens the challenge of a transaction reached through
-// its hostedChallengeUrl, with the window size of the lookup.
+// its hostedChallengeUrl, with the window size of the lookup. The id is
+// read in any case.
 func (e *Engine) OpenHostedChallenge(ctx context.Context, threeDSServerTransID string) (ChallengeView, error) {
-	t, err := e.stored(ctx, threeDSServerTransID)
+	t, err := e.stored(ctx, strings.ToLower(threeDSServerTransID))
 	if err != nil {
 		return ChallengeView{}, err
 	}
@@ -134,7 +142,17 @@ func (e *Engine) open(ctx context.Context, t Transaction, size int) (ChallengeVi
 		return ChallengeView{}, e.stateFailure(err, id)
 	}
 	e.transactionEvent(ctx, t, EventCReq, fmt.Sprintf("challenge page shown, window size %d", size))
-	return e.view(t, ch, "", now), nil
+	message := ""
+	if t.Challenge.WrongOTPs > 0 { // a reload after a wrong code
+		message = attemptsLeft(t.Challenge.WrongOTPs)
+	}
+	return e.view(t, ch, message, now), nil
+}
+
+// attemptsLeft is the page's message after wrong codes.
+func attemptsLeft(wrong int) string {
+	left := maxWrongOTPs - wrong
+	return fmt.Sprintf("Incorrect code. %d attempt%s left.", left, plural(left))
 }
 
 // completedError is the 305 answer to a challenge step on a finished
@@ -174,6 +192,11 @@ type Choice struct {
 	// other copy); nil when there was no CReq (the hosted URL, the
 	// headless API), and then the lookup's session is returned.
 	SessionData *string
+	// Step, when set, is the ChallengeView.Step of the page answered: a
+	// page answered already (by a wrong code; a final decision ends the
+	// transaction) is refused with 305, as a replayed answer. Nil (the
+	// headless API) checks nothing.
+	Step *int
 }
 
 // Decision is the result of a challenge step.
@@ -208,8 +231,10 @@ func (e *Engine) Decide(ctx context.Context, id, acsTransID string, c Choice) (D
 }
 
 // CompleteChallenge is the headless path: it decides the pending or opened
-// challenge of a transaction of namespace ns, as the page would.
+// challenge of a transaction of namespace ns, as the page would. The id
+// is read in any case.
 func (e *Engine) CompleteChallenge(ctx context.Context, ns, id string, c Choice) (Decision, error) {
+	id = strings.ToLower(id)
 	return e.decide(ctx, id, c, viaAPI, func(t *Transaction) error {
 		if t.Namespace != ns {
 			return ErrNotFound
@@ -223,6 +248,10 @@ func (e *Engine) decide(ctx context.Context, id string, c Choice, via apiCall, c
 	case "pass", "fail", "cancel", "otp":
 	default:
 		return Decision{}, NewError(CodeInvalidField, EMVInvalidFormat, fmt.Sprintf("action %q: want pass, fail, cancel or otp", c.Action), "action")
+	}
+	if c.Action == "otp" && strings.TrimSpace(c.OTP) == "" {
+		// No code is no attempt: nothing is used up.
+		return Decision{}, NewError(CodeMissingField, EMVMissingElement, "action otp needs the code typed, in otp", "otp")
 	}
 	t, err := e.store.Get(ctx, id)
 	if err != nil {
@@ -250,6 +279,10 @@ func (e *Engine) decide(ctx context.Context, id string, c Choice, via apiCall, c
 		if t.Phase == PhaseFinal {
 			return completedError(t)
 		}
+		if c.Step != nil && *c.Step != t.Challenge.Interactions {
+			return NewError(CodeTransactionState, EMVInvalidTransaction,
+				"this challenge page was answered already (a wrong code); answer on the page shown after it", "state")
+		}
 		if t.Challenge.OpenedAt.IsZero() {
 			t.Challenge.OpenedAt = now
 		}
@@ -268,8 +301,7 @@ func (e *Engine) decide(ctx context.Context, id string, c Choice, via apiCall, c
 			if o, ok = lookupOTP(ch, c.OTP); !ok {
 				t.Challenge.WrongOTPs++
 				if t.Challenge.WrongOTPs < maxWrongOTPs {
-					left := maxWrongOTPs - t.Challenge.WrongOTPs
-					message = fmt.Sprintf("Incorrect code. %d attempt%s left.", left, plural(left))
+					message = attemptsLeft(t.Challenge.WrongOTPs)
 					return nil
 				}
 				o = scenarios.Outcome{Status: "N", Reason: "19"}

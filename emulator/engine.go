@@ -407,8 +407,7 @@ func (e *Engine) Enquiry(ctx context.Context, ns string, req EnquiryRequest, cal
 		t, err = e.store.GetByExternalRef(ctx, ns, req.ExternalReferenceID)
 	}
 	if err == nil && t.Phase == PhaseMethod {
-		return EnquiryResponse{}, NewError(CodeUnknownTransaction, EMVUnknownTransaction,
-			fmt.Sprintf("%s %q names a device data collection without a lookup yet", field, value), field)
+		return EnquiryResponse{}, e.collectionOnly(ctx, ns, t, field, value)
 	}
 	var sc *scenarios.Scenario
 	if err == nil {
@@ -433,6 +432,31 @@ func (e *Engine) Enquiry(ctx context.Context, ns string, req EnquiryRequest, cal
 	e.emit(ctx, Event{Namespace: ns, Kind: EventEnquiry, Transaction: summaryOf(t), Detail: call.Note,
 		Request: e.redactBody(call.Body), Enquiry: &resp})
 	return resp, nil
+}
+
+// collectionOnly is the answer to an enquiry whose key names a device
+// data collection, not an authentication: one without a lookup yet, or
+// one whose lookup carries another externalReferenceId (the reference
+// then names the collection alone) or stored no transaction.
+func (e *Engine) collectionOnly(ctx context.Context, ns string, c Transaction, field, value string) error {
+	msg := fmt.Sprintf("%s %q names the device data collection %s, without a lookup yet", field, value, c.ThreeDSServerTransID)
+	if c.Method.CompInd != "" { // a lookup used it
+		id := strings.TrimPrefix(c.ThreeDSServerTransID, DDCPrefix)
+		switch t, err := e.store.Get(ctx, id); {
+		case err == nil && t.Namespace == ns && t.ExternalReferenceID != c.ExternalReferenceID:
+			msg = fmt.Sprintf("%s %q names the device data collection %s, whose lookup carries externalReferenceId %q: "+
+				"enquire by threeDsServerTransId %s or by that reference", field, value, c.ThreeDSServerTransID, t.ExternalReferenceID, id)
+		case err == nil && t.Namespace == ns:
+			msg = fmt.Sprintf("%s %q names the device data collection %s; its lookup is threeDsServerTransId %s: enquire by that id",
+				field, value, c.ThreeDSServerTransID, id)
+		case errors.Is(err, ErrNotFound):
+			msg = fmt.Sprintf("%s %q names the device data collection %s, whose lookup stored no transaction (it was answered with an error)",
+				field, value, c.ThreeDSServerTransID)
+		case err != nil:
+			return e.lookupFailure(err, field, value)
+		}
+	}
+	return NewError(CodeUnknownTransaction, EMVUnknownTransaction, msg, field)
 }
 
 // lookupFailure turns a store failure into the error the caller sees.

@@ -41,6 +41,7 @@ const (
 	CodeMethodNotAllowed   ErrorCode = "RT05" // route exists, method does not
 	CodeInternal           ErrorCode = "SY01" // unexpected failure of the emulator itself (EMV 404)
 	CodeStoreUnavailable   ErrorCode = "SY02" // the shared state store is unreachable or slow (EMV 403)
+	CodeStoreFull          ErrorCode = "SY04" // the shared state store is full and refuses writes (EMV 404)
 	CodeBusy               ErrorCode = "SY03" // too many requests held in scenario delays (EMV 403)
 	CodeScenarioTimeout    ErrorCode = "SC02" // scenario: transaction timed out (EMV 402)
 	CodeScenarioTransient  ErrorCode = "SC03" // scenario: transient system failure (EMV 403)
@@ -124,6 +125,9 @@ func (e *Error) Error() string {
 }
 
 // AsError returns err as an *Error when it is (or wraps) one. An error
+// wrapping ErrStoreFull becomes the error CodeStoreFull: nothing was
+// changed, and retrying will not help until memory is freed (EMV 404,
+// permanent system failure, as far as the caller can tell). An error
 // wrapping ErrUnavailable becomes the error CodeStoreUnavailable: a
 // transient system failure (EMV 403) that a retry may cure. When the
 // failure was a write that timed out (ErrMaybeApplied), the message says
@@ -132,6 +136,11 @@ func AsError(err error) (*Error, bool) {
 	var e *Error
 	if errors.As(err, &e) {
 		return e, true
+	}
+	if errors.Is(err, ErrStoreFull) {
+		return NewError(CodeStoreFull, EMVPermanentFailure,
+			"the sandbox's shared state store is full (Redis reached its maxmemory) and refuses changes; nothing was changed, "+
+				"and retrying will not help until its operator frees memory or raises maxmemory", "store"), true
 	}
 	if errors.Is(err, ErrMaybeApplied) {
 		return NewError(CodeStoreUnavailable, EMVTransientFailure,

@@ -172,6 +172,9 @@ func ParseCReq(s string) (CReq, error) {
 			return CReq{}, NewError(CodeInvalidField, EMVInvalidFormat, fmt.Sprintf("%s is %q, want a UUID such as 8a880dc0-d2d2-4067-bcb1-b08d1690b26e", f.name, f.v), f.name)
 		}
 	}
+	// Transaction ids are read in any case; the sandbox makes them in
+	// lower case.
+	c.ThreeDSServerTransID, c.ACSTransID = strings.ToLower(c.ThreeDSServerTransID), strings.ToLower(c.ACSTransID)
 	if c.MessageType != "CReq" {
 		return CReq{}, NewError(CodeInvalidField, EMVInvalidFormat, fmt.Sprintf("messageType is %q, want CReq", c.MessageType), "messageType")
 	}
@@ -267,6 +270,7 @@ func ParseCRes(s string) (CRes, error) {
 	if err != nil || c.ThreeDSServerTransID == "" {
 		return CRes{}, NewError(CodeInvalidField, EMVInvalidFormat, "the form field cres is not a Base64Url CRes", "cres")
 	}
+	c.ThreeDSServerTransID, c.ACSTransID = strings.ToLower(c.ThreeDSServerTransID), strings.ToLower(c.ACSTransID)
 	return c, nil
 }
 

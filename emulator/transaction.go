@@ -187,6 +187,13 @@ var ErrUnavailable = errors.New("state store unavailable")
 // not, and only a later read (the enquiry) tells.
 var ErrMaybeApplied = errors.New("the write may not have been applied")
 
+// ErrStoreFull is wrapped, with ErrUnavailable, by a store that refused a
+// write because it has no memory left (Redis at its maxmemory under the
+// noeviction policy). Nothing was changed, and a retry will not help
+// until the store's operator frees memory or raises its limit. Reads
+// still work.
+var ErrStoreFull = errors.New("state store full")
+
 // Pinger is implemented by stores that can be unreachable: Ping tells
 // whether the store answers now.
 type Pinger interface {

@@ -30,6 +30,10 @@ type challengeState struct {
 	// Session is the threeDSSessionData posted with the CReq, when one
 	// was: the ACS returns it in the final CRes and keeps no other copy.
 	Session *string `json:"sess,omitempty"`
+	// Step is the page's ChallengeView.Step: a page answered once (a
+	// wrong code) is refused when posted again. Absent in a state made
+	// before it was carried: not checked.
+	Step *int `json:"step,omitempty"`
 }
 
 const stateName = "challenge-state"
@@ -146,7 +150,8 @@ func (s *Server) handleHosted(w http.ResponseWriter, r *http.Request) {
 // challengePage renders the issuer's page of v with a freshly signed state
 // that carries the session posted with the CReq (nil: none was).
 func (s *Server) challengePage(w http.ResponseWriter, r *http.Request, v emulator.ChallengeView, session *string) {
-	state, err := securecookie.EncodeMulti(stateName, challengeState{ID: v.ThreeDSServerTransID, ACS: v.ACSTransID, Issued: time.Now().Unix(), Session: session}, s.state[0])
+	step := v.Step
+	state, err := securecookie.EncodeMulti(stateName, challengeState{ID: v.ThreeDSServerTransID, ACS: v.ACSTransID, Issued: time.Now().Unix(), Session: session, Step: &step}, s.state[0])
 	if err != nil {
 		s.writeError(w, r, fmt.Errorf("sign challenge state: %w", err))
 		return
@@ -205,7 +210,7 @@ func (s *Server) handleDecision(w http.ResponseWriter, r *http.Request) {
 			"the challenge state is missing, forged or altered; the transaction was not changed", "state"))
 		return
 	}
-	choice := emulator.Choice{Action: r.PostForm.Get("action"), OTP: r.PostForm.Get("otp"), SessionData: st.Session}
+	choice := emulator.Choice{Action: r.PostForm.Get("action"), OTP: r.PostForm.Get("otp"), SessionData: st.Session, Step: st.Step}
 	d, err := s.cfg.Engine.Decide(r.Context(), st.ID, st.ACS, choice)
 	if err != nil {
 		s.writeError(w, r, err)

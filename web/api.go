@@ -195,8 +195,9 @@ func (s *Server) handleSchema(w http.ResponseWriter, r *http.Request) {
 const readyTimeout = time.Second
 
 // handleReady serves GET /readyz: 200 once the emulator serves its
-// scenarios and its state store answers; 503 before, while it shuts down,
-// and while the store is unreachable (and 200 again when it comes back).
+// scenarios and its state store takes writes; 503 before, while it shuts
+// down, and while the store is unreachable, full or set to evict
+// acknowledged state (and 200 again when that ends).
 func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {
 	if !s.ready.Load() {
 		respond.JSON(w, http.StatusServiceUnavailable, map[string]string{"status": "not ready", "reason": "starting or draining"})

@@ -27,6 +27,7 @@ type Metrics struct {
 	transactions *prometheus.CounterVec
 	reloads      *prometheus.CounterVec
 	faults       *prometheus.CounterVec
+	storeFull    prometheus.Counter
 	journalOnce  sync.Once
 	waitsOnce    sync.Once
 }
@@ -57,8 +58,12 @@ func NewMetrics(stats StoreStats) *Metrics {
 			Name: "threeds_injected_faults_total",
 			Help: "Faults injected by scenarios or chaos, by kind.",
 		}, []string{"kind"}),
+		storeFull: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "threeds_store_full_total",
+			Help: "Requests refused because the shared state store is full (Redis at its maxmemory refuses writes): 503 SY04.",
+		}),
 	}
-	reg.MustRegister(m.requests, m.latency, m.transactions, m.reloads, m.faults,
+	reg.MustRegister(m.requests, m.latency, m.transactions, m.reloads, m.faults, m.storeFull,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	if stats != nil {
 		reg.MustRegister(
@@ -134,6 +139,9 @@ func (m *Metrics) transaction(step, status string) {
 }
 
 func (m *Metrics) fault(kind string) { m.faults.WithLabelValues(kind).Inc() }
+
+// full counts a request refused because the state store is full.
+func (m *Metrics) full() { m.storeFull.Inc() }
 
 // observeRoute records one request under its route template.
 func (m *Metrics) observeRoute(r *http.Request, status int, d time.Duration) {

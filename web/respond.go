@@ -40,6 +40,7 @@ var httpStatus = map[emulator.ErrorCode]int{
 	emulator.CodeInternal:           http.StatusInternalServerError,
 	emulator.CodeBusy:               http.StatusServiceUnavailable,
 	emulator.CodeStoreUnavailable:   http.StatusServiceUnavailable,
+	emulator.CodeStoreFull:          http.StatusServiceUnavailable,
 	emulator.CodeScenarioTimeout:    http.StatusGatewayTimeout,
 	emulator.CodeScenarioTransient:  http.StatusServiceUnavailable,
 	emulator.CodeScenarioPermanent:  http.StatusInternalServerError,
@@ -146,6 +147,10 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		e = emulator.NewError(emulator.CodeInternal, emulator.EMVPermanentFailure, "internal error of the emulator (request "+requestID(r)+")", "")
 	case e.Code == emulator.CodeStoreUnavailable:
 		s.log.WarnContext(r.Context(), "state store unavailable", slog.String("request_id", requestID(r)), slog.Any("err", err))
+	case e.Code == emulator.CodeStoreFull:
+		s.metrics.full()
+		s.log.WarnContext(r.Context(), "state store full: Redis refuses writes at its maxmemory; free memory or raise maxmemory",
+			slog.String("request_id", requestID(r)), slog.Any("err", err))
 	}
 	if e.Scenario != "" {
 		w.Header()[ScenarioIDHeader] = []string{e.Scenario}

@@ -271,7 +271,11 @@ func (s *Server) routes() {
 	data.HandleFunc("/scenarios", s.handleScenarios).Methods(http.MethodGet, http.MethodHead)
 	data.HandleFunc("/scenarios/schema.json", s.handleSchema).Methods(http.MethodGet, http.MethodHead)
 	data.Handle("/openapi.{format:yaml|json}", s.openAPI()).Methods(http.MethodGet, http.MethodHead)
-	s.console.Mount(root, r)
+	// The console's pages are browser pages: their errors are pages too
+	// (its demo API marks its own requests as JSON routes).
+	consoleRoutes := r.NewRoute().Subrouter()
+	consoleRoutes.Use(markRoute(routeConsole))
+	s.console.Mount(root, consoleRoutes)
 	r.Handle("/docs", http.RedirectHandler(s.cfg.BasePath+"/docs/", http.StatusMovedPermanently)).Methods(http.MethodGet, http.MethodHead)
 	r.PathPrefix("/docs/").Handler(s.docs).Methods(http.MethodGet, http.MethodHead)
 

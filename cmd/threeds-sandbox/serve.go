@@ -52,7 +52,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, envir
 		log.Warn(w)
 	}
 	sb, err := sandbox.New(c, log)
-	if errors.As(err, new(*scenarios.LoadError)) {
+	if errors.As(err, new(*scenarios.LoadError)) || errors.As(err, new(*sandbox.StoreError)) {
 		return configError(err)
 	}
 	if err != nil {

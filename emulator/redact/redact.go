@@ -3,6 +3,12 @@
 // masked to their first six and last four digits, long values cut with a
 // marker, and the whole bounded in bytes. It runs when an event is made,
 // so no full card number and no padded body outlives the request.
+//
+// A card number is masked under any name: the values of the members
+// cardNumber, acctNumber and pan whatever they hold, and anywhere else
+// every run of 13 to 19 digits that passes the Luhn check (see luhn.go),
+// in keys and values, at any depth, inside longer strings and in numbers
+// (which then become strings).
 package redact
 
 import (
@@ -125,6 +131,9 @@ func asSent(body []byte, max int) ([]byte, bool) {
 			}
 			maskInPlace(out[i+1 : i+1+n])
 		}
+	}
+	if !maskInStrings(out) {
+		return nil, false // a card number as a JSON number: the full path
 	}
 	return out, true
 }
@@ -253,12 +262,12 @@ func (r *redactor) run(b []byte) {
 // missing in a broken body): a member name, a masked card number or a
 // value cut to MaxValue.
 func (r *redactor) str(tok []byte) {
-	if r.key && r.inObject() {
+	from := len(r.out)
+	switch {
+	case r.key && r.inObject():
 		r.pan = isPANKey(tok)
 		r.cutString(tok)
-		return
-	}
-	if r.pan {
+	case r.pan:
 		r.pan = false
 		inner := tok[1:]
 		if n := len(inner); n > 0 && inner[n-1] == '"' {
@@ -267,12 +276,37 @@ func (r *redactor) str(tok []byte) {
 		r.out = append(r.out, '"')
 		r.out = appendMasked(r.out, inner)
 		r.out = append(r.out, '"')
-		return
+	default:
+		r.cutString(tok)
 	}
-	r.cutString(tok)
+	r.maskString(from)
 }
 
-// literal writes a number, true, false, null or stray text.
+// maskString masks the card numbers of the string just written at
+// r.out[from:] (quotes included): in place as written, then, when it
+// holds escapes, as they read ("\u0034000..." is a 4 and more digits),
+// in which case the string is written again, escaped anew.
+func (r *redactor) maskString(from int) {
+	content := r.out[from+1 : len(r.out)-1]
+	maskCardNumbers(content)
+	if bytes.IndexByte(content, '\\') < 0 {
+		return
+	}
+	var s string
+	if json.Unmarshal(r.out[from:], &s) != nil {
+		return
+	}
+	read := []byte(s)
+	if !maskCardNumbers(read) {
+		return
+	}
+	r.out = appendQuoted(r.out[:from], read)
+	// The new escapes (\u0019...) may stand next to digits.
+	maskCardNumbers(r.out[from+1 : len(r.out)-1])
+}
+
+// literal writes a number, true, false, null or stray text. A number that
+// holds a card number is written as a string, masked.
 func (r *redactor) literal(tok []byte) {
 	if r.pan {
 		r.pan = false
@@ -281,13 +315,36 @@ func (r *redactor) literal(tok []byte) {
 		r.out = append(r.out, '"')
 		return
 	}
+	if hasCardNumber(tok) {
+		r.out = append(r.out, '"')
+		from := len(r.out)
+		if len(tok) <= r.lim.MaxValue {
+			r.out = append(r.out, tok...)
+		} else {
+			r.out = appendCut(r.out, tok, r.lim.MaxValue)
+		}
+		maskCardNumbers(r.out[from:])
+		r.out = append(r.out, '"')
+		return
+	}
 	if len(tok) <= r.lim.MaxValue {
+		// Literals next to each other (not JSON: "1234 5678") are written
+		// together: the digits they join may make a card number.
+		joined := len(r.out)
+		for joined > 0 && (digit[r.out[joined-1]] || isSeparator(r.out[joined-1])) {
+			joined--
+		}
 		r.out = append(r.out, tok...)
+		if joined < len(r.out)-len(tok) {
+			maskCardNumbers(r.out[joined:])
+		}
 		return
 	}
 	// A long number cannot be cut and stay a number: keep it as a string.
 	r.out = append(r.out, '"')
+	from := len(r.out)
 	r.out = appendCut(r.out, tok, r.lim.MaxValue)
+	maskCardNumbers(r.out[from:]) // what is left of a longer run may be one
 	r.out = append(r.out, '"')
 }
 
@@ -384,6 +441,30 @@ func (r *redactor) cut(bodyLen int) []byte {
 		head = head[size:]
 	}
 	out = append(out, note...)
+	// Cutting may leave the head of a longer run, and the escapes may
+	// stand next to digits: either may read as a card number.
+	maskCardNumbers(out[1:])
+	return append(out, '"')
+}
+
+// appendQuoted appends s as a JSON string: quotes, backslashes and
+// control characters escaped, invalid UTF-8 as \ufffd.
+func appendQuoted(out, s []byte) []byte {
+	out = append(out, '"')
+	for len(s) > 0 {
+		c, size := utf8.DecodeRune(s)
+		switch {
+		case c == utf8.RuneError && size == 1:
+			out = append(out, `\ufffd`...)
+		case c == '"' || c == '\\':
+			out = append(out, '\\', byte(c))
+		case c < 0x20:
+			out = append(out, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+		default:
+			out = append(out, s[:size]...)
+		}
+		s = s[size:]
+	}
 	return append(out, '"')
 }
 

@@ -27,11 +27,17 @@
 //	dd:{ddcId}                 the threeDSServerTransID of the capture a merchant's ddcId names; TTL MaxAge
 //	jt:{len}:{issuer}:{jti}    a JWT id a capture used; TTL the JWT's remaining life
 //	cb:u, cb:q, cb:d           the result callbacks: URLs by namespace, the outbox by due time, the deliveries (see Callbacks)
+//	ready                      written by the readiness probe (a full Redis answers PING); TTL 1 minute
 //
 // Every change is one atomic step (a Lua script or a MULTI), so no
 // replica ever reads half of a change. A transaction is updated by
 // compare-and-set: of many concurrent decisions on one challenge, exactly
 // one wins.
+//
+// Redis must not evict: under maxmemory-policy noeviction a full Redis
+// refuses writes, and a write refused so returns an error wrapping
+// emulator.ErrStoreFull (nothing was changed); Store.CheckPolicy refuses
+// the allkeys-* policies, which would drop acknowledged transactions.
 //
 // A call that cannot reach Redis within its timeout returns an error
 // wrapping emulator.ErrUnavailable. A read changes nothing; a write that
@@ -112,15 +118,20 @@ func Redact(rawURL string) string {
 }
 
 // Classify turns an error of the Redis client into what the engine
-// understands, for every part kept in Redis: a nil reply is ErrNotFound; a network failure, a timeout or a server that
-// cannot serve now (loading, out of memory, read-only replica) wraps
-// ErrUnavailable; anything else is returned with its context.
+// understands, for every part kept in Redis: a nil reply is ErrNotFound;
+// a write refused for want of memory (OOM: maxmemory reached under
+// noeviction) wraps ErrStoreFull and ErrUnavailable; a network failure,
+// a timeout or a server that cannot serve now (loading, read-only
+// replica) wraps ErrUnavailable; anything else is returned with its
+// context.
 func Classify(op string, err error) error {
 	switch {
 	case err == nil:
 		return nil
 	case rueidis.IsRedisNil(err):
 		return emulator.ErrNotFound
+	case outOfMemory(err):
+		return fmt.Errorf("%w: %w: redis %s: %v", emulator.ErrUnavailable, emulator.ErrStoreFull, op, err)
 	case unavailable(err):
 		return fmt.Errorf("%w: redis %s: %v", emulator.ErrUnavailable, op, err)
 	}
@@ -154,6 +165,18 @@ func neverSent(err error) bool {
 	return strings.Contains(msg, "connection refused") || strings.Contains(msg, "no such host")
 }
 
+// outOfMemory tells Redis's refusal of a write at its maxmemory: the
+// error reply OOM, also when a script's call got it (Redis 7 keeps the
+// prefix, Redis 6 wraps it in ERR Error running script).
+func outOfMemory(err error) bool {
+	re, ok := rueidis.IsRedisErr(err)
+	if !ok {
+		return false
+	}
+	msg := re.Error()
+	return strings.HasPrefix(msg, "OOM") || strings.Contains(msg, "OOM command not allowed")
+}
+
 func unavailable(err error) bool {
 	var netErr net.Error
 	if errors.As(err, &netErr) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) ||
@@ -161,7 +184,7 @@ func unavailable(err error) bool {
 		return true
 	}
 	if re, ok := rueidis.IsRedisErr(err); ok {
-		for _, p := range []string{"LOADING", "OOM", "BUSY", "MASTERDOWN", "READONLY", "TRYAGAIN", "CLUSTERDOWN", "NOREPLICAS"} {
+		for _, p := range []string{"LOADING", "BUSY", "MASTERDOWN", "READONLY", "TRYAGAIN", "CLUSTERDOWN", "NOREPLICAS"} {
 			if strings.HasPrefix(re.Error(), p) {
 				return true
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"strconv"
 	"time"
@@ -37,6 +38,12 @@ type Options struct {
 	MaxAge time.Duration
 	// Timeout bounds every call; DefaultTimeout when zero.
 	Timeout time.Duration
+	// Logger receives what the checks of Redis's eviction policy find;
+	// nil discards it.
+	Logger *slog.Logger
+	// PolicyRecheck is how often, at most, Ping reads the eviction policy
+	// again; DefaultPolicyRecheck when zero.
+	PolicyRecheck time.Duration
 }
 
 // Store is the emulator.Store in Redis.
@@ -45,6 +52,7 @@ type Store struct {
 	prefix  string
 	maxAge  time.Duration
 	timeout time.Duration
+	policy  *policyWatch
 }
 
 var (
@@ -66,7 +74,14 @@ func NewStore(c rueidis.Client, opt Options) (*Store, error) {
 	if opt.Timeout <= 0 {
 		opt.Timeout = DefaultTimeout
 	}
-	return &Store{c: c, prefix: opt.Prefix, maxAge: opt.MaxAge, timeout: opt.Timeout}, nil
+	if opt.Logger == nil {
+		opt.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opt.PolicyRecheck <= 0 {
+		opt.PolicyRecheck = DefaultPolicyRecheck
+	}
+	return &Store{c: c, prefix: opt.Prefix, maxAge: opt.MaxAge, timeout: opt.Timeout,
+		policy: &policyWatch{c: c, log: opt.Logger, every: opt.PolicyRecheck}}, nil
 }
 
 func (s *Store) txKey(id string) string { return s.prefix + "t:" + id }
@@ -194,6 +209,13 @@ func (s *Store) Put(ctx context.Context, t emulator.Transaction) error {
 	}
 	res := s.c.DoMulti(ctx, s.c.B().Multi().Build(), put,
 		s.c.B().Set().Key(keys[1]).Value(refValue(t.ThreeDSServerTransID)).PxMilliseconds(ttl).Build(), s.c.B().Exec().Build())
+	// A command Redis refuses to queue (OOM at its maxmemory) makes EXEC
+	// answer EXECABORT: the queued command's own error says why.
+	for _, queued := range res[1:3] {
+		if err := queued.Error(); err != nil && !rueidis.IsRedisNil(err) {
+			return ClassifyWrite("put", err)
+		}
+	}
 	vs, err := res[3].ToArray()
 	if err != nil {
 		return ClassifyWrite("put", err)
@@ -317,9 +339,29 @@ func (s *Store) Update(ctx context.Context, id string, fn func(*emulator.Transac
 	}
 }
 
-// Ping tells whether Redis answers now.
+// Ping tells whether Redis takes writes now, for the readiness probe: it
+// writes a small key with a short time to live, since a Redis at its
+// maxmemory still answers PING but refuses writes (an error wrapping
+// emulator.ErrStoreFull). At most every PolicyRecheck it also reads the
+// eviction policy again, and answers its *PolicyError while the policy
+// is one the sandbox refuses.
 func (s *Store) Ping(ctx context.Context) error {
 	ctx, cancel := bounded(ctx, s.timeout)
 	defer cancel()
-	return Classify("ping", s.c.Do(ctx, s.c.B().Ping().Build()).Error())
+	probe := s.c.B().Set().Key(s.prefix + readyKey).Value("1").PxMilliseconds(time.Minute.Milliseconds()).Build()
+	if err := s.c.Do(ctx, probe).Error(); err != nil {
+		return Classify("readiness probe (a write)", err)
+	}
+	return s.policy.check(ctx)
+}
+
+// CheckPolicy reads Redis's eviction policy (maxmemory-policy) and
+// returns a *PolicyError when it evicts any key (allkeys-*). It logs a
+// warning for a volatile-* policy, and, once, that the policy cannot be
+// read where Redis forbids CONFIG GET (then the sandbox goes on). The
+// program calls it at start-up; Ping calls it again now and then.
+func (s *Store) CheckPolicy(ctx context.Context) error {
+	ctx, cancel := bounded(ctx, s.timeout)
+	defer cancel()
+	return s.policy.check(ctx)
 }

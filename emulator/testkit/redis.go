@@ -27,6 +27,15 @@ type RedisOptions struct {
 	// AppendOnly turns on the append-only file (fsync every second), so
 	// that acknowledged writes survive a restart.
 	AppendOnly bool
+	// MaxMemory, when set, is the server's maxmemory ("64mb", or bytes);
+	// empty leaves it unlimited. A test may change it while the server
+	// runs: Do("CONFIG", "SET", "maxmemory", "1") makes every write fail
+	// with OOM at once.
+	MaxMemory string
+	// Policy, when set, is the server's maxmemory-policy (noeviction,
+	// allkeys-lru, volatile-ttl...); empty keeps Redis's default,
+	// noeviction.
+	Policy string
 }
 
 // Redis is a redis-server process of a test.
@@ -66,6 +75,12 @@ func (s *Redis) start() {
 		args = append(args, "--appendonly", "yes", "--appendfsync", "everysec")
 	} else {
 		args = append(args, "--appendonly", "no")
+	}
+	if s.opt.MaxMemory != "" {
+		args = append(args, "--maxmemory", s.opt.MaxMemory)
+	}
+	if s.opt.Policy != "" {
+		args = append(args, "--maxmemory-policy", s.opt.Policy)
 	}
 	cmd := exec.Command(s.bin, args...)
 	if err := cmd.Start(); err != nil {

@@ -39,7 +39,9 @@
 //     string; it may not be more precise than its currency's ISO 4217
 //     minor unit (trailing zeros do not count).
 //   - When browserInfo.javascriptEnabled is false, javaEnabled, colorDepth,
-//     screenHeight, screenWidth and timeZone are optional, as in EMV 2.2.
+//     screenHeight, screenWidth and timeZone are optional, as in EMV 2.2.0;
+//     not on messageVersion 2.1.0, whose EMV version has no such
+//     exception (they stay required, as the interface marks them).
 //   - card.cardNumber is checked for 13 to 19 digits only, not the Luhn
 //     check, so tokens and test numbers pass.
 //

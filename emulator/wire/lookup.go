@@ -2,6 +2,7 @@ package wire
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios/iso"
@@ -99,10 +100,21 @@ func authIndIs(codes ...string) func(*checker) bool {
 func instalmentWithoutInstalData(c *checker) bool { return c.authInd == "03" && c.instalData == 0 }
 
 // unlessJSDisabled is the required func of the browser properties that
-// EMV 2.2 lets a browser without JavaScript leave out.
-func unlessJSDisabled(c *checker) bool { return !c.jsDisabled }
+// EMV 2.2.0 lets a browser without JavaScript leave out. EMV 2.1.0 has
+// no such exception: on messageVersion 2.1.0 they stay required, as the
+// interface (section 2.3) marks them.
+func unlessJSDisabled(c *checker) bool { return !c.jsDisabled || c.messageVersion == "2.1.0" }
 
 type lookup = emulator.LookupRequest
+
+// normalDDCID reads a ddcId: one the sandbox handed out ("ddc-" and a
+// transaction id) in any case, as every transaction id; any other as sent.
+func normalDDCID(s string) string {
+	if len(s) > len(emulator.DDCPrefix) && strings.EqualFold(s[:len(emulator.DDCPrefix)], emulator.DDCPrefix) {
+		return strings.ToLower(s)
+	}
+	return s
+}
 
 // compInd checks threeDSCompInd: Y, N or U.
 func compInd(s string) (string, string) {
@@ -119,7 +131,7 @@ var lookupRules = withWatch(newRuleSet([]rule[lookup]{
 	{names: []string{"externalReferenceId"}, required: always, max: 50,
 		setString: func(r *lookup, s string) { r.ExternalReferenceID = s }},
 	{names: []string{"ddcId"}, required: always, max: 50,
-		setString: func(r *lookup, s string) { r.DDCID = s }},
+		setString: func(r *lookup, s string) { r.DDCID = normalDDCID(s) }},
 	{names: []string{"threeDSCompInd"}, check: compInd, hints: []string{"threeDsCompInd"},
 		setString: func(r *lookup, s string) { r.ThreeDSCompInd = s }},
 	{names: []string{"threeDsRequestorAuthInd"}, required: always, check: authIndCode,
@@ -223,7 +235,7 @@ var lookupRules = withWatch(newRuleSet([]rule[lookup]{
 
 // watchRequestWide takes the values other rules depend on from the first
 // member of their key: the conditions of recurring, instalmentData,
-// purchase and purchase.instalData.
+// purchase, purchase.instalData and the browser properties.
 func watchRequestWide(c *checker, key string, v value) {
 	if v.kind != kindString {
 		return
@@ -233,6 +245,8 @@ func watchRequestWide(c *checker, key string, v value) {
 		c.authInd = v.text
 	case "messageCategory":
 		c.messageCategory = v.text
+	case "messageVersion":
+		c.messageVersion = v.text
 	}
 }
 
@@ -243,7 +257,8 @@ func withWatch[T any](s *ruleSet[T], watch func(c *checker, key string, v value)
 }
 
 // browserRules read browserInfo (2.3). When javascriptEnabled is false,
-// the properties only a script can read become optional, as in EMV 2.2.
+// the properties only a script can read become optional, as in EMV 2.2.0,
+// but on messageVersion 2.1.0, whose EMV version has no such exception.
 var browserRules = withWatch(newRuleSet([]rule[emulator.BrowserInfo]{
 	{names: []string{"acceptHeader"}, required: always, max: 2048, hints: []string{"browserAcceptHeader"},
 		setString: func(b *emulator.BrowserInfo, s string) { b.AcceptHeader = s }},

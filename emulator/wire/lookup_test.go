@@ -308,6 +308,18 @@ func TestDecodeLookupAccepts(t *testing.T) {
 					t.Errorf("Browser = %+v", r.Browser)
 				}
 			}},
+		{"a ddcId of the sandbox in upper case", []wiretest.Edit{set("ddcId", "DDC-8A880DC0-D2D2-4067-BCB1-B08D1690B26E")},
+			func(t *testing.T, r emulator.LookupRequest) {
+				if r.DDCID != "ddc-8a880dc0-d2d2-4067-bcb1-b08d1690b26e" {
+					t.Errorf("DDCID = %q, want it in lower case", r.DDCID)
+				}
+			}},
+		{"another ddcId as sent", []wiretest.Edit{set("ddcId", "Order-DDC-7")},
+			func(t *testing.T, r emulator.LookupRequest) {
+				if r.DDCID != "Order-DDC-7" {
+					t.Errorf("DDCID = %q, want it as sent", r.DDCID)
+				}
+			}},
 		{"phones", []wiretest.Edit{set("homePhone", map[string]any{"countryCode": num("1"), "subscriber": num("2125550100")}),
 			set("workPhone", map[string]any{"countryCode": "33", "subscriber": "142685300"})},
 			func(t *testing.T, r emulator.LookupRequest) {

@@ -88,6 +88,7 @@ type checker struct {
 	messageCategory string // messageCategory as sent, if a string
 	instalData      int    // purchase.instalData when valid, else 0
 	jsDisabled      bool   // browserInfo.javascriptEnabled is false
+	messageVersion  string // messageVersion as sent, if a string
 	// sent holds, for DecodeEnquiry, whether its two keys came with a value.
 	sentID, sentRef bool
 

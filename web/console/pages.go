@@ -308,14 +308,14 @@ var eventLabels = map[emulator.EventKind]string{
 	emulator.EventCallback:   "Result callback",
 }
 
-// handleTransaction serves GET {base}/console/transactions/{id}. Another
-// namespace's transaction is not found.
+// handleTransaction serves GET {base}/console/transactions/{id}, the id
+// in any case. Another namespace's transaction is not found.
 func (c *Console) handleTransaction(w http.ResponseWriter, r *http.Request) {
 	tok, ok := c.requireSession(w, r)
 	if !ok {
 		return
 	}
-	id := mux.Vars(r)["id"]
+	id := strings.ToLower(mux.Vars(r)["id"])
 	nonce := respond.Nonce()
 	var e journal.Entry
 	found := false

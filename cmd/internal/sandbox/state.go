@@ -32,6 +32,17 @@ type state struct {
 	callbacks emulator.Callbacks
 }
 
+// StoreError is a state store the sandbox refuses to run over, as it is
+// set up: a configuration to mend, not a failure to retry (the program
+// exits 2). Today: a Redis whose eviction policy drops acknowledged
+// transactions (it wraps a *redisstore.PolicyError).
+type StoreError struct{ Err error }
+
+func (e *StoreError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the store's error.
+func (e *StoreError) Unwrap() error { return e.Err }
+
 // journalOptions are the bounds of the console's journal.
 func (c Config) journalOptions() journal.Options {
 	return journal.Options{PerNamespace: c.JournalSize, MaxBytesPerNamespace: c.JournalBytes, MaxTotalBytes: c.JournalTotal}
@@ -68,10 +79,16 @@ func newState(c Config, log *slog.Logger) (*state, error) {
 		}
 		return nil, fmt.Errorf("[store] %w%s", err, hint)
 	}
-	store, err := redisstore.NewStore(client, redisstore.Options{Prefix: c.StorePrefix, MaxAge: c.StoreMaxAge, Timeout: c.StoreTimeout})
+	store, err := redisstore.NewStore(client, redisstore.Options{Prefix: c.StorePrefix, MaxAge: c.StoreMaxAge, Timeout: c.StoreTimeout, Logger: log})
 	if err != nil {
 		client.Close()
 		return nil, fmt.Errorf("[store] %w", err)
+	}
+	// An eviction policy that drops acknowledged transactions is refused
+	// before anything is served.
+	if err := store.CheckPolicy(context.Background()); err != nil {
+		client.Close()
+		return nil, &StoreError{Err: fmt.Errorf("[store] %s: %w", redisstore.Redact(c.Store), err)}
 	}
 	runtime, err := redisstore.NewRuntime(client, redisstore.RuntimeOptions{Prefix: c.StorePrefix, Timeout: c.StoreTimeout})
 	if err != nil {

@@ -83,6 +83,12 @@ func Edited(base []byte, edits ...Edit) ([]byte, error) {
 	return out, nil
 }
 
+// noJS210 is a 2.1.0 request from a browser without JavaScript, with
+// one more change.
+func noJS210(e Edit) []Edit {
+	return []Edit{set("messageVersion", "2.1.0"), set("browserInfo.javascriptEnabled", false), e}
+}
+
 // set, del, num, raw and long keep the table short.
 var (
 	set  = Set
@@ -206,6 +212,13 @@ var lookupRules = []Case{
 	{"timeZone absent", []Edit{del("browserInfo.timeZone")}, "201", "browserInfo.timeZone"},
 	{"timeZone too long", []Edit{set("browserInfo.timeZone", "-12345")}, "203", "browserInfo.timeZone"},
 	{"timeZone two signs", []Edit{set("browserInfo.timeZone", "+-60")}, "203", "browserInfo.timeZone"},
+	// Without JavaScript, EMV 2.2.0 lets these go; 2.1.0 does not.
+	{"2.1.0 no JavaScript, javaEnabled absent", noJS210(del("browserInfo.javaEnabled")), "201", "browserInfo.javaEnabled"},
+	{"2.1.0 no JavaScript, colorDepth absent", noJS210(del("browserInfo.colorDepth")), "201", "browserInfo.colorDepth"},
+	{"2.1.0 no JavaScript, screenHeight absent", noJS210(del("browserInfo.screenHeight")), "201", "browserInfo.screenHeight"},
+	{"2.1.0 no JavaScript, screenWidth absent", noJS210(del("browserInfo.screenWidth")), "201", "browserInfo.screenWidth"},
+	{"2.1.0 no JavaScript, timeZone absent", noJS210(del("browserInfo.timeZone")), "201", "browserInfo.timeZone"},
+	{"2.1.0 no JavaScript, timeZone null", noJS210(set("browserInfo.timeZone", nil)), "201", "browserInfo.timeZone"},
 	{"timeZone 99999", []Edit{set("browserInfo.timeZone", "99999")}, "203", "browserInfo.timeZone"},
 	{"timeZone past UTC+14", []Edit{set("browserInfo.timeZone", num("-841"))}, "203", "browserInfo.timeZone"},
 	{"timeZone past UTC-12", []Edit{set("browserInfo.timeZone", "+721")}, "203", "browserInfo.timeZone"},
