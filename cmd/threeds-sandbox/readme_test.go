@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -74,6 +75,11 @@ func needTools(t *testing.T, tools ...string) {
 var stableKeys = []string{"status", "transactionStatus", "transStatus", "final", "version", "eci",
 	"cardScheme", "cardBin", "externalReferenceId", "notificationUrl", "threeDSSessionData"}
 
+// quickStartCommand is the first block of the README's Quick start: the
+// command that starts the sandbox without a checkout. The tests of package
+// e2e run it as written.
+const quickStartCommand = "go run github.com/threeds-sandbox/threeds-sandbox/cmd/threeds-sandbox@latest\n"
+
 // TestReadmeQuickStart runs the README's Quick start as a new user would:
 // its first block is the command that starts the sandbox (here started in
 // process), and the other shell blocks run in order, in one bash from the
@@ -83,8 +89,11 @@ var stableKeys = []string{"status", "transactionStatus", "transStatus", "final",
 func TestReadmeQuickStart(t *testing.T) {
 	needTools(t, "bash", "curl", "jq")
 	blocks := fences(t, "README.md", "## Quick start")
-	if len(blocks) == 0 || blocks[0].lang != "sh" || blocks[0].text != "go run ./cmd/threeds-sandbox\n" {
-		t.Fatalf("the Quick start must open with exactly `go run ./cmd/threeds-sandbox`, got %q", blocks[0])
+	if len(blocks) == 0 || blocks[0].lang != "sh" || blocks[0].text != quickStartCommand {
+		t.Fatalf("the Quick start must open with exactly `%s`, got %q", strings.TrimSpace(quickStartCommand), blocks[0])
+	}
+	if mod := modulePath(t); !strings.HasPrefix(quickStartCommand, "go run "+mod+"/cmd/threeds-sandbox@") {
+		t.Fatalf("the Quick start runs %q, but the module is %s", quickStartCommand, mod)
 	}
 	p := startDefault(t)
 
@@ -171,3 +180,20 @@ func checkExample(t *testing.T, want fence, got string) {
 		}
 	}
 }
+
+// modulePath is the module path go.mod declares.
+func modulePath(t *testing.T) string {
+	t.Helper()
+	raw, err := os.ReadFile("../../go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := modfileRe.FindSubmatch(raw)
+	if path == nil {
+		t.Fatal("go.mod declares no module")
+	}
+	return string(path[1])
+}
+
+// modfileRe finds the module line of a go.mod file.
+var modfileRe = regexp.MustCompile(`(?m)^module\s+(\S+)\s*$`)
