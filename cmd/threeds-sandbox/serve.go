@@ -12,6 +12,7 @@ import (
 
 	"github.com/threeds-sandbox/threeds-sandbox/cmd/internal/gcheadroom"
 	"github.com/threeds-sandbox/threeds-sandbox/cmd/internal/sandbox"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/redisstore"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 )
 
@@ -46,7 +47,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return configError(err)
 	}
 	sb, err := sandbox.New(c, log)
-	if errors.As(err, new(*scenarios.LoadError)) {
+	if errors.As(err, new(*scenarios.LoadError)) || errors.Is(err, redisstore.ErrUntrusted) {
 		return configError(err)
 	}
 	if err != nil {
