@@ -9,7 +9,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -149,18 +151,21 @@ func copyTree(t *testing.T, from, to string) {
 type imageConfig struct {
 	Manifest string
 	Docker   struct {
-		Config struct {
-			User         string
-			Env          []string
-			Entrypoint   []string
-			Cmd          []string
-			ExposedPorts map[string]struct{}
-			Healthcheck  *struct {
-				Test                           []string
-				Interval, Timeout, StartPeriod time.Duration
-				Retries                        int
-			}
-		} `json:"config"`
+		Config dockerConfig `json:"config"`
+	}
+}
+
+// dockerConfig is how an image runs: the settings its Dockerfile gives.
+type dockerConfig struct {
+	User         string
+	Env          []string
+	Entrypoint   []string
+	Cmd          []string
+	ExposedPorts map[string]struct{}
+	Healthcheck  *struct {
+		Test                           []string
+		Interval, Timeout, StartPeriod time.Duration
+		Retries                        int
 	}
 }
 
@@ -229,6 +234,7 @@ func TestImage(t *testing.T) {
 		t.Errorf("HEALTHCHECK runs %q, want %q", got, want)
 	}
 	checkOnlyTheBinary(t, b, image, cfg.Entrypoint[0])
+	checkReleaseImage(t, b, image, cfg)
 
 	c := b.run(t, "from", "--pull=never", image)
 	addr := fmt.Sprintf("127.0.0.1:%d", testkit.FreePort(t))
@@ -311,6 +317,36 @@ func checkOnlyTheBinary(t *testing.T, b *buildah, image, binary string) {
 	if len(files) != 1 || files[0] != binary {
 		t.Errorf("the image holds %v, want only %s", files, binary)
 	}
+}
+
+// checkReleaseImage builds release.Dockerfile, the image GoReleaser
+// makes of a release binary, from the binary of image laid out as
+// GoReleaser lays it out (linux/amd64/threeds-sandbox), and checks that it
+// runs the same way: the same user, environment, port, entrypoint and
+// health check, and nothing but the binary.
+func checkReleaseImage(t *testing.T, b *buildah, image string, want dockerConfig) {
+	t.Helper()
+	ctx := t.TempDir()
+	c := b.run(t, "from", "--pull=never", image)
+	root := b.run(t, "mount", c)
+	platform := "linux/" + runtime.GOARCH
+	if err := os.MkdirAll(filepath.Join(ctx, platform), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	copyTree(t, filepath.Join(root, "threeds-sandbox"), filepath.Join(ctx, platform, "threeds-sandbox"))
+	b.run(t, "rm", c)
+	release := image + "-release"
+	b.run(t, "bud", "--isolation", "chroot", "--pull=never", "--format", "docker", "--build-arg", "TARGETPLATFORM="+platform,
+		"--file", filepath.Join(checkout, "release.Dockerfile"), "--tag", release, ctx)
+	var inspected []imageConfig
+	if err := json.Unmarshal([]byte("["+b.run(t, "inspect", "--type", "image", release)+"]"), &inspected); err != nil {
+		t.Fatalf("buildah inspect: %v", err)
+	}
+	got := inspected[0].Docker.Config
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("release.Dockerfile makes an image that runs otherwise than the Dockerfile's:\n got %+v\nwant %+v", got, want)
+	}
+	checkOnlyTheBinary(t, b, release, "/threeds-sandbox")
 }
 
 // checkImageTLSStore runs the image on a TLS-only Redis whose
