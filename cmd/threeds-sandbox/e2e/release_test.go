@@ -71,6 +71,7 @@ func TestReleaseSnapshot(t *testing.T) {
 	}
 	t.Parallel()
 	goreleaser := findGoreleaser(t)
+	checkGoreleaserVersion(t, goreleaser)
 	git := testkit.Need(t, "git", "git")
 	dir := filepath.Join(t.TempDir(), "clone")
 	if out, err := exec.Command(git, "clone", "--quiet", "--no-hardlinks", checkout, dir).CombinedOutput(); err != nil {
@@ -86,7 +87,7 @@ func TestReleaseSnapshot(t *testing.T) {
 		t.Helper()
 		cmd := exec.Command(goreleaser, args...)
 		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GOFLAGS=")
+		cmd.Env = os.Environ()
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Fatalf("goreleaser %s: %v\n%s", strings.Join(args, " "), err, out)
@@ -150,6 +151,28 @@ func TestReleaseSnapshot(t *testing.T) {
 	_ = cmd.Process.Signal(syscall.SIGTERM)
 	if err := sandbox.wait(30 * time.Second); err != nil {
 		t.Errorf("the released binary after SIGTERM: %v, want exit 0", err)
+	}
+}
+
+// checkGoreleaserVersion checks that the goreleaser found is the one CI
+// installs and the docs name.
+func checkGoreleaserVersion(t *testing.T, goreleaser string) {
+	t.Helper()
+	out, err := exec.Command(goreleaser, "--version").CombinedOutput()
+	if err != nil {
+		t.Fatalf("goreleaser --version: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "GitVersion:    "+goreleaserVersion+"\n") {
+		t.Errorf("goreleaser is not %s:\n%s", goreleaserVersion, out)
+	}
+	for _, file := range []string{".ci/run", "docs/install.md"} {
+		raw, err := os.ReadFile(filepath.Join(checkout, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(raw), "github.com/goreleaser/goreleaser/v2@"+goreleaserVersion) {
+			t.Errorf("%s does not install goreleaser %s", file, goreleaserVersion)
+		}
 	}
 }
 
