@@ -66,8 +66,8 @@ func TestLandingPage(t *testing.T) {
 			if csp := p.Header.Get("Content-Security-Policy"); nonce == "" || !strings.Contains(csp, "'nonce-"+nonce+"'") {
 				t.Errorf("style nonce %q not in the CSP %q", nonce, csp)
 			}
-			if got := p.Doc.Find("pre.cmd").Text(); !strings.Contains(got, e.URL+"/authentication/brw") {
-				t.Errorf("the example command does not call this sandbox (%s): %s", e.URL, got)
+			if got := p.Doc.Find("pre.cmd").Text(); !strings.Contains(got, e.URL+"/authentication/brw") || !strings.Contains(got, e.URL+"/examples/lookup.json") {
+				t.Errorf("the example command does not send this sandbox's sample to it (%s): %s", e.URL, got)
 			}
 			if p.Header.Get("X-Frame-Options") != "DENY" {
 				t.Errorf("X-Frame-Options = %q", p.Header.Get("X-Frame-Options"))
@@ -119,7 +119,7 @@ func TestLandingIndex(t *testing.T) {
 	for _, l := range idx.Links {
 		hrefs[l.Name] = l.Href
 	}
-	for name, want := range map[string]string{"Console": "/console/", "Demo checkout": "/console/demo", "OpenAPI document": "/openapi.yaml"} {
+	for name, want := range map[string]string{"Console": "/console/", "Demo checkout": "/console/demo", "OpenAPI document": "/openapi.yaml", "Sample requests": "/examples/"} {
 		if hrefs[name] != e.URL+want {
 			t.Errorf("link %q = %q, want %q", name, hrefs[name], e.URL+want)
 		}

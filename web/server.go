@@ -271,6 +271,7 @@ func (s *Server) routes() {
 	data.HandleFunc("/scenarios", s.handleScenarios).Methods(http.MethodGet, http.MethodHead)
 	data.HandleFunc("/scenarios/schema.json", s.handleSchema).Methods(http.MethodGet, http.MethodHead)
 	data.Handle("/openapi.{format:yaml|json}", s.openAPI()).Methods(http.MethodGet, http.MethodHead)
+	s.exampleRoutes(data)
 	// The console's pages are browser pages: their errors are pages too
 	// (its demo API marks its own requests as JSON routes).
 	consoleRoutes := r.NewRoute().Subrouter()

@@ -188,6 +188,7 @@ func TestEveryBadFlagExitsTwo(t *testing.T) {
 		"store-timeout":        {"0", "want a positive duration"},
 		"store-wait":           {"-1s", "want 0 (fail at once) or a positive duration"},
 		"store-prefix":         {"my prefix", "want a prefix such as 3ds:"},
+		"store-ca-file":        {missing, "needs a TLS store, --store (THREEDS_STORE) rediss://"},
 		"max-body-bytes":       {"-1", "want a positive number of bytes"},
 		"state-hash-key":       {"00", "want 32 or 64"},
 		"state-block-key":      {"zz", "not hex"},

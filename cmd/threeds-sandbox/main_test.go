@@ -139,6 +139,12 @@ func freePort(t *testing.T) string {
 // --tokens is not set).
 const testToken = "e2e-tests"
 
+// Fixed challenge state keys, as replicas that share a store need.
+const (
+	testHashKey  = "6f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8"
+	testBlockKey = "0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f9"
+)
+
 // challengeCard is the default Visa card whose lookup asks for a challenge
 // (OTP 1234 passes, 0000 fails).
 const challengeCard = "4000000000009102"

@@ -12,6 +12,7 @@ import (
 
 	"github.com/threeds-sandbox/threeds-sandbox/cmd/internal/gcheadroom"
 	"github.com/threeds-sandbox/threeds-sandbox/cmd/internal/sandbox"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/redisstore"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 )
 
@@ -52,7 +53,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, envir
 		log.Warn(w)
 	}
 	sb, err := sandbox.New(c, log)
-	if errors.As(err, new(*scenarios.LoadError)) || errors.As(err, new(*sandbox.StoreError)) {
+	if errors.As(err, new(*scenarios.LoadError)) || errors.As(err, new(*sandbox.StoreError)) || errors.Is(err, redisstore.ErrUntrusted) {
 		return configError(err)
 	}
 	if err != nil {

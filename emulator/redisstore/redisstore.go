@@ -47,6 +47,8 @@ package redisstore
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
@@ -69,19 +71,48 @@ const (
 // within timeout. It retries for as long as wait allows (0: once), so a
 // replica may start before its Redis.
 func Connect(ctx context.Context, rawURL string, timeout, wait time.Duration) (rueidis.Client, error) {
+	return ConnectWith(ctx, rawURL, ConnectOptions{Timeout: timeout, Wait: wait})
+}
+
+// ConnectOptions set up ConnectWith.
+type ConnectOptions struct {
+	// Timeout bounds the dial, each write and the first PING
+	// (DefaultTimeout when 0); Wait is how long to keep trying (0: once).
+	Timeout, Wait time.Duration
+	// RootCAs, when not nil, are the only authorities trusted to sign the
+	// certificate of a rediss:// server. When nil, the system's are, or
+	// where the system has none (a scratch image), the roots the program
+	// carries (golang.org/x/crypto/x509roots/fallback in the binary).
+	RootCAs *x509.CertPool
+}
+
+// ErrUntrusted is the failure of a rediss:// server whose certificate is
+// not trusted (unknown authority, wrong host, expired): waiting does not
+// mend it, so ConnectWith gives up at once.
+var ErrUntrusted = errors.New("the server's TLS certificate is not trusted")
+
+// ConnectWith is Connect with every setting: see ConnectOptions.
+func ConnectWith(ctx context.Context, rawURL string, o ConnectOptions) (rueidis.Client, error) {
 	opt, err := rueidis.ParseURL(rawURL)
 	if err != nil {
 		return nil, fmt.Errorf("store URL %s: %w", Redact(rawURL), err)
 	}
+	timeout := o.Timeout
 	if timeout <= 0 {
 		timeout = DefaultTimeout
+	}
+	if o.RootCAs != nil {
+		if opt.TLSConfig == nil {
+			return nil, fmt.Errorf("store URL %s: certificate authorities are given, but the URL is not rediss:// (TLS)", Redact(rawURL))
+		}
+		opt.TLSConfig.RootCAs = o.RootCAs
 	}
 	opt.DisableCache = true
 	opt.ForceSingleClient = true
 	opt.Dialer.Timeout = timeout
 	opt.ConnWriteTimeout = timeout
 	opt.ClientName = "threeds-sandbox"
-	deadline := time.Now().Add(wait)
+	deadline := time.Now().Add(o.Wait)
 	for {
 		c, err := rueidis.NewClient(opt)
 		if err == nil {
@@ -93,6 +124,9 @@ func Connect(ctx context.Context, rawURL string, timeout, wait time.Duration) (r
 			}
 			c.Close()
 		}
+		if untrusted(err) {
+			return nil, fmt.Errorf("store %s: %w: %v", Redact(rawURL), ErrUntrusted, err)
+		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
 			return nil, fmt.Errorf("store %s does not answer: %w", Redact(rawURL), err)
 		}
@@ -101,6 +135,15 @@ func Connect(ctx context.Context, rawURL string, timeout, wait time.Duration) (r
 		case <-time.After(500 * time.Millisecond):
 		}
 	}
+}
+
+// untrusted tells a failed verification of the server's certificate.
+func untrusted(err error) bool {
+	var verify *tls.CertificateVerificationError
+	var unknown x509.UnknownAuthorityError
+	var host x509.HostnameError
+	var invalid x509.CertificateInvalidError
+	return errors.As(err, &verify) || errors.As(err, &unknown) || errors.As(err, &host) || errors.As(err, &invalid)
 }
 
 // Redact returns a store URL without its password, for messages and logs.

@@ -202,6 +202,21 @@ func (b *Balancer) AccessLog() ([]Entry, error) {
 	return out, sc.Err()
 }
 
+// AccessLogOf returns the access log once it holds at least n requests,
+// or as it is after within: nginx writes a request's line as it sends
+// the answer, so the line of an answer a client has just read may come a
+// moment later.
+func (b *Balancer) AccessLogOf(n int, within time.Duration) ([]Entry, error) {
+	deadline := time.Now().Add(within)
+	for {
+		log, err := b.AccessLog()
+		if err != nil || len(log) >= n || time.Now().After(deadline) {
+			return log, err
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 // parseEntry reads a line of the format upstreams: '$upstream_addr
 // $status $request_method $uri', where $upstream_addr lists the servers
 // tried as "a, b".

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 )
@@ -51,7 +52,7 @@ func TestBalancer(t *testing.T) {
 	if !slices.Contains(bodies, "a") || !slices.Contains(bodies, "b") {
 		t.Errorf("answers %q, want both upstreams in round-robin", bodies)
 	}
-	log, err := lb.AccessLog()
+	log, err := lb.AccessLogOf(4, 5*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +71,7 @@ func TestBalancer(t *testing.T) {
 			t.Errorf("with b stopped: HTTP %d %q, want 200 from a", status, body)
 		}
 	}
-	log, err = lb.AccessLog()
+	log, err = lb.AccessLogOf(8, 5*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package testkit
 
 import (
 	"bufio"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"net"
@@ -36,6 +37,10 @@ type RedisOptions struct {
 	// allkeys-lru, volatile-ttl...); empty keeps Redis's default,
 	// noeviction.
 	Policy string
+	// TLS, when set, makes the server speak TLS only, with a certificate
+	// for the loopback addresses that this authority issues; the URL is
+	// then rediss://. Clients need no certificate of their own.
+	TLS *TestCA
 }
 
 // Redis is a redis-server process of a test.
@@ -49,6 +54,8 @@ type Redis struct {
 	port int
 	dir  string
 
+	certFile, keyFile string // the server's certificate with TLS
+
 	mu  sync.Mutex
 	cmd *exec.Cmd
 }
@@ -59,6 +66,10 @@ func StartRedis(tb testing.TB, opt RedisOptions) *Redis {
 	s := &Redis{t: tb, bin: redisServer(tb), opt: opt, port: FreePort(tb), dir: tb.TempDir()}
 	s.Addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(s.port))
 	s.URL = "redis://" + s.Addr + "/0"
+	if opt.TLS != nil {
+		s.URL = "rediss://" + s.Addr + "/0"
+		s.certFile, s.keyFile = opt.TLS.Issue(tb)
+	}
 	s.start()
 	tb.Cleanup(func() { s.kill() })
 	return s
@@ -66,10 +77,18 @@ func StartRedis(tb testing.TB, opt RedisOptions) *Redis {
 
 func (s *Redis) start() {
 	s.t.Helper()
+	plain := strconv.Itoa(s.port)
+	if s.opt.TLS != nil {
+		plain = "0" // TLS only
+	}
 	args := []string{
-		"--port", strconv.Itoa(s.port), "--bind", "127.0.0.1", "--dir", s.dir,
+		"--port", plain, "--bind", "127.0.0.1", "--dir", s.dir,
 		"--save", "", "--daemonize", "no", "--protected-mode", "no",
 		"--logfile", filepath.Join(s.dir, "redis.log"),
+	}
+	if s.opt.TLS != nil {
+		args = append(args, "--tls-port", strconv.Itoa(s.port), "--tls-cert-file", s.certFile, "--tls-key-file", s.keyFile,
+			"--tls-ca-cert-file", s.opt.TLS.File, "--tls-auth-clients", "no")
 	}
 	if s.opt.AppendOnly {
 		args = append(args, "--appendonly", "yes", "--appendfsync", "everysec")
@@ -113,7 +132,7 @@ func (s *Redis) Do(args ...string) error {
 // Query sends one command and returns its reply as text: a simple or bulk
 // string, an integer, or the elements of an array joined by newlines.
 func (s *Redis) Query(args ...string) (string, error) {
-	conn, err := net.DialTimeout("tcp", s.Addr, time.Second)
+	conn, err := s.dial()
 	if err != nil {
 		return "", err
 	}
@@ -128,6 +147,15 @@ func (s *Redis) Query(args ...string) (string, error) {
 		return "", err
 	}
 	return readReply(bufio.NewReader(conn))
+}
+
+// dial connects to the server, over TLS when it speaks TLS.
+func (s *Redis) dial() (net.Conn, error) {
+	d := &net.Dialer{Timeout: time.Second}
+	if s.opt.TLS != nil {
+		return tls.DialWithDialer(d, "tcp", s.Addr, s.opt.TLS.ClientConfig())
+	}
+	return d.Dial("tcp", s.Addr)
 }
 
 func readReply(r *bufio.Reader) (string, error) {

@@ -85,6 +85,7 @@ func (c *Console) landingLinks() []templates.LandingLink {
 		{Name: "Demo checkout", Href: c.base + "/console/demo", About: "A merchant checkout running the lookup, the challenge and the enquiry in your browser."},
 		{Name: "OpenAPI document", Href: c.base + "/openapi.yaml", About: "The API as OpenAPI 3.1 (also as JSON at openapi.json), with this sandbox as server."},
 		{Name: "Scenarios (JSON)", Href: c.base + "/scenarios", About: "The active test cards and rules, as the API serves them."},
+		{Name: "Sample requests", Href: c.base + "/examples/", About: "Ready-made request bodies, one per flow, to send as they are: lookup.json, lookup-challenge.json, ddc.json, enquiry.json."},
 		{Name: "Docs", Href: c.base + "/docs/", About: "Every topic: test cards, challenges, scenarios, configuration, errors, deployment."},
 	}
 }

@@ -58,6 +58,7 @@ type Config struct {
 	StoreTimeout     time.Duration
 	StoreWait        time.Duration
 	StorePrefix      string
+	StoreCAFile      string
 	StoreMaxEntries  int
 	StoreMaxAge      time.Duration
 	MaxBodyBytes     int64
@@ -114,6 +115,7 @@ func FlagSet(c *Config, out io.Writer) *flag.FlagSet {
 	fs.DurationVar(&c.StoreTimeout, "store-timeout", redisstore.DefaultTimeout, "bound on each call to a Redis store; beyond it the request answers 503 SY02")
 	fs.DurationVar(&c.StoreWait, "store-wait", 0, "how long start-up waits for a Redis store to answer (0: fail at once)")
 	fs.StringVar(&c.StorePrefix, "store-prefix", redisstore.DefaultPrefix, "prefix of every Redis key, so several sandboxes can share one Redis")
+	fs.StringVar(&c.StoreCAFile, "store-ca-file", "", "PEM `file` of the certificate authorities trusted to sign the certificate of a rediss:// store, in place of the system's (default: the system's, or the roots built into the binary where the system has none)")
 	fs.IntVar(&c.StoreMaxEntries, "store-max-entries", memstore.DefaultMaxEntries, "most transactions kept in memory; the oldest are evicted first (memory store)")
 	fs.DurationVar(&c.StoreMaxAge, "store-max-age", memstore.DefaultMaxAge, "how long a transaction is kept")
 	fs.Int64Var(&c.MaxBodyBytes, "max-body-bytes", web.DefaultMaxBodyBytes, "largest request body accepted")
@@ -326,6 +328,7 @@ var areas = map[string]string{
 	"store-timeout":       "store",
 	"store-wait":          "store",
 	"store-prefix":        "store",
+	"store-ca-file":       "store",
 	"store-max-entries":   "store",
 	"store-max-age":       "store",
 	"state-hash-key":      "state",
@@ -456,6 +459,13 @@ func (c *Config) check() []error {
 				"a store shared by replicas needs the same --state-hash-key (%s) and --state-block-key (%s) on every replica "+
 					"(e.g. openssl rand -hex 32): with random keys one replica refuses the challenge pages of another",
 				EnvName("state-hash-key"), EnvName("state-block-key")))
+		}
+	}
+	if c.StoreCAFile != "" {
+		if !strings.HasPrefix(c.Store, "rediss://") {
+			add(true, "store-ca-file", fmt.Sprintf("%q", c.StoreCAFile), "needs a TLS store, --store ("+EnvName("store")+") rediss://...")
+		} else if _, err := loadCAFile(c.StoreCAFile); err != nil {
+			add(true, "store-ca-file", fmt.Sprintf("%q", c.StoreCAFile), err.Error())
 		}
 	}
 	positive("store-timeout", c.StoreTimeout)

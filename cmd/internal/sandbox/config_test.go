@@ -83,6 +83,7 @@ var badValues = []struct {
 	{flag: "store-wait", value: "30", want: `"30": a number alone has no unit; want a duration with one, such as 30s or 30m`},
 	{flag: "store-timeout", value: "1.5", want: `"1.5": a number alone has no unit; want a duration with one, such as 1.5s`},
 	{flag: "store-prefix", value: "my prefix", want: `"my prefix": want a prefix such as 3ds:`},
+	{flag: "store-ca-file", value: "/etc/ssl/ca.pem", want: `"/etc/ssl/ca.pem": needs a TLS store, --store (THREEDS_STORE) rediss://`},
 	{flag: "state-hash-key", value: "zz" + strings.Repeat("00", 31), want: "(hidden): not hex", secret: true},
 	{flag: "state-hash-key", value: strings.Repeat("ab", 20), want: "(hidden): 20 bytes, want 32 or 64", secret: true},
 	{flag: "state-block-key", value: "zz" + strings.Repeat("00", 15), want: "(hidden): not hex", secret: true},

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 
@@ -71,10 +72,23 @@ func newState(c Config, log *slog.Logger) (*state, error) {
 		return s, nil
 	}
 
-	client, err := redisstore.Connect(context.Background(), c.Store, c.StoreTimeout, c.StoreWait)
+	connect := redisstore.ConnectOptions{Timeout: c.StoreTimeout, Wait: c.StoreWait}
+	if c.StoreCAFile != "" {
+		pool, err := loadCAFile(c.StoreCAFile)
+		if err != nil {
+			return nil, fmt.Errorf("[store] --store-ca-file %q: %w", c.StoreCAFile, err)
+		}
+		connect.RootCAs = pool
+	}
+	client, err := redisstore.ConnectWith(context.Background(), c.Store, connect)
 	if err != nil {
 		hint := ""
-		if c.StoreWait == 0 {
+		switch {
+		case errors.Is(err, redisstore.ErrUntrusted) && c.StoreCAFile == "":
+			hint = fmt.Sprintf(" (give the authority that signed it with --store-ca-file, %s)", EnvName("store-ca-file"))
+		case errors.Is(err, redisstore.ErrUntrusted):
+			hint = fmt.Sprintf(" (no authority of --store-ca-file %q signed it)", c.StoreCAFile)
+		case c.StoreWait == 0:
 			hint = fmt.Sprintf(" (--store-wait, %s, lets start-up wait for it)", EnvName("store-wait"))
 		}
 		return nil, fmt.Errorf("[store] %w%s", err, hint)
@@ -125,7 +139,7 @@ func newState(c Config, log *slog.Logger) (*state, error) {
 	default:
 		// The journal writes its batches over a connection of its own:
 		// on the store's, a lookup's command would wait behind them.
-		jc, err := redisstore.Connect(context.Background(), c.Store, c.StoreTimeout, c.StoreWait)
+		jc, err := redisstore.ConnectWith(context.Background(), c.Store, connect)
 		if err != nil {
 			closeClient()
 			return nil, fmt.Errorf("[console] journal: %w", err)

@@ -4,6 +4,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -31,18 +33,22 @@ type composeFile struct {
 		Healthcheck struct {
 			Test []string `yaml:"test"`
 		} `yaml:"healthcheck"`
-		Volumes []string `yaml:"volumes"`
-		Ports   []string `yaml:"ports"`
+		Volumes   []string `yaml:"volumes"`
+		Ports     []string `yaml:"ports"`
+		DependsOn map[string]struct {
+			Condition string `yaml:"condition"`
+		} `yaml:"depends_on"`
 	} `yaml:"services"`
 	Volumes map[string]any `yaml:"volumes"`
 }
 
 // TestComposeFile keeps the example deployment of docs/deployment.md honest:
-// docs/compose.yaml parses, every THREEDS_* variable of a replica is a
-// flag's environment twin whose value the program accepts, the replicas
-// share their state keys, Redis keeps an append-only file and evicts only
-// keys with a time to live, and nginx accepts docs/nginx.conf. Docker is
-// not needed: the file is read, not run.
+// docs/compose.yaml parses, every variable a replica sets is a flag's
+// environment twin whose value the program accepts, the replicas share
+// their state keys, every service it names (dependencies, the store's
+// host, nginx's upstreams) exists, Redis keeps an append-only file and
+// refuses writes rather than evict when full, and nginx accepts
+// docs/nginx.conf. Docker is not needed: the file is read, not run.
 func TestComposeFile(t *testing.T) {
 	t.Parallel()
 	raw, err := os.ReadFile("../../../docs/compose.yaml")
@@ -57,6 +63,17 @@ func TestComposeFile(t *testing.T) {
 	twins := map[string]bool{}
 	sandbox.FlagSet(&sandbox.Config{}, io.Discard).VisitAll(func(f *flag.Flag) { twins[sandbox.EnvName(f.Name)] = true })
 	var replicas []string
+	services := slices.Sorted(maps.Keys(c.Services))
+	for _, name := range services {
+		s := c.Services[name]
+		for dep, d := range s.DependsOn {
+			if _, ok := c.Services[dep]; !ok {
+				t.Errorf("%s depends on %s, which is no service of the file", name, dep)
+			} else if d.Condition == "service_healthy" && len(c.Services[dep].Healthcheck.Test) == 0 {
+				t.Errorf("%s waits for %s to be healthy, which has no healthcheck", name, dep)
+			}
+		}
+	}
 	keys := map[string]bool{}
 	for name, s := range c.Services {
 		if s.Build.Context == "" {
@@ -67,15 +84,15 @@ func TestComposeFile(t *testing.T) {
 			t.Errorf("%s builds from %s/%s: %v", name, s.Build.Context, s.Build.Dockerfile, err)
 		}
 		for k := range s.Environment {
-			if strings.HasPrefix(k, sandbox.EnvPrefix) && !twins[k] {
+			if !twins[k] {
 				t.Errorf("%s sets %s, which is no flag's environment variable", name, k)
 			}
 		}
 		if _, _, err := sandbox.Parse(nil, func(k string) string { return s.Environment[k] }, io.Discard); err != nil {
 			t.Errorf("%s's environment is refused by the program:\n%v", name, err)
 		}
-		if !strings.HasPrefix(s.Environment["THREEDS_STORE"], "redis://") {
-			t.Errorf("%s: THREEDS_STORE = %q, want the Redis service", name, s.Environment["THREEDS_STORE"])
+		if store, err := url.Parse(s.Environment["THREEDS_STORE"]); err != nil || store.Scheme != "redis" || !slices.Contains(services, store.Hostname()) {
+			t.Errorf("%s: THREEDS_STORE = %q, want the URL of a Redis service of the file", name, s.Environment["THREEDS_STORE"])
 		}
 		keys[s.Environment["THREEDS_STATE_HASH_KEY"]+":"+s.Environment["THREEDS_STATE_BLOCK_KEY"]] = true
 		if got, want := strings.Join(s.Healthcheck.Test, " "), "CMD /threeds-sandbox healthcheck"; got != want {
@@ -113,6 +130,9 @@ func TestComposeFile(t *testing.T) {
 	if !slices.ContainsFunc(nginx.Volumes, func(v string) bool { return strings.HasPrefix(v, "./nginx.conf:") }) {
 		t.Errorf("nginx volumes = %v, want ./nginx.conf mounted", nginx.Volumes)
 	}
+	if got := len(nginx.DependsOn); got != len(replicas) {
+		t.Errorf("nginx depends on %d services, want the %d replicas", got, len(replicas))
+	}
 	checkNginxConf(t, replicas)
 }
 
@@ -127,6 +147,15 @@ func checkNginxConf(t *testing.T, replicas []string) {
 		t.Fatal(err)
 	}
 	conf := string(raw)
+	upstreams := regexp.MustCompile(`(?m)^\s*server\s+([^\s:;]+):\d+;`).FindAllStringSubmatch(conf, -1)
+	if len(upstreams) == 0 {
+		t.Error("docs/nginx.conf names no upstream server")
+	}
+	for _, m := range upstreams {
+		if !slices.Contains(replicas, m[1]) {
+			t.Errorf("docs/nginx.conf balances to %s, which is no replica of docs/compose.yaml (%v)", m[1], replicas)
+		}
+	}
 	for _, name := range replicas {
 		if !strings.Contains(conf, "server "+name+":8080;") {
 			t.Errorf("docs/nginx.conf does not balance to %s:8080", name)

@@ -1,0 +1,129 @@
+package e2e
+
+import (
+	"encoding/json"
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/threeds-sandbox/threeds-sandbox/cmd/internal/sandbox"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
+)
+
+// workflow is the part of a GitHub Actions workflow the test reads.
+type workflow struct {
+	Jobs map[string]struct {
+		Services map[string]struct {
+			Image   string            `yaml:"image"`
+			Ports   []string          `yaml:"ports"`
+			Env     map[string]string `yaml:"env"`
+			Options string            `yaml:"options"`
+		} `yaml:"services"`
+		Env   map[string]string `yaml:"env"`
+		Steps []workflowStep    `yaml:"steps"`
+	} `yaml:"jobs"`
+}
+
+// workflowStep is a step of a job.
+type workflowStep struct {
+	Uses string `yaml:"uses"`
+	Run  string `yaml:"run"`
+}
+
+// TestCIServiceContainer checks the GitHub Actions workflow of
+// docs/ci.md against what the release publishes and the image is: the
+// service runs the image of .goreleaser.yaml, publishes the port the
+// Dockerfile exposes, sets only THREEDS_* variables the program has, its
+// health command is the image's HEALTHCHECK, and a step waits for
+// /readyz on the published port before the tests. (TestImage runs that
+// health command in the image; TestInstallWithGo runs the plain-binary
+// recipe of the same page.)
+func TestCIServiceContainer(t *testing.T) {
+	t.Parallel()
+	blocks := testkit.Fences(t, filepath.Join(repoRoot, "docs/ci.md"), "## GitHub Actions: the image as a service container")
+	if len(blocks) == 0 || blocks[0].Lang != "yaml" {
+		t.Fatalf("docs/ci.md shows no workflow: %q", blocks)
+	}
+	var w workflow
+	if err := yaml.Unmarshal([]byte(blocks[0].Text), &w); err != nil {
+		t.Fatalf("the workflow is not YAML: %v", err)
+	}
+
+	image := releaseImage(t)
+	dockerfile, err := os.ReadFile(filepath.Join(repoRoot, "Dockerfile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	health := regexp.MustCompile(`(?m)^HEALTHCHECK .*CMD (\[.*\])$`).FindSubmatch(dockerfile)
+	if health == nil {
+		t.Fatal("the Dockerfile has no HEALTHCHECK CMD [...]")
+	}
+	var healthCmd []string
+	if err := json.Unmarshal(health[1], &healthCmd); err != nil {
+		t.Fatalf("HEALTHCHECK %s: %v", health[1], err)
+	}
+	twins := map[string]bool{}
+	sandbox.FlagSet(&sandbox.Config{}, io.Discard).VisitAll(func(f *flag.Flag) { twins[sandbox.EnvName(f.Name)] = true })
+
+	services := 0
+	for name, job := range w.Jobs {
+		for sname, s := range job.Services {
+			services++
+			repo, tag, _ := strings.Cut(s.Image, ":")
+			if repo != image || tag == "" {
+				t.Errorf("job %s, service %s: image %q, want %s:<tag>, the image .goreleaser.yaml publishes", name, sname, s.Image, image)
+			}
+			if !slices.Contains(s.Ports, "8080:8080") || !strings.Contains(string(dockerfile), "\nEXPOSE 8080\n") {
+				t.Errorf("job %s, service %s: ports %v, want 8080:8080, the port the image exposes", name, sname, s.Ports)
+			}
+			for k := range s.Env {
+				if !twins[k] {
+					t.Errorf("job %s, service %s sets %s, which is no flag's environment variable", name, sname, k)
+				}
+			}
+			if want := `--health-cmd "` + strings.Join(healthCmd, " ") + `"`; !strings.Contains(s.Options, want) {
+				t.Errorf("job %s, service %s: options %q lack %s, the image's HEALTHCHECK", name, sname, s.Options, want)
+			}
+		}
+		waits := slices.IndexFunc(job.Steps, func(st workflowStep) bool {
+			return regexp.MustCompile(`until curl -sf http://localhost:8080/readyz\b`).MatchString(st.Run)
+		})
+		if waits < 0 || waits == len(job.Steps)-1 {
+			t.Errorf("job %s: no step waits for http://localhost:8080/readyz before the tests", name)
+		}
+		if base := job.Env["THREEDS_BASE_URL"]; base != "http://localhost:8080" {
+			t.Errorf("job %s: THREEDS_BASE_URL = %q, want the service's published port", name, base)
+		}
+	}
+	if services == 0 {
+		t.Error("the workflow has no service container")
+	}
+}
+
+// releaseImage is the image .goreleaser.yaml publishes, without a tag.
+func releaseImage(t *testing.T) string {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(repoRoot, ".goreleaser.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c struct {
+		Dockers []struct {
+			Images []string `yaml:"images"`
+		} `yaml:"dockers_v2"`
+	}
+	if err := yaml.Unmarshal(raw, &c); err != nil {
+		t.Fatalf(".goreleaser.yaml: %v", err)
+	}
+	if len(c.Dockers) != 1 || len(c.Dockers[0].Images) != 1 {
+		t.Fatalf(".goreleaser.yaml publishes %+v, want one image", c.Dockers)
+	}
+	return c.Dockers[0].Images[0]
+}

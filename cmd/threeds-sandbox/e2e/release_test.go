@@ -1,0 +1,292 @@
+package e2e
+
+import (
+	"archive/tar"
+	"archive/zip"
+	"bufio"
+	"compress/gzip"
+	"crypto/sha256"
+	"debug/elf"
+	"debug/macho"
+	"debug/pe"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
+)
+
+// goreleaserVersion is the GoReleaser that .ci/run installs: the newest
+// that builds with Go 1.26 from what the Go module proxy serves (v2.16 and
+// later need go.digitalxero.dev/go-msix, which it refuses; v2.18 needs Go
+// 1.27).
+const goreleaserVersion = "v2.15.1"
+
+// releasePlatforms are the targets of every release.
+var releasePlatforms = []struct{ os, arch string }{
+	{"linux", "amd64"}, {"linux", "arm64"},
+	{"darwin", "amd64"}, {"darwin", "arm64"},
+	{"windows", "amd64"}, {"windows", "arm64"},
+}
+
+// findGoreleaser is the goreleaser on the PATH or in $(go env GOPATH)/bin,
+// where go install puts it. Without it the test is skipped, and fails
+// under CI, which installs it.
+func findGoreleaser(t *testing.T) string {
+	t.Helper()
+	if p, err := exec.LookPath("goreleaser"); err == nil {
+		return p
+	}
+	p := filepath.Join(goEnv(t, "GOPATH"), "bin", "goreleaser")
+	if _, err := os.Stat(p); err == nil {
+		return p
+	}
+	install := "go install github.com/goreleaser/goreleaser/v2@" + goreleaserVersion
+	if testkit.InCI() {
+		t.Fatalf("goreleaser is not installed (.ci/run installs it: %s)", install)
+	}
+	t.Skipf("goreleaser is not installed (%s): skipped (the test fails instead when CI=true)", install)
+	return ""
+}
+
+// TestReleaseSnapshot checks the release configuration as CI can, without
+// publishing: goreleaser check, then a snapshot of the whole release but
+// the image (no Docker daemon here; TestImage builds release.Dockerfile).
+// Every platform has its archive with the binary and the README, every
+// binary is built for its platform, checksums.txt holds each archive's
+// SHA-256, and the binary of this machine's archive prints the commit it
+// was built from and serves the README's Quick start. The snapshot is
+// made in a clone of the checkout: the committed tree, as a release is.
+func TestReleaseSnapshot(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binaries of every release platform")
+	}
+	t.Parallel()
+	goreleaser := findGoreleaser(t)
+	checkGoreleaserVersion(t, goreleaser)
+	git := testkit.Need(t, "git", "git")
+	dir := filepath.Join(t.TempDir(), "clone")
+	if out, err := exec.Command(git, "clone", "--quiet", "--no-hardlinks", repoRoot, dir).CombinedOutput(); err != nil {
+		t.Fatalf("git clone: %v\n%s", err, out)
+	}
+	head, err := exec.Command(git, "-C", dir, "rev-parse", "HEAD").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	commit := strings.TrimSpace(string(head))
+
+	run := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(goreleaser, args...)
+		cmd.Dir = dir
+		cmd.Env = os.Environ()
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("goreleaser %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	run("check")
+	start := time.Now()
+	run("release", "--snapshot", "--clean", "--skip=docker,publish")
+	t.Logf("goreleaser %s: snapshot of %d platforms in %s", goreleaserVersion, len(releasePlatforms), time.Since(start).Round(time.Second))
+
+	dist := filepath.Join(dir, "dist")
+	sums := readChecksums(t, filepath.Join(dist, "checksums.txt"))
+	if len(sums) != len(releasePlatforms) {
+		t.Errorf("checksums.txt lists %d files, want the %d archives: %v", len(sums), len(releasePlatforms), sums)
+	}
+	var host string // the binary of this machine's archive
+	for _, p := range releasePlatforms {
+		matches, _ := filepath.Glob(filepath.Join(dist, fmt.Sprintf("threeds-sandbox_*_%s_%s.*", p.os, p.arch)))
+		if len(matches) != 1 {
+			t.Errorf("%s/%s: archives %v, want one", p.os, p.arch, matches)
+			continue
+		}
+		archive := matches[0]
+		if got, want := sums[filepath.Base(archive)], sha256File(t, archive); got != want {
+			t.Errorf("%s: checksums.txt says %q, the file's SHA-256 is %s", filepath.Base(archive), got, want)
+		}
+		bin := "threeds-sandbox"
+		if p.os == "windows" {
+			bin += ".exe"
+		}
+		out := filepath.Join(t.TempDir(), bin)
+		files := unpack(t, archive, bin, out)
+		if len(files) != 2 || files[0] != "README.md" || files[1] != bin {
+			t.Errorf("%s holds %v, want README.md and %s", filepath.Base(archive), files, bin)
+		}
+		if got := binaryPlatform(t, out); got != p.os+"/"+p.arch {
+			t.Errorf("%s: the binary is for %s, want %s/%s", filepath.Base(archive), got, p.os, p.arch)
+		}
+		if p.os == runtime.GOOS && p.arch == runtime.GOARCH {
+			host = out
+		}
+	}
+	if host == "" {
+		t.Fatalf("no archive for this machine, %s/%s", runtime.GOOS, runtime.GOARCH)
+	}
+
+	version, err := exec.Command(host, "version").Output()
+	if err != nil {
+		t.Fatalf("version: %v", err)
+	}
+	if v := string(version); !strings.Contains(v, commit[:12]) || !strings.Contains(v, "\nrevision "+commit+", ") {
+		t.Errorf("the released binary's version does not name the commit %s it was built from:\n%s", commit, v)
+	}
+	addr := fmt.Sprintf("127.0.0.1:%d", testkit.FreePort(t))
+	cmd := exec.Command(host)
+	cmd.Env = append(os.Environ(), "THREEDS_ADDR="+addr, "THREEDS_DRAIN_DELAY=0")
+	sandbox := startProcess(t, cmd)
+	waitProcessReady(t, sandbox, "http://"+addr, 30*time.Second)
+	runQuickStart(t, "http://"+addr)
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	if err := sandbox.wait(30 * time.Second); err != nil {
+		t.Errorf("the released binary after SIGTERM: %v, want exit 0", err)
+	}
+}
+
+// checkGoreleaserVersion checks that the goreleaser found is the one CI
+// installs and the docs name.
+func checkGoreleaserVersion(t *testing.T, goreleaser string) {
+	t.Helper()
+	out, err := exec.Command(goreleaser, "--version").CombinedOutput()
+	if err != nil {
+		t.Fatalf("goreleaser --version: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "GitVersion:    "+goreleaserVersion+"\n") {
+		t.Errorf("goreleaser is not %s:\n%s", goreleaserVersion, out)
+	}
+	for _, file := range []string{".ci/run", "docs/install.md"} {
+		raw, err := os.ReadFile(filepath.Join(repoRoot, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(raw), "github.com/goreleaser/goreleaser/v2@"+goreleaserVersion) {
+			t.Errorf("%s does not install goreleaser %s", file, goreleaserVersion)
+		}
+	}
+}
+
+// readChecksums reads a sha256sum file: file name -> hex sum.
+func readChecksums(t *testing.T, path string) map[string]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sums := map[string]string{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		sum, name, ok := strings.Cut(sc.Text(), "  ")
+		if !ok {
+			t.Fatalf("checksums.txt: line %q is not \"SUM  FILE\"", sc.Text())
+		}
+		sums[name] = sum
+	}
+	return sums
+}
+
+func sha256File(t *testing.T, path string) string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		t.Fatal(err)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// unpack lists the files of a .tar.gz or .zip archive, sorted as stored,
+// and writes the one called name to out (executable).
+func unpack(t *testing.T, archive, name, out string) []string {
+	t.Helper()
+	var files []string
+	save := func(r io.Reader) {
+		w, err := os.OpenFile(out, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o755)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.Copy(w, r); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if strings.HasSuffix(archive, ".zip") {
+		z, err := zip.OpenReader(archive)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer z.Close()
+		for _, f := range z.File {
+			files = append(files, f.Name)
+			if f.Name == name {
+				r, err := f.Open()
+				if err != nil {
+					t.Fatal(err)
+				}
+				save(r)
+				r.Close()
+			}
+		}
+		return files
+	}
+	f, err := os.Open(archive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	gz, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatalf("%s: %v", archive, err)
+	}
+	tr := tar.NewReader(gz)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", archive, err)
+		}
+		files = append(files, h.Name)
+		if h.Name == name {
+			save(tr)
+		}
+	}
+	return files
+}
+
+// binaryPlatform reads the os/arch an executable is built for from its
+// headers: ELF for Linux, Mach-O for macOS, PE for Windows.
+func binaryPlatform(t *testing.T, path string) string {
+	t.Helper()
+	if f, err := elf.Open(path); err == nil {
+		defer f.Close()
+		return "linux/" + map[elf.Machine]string{elf.EM_X86_64: "amd64", elf.EM_AARCH64: "arm64"}[f.Machine]
+	}
+	if f, err := macho.Open(path); err == nil {
+		defer f.Close()
+		return "darwin/" + map[macho.Cpu]string{macho.CpuAmd64: "amd64", macho.CpuArm64: "arm64"}[f.Cpu]
+	}
+	if f, err := pe.Open(path); err == nil {
+		defer f.Close()
+		return "windows/" + map[uint16]string{pe.IMAGE_FILE_MACHINE_AMD64: "amd64", pe.IMAGE_FILE_MACHINE_ARM64: "arm64"}[f.Machine]
+	}
+	return "unknown"
+}

@@ -1,0 +1,11 @@
+# The image of a release, made by GoReleaser (.goreleaser.yaml) from the
+# binaries it built: the same runtime as the Dockerfile's, which builds
+# the binary from source. TestImage checks that the two agree.
+FROM scratch
+ARG TARGETPLATFORM
+COPY $TARGETPLATFORM/threeds-sandbox /threeds-sandbox
+USER 65532:65532
+ENV THREEDS_ADDR=:8080
+EXPOSE 8080
+HEALTHCHECK --interval=10s --timeout=3s --start-period=2s --retries=3 CMD ["/threeds-sandbox", "healthcheck"]
+ENTRYPOINT ["/threeds-sandbox"]
