@@ -98,8 +98,8 @@ func TestCIServiceContainer(t *testing.T) {
 		if waits < 0 || waits == len(job.Steps)-1 {
 			t.Errorf("job %s: no step waits for http://localhost:8080/readyz before the tests", name)
 		}
-		if base := job.Env["THREEDS_BASE_URL"]; base != "http://localhost:8080" {
-			t.Errorf("job %s: THREEDS_BASE_URL = %q, want the service's published port", name, base)
+		if base := job.Env["SANDBOX_URL"]; base != "http://localhost:8080" {
+			t.Errorf("job %s: SANDBOX_URL = %q, want the service's published port", name, base)
 		}
 	}
 	if services == 0 {
