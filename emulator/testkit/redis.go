@@ -25,8 +25,10 @@ func redisServer(tb testing.TB) string {
 
 // RedisOptions set up a redis-server.
 type RedisOptions struct {
-	// AppendOnly turns on the append-only file (fsync every second), so
-	// that acknowledged writes survive a restart.
+	// AppendOnly turns on the append-only file with an fsync per write
+	// (appendfsync always), so that every acknowledged write survives a
+	// restart, a kill -9 included: with everysec, Redis may delay its
+	// writes for up to two seconds when the disk is slow.
 	AppendOnly bool
 	// MaxMemory, when set, is the server's maxmemory ("64mb", or bytes);
 	// empty leaves it unlimited. A test may change it while the server
@@ -91,7 +93,7 @@ func (s *Redis) start() {
 			"--tls-ca-cert-file", s.opt.TLS.File, "--tls-auth-clients", "no")
 	}
 	if s.opt.AppendOnly {
-		args = append(args, "--appendonly", "yes", "--appendfsync", "everysec")
+		args = append(args, "--appendonly", "yes", "--appendfsync", "always")
 	} else {
 		args = append(args, "--appendonly", "no")
 	}
