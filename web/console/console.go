@@ -23,7 +23,6 @@ import (
 	"github.com/threeds-sandbox/threeds-sandbox/templates"
 	"github.com/threeds-sandbox/threeds-sandbox/web/auth"
 	"github.com/threeds-sandbox/threeds-sandbox/web/docsite"
-	"github.com/threeds-sandbox/threeds-sandbox/web/respond"
 )
 
 // Console settings.
@@ -54,10 +53,9 @@ type Config struct {
 	Journal journal.Journal
 	// Sessions keep the console's sign-in sessions.
 	Sessions emulator.SessionStore
-	// Tokens decide which tokens may sign in.
-	Tokens auth.Tokens
-	// Authority, when set, decides instead who a token is: a static token
-	// or an access token of the token endpoint, each to its namespace.
+	// Authority decides who may sign in (a static token, or an access
+	// token of the token endpoint, each to its namespace) and whether an
+	// open session still stands.
 	Authority *auth.Authority
 	// Pages renders the console's pages.
 	Pages *templates.Set
@@ -125,8 +123,8 @@ type consoleSession struct {
 
 // New returns the console of cfg.
 func New(cfg Config) (*Console, error) {
-	if cfg.Engine == nil || cfg.Pages == nil || cfg.Sessions == nil || cfg.Errors == nil || cfg.ChallengeHTML == nil || cfg.DDCToken == nil {
-		return nil, errors.New("console: config needs an engine, pages, sessions, an error writer, a challengeHtml renderer and a capture's JWT maker")
+	if cfg.Engine == nil || cfg.Pages == nil || cfg.Sessions == nil || cfg.Authority == nil || cfg.Errors == nil || cfg.ChallengeHTML == nil || cfg.DDCToken == nil {
+		return nil, errors.New("console: config needs an engine, pages, sessions, an authority, an error writer, a challengeHtml renderer and a capture's JWT maker")
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -134,10 +132,10 @@ func New(cfg Config) (*Console, error) {
 	c := &Console{
 		cfg:      cfg,
 		base:     cfg.Base,
-		cookies:  securecookie.New(cfg.HashKey, cfg.BlockKey).MaxAge(int(consoleSessionAge.Seconds())),
 		auth:     newBasicAuth(cfg.BasicAuth),
 		secure:   strings.HasPrefix(cfg.PublicURL, "https://"),
 		acs:      origin(cfg.PublicURL),
+		cookies:  securecookie.New(cfg.HashKey, cfg.BlockKey).MaxAge(int(consoleSessionAge.Seconds())),
 		stopping: make(chan struct{}),
 		streams:  map[string]int{},
 	}
@@ -319,8 +317,8 @@ func challengeHTMLHashes(pages *templates.Set) string {
 // layout is the common view of a console page.
 func (c *Console) layout(r *http.Request, nonce, title, active string) templates.ConsoleLayout {
 	l := templates.ConsoleLayout{Nonce: nonce, Base: c.base, Title: title, Active: active}
-	if tok, ok, _ := c.Token(r); ok {
-		l.LoggedIn, l.Namespace = true, c.namespace(tok)
+	if ns, ok, _ := c.Session(r); ok {
+		l.LoggedIn, l.Namespace = true, ns
 	}
 	return l
 }
@@ -339,48 +337,33 @@ func (c *Console) sessionID(r *http.Request) (string, bool) {
 	return s.ID, true
 }
 
-// Token returns the bearer token of the request's console session; false
-// when there is none, it is forged, expired or ended, or the token is no
-// longer accepted. An error means the session store did not answer. The
-// API server runs the demo checkout's calls with it.
-func (c *Console) Token(r *http.Request) (string, bool, error) {
+// Session returns the namespace of the request's console session; false
+// when there is none, it is forged, expired or ended, or its token is no
+// longer accepted (a static token no longer configured, an access token
+// expired). An error means the session store did not answer. The API
+// server runs the demo checkout's calls in it.
+func (c *Console) Session(r *http.Request) (string, bool, error) {
 	id, ok := c.sessionID(r)
 	if !ok {
 		return "", false, nil
 	}
-	tok, ok, err := c.cfg.Sessions.Token(r.Context(), id)
-	if err != nil || !ok || !c.accept(tok) {
+	s, ok, err := c.cfg.Sessions.Session(r.Context(), id)
+	if err != nil || !ok {
 		return "", false, err
 	}
-	return tok, true, nil
+	ns, ok := c.cfg.Authority.Resume(auth.Grant{TokenHash: s.TokenHash, Namespace: s.Namespace, Expires: s.Expires})
+	return ns, ok, nil
 }
 
-// identify tells who a token is: through the Authority when there is
-// one, else a static token.
-func (c *Console) identify(tok string) (auth.Identity, bool) {
-	if a := c.cfg.Authority; a != nil {
-		id, err := a.Identify(tok)
-		return id, err == nil
+// openSession starts a session for token and writes its cookie. The
+// session keeps what the Authority grants, never the token; it lasts
+// consoleSessionAge, or until an access token expires.
+func (c *Console) openSession(w http.ResponseWriter, r *http.Request, g auth.Grant) error {
+	ttl := consoleSessionAge
+	if !g.Expires.IsZero() {
+		ttl = min(ttl, time.Until(g.Expires))
 	}
-	return auth.Identity{Namespace: auth.Namespace(tok)}, c.cfg.Tokens.Accept(tok)
-}
-
-// accept tells whether tok may sign in (an expired access token no
-// longer may: its session ends with it).
-func (c *Console) accept(tok string) bool {
-	_, ok := c.identify(tok)
-	return ok
-}
-
-// namespace is the namespace of an accepted token.
-func (c *Console) namespace(tok string) string {
-	id, _ := c.identify(tok)
-	return id.Namespace
-}
-
-// openSession starts a session for token and writes its cookie.
-func (c *Console) openSession(w http.ResponseWriter, r *http.Request, token string) error {
-	id, err := c.cfg.Sessions.Create(r.Context(), token, consoleSessionAge)
+	id, err := c.cfg.Sessions.Create(r.Context(), emulator.Session{TokenHash: g.TokenHash, Namespace: g.Namespace, Expires: g.Expires}, ttl)
 	if err != nil {
 		return fmt.Errorf("open a console session: %w", err)
 	}
@@ -388,7 +371,7 @@ func (c *Console) openSession(w http.ResponseWriter, r *http.Request, token stri
 	if err != nil {
 		return fmt.Errorf("encode console session: %w", err)
 	}
-	http.SetCookie(w, c.cookie(v, int(consoleSessionAge.Seconds())))
+	http.SetCookie(w, c.cookie(v, int(ttl.Seconds())))
 	return nil
 }
 
@@ -431,93 +414,4 @@ func CrossSite(r *http.Request) bool {
 		return false
 	}
 	return true
-}
-
-// safeNext returns next when it is a console path, else the transactions
-// page: the login never redirects elsewhere.
-func (c *Console) safeNext(next string) string {
-	def := c.base + "/console/transactions"
-	if next == "" || strings.Contains(next, "//") || strings.ContainsAny(next, "\\\r\n") {
-		return def
-	}
-	if next != c.base+"/console" && !strings.HasPrefix(next, c.base+"/console/") {
-		return def
-	}
-	return next
-}
-
-// handleLoginForm serves GET {base}/console/login.
-func (c *Console) handleLoginForm(w http.ResponseWriter, r *http.Request) {
-	c.loginPage(w, r, http.StatusOK, "", r.URL.Query().Get("next"))
-}
-
-func (c *Console) loginPage(w http.ResponseWriter, r *http.Request, status int, msg, next string) {
-	nonce := respond.Nonce()
-	c.render(w, r, status, templates.PageConsoleLogin, nonce, cspOptions{}, templates.ConsoleLogin{
-		ConsoleLayout:  c.layout(r, nonce, "Log in with a token", "login"),
-		Error:          msg,
-		TokensRequired: c.cfg.Tokens.Required(),
-		Next:           c.safeNext(next),
-	})
-}
-
-// handleLogin serves POST {base}/console/login: opens a session for the
-// typed bearer token.
-func (c *Console) handleLogin(w http.ResponseWriter, r *http.Request) {
-	if CrossSite(r) {
-		http.Error(w, "cross-site login refused", http.StatusForbidden)
-		return
-	}
-	if err := r.ParseForm(); err != nil {
-		status, msg := http.StatusBadRequest, "The form could not be read."
-		if respond.TooBig(err) {
-			status, msg = http.StatusRequestEntityTooLarge, fmt.Sprintf("The form is larger than %d bytes.", c.cfg.MaxBodyBytes)
-		}
-		c.loginPage(w, r, status, msg, "")
-		return
-	}
-	tok := strings.TrimSpace(r.PostForm.Get("token"))
-	next := r.PostForm.Get("next")
-	switch {
-	case tok == "":
-		c.loginPage(w, r, http.StatusBadRequest, "Type a token.", next)
-		return
-	case len(tok) > maxConsoleToken || strings.ContainsAny(tok, " \t\r\n"):
-		c.loginPage(w, r, http.StatusBadRequest, "A bearer token has no spaces and at most 512 characters.", next)
-		return
-	case !c.accept(tok):
-		c.loginPage(w, r, http.StatusForbidden, "This token is not accepted by the sandbox.", next)
-		return
-	}
-	if err := c.openSession(w, r, tok); err != nil {
-		c.cfg.Errors(w, r, err)
-		return
-	}
-	http.Redirect(w, r, c.safeNext(next), http.StatusSeeOther)
-}
-
-// handleLogout serves POST {base}/console/logout.
-func (c *Console) handleLogout(w http.ResponseWriter, r *http.Request) {
-	if CrossSite(r) {
-		http.Error(w, "cross-site logout refused", http.StatusForbidden)
-		return
-	}
-	if err := c.endSession(w, r); err != nil {
-		c.cfg.Errors(w, r, err)
-		return
-	}
-	http.Redirect(w, r, c.base+"/console/login", http.StatusSeeOther)
-}
-
-// requireSession returns the session's token, or redirects to the login
-// page (or answers the session store's failure) and returns false.
-func (c *Console) requireSession(w http.ResponseWriter, r *http.Request) (string, bool) {
-	tok, ok, err := c.Token(r)
-	switch {
-	case err != nil:
-		c.cfg.Errors(w, r, err)
-	case !ok:
-		http.Redirect(w, r, c.base+"/console/login?next="+url.QueryEscape(r.URL.Path), http.StatusSeeOther)
-	}
-	return tok, ok
 }

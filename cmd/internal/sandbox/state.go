@@ -63,7 +63,7 @@ func newState(c Config, log *slog.Logger) (*state, error) {
 		}
 		s := &state{store: mem, mem: mem, runtime: memstore.NewRuntime(scenarios.RuntimeLimits{}),
 			spaces:   memstore.NewNamespaces(memstore.NamespacesOptions{MaxAge: c.StoreMaxAge}),
-			sessions: memstore.NewSessions(0), close: func() {},
+			sessions: memstore.NewSessions(c.ConsoleSessions, nil), close: func() {},
 			captures: memstore.NewCaptures(0, nil), callbacks: memstore.NewCallbacks(0, 0)}
 		s.stats = func() (int, uint64) { return mem.Len(), mem.Evicted() }
 		if c.JournalSize > 0 {
@@ -109,7 +109,7 @@ func newState(c Config, log *slog.Logger) (*state, error) {
 		client.Close()
 		return nil, fmt.Errorf("[store] %w", err)
 	}
-	sessions, err := redisstore.NewSessions(client, c.StorePrefix, c.StoreTimeout)
+	sessions, err := redisstore.NewSessions(client, redisstore.SessionsOptions{Prefix: c.StorePrefix, Max: c.ConsoleSessions, Timeout: c.StoreTimeout})
 	if err != nil {
 		client.Close()
 		return nil, fmt.Errorf("[store] %w", err)
