@@ -5,21 +5,39 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"path"
 	"strings"
+	"unicode"
 
 	"github.com/threeds-sandbox/threeds-sandbox/templates"
 	"github.com/threeds-sandbox/threeds-sandbox/web/auth"
 	"github.com/threeds-sandbox/threeds-sandbox/web/respond"
 )
 
-// safeNext returns next when it is a console path, else the transactions
-// page: the login never redirects elsewhere.
+// safeNext returns next when it is the path of a console page, else the
+// transactions page: the login never redirects elsewhere. A path is
+// taken only as it is written: under {base}/console, clean (no dot
+// segment, no empty segment) and made of letters, digits and "-._~/"
+// alone. So neither a browser's reading of a Location (tabs and
+// newlines dropped, a backslash taken for a slash, %2e for a dot) nor
+// http.Redirect's cleaning can lead it out of the console.
 func (c *Console) safeNext(next string) string {
 	def := c.base + "/console/transactions"
-	if next == "" || strings.Contains(next, "//") || strings.ContainsAny(next, "\\\r\n") {
+	root := c.base + "/console"
+	rest, ok := strings.CutPrefix(next, root)
+	if !ok || (rest != "" && rest[0] != '/') || strings.Contains(rest, "//") {
 		return def
 	}
-	if next != c.base+"/console" && !strings.HasPrefix(next, c.base+"/console/") {
+	for _, r := range rest {
+		if !(r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("-._~/", r))) {
+			return def
+		}
+	}
+	clean := path.Clean(next)
+	if strings.HasSuffix(next, "/") {
+		clean += "/"
+	}
+	if clean != next {
 		return def
 	}
 	return next
@@ -40,6 +58,23 @@ func (c *Console) loginPage(w http.ResponseWriter, r *http.Request, status int, 
 	})
 }
 
+// tokenProblem says what makes a typed token (trimmed of blanks) no
+// bearer token, or "" when nothing does: it is empty, too long, or holds
+// a blank or a control character (a NUL, a tab...), which an
+// Authorization header could not carry either.
+func tokenProblem(tok string) string {
+	odd := func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }
+	switch {
+	case tok == "":
+		return "Type a token."
+	case strings.IndexFunc(tok, func(r rune) bool { return !odd(r) }) < 0:
+		return "Type a token: this one is only blanks or control characters (such as NUL)."
+	case len(tok) > maxConsoleToken || strings.IndexFunc(tok, odd) >= 0:
+		return fmt.Sprintf("A bearer token has at most %d characters, and no spaces or control characters (such as NUL or a tab).", maxConsoleToken)
+	}
+	return ""
+}
+
 // handleLogin serves POST {base}/console/login: opens a session for the
 // typed bearer token.
 func (c *Console) handleLogin(w http.ResponseWriter, r *http.Request) {
@@ -57,12 +92,8 @@ func (c *Console) handleLogin(w http.ResponseWriter, r *http.Request) {
 	}
 	tok := strings.TrimSpace(r.PostForm.Get("token"))
 	next := r.PostForm.Get("next")
-	switch {
-	case tok == "":
-		c.loginPage(w, r, http.StatusBadRequest, "Type a token.", next)
-		return
-	case len(tok) > maxConsoleToken || strings.ContainsAny(tok, " \t\r\n"):
-		c.loginPage(w, r, http.StatusBadRequest, "A bearer token has no spaces and at most 512 characters.", next)
+	if msg := tokenProblem(tok); msg != "" {
+		c.loginPage(w, r, http.StatusBadRequest, msg, next)
 		return
 	}
 	g, err := c.cfg.Authority.Grant(tok)
