@@ -76,7 +76,11 @@ func (s *Server) setUpAuth() error {
 	if s.authority, err = auth.NewAuthority(s.cfg.Tokens, access, keys, s.cfg.Now); err != nil {
 		return err
 	}
-	s.ddc = auth.DDCVerifier{Merchants: s.cfg.Merchants, ConsoleKey: auth.ConsoleDDCKey(s.cfg.HashKey), Now: s.cfg.Now}
+	consoleKeys := make([][]byte, len(masters))
+	for i, m := range masters {
+		consoleKeys[i] = auth.ConsoleDDCKey(m)
+	}
+	s.ddc = auth.DDCVerifier{Merchants: s.cfg.Merchants, ConsoleKeys: consoleKeys, Now: s.cfg.Now}
 	return nil
 }
 

@@ -214,8 +214,7 @@ func NewServer(cfg Config) (*Server, error) {
 		Sessions:      cfg.Sessions,
 		Authority:     s.authority,
 		Pages:         cfg.Pages,
-		HashKey:       cfg.HashKey,
-		BlockKey:      cfg.BlockKey,
+		Keys:          append([]KeyPair{{Hash: cfg.HashKey, Block: cfg.BlockKey}}, cfg.PreviousKeys...),
 		BasicAuth:     cfg.ConsoleAuth,
 		MaxBodyBytes:  cfg.MaxBodyBytes,
 		Logger:        cfg.Logger,
@@ -298,7 +297,7 @@ func (s *Server) routes() {
 }
 
 // KeyPair is a securecookie hash key and block key.
-type KeyPair struct{ Hash, Block []byte }
+type KeyPair = auth.KeyPair
 
 // stateCodecs checks the key lengths and builds one codec per pair, the
 // current pair first.

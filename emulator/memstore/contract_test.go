@@ -100,3 +100,11 @@ func TestCallbacksContract(t *testing.T) {
 		return c, c
 	})
 }
+
+// TestKeyRegistryContract runs the key registry's contract in memory.
+func TestKeyRegistryContract(t *testing.T) {
+	storetest.RunKeyRegistry(t, func(t *testing.T) (a, b emulator.KeyRegistry) {
+		r := memstore.NewKeyRegistry(nil)
+		return r, r
+	})
+}

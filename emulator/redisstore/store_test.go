@@ -261,3 +261,16 @@ func TestSessionOfAnEarlierVersion(t *testing.T) {
 		t.Errorf("the earlier version's keys: %s left, %v", n, err)
 	}
 }
+
+// TestKeyRegistryContract runs the key registry's contract on a real
+// redis-server, two values over it as two replicas, each test under a
+// prefix of its own.
+func TestKeyRegistryContract(t *testing.T) {
+	srv := testkit.StartRedis(t, testkit.RedisOptions{})
+	c := connect(t, srv)
+	storetest.RunKeyRegistry(t, func(t *testing.T) (a, b emulator.KeyRegistry) {
+		ra, _ := redisstore.NewKeyRegistry(c, t.Name()+":", time.Second)
+		rb, _ := redisstore.NewKeyRegistry(connect(t, srv), t.Name()+":", time.Second)
+		return ra, rb
+	})
+}

@@ -17,6 +17,22 @@ import (
 // values, and what a store holds tells nothing of a token without them:
 // not even whether a guessed token is the one.
 
+// KeyPair is a pair of state keys: the hash key signs (securecookie's
+// HMAC, and the keys derived from it: access tokens, the console's
+// capture JWTs, the hashes of tokens), the block key encrypts.
+type KeyPair struct{ Hash, Block []byte }
+
+// Fingerprint names the pair without revealing it: 8 bytes, in hex, of
+// the HMAC-SHA256 of a fixed label under a key derived from the hash key,
+// over the SHA-256 of the block key. Replicas compare fingerprints to
+// tell whether they share their keys.
+func (p KeyPair) Fingerprint() string {
+	m := hmac.New(sha256.New, derive(p.Hash, "key fingerprint"))
+	b := sha256.Sum256(p.Block)
+	m.Write(b[:])
+	return hex.EncodeToString(m.Sum(nil)[:8])
+}
+
 // TokenKeys make the keyed hashes of bearer tokens: the namespace of a
 // token (under the current key) and the hash a console session keeps
 // (under the current key when made, under any of the keys when checked).

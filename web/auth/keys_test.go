@@ -106,6 +106,26 @@ func TestGrantAndResume(t *testing.T) {
 	}
 }
 
+// TestFingerprint: a key pair's fingerprint is stable, changes with
+// either key, and shows neither.
+func TestFingerprint(t *testing.T) {
+	p := auth.KeyPair{Hash: masterA, Block: []byte("block key of 16!")}
+	fp := p.Fingerprint()
+	if len(fp) != 16 || fp != (auth.KeyPair{Hash: masterA, Block: []byte("block key of 16!")}).Fingerprint() {
+		t.Errorf("Fingerprint = %q: want 16 stable hex digits", fp)
+	}
+	for _, other := range []auth.KeyPair{{Hash: masterB, Block: p.Block}, {Hash: masterA, Block: []byte("another block 16")}} {
+		if other.Fingerprint() == fp {
+			t.Errorf("%q: the fingerprint of another pair", fp)
+		}
+	}
+	for _, k := range [][]byte{p.Hash, p.Block} {
+		if h := hex.EncodeToString(k); strings.Contains(h, fp) || strings.Contains(fp, h[:8]) {
+			t.Error("the fingerprint shows a key")
+		}
+	}
+}
+
 // BenchmarkIdentify is what telling who a bearer token is costs per API
 // request: a configured static token (its namespace computed once, at
 // start-up), any token in the open default (its keyed hash on every

@@ -59,9 +59,11 @@ type Config struct {
 	Authority *auth.Authority
 	// Pages renders the console's pages.
 	Pages *templates.Set
-	// HashKey and BlockKey sign and encrypt the session cookie
-	// (securecookie), as they do the challenge state.
-	HashKey, BlockKey []byte
+	// Keys sign and encrypt the session cookie (securecookie), as they do
+	// the challenge state: the current pair first, then the previous
+	// ones, whose cookies are still read (a key rotation keeps the
+	// sessions).
+	Keys []auth.KeyPair
 	// BasicAuth, "user:password", protects the console with HTTP basic
 	// authentication; empty leaves it open.
 	BasicAuth string
@@ -100,7 +102,7 @@ type DemoAPI struct {
 type Console struct {
 	cfg      Config
 	base     string
-	cookies  *securecookie.SecureCookie
+	cookies  []securecookie.Codec // the current pair first
 	auth     *basicAuth
 	secure   bool   // the session cookie is Secure (public URL on https)
 	acs      string // origin of the ACS pages, which the demo frames
@@ -126,6 +128,9 @@ func New(cfg Config) (*Console, error) {
 	if cfg.Engine == nil || cfg.Pages == nil || cfg.Sessions == nil || cfg.Authority == nil || cfg.Errors == nil || cfg.ChallengeHTML == nil || cfg.DDCToken == nil {
 		return nil, errors.New("console: config needs an engine, pages, sessions, an authority, an error writer, a challengeHtml renderer and a capture's JWT maker")
 	}
+	if len(cfg.Keys) == 0 {
+		return nil, errors.New("console: config needs the keys of the session cookie")
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -135,11 +140,14 @@ func New(cfg Config) (*Console, error) {
 		auth:     newBasicAuth(cfg.BasicAuth),
 		secure:   strings.HasPrefix(cfg.PublicURL, "https://"),
 		acs:      origin(cfg.PublicURL),
-		cookies:  securecookie.New(cfg.HashKey, cfg.BlockKey).MaxAge(int(consoleSessionAge.Seconds())),
 		stopping: make(chan struct{}),
 		streams:  map[string]int{},
 	}
-	c.cookies.SetSerializer(securecookie.JSONEncoder{})
+	for _, k := range cfg.Keys {
+		sc := securecookie.New(k.Hash, k.Block).MaxAge(int(consoleSessionAge.Seconds()))
+		sc.SetSerializer(securecookie.JSONEncoder{})
+		c.cookies = append(c.cookies, sc)
+	}
 	c.frameCSP = challengeHTMLHashes(cfg.Pages)
 	return c, nil
 }
@@ -323,15 +331,16 @@ func (c *Console) layout(r *http.Request, nonce, title, active string) templates
 	return l
 }
 
-// sessionID returns the session id of the request's cookie; false when
-// there is none, or it is forged.
+// sessionID returns the session id of the request's cookie, made with
+// the current or a previous key pair; false when there is none, or it is
+// forged.
 func (c *Console) sessionID(r *http.Request) (string, bool) {
 	ck, err := r.Cookie(consoleCookie)
 	if err != nil {
 		return "", false
 	}
 	var s consoleSession
-	if err := c.cookies.Decode(consoleCookie, ck.Value, &s); err != nil || s.ID == "" {
+	if err := securecookie.DecodeMulti(consoleCookie, ck.Value, &s, c.cookies...); err != nil || s.ID == "" {
 		return "", false
 	}
 	return s.ID, true
@@ -367,7 +376,7 @@ func (c *Console) openSession(w http.ResponseWriter, r *http.Request, g auth.Gra
 	if err != nil {
 		return fmt.Errorf("open a console session: %w", err)
 	}
-	v, err := c.cookies.Encode(consoleCookie, consoleSession{ID: id, Issued: time.Now().Unix()})
+	v, err := securecookie.EncodeMulti(consoleCookie, consoleSession{ID: id, Issued: time.Now().Unix()}, c.cookies[0])
 	if err != nil {
 		return fmt.Errorf("encode console session: %w", err)
 	}

@@ -487,8 +487,10 @@ func (c *Config) check() []error {
 	} else if n := len(b); b != nil && n != 16 && n != 24 && n != 32 {
 		add(true, "state-block-key", "(hidden)", fmt.Sprintf("%d bytes, want 16, 24 or 32", n))
 	}
-	if _, err := keyPairs(c.StatePrevKeys); err != nil {
+	if pairs, err := keyPairs(c.StatePrevKeys); err != nil {
 		add(true, "state-previous-keys", "(hidden)", "want HASH:BLOCK hex key pairs, comma-separated")
+	} else if len(pairs) > emulator.MaxPreviousKeys {
+		add(true, "state-previous-keys", "(hidden)", fmt.Sprintf("%d pairs, want at most %d", len(pairs), emulator.MaxPreviousKeys))
 	}
 
 	p := c.ChaosProbability

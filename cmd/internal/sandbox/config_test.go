@@ -89,6 +89,7 @@ var badValues = []struct {
 	{flag: "state-block-key", value: "zz" + strings.Repeat("00", 15), want: "(hidden): not hex", secret: true},
 	{flag: "state-block-key", value: strings.Repeat("ab", 20), want: "(hidden): 20 bytes, want 16, 24 or 32", secret: true},
 	{flag: "state-previous-keys", value: strings.Repeat("ab", 32), want: "(hidden): want HASH:BLOCK", secret: true},
+	{flag: "state-previous-keys", value: strings.Repeat(strings.Repeat("ab", 32)+":"+strings.Repeat("cd", 16)+",", 17), want: "(hidden): 17 pairs, want at most 16", secret: true},
 	{flag: "chaos-probability", value: "2", want: "2: want 0 to 1"},
 	{flag: "chaos-probability", value: "-0.1", want: "-0.1: want 0 to 1"},
 	{flag: "chaos-probability", value: "NaN", want: "NaN: want 0 to 1"},
