@@ -81,7 +81,7 @@ func redisServer(b *testing.B) *web.Server {
 		b.Fatal(err)
 	}
 	s, err := web.NewServer(web.Config{HashKey: bytes.Repeat([]byte("h"), 32), BlockKey: bytes.Repeat([]byte("b"), 32),
-		PublicURL: "http://127.0.0.1:8080", Engine: engine, Pages: pages, Sessions: memstore.NewSessions(0), Journal: j,
+		PublicURL: "http://127.0.0.1:8080", Engine: engine, Pages: pages, Sessions: memstore.NewSessions(0, nil), Journal: j,
 		Tokens: auth.NewTokens(nil)})
 	if err != nil {
 		b.Fatal(err)

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
-	"github.com/threeds-sandbox/threeds-sandbox/web/auth"
 	"github.com/threeds-sandbox/threeds-sandbox/web/callback"
 )
 
@@ -115,7 +114,7 @@ func TestResultCallback(t *testing.T) {
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		entry, _, _ := e.Journal.Get(context.Background(), auth.Namespace("merchant-token"), id)
+		entry, _, _ := e.Journal.Get(context.Background(), namespaceOf("merchant-token"), id)
 		var details []string
 		for _, ev := range entry.Events {
 			if ev.Kind == "callback" {

@@ -91,7 +91,7 @@ func TestDemoDDC(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(tok.Payload), `"iss":"`+auth.ConsoleMerchant+`"`) || !strings.Contains(string(tok.Payload), `"OrgUnitId":"`+auth.Namespace("demo-team")+`"`) ||
+	if !strings.Contains(string(tok.Payload), `"iss":"`+auth.ConsoleMerchant+`"`) || !strings.Contains(string(tok.Payload), `"OrgUnitId":"`+namespaceOf("demo-team")+`"`) ||
 		strings.Contains(string(tok.Payload), "demo-team") {
 		t.Errorf("claims %s", tok.Payload)
 	}

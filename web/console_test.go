@@ -25,7 +25,6 @@ import (
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/memstore"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 	"github.com/threeds-sandbox/threeds-sandbox/templates"
-	"github.com/threeds-sandbox/threeds-sandbox/web/auth"
 	"github.com/threeds-sandbox/threeds-sandbox/web/cards"
 	"github.com/threeds-sandbox/threeds-sandbox/web/console"
 )
@@ -351,7 +350,7 @@ func TestConsoleLoginAndLogout(t *testing.T) {
 	if p.Status != http.StatusOK {
 		t.Fatalf("transactions with a session: HTTP %d", p.Status)
 	}
-	if got, want := p.Doc.Find("code.namespace").Text(), auth.Namespace("team-a"); got != want {
+	if got, want := p.Doc.Find("code.namespace").Text(), namespaceOf("team-a"); got != want {
 		t.Errorf("namespace shown = %q, want %q", got, want)
 	}
 	if strings.Contains(p.Raw, "team-a") {
@@ -608,7 +607,7 @@ func TestConsoleEventsStream(t *testing.T) {
 	if got == "0" || got == "" {
 		t.Errorf("version after a lookup = %q, want a new version", got)
 	}
-	v, _ := e.Journal.Version(context.Background(), auth.Namespace("live"))
+	v, _ := e.Journal.Version(context.Background(), namespaceOf("live"))
 	if want := strconv.FormatUint(v, 10); got != want {
 		t.Errorf("streamed version %s, want the journal's %s", got, want)
 	}
@@ -641,7 +640,7 @@ func TestConsoleEventsCoalesce(t *testing.T) {
 	for range 20 {
 		e.lookupID("burst", e.Frictionless, nil)
 	}
-	v, _ := e.Journal.Version(context.Background(), auth.Namespace("burst"))
+	v, _ := e.Journal.Version(context.Background(), namespaceOf("burst"))
 	want := strconv.FormatUint(v, 10)
 	var seen []version
 	for g := range got {

@@ -8,9 +8,10 @@ import (
 )
 
 // demoAPI serves the demo page's lookup and enquiry: the handler of the API
-// operation, called with the session's token (or DemoToken when no session
-// is open and the sandbox accepts it), as a merchant's backend calls the
-// API with its own token. The token never reaches the browser. Only the
+// operation, run in the namespace of the console session (or of DemoToken
+// when no session is open and the sandbox accepts it), as a merchant's
+// backend calls the API with its own token. No token reaches the
+// browser. Only the
 // console's own pages may call it: a cross-site request is refused, and
 // the JSON content type the handlers require cannot be sent cross-origin
 // without a preflight the sandbox does not answer.
@@ -23,25 +24,21 @@ func (s *Server) demoAPI(next http.HandlerFunc) http.HandlerFunc {
 				"the demo's API is for the console's own pages: cross-site request refused", "Sec-Fetch-Site"))
 			return
 		}
-		tok, ok, err := s.console.Token(r)
-		switch {
-		case err != nil:
+		ns, ok, err := s.console.Session(r)
+		if err != nil {
 			s.writeError(w, r, err)
 			return
-		case !ok && s.tokens.Accept(console.DemoToken):
-			tok = console.DemoToken
-		case !ok:
-			s.writeError(w, r, emulator.NewError(emulator.CodeUnauthorized, emulator.EMVAccessDenied,
-				"log in to the console: the token demo is not accepted by this sandbox", "session"))
-			return
 		}
-		id, err := s.authority.Identify(tok)
-		if err != nil {
-			s.writeError(w, r, emulator.NewError(emulator.CodeTokenRejected, emulator.EMVAccessDenied,
-				"the console session's token is no longer accepted: log in again", "session"))
-			return
+		if !ok {
+			id, err := s.authority.Identify(console.DemoToken)
+			if err != nil {
+				s.writeError(w, r, emulator.NewError(emulator.CodeUnauthorized, emulator.EMVAccessDenied,
+					"log in to the console: the token demo is not accepted by this sandbox", "session"))
+				return
+			}
+			ns = id.Namespace
 		}
-		info.namespace = id.Namespace
+		info.namespace = ns
 		next(w, r)
 	}
 }

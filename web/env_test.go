@@ -145,14 +145,14 @@ func buildSandbox(tb testing.TB, o envOptions, public string) sandbox {
 	b.Server, err = web.NewServer(web.Config{
 		BasePath:      o.basePath,
 		Tokens:        auth.NewTokens(o.tokens),
-		HashKey:       bytes.Repeat([]byte("h"), 32),
+		HashKey:       testHashKey,
 		BlockKey:      bytes.Repeat([]byte("b"), 32),
 		PublicURL:     public,
 		Engine:        b.Engine,
 		Pages:         pages,
 		Logger:        o.logger,
 		ConsoleAuth:   o.consoleAuth,
-		Sessions:      memstore.NewSessions(0),
+		Sessions:      memstore.NewSessions(0, nil),
 		Journal:       reader,
 		Merchants:     merchants,
 		TokenLifetime: o.tokenLife,
@@ -166,6 +166,19 @@ func buildSandbox(tb testing.TB, o envOptions, public string) sandbox {
 		tb.Fatal(err)
 	}
 	return b
+}
+
+// testHashKey is the state hash key of the tests' servers.
+var testHashKey = bytes.Repeat([]byte("h"), 32)
+
+// namespaceOf is the namespace of token on the tests' servers: its keyed
+// hash under a key derived from testHashKey.
+func namespaceOf(token string) string {
+	k, err := auth.NewTokenKeys([][]byte{testHashKey})
+	if err != nil {
+		panic(err)
+	}
+	return k.Namespace(token)
 }
 
 func newEnv(t testing.TB, opts ...func(*envOptions)) *env {

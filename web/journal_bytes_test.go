@@ -14,7 +14,6 @@ import (
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/journal"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/redact"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
-	"github.com/threeds-sandbox/threeds-sandbox/web/auth"
 )
 
 // paddedLookup is a lookup body just under the default 64 KiB bound: 52 KiB of JSON
@@ -86,10 +85,10 @@ func TestJournalIsBoundedInBytes(t *testing.T) {
 	t.Logf("journal %d bytes, %d transactions; heap in use grew by %d bytes", j.Bytes(), j.Len(), grown)
 	for tok := range 4 {
 		token := fmt.Sprintf("t%d", tok)
-		if _, ok, _ := j.Get(ctx, auth.Namespace(token), first[token]); ok {
+		if _, ok, _ := j.Get(ctx, namespaceOf(token), first[token]); ok {
 			t.Errorf("%s: the oldest transaction is still kept, want it forgotten first", token)
 		}
-		e, ok, err := j.Get(ctx, auth.Namespace(token), last[token])
+		e, ok, err := j.Get(ctx, namespaceOf(token), last[token])
 		if err != nil || !ok {
 			t.Fatalf("%s: the newest transaction is not kept (err %v)", token, err)
 		}

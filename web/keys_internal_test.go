@@ -8,8 +8,8 @@ import (
 )
 
 func TestStateKeyRotation(t *testing.T) {
-	old := KeyPair{bytes.Repeat([]byte("o"), 32), bytes.Repeat([]byte("O"), 16)}
-	cur := KeyPair{bytes.Repeat([]byte("c"), 64), bytes.Repeat([]byte("C"), 32)}
+	old := KeyPair{Hash: bytes.Repeat([]byte("o"), 32), Block: bytes.Repeat([]byte("O"), 16)}
+	cur := KeyPair{Hash: bytes.Repeat([]byte("c"), 64), Block: bytes.Repeat([]byte("C"), 32)}
 	oldOnly, err := stateCodecs([]KeyPair{old})
 	if err != nil {
 		t.Fatal(err)
@@ -34,16 +34,16 @@ func TestStateKeyRotation(t *testing.T) {
 
 func TestStateKeyLengths(t *testing.T) {
 	tests := []KeyPair{
-		{make([]byte, 16), make([]byte, 16)},
-		{make([]byte, 32), make([]byte, 8)},
-		{nil, make([]byte, 32)},
+		{Hash: make([]byte, 16), Block: make([]byte, 16)},
+		{Hash: make([]byte, 32), Block: make([]byte, 8)},
+		{Hash: nil, Block: make([]byte, 32)},
 	}
 	for _, p := range tests {
 		if _, err := stateCodecs([]KeyPair{p}); err == nil {
 			t.Errorf("key lengths %d/%d accepted", len(p.Hash), len(p.Block))
 		}
 	}
-	if _, err := stateCodecs([]KeyPair{{make([]byte, 32), make([]byte, 24)}}); err != nil {
+	if _, err := stateCodecs([]KeyPair{{Hash: make([]byte, 32), Block: make([]byte, 24)}}); err != nil {
 		t.Errorf("valid key lengths refused: %v", err)
 	}
 }

@@ -28,6 +28,7 @@ type Metrics struct {
 	reloads      *prometheus.CounterVec
 	faults       *prometheus.CounterVec
 	storeFull    prometheus.Counter
+	keysMismatch prometheus.Gauge
 	journalOnce  sync.Once
 	waitsOnce    sync.Once
 }
@@ -63,7 +64,11 @@ func NewMetrics(stats StoreStats) *Metrics {
 			Help: "Requests refused because the shared state store is full (Redis at its maxmemory refuses writes): 503 SY04.",
 		}),
 	}
-	reg.MustRegister(m.requests, m.latency, m.transactions, m.reloads, m.faults, m.storeFull,
+	m.keysMismatch = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "threeds_state_keys_mismatch",
+		Help: "1 while this replica's state keys match neither the current nor a previous key of the replicas sharing its store (each refuses the other's challenge pages and console sessions as forged); 0 otherwise.",
+	})
+	reg.MustRegister(m.requests, m.latency, m.transactions, m.reloads, m.faults, m.storeFull, m.keysMismatch,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	if stats != nil {
 		reg.MustRegister(
@@ -136,6 +141,17 @@ func (m *Metrics) ScenarioReload(ok bool) {
 
 func (m *Metrics) transaction(step, status string) {
 	m.transactions.WithLabelValues(step, status).Inc()
+}
+
+// KeysMismatch sets threeds_state_keys_mismatch: whether this replica's
+// state keys match neither the current nor a previous key of the
+// replicas sharing its store.
+func (m *Metrics) KeysMismatch(mismatch bool) {
+	if mismatch {
+		m.keysMismatch.Set(1)
+	} else {
+		m.keysMismatch.Set(0)
+	}
 }
 
 func (m *Metrics) fault(kind string) { m.faults.WithLabelValues(kind).Inc() }

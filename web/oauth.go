@@ -52,7 +52,8 @@ func (s *Server) oauthRoutes(r *mux.Router) {
 
 // setUpAuth builds what decides who calls: the access tokens (keys
 // derived from the state hash keys, the current and the previous ones),
-// the authority over static and access tokens, and the verifier of the
+// the keyed hashes of tokens (namespaces, console sessions), the
+// authority over static and access tokens, and the verifier of the
 // captures' JWTs.
 func (s *Server) setUpAuth() error {
 	masters := [][]byte{s.cfg.HashKey}
@@ -67,9 +68,19 @@ func (s *Server) setUpAuth() error {
 	if err != nil {
 		return err
 	}
+	keys, err := auth.NewTokenKeys(masters)
+	if err != nil {
+		return err
+	}
 	s.access = access
-	s.authority = auth.Authority{Tokens: s.cfg.Tokens, Access: access}
-	s.ddc = auth.DDCVerifier{Merchants: s.cfg.Merchants, ConsoleKey: auth.ConsoleDDCKey(s.cfg.HashKey), Now: s.cfg.Now}
+	if s.authority, err = auth.NewAuthority(s.cfg.Tokens, access, keys, s.cfg.Now); err != nil {
+		return err
+	}
+	consoleKeys := make([][]byte, len(masters))
+	for i, m := range masters {
+		consoleKeys[i] = auth.ConsoleDDCKey(m)
+	}
+	s.ddc = auth.DDCVerifier{Merchants: s.cfg.Merchants, ConsoleKeys: consoleKeys, Now: s.cfg.Now}
 	return nil
 }
 

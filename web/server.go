@@ -135,7 +135,6 @@ func (t Timeouts) withDefaults() Timeouts {
 type Server struct {
 	cfg     Config
 	log     *slog.Logger
-	tokens  auth.Tokens
 	state   []securecookie.Codec // current key pair first
 	router  *mux.Router
 	http    *http.Server
@@ -146,7 +145,7 @@ type Server struct {
 	ready   atomic.Bool
 	// authority tells who a bearer token is; access issues the token
 	// endpoint's tokens; ddc checks the captures' JWTs.
-	authority auth.Authority
+	authority *auth.Authority
 	access    *auth.AccessTokens
 	ddc       auth.DDCVerifier
 	// sender delivers the result callbacks; nil when the engine has
@@ -165,7 +164,7 @@ func NewServer(cfg Config) (*Server, error) {
 	if cfg.Engine == nil || cfg.Pages == nil || cfg.Sessions == nil {
 		return nil, errors.New("web: config needs an engine, pages and sessions")
 	}
-	codecs, err := stateCodecs(append([]KeyPair{{cfg.HashKey, cfg.BlockKey}}, cfg.PreviousKeys...))
+	codecs, err := stateCodecs(append([]KeyPair{{Hash: cfg.HashKey, Block: cfg.BlockKey}}, cfg.PreviousKeys...))
 	if err != nil {
 		return nil, err
 	}
@@ -189,7 +188,6 @@ func NewServer(cfg Config) (*Server, error) {
 	s := &Server{
 		cfg:     cfg,
 		log:     cfg.Logger,
-		tokens:  cfg.Tokens,
 		state:   codecs,
 		metrics: cfg.Metrics,
 		waits:   newWaitSlots(cfg.MaxWaits, cfg.MaxWaitsPerToken),
@@ -214,11 +212,9 @@ func NewServer(cfg Config) (*Server, error) {
 		Engine:        cfg.Engine,
 		Journal:       cfg.Journal,
 		Sessions:      cfg.Sessions,
-		Tokens:        cfg.Tokens,
-		Authority:     &s.authority,
+		Authority:     s.authority,
 		Pages:         cfg.Pages,
-		HashKey:       cfg.HashKey,
-		BlockKey:      cfg.BlockKey,
+		Keys:          append([]KeyPair{{Hash: cfg.HashKey, Block: cfg.BlockKey}}, cfg.PreviousKeys...),
 		BasicAuth:     cfg.ConsoleAuth,
 		MaxBodyBytes:  cfg.MaxBodyBytes,
 		Logger:        cfg.Logger,
@@ -301,7 +297,7 @@ func (s *Server) routes() {
 }
 
 // KeyPair is a securecookie hash key and block key.
-type KeyPair struct{ Hash, Block []byte }
+type KeyPair = auth.KeyPair
 
 // stateCodecs checks the key lengths and builds one codec per pair, the
 // current pair first.

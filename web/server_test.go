@@ -50,7 +50,7 @@ func newServer(t *testing.T, addr string, timeouts web.Timeouts) *web.Server {
 		t.Fatal(err)
 	}
 	srv, err := web.NewServer(web.Config{
-		Addr: addr, Timeouts: timeouts, Engine: engine, Pages: pages, Sessions: memstore.NewSessions(0),
+		Addr: addr, Timeouts: timeouts, Engine: engine, Pages: pages, Sessions: memstore.NewSessions(0, nil),
 		HashKey: bytes.Repeat([]byte("h"), 32), BlockKey: bytes.Repeat([]byte("b"), 16),
 	})
 	if err != nil {

@@ -53,7 +53,7 @@ func (s *fullStore) Ping(context.Context) error {
 // fullSessions refuses to open a session.
 type fullSessions struct{ emulator.SessionStore }
 
-func (fullSessions) Create(context.Context, string, time.Duration) (string, error) {
+func (fullSessions) Create(context.Context, emulator.Session, time.Duration) (string, error) {
 	return "", errFull
 }
 
@@ -77,7 +77,7 @@ func TestStoreFullAnswers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := web.NewServer(web.Config{Engine: engine, Pages: pages, Sessions: fullSessions{memstore.NewSessions(0)},
+	srv, err := web.NewServer(web.Config{Engine: engine, Pages: pages, Sessions: fullSessions{memstore.NewSessions(0, nil)},
 		HashKey: bytes.Repeat([]byte("h"), 32), BlockKey: bytes.Repeat([]byte("b"), 16)})
 	if err != nil {
 		t.Fatal(err)

@@ -204,6 +204,7 @@ func TestEveryBadFlagExitsTwo(t *testing.T) {
 		"strict-ddc":           {"maybe", "maybe"},
 		"console-auth":         {"admin", "want user:password"},
 		"journal-size":         {"-1", "want 0 (no journal) or more"},
+		"max-console-sessions": {"0", "want 1 or more"},
 		"journal-bytes":        {"-1", "want 65536 bytes or more"},
 		"journal-total-bytes":  {"-4096", "want 65536 bytes or more"},
 		"journal-store":        {"shared", "needs a Redis --store (THREEDS_STORE)"},

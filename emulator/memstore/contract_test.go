@@ -52,26 +52,10 @@ func TestNamespacesContract(t *testing.T) {
 
 // TestSessionsContract runs the session contract on the memory store.
 func TestSessionsContract(t *testing.T) {
-	m := memstore.NewSessions(0)
-	storetest.RunSessions(t, m, m)
-}
-
-// TestMemoryBound: Memory keeps at most its bound, ending the session that
-// expires first.
-func TestMemoryBound(t *testing.T) {
-	ctx := context.Background()
-	m := memstore.NewSessions(3)
-	first, _ := m.Create(ctx, "a", time.Minute)
-	var last string
-	for range 3 {
-		last, _ = m.Create(ctx, "b", time.Hour)
-	}
-	if _, ok, _ := m.Token(ctx, first); ok {
-		t.Error("the session that expires first survived the bound")
-	}
-	if _, ok, _ := m.Token(ctx, last); !ok {
-		t.Error("the newest session was ended")
-	}
+	storetest.RunSessions(t, func(t *testing.T, max int) (a, b emulator.SessionStore) {
+		m := memstore.NewSessions(max, nil)
+		return m, m
+	})
 }
 
 // TestCapturesContract runs the captures contract on the memory store.
@@ -114,5 +98,13 @@ func TestCallbacksContract(t *testing.T) {
 	storetest.RunCallbacks(t, func(t *testing.T, maxOutbox int) (a, b emulator.Callbacks) {
 		c := memstore.NewCallbacks(0, maxOutbox)
 		return c, c
+	})
+}
+
+// TestKeyRegistryContract runs the key registry's contract in memory.
+func TestKeyRegistryContract(t *testing.T) {
+	storetest.RunKeyRegistry(t, func(t *testing.T) (a, b emulator.KeyRegistry) {
+		r := memstore.NewKeyRegistry(nil)
+		return r, r
 	})
 }

@@ -2,6 +2,7 @@ package memstore
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"time"
@@ -9,79 +10,117 @@ import (
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 )
 
-// DefaultMaxSessions bounds the console sessions Sessions keeps.
-const DefaultMaxSessions = 10000
-
-// Sessions keeps the console's sessions in this process, at most max of
-// them: beyond it the session that expires first is ended.
+// Sessions keeps the console's sessions in this process: at most
+// emulator.MaxSessionsPerToken of a token and max in all; beyond either
+// bound the session that expires first (of the token, or of all) is
+// ended.
 type Sessions struct {
 	max int
 	now func() time.Time
 
 	mu       sync.Mutex
 	sessions map[string]session
+	byToken  map[string]map[string]struct{} // token hash -> session ids
 }
 
 type session struct {
-	token   string
-	expires time.Time
+	emulator.Session
+	ends time.Time // when the session expires
 }
 
 var _ emulator.SessionStore = (*Sessions)(nil)
 
 // NewSessions returns an empty store keeping at most max sessions
-// (DefaultMaxSessions when max <= 0).
-func NewSessions(max int) *Sessions {
+// (emulator.DefaultMaxSessions when max <= 0); now nil is time.Now.
+func NewSessions(max int, now func() time.Time) *Sessions {
 	if max <= 0 {
-		max = DefaultMaxSessions
+		max = emulator.DefaultMaxSessions
 	}
-	return &Sessions{max: max, now: time.Now, sessions: map[string]session{}}
+	if now == nil {
+		now = time.Now
+	}
+	return &Sessions{max: max, now: now, sessions: map[string]session{}, byToken: map[string]map[string]struct{}{}}
 }
 
 // Create opens a session.
-func (m *Sessions) Create(_ context.Context, token string, ttl time.Duration) (string, error) {
+func (m *Sessions) Create(_ context.Context, s emulator.Session, ttl time.Duration) (string, error) {
+	if !emulator.ValidTokenHash(s.TokenHash) {
+		return "", errors.New("memstore: a console session needs the keyed hash of its token")
+	}
 	id := emulator.NewSessionID()
 	now := m.now()
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if len(m.sessions) >= m.max {
-		first, at := "", time.Time{}
-		for k, s := range m.sessions {
-			if !s.expires.After(now) {
-				delete(m.sessions, k)
-				continue
-			}
-			if first == "" || s.expires.Before(at) {
-				first, at = k, s.expires
-			}
-		}
-		if len(m.sessions) >= m.max {
-			delete(m.sessions, first)
-		}
+	mine := m.byToken[s.TokenHash]
+	if len(mine) >= emulator.MaxSessionsPerToken {
+		endFirst(m, mine, now)
 	}
-	m.sessions[id] = session{token: strings.Clone(token), expires: now.Add(ttl)}
+	if len(m.sessions) >= m.max {
+		endFirst(m, m.sessions, now)
+	}
+	s.TokenHash, s.Namespace = strings.Clone(s.TokenHash), strings.Clone(s.Namespace)
+	m.sessions[id] = session{Session: s, ends: now.Add(ttl)}
+	if m.byToken[s.TokenHash] == nil {
+		m.byToken[s.TokenHash] = map[string]struct{}{}
+	}
+	m.byToken[s.TokenHash][id] = struct{}{}
 	return id, nil
 }
 
-// Token returns the token of a live session.
-func (m *Sessions) Token(_ context.Context, id string) (string, bool, error) {
+// endFirst ends, among the sessions of ids, every expired one, and the
+// one that expires first when none had.
+func endFirst[V any](m *Sessions, ids map[string]V, now time.Time) {
+	first, at, ended := "", time.Time{}, false
+	for id := range ids {
+		s := m.sessions[id]
+		if !s.ends.After(now) {
+			m.end(id)
+			ended = true
+			continue
+		}
+		if first == "" || s.ends.Before(at) {
+			first, at = id, s.ends
+		}
+	}
+	if !ended && first != "" {
+		m.end(first)
+	}
+}
+
+// end removes session id; m.mu is held.
+func (m *Sessions) end(id string) {
+	s, ok := m.sessions[id]
+	if !ok {
+		return
+	}
+	delete(m.sessions, id)
+	if mine := m.byToken[s.TokenHash]; mine != nil {
+		delete(mine, id)
+		if len(mine) == 0 {
+			delete(m.byToken, s.TokenHash)
+		}
+	}
+}
+
+// Session returns a live session.
+func (m *Sessions) Session(_ context.Context, id string) (emulator.Session, bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	s, ok := m.sessions[id]
 	if !ok {
-		return "", false, nil
+		return emulator.Session{}, false, nil
 	}
-	if !s.expires.After(m.now()) {
-		delete(m.sessions, id)
-		return "", false, nil
+	if !s.ends.After(m.now()) {
+		m.end(id)
+		return emulator.Session{}, false, nil
 	}
-	return s.token, true, nil
+	return s.Session, true, nil
 }
 
 // Delete ends a session.
 func (m *Sessions) Delete(_ context.Context, id string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	delete(m.sessions, id)
+	m.end(id)
 	return nil
 }

@@ -30,7 +30,7 @@ func TestFull(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sessions, err := redisstore.NewSessions(c, "", time.Second)
+	sessions, err := redisstore.NewSessions(c, redisstore.SessionsOptions{Timeout: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,8 +52,11 @@ func TestFull(t *testing.T) {
 			_, err := rt.Add(ctx, "ns", []byte("scenarios:\n  - id: f\n    match: {cardNumber: \"4111111111111111\"}\n    frictionless: {status: Y}\n"))
 			return err
 		},
-		"Sessions.Create": func() error { _, err := sessions.Create(ctx, "token", time.Hour); return err },
-		"Ping":            func() error { return s.Ping(ctx) },
+		"Sessions.Create": func() error {
+			_, err := sessions.Create(ctx, emulator.Session{TokenHash: "0123456789abcdef", Namespace: "ns"}, time.Hour)
+			return err
+		},
+		"Ping": func() error { return s.Ping(ctx) },
 	}
 	for name, write := range writes {
 		err := write()

@@ -223,11 +223,54 @@ func TestPutKeepsAStoredTransaction(t *testing.T) {
 }
 
 // TestSessionsContract runs the session contract on a real redis-server,
-// with two stores over it as two replicas.
+// with two stores over it as two replicas, each test under a prefix of
+// its own.
 func TestSessionsContract(t *testing.T) {
 	srv := testkit.StartRedis(t, testkit.RedisOptions{})
 	c := connect(t, srv)
-	a, _ := redisstore.NewSessions(c, "", time.Second)
-	b, _ := redisstore.NewSessions(c, "", time.Second)
-	storetest.RunSessions(t, a, b)
+	storetest.RunSessions(t, func(t *testing.T, max int) (a, b emulator.SessionStore) {
+		opt := redisstore.SessionsOptions{Prefix: t.Name() + ":", Max: max, Timeout: time.Second}
+		ra, _ := redisstore.NewSessions(c, opt)
+		rb, _ := redisstore.NewSessions(connect(t, srv), opt)
+		return ra, rb
+	})
+}
+
+// TestSessionOfAnEarlierVersion: a console session key of an earlier
+// version, which held the token itself, is no session: reading it ends
+// it, and ending it works.
+func TestSessionOfAnEarlierVersion(t *testing.T) {
+	srv := testkit.StartRedis(t, testkit.RedisOptions{})
+	s, err := redisstore.NewSessions(connect(t, srv), redisstore.SessionsOptions{Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, id := range []string{"0123456789abcdef0123456789abcdef", "fedcba9876543210fedcba9876543210"} {
+		if err := srv.Do("SET", "3ds:cs:"+id, "the-raw-token", "EX", "3600"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, ok, err := s.Session(ctx, "0123456789abcdef0123456789abcdef"); ok || err != nil {
+		t.Errorf("Session of an earlier version's key = %v, %v; want none", ok, err)
+	}
+	if err := s.Delete(ctx, "fedcba9876543210fedcba9876543210"); err != nil {
+		t.Errorf("Delete of an earlier version's key: %v", err)
+	}
+	if n, err := srv.Query("EXISTS", "3ds:cs:0123456789abcdef0123456789abcdef", "3ds:cs:fedcba9876543210fedcba9876543210"); err != nil || n != "0" {
+		t.Errorf("the earlier version's keys: %s left, %v", n, err)
+	}
+}
+
+// TestKeyRegistryContract runs the key registry's contract on a real
+// redis-server, two values over it as two replicas, each test under a
+// prefix of its own.
+func TestKeyRegistryContract(t *testing.T) {
+	srv := testkit.StartRedis(t, testkit.RedisOptions{})
+	c := connect(t, srv)
+	storetest.RunKeyRegistry(t, func(t *testing.T) (a, b emulator.KeyRegistry) {
+		ra, _ := redisstore.NewKeyRegistry(c, t.Name()+":", time.Second)
+		rb, _ := redisstore.NewKeyRegistry(connect(t, srv), t.Name()+":", time.Second)
+		return ra, rb
+	})
 }

@@ -59,6 +59,24 @@ func TestAccessTokens(t *testing.T) {
 	}
 }
 
+func mustKeys(t *testing.T, masters ...[]byte) *auth.TokenKeys {
+	t.Helper()
+	k, err := auth.NewTokenKeys(masters)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+func mustAuthority(t *testing.T, tokens auth.Tokens, access *auth.AccessTokens, keys *auth.TokenKeys, clock *testkit.Clock) *auth.Authority {
+	t.Helper()
+	a, err := auth.NewAuthority(tokens, access, keys, clock.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
 func mustTokens(t *testing.T, issuer string, master []byte, clock *testkit.Clock) *auth.AccessTokens {
 	t.Helper()
 	a, err := auth.NewAccessTokens(issuer, [][]byte{master}, time.Minute, clock.Now)
@@ -75,10 +93,11 @@ func TestIdentify(t *testing.T) {
 	access := mustTokens(t, "http://sandbox", masterA, clock)
 	tok, _ := access.Issue("shop-1", "", true)
 	foreign, _ := jws.Sign([]byte("k"), "", map[string]any{"iss": "http://sandbox"})
-	open := auth.Authority{Tokens: auth.NewTokens(nil), Access: access}
-	closed := auth.Authority{Tokens: auth.NewTokens([]string{"team-a"}), Access: access}
+	keys := mustKeys(t, masterA)
+	open := mustAuthority(t, auth.NewTokens(nil), access, keys, clock)
+	closed := mustAuthority(t, auth.NewTokens([]string{"team-a"}), access, keys, clock)
 
-	for _, a := range []auth.Authority{open, closed} {
+	for _, a := range []*auth.Authority{open, closed} {
 		id, err := a.Identify(tok)
 		if err != nil || id.Namespace != auth.ClientNamespace("shop-1") || id.Client != "shop-1" || !id.Open {
 			t.Errorf("access token: %+v, %v", id, err)
@@ -87,16 +106,16 @@ func TestIdentify(t *testing.T) {
 			t.Errorf("foreign JWT: %v, want ErrTokenForeign (even in the open default)", err)
 		}
 	}
-	if id, err := open.Identify("anything"); err != nil || id.Namespace != auth.Namespace("anything") || id.Client != "" {
+	if id, err := open.Identify("anything"); err != nil || id.Namespace != keys.Namespace("anything") || id.Client != "" {
 		t.Errorf("open default, opaque token: %+v, %v", id, err)
 	}
-	if id, err := closed.Identify("team-a"); err != nil || id.Namespace != auth.Namespace("team-a") {
+	if id, err := closed.Identify("team-a"); err != nil || id.Namespace != keys.Namespace("team-a") {
 		t.Errorf("configured token: %+v, %v", id, err)
 	}
 	if _, err := closed.Identify("team-b"); !errors.Is(err, auth.ErrTokenRejected) {
 		t.Errorf("unknown static token: %v, want ErrTokenRejected", err)
 	}
-	if auth.ClientNamespace("team-a") == auth.Namespace("team-a") {
+	if auth.ClientNamespace("team-a") == keys.Namespace("team-a") {
 		t.Error("a client's namespace is a static token's")
 	}
 	clock.Advance(time.Hour)

@@ -6,7 +6,6 @@ package auth
 import (
 	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/hex"
 	"strings"
 )
 
@@ -14,6 +13,7 @@ import (
 // any non-empty token is.
 type Tokens struct {
 	hashes [][32]byte
+	tokens []string // the same, as configured: the Authority keys them
 }
 
 // NewTokens accepts exactly the given tokens; none means any.
@@ -22,6 +22,7 @@ func NewTokens(tokens []string) Tokens {
 	for _, tok := range tokens {
 		if tok = strings.TrimSpace(tok); tok != "" {
 			t.hashes = append(t.hashes, sha256.Sum256([]byte(tok)))
+			t.tokens = append(t.tokens, tok)
 		}
 	}
 	return t
@@ -31,15 +32,22 @@ func NewTokens(tokens []string) Tokens {
 // (over hashes, so the length of the configured tokens does not leak
 // either).
 func (t Tokens) Accept(token string) bool {
+	_, ok := t.match(token)
+	return ok
+}
+
+// match returns the index of token among the configured tokens (-1 when
+// none are configured and any is accepted).
+func (t Tokens) match(token string) (int, bool) {
 	if len(t.hashes) == 0 {
-		return true
+		return -1, true
 	}
 	h := sha256.Sum256([]byte(token))
-	ok := 0
+	found := -1
 	for i := range t.hashes {
-		ok |= subtle.ConstantTimeCompare(h[:], t.hashes[i][:])
+		found = subtle.ConstantTimeSelect(subtle.ConstantTimeCompare(h[:], t.hashes[i][:]), i, found)
 	}
-	return ok == 1
+	return found, found >= 0
 }
 
 // Required reports whether only configured tokens are accepted (rather
@@ -55,12 +63,4 @@ func BearerToken(h string) (string, bool) {
 	}
 	tok = strings.TrimSpace(tok)
 	return tok, tok != "" && !strings.ContainsAny(tok, " \t")
-}
-
-// Namespace is the opaque id of a bearer token: the transactions a token
-// creates are visible only to it. It is a hash, so logs and pages never
-// carry the token itself.
-func Namespace(token string) string {
-	h := sha256.Sum256([]byte(token))
-	return hex.EncodeToString(h[:8])
 }

@@ -53,10 +53,3 @@ func TestBearerToken(t *testing.T) {
 		}
 	}
 }
-
-func TestNamespace(t *testing.T) {
-	a, b := auth.Namespace("team-a"), auth.Namespace("team-b")
-	if a == b || len(a) != 16 || a != auth.Namespace("team-a") {
-		t.Errorf("Namespace: %q, %q: want 16 stable hex digits, one per token", a, b)
-	}
-}

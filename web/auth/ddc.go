@@ -84,8 +84,9 @@ type DDCVerifier struct {
 	// Merchants are the configured merchants; none: any well-formed HS256
 	// JWT is accepted without a signature check.
 	Merchants Merchants
-	// ConsoleKey verifies the console's own JWTs; nil refuses them.
-	ConsoleKey []byte
+	// ConsoleKeys verify the console's own JWTs (ConsoleDDCKey of each
+	// state hash key, the current first); none refuses them.
+	ConsoleKeys [][]byte
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
 }
@@ -122,27 +123,37 @@ func (v DDCVerifier) Verify(raw string) (DDCCredential, error) {
 // signature finds the key of the credential's issuer and checks the
 // token with it; without configured merchants only the algorithm is.
 func (v DDCVerifier) signature(tok *jws.Token, cred *DDCCredential) error {
-	var key []byte
+	var keys [][]byte
 	switch {
 	case cred.Issuer == ConsoleMerchant:
-		if key = v.ConsoleKey; key == nil {
+		if keys = v.ConsoleKeys; len(keys) == 0 {
 			return &DDCError{Reason: "iss names the console, whose JWTs this sandbox does not take"}
 		}
 		cred.Console = true
 	case v.Merchants.Configured():
-		var ok bool
-		if key, ok = v.Merchants.Secret(cred.Issuer); !ok {
+		key, ok := v.Merchants.Secret(cred.Issuer)
+		if !ok {
 			return &DDCError{Reason: fmt.Sprintf("iss %q names no merchant of this sandbox (--merchants)", cred.Issuer)}
 		}
+		keys = [][]byte{key}
 	}
-	if key == nil {
+	if len(keys) == 0 {
 		if tok.Header.Alg != jws.HS256 {
 			return &DDCError{Reason: fmt.Sprintf("alg %q: the JWT must be signed with %s", clip(tok.Header.Alg), jws.HS256)}
 		}
 		cred.Notes = append(cred.Notes, "JWT signature not verified: no merchant secrets are configured (open sandbox)")
 		return nil
 	}
-	if err := tok.Verify(key); err != nil {
+	// The console's JWTs made with a previous key (a rotation) still
+	// verify: the first key that does is enough.
+	err := tok.Verify(keys[0])
+	for _, k := range keys[1:] {
+		if err == nil || !errors.Is(err, jws.ErrSignature) {
+			break
+		}
+		err = tok.Verify(k)
+	}
+	if err != nil {
 		if errors.Is(err, jws.ErrSignature) {
 			return &DDCError{Reason: fmt.Sprintf("the signature does not verify with the secret of merchant %q", cred.Issuer)}
 		}

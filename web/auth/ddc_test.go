@@ -42,8 +42,9 @@ func TestDDCVerify(t *testing.T) {
 		t.Fatal(err)
 	}
 	consoleKey := auth.ConsoleDDCKey([]byte("master key of thirty-two bytes!!"))
-	closed := auth.DDCVerifier{Merchants: merchants, ConsoleKey: consoleKey, Now: clock.Now}
-	open := auth.DDCVerifier{ConsoleKey: consoleKey, Now: clock.Now}
+	previousKey := auth.ConsoleDDCKey([]byte("the master key before a rotation"))
+	closed := auth.DDCVerifier{Merchants: merchants, ConsoleKeys: [][]byte{consoleKey, previousKey}, Now: clock.Now}
+	open := auth.DDCVerifier{ConsoleKeys: [][]byte{consoleKey}, Now: clock.Now}
 	now := clock.Now()
 
 	t.Run("a merchant's JWT verifies", func(t *testing.T) {
@@ -87,6 +88,14 @@ func TestDDCVerify(t *testing.T) {
 		}
 		if _, err := closed.Verify(ddcJWT(t, shopSecret, cruiseClaims(now, func(c map[string]any) { c["iss"] = auth.ConsoleMerchant }))); err == nil {
 			t.Error("a JWT naming the console, signed with another key, was accepted")
+		}
+		// One made with the key before a rotation still verifies.
+		cred, err = closed.Verify(ddcJWT(t, string(previousKey), cruiseClaims(now, func(c map[string]any) { c["iss"] = auth.ConsoleMerchant; c["jti"] = "rot" })))
+		if err != nil || !cred.Console || !cred.Verified {
+			t.Errorf("console JWT of the previous key: %+v, %v", cred, err)
+		}
+		if _, err := open.Verify(ddcJWT(t, string(previousKey), cruiseClaims(now, func(c map[string]any) { c["iss"] = auth.ConsoleMerchant }))); err == nil {
+			t.Error("a console JWT of a key the verifier does not have was accepted")
 		}
 	})
 

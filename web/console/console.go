@@ -23,7 +23,6 @@ import (
 	"github.com/threeds-sandbox/threeds-sandbox/templates"
 	"github.com/threeds-sandbox/threeds-sandbox/web/auth"
 	"github.com/threeds-sandbox/threeds-sandbox/web/docsite"
-	"github.com/threeds-sandbox/threeds-sandbox/web/respond"
 )
 
 // Console settings.
@@ -54,16 +53,17 @@ type Config struct {
 	Journal journal.Journal
 	// Sessions keep the console's sign-in sessions.
 	Sessions emulator.SessionStore
-	// Tokens decide which tokens may sign in.
-	Tokens auth.Tokens
-	// Authority, when set, decides instead who a token is: a static token
-	// or an access token of the token endpoint, each to its namespace.
+	// Authority decides who may sign in (a static token, or an access
+	// token of the token endpoint, each to its namespace) and whether an
+	// open session still stands.
 	Authority *auth.Authority
 	// Pages renders the console's pages.
 	Pages *templates.Set
-	// HashKey and BlockKey sign and encrypt the session cookie
-	// (securecookie), as they do the challenge state.
-	HashKey, BlockKey []byte
+	// Keys sign and encrypt the session cookie (securecookie), as they do
+	// the challenge state: the current pair first, then the previous
+	// ones, whose cookies are still read (a key rotation keeps the
+	// sessions).
+	Keys []auth.KeyPair
 	// BasicAuth, "user:password", protects the console with HTTP basic
 	// authentication; empty leaves it open.
 	BasicAuth string
@@ -102,7 +102,7 @@ type DemoAPI struct {
 type Console struct {
 	cfg      Config
 	base     string
-	cookies  *securecookie.SecureCookie
+	cookies  []securecookie.Codec // the current pair first
 	auth     *basicAuth
 	secure   bool   // the session cookie is Secure (public URL on https)
 	acs      string // origin of the ACS pages, which the demo frames
@@ -125,8 +125,11 @@ type consoleSession struct {
 
 // New returns the console of cfg.
 func New(cfg Config) (*Console, error) {
-	if cfg.Engine == nil || cfg.Pages == nil || cfg.Sessions == nil || cfg.Errors == nil || cfg.ChallengeHTML == nil || cfg.DDCToken == nil {
-		return nil, errors.New("console: config needs an engine, pages, sessions, an error writer, a challengeHtml renderer and a capture's JWT maker")
+	if cfg.Engine == nil || cfg.Pages == nil || cfg.Sessions == nil || cfg.Authority == nil || cfg.Errors == nil || cfg.ChallengeHTML == nil || cfg.DDCToken == nil {
+		return nil, errors.New("console: config needs an engine, pages, sessions, an authority, an error writer, a challengeHtml renderer and a capture's JWT maker")
+	}
+	if len(cfg.Keys) == 0 {
+		return nil, errors.New("console: config needs the keys of the session cookie")
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -134,14 +137,17 @@ func New(cfg Config) (*Console, error) {
 	c := &Console{
 		cfg:      cfg,
 		base:     cfg.Base,
-		cookies:  securecookie.New(cfg.HashKey, cfg.BlockKey).MaxAge(int(consoleSessionAge.Seconds())),
 		auth:     newBasicAuth(cfg.BasicAuth),
 		secure:   strings.HasPrefix(cfg.PublicURL, "https://"),
 		acs:      origin(cfg.PublicURL),
 		stopping: make(chan struct{}),
 		streams:  map[string]int{},
 	}
-	c.cookies.SetSerializer(securecookie.JSONEncoder{})
+	for _, k := range cfg.Keys {
+		sc := securecookie.New(k.Hash, k.Block).MaxAge(int(consoleSessionAge.Seconds()))
+		sc.SetSerializer(securecookie.JSONEncoder{})
+		c.cookies = append(c.cookies, sc)
+	}
 	c.frameCSP = challengeHTMLHashes(cfg.Pages)
 	return c, nil
 }
@@ -319,76 +325,62 @@ func challengeHTMLHashes(pages *templates.Set) string {
 // layout is the common view of a console page.
 func (c *Console) layout(r *http.Request, nonce, title, active string) templates.ConsoleLayout {
 	l := templates.ConsoleLayout{Nonce: nonce, Base: c.base, Title: title, Active: active}
-	if tok, ok, _ := c.Token(r); ok {
-		l.LoggedIn, l.Namespace = true, c.namespace(tok)
+	if ns, ok, _ := c.Session(r); ok {
+		l.LoggedIn, l.Namespace = true, ns
 	}
 	return l
 }
 
-// sessionID returns the session id of the request's cookie; false when
-// there is none, or it is forged.
+// sessionID returns the session id of the request's cookie, made with
+// the current or a previous key pair; false when there is none, or it is
+// forged.
 func (c *Console) sessionID(r *http.Request) (string, bool) {
 	ck, err := r.Cookie(consoleCookie)
 	if err != nil {
 		return "", false
 	}
 	var s consoleSession
-	if err := c.cookies.Decode(consoleCookie, ck.Value, &s); err != nil || s.ID == "" {
+	if err := securecookie.DecodeMulti(consoleCookie, ck.Value, &s, c.cookies...); err != nil || s.ID == "" {
 		return "", false
 	}
 	return s.ID, true
 }
 
-// Token returns the bearer token of the request's console session; false
-// when there is none, it is forged, expired or ended, or the token is no
-// longer accepted. An error means the session store did not answer. The
-// API server runs the demo checkout's calls with it.
-func (c *Console) Token(r *http.Request) (string, bool, error) {
+// Session returns the namespace of the request's console session; false
+// when there is none, it is forged, expired or ended, or its token is no
+// longer accepted (a static token no longer configured, an access token
+// expired). An error means the session store did not answer. The API
+// server runs the demo checkout's calls in it.
+func (c *Console) Session(r *http.Request) (string, bool, error) {
 	id, ok := c.sessionID(r)
 	if !ok {
 		return "", false, nil
 	}
-	tok, ok, err := c.cfg.Sessions.Token(r.Context(), id)
-	if err != nil || !ok || !c.accept(tok) {
+	s, ok, err := c.cfg.Sessions.Session(r.Context(), id)
+	if err != nil || !ok {
 		return "", false, err
 	}
-	return tok, true, nil
+	ns, ok := c.cfg.Authority.Resume(auth.Grant{TokenHash: s.TokenHash, Namespace: s.Namespace, Expires: s.Expires})
+	return ns, ok, nil
 }
 
-// identify tells who a token is: through the Authority when there is
-// one, else a static token.
-func (c *Console) identify(tok string) (auth.Identity, bool) {
-	if a := c.cfg.Authority; a != nil {
-		id, err := a.Identify(tok)
-		return id, err == nil
+// openSession starts a session for token and writes its cookie. The
+// session keeps what the Authority grants, never the token; it lasts
+// consoleSessionAge, or until an access token expires.
+func (c *Console) openSession(w http.ResponseWriter, r *http.Request, g auth.Grant) error {
+	ttl := consoleSessionAge
+	if !g.Expires.IsZero() {
+		ttl = min(ttl, time.Until(g.Expires))
 	}
-	return auth.Identity{Namespace: auth.Namespace(tok)}, c.cfg.Tokens.Accept(tok)
-}
-
-// accept tells whether tok may sign in (an expired access token no
-// longer may: its session ends with it).
-func (c *Console) accept(tok string) bool {
-	_, ok := c.identify(tok)
-	return ok
-}
-
-// namespace is the namespace of an accepted token.
-func (c *Console) namespace(tok string) string {
-	id, _ := c.identify(tok)
-	return id.Namespace
-}
-
-// openSession starts a session for token and writes its cookie.
-func (c *Console) openSession(w http.ResponseWriter, r *http.Request, token string) error {
-	id, err := c.cfg.Sessions.Create(r.Context(), token, consoleSessionAge)
+	id, err := c.cfg.Sessions.Create(r.Context(), emulator.Session{TokenHash: g.TokenHash, Namespace: g.Namespace, Expires: g.Expires}, ttl)
 	if err != nil {
 		return fmt.Errorf("open a console session: %w", err)
 	}
-	v, err := c.cookies.Encode(consoleCookie, consoleSession{ID: id, Issued: time.Now().Unix()})
+	v, err := securecookie.EncodeMulti(consoleCookie, consoleSession{ID: id, Issued: time.Now().Unix()}, c.cookies[0])
 	if err != nil {
 		return fmt.Errorf("encode console session: %w", err)
 	}
-	http.SetCookie(w, c.cookie(v, int(consoleSessionAge.Seconds())))
+	http.SetCookie(w, c.cookie(v, int(ttl.Seconds())))
 	return nil
 }
 
@@ -431,93 +423,4 @@ func CrossSite(r *http.Request) bool {
 		return false
 	}
 	return true
-}
-
-// safeNext returns next when it is a console path, else the transactions
-// page: the login never redirects elsewhere.
-func (c *Console) safeNext(next string) string {
-	def := c.base + "/console/transactions"
-	if next == "" || strings.Contains(next, "//") || strings.ContainsAny(next, "\\\r\n") {
-		return def
-	}
-	if next != c.base+"/console" && !strings.HasPrefix(next, c.base+"/console/") {
-		return def
-	}
-	return next
-}
-
-// handleLoginForm serves GET {base}/console/login.
-func (c *Console) handleLoginForm(w http.ResponseWriter, r *http.Request) {
-	c.loginPage(w, r, http.StatusOK, "", r.URL.Query().Get("next"))
-}
-
-func (c *Console) loginPage(w http.ResponseWriter, r *http.Request, status int, msg, next string) {
-	nonce := respond.Nonce()
-	c.render(w, r, status, templates.PageConsoleLogin, nonce, cspOptions{}, templates.ConsoleLogin{
-		ConsoleLayout:  c.layout(r, nonce, "Log in with a token", "login"),
-		Error:          msg,
-		TokensRequired: c.cfg.Tokens.Required(),
-		Next:           c.safeNext(next),
-	})
-}
-
-// handleLogin serves POST {base}/console/login: opens a session for the
-// typed bearer token.
-func (c *Console) handleLogin(w http.ResponseWriter, r *http.Request) {
-	if CrossSite(r) {
-		http.Error(w, "cross-site login refused", http.StatusForbidden)
-		return
-	}
-	if err := r.ParseForm(); err != nil {
-		status, msg := http.StatusBadRequest, "The form could not be read."
-		if respond.TooBig(err) {
-			status, msg = http.StatusRequestEntityTooLarge, fmt.Sprintf("The form is larger than %d bytes.", c.cfg.MaxBodyBytes)
-		}
-		c.loginPage(w, r, status, msg, "")
-		return
-	}
-	tok := strings.TrimSpace(r.PostForm.Get("token"))
-	next := r.PostForm.Get("next")
-	switch {
-	case tok == "":
-		c.loginPage(w, r, http.StatusBadRequest, "Type a token.", next)
-		return
-	case len(tok) > maxConsoleToken || strings.ContainsAny(tok, " \t\r\n"):
-		c.loginPage(w, r, http.StatusBadRequest, "A bearer token has no spaces and at most 512 characters.", next)
-		return
-	case !c.accept(tok):
-		c.loginPage(w, r, http.StatusForbidden, "This token is not accepted by the sandbox.", next)
-		return
-	}
-	if err := c.openSession(w, r, tok); err != nil {
-		c.cfg.Errors(w, r, err)
-		return
-	}
-	http.Redirect(w, r, c.safeNext(next), http.StatusSeeOther)
-}
-
-// handleLogout serves POST {base}/console/logout.
-func (c *Console) handleLogout(w http.ResponseWriter, r *http.Request) {
-	if CrossSite(r) {
-		http.Error(w, "cross-site logout refused", http.StatusForbidden)
-		return
-	}
-	if err := c.endSession(w, r); err != nil {
-		c.cfg.Errors(w, r, err)
-		return
-	}
-	http.Redirect(w, r, c.base+"/console/login", http.StatusSeeOther)
-}
-
-// requireSession returns the session's token, or redirects to the login
-// page (or answers the session store's failure) and returns false.
-func (c *Console) requireSession(w http.ResponseWriter, r *http.Request) (string, bool) {
-	tok, ok, err := c.Token(r)
-	switch {
-	case err != nil:
-		c.cfg.Errors(w, r, err)
-	case !ok:
-		http.Redirect(w, r, c.base+"/console/login?next="+url.QueryEscape(r.URL.Path), http.StatusSeeOther)
-	}
-	return tok, ok
 }

@@ -2,6 +2,7 @@ package console
 
 import (
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 )
@@ -20,11 +21,76 @@ func TestSafeNext(t *testing.T) {
 		{"/3ds/console/\\evil", def},
 		{"/3ds/console/\r\nSet-Cookie: x", def},
 		{"/elsewhere", def},
+		{"/3ds/console/transactions/0f8fad5b-d9cb-469f-a165-70867728950e", "/3ds/console/transactions/0f8fad5b-d9cb-469f-a165-70867728950e"},
+		{"/3ds/console/", "/3ds/console/"},
+		// Accepted before, each led out of the console: dot segments
+		// (http.Redirect cleans them away, a browser reads %2e as a dot),
+		// a tab or a newline (a browser drops them from a Location, and
+		// then sees the dots), encoded slashes, a NUL, spaces.
+		{"/3ds/console/../../evil", def},
+		{"/3ds/console/./../../\t/evil.example", def},
+		{"/3ds/console/../\t/evil.example", def},
+		{"/3ds/console/../\n/evil.example", def},
+		{"/3ds/console/%2e%2e/%2e%2e/evil", def},
+		{"/3ds/console/..%2f..%2fevil", def},
+		{"/3ds/console/%2f%2fevil", def},
+		{"/3ds/console/%09/evil", def},
+		{"/3ds/console/\x00", def},
+		{"/3ds/console/ /evil", def},
+		{"/3ds/console/.", def},
+		{"/3ds/console/?next=//evil.example", def},
+		{"/3ds/console@evil.example", def},
+		{"\t//evil.example/3ds/console/", def},
+		{"javascript:alert(1)//3ds/console/", def},
 	}
 	for _, tt := range tests {
 		if got := c.safeNext(tt.next); got != tt.want {
 			t.Errorf("safeNext(%q) = %q, want %q", tt.next, got, tt.want)
 		}
+	}
+}
+
+// FuzzSafeNext: whatever next says, the login redirects to a clean path
+// of plain characters under the console.
+func FuzzSafeNext(f *testing.F) {
+	for _, s := range []string{"/3ds/console/demo", "/3ds/console/../\t/x", "/3ds/console/%2e%2e/", "//evil", "/3ds/console/\\x"} {
+		f.Add(s)
+	}
+	c := &Console{base: "/3ds"}
+	f.Fuzz(func(t *testing.T, next string) {
+		got := c.safeNext(next)
+		if got != "/3ds/console" && !strings.HasPrefix(got, "/3ds/console/") {
+			t.Fatalf("safeNext(%q) = %q: out of the console", next, got)
+		}
+		if strings.Contains(got, "//") || strings.ContainsAny(got, "%\\?#@: \t\r\n\x00") {
+			t.Fatalf("safeNext(%q) = %q", next, got)
+		}
+		for _, seg := range strings.Split(got, "/") {
+			if seg == "." || seg == ".." {
+				t.Fatalf("safeNext(%q) = %q: a dot segment", next, got)
+			}
+		}
+	})
+}
+
+func TestTokenProblem(t *testing.T) {
+	for tok, want := range map[string]string{
+		"":             "Type a token.",
+		"\x00":         "only blanks or control characters",
+		"\x00\x00\x01": "only blanks or control characters",
+		"\x7f":         "only blanks or control characters",
+		"tok\x00en":    "no spaces or control characters",
+		"tok en":       "no spaces or control characters",
+		"tok\u2028en":  "no spaces or control characters",
+		"team-token":   "",
+		"tëam":         "",
+	} {
+		if got := tokenProblem(tok); (want == "") != (got == "") || !strings.Contains(got, want) {
+			t.Errorf("tokenProblem(%q) = %q, want %q", tok, got, want)
+		}
+	}
+	if got := tokenProblem(strings.Repeat("a", maxConsoleToken+1)); !strings.Contains(got, "at most") {
+		t.Errorf("a token too long: %q", got)
 	}
 }
 

@@ -21,9 +21,9 @@ var demoStatuses = []string{"Y", "A", "N", "U", "R", "I", "C"}
 func (c *Console) handleDemo(w http.ResponseWriter, r *http.Request) {
 	nonce := respond.Nonce()
 	view := templates.ConsoleDemo{ConsoleLayout: c.layout(r, nonce, "Demo checkout", "demo")}
-	if _, ok, _ := c.Token(r); !ok {
+	if _, ok, _ := c.Session(r); !ok {
 		view.DemoToken = true
-		if !c.cfg.Tokens.Accept(DemoToken) {
+		if !c.cfg.Authority.Accept(DemoToken) {
 			view.DemoToken, view.NeedsLogin = false, true
 		}
 	}

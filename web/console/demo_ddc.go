@@ -53,16 +53,15 @@ func (c *Console) handleDemoDDCJWT(w http.ResponseWriter, r *http.Request) {
 // demoNamespace is the namespace the demo runs in: the session's, or the
 // demo token's when no session is open and the sandbox accepts it.
 func (c *Console) demoNamespace(r *http.Request) (string, bool) {
-	tok, ok, err := c.Token(r)
+	ns, ok, err := c.Session(r)
 	switch {
 	case err != nil:
 		return "", false
-	case !ok && c.accept(DemoToken):
-		tok = DemoToken
-	case !ok:
-		return "", false
+	case ok:
+		return ns, true
 	}
-	return c.namespace(tok), true
+	id, err := c.cfg.Authority.Identify(DemoToken)
+	return id.Namespace, err == nil
 }
 
 // handleDemoDDCCallback serves POST {base}/console/demo/ddc-callback, the

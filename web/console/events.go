@@ -53,7 +53,7 @@ func (c *Console) openStream(sid string) (func(), bool) {
 // streamMaxDuration, or when the server shuts down, so it never holds a
 // graceful shutdown.
 func (c *Console) handleEvents(w http.ResponseWriter, r *http.Request) {
-	tok, ok, err := c.Token(r)
+	ns, ok, err := c.Session(r)
 	if err != nil {
 		c.cfg.Errors(w, r, err)
 		return
@@ -76,7 +76,6 @@ func (c *Console) handleEvents(w http.ResponseWriter, r *http.Request) {
 	}
 	defer done()
 	c.watchShutdown(r)
-	ns := c.namespace(tok)
 	rc := http.NewResponseController(w)
 	deadline := time.Now().Add(streamMaxDuration)
 	// The server's write timeout would cut the stream short.

@@ -218,11 +218,10 @@ func cardRow(e cards.Entry) templates.CardRow {
 // handleTransactions serves GET {base}/console/transactions: the journal
 // of the session's namespace, newest first.
 func (c *Console) handleTransactions(w http.ResponseWriter, r *http.Request) {
-	tok, ok := c.requireSession(w, r)
+	ns, ok := c.requireSession(w, r)
 	if !ok {
 		return
 	}
-	ns := c.namespace(tok)
 	nonce := respond.Nonce()
 	view := templates.ConsoleTransactions{
 		ConsoleLayout: c.layout(r, nonce, "Transactions", "transactions"),
@@ -311,7 +310,7 @@ var eventLabels = map[emulator.EventKind]string{
 // handleTransaction serves GET {base}/console/transactions/{id}, the id
 // in any case. Another namespace's transaction is not found.
 func (c *Console) handleTransaction(w http.ResponseWriter, r *http.Request) {
-	tok, ok := c.requireSession(w, r)
+	ns, ok := c.requireSession(w, r)
 	if !ok {
 		return
 	}
@@ -321,7 +320,7 @@ func (c *Console) handleTransaction(w http.ResponseWriter, r *http.Request) {
 	found := false
 	if j := c.cfg.Journal; j != nil {
 		var err error
-		if e, found, err = j.Get(r.Context(), c.namespace(tok), id); err != nil {
+		if e, found, err = j.Get(r.Context(), ns, id); err != nil {
 			c.cfg.Errors(w, r, fmt.Errorf("console: journal entry: %w", err))
 			return
 		}

@@ -74,6 +74,7 @@ type Config struct {
 	MaxDelayed       int
 	StrictDDC        bool
 	ConsoleAuth      string
+	ConsoleSessions  int
 	JournalSize      int
 	JournalBytes     int64
 	JournalTotal     int64
@@ -127,6 +128,7 @@ func FlagSet(c *Config, out io.Writer) *flag.FlagSet {
 	fs.Float64Var(&c.ChaosProbability, "chaos-probability", 0, "probability (0-1) of an injected fault on any API request; 0 is off")
 	fs.StringVar(&c.ChaosFaults, "chaos-faults", "", "comma-separated fault kinds chaos picks from: drop, malformed, http500, emv402, emv403, emv405 (default all)")
 	fs.StringVar(&c.ConsoleAuth, "console-auth", "", "`user:password` protecting the web console with HTTP basic authentication (empty: open)")
+	fs.IntVar(&c.ConsoleSessions, "max-console-sessions", emulator.DefaultMaxSessions, fmt.Sprintf("console sessions kept in all (each token keeps at most %d); beyond them the one that expires first ends", emulator.MaxSessionsPerToken))
 	fs.IntVar(&c.JournalSize, "journal-size", journal.DefaultPerNamespace, "transactions the console's journal keeps per token (0: no journal)")
 	fs.Int64Var(&c.JournalBytes, "journal-bytes", journal.DefaultMaxBytesPerNamespace, "bytes the console's journal keeps per token; beyond them its oldest transactions are forgotten")
 	fs.Int64Var(&c.JournalTotal, "journal-total-bytes", journal.DefaultMaxTotalBytes, "bytes the console's journal keeps in all (per replica with a local journal); beyond them the oldest transactions of any token are forgotten")
@@ -306,47 +308,48 @@ func (r recorder) Set(v string) error {
 // areas names the part of the emulator each flag sets; messages about a
 // flag start with it in brackets.
 var areas = map[string]string{
-	"addr":                "http",
-	"public-url":          "http",
-	"base-path":           "http",
-	"max-body-bytes":      "http",
-	"shutdown-timeout":    "http",
-	"drain-delay":         "http",
-	"tokens":              "auth",
-	"scenarios":           "scenarios",
-	"scenarios-mode":      "scenarios",
-	"packs":               "scenarios",
-	"scenarios-poll":      "scenarios",
-	"fallback":            "scenarios",
-	"card-bins":           "engine",
-	"seed":                "engine",
-	"max-delayed":         "engine",
-	"strict-ddc":          "engine",
-	"first-creq-timeout":  "challenge",
-	"challenge-timeout":   "challenge",
-	"store":               "store",
-	"store-timeout":       "store",
-	"store-wait":          "store",
-	"store-prefix":        "store",
-	"store-ca-file":       "store",
-	"store-max-entries":   "store",
-	"store-max-age":       "store",
-	"state-hash-key":      "state",
-	"state-block-key":     "state",
-	"state-previous-keys": "state",
-	"chaos-probability":   "chaos",
-	"chaos-faults":        "chaos",
-	"console-auth":        "console",
-	"journal-size":        "console",
-	"journal-bytes":       "console",
-	"journal-total-bytes": "console",
-	"journal-store":       "console",
-	"max-clock-offset":    "admin",
-	"max-waits":           "admin",
-	"max-waits-per-token": "admin",
-	"gc-headroom-mib":     "gc",
-	"log-level":           "log",
-	"log-format":          "log",
+	"addr":                 "http",
+	"public-url":           "http",
+	"base-path":            "http",
+	"max-body-bytes":       "http",
+	"shutdown-timeout":     "http",
+	"drain-delay":          "http",
+	"tokens":               "auth",
+	"scenarios":            "scenarios",
+	"scenarios-mode":       "scenarios",
+	"packs":                "scenarios",
+	"scenarios-poll":       "scenarios",
+	"fallback":             "scenarios",
+	"card-bins":            "engine",
+	"seed":                 "engine",
+	"max-delayed":          "engine",
+	"strict-ddc":           "engine",
+	"first-creq-timeout":   "challenge",
+	"challenge-timeout":    "challenge",
+	"store":                "store",
+	"store-timeout":        "store",
+	"store-wait":           "store",
+	"store-prefix":         "store",
+	"store-ca-file":        "store",
+	"store-max-entries":    "store",
+	"store-max-age":        "store",
+	"state-hash-key":       "state",
+	"state-block-key":      "state",
+	"state-previous-keys":  "state",
+	"chaos-probability":    "chaos",
+	"chaos-faults":         "chaos",
+	"console-auth":         "console",
+	"max-console-sessions": "console",
+	"journal-size":         "console",
+	"journal-bytes":        "console",
+	"journal-total-bytes":  "console",
+	"journal-store":        "console",
+	"max-clock-offset":     "admin",
+	"max-waits":            "admin",
+	"max-waits-per-token":  "admin",
+	"gc-headroom-mib":      "gc",
+	"log-level":            "log",
+	"log-format":           "log",
 }
 
 // areaOf is the area of flag name.
@@ -484,8 +487,10 @@ func (c *Config) check() []error {
 	} else if n := len(b); b != nil && n != 16 && n != 24 && n != 32 {
 		add(true, "state-block-key", "(hidden)", fmt.Sprintf("%d bytes, want 16, 24 or 32", n))
 	}
-	if _, err := keyPairs(c.StatePrevKeys); err != nil {
+	if pairs, err := keyPairs(c.StatePrevKeys); err != nil {
 		add(true, "state-previous-keys", "(hidden)", "want HASH:BLOCK hex key pairs, comma-separated")
+	} else if len(pairs) > emulator.MaxPreviousKeys {
+		add(true, "state-previous-keys", "(hidden)", fmt.Sprintf("%d pairs, want at most %d", len(pairs), emulator.MaxPreviousKeys))
 	}
 
 	p := c.ChaosProbability
@@ -498,6 +503,7 @@ func (c *Config) check() []error {
 	if user, pass, ok := strings.Cut(c.ConsoleAuth, ":"); c.ConsoleAuth != "" && (!ok || user == "" || pass == "") {
 		add(true, "console-auth", "(hidden)", "want user:password")
 	}
+	add(c.ConsoleSessions < 1, "max-console-sessions", fmt.Sprint(c.ConsoleSessions), "want 1 or more")
 	add(c.JournalSize < 0, "journal-size", fmt.Sprint(c.JournalSize), "want 0 (no journal) or more")
 	add(c.JournalBytes < 64<<10, "journal-bytes", fmt.Sprint(c.JournalBytes), "want 65536 bytes or more")
 	switch c.JournalStore {

@@ -38,6 +38,7 @@ type Sandbox struct {
 	cfg        Config
 	log        *slog.Logger
 	closeState func()
+	keys       *keyCheck
 }
 
 // New checks c, loads the scenarios, builds every part and listens on
@@ -169,7 +170,14 @@ func New(c Config, log *slog.Logger) (*Sandbox, error) {
 		st.close()
 		return nil, fmt.Errorf("[state] %w", err)
 	}
+	fps := emulator.KeyFingerprints{Current: auth.KeyPair{Hash: hashKey, Block: blockKey}.Fingerprint()}
+	for _, p := range previous {
+		fps.Previous = append(fps.Previous, p.Fingerprint())
+	}
+	keys := &keyCheck{reg: st.keys, fps: fps, log: log, metrics: metrics}
+	keys.check(context.Background())
 	return &Sandbox{
+		keys:       keys,
 		PublicURL:  publicURL,
 		Engine:     engine,
 		Server:     srv,
@@ -203,6 +211,7 @@ func (s *Sandbox) serve(ctx context.Context, ready func(), drain time.Duration) 
 	s.log.Info("3-D Secure sandbox serving", slog.String("addr", s.Server.Addr()), slog.String("public_url", s.PublicURL),
 		slog.String("console", s.PublicURL+"/console/"), slog.Int("scenarios", s.Source.Current().Len()))
 	go s.reloadScenarios(ctx)
+	go s.keys.watch(ctx, emulator.KeysRecheck)
 	if ready != nil {
 		ready()
 	}

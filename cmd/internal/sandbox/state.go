@@ -31,6 +31,8 @@ type state struct {
 	// result callbacks' registrations and outbox.
 	captures  emulator.Captures
 	callbacks emulator.Callbacks
+	// keys keeps the fingerprints of the state keys of the replicas.
+	keys emulator.KeyRegistry
 }
 
 // StoreError is a state store the sandbox refuses to run over, as it is
@@ -63,8 +65,8 @@ func newState(c Config, log *slog.Logger) (*state, error) {
 		}
 		s := &state{store: mem, mem: mem, runtime: memstore.NewRuntime(scenarios.RuntimeLimits{}),
 			spaces:   memstore.NewNamespaces(memstore.NamespacesOptions{MaxAge: c.StoreMaxAge}),
-			sessions: memstore.NewSessions(0), close: func() {},
-			captures: memstore.NewCaptures(0, nil), callbacks: memstore.NewCallbacks(0, 0)}
+			sessions: memstore.NewSessions(c.ConsoleSessions, nil), close: func() {},
+			captures: memstore.NewCaptures(0, nil), callbacks: memstore.NewCallbacks(0, 0), keys: memstore.NewKeyRegistry(nil)}
 		s.stats = func() (int, uint64) { return mem.Len(), mem.Evicted() }
 		if c.JournalSize > 0 {
 			s.journal = memstore.NewJournal(c.journalOptions())
@@ -109,7 +111,7 @@ func newState(c Config, log *slog.Logger) (*state, error) {
 		client.Close()
 		return nil, fmt.Errorf("[store] %w", err)
 	}
-	sessions, err := redisstore.NewSessions(client, c.StorePrefix, c.StoreTimeout)
+	sessions, err := redisstore.NewSessions(client, redisstore.SessionsOptions{Prefix: c.StorePrefix, Max: c.ConsoleSessions, Timeout: c.StoreTimeout})
 	if err != nil {
 		client.Close()
 		return nil, fmt.Errorf("[store] %w", err)
@@ -124,13 +126,18 @@ func newState(c Config, log *slog.Logger) (*state, error) {
 		client.Close()
 		return nil, fmt.Errorf("[store] %w", err)
 	}
+	keys, err := redisstore.NewKeyRegistry(client, c.StorePrefix, c.StoreTimeout)
+	if err != nil {
+		client.Close()
+		return nil, fmt.Errorf("[store] %w", err)
+	}
 	spaces, err := redisstore.NewNamespaces(client, redisstore.NamespacesOptions{Prefix: c.StorePrefix, MaxAge: c.StoreMaxAge, Timeout: c.StoreTimeout})
 	if err != nil {
 		client.Close()
 		return nil, fmt.Errorf("[store] %w", err)
 	}
 	closeClient := func() { spaces.Close(); client.Close() }
-	s := &state{store: store, runtime: runtime, spaces: spaces, sessions: sessions, close: closeClient, captures: captures, callbacks: callbacks}
+	s := &state{store: store, runtime: runtime, spaces: spaces, sessions: sessions, close: closeClient, captures: captures, callbacks: callbacks, keys: keys}
 	journalAt := "none"
 	switch {
 	case c.JournalSize == 0:

@@ -1,0 +1,109 @@
+package storetest
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+)
+
+// fp is a fingerprint of the tests: 16 hex digits of c.
+func fp(c byte) string {
+	b := make([]byte, 16)
+	for i := range b {
+		b[i] = c
+	}
+	return string(b)
+}
+
+// keys is the fingerprints of a replica with current key cur and
+// previous keys prev.
+func keys(cur byte, prev ...byte) emulator.KeyFingerprints {
+	f := emulator.KeyFingerprints{Current: fp(cur)}
+	for _, p := range prev {
+		f.Previous = append(f.Previous, fp(p))
+	}
+	return f
+}
+
+// RunKeyRegistry runs the contract every emulator.KeyRegistry keeps on
+// two values over one new, empty registry, as two replicas see it (the
+// same value twice for a local one): the first keys are kept; a rotation
+// (new current, old as previous) replaces them and the replicas still on
+// the old keys agree; unrelated keys are a mismatch that changes nothing;
+// the fingerprints go when no agreeing replica renews them.
+func RunKeyRegistry(t *testing.T, newRegistries func(t *testing.T) (a, b emulator.KeyRegistry)) {
+	ctx := context.Background()
+	check := func(t *testing.T, r emulator.KeyRegistry, f emulator.KeyFingerprints, ttl time.Duration, want emulator.KeysVerdict) {
+		t.Helper()
+		if got, err := r.Check(ctx, f, ttl); err != nil || got != want {
+			t.Errorf("Check(%v) = %v, %v; want %v", f, got, err, want)
+		}
+	}
+	t.Run("Rotation", func(t *testing.T) {
+		a, b := newRegistries(t)
+		check(t, a, keys('1'), time.Hour, emulator.KeysFirst)
+		check(t, b, keys('1'), time.Hour, emulator.KeysSame)
+		check(t, b, keys('2', '1'), time.Hour, emulator.KeysNewer)
+		check(t, a, keys('1'), time.Hour, emulator.KeysOlder)
+		check(t, a, keys('1', '0'), time.Hour, emulator.KeysOlder)
+		check(t, b, keys('2'), time.Hour, emulator.KeysSame)
+		check(t, a, keys('3'), time.Hour, emulator.KeysMismatch)
+		check(t, a, keys('4', '5', '1'), time.Hour, emulator.KeysMismatch)
+		check(t, b, keys('2', '1'), time.Hour, emulator.KeysSame)
+		check(t, a, keys('1'), time.Hour, emulator.KeysOlder)
+		// The next rotation: the keys before the last are forgotten.
+		check(t, a, keys('6', '2'), time.Hour, emulator.KeysNewer)
+		check(t, b, keys('2', '1'), time.Hour, emulator.KeysOlder)
+		check(t, b, keys('1'), time.Hour, emulator.KeysMismatch)
+	})
+	t.Run("Invalid", func(t *testing.T) {
+		a, _ := newRegistries(t)
+		for _, f := range []emulator.KeyFingerprints{{}, {Current: "short"}, {Current: fp('A')}, {Current: fp('1'), Previous: []string{"x y"}}} {
+			if _, err := a.Check(ctx, f, time.Hour); err == nil {
+				t.Errorf("Check(%v): no error", f)
+			}
+		}
+		check(t, a, keys('7'), time.Hour, emulator.KeysFirst)
+	})
+	t.Run("Expiry", func(t *testing.T) {
+		a, b := newRegistries(t)
+		check(t, a, keys('1'), 300*time.Millisecond, emulator.KeysFirst)
+		check(t, b, keys('9'), time.Hour, emulator.KeysMismatch)
+		deadline := time.Now().Add(3 * time.Second)
+		for {
+			v, err := b.Check(ctx, keys('9'), time.Hour)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v == emulator.KeysFirst {
+				break
+			}
+			if v != emulator.KeysMismatch || time.Now().After(deadline) {
+				t.Fatalf("a stranger's keys: %v; want a mismatch, then kept once the others' expire", v)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		check(t, a, keys('1'), time.Hour, emulator.KeysMismatch)
+	})
+	t.Run("Concurrent", func(t *testing.T) {
+		a, b := newRegistries(t)
+		check(t, a, keys('1'), time.Hour, emulator.KeysFirst)
+		var wg sync.WaitGroup
+		for i := range 20 {
+			r, f := a, keys('1')
+			if i%2 == 1 {
+				r, f = b, keys('2', '1')
+			}
+			wg.Go(func() {
+				if v, err := r.Check(ctx, f, time.Hour); err != nil || !v.Agree() {
+					t.Errorf("Check(%v) during a rotation = %v, %v", f, v, err)
+				}
+			})
+		}
+		wg.Wait()
+		check(t, a, keys('1'), time.Hour, emulator.KeysOlder)
+	})
+}
