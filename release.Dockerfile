@@ -1,6 +1,7 @@
-# The image of a release, made by GoReleaser (.goreleaser.yaml) from the
-# binaries it built: the same runtime as the Dockerfile's, which builds
-# the binary from source. TestImage checks that the two agree.
+# The image of a release, made from the binaries go run ./cmd/release
+# built (its dist/image context holds one per TARGETPLATFORM): the same
+# runtime as the Dockerfile's, which builds the binary from source.
+# TestImage checks that the two agree.
 FROM scratch
 ARG TARGETPLATFORM
 COPY $TARGETPLATFORM/threeds-sandbox /threeds-sandbox

@@ -39,7 +39,7 @@ type workflowStep struct {
 
 // TestCIServiceContainer checks the GitHub Actions workflow of
 // docs/ci.md against what the release publishes and the image is: the
-// service runs the image of .goreleaser.yaml, publishes the port the
+// service runs the image a release publishes (cmd/release), publishes the port the
 // Dockerfile exposes, sets only THREEDS_* variables the program has, its
 // health command is the image's HEALTHCHECK, and a step waits for
 // /readyz on the published port before the tests. (TestImage runs that
@@ -78,7 +78,7 @@ func TestCIServiceContainer(t *testing.T) {
 			services++
 			repo, tag, _ := strings.Cut(s.Image, ":")
 			if repo != image || tag == "" {
-				t.Errorf("job %s, service %s: image %q, want %s:<tag>, the image .goreleaser.yaml publishes", name, sname, s.Image, image)
+				t.Errorf("job %s, service %s: image %q, want %s:<tag>, the image a release publishes", name, sname, s.Image, image)
 			}
 			if !slices.Contains(s.Ports, "8080:8080") || !strings.Contains(string(dockerfile), "\nEXPOSE 8080\n") {
 				t.Errorf("job %s, service %s: ports %v, want 8080:8080, the port the image exposes", name, sname, s.Ports)
@@ -107,23 +107,17 @@ func TestCIServiceContainer(t *testing.T) {
 	}
 }
 
-// releaseImage is the image .goreleaser.yaml publishes, without a tag.
+// releaseImage is the image a release publishes (cmd/release's Image),
+// without a tag.
 func releaseImage(t *testing.T) string {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(repoRoot, ".goreleaser.yaml"))
+	raw, err := os.ReadFile(filepath.Join(repoRoot, "cmd/release/main.go"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var c struct {
-		Dockers []struct {
-			Images []string `yaml:"images"`
-		} `yaml:"dockers_v2"`
+	m := regexp.MustCompile(`(?m)^const Image = "([^"]+)"$`).FindSubmatch(raw)
+	if m == nil {
+		t.Fatal("cmd/release names no Image")
 	}
-	if err := yaml.Unmarshal(raw, &c); err != nil {
-		t.Fatalf(".goreleaser.yaml: %v", err)
-	}
-	if len(c.Dockers) != 1 || len(c.Dockers[0].Images) != 1 {
-		t.Fatalf(".goreleaser.yaml publishes %+v, want one image", c.Dockers)
-	}
-	return c.Dockers[0].Images[0]
+	return string(m[1])
 }

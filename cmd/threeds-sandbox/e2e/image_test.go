@@ -317,10 +317,10 @@ func checkOnlyTheBinary(t *testing.T, b *buildah, image, binary string) {
 	}
 }
 
-// checkReleaseImage builds release.Dockerfile, the image GoReleaser
-// makes of a release binary, from the binary of image laid out as
-// GoReleaser lays it out (linux/amd64/threeds-sandbox), and checks that it
-// runs the same way: the same user, environment, port, entrypoint and
+// checkReleaseImage builds release.Dockerfile, the image a release makes
+// of its binary, from the binary of image laid out as the release command
+// lays it out (linux/amd64/threeds-sandbox), and checks that it runs the
+// same way: the same user, environment, port, entrypoint and
 // health check, and nothing but the binary.
 func checkReleaseImage(t *testing.T, b *buildah, image string, want dockerConfig) {
 	t.Helper()

@@ -1,0 +1,244 @@
+package main
+
+import (
+	"archive/tar"
+	"archive/zip"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// release is one release being built.
+type release struct {
+	dist, version string
+	platforms     []string
+	commitTime    time.Time // the time of every archive entry
+}
+
+// newRelease checks the platforms and finds the version and the commit's
+// time.
+func newRelease(ctx context.Context, dist, version string, platforms []string) (*release, error) {
+	if len(platforms) == 0 {
+		return nil, fmt.Errorf("no platform to build")
+	}
+	for _, p := range platforms {
+		if !slices.Contains(Platforms, p) {
+			return nil, fmt.Errorf("platform %q is not one of a release's: %s", p, strings.Join(Platforms, ", "))
+		}
+	}
+	stamp, err := git(ctx, "log", "-1", "--format=%ct")
+	if err != nil {
+		return nil, err
+	}
+	secs, err := strconv.ParseInt(stamp, 10, 64)
+	if err != nil {
+		return nil, fmt.Errorf("the commit's time %q: %w", stamp, err)
+	}
+	if version == "" {
+		if tag, err := git(ctx, "describe", "--tags", "--exact-match", "--match", "v*"); err == nil {
+			version = tag
+		} else {
+			short, err := git(ctx, "rev-parse", "--short=12", "HEAD")
+			if err != nil {
+				return nil, err
+			}
+			version = "0.0.0-snapshot-" + short
+		}
+	}
+	return &release{dist: dist, version: strings.TrimPrefix(version, "v"), platforms: platforms, commitTime: time.Unix(secs, 0).UTC()}, nil
+}
+
+// git runs git with args and returns its output, trimmed.
+func git(ctx context.Context, args ...string) (string, error) {
+	out, err := exec.CommandContext(ctx, "git", args...).Output()
+	if err != nil {
+		return "", fmt.Errorf("git %s: %w", strings.Join(args, " "), err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// build builds every platform's archive, the checksums and the image's
+// context.
+func (r *release) build(ctx context.Context, out io.Writer) error {
+	if err := os.RemoveAll(r.dist); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(r.dist, 0o755); err != nil {
+		return err
+	}
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		return fmt.Errorf("run from the repository's root: %w", err)
+	}
+	var archives []string
+	for _, p := range r.platforms {
+		goos, goarch, _ := strings.Cut(p, "/")
+		bin := "threeds-sandbox"
+		if goos == "windows" {
+			bin += ".exe"
+		}
+		path := filepath.Join(r.dist, "bin", p, bin)
+		start := time.Now()
+		if err := goBuild(ctx, goos, goarch, path); err != nil {
+			return err
+		}
+		name := fmt.Sprintf("threeds-sandbox_%s_%s_%s", r.version, goos, goarch)
+		files := []archiveFile{{"README.md", readme, 0o644}, {bin, nil, 0o755}}
+		if files[1].data, err = os.ReadFile(path); err != nil {
+			return err
+		}
+		if goos == "windows" {
+			name += ".zip"
+			err = writeZip(filepath.Join(r.dist, name), files, r.commitTime)
+		} else {
+			name += ".tar.gz"
+			err = writeTarGz(filepath.Join(r.dist, name), files, r.commitTime)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		archives = append(archives, name)
+		fmt.Fprintf(out, "%s (%s)\n", name, time.Since(start).Round(time.Millisecond))
+	}
+	if err := r.writeChecksums(archives); err != nil {
+		return err
+	}
+	return r.imageContext(out)
+}
+
+// goBuild builds the binary for goos/goarch into path, as a release
+// ships it: no cgo, no local paths, the VCS stamp kept whatever GOFLAGS
+// says, no symbol tables.
+func goBuild(ctx context.Context, goos, goarch, path string) error {
+	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-buildvcs=true", "-ldflags", "-s -w", "-o", path, "./cmd/threeds-sandbox")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+goos, "GOARCH="+goarch)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build for %s/%s: %w\n%s", goos, goarch, err, out)
+	}
+	return nil
+}
+
+// archiveFile is one file of an archive.
+type archiveFile struct {
+	name string
+	data []byte
+	mode int64
+}
+
+// writeTarGz writes files into a gzipped tar, owned by root, dated at.
+func writeTarGz(path string, files []archiveFile, at time.Time) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	gz := gzip.NewWriter(f)
+	tw := tar.NewWriter(gz)
+	for _, file := range files {
+		h := &tar.Header{Name: file.name, Mode: file.mode, Size: int64(len(file.data)), ModTime: at, Format: tar.FormatPAX, Typeflag: tar.TypeReg}
+		if err = tw.WriteHeader(h); err != nil {
+			break
+		}
+		if _, err = tw.Write(file.data); err != nil {
+			break
+		}
+	}
+	for _, c := range []io.Closer{tw, gz, f} {
+		if cerr := c.Close(); err == nil {
+			err = cerr
+		}
+	}
+	return err
+}
+
+// writeZip writes files into a zip archive, dated at.
+func writeZip(path string, files []archiveFile, at time.Time) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	zw := zip.NewWriter(f)
+	for _, file := range files {
+		h := &zip.FileHeader{Name: file.name, Method: zip.Deflate, Modified: at}
+		h.SetMode(os.FileMode(file.mode))
+		var w io.Writer
+		if w, err = zw.CreateHeader(h); err != nil {
+			break
+		}
+		if _, err = w.Write(file.data); err != nil {
+			break
+		}
+	}
+	for _, c := range []io.Closer{zw, f} {
+		if cerr := c.Close(); err == nil {
+			err = cerr
+		}
+	}
+	return err
+}
+
+// writeChecksums writes checksums.txt: each archive's SHA-256 and name,
+// as sha256sum prints them, so that `sha256sum -c checksums.txt` checks
+// a download.
+func (r *release) writeChecksums(archives []string) error {
+	var b strings.Builder
+	for _, name := range archives {
+		raw, err := os.ReadFile(filepath.Join(r.dist, name))
+		if err != nil {
+			return err
+		}
+		sum := sha256.Sum256(raw)
+		fmt.Fprintf(&b, "%s  %s\n", hex.EncodeToString(sum[:]), name)
+	}
+	return os.WriteFile(filepath.Join(r.dist, "checksums.txt"), []byte(b.String()), 0o644)
+}
+
+// imageContext lays out the Linux binaries for release.Dockerfile in
+// dist/image (one directory per platform, as TARGETPLATFORM names it) and
+// says how to build the image.
+func (r *release) imageContext(out io.Writer) error {
+	var linux []string
+	for _, p := range r.platforms {
+		if strings.HasPrefix(p, "linux/") {
+			linux = append(linux, p)
+		}
+	}
+	if len(linux) == 0 {
+		return nil
+	}
+	image := filepath.Join(r.dist, "image")
+	raw, err := os.ReadFile("release.Dockerfile")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(image, 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(image, "Dockerfile"), raw, 0o644); err != nil {
+		return err
+	}
+	for _, p := range linux {
+		if err := os.MkdirAll(filepath.Join(image, p), 0o755); err != nil {
+			return err
+		}
+		bin, err := os.ReadFile(filepath.Join(r.dist, "bin", p, "threeds-sandbox"))
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(image, p, "threeds-sandbox"), bin, 0o755); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(out, "image: docker buildx build --platform %s -t %s:%s %s\n",
+		strings.Join(linux, ","), Image, r.version, image)
+	return nil
+}

@@ -1,0 +1,118 @@
+package main
+
+import (
+	"archive/tar"
+	"archive/zip"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestArchivesAreRepeatable: the same files make the same archive bytes,
+// dated at the commit, with the binary executable and README readable.
+func TestArchivesAreRepeatable(t *testing.T) {
+	at := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	files := []archiveFile{{"README.md", []byte("# readme\n"), 0o644}, {"threeds-sandbox", []byte("\x7fELF..."), 0o755}}
+	dir := t.TempDir()
+	for _, tt := range []struct {
+		name  string
+		write func(string, []archiveFile, time.Time) error
+		read  func(*testing.T, string) map[string]string
+	}{
+		{"a.tar.gz", writeTarGz, readTarGz},
+		{"a.zip", writeZip, readZip},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			a, b := filepath.Join(dir, "1-"+tt.name), filepath.Join(dir, "2-"+tt.name)
+			for _, p := range []string{a, b} {
+				if err := tt.write(p, files, at); err != nil {
+					t.Fatal(err)
+				}
+			}
+			ra, _ := os.ReadFile(a)
+			rb, _ := os.ReadFile(b)
+			if !bytes.Equal(ra, rb) {
+				t.Error("two builds of the same archive differ")
+			}
+			got := tt.read(t, a)
+			want := map[string]string{"README.md": "-rw-r--r-- # readme\n", "threeds-sandbox": "-rwxr-xr-x \x7fELF..."}
+			for name, w := range want {
+				if got[name] != w {
+					t.Errorf("%s: %q, want %q", name, got[name], w)
+				}
+			}
+		})
+	}
+}
+
+func readTarGz(t *testing.T, path string) map[string]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	gz, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := tar.NewReader(gz)
+	out := map[string]string{}
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(tr)
+		out[h.Name] = h.FileInfo().Mode().String() + " " + string(b)
+	}
+}
+
+func readZip(t *testing.T, path string) map[string]string {
+	t.Helper()
+	zr, err := zip.OpenReader(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	out := map[string]string{}
+	for _, f := range zr.File {
+		rc, err := f.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(rc)
+		rc.Close()
+		out[f.Name] = f.Mode().String() + " " + string(b)
+	}
+	return out
+}
+
+// TestPlatforms: a release covers Linux, macOS and Windows on amd64 and
+// arm64, and refuses a platform it does not make.
+func TestPlatforms(t *testing.T) {
+	for _, os := range []string{"linux", "darwin", "windows"} {
+		for _, arch := range []string{"amd64", "arm64"} {
+			found := false
+			for _, p := range Platforms {
+				found = found || p == os+"/"+arch
+			}
+			if !found {
+				t.Errorf("the release lacks %s/%s", os, arch)
+			}
+		}
+	}
+	err := run(context.Background(), []string{"-platforms", "plan9/386", "-dist", t.TempDir()}, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "plan9/386") {
+		t.Errorf("an unknown platform: %v, want it refused by name", err)
+	}
+}
