@@ -25,7 +25,7 @@ import (
 //	POST   {base}/admin/scenarios        add a scenario document (JSON or YAML)
 //	DELETE {base}/admin/scenarios/{id}   remove one
 //	DELETE {base}/admin/scenarios        remove all of the namespace's
-func (s *Server) adminRoutes(api *mux.Router) {
+func (s *Server) adminRoutes(api routeGroup) {
 	api.HandleFunc("/admin/scenarios", s.handleAdminList).Methods(http.MethodGet, http.MethodHead)
 	api.HandleFunc("/admin/scenarios", s.handleAdminAdd).Methods(http.MethodPost)
 	api.HandleFunc("/admin/scenarios", s.handleAdminReset).Methods(http.MethodDelete)

@@ -7,8 +7,6 @@ import (
 	"errors"
 	"net/http"
 
-	"github.com/gorilla/mux"
-
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/web/auth"
 	"github.com/threeds-sandbox/threeds-sandbox/web/callback"
@@ -30,7 +28,7 @@ import (
 const PathAdminCallback = "/admin/callback"
 
 // callbackRoutes mounts the registration on the API's router.
-func (s *Server) callbackRoutes(api *mux.Router) {
+func (s *Server) callbackRoutes(api routeGroup) {
 	api.HandleFunc(PathAdminCallback, s.handleCallbackGet).Methods(http.MethodGet, http.MethodHead)
 	api.HandleFunc(PathAdminCallback, s.handleCallbackPut).Methods(http.MethodPut)
 	api.HandleFunc(PathAdminCallback, s.handleCallbackDelete).Methods(http.MethodDelete)

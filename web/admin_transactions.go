@@ -34,7 +34,7 @@ import (
 // It reads the journal, so it keeps the journal's bounds (--journal-size
 // and --journal-bytes per token), and the store, whose state it settles
 // as the enquiry does.
-func (s *Server) automationRoutes(api *mux.Router) {
+func (s *Server) automationRoutes(api routeGroup) {
 	api.HandleFunc("/admin/transactions", s.handleListTransactions).Methods(http.MethodGet, http.MethodHead)
 	api.HandleFunc("/admin/transactions", s.handleForgetTransactions).Methods(http.MethodDelete)
 	api.HandleFunc("/admin/transactions/{id}", s.handleTransaction).Methods(http.MethodGet, http.MethodHead)

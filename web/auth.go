@@ -27,17 +27,8 @@ func (s *Server) requireToken(next http.Handler) http.Handler {
 			return
 		}
 		id, err := s.authority.Identify(tok)
-		var ae *auth.AccessError
-		switch {
-		case errors.As(err, &ae):
-			w.Header().Set("WWW-Authenticate", bearerChallenge(ae.Error()))
-			s.writeError(w, r, emulator.NewError(emulator.CodeAccessToken, emulator.EMVAccessDenied,
-				ae.Error()+": get a new one at the token endpoint", "Authorization"))
-			return
-		case err != nil:
-			w.Header().Set("WWW-Authenticate", `Bearer realm="3ds-sandbox", error="invalid_token"`)
-			s.writeError(w, r, emulator.NewError(emulator.CodeTokenRejected, emulator.EMVAccessDenied,
-				"the bearer token is not accepted by this sandbox", "Authorization"))
+		if err != nil {
+			s.refuseToken(w, r, err)
 			return
 		}
 		info := infoOf(r.Context())
@@ -50,6 +41,19 @@ func (s *Server) requireToken(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// refuseToken answers a request whose bearer token Identify refused.
+func (s *Server) refuseToken(w http.ResponseWriter, r *http.Request, err error) {
+	if ae, ok := errors.AsType[*auth.AccessError](err); ok {
+		w.Header().Set("WWW-Authenticate", bearerChallenge(ae.Error()))
+		s.writeError(w, r, emulator.NewError(emulator.CodeAccessToken, emulator.EMVAccessDenied,
+			ae.Error()+": get a new one at the token endpoint", "Authorization"))
+		return
+	}
+	w.Header().Set("WWW-Authenticate", `Bearer realm="3ds-sandbox", error="invalid_token"`)
+	s.writeError(w, r, emulator.NewError(emulator.CodeTokenRejected, emulator.EMVAccessDenied,
+		"the bearer token is not accepted by this sandbox", "Authorization"))
 }
 
 // callNote is what the API call's events note about its credential.

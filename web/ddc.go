@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gorilla/mux"
 	"github.com/gorilla/securecookie"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
@@ -38,7 +37,7 @@ import (
 
 // ddcRoutes mounts the capture's pages on the router of the ACS pages
 // (framed by any merchant, errors as pages).
-func (s *Server) ddcRoutes(acs *mux.Router) {
+func (s *Server) ddcRoutes(acs routeGroup) {
 	acs.HandleFunc(emulator.PathDDCCollect, s.handleDDCCollect).Methods(http.MethodPost)
 	acs.HandleFunc(emulator.PathDDCMethodNotification, s.handleDDCMethodNotification).Methods(http.MethodPost)
 	acs.HandleFunc(emulator.PathDDCComplete, s.handleDDCComplete).Methods(http.MethodPost)

@@ -13,7 +13,7 @@ import (
 
 // exampleRoutes serves the sample bodies on r: the index at /examples/
 // and each sample by its name; any other name is an unknown route.
-func (s *Server) exampleRoutes(r *mux.Router) {
+func (s *Server) exampleRoutes(r routeGroup) {
 	var names []string
 	for _, e := range examples.All() {
 		names = append(names, regexp.QuoteMeta(e.Name))

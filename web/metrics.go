@@ -6,7 +6,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gorilla/mux"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -160,13 +159,10 @@ func (m *Metrics) fault(kind string) { m.faults.WithLabelValues(kind).Inc() }
 func (m *Metrics) full() { m.storeFull.Inc() }
 
 // observeRoute records one request under its route template.
-func (m *Metrics) observeRoute(r *http.Request, status int, d time.Duration) {
-	route := "unmatched"
-	if cr := mux.CurrentRoute(r); cr != nil {
-		if tpl, err := cr.GetPathTemplate(); err == nil {
-			route = tpl
-		}
+func (m *Metrics) observeRoute(route, method string, status int, d time.Duration) {
+	if route == "" {
+		route = "unmatched"
 	}
-	m.requests.WithLabelValues(route, r.Method, strconv.Itoa(status)).Inc()
+	m.requests.WithLabelValues(route, method, strconv.Itoa(status)).Inc()
 	m.latency.WithLabelValues(route).Observe(d.Seconds())
 }

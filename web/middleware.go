@@ -9,6 +9,8 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/gorilla/mux"
+
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 )
 
@@ -21,6 +23,7 @@ type requestInfo struct {
 	namespace string    // set by requireToken
 	note      string    // set by requireToken: what the call's events note of its token
 	route     routeKind // set by the route group's middleware
+	template  string    // the matched route's path template, the metrics' label; set with route
 }
 
 // routeKind is the group of routes a request matched; it decides how an
@@ -34,14 +37,61 @@ const (
 	routeConsole                    // the web console
 )
 
-// markRoute records the route group of the requests it passes on.
+// markRoute records the route group and the route of the requests it
+// passes on, as a router's Use middleware (which finds the route matched
+// in the request). The hot routes are registered through a routeGroup
+// instead.
 func markRoute(k routeKind) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			infoOf(r.Context()).route = k
+			info := infoOf(r.Context())
+			info.route = k
+			if cr := mux.CurrentRoute(r); cr != nil {
+				info.template, _ = cr.GetPathTemplate()
+			}
 			next.ServeHTTP(w, r)
 		})
 	}
+}
+
+// routeGroup registers routes of one kind whose middleware is composed
+// once, when the route is registered. A router's Use middleware is
+// composed anew for every request it matches (gorilla/mux wraps the
+// matched handler per request), a closure per middleware per request on
+// the API's hot path.
+type routeGroup struct {
+	r    *mux.Router
+	kind routeKind
+	mw   []func(http.Handler) http.Handler // outermost first
+}
+
+// Handle registers h on path, behind the group's middleware; the caller
+// adds the methods to the route returned.
+func (g routeGroup) Handle(path string, h http.Handler) *mux.Route {
+	route := g.r.NewRoute().Path(path)
+	tpl, err := route.GetPathTemplate()
+	if err != nil {
+		tpl = path
+	}
+	for i := len(g.mw) - 1; i >= 0; i-- {
+		h = g.mw[i](h)
+	}
+	return route.Handler(marked(g.kind, tpl, h))
+}
+
+// HandleFunc is Handle for a handler function.
+func (g routeGroup) HandleFunc(path string, f func(http.ResponseWriter, *http.Request)) *mux.Route {
+	return g.Handle(path, http.HandlerFunc(f))
+}
+
+// marked records the route group and the path template tpl of the
+// requests it passes to next.
+func marked(k routeKind, tpl string, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		info := infoOf(r.Context())
+		info.route, info.template = k, tpl
+		next.ServeHTTP(w, r)
+	})
 }
 
 func infoOf(ctx context.Context) *requestInfo {
@@ -115,7 +165,7 @@ func (s *Server) observe(next http.Handler) http.Handler {
 				}
 			}
 			elapsed := time.Since(start)
-			s.metrics.observeRoute(r, rec.status, elapsed)
+			s.metrics.observeRoute(info.template, r.Method, rec.status, elapsed)
 			if h := s.log.Handler(); h.Enabled(r.Context(), slog.LevelInfo) {
 				// The record is built here rather than by Logger.LogAttrs,
 				// which would capture the caller's program counter (a

@@ -8,8 +8,6 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/gorilla/mux"
-
 	"github.com/threeds-sandbox/threeds-sandbox/web/auth"
 	"github.com/threeds-sandbox/threeds-sandbox/web/respond"
 )
@@ -42,9 +40,7 @@ const ScopeAPI = "threeds"
 
 // oauthRoutes mounts the identity server's routes: JSON answers, no
 // bearer token.
-func (s *Server) oauthRoutes(r *mux.Router) {
-	o := r.NewRoute().Subrouter()
-	o.Use(markRoute(routeJSON))
+func (s *Server) oauthRoutes(o routeGroup) {
 	o.HandleFunc(PathDiscovery, s.handleDiscovery).Methods(http.MethodGet, http.MethodHead)
 	o.HandleFunc(PathJWKS, s.handleJWKS).Methods(http.MethodGet, http.MethodHead)
 	o.HandleFunc(PathToken, s.handleToken).Methods(http.MethodPost)

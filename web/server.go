@@ -137,6 +137,7 @@ type Server struct {
 	log     *slog.Logger
 	state   []securecookie.Codec // current key pair first
 	router  *mux.Router
+	handler http.Handler // router behind the middleware of every request
 	http    *http.Server
 	ln      net.Listener
 	metrics *Metrics
@@ -241,16 +242,14 @@ func (s *Server) routes() {
 	// No redirect to the cleaned path: POST /enquiry// answers the JSON
 	// 404 of an unknown route, not a 301 a client would not follow.
 	root.SkipClean(true)
-	root.NotFoundHandler = s.observe(http.HandlerFunc(s.notFound))
-	root.MethodNotAllowedHandler = s.observe(http.HandlerFunc(s.methodNotAllowed))
-	root.Use(s.observe, s.limitBody)
+	root.NotFoundHandler = http.HandlerFunc(s.notFound)
+	root.MethodNotAllowedHandler = http.HandlerFunc(s.methodNotAllowed)
 	r := root
 	if s.cfg.BasePath != "" {
 		r = root.PathPrefix(s.cfg.BasePath).Subrouter()
 	}
 
-	api := r.NewRoute().Subrouter()
-	api.Use(markRoute(routeJSON), s.requireToken)
+	api := routeGroup{r: r, kind: routeJSON, mw: []func(http.Handler) http.Handler{s.requireToken}}
 	api.HandleFunc("/authentication/brw", s.handleLookup).Methods(http.MethodPost)
 	api.HandleFunc("/authentication/ddc", s.handleDDC).Methods(http.MethodPost)
 	api.HandleFunc("/authentication/brw/", s.handleLookup).Methods(http.MethodPost)
@@ -259,11 +258,10 @@ func (s *Server) routes() {
 	api.HandleFunc("/challenge/{id}", s.handleCompleteChallenge).Methods(http.MethodPost)
 	s.adminRoutes(api)
 	s.callbackRoutes(api)
-	s.oauthRoutes(r)
+	s.oauthRoutes(routeGroup{r: r, kind: routeJSON})
 	s.automationRoutes(api)
 
-	data := r.NewRoute().Subrouter()
-	data.Use(markRoute(routeJSON))
+	data := routeGroup{r: r, kind: routeJSON}
 	data.HandleFunc("/scenarios", s.handleScenarios).Methods(http.MethodGet, http.MethodHead)
 	data.HandleFunc("/scenarios/schema.json", s.handleSchema).Methods(http.MethodGet, http.MethodHead)
 	data.Handle("/openapi.{format:yaml|json}", s.openAPI()).Methods(http.MethodGet, http.MethodHead)
@@ -273,11 +271,11 @@ func (s *Server) routes() {
 	consoleRoutes := r.NewRoute().Subrouter()
 	consoleRoutes.Use(markRoute(routeConsole))
 	s.console.Mount(root, consoleRoutes)
-	r.Handle("/docs", http.RedirectHandler(s.cfg.BasePath+"/docs/", http.StatusMovedPermanently)).Methods(http.MethodGet, http.MethodHead)
-	r.PathPrefix("/docs/").Handler(s.docs).Methods(http.MethodGet, http.MethodHead)
+	docs := routeGroup{r: r, kind: routeUnmatched} // the Accept header decides
+	docs.Handle("/docs", http.RedirectHandler(s.cfg.BasePath+"/docs/", http.StatusMovedPermanently)).Methods(http.MethodGet, http.MethodHead)
+	r.PathPrefix("/docs/").Handler(marked(routeUnmatched, s.cfg.BasePath+"/docs/", s.docs)).Methods(http.MethodGet, http.MethodHead)
 
-	acs := r.NewRoute().Subrouter()
-	acs.Use(markRoute(routeACS))
+	acs := routeGroup{r: r, kind: routeACS}
 	acs.HandleFunc(emulator.PathACSChallenge, s.handleCReq).Methods(http.MethodPost)
 	acs.HandleFunc(emulator.PathACSHosted+"{id}", s.handleHosted).Methods(http.MethodGet, http.MethodPost)
 	acs.HandleFunc(emulator.PathACSDecision, s.handleDecision).Methods(http.MethodPost)
@@ -288,12 +286,15 @@ func (s *Server) routes() {
 
 	// The probes come last: the router tries routes in order, and the API
 	// is what runs hot.
-	probes := root.NewRoute().Subrouter()
-	probes.Use(markRoute(routeJSON))
+	probes := routeGroup{r: root, kind: routeJSON}
 	probes.HandleFunc("/healthz", s.handleHealth).Methods(http.MethodGet, http.MethodHead)
 	probes.HandleFunc("/readyz", s.handleReady).Methods(http.MethodGet, http.MethodHead)
 	probes.Handle("/metrics", s.metrics.Handler()).Methods(http.MethodGet, http.MethodHead)
 	s.router = root
+	// Every request, matched or not, is observed and has its body capped:
+	// composed here once rather than as the router's Use middleware,
+	// which gorilla/mux composes again for every request.
+	s.handler = s.observe(s.limitBody(root))
 }
 
 // KeyPair is a securecookie hash key and block key.
@@ -326,7 +327,7 @@ func stateCodecs(pairs []KeyPair) ([]securecookie.Codec, error) {
 func (s *Server) SetReady(ready bool) { s.ready.Store(ready) }
 
 // ServeHTTP lets the Server be used as an http.Handler (tests, embedding).
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.router.ServeHTTP(w, r) }
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
 
 func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
 	// A route of a subrouter that serves the path with other methods is

@@ -11,6 +11,7 @@ import (
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/memstore"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 	"github.com/threeds-sandbox/threeds-sandbox/templates"
 	"github.com/threeds-sandbox/threeds-sandbox/web"
@@ -126,5 +127,38 @@ func TestHTTPMethods(t *testing.T) {
 		if r.Body != nil && (r.EMV("emvErrorDetail") == "" || !strings.Contains(r.Str("error"), tt.allow)) {
 			t.Errorf("%s %s: the error body does not name the allowed methods: %s", tt.method, tt.path, r.Raw)
 		}
+	}
+}
+
+// TestMetricsRouteLabels checks that every request is counted under the
+// template of the route it matched (the API's routes compose their
+// middleware once, the console's through the router), and under
+// "unmatched" when no route matched, with and without a base path.
+func TestMetricsRouteLabels(t *testing.T) {
+	for _, base := range []string{"", "/3ds"} {
+		t.Run("base="+base, func(t *testing.T) {
+			e := newEnv(t, func(o *envOptions) { o.basePath = base; o.journal = true })
+			e.lookup("metrics-team", testkit.LookupBody(t, e.card("visa-frictionless-y"), nil))
+			e.enquiry("metrics-team", map[string]string{"externalReferenceId": "ORD-20240611-000123"})
+			e.call(http.MethodPost, "/challenge/8a880dc0-d2d2-4067-bcb1-b08d1690b26e", "metrics-team", map[string]string{"action": "pass"})
+			e.call(http.MethodGet, "/console/login", "", nil)
+			e.call(http.MethodGet, "/docs/", "", nil)
+			e.call(http.MethodGet, "/no-such-route", "", nil)
+			e.call(http.MethodGet, "/scenarios", "", nil)
+			metrics := testkit.Do(t, e.Server.Client(), testkit.Request(t, http.MethodGet, e.Server.URL+"/metrics", "", nil)).Raw
+			for _, want := range []string{
+				`threeds_http_requests_total{code="200",method="POST",route="` + base + `/authentication/brw"} 1`,
+				`threeds_http_requests_total{code="200",method="POST",route="` + base + `/enquiry/"} 1`,
+				`threeds_http_requests_total{code="404",method="POST",route="` + base + `/challenge/{id}"} 1`,
+				`threeds_http_requests_total{code="200",method="GET",route="` + base + `/console/login"} 1`,
+				`threeds_http_requests_total{code="200",method="GET",route="` + base + `/docs/"} 1`,
+				`threeds_http_requests_total{code="200",method="GET",route="` + base + `/scenarios"} 1`,
+				`threeds_http_requests_total{code="404",method="GET",route="unmatched"} 1`,
+			} {
+				if !strings.Contains(metrics, want) {
+					t.Errorf("/metrics has no line %s", want)
+				}
+			}
+		})
 	}
 }
