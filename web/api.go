@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -24,12 +25,16 @@ func tooLarge(limit int64) *emulator.Error {
 }
 
 // readJSON checks the Content-Type and reads the whole body.
-func readJSON(r *http.Request, limit int64) ([]byte, error) {
+func readJSON(r *http.Request, limit int64) ([]byte, error) { return readJSONInto(r, limit, nil) }
+
+// readJSONInto is readJSON reading into dst's memory when it holds the
+// body (a buffer of the server's bodyPool).
+func readJSONInto(r *http.Request, limit int64, dst []byte) ([]byte, error) {
 	if ct := r.Header.Get("Content-Type"); ct != "application/json" && !isJSONMediaType(ct) {
 		return nil, emulator.NewError(emulator.CodeContentType, emulator.EMVMessageInvalid,
 			fmt.Sprintf("Content-Type must be application/json, got %q", r.Header.Get("Content-Type")), "Content-Type")
 	}
-	body, err := readBody(r)
+	body, err := readBody(r, dst)
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
@@ -55,11 +60,15 @@ const ScenarioHeader = "X-Scenario"
 // scenario matched the card, "chaos" for a fault chaos injected.
 const ScenarioIDHeader = "X-Scenario-Id"
 
-// readBody reads the whole body into a buffer sized from Content-Length,
-// so an ordinary request is read without growing copies.
-func readBody(r *http.Request) ([]byte, error) {
+// readBody reads the whole body into dst's memory, or a buffer sized
+// from Content-Length when dst is too small, so an ordinary request is
+// read without growing copies.
+func readBody(r *http.Request, dst []byte) ([]byte, error) {
 	if n := r.ContentLength; n > 0 {
-		buf := make([]byte, n+1) // one spare byte sees a body longer than announced
+		if int64(cap(dst)) < n+1 {
+			dst = make([]byte, n+1)
+		}
+		buf := dst[:n+1] // one spare byte sees a body longer than announced
 		k, err := io.ReadFull(r.Body, buf)
 		switch {
 		case err == io.ErrUnexpectedEOF || err == io.EOF:
@@ -70,7 +79,12 @@ func readBody(r *http.Request) ([]byte, error) {
 		rest, err := io.ReadAll(r.Body) // longer than announced: read on
 		return append(buf, rest...), err
 	}
-	return io.ReadAll(r.Body)
+	if dst == nil {
+		return io.ReadAll(r.Body)
+	}
+	b := bytes.NewBuffer(dst[:0])
+	_, err := b.ReadFrom(r.Body)
+	return b.Bytes(), err
 }
 
 // responseSize is the capacity of an encoded lookup or enquiry answer
@@ -87,7 +101,10 @@ func lookupResponseSize(resp *emulator.LookupResponse, challengeHTML string) int
 
 // handleLookup serves POST {base}/authentication/brw.
 func (s *Server) handleLookup(w http.ResponseWriter, r *http.Request) {
-	body, err := readJSON(r, s.cfg.MaxBodyBytes)
+	buf := s.bodies.get()
+	defer s.bodies.put(buf)
+	body, err := readJSONInto(r, s.cfg.MaxBodyBytes, *buf)
+	*buf = body
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -127,7 +144,10 @@ func (s *Server) handleLookup(w http.ResponseWriter, r *http.Request) {
 // handleDDC serves POST {base}/authentication/ddc, the device data
 // collection before the lookup.
 func (s *Server) handleDDC(w http.ResponseWriter, r *http.Request) {
-	body, err := readJSON(r, s.cfg.MaxBodyBytes)
+	buf := s.bodies.get()
+	defer s.bodies.put(buf)
+	body, err := readJSONInto(r, s.cfg.MaxBodyBytes, *buf)
+	*buf = body
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -158,7 +178,10 @@ func (s *Server) handleDDC(w http.ResponseWriter, r *http.Request) {
 
 // handleEnquiry serves POST {base}/enquiry/.
 func (s *Server) handleEnquiry(w http.ResponseWriter, r *http.Request) {
-	body, err := readJSON(r, s.cfg.MaxBodyBytes)
+	buf := s.bodies.get()
+	defer s.bodies.put(buf)
+	body, err := readJSONInto(r, s.cfg.MaxBodyBytes, *buf)
+	*buf = body
 	if err != nil {
 		s.writeError(w, r, err)
 		return

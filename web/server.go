@@ -138,6 +138,7 @@ type Server struct {
 	state   []securecookie.Codec // current key pair first
 	router  *mux.Router
 	handler http.Handler // router behind the middleware of every request
+	bodies  bodyPool     // buffers of the API's request bodies
 	http    *http.Server
 	ln      net.Listener
 	metrics *Metrics

@@ -1,0 +1,6 @@
+package web
+
+// PoisonBodies makes the server overwrite each pooled body buffer when
+// its handler gives it back, so that a test sees any use of a request
+// body after its request.
+func (s *Server) PoisonBodies() { s.bodies.poison = true }
