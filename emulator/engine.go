@@ -298,11 +298,13 @@ func (e *Engine) Lookup(ctx context.Context, ns string, req LookupRequest, call 
 // namespace ns whose state is st.
 func (e *Engine) newTransaction(ns string, req LookupRequest, sc *scenarios.Scenario, st NamespaceState) Transaction {
 	pan := req.Card.CardNumber
+	var ids [3]string
+	newUUIDs(ids[:])
 	t := Transaction{
 		Namespace:            ns,
-		ThreeDSServerTransID: newUUID(),
-		ACSTransID:           newUUID(),
-		DSTransID:            newUUID(),
+		ThreeDSServerTransID: ids[0],
+		ACSTransID:           ids[1],
+		DSTransID:            ids[2],
 		ExternalReferenceID:  strings.Clone(req.ExternalReferenceID),
 		CreatedAt:            e.now().Add(st.Offset),
 		ScenarioID:           sc.ID,

@@ -110,7 +110,7 @@ func TestIdentityHelpers(t *testing.T) {
 		t.Errorf("MaskedPAN short = %s", got)
 	}
 	k := cavvKey(1)
-	cavv := func(id string) string { return cavvOf(hmac.New(sha256.New, k), id) }
+	cavv := func(id string) string { return cavvOf(&cavvState{m: hmac.New(sha256.New, k)}, id) }
 	a, b := cavv("id-1"), cavv("id-2")
 	if len(a) != 28 || a == b || a != cavv("id-1") {
 		t.Errorf("authenticationValue: %q %q", a, b)

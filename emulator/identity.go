@@ -9,32 +9,46 @@ import (
 	"encoding/hex"
 	"hash"
 	"hash/fnv"
-	"io"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"unicode"
+	"unsafe"
 
 	"github.com/brianvoe/gofakeit/v7"
 )
 
 // newUUID returns a random (version 4) UUID in canonical 36-character form.
 func newUUID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	var s [36]byte
-	hex.Encode(s[0:8], b[0:4])
-	s[8] = '-'
-	hex.Encode(s[9:13], b[4:6])
-	s[13] = '-'
-	hex.Encode(s[14:18], b[6:8])
-	s[18] = '-'
-	hex.Encode(s[19:23], b[8:10])
-	s[23] = '-'
-	hex.Encode(s[24:], b[10:])
-	return string(s[:])
+	var ids [1]string
+	newUUIDs(ids[:])
+	return ids[0]
+}
+
+// newUUIDs fills ids with random (version 4) UUIDs in canonical form,
+// all in one allocation: a transaction takes three at once.
+func newUUIDs(ids []string) {
+	buf := make([]byte, 36*len(ids))
+	var r [16]byte
+	for i := range ids {
+		_, _ = rand.Read(r[:]) // crypto/rand.Read never fails
+		r[6] = r[6]&0x0f | 0x40
+		r[8] = r[8]&0x3f | 0x80
+		s := buf[36*i : 36*i+36]
+		hex.Encode(s[0:8], r[0:4])
+		s[8] = '-'
+		hex.Encode(s[9:13], r[4:6])
+		s[13] = '-'
+		hex.Encode(s[14:18], r[6:8])
+		s[18] = '-'
+		hex.Encode(s[19:23], r[8:10])
+		s[23] = '-'
+		hex.Encode(s[24:], r[10:])
+	}
+	all := unsafe.String(unsafe.SliceData(buf), len(buf)) // buf is never written again
+	for i := range ids {
+		ids[i] = all[36*i : 36*i+36]
+	}
 }
 
 // ACSIdentity is the fake issuer ACS that serves a card range.
@@ -92,16 +106,26 @@ func (d *acsDirectory) lookup(bin string) ACSIdentity {
 }
 
 // cavvOf derives the 28-character CAVV/AAV of a transaction: 20 bytes of
-// the keyed HMAC m (reset first, SHA-256) over the transaction id, in
+// the keyed HMAC of st (reset first, SHA-256) over the transaction id, in
 // padded standard Base64. Stable for a transaction, different between
 // transactions; the real byte layouts are the schemes' secret.
-func cavvOf(m hash.Hash, threeDSServerTransID string) string {
-	m.Reset()
-	_, _ = io.WriteString(m, threeDSServerTransID)
-	var sum [sha256.Size]byte
+func cavvOf(st *cavvState, threeDSServerTransID string) string {
+	st.m.Reset()
+	st.in = append(st.in[:0], threeDSServerTransID...)
+	_, _ = st.m.Write(st.in)
+	if cap(st.in) > 256 { // an id that long is not kept
+		st.in = nil
+	}
 	var out [28]byte
-	base64.StdEncoding.Encode(out[:], m.Sum(sum[:0])[:20])
+	base64.StdEncoding.Encode(out[:], st.m.Sum(st.sum[:0])[:20])
 	return string(out[:])
+}
+
+// cavvState is a keyed HMAC with its buffers, reused call after call.
+type cavvState struct {
+	m   hash.Hash
+	in  []byte
+	sum [sha256.Size]byte
 }
 
 // cavvHashes pools the keyed HMACs of an engine: the enquiry derives the
@@ -109,13 +133,13 @@ func cavvOf(m hash.Hash, threeDSServerTransID string) string {
 type cavvHashes struct{ pool sync.Pool }
 
 func newCAVVHashes(key []byte) *cavvHashes {
-	return &cavvHashes{pool: sync.Pool{New: func() any { return hmac.New(sha256.New, key) }}}
+	return &cavvHashes{pool: sync.Pool{New: func() any { return &cavvState{m: hmac.New(sha256.New, key)} }}}
 }
 
 func (c *cavvHashes) value(threeDSServerTransID string) string {
-	m := c.pool.Get().(hash.Hash)
-	defer c.pool.Put(m)
-	return cavvOf(m, threeDSServerTransID)
+	st := c.pool.Get().(*cavvState)
+	defer c.pool.Put(st)
+	return cavvOf(st, threeDSServerTransID)
 }
 
 // cavvKey derives the authentication-value key from the seed.
