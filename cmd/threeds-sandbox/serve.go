@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/cmd/internal/gcheadroom"
+	"github.com/threeds-sandbox/threeds-sandbox/cmd/internal/logbuf"
 	"github.com/threeds-sandbox/threeds-sandbox/cmd/internal/sandbox"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/redisstore"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
@@ -36,6 +37,13 @@ func parse(cmd string, args []string, getenv func(string) string, stdout io.Writ
 	return c, true, nil
 }
 
+// The log's lines are written at once when the log is quiet, else
+// gathered for at most logInterval or logBuffer bytes.
+const (
+	logInterval = 50 * time.Millisecond
+	logBuffer   = 64 << 10
+)
+
 // serve starts the emulator of the command line and serves until ctx ends.
 // It warns of the variables of environ that look like a flag's twin but
 // are none: a container's environment carries others, so they are no
@@ -45,7 +53,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, envir
 	if !ok {
 		return err
 	}
-	log, err := sandbox.NewLogger(c, stdout)
+	// The request log gathers its lines under load (see logbuf): at most
+	// logInterval behind, and all of it written when serve returns.
+	out := logbuf.New(stdout, logInterval, logBuffer)
+	defer out.Close()
+	log, err := sandbox.NewLogger(c, out)
 	if err != nil {
 		return configError(err)
 	}
