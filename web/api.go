@@ -30,7 +30,7 @@ func readJSON(r *http.Request, limit int64) ([]byte, error) { return readJSONInt
 // readJSONInto is readJSON reading into dst's memory when it holds the
 // body (a buffer of the server's bodyPool).
 func readJSONInto(r *http.Request, limit int64, dst []byte) ([]byte, error) {
-	if ct := r.Header.Get("Content-Type"); ct != "application/json" && !isJSONMediaType(ct) {
+	if ct := header(r.Header, "Content-Type"); ct != "application/json" && !isJSONMediaType(ct) {
 		return nil, emulator.NewError(emulator.CodeContentType, emulator.EMVMessageInvalid,
 			fmt.Sprintf("Content-Type must be application/json, got %q", r.Header.Get("Content-Type")), "Content-Type")
 	}
@@ -117,7 +117,7 @@ func (s *Server) handleLookup(w http.ResponseWriter, r *http.Request) {
 	if len(ignored) > 0 {
 		s.log.DebugContext(r.Context(), "lookup: unknown fields ignored", slog.String("request_id", requestID(r)), slog.Any("fields", ignored))
 	}
-	call := emulator.APICall{ScenarioID: strings.TrimSpace(r.Header.Get(ScenarioHeader)), Body: body, Note: callNote(r)}
+	call := emulator.APICall{ScenarioID: strings.TrimSpace(header(r.Header, ScenarioHeader)), Body: body, Note: callNote(r)}
 	resp, err := s.cfg.Engine.Lookup(r.Context(), namespaceOf(r.Context()), req, call)
 	if err != nil {
 		s.writeError(w, r, err)
@@ -160,7 +160,7 @@ func (s *Server) handleDDC(w http.ResponseWriter, r *http.Request) {
 	if len(ignored) > 0 {
 		s.log.DebugContext(r.Context(), "ddc: unknown fields ignored", slog.String("request_id", requestID(r)), slog.Any("fields", ignored))
 	}
-	call := emulator.APICall{ScenarioID: strings.TrimSpace(r.Header.Get(ScenarioHeader)), Body: body, Note: callNote(r)}
+	call := emulator.APICall{ScenarioID: strings.TrimSpace(header(r.Header, ScenarioHeader)), Body: body, Note: callNote(r)}
 	resp, err := s.cfg.Engine.Collect(r.Context(), namespaceOf(r.Context()), req, call)
 	if err != nil {
 		s.writeError(w, r, err)

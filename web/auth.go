@@ -19,7 +19,7 @@ func namespaceOf(ctx context.Context) string { return infoOf(ctx).namespace }
 // has it: error="invalid_token".
 func (s *Server) requireToken(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		tok, ok := auth.BearerToken(r.Header.Get("Authorization"))
+		tok, ok := auth.BearerToken(header(r.Header, "Authorization"))
 		if !ok {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="3ds-sandbox"`)
 			s.writeError(w, r, emulator.NewError(emulator.CodeUnauthorized, emulator.EMVAccessDenied,

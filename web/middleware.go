@@ -101,6 +101,16 @@ func infoOf(ctx context.Context) *requestInfo {
 	return &requestInfo{}
 }
 
+// header returns the first value of h under key, which must be in
+// canonical form (as every constant here is): the lookup Header.Get makes
+// without canonicalizing the key again, on the hot path's every request.
+func header(h http.Header, key string) string {
+	if v := h[key]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
+}
+
 // requestID returns the id the request was given on arrival.
 func requestID(r *http.Request) string { return infoOf(r.Context()).id }
 
@@ -141,7 +151,7 @@ func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter 
 func (s *Server) observe(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		id := r.Header.Get("X-Request-Id")
+		id := header(r.Header, "X-Request-Id")
 		if id == "" || len(id) > 64 {
 			id = newRequestID()
 		}

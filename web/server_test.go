@@ -162,3 +162,14 @@ func TestMetricsRouteLabels(t *testing.T) {
 		})
 	}
 }
+
+// TestHeaderKeysAreCanonical: the hot path reads request headers by their
+// canonical keys without canonicalizing them again, so each key it uses
+// must be canonical already.
+func TestHeaderKeysAreCanonical(t *testing.T) {
+	for _, k := range []string{"Content-Type", "Authorization", "X-Request-Id", web.ScenarioHeader} {
+		if c := http.CanonicalHeaderKey(k); c != k {
+			t.Errorf("header key %q is not canonical (%q)", k, c)
+		}
+	}
+}

@@ -157,7 +157,8 @@ func TestLogsCarryNoSecrets(t *testing.T) {
 		t.Fatalf("lookup: %d %s", r.Status, r.Raw)
 	}
 	testkit.Call(t, http.MethodPost, p.URL+"/authentication/brw", secretToken, map[string]any{"card": map[string]any{"cardNumber": challengeCard}})
-	logs := p.stdout.String() + p.stderr.String()
+	testkit.Call(t, http.MethodGet, p.URL+"/healthz", "", nil) // the log's last line
+	logs := p.stdout.WaitFor("path=/healthz") + p.stderr.String()
 	if !strings.Contains(logs, "path=/authentication/brw") {
 		t.Fatalf("no request log line:\n%s", logs)
 	}

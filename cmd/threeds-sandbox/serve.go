@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"time"
@@ -54,13 +55,15 @@ func serve(ctx context.Context, args []string, getenv func(string) string, envir
 		return err
 	}
 	// The request log gathers its lines under load (see logbuf): at most
-	// logInterval behind, and all of it written when serve returns.
+	// logInterval behind, a warning or an error at once with what came
+	// before it, and all of it written when serve returns.
 	out := logbuf.New(stdout, logInterval, logBuffer)
 	defer out.Close()
 	log, err := sandbox.NewLogger(c, out)
 	if err != nil {
 		return configError(err)
 	}
+	log = slog.New(logbuf.Urgent(log.Handler(), out, slog.LevelWarn))
 	for _, w := range sandbox.UnknownEnv(environ()) {
 		log.Warn(w)
 	}

@@ -18,8 +18,11 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"runtime"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // InCI reports whether the tests run under CI (CI=true), where a missing
@@ -57,21 +60,22 @@ func FreePort(tb testing.TB) int {
 	return ln.Addr().(*net.TCPAddr).Port
 }
 
-// Budget is the most allocations one call of Fn may make: a path of the
-// hot code, checked by CheckBudgets. Fn returns an error when the call
-// itself failed.
+// Budget is the most allocations, and bytes allocated, one call of Fn
+// may make: a path of the hot code, checked by CheckBudgets. Fn returns
+// an error when the call itself failed.
 type Budget struct {
-	Name string
-	Max  float64
-	Fn   func() error
+	Name     string
+	Max      float64 // allocations per call
+	MaxBytes float64 // bytes allocated per call; 0 leaves them unchecked
+	Fn       func() error
 }
 
 // CheckBudgets runs each budget's Fn runs times as a subtest of t and
-// fails the subtest when a call averages more allocations than its Max,
-// or fails. It counts allocations, never time, so the check holds on any
-// machine. Under the race detector, which instruments memory accesses and
-// changes the counts, t is skipped: .ci/run checks the budgets without it
-// (go test -run TestAllocBudgets).
+// fails the subtest when a call averages more allocations, or bytes,
+// than its budget, or fails. It counts allocations, never time, so the
+// check holds on any machine. Under the race detector, which instruments
+// memory accesses and changes the counts, t is skipped: .ci/run checks
+// the budgets without it (go test -run TestAllocBudgets).
 func CheckBudgets(t *testing.T, runs int, budgets ...Budget) {
 	t.Helper()
 	if Race {
@@ -80,7 +84,7 @@ func CheckBudgets(t *testing.T, runs int, budgets ...Budget) {
 	for _, b := range budgets {
 		t.Run(b.Name, func(t *testing.T) {
 			var err error
-			got := testing.AllocsPerRun(runs, func() {
+			allocs, bytes := perRun(runs, func() {
 				if e := b.Fn(); e != nil && err == nil {
 					err = e
 				}
@@ -88,12 +92,30 @@ func CheckBudgets(t *testing.T, runs int, budgets ...Budget) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got > b.Max {
-				t.Errorf("got %.0f allocs/op, want at most %.0f (the budget in bench_test.go)", got, b.Max)
+			if allocs > b.Max {
+				t.Errorf("got %.0f allocs/op, want at most %.0f (the budget in bench_test.go)", allocs, b.Max)
 			}
-			t.Logf("%.0f allocs/op (budget %.0f)", got, b.Max)
+			if b.MaxBytes > 0 && bytes > b.MaxBytes {
+				t.Errorf("got %.0f B/op, want at most %.0f (the budget in bench_test.go)", bytes, b.MaxBytes)
+			}
+			t.Logf("%.0f allocs/op (budget %.0f), %.0f B/op (budget %.0f)", allocs, b.Max, bytes, b.MaxBytes)
 		})
 	}
+}
+
+// perRun is testing.AllocsPerRun that also counts the bytes: the mean
+// allocations and bytes of runs calls of f, after one call to warm up,
+// on one OS thread of Go code.
+func perRun(runs int, f func()) (allocs, bytes float64) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	f()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range runs {
+		f()
+	}
+	runtime.ReadMemStats(&after)
+	return float64(after.Mallocs-before.Mallocs) / float64(runs), float64(after.TotalAlloc-before.TotalAlloc) / float64(runs)
 }
 
 // Buffer is a bytes.Buffer safe for concurrent use: a program under test
@@ -115,6 +137,20 @@ func (b *Buffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// WaitFor returns what was written once it holds want, or, after five
+// seconds without it, what was written then: a program's log may hold
+// its lines back for a moment under load.
+func (b *Buffer) WaitFor(want string) string {
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		s := b.String()
+		if strings.Contains(s, want) || time.Now().After(deadline) {
+			return s
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // FreeAddr returns 127.0.0.1:port for a free loopback port.

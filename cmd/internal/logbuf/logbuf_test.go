@@ -2,7 +2,9 @@ package logbuf
 
 import (
 	"fmt"
+	"log/slog"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -33,6 +35,15 @@ func newWriter(size int) (*Writer, *recorder, *fakeTime) {
 	return w, out, ft
 }
 
+// burst writes the lines an interval writes at once, less one, and
+// forgets them: the next line is the last written at once.
+func burst(w *Writer, out *recorder) {
+	for range Burst - 1 {
+		fmt.Fprint(w, "x\n")
+	}
+	out.writes = nil
+}
+
 // fire runs the flushes scheduled so far.
 func (ft *fakeTime) fire() {
 	fs := ft.scheduled
@@ -45,45 +56,51 @@ func (ft *fakeTime) fire() {
 func TestWriter(t *testing.T) {
 	for _, tt := range []struct {
 		name  string
+		spent bool // the interval's burst is spent but for one line
 		steps func(w *Writer, ft *fakeTime)
 		want  []string // the writes to the output, in order
 	}{
-		{"a quiet log writes at once", func(w *Writer, ft *fakeTime) {
+		{"a quiet log writes at once", false, func(w *Writer, ft *fakeTime) {
 			fmt.Fprint(w, "a\n")
 			ft.clock.Advance(time.Second)
 			fmt.Fprint(w, "b\n")
 		}, []string{"a\n", "b\n"}},
-		{"lines close together are gathered until the flush", func(w *Writer, ft *fakeTime) {
+		{"a burst of lines is written at once", false, func(w *Writer, ft *fakeTime) {
+			for range Burst {
+				fmt.Fprint(w, "a\n")
+			}
+		}, slices.Repeat([]string{"a\n"}, Burst)},
+		{"lines close together are gathered until the flush", true, func(w *Writer, ft *fakeTime) {
 			fmt.Fprint(w, "a\n")
 			fmt.Fprint(w, "b\n")
 			fmt.Fprint(w, "c\n")
 			ft.fire()
 		}, []string{"a\n", "b\nc\n"}},
-		{"nothing gathered is written before the flush", func(w *Writer, ft *fakeTime) {
+		{"nothing gathered is written before the flush", true, func(w *Writer, ft *fakeTime) {
 			fmt.Fprint(w, "a\n")
 			fmt.Fprint(w, "b\n")
 		}, []string{"a\n"}},
-		{"a full buffer is written before it overflows", func(w *Writer, ft *fakeTime) {
+		{"a full buffer is written before it overflows", true, func(w *Writer, ft *fakeTime) {
 			fmt.Fprint(w, "a\n")
 			fmt.Fprint(w, "bbbb\n")
 			fmt.Fprint(w, "cccc\n") // 10 bytes would pass the size of 8
 			ft.fire()
 		}, []string{"a\n", "bbbb\n", "cccc\n"}},
-		{"a line longer than the buffer goes alone, in order", func(w *Writer, ft *fakeTime) {
+		{"a line longer than the buffer goes alone, in order", true, func(w *Writer, ft *fakeTime) {
 			fmt.Fprint(w, "a\n")
 			fmt.Fprint(w, "b\n")
 			fmt.Fprint(w, "0123456789\n")
 			fmt.Fprint(w, "c\n")
 			ft.fire()
 		}, []string{"a\n", "b\n", "0123456789\n", "c\n"}},
-		{"after a flush, a quiet interval writes at once again", func(w *Writer, ft *fakeTime) {
+		{"after a flush, a quiet interval writes at once again", true, func(w *Writer, ft *fakeTime) {
 			fmt.Fprint(w, "a\n")
 			fmt.Fprint(w, "b\n")
 			ft.fire()
 			ft.clock.Advance(time.Second)
 			fmt.Fprint(w, "c\n")
 		}, []string{"a\n", "b\n", "c\n"}},
-		{"close writes what gathered, later lines go straight", func(w *Writer, ft *fakeTime) {
+		{"close writes what gathered, later lines go straight", true, func(w *Writer, ft *fakeTime) {
 			fmt.Fprint(w, "a\n")
 			fmt.Fprint(w, "b\n")
 			_ = w.Close()
@@ -91,7 +108,7 @@ func TestWriter(t *testing.T) {
 			fmt.Fprint(w, "d\n")
 			ft.fire() // the flush scheduled before Close finds nothing
 		}, []string{"a\n", "b\n", "c\n", "d\n"}},
-		{"flush writes what gathered", func(w *Writer, ft *fakeTime) {
+		{"flush writes what gathered", true, func(w *Writer, ft *fakeTime) {
 			fmt.Fprint(w, "a\n")
 			fmt.Fprint(w, "b\n")
 			w.Flush()
@@ -100,6 +117,9 @@ func TestWriter(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			w, out, ft := newWriter(8)
+			if tt.spent {
+				burst(w, out)
+			}
 			tt.steps(w, ft)
 			if got := strings.Join(out.writes, "|"); got != strings.Join(tt.want, "|") {
 				t.Errorf("writes %q, want %q", out.writes, tt.want)
@@ -158,4 +178,33 @@ func BenchmarkWrite(b *testing.B) {
 		}
 		_ = w.Close()
 	})
+}
+
+// TestUrgent: a record at the urgent level or above is written at once,
+// with the lines gathered before it; one below waits for the flush.
+func TestUrgent(t *testing.T) {
+	w, out, ft := newWriter(1 << 10)
+	burst(w, out)
+	log := slog.New(Urgent(slog.NewTextHandler(w, &slog.HandlerOptions{
+		ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+			if a.Key == slog.TimeKey {
+				return slog.Attr{}
+			}
+			return a
+		}}), w, slog.LevelWarn)).With("replica", "r1")
+	log.Info("first")  // a quiet log: at once
+	log.Info("second") // gathered
+	if len(out.writes) != 1 {
+		t.Fatalf("writes %q, want only the first line before a warning", out.writes)
+	}
+	log.Warn("third")
+	want := []string{"level=INFO msg=first replica=r1\n", "level=INFO msg=second replica=r1\nlevel=WARN msg=third replica=r1\n"}
+	if strings.Join(out.writes, "|") != strings.Join(want, "|") {
+		t.Errorf("writes %q, want %q", out.writes, want)
+	}
+	log.WithGroup("g").Error("fourth", "k", 1)
+	if got := out.writes[len(out.writes)-1]; got != "level=ERROR msg=fourth replica=r1 g.k=1\n" {
+		t.Errorf("last write %q", got)
+	}
+	ft.fire()
 }
