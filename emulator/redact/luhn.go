@@ -138,13 +138,13 @@ func hasCardNumber(b []byte) bool {
 // at = -1 when it holds none.
 func findCardNumber(b []byte, start int) (end, at, to int) {
 	end, digits, grouped := start, 0, false
-	for end < len(b) {
-		if digit[b[end]] {
-			digits++
+	for {
+		group := end
+		for end < len(b) && digit[b[end]] {
 			end++
-			continue
 		}
-		if isSeparator(b[end]) && end+1 < len(b) && digit[b[end+1]] && end > start {
+		digits += end - group
+		if end+1 < len(b) && isSeparator(b[end]) && digit[b[end+1]] && end > start {
 			grouped = true
 			end++
 			continue
