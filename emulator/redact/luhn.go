@@ -44,11 +44,13 @@ var runByte = byteSet("0123456789 -")
 // nextRun returns the first run of b that starts at or after q and is at
 // least minPANDigits bytes long, the only runs that may hold a card
 // number, as [start, end); start = len(b) when there is none. b[q-1] and
-// b[q] may not stand in one run. It probes one byte in minPANDigits, as such a run
-// covers one of them: most of a body is letters and punctuation, so most
-// probes cost a look-up. A probe in a run looks half that far each way
-// first: a run of minPANDigits bytes through the probe reaches one of the
-// two, and the short runs of a body (dates, codes, amounts) reach neither.
+// b[q] may not stand in one run.
+//
+// It probes one byte in minPANDigits, as such a run covers one of them:
+// most of a body is letters and punctuation, so most probes cost a
+// look-up. A probe in a run looks about half that far each way first: a
+// run of minPANDigits bytes through the probe reaches one of the two, and
+// the short runs of a body (dates, codes, amounts) reach neither.
 func nextRun(b []byte, q int) (start, end int) {
 	const back, ahead = minPANDigits / 2, minPANDigits - minPANDigits/2
 	runBytes := &runByte
@@ -242,7 +244,7 @@ func maskInStrings(b []byte) bool {
 			if at < 0 {
 				break
 			}
-			if at > counted { // a run holds no quotes: an earlier at is in the same
+			if at > counted { // else at is in the run just counted, without quotes
 				quotes += bytes.Count(b[counted:at], quote)
 				counted = at
 			}

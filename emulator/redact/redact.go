@@ -103,10 +103,11 @@ func asSent(body []byte, max int) ([]byte, bool) {
 }
 
 // maskMembers masks in out, a copy of body, the string value of each
-// card-number member of body: "cardNumber", "acctNumber" and "pan" found
-// by their rarest byte, N or p, with bytes.IndexByte, and the whole name
-// checked around it. It reports false when such a member's value is not a
-// string.
+// card-number member of body (panKeys), all "cardNumber" and
+// "acctNumber" first, then all "pan". It jumps with bytes.IndexByte from
+// each of the names' rarest bytes (N, p) to the next and compares the
+// bytes around it with the quoted name. It reports false when such a
+// member's value is not a string.
 func maskMembers(body, out []byte) bool {
 	for at := 0; ; {
 		k := bytes.IndexByte(body[at:], 'N')
