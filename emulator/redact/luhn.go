@@ -16,10 +16,7 @@ package redact
 // first six and last four digits, in place: the result is as long as
 // what it masks, and stays a valid JSON string wherever it stood in one.
 
-import (
-	"bytes"
-	"encoding/binary"
-)
+import "bytes"
 
 // Bounds of a card number, in digits.
 const (
@@ -33,62 +30,107 @@ var digit = byteSet("0123456789")
 // isSeparator tells the bytes that may stand between two digits of a run.
 func isSeparator(c byte) bool { return c == ' ' || c == '-' }
 
-// Words of eight bytes, for nextDigit.
-const (
-	ones  = 0x0101010101010101
-	highs = 0x8080808080808080
-)
+// inRun tells whether b[i] belongs to a run: a digit, or a separator
+// between two digits. Runs are the maximal spans of such bytes, so a run
+// is found from any byte of it, looking both ways.
+func inRun(b []byte, i int) bool {
+	c := b[i]
+	return digit[c] || isSeparator(c) && i > 0 && i+1 < len(b) && digit[b[i-1]] && digit[b[i+1]]
+}
 
-// nextDigit returns the index of the first digit of b at or after i, or
-// len(b). It looks at eight bytes at a time: most of a body is letters
-// and punctuation.
-func nextDigit(b []byte, i int) int {
-	for ; i+8 <= len(b); i += 8 {
-		x := binary.LittleEndian.Uint64(b[i:])
-		// Some byte of x between '0'-1 and '9'+1, exclusive (bit
-		// twiddling: "determine if a word has a byte between m and n").
-		const m, n = '0' - 1, '9' + 1
-		if (ones*(127+n)-(x&(ones*127)))&^x&((x&(ones*127))+ones*(127-m))&highs != 0 {
-			break
+// runByte tells the bytes runs are made of: digits and separators.
+var runByte = byteSet("0123456789 -")
+
+// nextRun returns the first run of b that starts at or after q and is at
+// least minPANDigits bytes long, the only runs that may hold a card
+// number, as [start, end); start = len(b) when there is none. b[q-1] and
+// b[q] may not stand in one run.
+//
+// It probes one byte in minPANDigits, as such a run covers one of them:
+// most of a body is letters and punctuation, so most probes cost a
+// look-up. A probe in a run looks about half that far each way first: a
+// run of minPANDigits bytes through the probe reaches one of the two, and
+// the short runs of a body (dates, codes, amounts) reach neither.
+func nextRun(b []byte, q int) (start, end int) {
+	const back, ahead = minPANDigits / 2, minPANDigits - minPANDigits/2
+	runBytes := &runByte
+	for p := q + minPANDigits - 1; ; p += minPANDigits {
+		for uint(p) < uint(len(b)) && !runBytes[b[p]] {
+			p += minPANDigits
 		}
+		if p >= len(b) {
+			return len(b), len(b)
+		}
+		if !inRun(b, p) {
+			continue
+		}
+		if !inRun(b, p-back) && (p+ahead >= len(b) || !inRun(b, p+ahead)) {
+			// The run lies between them, shorter than minPANDigits: probe
+			// next as after a run that ends at b[p+ahead].
+			p += ahead
+			continue
+		}
+		// No run stands across b[p-minPANDigits], the last probe.
+		lo := p - (minPANDigits - 1)
+		start, end = p, p+1
+		for start > lo && inRun(b, start-1) {
+			start--
+		}
+		for end < len(b) && inRun(b, end) {
+			end++
+		}
+		if end-start >= minPANDigits {
+			return start, end
+		}
+		p = end // b[end] stands in no run: probe next at end+minPANDigits
 	}
-	for ; i < len(b) && !digit[b[i]]; i++ {
-	}
-	return i
 }
 
 // maskCardNumbers masks in place every card number of b (see above) and
 // reports whether it masked any.
 func maskCardNumbers(b []byte) bool {
 	masked := false
-	for i := 0; i < len(b); {
-		if i = nextDigit(b, i); i == len(b) {
-			break
+	for start, end := nextRun(b, 0); start < len(b); start, end = nextRun(b, end) {
+		for i := start; i < end; {
+			at, to, next := nextCardNumber(b[:end], i)
+			if at < 0 {
+				break
+			}
+			maskSpan(b[at:to])
+			masked = true
+			i = next
 		}
-		end, at, to := findCardNumber(b, i)
-		if at < 0 {
-			i = end
-			continue
-		}
-		maskSpan(b[at:to])
-		masked = true
-		// The stars split the run: read what is left of it again, as the
-		// digits before them may hold another card number.
 	}
 	return masked
 }
 
-// hasCardNumber tells whether b holds a card number, without changing it.
-func hasCardNumber(b []byte) bool {
-	for i := 0; i < len(b); {
-		if i = nextDigit(b, i); i == len(b) {
+// nextCardNumber returns the first card number [at, to) of the run b[i:]
+// (b ends with the run; i is at one of its bytes or stars), or at = -1,
+// and where to read on once it is masked: the stars split the run, and the
+// digits before them may hold another card number, so the same place.
+func nextCardNumber(b []byte, i int) (at, to, next int) {
+	for i < len(b) {
+		for i < len(b) && !digit[b[i]] {
+			i++
+		}
+		if i == len(b) {
 			break
 		}
-		end, at, _ := findCardNumber(b, i)
+		end, at, to := findCardNumber(b, i)
 		if at >= 0 {
-			return true
+			return at, to, i
 		}
 		i = end
+	}
+	return -1, -1, len(b)
+}
+
+// hasCardNumber tells whether b holds a card number, without changing it.
+func hasCardNumber(b []byte) bool {
+	for start, end := nextRun(b, 0); start < len(b); start, end = nextRun(b, end) {
+		if _, at, _ := findCardNumber(b[:end], start); at >= 0 {
+			return true
+		}
 	}
 	return false
 }
@@ -98,13 +140,13 @@ func hasCardNumber(b []byte) bool {
 // at = -1 when it holds none.
 func findCardNumber(b []byte, start int) (end, at, to int) {
 	end, digits, grouped := start, 0, false
-	for end < len(b) {
-		if digit[b[end]] {
-			digits++
+	for {
+		group := end
+		for end < len(b) && digit[b[end]] {
 			end++
-			continue
 		}
-		if isSeparator(b[end]) && end+1 < len(b) && digit[b[end+1]] && end > start {
+		digits += end - group
+		if end+1 < len(b) && isSeparator(b[end]) && digit[b[end+1]] && end > start {
 			grouped = true
 			end++
 			continue
@@ -195,19 +237,23 @@ func maskSpan(s []byte) {
 // reports false, having perhaps masked some, when a card number stands
 // outside a string (a number): masking it in place would not be JSON.
 func maskInStrings(b []byte) bool {
-	for i := 0; i < len(b); {
-		if i = nextDigit(b, i); i == len(b) {
-			break
+	quotes, counted := 0, 0 // the quotes of b[:counted]
+	for start, end := nextRun(b, 0); start < len(b); start, end = nextRun(b, end) {
+		for i := start; i < end; {
+			at, to, next := nextCardNumber(b[:end], i)
+			if at < 0 {
+				break
+			}
+			if at > counted { // else at is in the run just counted, without quotes
+				quotes += bytes.Count(b[counted:at], quote)
+				counted = at
+			}
+			if quotes%2 == 0 {
+				return false // an even number of quotes before it: not in a string
+			}
+			maskSpan(b[at:to])
+			i = next
 		}
-		end, at, to := findCardNumber(b, i)
-		if at < 0 {
-			i = end
-			continue
-		}
-		if bytes.Count(b[:at], quote)%2 == 0 {
-			return false // an even number of quotes before it: not in a string
-		}
-		maskSpan(b[at:to])
 	}
 	return true
 }

@@ -133,7 +133,8 @@ func luhnValid(digits string) bool {
 // FuzzCardNumbers: whatever the body and the limits, no card number (a
 // run of 13 to 19 digits that passes the Luhn check) survives in the
 // result, as written or, when the result is JSON, as read: in keys,
-// strings and numbers at any depth. The bounds of FuzzJSON hold too.
+// strings and numbers at any depth. The bounds of FuzzJSON hold too, and
+// the result is the reference's (see reference_test.go).
 func FuzzCardNumbers(f *testing.F) {
 	for _, s := range []string{
 		`{"card_number":"4000000000009003"}`, `{"note":"card 4000 0000 0000 9003 exp 12/28"}`, `[4000000000009003]`,
@@ -145,6 +146,9 @@ func FuzzCardNumbers(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte, maxValue int) {
 		lim := redact.Limits{MaxValue: maxValue%300 + 1, MaxBytes: 512, MaxAsSent: 256 - maxValue%512}
 		got := redact.JSON(body, lim)
+		if want := redact.ReferenceJSON(body, lim); !bytes.Equal(got, want) {
+			t.Fatalf("JSON(%q, %+v)\n got %q\nthe reference %q", body, lim, got, want)
+		}
 		if len(got) > lim.MaxBytes {
 			t.Fatalf("%d bytes, over the bound", len(got))
 		}

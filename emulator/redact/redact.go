@@ -85,67 +85,77 @@ func JSON(body []byte, lim Limits) []byte {
 	return r.out
 }
 
-// panAnchors find the card-number member names fast: bytes.Index with a
-// pattern that starts with a quote degenerates on JSON, where quotes are
-// everywhere; these start with rarer bytes, and the full quoted name is
-// checked around each hit.
-var panAnchors = []struct {
-	anchor []byte
-	names  [][]byte // the quoted names that end with the anchor
-}{
-	{[]byte(`Number"`), [][]byte{[]byte(`"cardNumber"`), []byte(`"acctNumber"`)}},
-	{[]byte(`pan"`), [][]byte{[]byte(`"pan"`)}},
-}
-
 // asSent is the cheap path: a copy of a small body without backslashes
 // (so every name is written as it reads) in which the string value of
-// each card-number member is masked in place. It declines (false) when a
-// card-number member's value is not a string: the full path handles it.
+// each card-number member is masked in place, and then every other card
+// number. It declines (false) when a card-number member's value is not a
+// string, or a card number is not in a string: the full path handles
+// them.
 func asSent(body []byte, max int) ([]byte, bool) {
 	if len(body) > max || bytes.IndexByte(body, '\\') >= 0 {
 		return nil, false
 	}
 	out := bytes.Clone(body)
-	for _, a := range panAnchors {
-		for at := 0; ; {
-			k := bytes.Index(body[at:], a.anchor)
-			if k < 0 {
-				break
-			}
-			end := at + k + len(a.anchor) // after the name's closing quote
-			at = end
-			if !endsWithName(body[:end], a.names) {
-				continue
-			}
-			i := skipSpace(body, end)
-			if i >= len(body) || body[i] != ':' {
-				continue // the same text as a value, not a name
-			}
-			i = skipSpace(body, i+1)
-			if i >= len(body) || body[i] != '"' {
-				return nil, false
-			}
-			n := bytes.IndexByte(body[i+1:], '"')
-			if n < 0 {
-				return nil, false
-			}
-			maskInPlace(out[i+1 : i+1+n])
-		}
-	}
-	if !maskInStrings(out) {
-		return nil, false // a card number as a JSON number: the full path
+	if !maskMembers(body, out) || !maskInStrings(out) {
+		return nil, false
 	}
 	return out, true
 }
 
-// endsWithName reports whether b ends with one of names.
-func endsWithName(b []byte, names [][]byte) bool {
-	for _, n := range names {
-		if bytes.HasSuffix(b, n) {
-			return true
+// maskMembers masks in out, a copy of body, the string value of each
+// card-number member of body (panKeys), all "cardNumber" and
+// "acctNumber" first, then all "pan". It jumps with bytes.IndexByte from
+// each of the names' rarest bytes (N, p) to the next and compares the
+// bytes around it with the quoted name. It reports false when such a
+// member's value is not a string.
+func maskMembers(body, out []byte) bool {
+	for at := 0; ; {
+		k := bytes.IndexByte(body[at:], 'N')
+		if k < 0 {
+			break
+		}
+		k += at
+		at = k + 1
+		if k < 5 || len(body)-k < 7 || string(body[k:k+7]) != `Number"` {
+			continue
+		}
+		if (string(body[k-5:k]) == `"card` || string(body[k-5:k]) == `"acct`) && !maskValue(body, out, k+7) {
+			return false
 		}
 	}
-	return false
+	for at := 0; ; {
+		k := bytes.IndexByte(body[at:], 'p')
+		if k < 0 {
+			break
+		}
+		k += at
+		at = k + 1
+		if k >= 1 && len(body)-k >= 4 && body[k-1] == '"' && string(body[k+1:k+4]) == `an"` && !maskValue(body, out, k+4) {
+			return false
+		}
+	}
+	return true
+}
+
+// maskValue masks in out the value of the member whose quoted name ends
+// before body[end], when the name is followed by a colon (otherwise it is
+// a value of the same text, left alone). It reports false when the value
+// is not a string.
+func maskValue(body, out []byte, end int) bool {
+	i := skipSpace(body, end)
+	if i >= len(body) || body[i] != ':' {
+		return true
+	}
+	i = skipSpace(body, i+1)
+	if i >= len(body) || body[i] != '"' {
+		return false
+	}
+	n := bytes.IndexByte(body[i+1:], '"')
+	if n < 0 {
+		return false
+	}
+	maskInPlace(out[i+1 : i+1+n])
+	return true
 }
 
 func skipSpace(b []byte, i int) int {
