@@ -3,7 +3,9 @@ package auth_test
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -195,4 +197,41 @@ func BenchmarkResume(b *testing.B) {
 			}
 		})
 	}
+}
+
+// TestNamespaceRemembered: the namespaces a TokenKeys remembers are the
+// ones it derives, for a token seen again, past the bound of what it
+// remembers, and from many goroutines at once; two keys sets agree.
+func TestNamespaceRemembered(t *testing.T) {
+	keys, _ := auth.NewTokenKeys([][]byte{masterA})
+	fresh := func(tok string) string {
+		k, _ := auth.NewTokenKeys([][]byte{masterA}) // remembers nothing yet
+		return k.Namespace(tok)
+	}
+	want := map[string]string{}
+	for i := range 64 {
+		tok := fmt.Sprintf("team-%d", i)
+		want[tok] = fresh(tok)
+	}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for i := range 5000 { // more tokens than it remembers
+				tok := fmt.Sprintf("team-%d", (i*7+g)%64)
+				if i%3 == 0 {
+					tok = fmt.Sprintf("once-%d-%d", g, i)
+					if got := keys.Namespace(tok); got != fresh(tok) {
+						t.Errorf("Namespace(%q) = %s, want %s", tok, got, fresh(tok))
+						return
+					}
+					continue
+				}
+				if got := keys.Namespace(tok); got != want[tok] {
+					t.Errorf("Namespace(%q) = %s, want %s", tok, got, want[tok])
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
