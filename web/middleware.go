@@ -60,10 +60,15 @@ func markRoute(k routeKind) func(http.Handler) http.Handler {
 // matched handler per request), a closure per middleware per request on
 // the API's hot path.
 type routeGroup struct {
-	r    *mux.Router
-	kind routeKind
-	mw   []func(http.Handler) http.Handler // outermost first
+	r     *mux.Router
+	kind  routeKind
+	mw    []func(http.Handler) http.Handler // outermost first
+	baked routeSet                          // records the routes registered
 }
+
+// routeSet is a set of routes whose handlers hold all their middleware
+// (the router adds none of its own when it serves them).
+type routeSet map[*mux.Route]bool
 
 // Handle registers h on path, behind the group's middleware; the caller
 // adds the methods to the route returned.
@@ -76,6 +81,7 @@ func (g routeGroup) Handle(path string, h http.Handler) *mux.Route {
 	for i := len(g.mw) - 1; i >= 0; i-- {
 		h = g.mw[i](h)
 	}
+	g.baked[route] = true
 	return route.Handler(marked(g.kind, tpl, h))
 }
 

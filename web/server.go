@@ -250,7 +250,8 @@ func (s *Server) routes() {
 		r = root.PathPrefix(s.cfg.BasePath).Subrouter()
 	}
 
-	api := routeGroup{r: r, kind: routeJSON, mw: []func(http.Handler) http.Handler{s.requireToken}}
+	baked := routeSet{}
+	api := routeGroup{r: r, kind: routeJSON, mw: []func(http.Handler) http.Handler{s.requireToken}, baked: baked}
 	api.HandleFunc("/authentication/brw", s.handleLookup).Methods(http.MethodPost)
 	api.HandleFunc("/authentication/ddc", s.handleDDC).Methods(http.MethodPost)
 	api.HandleFunc("/authentication/brw/", s.handleLookup).Methods(http.MethodPost)
@@ -259,10 +260,10 @@ func (s *Server) routes() {
 	api.HandleFunc("/challenge/{id}", s.handleCompleteChallenge).Methods(http.MethodPost)
 	s.adminRoutes(api)
 	s.callbackRoutes(api)
-	s.oauthRoutes(routeGroup{r: r, kind: routeJSON})
+	s.oauthRoutes(routeGroup{r: r, kind: routeJSON, baked: baked})
 	s.automationRoutes(api)
 
-	data := routeGroup{r: r, kind: routeJSON}
+	data := routeGroup{r: r, kind: routeJSON, baked: baked}
 	data.HandleFunc("/scenarios", s.handleScenarios).Methods(http.MethodGet, http.MethodHead)
 	data.HandleFunc("/scenarios/schema.json", s.handleSchema).Methods(http.MethodGet, http.MethodHead)
 	data.Handle("/openapi.{format:yaml|json}", s.openAPI()).Methods(http.MethodGet, http.MethodHead)
@@ -272,11 +273,11 @@ func (s *Server) routes() {
 	consoleRoutes := r.NewRoute().Subrouter()
 	consoleRoutes.Use(markRoute(routeConsole))
 	s.console.Mount(root, consoleRoutes)
-	docs := routeGroup{r: r, kind: routeUnmatched} // the Accept header decides
+	docs := routeGroup{r: r, kind: routeUnmatched, baked: baked} // the Accept header decides
 	docs.Handle("/docs", http.RedirectHandler(s.cfg.BasePath+"/docs/", http.StatusMovedPermanently)).Methods(http.MethodGet, http.MethodHead)
 	r.PathPrefix("/docs/").Handler(marked(routeUnmatched, s.cfg.BasePath+"/docs/", s.docs)).Methods(http.MethodGet, http.MethodHead)
 
-	acs := routeGroup{r: r, kind: routeACS}
+	acs := routeGroup{r: r, kind: routeACS, baked: baked}
 	acs.HandleFunc(emulator.PathACSChallenge, s.handleCReq).Methods(http.MethodPost)
 	acs.HandleFunc(emulator.PathACSHosted+"{id}", s.handleHosted).Methods(http.MethodGet, http.MethodPost)
 	acs.HandleFunc(emulator.PathACSDecision, s.handleDecision).Methods(http.MethodPost)
@@ -287,7 +288,7 @@ func (s *Server) routes() {
 
 	// The probes come last: the router tries routes in order, and the API
 	// is what runs hot.
-	probes := routeGroup{r: root, kind: routeJSON}
+	probes := routeGroup{r: root, kind: routeJSON, baked: baked}
 	probes.HandleFunc("/healthz", s.handleHealth).Methods(http.MethodGet, http.MethodHead)
 	probes.HandleFunc("/readyz", s.handleReady).Methods(http.MethodGet, http.MethodHead)
 	probes.Handle("/metrics", s.metrics.Handler()).Methods(http.MethodGet, http.MethodHead)
@@ -295,7 +296,7 @@ func (s *Server) routes() {
 	// Every request, matched or not, is observed and has its body capped:
 	// composed here once rather than as the router's Use middleware,
 	// which gorilla/mux composes again for every request.
-	s.handler = s.observe(s.limitBody(root))
+	s.handler = s.observe(s.limitBody(newStaticRoutes(root, baked)))
 }
 
 // KeyPair is a securecookie hash key and block key.
