@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"regexp"
 	"runtime"
 	"slices"
@@ -68,6 +69,7 @@ type options struct {
 	ColdStart   int
 	Redis       string
 	RedisMemory int
+	Peer        peerOptions
 }
 
 func parseOptions(args []string, stderr io.Writer) (options, error) {
@@ -89,10 +91,12 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.ColdStart, "coldstart", 5, "cold starts of the built binary to time, median reported (0 skips)")
 	fs.StringVar(&o.Redis, "redis", "auto", "also measure the emulator with its state in Redis (--store redis://), next to the memory store and the floor: auto (when redis-server is installed), off, or the path of redis-server")
 	fs.IntVar(&o.RedisMemory, "redis-memory", 100_000, "lookups stored to measure Redis memory per transaction (0 skips)")
+	var peerNames string
+	peerFlags(fs, &o.Peer, &peerNames)
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
-	var errs []error
+	errs := checkPeerOptions(&o.Peer, peerNames)
 	if fs.NArg() > 0 {
 		errs = append(errs, fmt.Errorf("unexpected arguments %q", fs.Args()))
 	}
@@ -142,6 +146,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if err != nil {
 		return err
+	}
+	if o.Peer.On() {
+		if o.Peer.found, err = findPeers(o.Peer.Dir, o.Peer.Names, exec.LookPath); err != nil {
+			return err
+		}
 	}
 	progress := func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) }
 	printMachine(stdout)
@@ -255,6 +264,11 @@ func loadPhases(ctx context.Context, o options, bin, dir string, redis *redisPro
 		return err
 	}
 	defer floor.Close()
+	peers, err := startPeers(ctx, o.Peer.found, dir, frictionless, cannedFrom(header, canned), progress)
+	if err != nil {
+		return err
+	}
+	defer closeAll(peers)
 	servers = append(servers, floor)
 
 	windows := time.Duration(len(servers) * o.Rounds)
@@ -283,14 +297,19 @@ func loadPhases(ctx context.Context, o options, bin, dir string, redis *redisPro
 			return w.run(ctx, s.URL+"/authentication/brw", o.Concurrency, d)
 		}
 	}
+	if err := warmPeers(peers, o.Peer.Warmup, measure, progress); err != nil {
+		return err
+	}
 
 	fmt.Fprintf(stdout, "## Lookup: emulator vs floor\n\nDriver: %s; %d connections, keep-alive, closed loop; %d rounds of %s per server, taking turns (the order rotates each round); card %s (%s).%s\n\n",
 		driver, o.Concurrency, o.Rounds, lookupWindow.Round(100*time.Millisecond), cardIn(frictionless), scenarioFrictionless, serversNote(servers))
-	lookups, err := rounds(ctx, o.Rounds, servers, lookupWindow, measure, progress)
+	lookupServers := withPeers(servers, peers)
+	lookups, err := rounds(ctx, o.Rounds, lookupServers, lookupWindow, measure, progress)
 	if err != nil {
 		return err
 	}
-	printRounds(stdout, lookups, servers)
+	printRounds(stdout, lookups, lookupServers)
+	printPeers(stdout, o.Peer, lookups, lookupServers)
 
 	if len(o.Rates) > 0 {
 		if err := fixedRatePhase(ctx, o, client, servers, frictionless, stdout, progress); err != nil {
@@ -433,6 +452,9 @@ func printRounds(w io.Writer, rs []roundResult, servers []*server) {
 	}
 	fmt.Fprintln(w)
 	for _, sv := range servers[:len(servers)-1] {
+		if sv.Peer {
+			continue // printPeers
+		}
 		ratios := make([]float64, len(rs))
 		strs := make([]string, len(rs))
 		for i, r := range rs {
