@@ -154,7 +154,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	progress := func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) }
 	printMachine(stdout)
-	fmt.Fprintf(stdout, "Command: go run ./cmd/loadbench %s\n\n", strings.Join(args, " "))
+	fmt.Fprintf(stdout, "Command: go run ./cmd/loadbench %s\n\n", shellJoin(args))
 
 	cat, err := scenarios.Load(scenarios.LoadOptions{})
 	if err != nil {
@@ -587,6 +587,19 @@ func printMachine(w io.Writer) {
 	}
 	fmt.Fprintf(w, "# loadbench\n\nMachine: %d CPUs (%s), GOMAXPROCS %d, %s %s/%s; load average before the run %s (other processes skew absolute numbers; the alternating rounds keep the ratio fair).\n",
 		runtime.NumCPU(), model, runtime.GOMAXPROCS(0), runtime.Version(), runtime.GOOS, runtime.GOARCH, load)
+}
+
+// shellJoin joins args as a shell reads them back: an empty argument, or
+// one with a space or a quote, in single quotes.
+func shellJoin(args []string) string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = a
+		if a == "" || strings.ContainsAny(a, " \t\n'\"$`\\|&;<>()*?[]#~!{}") {
+			out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(out, " ")
 }
 
 // readBody reads the lookup body of -body; the example lookup of package
