@@ -82,15 +82,19 @@ func coldStart(ctx context.Context, bin string) (time.Duration, string, error) {
 	return 0, "", errors.New("cold start: the binary did not become ready within 10s")
 }
 
-// stopProcess ends a started binary: SIGTERM, then a kill after 5 s.
+// stopProcess ends a started binary (with its process group, when it
+// leads one): SIGTERM, then a kill after 5 s.
 func stopProcess(cmd *exec.Cmd) {
-	_ = cmd.Process.Signal(syscall.SIGTERM)
+	_ = signalProcess(cmd, syscall.SIGTERM)
 	done := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(done) }()
 	select {
 	case <-done:
 	case <-time.After(5 * time.Second):
-		_ = cmd.Process.Kill()
+		_ = signalProcess(cmd, syscall.SIGKILL)
 		<-done
+	}
+	if leadsGroup(cmd) {
+		_ = signalProcess(cmd, syscall.SIGKILL) // what the leader left behind
 	}
 }

@@ -6,12 +6,15 @@
 // prints throughput, latency percentiles and the emulator/floor ratio.
 // Then it measures latency at fixed offered rates (open loop), mixed
 // traffic (lookup, enquiry, headless challenge), the memory a stored
-// transaction takes, and the cold start of the binary. docs/performance.md shows
-// its output.
+// transaction takes, and the cold start of the binary. With -peers, other
+// mock servers (WireMock, Mockoon CLI, Prism) answering the same lookup
+// canned take part in the lookup rounds. docs/performance.md shows its
+// output.
 //
 //	go run ./cmd/loadbench                    # everything, about 2 minutes
 //	go run ./cmd/loadbench -wrk               # drive the lookup rounds with wrk
 //	go run ./cmd/loadbench -duration 10s -memory 0 -coldstart 0
+//	go run ./cmd/loadbench -wrk -peers /tmp/peers  # beside the peers installed there with npm
 package main
 
 import (

@@ -223,3 +223,11 @@ func TestFloorAnswersCannedResponse(t *testing.T) {
 		t.Error("Date copied from the canned answer; net/http should set its own")
 	}
 }
+
+func TestShellJoin(t *testing.T) {
+	got := shellJoin([]string{"-wrk", "-rates", "", "-body", "my lookup.json", "-x", "it's"})
+	want := `-wrk -rates '' -body 'my lookup.json' -x 'it'\''s'`
+	if got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"regexp"
 	"runtime"
 	"slices"
@@ -68,6 +69,7 @@ type options struct {
 	ColdStart   int
 	Redis       string
 	RedisMemory int
+	Peer        peerOptions
 }
 
 func parseOptions(args []string, stderr io.Writer) (options, error) {
@@ -89,10 +91,12 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.ColdStart, "coldstart", 5, "cold starts of the built binary to time, median reported (0 skips)")
 	fs.StringVar(&o.Redis, "redis", "auto", "also measure the emulator with its state in Redis (--store redis://), next to the memory store and the floor: auto (when redis-server is installed), off, or the path of redis-server")
 	fs.IntVar(&o.RedisMemory, "redis-memory", 100_000, "lookups stored to measure Redis memory per transaction (0 skips)")
+	var peerNames string
+	peerFlags(fs, &o.Peer, &peerNames)
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
-	var errs []error
+	errs := checkPeerOptions(&o.Peer, peerNames)
 	if fs.NArg() > 0 {
 		errs = append(errs, fmt.Errorf("unexpected arguments %q", fs.Args()))
 	}
@@ -143,9 +147,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if o.Peer.On() {
+		if o.Peer.found, err = findPeers(o.Peer.Dir, o.Peer.Names, exec.LookPath); err != nil {
+			return err
+		}
+	}
 	progress := func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) }
 	printMachine(stdout)
-	fmt.Fprintf(stdout, "Command: go run ./cmd/loadbench %s\n\n", strings.Join(args, " "))
+	fmt.Fprintf(stdout, "Command: go run ./cmd/loadbench %s\n\n", shellJoin(args))
 
 	cat, err := scenarios.Load(scenarios.LoadOptions{})
 	if err != nil {
@@ -255,6 +264,11 @@ func loadPhases(ctx context.Context, o options, bin, dir string, redis *redisPro
 		return err
 	}
 	defer floor.Close()
+	peers, err := startPeers(ctx, o.Peer.found, dir, frictionless, cannedFrom(header, canned), progress)
+	if err != nil {
+		return err
+	}
+	defer closeAll(peers)
 	servers = append(servers, floor)
 
 	windows := time.Duration(len(servers) * o.Rounds)
@@ -283,14 +297,19 @@ func loadPhases(ctx context.Context, o options, bin, dir string, redis *redisPro
 			return w.run(ctx, s.URL+"/authentication/brw", o.Concurrency, d)
 		}
 	}
+	if err := warmPeers(peers, o.Peer.Warmup, measure, progress); err != nil {
+		return err
+	}
 
 	fmt.Fprintf(stdout, "## Lookup: emulator vs floor\n\nDriver: %s; %d connections, keep-alive, closed loop; %d rounds of %s per server, taking turns (the order rotates each round); card %s (%s).%s\n\n",
 		driver, o.Concurrency, o.Rounds, lookupWindow.Round(100*time.Millisecond), cardIn(frictionless), scenarioFrictionless, serversNote(servers))
-	lookups, err := rounds(ctx, o.Rounds, servers, lookupWindow, measure, progress)
+	lookupServers := withPeers(servers, peers)
+	lookups, err := rounds(ctx, o.Rounds, lookupServers, lookupWindow, measure, progress)
 	if err != nil {
 		return err
 	}
-	printRounds(stdout, lookups, servers)
+	printRounds(stdout, lookups, lookupServers)
+	printPeers(stdout, o.Peer, lookups, lookupServers)
 
 	if len(o.Rates) > 0 {
 		if err := fixedRatePhase(ctx, o, client, servers, frictionless, stdout, progress); err != nil {
@@ -433,6 +452,9 @@ func printRounds(w io.Writer, rs []roundResult, servers []*server) {
 	}
 	fmt.Fprintln(w)
 	for _, sv := range servers[:len(servers)-1] {
+		if sv.Peer {
+			continue // printPeers
+		}
 		ratios := make([]float64, len(rs))
 		strs := make([]string, len(rs))
 		for i, r := range rs {
@@ -565,6 +587,19 @@ func printMachine(w io.Writer) {
 	}
 	fmt.Fprintf(w, "# loadbench\n\nMachine: %d CPUs (%s), GOMAXPROCS %d, %s %s/%s; load average before the run %s (other processes skew absolute numbers; the alternating rounds keep the ratio fair).\n",
 		runtime.NumCPU(), model, runtime.GOMAXPROCS(0), runtime.Version(), runtime.GOOS, runtime.GOARCH, load)
+}
+
+// shellJoin joins args as a shell reads them back: an empty argument, or
+// one with a space or a quote, in single quotes.
+func shellJoin(args []string) string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = a
+		if a == "" || strings.ContainsAny(a, " \t\n'\"$`\\|&;<>()*?[]#~!{}") {
+			out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(out, " ")
 }
 
 // readBody reads the lookup body of -body; the example lookup of package

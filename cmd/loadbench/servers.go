@@ -23,6 +23,7 @@ import (
 type server struct {
 	Name  string
 	URL   string // base URL, e.g. http://127.0.0.1:41234
+	Peer  bool   // another make of mock server (-peers), not an emulator
 	close func() error
 }
 
