@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -30,7 +31,30 @@ type Metrics struct {
 	keysMismatch prometheus.Gauge
 	journalOnce  sync.Once
 	waitsOnce    sync.Once
+	routes       routeMetrics
 }
+
+// routeMetrics remembers the request counter and latency observer of each
+// route, method and status seen: resolving them by their label values
+// hashes and looks them up in the vectors on every request.
+type routeMetrics struct {
+	m sync.Map // routeKey -> *routeObservers
+	n atomic.Int64
+}
+
+type routeKey struct {
+	route, method string
+	status        int
+}
+
+type routeObservers struct {
+	requests prometheus.Counter
+	latency  prometheus.Observer
+}
+
+// maxRouteMetrics bounds what routeMetrics remembers: the routes are few,
+// the methods normalized and the statuses the handlers' own.
+const maxRouteMetrics = 1024
 
 // NewMetrics registers the emulator's metrics; stats may be nil.
 func NewMetrics(stats StoreStats) *Metrics {
@@ -159,10 +183,32 @@ func (m *Metrics) fault(kind string) { m.faults.WithLabelValues(kind).Inc() }
 func (m *Metrics) full() { m.storeFull.Inc() }
 
 // observeRoute records one request under its route template.
+// A method outside HTTP's own is counted as "other": clients choose it, and
+// each would be a series of its own.
 func (m *Metrics) observeRoute(route, method string, status int, d time.Duration) {
 	if route == "" {
 		route = "unmatched"
 	}
-	m.requests.WithLabelValues(route, method, strconv.Itoa(status)).Inc()
-	m.latency.WithLabelValues(route).Observe(d.Seconds())
+	k := routeKey{route, metricMethod(method), status}
+	o, ok := m.routes.m.Load(k)
+	if !ok {
+		obs := &routeObservers{m.requests.WithLabelValues(k.route, k.method, strconv.Itoa(status)), m.latency.WithLabelValues(route)}
+		if m.routes.n.Add(1) <= maxRouteMetrics {
+			m.routes.m.Store(k, obs)
+		}
+		o = obs
+	}
+	obs := o.(*routeObservers)
+	obs.requests.Inc()
+	obs.latency.Observe(d.Seconds())
+}
+
+// metricMethod is the method label of a request's method.
+func metricMethod(method string) string {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodOptions, http.MethodConnect, http.MethodTrace:
+		return method
+	}
+	return "other"
 }

@@ -145,6 +145,8 @@ func TestMetricsRouteLabels(t *testing.T) {
 			e.call(http.MethodGet, "/docs/", "", nil)
 			e.call(http.MethodGet, "/no-such-route", "", nil)
 			e.call(http.MethodGet, "/scenarios", "", nil)
+			e.call("BREW", "/scenarios", "", nil)
+			e.call("BREW", "/scenarios", "", nil)
 			metrics := testkit.Do(t, e.Server.Client(), testkit.Request(t, http.MethodGet, e.Server.URL+"/metrics", "", nil)).Raw
 			for _, want := range []string{
 				`threeds_http_requests_total{code="200",method="POST",route="` + base + `/authentication/brw"} 1`,
@@ -154,6 +156,7 @@ func TestMetricsRouteLabels(t *testing.T) {
 				`threeds_http_requests_total{code="200",method="GET",route="` + base + `/docs/"} 1`,
 				`threeds_http_requests_total{code="200",method="GET",route="` + base + `/scenarios"} 1`,
 				`threeds_http_requests_total{code="404",method="GET",route="unmatched"} 1`,
+				`threeds_http_requests_total{code="405",method="other",route="unmatched"} 2`,
 			} {
 				if !strings.Contains(metrics, want) {
 					t.Errorf("/metrics has no line %s", want)
