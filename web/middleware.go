@@ -152,6 +152,12 @@ func (s *statusRecorder) Write(b []byte) (int, error) {
 // Unwrap lets http.ResponseController reach the connection.
 func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
+// observed is what observe keeps of a request while it is served.
+type observed struct {
+	info requestInfo
+	rec  statusRecorder
+}
+
 // observe gives every request an id (X-Request-Id), recovers a panic into
 // the error body with status 500, and logs one line per request.
 func (s *Server) observe(next http.Handler) http.Handler {
@@ -161,10 +167,12 @@ func (s *Server) observe(next http.Handler) http.Handler {
 		if id == "" || len(id) > 64 {
 			id = newRequestID()
 		}
-		info := &requestInfo{id: id}
+		// What the request's middleware and handler share, in one
+		// allocation: its info and the recorder of its status.
+		st := &observed{info: requestInfo{id: id}, rec: statusRecorder{ResponseWriter: w}}
+		info, rec := &st.info, &st.rec
 		r = r.WithContext(context.WithValue(r.Context(), infoKey{}, info))
-		w.Header().Set("X-Request-Id", id)
-		rec := &statusRecorder{ResponseWriter: w}
+		w.Header()["X-Request-Id"] = []string{id}
 		defer func() {
 			if p := recover(); p != nil {
 				if p == http.ErrAbortHandler {
