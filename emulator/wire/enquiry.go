@@ -30,18 +30,14 @@ func DecodeEnquiry(body []byte) (emulator.EnquiryRequest, []string, error) {
 	return req, c.ignored, nil
 }
 
-var enquiryRules = withWatch(newRuleSet([]rule[emulator.EnquiryRequest]{
+// enquiryRules read the enquiry (2.14). Either key counts as sent when
+// its first member has a value.
+var enquiryRules = newRuleSet([]rule[emulator.EnquiryRequest]{
 	{names: []string{"threeDsServerTransId"}, check: uuid,
 		hints:     []string{"threeDsServerTransactionId"},
+		watch:     func(c *checker, v value) { c.sentID = !isEmpty(&v) },
 		setString: func(r *emulator.EnquiryRequest, s string) { r.ThreeDSServerTransID = strings.ToLower(s) }},
 	{names: []string{"externalReferenceId"}, max: 50,
+		watch:     func(c *checker, v value) { c.sentRef = !isEmpty(&v) },
 		setString: func(r *emulator.EnquiryRequest, s string) { r.ExternalReferenceID = s }},
-}), func(c *checker, key string, v value) {
-	// Either key counts as sent when its first member has a value.
-	switch key {
-	case "threeDsServerTransId":
-		c.sentID = !isEmpty(&v)
-	case "externalReferenceId":
-		c.sentRef = !isEmpty(&v)
-	}
 })

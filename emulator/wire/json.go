@@ -55,12 +55,12 @@ func (k kind) String() string {
 type value struct {
 	kind    kind
 	boolean bool
-	// plain marks a string of printable ASCII sent without escapes: its
-	// length is its rune count and it holds no control character.
-	plain bool
-	// lone marks a string that held an escaped UTF-16 surrogate without
-	// its other half (decoded as U+FFFD, as encoding/json does).
-	lone    bool
+	// flags tell what stringFlags found in a string: textPlain marks one
+	// of printable ASCII sent without escapes (its length is its rune
+	// count and it holds no control character), textLone one that held an
+	// escaped UTF-16 surrogate without its other half (decoded as U+FFFD,
+	// as encoding/json does). A number is plain.
+	flags   textFlags
 	text    string   // decoded string, or the number as written
 	members []member // object members in order, duplicates included
 }
@@ -123,18 +123,56 @@ func kindOf(c byte) (kind, bool) {
 	return 0, false
 }
 
+// skipSpace skips the white space at p.pos. It is small enough to be
+// inlined: most calls find none.
 func (p *parser) skipSpace() {
+	if p.pos < len(p.data) && p.data[p.pos] > ' ' {
+		return
+	}
+	p.skipSpaceFrom()
+}
+
+// spaces has bit c set for each white space byte c of JSON.
+const spaces = 1<<' ' | 1<<'\n' | 1<<'\t' | 1<<'\r'
+
+// skipSpaceFrom is skipSpace once the byte at p.pos may be white space.
+func (p *parser) skipSpaceFrom() {
 	// Locals rather than p.pos and p.data in the loop: the compiler keeps
 	// them in registers.
 	data, i := p.data, p.pos
-	for i < len(data) {
-		c := data[i]
-		if c > ' ' || c != ' ' && c != '\n' && c != '\t' && c != '\r' {
-			break
-		}
+	for i < len(data) && data[i] <= ' ' && spaces>>data[i]&1 != 0 {
 		i++
 	}
 	p.pos = i
+}
+
+// skipColon skips the ':' after an object key and the white space around
+// it, and tells whether there was one. The layouts of nearly every body,
+// a ':' alone or followed by one space, take no loop.
+func (p *parser) skipColon() bool {
+	if p.pos+1 < len(p.data) && p.data[p.pos] == ':' {
+		p.pos++
+		if p.data[p.pos] == ' ' {
+			p.pos++
+		}
+		p.skipSpace()
+		return true
+	}
+	p.skipSpace()
+	if p.pos >= len(p.data) || p.data[p.pos] != ':' {
+		return false
+	}
+	p.pos++
+	p.skipSpace()
+	return true
+}
+
+// peek returns the byte at p.pos, or 0 at the end of the body.
+func (p *parser) peek() byte {
+	if p.pos < len(p.data) {
+		return p.data[p.pos]
+	}
+	return 0
 }
 
 func (p *parser) errorf(format string, args ...any) error {
@@ -163,7 +201,7 @@ func (p *parser) value(depth int) (value, error) {
 		return value{kind: kindArray}, p.array(depth + 1)
 	case c == '"':
 		s, fl, err := p.stringFlags()
-		return value{kind: kindString, text: s, plain: fl&textPlain != 0, lone: fl&textLone != 0}, err
+		return value{kind: kindString, text: s, flags: fl}, err
 	case c == 't':
 		return value{kind: kindBool, boolean: true}, p.literal("true")
 	case c == 'f':
@@ -172,7 +210,7 @@ func (p *parser) value(depth int) (value, error) {
 		return value{kind: kindNull}, p.literal("null")
 	case c == '-' || c >= '0' && c <= '9':
 		s, err := p.number()
-		return value{kind: kindNumber, text: s, plain: true}, err
+		return value{kind: kindNumber, text: s, flags: textPlain}, err
 	}
 	return value{}, p.unexpected("a value")
 }
@@ -448,25 +486,27 @@ func word(s string, i int) uint64 {
 
 // stopBytes returns a word with the high bit set in each byte of x that
 // stops a string scan (see stringStop): a quote, a backslash, a control
-// character (DEL included) or a non-ASCII byte, found all at once with
-// the classic has-zero-byte bit trick. It may also mark bytes after the
-// first stop, never one before it: the lowest marked byte is the first
-// stop, and x has none when the result is zero.
+// character (DEL included) or a non-ASCII byte, found all at once with a
+// variant of the classic has-zero-byte bit trick. It may also mark bytes
+// after the first stop, never one before it: the lowest marked byte is
+// the first stop, and x has none when the result is zero.
 func stopBytes(x uint64) uint64 {
 	const (
 		ones  = 0x0101010101010101
 		highs = 0x8080808080808080
 	)
-	// In y, each byte plus one: DEL and non-ASCII bytes have their high
-	// bit set, controls (and 0xFF) are below 0x21. Only a 0xFF byte carries
-	// into the next one, and only a byte below 0x21 borrows from the next
-	// one: both are stops themselves, so no byte before the first stop is
-	// marked. The same holds for the quote and backslash tests, whose
-	// borrows start at a matching byte.
-	y := x + ones
+	// Each term marks some stops among the ASCII bytes, and maybe
+	// non-ASCII bytes, which x marks anyway:
+	//   - x-0x20 wraps below 0 in the bytes below 0x20, the controls;
+	//   - q-1 and b-1 wrap in the bytes where q or b is zero, the quotes
+	//     and backslashes;
+	//   - x+1 reaches 0x80 in DEL.
+	// A borrow or carry into the next byte comes only from a byte that
+	// wraps, itself a stop, or from 0xFF: the bytes before the first stop
+	// are judged right.
 	q := x ^ ('"' * ones)
 	b := x ^ ('\\' * ones)
-	return (y | (y-0x21*ones)&^y | (q-ones)&^q | (b-ones)&^b) & highs
+	return (x | (x - 0x20*ones) | (q - ones) | (b - ones) | (x + ones)) & highs
 }
 
 // plainWord tells whether none of the 8 bytes of w stops a string scan.

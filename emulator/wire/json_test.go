@@ -131,7 +131,7 @@ func FuzzParseObject(f *testing.F) {
 			if mem.val.kind != kindString {
 				continue
 			}
-			if mem.val.plain && utf8.RuneCountInString(mem.val.text) != len(mem.val.text) {
+			if mem.val.flags&textPlain != 0 && utf8.RuneCountInString(mem.val.text) != len(mem.val.text) {
 				t.Fatalf("key %q: %q marked plain", mem.key, mem.val.text)
 			}
 			if s, _ := m[mem.key].(string); s != mem.val.text {

@@ -127,7 +127,12 @@ func compInd(s string) (string, string) {
 // authIndCode checks threeDsRequestorAuthInd: 01 to 06.
 var authIndCode = code2('6')
 
-var lookupRules = withWatch(newRuleSet([]rule[lookup]{
+// lookupRules read the lookup (2.2). threeDsRequestorAuthInd,
+// messageCategory and messageVersion, when strings, are request-wide
+// values that other rules depend on (recurring, instalmentData, purchase,
+// purchase.instalData and the browser properties): their watch funcs take
+// them from the first member of their key.
+var lookupRules = newRuleSet([]rule[lookup]{
 	{names: []string{"externalReferenceId"}, required: always, max: 50,
 		setString: func(r *lookup, s string) { r.ExternalReferenceID = s }},
 	{names: []string{"ddcId"}, required: always, max: 50,
@@ -135,7 +140,12 @@ var lookupRules = withWatch(newRuleSet([]rule[lookup]{
 	{names: []string{"threeDSCompInd"}, check: compInd, hints: []string{"threeDsCompInd"},
 		setString: func(r *lookup, s string) { r.ThreeDSCompInd = s }},
 	{names: []string{"threeDsRequestorAuthInd"}, required: always, check: authIndCode,
-		hints:     []string{"threeDSRequestorAuthenticationInd"},
+		hints: []string{"threeDSRequestorAuthenticationInd"},
+		watch: func(c *checker, v value) {
+			if v.kind == kindString {
+				c.authInd = v.text
+			}
+		},
 		setString: func(r *lookup, s string) { r.ThreeDSRequestorAuthInd = s }},
 	{names: []string{"session"}, max: 1024,
 		setString: func(r *lookup, s string) { r.Session = s }},
@@ -156,10 +166,20 @@ var lookupRules = withWatch(newRuleSet([]rule[lookup]{
 	{names: []string{"deviceChannel"}, kind: fieldInt, required: always, min: 1, max: 3, maxLen: 2,
 		setInt: func(r *lookup, n int) { r.DeviceChannel = n }},
 	{names: []string{"messageCategory"}, required: always, check: code2('2'),
+		watch: func(c *checker, v value) {
+			if v.kind == kindString {
+				c.messageCategory = v.text
+			}
+		},
 		setString: func(r *lookup, s string) { r.MessageCategory = s }},
 	{names: []string{"threeDsRequestorChallengeInd"}, kind: fieldInt, min: 1, max: 4, maxLen: 2,
 		setInt: func(r *lookup, n int) { r.ThreeDSRequestorChallengeInd = n }},
 	{names: []string{"messageVersion"}, check: messageVersion,
+		watch: func(c *checker, v value) {
+			if v.kind == kindString {
+				c.messageVersion = v.text
+			}
+		},
 		setString: func(r *lookup, s string) { r.MessageVersion = s }},
 	{names: []string{"requestFeatures"}, kind: fieldInt, min: 0, max: 99,
 		setInt: func(r *lookup, n int) { r.RequestFeatures = n }},
@@ -231,40 +251,18 @@ var lookupRules = withWatch(newRuleSet([]rule[lookup]{
 			r.MerchantRiskInfo = new(emulator.MerchantRiskIndicator)
 			return decodeStream(p, c, depth, path, merchantRiskRules, r.MerchantRiskInfo)
 		}},
-}), watchRequestWide)
-
-// watchRequestWide takes the values other rules depend on from the first
-// member of their key: the conditions of recurring, instalmentData,
-// purchase, purchase.instalData and the browser properties.
-func watchRequestWide(c *checker, key string, v value) {
-	if v.kind != kindString {
-		return
-	}
-	switch key {
-	case "threeDsRequestorAuthInd":
-		c.authInd = v.text
-	case "messageCategory":
-		c.messageCategory = v.text
-	case "messageVersion":
-		c.messageVersion = v.text
-	}
-}
-
-// withWatch sets the watch func of s.
-func withWatch[T any](s *ruleSet[T], watch func(c *checker, key string, v value)) *ruleSet[T] {
-	s.watch = watch
-	return s
-}
+})
 
 // browserRules read browserInfo (2.3). When javascriptEnabled is false,
 // the properties only a script can read become optional, as in EMV 2.2.0,
 // but on messageVersion 2.1.0, whose EMV version has no such exception.
-var browserRules = withWatch(newRuleSet([]rule[emulator.BrowserInfo]{
+var browserRules = newRuleSet([]rule[emulator.BrowserInfo]{
 	{names: []string{"acceptHeader"}, required: always, max: 2048, hints: []string{"browserAcceptHeader"},
 		setString: func(b *emulator.BrowserInfo, s string) { b.AcceptHeader = s }},
 	{names: []string{"ip"}, max: 45, check: ipAddress,
 		setString: func(b *emulator.BrowserInfo, s string) { b.IP = s }},
 	{names: []string{"javascriptEnabled"}, kind: fieldBool, required: always, hints: []string{"browserJavascriptEnabled"},
+		watch:   func(c *checker, v value) { c.jsDisabled = v.kind == kindBool && !v.boolean },
 		setBool: func(b *emulator.BrowserInfo, v bool) { b.JavascriptEnabled = v }},
 	{names: []string{"javaEnabled"}, kind: fieldBool, required: unlessJSDisabled, hints: []string{"browserJavaEnabled"},
 		setBool: func(b *emulator.BrowserInfo, v bool) { b.JavaEnabled = v }},
@@ -284,10 +282,6 @@ var browserRules = withWatch(newRuleSet([]rule[emulator.BrowserInfo]{
 		setString: func(b *emulator.BrowserInfo, s string) { b.TimeZone = s }},
 	{names: []string{"userAgent"}, required: always, max: 2048, hints: []string{"browserUserAgent"},
 		setString: func(b *emulator.BrowserInfo, s string) { b.UserAgent = s }},
-}), func(c *checker, key string, v value) {
-	if key == "javascriptEnabled" {
-		c.jsDisabled = v.kind == kindBool && !v.boolean
-	}
 })
 
 var cardRules = newRuleSet([]rule[emulator.Card]{
