@@ -11,11 +11,11 @@ import (
 // externalReferenceId must be sent. It returns the dotted paths of the
 // fields it ignored, and an *emulator.Error as DecodeLookup does.
 func DecodeEnquiry(body []byte) (emulator.EnquiryRequest, []string, error) {
-	var c checker
-	var req emulator.EnquiryRequest
-	if err := decodeBody(&c, body, bodyLimits, enquiryRules, &req); err != nil {
+	d := new(decoding[emulator.EnquiryRequest])
+	if err := decodeBody(d, body, bodyLimits, enquiryRules); err != nil {
 		return emulator.EnquiryRequest{}, nil, malformed(err)
 	}
+	c := &d.c
 	if !c.sentID && !c.sentRef {
 		hint := c.hintFor("", "threeDsServerTransId")
 		if hint == "" {
@@ -27,7 +27,7 @@ func DecodeEnquiry(body []byte) (emulator.EnquiryRequest, []string, error) {
 	if len(c.problems) > 0 {
 		return emulator.EnquiryRequest{}, c.ignored, emulator.ValidationError(c.problems)
 	}
-	return req, c.ignored, nil
+	return d.req, c.ignored, nil
 }
 
 // enquiryRules read the enquiry (2.14). Either key counts as sent when

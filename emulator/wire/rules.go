@@ -104,6 +104,10 @@ type checker struct {
 
 	deferred []deferredCheck
 	misspelt []misspelt // absent fields the body spells another way
+
+	// parts holds the objects of a lookup request (nil for the others),
+	// so that they come with the decoding's one allocation.
+	parts *lookupParts
 }
 
 // Caps on what one request can produce: a legitimate request has about a

@@ -17,14 +17,24 @@ import (
 // problem and in the same order; the points where a rule depends on a
 // field read later are deferred (see checker.later).
 
+// decoding is the state of one request's decoding into a T: the parser,
+// the checker and the request, allocated at once (the rules' funcs get
+// pointers to all three, so they live on the heap).
+type decoding[T any] struct {
+	p   parser
+	c   checker
+	req T
+}
+
 // decodeBody decodes body, which must hold one JSON object within lim,
-// against set into dst. It returns a syntax or limit error (EMV 101) as
-// is; field problems go to c, duplicated keys first, in the order of the
-// body.
-func decodeBody[T any](c *checker, body []byte, lim limits, set *ruleSet[T], dst *T) error {
+// against set into d.req. It returns a syntax or limit error (EMV 101) as
+// is; field problems go to d.c, duplicated keys first, in the order of
+// the body.
+func decodeBody[T any](d *decoding[T], body []byte, lim limits, set *ruleSet[T]) error {
 	// The body viewed as a string without a copy: keys and values are
 	// substrings of it, copied by whoever keeps them beyond the request.
-	p := parser{data: unsafe.String(unsafe.SliceData(body), len(body)), limits: lim}
+	p, c := &d.p, &d.c
+	p.data, p.limits = unsafe.String(unsafe.SliceData(body), len(body)), lim
 	p.path = p.pathBuf[:0]
 	p.skipSpace()
 	if p.pos == len(p.data) {
@@ -37,7 +47,7 @@ func decodeBody[T any](c *checker, body []byte, lim limits, set *ruleSet[T], dst
 		_, err := p.value(0)
 		return err
 	}
-	if err := decodeStream(&p, c, 1, "", set, dst); err != nil {
+	if err := decodeStream(p, c, 1, "", set, &d.req); err != nil {
 		return err
 	}
 	p.skipSpace()
