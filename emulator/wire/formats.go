@@ -386,11 +386,49 @@ func ipAddress(s string) (string, string) {
 
 // webURL accepts an absolute http or https URL with a host.
 func webURL(s string) (string, string) {
+	if simpleWebURL(s) {
+		return "", ""
+	}
 	u, err := url.Parse(s)
 	if err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" || u.Opaque != "" {
 		return emvFormat, "must be an absolute http or https URL, got " + quote(s)
 	}
 	return "", ""
+}
+
+// simpleWebURL tells whether s is an http or https URL of the plain shape
+// nearly every request sends: the scheme in lower case, a host of ASCII
+// letters, digits, dots and hyphens, and a path, maybe empty, of
+// printable ASCII without '%', '?' or '#'. url.Parse accepts every such
+// URL, with that scheme and host and no opaque part (no byte of it can
+// fail its checks), so webURL needs neither url.Parse nor its
+// allocations for it; any other URL is left to url.Parse.
+// TestSimpleWebURL and FuzzWebURL check that both agree.
+func simpleWebURL(s string) bool {
+	rest, ok := strings.CutPrefix(s, "https://")
+	if !ok {
+		if rest, ok = strings.CutPrefix(s, "http://"); !ok {
+			return false
+		}
+	}
+	host := 0
+	for host < len(rest) && isHostByte(rest[host]) {
+		host++
+	}
+	if host == 0 || host < len(rest) && rest[host] != '/' {
+		return false
+	}
+	for i := host; i < len(rest); i++ {
+		if c := rest[i]; c < 0x20 || c > 0x7E || c == '%' || c == '?' || c == '#' {
+			return false
+		}
+	}
+	return true
+}
+
+// isHostByte tells whether c is an ASCII letter, digit, dot or hyphen.
+func isHostByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-'
 }
 
 // email accepts a plausible e-mail address: a local part, one '@' and a
@@ -410,23 +448,35 @@ func email(s string) (string, string) {
 		}
 	}
 	domain := s[at+1:]
-	labels := 0
-	for label := range strings.SplitSeq(domain, ".") {
-		if label == "" || len(label) > 63 || label[0] == '-' || label[len(label)-1] == '-' {
+	for labels := 1; ; labels++ {
+		label, rest, more := strings.Cut(domain, ".")
+		if !domainLabel(label) {
 			return emvFormat, reason
 		}
-		for i := 0; i < len(label); i++ {
-			c := label[i]
-			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c >= 0x80) {
+		if !more {
+			if labels < 2 {
 				return emvFormat, reason
 			}
+			return "", ""
 		}
-		labels++
+		domain = rest
 	}
-	if labels < 2 {
-		return emvFormat, reason
+}
+
+// domainLabel tells whether label is a label of an e-mail address's
+// domain: 1 to 63 letters, digits, hyphens (not first or last) and
+// non-ASCII bytes.
+func domainLabel(label string) bool {
+	if label == "" || len(label) > 63 || label[0] == '-' || label[len(label)-1] == '-' {
+		return false
 	}
-	return "", ""
+	for i := 0; i < len(label); i++ {
+		c := label[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c >= 0x80) {
+			return false
+		}
+	}
+	return true
 }
 
 // uuid accepts the 36-character textual form of a UUID, either case.

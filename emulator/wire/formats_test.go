@@ -2,6 +2,7 @@ package wire
 
 import (
 	"math/rand/v2"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -123,4 +124,63 @@ func TestPlainDecimal(t *testing.T) {
 			}
 		}
 	}
+}
+
+// parsedWebURL is webURL's verdict by url.Parse alone: the reference
+// simpleWebURL is checked against.
+func parsedWebURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && u.Opaque == ""
+}
+
+// TestSimpleWebURL checks that every URL simpleWebURL accepts, url.Parse
+// accepts too, on URLs of the plain shape with every byte in every part,
+// and that webURL agrees with url.Parse on all of them.
+func TestSimpleWebURL(t *testing.T) {
+	urls := []string{
+		"https://shop.example.com", "https://shop.example.com/checkout/3ds/notify", "http://a", "http://a/",
+		"https://a.b/c d", "https://-.-", "https://a..b//x", "HTTPS://a.b", "Http://a.b", "https://a.b:443/x",
+		"https://[::1]/x", "https://user@a.b/", "https://a.b/%20", "https://a.b/%zz", "https://a.b?q", "https://a.b#f",
+		"https://a b/", "https://", "http:///x", "https:/a.b", "ftp://a.b", "https://a.b\\x", "https://é.b/",
+		"https://a.b/é", "https://a.b/\x7f", "https://a_b.c/", "https://a.b:99999/",
+	}
+	for c := range 256 {
+		for _, pattern := range []string{"https://a%cb/c", "https://ab/c%cd", "http://a.b%c", "https://%c"} {
+			urls = append(urls, strings.ReplaceAll(pattern, "%c", string([]byte{byte(c)})))
+		}
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	alphabet := "aZ09.-/_~:@[]%?#  \\\x00\x7f\xc3\xa9!$&'()*+,;="
+	for range 20000 {
+		b := []byte([]string{"https://", "http://", "HTTP://", "https:/"}[rng.IntN(4)])
+		for range rng.IntN(24) {
+			b = append(b, alphabet[rng.IntN(len(alphabet))])
+		}
+		urls = append(urls, string(b))
+	}
+	for _, u := range urls {
+		if simpleWebURL(u) && !parsedWebURL(u) {
+			t.Fatalf("simpleWebURL(%q) = true, url.Parse refuses it", u)
+		}
+		if code, _ := webURL(u); (code == "") != parsedWebURL(u) {
+			t.Fatalf("webURL(%q) = %q, url.Parse says %v", u, code, parsedWebURL(u))
+		}
+	}
+	for _, u := range []string{"https://shop.example.com", "https://shop.example.com/checkout/3ds/notify", "http://10.0.0.1/x"} {
+		if !simpleWebURL(u) {
+			t.Errorf("simpleWebURL(%q) = false, want it judged without url.Parse", u)
+		}
+	}
+}
+
+// FuzzWebURL: on any text, webURL agrees with url.Parse.
+func FuzzWebURL(f *testing.F) {
+	for _, s := range []string{"https://shop.example.com/x", "http://a", "https://[::1]:80/", "https://a.b/%zz", "HTTPS://A", "https://a b"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if code, _ := webURL(s); (code == "") != parsedWebURL(s) {
+			t.Fatalf("webURL(%q) = %q, url.Parse says %v", s, code, parsedWebURL(s))
+		}
+	})
 }
