@@ -126,7 +126,8 @@ func kindOf(c byte) (kind, bool) {
 // skipSpace skips the white space at p.pos. It is small enough to be
 // inlined: most calls find none.
 func (p *parser) skipSpace() {
-	if p.pos < len(p.data) && p.data[p.pos] > ' ' {
+	// uint: p.pos is never negative, and the compiler need not check.
+	if uint(p.pos) < uint(len(p.data)) && p.data[p.pos] > ' ' {
 		return
 	}
 	p.skipSpaceFrom()
@@ -139,37 +140,27 @@ const spaces = 1<<' ' | 1<<'\n' | 1<<'\t' | 1<<'\r'
 func (p *parser) skipSpaceFrom() {
 	// Locals rather than p.pos and p.data in the loop: the compiler keeps
 	// them in registers.
-	data, i := p.data, p.pos
-	for i < len(data) && data[i] <= ' ' && spaces>>data[i]&1 != 0 {
+	data, i := p.data, uint(p.pos)
+	for i < uint(len(data)) && (data[i] == ' ' || data[i] <= ' ' && spaces>>data[i]&1 != 0) {
 		i++
 	}
-	p.pos = i
+	p.pos = int(i)
 }
 
-// skipColon skips the ':' after an object key and the white space around
-// it, and tells whether there was one. The layouts of nearly every body,
-// a ':' alone or followed by one space, take no loop.
+// skipColon skips the ':' after an object key and the white space before
+// it, and tells whether there was one.
 func (p *parser) skipColon() bool {
-	if p.pos+1 < len(p.data) && p.data[p.pos] == ':' {
-		p.pos++
-		if p.data[p.pos] == ' ' {
-			p.pos++
-		}
-		p.skipSpace()
-		return true
-	}
 	p.skipSpace()
 	if p.pos >= len(p.data) || p.data[p.pos] != ':' {
 		return false
 	}
 	p.pos++
-	p.skipSpace()
 	return true
 }
 
 // peek returns the byte at p.pos, or 0 at the end of the body.
 func (p *parser) peek() byte {
-	if p.pos < len(p.data) {
+	if uint(p.pos) < uint(len(p.data)) {
 		return p.data[p.pos]
 	}
 	return 0

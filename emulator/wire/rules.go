@@ -148,6 +148,9 @@ type ruleSet[T any] struct {
 	index keyIndex
 	// required has bit i set when rules[i] has a required func.
 	required uint64
+	// text has bit i set when a string value of rules[i] needs no more
+	// than decodeText: a text field without watch func or sameAlias.
+	text uint64
 	// folded maps the folded form (foldKey) of every name and hint to its
 	// rule, to recognise a field spelt another way.
 	folded map[string]int
@@ -167,6 +170,9 @@ func newRuleSet[T any](rules []rule[T]) *ruleSet[T] {
 		}
 		if r.required != nil {
 			s.required |= 1 << i
+		}
+		if r.kind.takesText() && r.watch == nil && !r.sameAlias {
+			s.text |= 1 << i
 		}
 		if r.sameAlias {
 			aliases++

@@ -156,10 +156,31 @@ func decodeStream[T any](p *parser, c *checker, depth int, prefix string, set *r
 		if err != nil {
 			return err
 		}
-		if !p.skipColon() {
+		if i := p.pos; i+1 < len(p.data) && p.data[i] == ':' && p.data[i+1] == ' ' {
+			p.pos = i + 2 // the ':' of nearly every pretty-printed body
+		} else if !p.skipColon() {
 			return p.unexpected("':' after object key")
 		}
-		if err := decodeMember(p, c, depth, prefix, set, dst, &st, key, offset); err != nil {
+		p.skipSpace()
+		ri, ni, known := set.lookup(key)
+		if known && set.text&^st.supplied&(1<<ri) != 0 && st.nameSeen[ri] == 0 && p.peek() == '"' {
+			// The first member of a text field that is a string, the
+			// most common member: what decodeMember would do, in short.
+			s, fl, err := p.stringFlags()
+			if err != nil {
+				return err
+			}
+			st.nameSeen[ri] = 1 << ni
+			if s != "" {
+				st.supplied |= 1 << ri
+				st.firstName[ri] = uint8(ni)
+				decodeText(c, &set.rules[ri], s, fl, prefix, key, dst)
+			}
+		} else if !known {
+			if err := p.unknownMember(c, &st, depth, prefix, key, offset); err != nil {
+				return err
+			}
+		} else if err := decodeMember(p, c, depth, prefix, set, dst, &st, key, offset, ri, ni); err != nil {
 			return err
 		}
 		p.skipSpace()
@@ -183,14 +204,11 @@ func decodeStream[T any](p *parser, c *checker, depth int, prefix string, set *r
 }
 
 // decodeMember reads the value of the member key (at offset), which
-// starts at p.pos, and applies its rule: the body of decodeStream's loop.
-// p.path leads to the object while duplicates are found, and to the
-// member's value while a value that may hold keys is read.
-func decodeMember[T any](p *parser, c *checker, depth int, prefix string, set *ruleSet[T], dst *T, st *memberState, key string, offset int) error {
-	ri, ni, known := set.lookup(key)
-	if !known {
-		return p.unknownMember(c, st, depth, prefix, key, offset)
-	}
+// starts at p.pos, and applies its rule, rules[ri] (key is its name ni):
+// the body of decodeStream's loop, where it takes no shorter way. p.path
+// leads to the object while duplicates are found, and to the member's
+// value while a value that may hold keys is read.
+func decodeMember[T any](p *parser, c *checker, depth int, prefix string, set *ruleSet[T], dst *T, st *memberState, key string, offset, ri, ni int) error {
 	r := &set.rules[ri]
 	firstOfKey := st.nameSeen[ri]&(1<<ni) == 0
 	if !firstOfKey {
@@ -207,14 +225,6 @@ func decodeMember[T any](p *parser, c *checker, depth int, prefix string, set *r
 		s, fl, err := p.stringFlags()
 		if err != nil {
 			return err
-		}
-		if !supplied && s != "" && r.kind.takesText() && (r.watch == nil || !firstOfKey) && !r.sameAlias {
-			// The first value of a text field, with no one to watch it:
-			// what the rest of this function would do, in short.
-			st.supplied |= 1 << ri
-			st.firstName[ri] = uint8(ni)
-			decodeText(c, r, s, fl, prefix, key, dst)
-			return nil
 		}
 		v = value{kind: kindString, text: s, flags: fl}
 	case ch == '{' && r.kind == fieldObject && !supplied:
