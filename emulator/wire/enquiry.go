@@ -1,8 +1,6 @@
 package wire
 
 import (
-	"strings"
-
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 )
 
@@ -36,7 +34,7 @@ var enquiryRules = newRuleSet([]rule[emulator.EnquiryRequest]{
 	{names: []string{"threeDsServerTransId"}, check: uuid,
 		hints:     []string{"threeDsServerTransactionId"},
 		watch:     func(c *checker, v value) { c.sentID = !isEmpty(&v) },
-		setString: func(r *emulator.EnquiryRequest, s string) { r.ThreeDSServerTransID = strings.ToLower(s) }},
+		setString: func(r *emulator.EnquiryRequest, s string) { r.ThreeDSServerTransID = lowerASCII(s) }},
 	{names: []string{"externalReferenceId"}, max: 50,
 		watch:     func(c *checker, v value) { c.sentRef = !isEmpty(&v) },
 		setString: func(r *emulator.EnquiryRequest, s string) { r.ExternalReferenceID = s }},

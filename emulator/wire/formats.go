@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+	"unsafe"
 
 	"golang.org/x/text/language"
 
@@ -481,20 +482,40 @@ func domainLabel(label string) bool {
 
 // uuid accepts the 36-character textual form of a UUID, either case.
 func uuid(s string) (string, string) {
-	if len(s) == 36 {
-		good := true
-		for i := 0; i < 36 && good; i++ {
-			c := s[i]
-			switch i {
-			case 8, 13, 18, 23:
-				good = c == '-'
-			default:
-				good = c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
-			}
-		}
-		if good {
-			return "", ""
-		}
+	if len(s) == 36 && s[8] == '-' && s[13] == '-' && s[18] == '-' && s[23] == '-' &&
+		isHex(s[:8]) && isHex(s[9:13]) && isHex(s[14:18]) && isHex(s[19:23]) && isHex(s[24:]) {
+		return "", ""
 	}
 	return emvFormat, "must be a UUID of 36 characters such as 8a880dc0-d2d2-4067-bcb1-b08d1690b26e, got " + quote(s)
+}
+
+// isHex tells whether s is made of hexadecimal digits, either case.
+func isHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c >= '0' && c <= '9' || c|0x20 >= 'a' && c|0x20 <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// lowerASCII is strings.ToLower for ASCII text, such as a UUID that
+// uuid accepted, without its general path: s itself when it has no
+// upper-case letter, else one allocation.
+func lowerASCII(s string) string {
+	i := 0
+	for i < len(s) && !(s[i] >= 'A' && s[i] <= 'Z') {
+		i++
+	}
+	if i == len(s) {
+		return s
+	}
+	b := []byte(s)
+	for ; i < len(b); i++ {
+		if c := b[i]; c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	// b is new and no one else holds it: the string may own it.
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }

@@ -184,3 +184,46 @@ func FuzzWebURL(f *testing.F) {
 		}
 	})
 }
+
+// TestUUID checks uuid against a character by character reading of the
+// form, with every byte at every place of a valid UUID, and lowerASCII
+// against strings.ToLower on what uuid accepts.
+func TestUUID(t *testing.T) {
+	slow := func(s string) bool {
+		if len(s) != 36 {
+			return false
+		}
+		for i := range 36 {
+			c := s[i]
+			switch i {
+			case 8, 13, 18, 23:
+				if c != '-' {
+					return false
+				}
+			default:
+				if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	const valid = "8A880DC0-d2d2-4067-BCB1-b08d1690b26e"
+	ids := []string{valid, strings.ToLower(valid), strings.ToUpper(valid), valid[:35], valid + "0", ""}
+	for i := range 36 {
+		for c := range 256 {
+			b := []byte(valid)
+			b[i] = byte(c)
+			ids = append(ids, string(b))
+		}
+	}
+	for _, id := range ids {
+		code, _ := uuid(id)
+		if ok := code == ""; ok != slow(id) {
+			t.Fatalf("uuid(%q) accepts: %v, want %v", id, ok, !ok)
+		}
+		if code == "" && lowerASCII(id) != strings.ToLower(id) {
+			t.Fatalf("lowerASCII(%q) = %q, want %q", id, lowerASCII(id), strings.ToLower(id))
+		}
+	}
+}
