@@ -21,6 +21,7 @@ type keyIndex struct {
 type ruleName struct {
 	name       string
 	head, tail uint64 // its first and last eight bytes, when it has eight
+	mid        uint64 // its bytes 8 to 15, when it has more than 16
 	rule       uint8
 	nth        uint8
 }
@@ -60,6 +61,9 @@ func newKeyIndex(names []ruleName) keyIndex {
 	x := keyIndex{names: names, seed: 0x9E3779B97F4A7C15} // odd, so that the product spreads
 	for i := range names {
 		_, names[i].head, names[i].tail = keyWords(names[i].name)
+		if len(names[i].name) > 16 {
+			names[i].mid = word(names[i].name, 8)
+		}
 	}
 	for range 1 << 16 {
 		x.slots = [1 << indexBits]uint8{}
@@ -101,10 +105,13 @@ func (x *keyIndex) find(key string) (rule, nth int, ok bool) {
 	if len(name.name) != n {
 		return 0, 0, false
 	}
-	// Equal lengths: the words decide up to 16 bytes, and leave the middle
-	// of a longer key to compare.
+	// Equal lengths: the words decide up to 16 bytes, with the middle
+	// word up to 24, and leave the middle of a longer key to compare.
 	if n >= 8 {
-		if name.head != head || name.tail != tail || n > 16 && name.name[8:n-8] != key[8:n-8] {
+		if name.head != head || name.tail != tail {
+			return 0, 0, false
+		}
+		if n > 16 && name.mid != word(key, 8) || n > 24 && name.name[16:n-8] != key[16:n-8] {
 			return 0, 0, false
 		}
 	} else if name.name != key {

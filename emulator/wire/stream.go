@@ -156,8 +156,13 @@ func decodeStream[T any](p *parser, c *checker, depth int, prefix string, set *r
 		if err != nil {
 			return err
 		}
-		if i := p.pos; i+1 < len(p.data) && p.data[i] == ':' && p.data[i+1] == ' ' {
-			p.pos = i + 2 // the ':' of nearly every pretty-printed body
+		if i := p.pos; i+1 < len(p.data) && p.data[i] == ':' {
+			// The ':' right after the key, as nearly every body has it,
+			// alone or followed by one space.
+			if p.data[i+1] == ' ' {
+				i++
+			}
+			p.pos = i + 1
 		} else if !p.skipColon() {
 			return p.unexpected("':' after object key")
 		}
