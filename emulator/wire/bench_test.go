@@ -2,6 +2,7 @@ package wire
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"testing"
 
@@ -49,6 +50,20 @@ func BenchmarkDecodeLookupParallel(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkDecodeLookupCompact is BenchmarkDecodeLookup (lookup_test.go)
+// on the body without white space, as most clients send it.
+func BenchmarkDecodeLookupCompact(b *testing.B) {
+	var body bytes.Buffer
+	if err := json.Compact(&body, baseBody(b)); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(body.Len()))
+	b.ReportAllocs()
+	for b.Loop() {
+		decodeLookupOnce(b, body.Bytes())
+	}
 }
 
 // BenchmarkDecodeEnquiry decodes an enquiry by transaction id and reference.

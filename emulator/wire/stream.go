@@ -72,7 +72,8 @@ func decodeBody[T any](d *decoding[T], body []byte, lim limits, set *ruleSet[T])
 }
 
 // maxRules bounds the rules of one object the decoder keeps its state for
-// on the stack; newRuleSet refuses a larger set when the package loads.
+// on the stack and in the bits of a uint64 (at most 64); newRuleSet
+// refuses a larger set when the package loads.
 const maxRules = 40
 
 // memberState is what decodeStream remembers of the rules of one object:
