@@ -10,15 +10,14 @@ import (
 // merchant's own ddcId are optional. It returns the dotted paths of the fields it ignored, and an
 // *emulator.Error as DecodeLookup does.
 func DecodeDDC(body []byte) (emulator.DDCRequest, []string, error) {
-	var c checker
-	var req emulator.DDCRequest
-	if err := decodeBody(&c, body, bodyLimits, ddcRules, &req); err != nil {
+	d := new(decoding[emulator.DDCRequest])
+	if err := decodeBody(d, body, bodyLimits, ddcRules); err != nil {
 		return emulator.DDCRequest{}, nil, malformed(err)
 	}
-	if len(c.problems) > 0 {
+	if c := &d.c; len(c.problems) > 0 {
 		return emulator.DDCRequest{}, c.ignored, emulator.ValidationError(c.problems)
 	}
-	return req, c.ignored, nil
+	return d.req, d.c.ignored, nil
 }
 
 // MaxMethodNotificationURL bounds threeDSMethodNotificationURL, as the

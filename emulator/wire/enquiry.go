@@ -1,8 +1,6 @@
 package wire
 
 import (
-	"strings"
-
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 )
 
@@ -11,11 +9,11 @@ import (
 // externalReferenceId must be sent. It returns the dotted paths of the
 // fields it ignored, and an *emulator.Error as DecodeLookup does.
 func DecodeEnquiry(body []byte) (emulator.EnquiryRequest, []string, error) {
-	var c checker
-	var req emulator.EnquiryRequest
-	if err := decodeBody(&c, body, bodyLimits, enquiryRules, &req); err != nil {
+	d := new(decoding[emulator.EnquiryRequest])
+	if err := decodeBody(d, body, bodyLimits, enquiryRules); err != nil {
 		return emulator.EnquiryRequest{}, nil, malformed(err)
 	}
+	c := &d.c
 	if !c.sentID && !c.sentRef {
 		hint := c.hintFor("", "threeDsServerTransId")
 		if hint == "" {
@@ -27,21 +25,17 @@ func DecodeEnquiry(body []byte) (emulator.EnquiryRequest, []string, error) {
 	if len(c.problems) > 0 {
 		return emulator.EnquiryRequest{}, c.ignored, emulator.ValidationError(c.problems)
 	}
-	return req, c.ignored, nil
+	return d.req, c.ignored, nil
 }
 
-var enquiryRules = withWatch(newRuleSet([]rule[emulator.EnquiryRequest]{
+// enquiryRules read the enquiry (2.14). Either key counts as sent when
+// its first member has a value.
+var enquiryRules = newRuleSet([]rule[emulator.EnquiryRequest]{
 	{names: []string{"threeDsServerTransId"}, check: uuid,
 		hints:     []string{"threeDsServerTransactionId"},
-		setString: func(r *emulator.EnquiryRequest, s string) { r.ThreeDSServerTransID = strings.ToLower(s) }},
+		watch:     func(c *checker, v value) { c.sentID = !isEmpty(&v) },
+		setString: func(r *emulator.EnquiryRequest, s string) { r.ThreeDSServerTransID = lowerASCII(s) }},
 	{names: []string{"externalReferenceId"}, max: 50,
+		watch:     func(c *checker, v value) { c.sentRef = !isEmpty(&v) },
 		setString: func(r *emulator.EnquiryRequest, s string) { r.ExternalReferenceID = s }},
-}), func(c *checker, key string, v value) {
-	// Either key counts as sent when its first member has a value.
-	switch key {
-	case "threeDsServerTransId":
-		c.sentID = !isEmpty(&v)
-	case "externalReferenceId":
-		c.sentRef = !isEmpty(&v)
-	}
 })

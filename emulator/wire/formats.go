@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+	"unsafe"
 
 	"golang.org/x/text/language"
 
@@ -386,11 +387,49 @@ func ipAddress(s string) (string, string) {
 
 // webURL accepts an absolute http or https URL with a host.
 func webURL(s string) (string, string) {
+	if simpleWebURL(s) {
+		return "", ""
+	}
 	u, err := url.Parse(s)
 	if err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" || u.Opaque != "" {
 		return emvFormat, "must be an absolute http or https URL, got " + quote(s)
 	}
 	return "", ""
+}
+
+// simpleWebURL tells whether s is an http or https URL of the plain shape
+// nearly every request sends: the scheme in lower case, a host of ASCII
+// letters, digits, dots and hyphens, and a path, maybe empty, of
+// printable ASCII without '%', '?' or '#'. url.Parse accepts every such
+// URL, with that scheme and host and no opaque part (no byte of it can
+// fail its checks), so webURL needs neither url.Parse nor its
+// allocations for it; any other URL is left to url.Parse.
+// TestSimpleWebURL and FuzzWebURL check that both agree.
+func simpleWebURL(s string) bool {
+	rest, ok := strings.CutPrefix(s, "https://")
+	if !ok {
+		if rest, ok = strings.CutPrefix(s, "http://"); !ok {
+			return false
+		}
+	}
+	host := 0
+	for host < len(rest) && isHostByte(rest[host]) {
+		host++
+	}
+	if host == 0 || host < len(rest) && rest[host] != '/' {
+		return false
+	}
+	for i := host; i < len(rest); i++ {
+		if c := rest[i]; c < 0x20 || c > 0x7E || c == '%' || c == '?' || c == '#' {
+			return false
+		}
+	}
+	return true
+}
+
+// isHostByte tells whether c is an ASCII letter, digit, dot or hyphen.
+func isHostByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-'
 }
 
 // email accepts a plausible e-mail address: a local part, one '@' and a
@@ -410,41 +449,73 @@ func email(s string) (string, string) {
 		}
 	}
 	domain := s[at+1:]
-	labels := 0
-	for label := range strings.SplitSeq(domain, ".") {
-		if label == "" || len(label) > 63 || label[0] == '-' || label[len(label)-1] == '-' {
+	for labels := 1; ; labels++ {
+		label, rest, more := strings.Cut(domain, ".")
+		if !domainLabel(label) {
 			return emvFormat, reason
 		}
-		for i := 0; i < len(label); i++ {
-			c := label[i]
-			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c >= 0x80) {
+		if !more {
+			if labels < 2 {
 				return emvFormat, reason
 			}
+			return "", ""
 		}
-		labels++
+		domain = rest
 	}
-	if labels < 2 {
-		return emvFormat, reason
+}
+
+// domainLabel tells whether label is a label of an e-mail address's
+// domain: 1 to 63 letters, digits, hyphens (not first or last) and
+// non-ASCII bytes.
+func domainLabel(label string) bool {
+	if label == "" || len(label) > 63 || label[0] == '-' || label[len(label)-1] == '-' {
+		return false
 	}
-	return "", ""
+	for i := 0; i < len(label); i++ {
+		c := label[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c >= 0x80) {
+			return false
+		}
+	}
+	return true
 }
 
 // uuid accepts the 36-character textual form of a UUID, either case.
 func uuid(s string) (string, string) {
-	if len(s) == 36 {
-		good := true
-		for i := 0; i < 36 && good; i++ {
-			c := s[i]
-			switch i {
-			case 8, 13, 18, 23:
-				good = c == '-'
-			default:
-				good = c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
-			}
-		}
-		if good {
-			return "", ""
-		}
+	if len(s) == 36 && s[8] == '-' && s[13] == '-' && s[18] == '-' && s[23] == '-' &&
+		isHex(s[:8]) && isHex(s[9:13]) && isHex(s[14:18]) && isHex(s[19:23]) && isHex(s[24:]) {
+		return "", ""
 	}
 	return emvFormat, "must be a UUID of 36 characters such as 8a880dc0-d2d2-4067-bcb1-b08d1690b26e, got " + quote(s)
+}
+
+// isHex tells whether s is made of hexadecimal digits, either case.
+func isHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c >= '0' && c <= '9' || c|0x20 >= 'a' && c|0x20 <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// lowerASCII is strings.ToLower for ASCII text, such as a UUID that
+// uuid accepted, without its general path: s itself when it has no
+// upper-case letter, else one allocation.
+func lowerASCII(s string) string {
+	i := 0
+	for i < len(s) && !(s[i] >= 'A' && s[i] <= 'Z') {
+		i++
+	}
+	if i == len(s) {
+		return s
+	}
+	b := []byte(s)
+	for ; i < len(b); i++ {
+		if c := b[i]; c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	// b is new and no one else holds it: the string may own it.
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }

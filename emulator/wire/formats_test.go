@@ -2,6 +2,7 @@ package wire
 
 import (
 	"math/rand/v2"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -121,6 +122,108 @@ func TestPlainDecimal(t *testing.T) {
 			if code, reason := decimal(got); code != "" {
 				t.Errorf("plainDecimal(%q) = %q, which decimal refuses: %s", tt.num, got, reason)
 			}
+		}
+	}
+}
+
+// parsedWebURL is webURL's verdict by url.Parse alone: the reference
+// simpleWebURL is checked against.
+func parsedWebURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && u.Opaque == ""
+}
+
+// TestSimpleWebURL checks that every URL simpleWebURL accepts, url.Parse
+// accepts too, on URLs of the plain shape with every byte in every part,
+// and that webURL agrees with url.Parse on all of them.
+func TestSimpleWebURL(t *testing.T) {
+	urls := []string{
+		"https://shop.example.com", "https://shop.example.com/checkout/3ds/notify", "http://a", "http://a/",
+		"https://a.b/c d", "https://-.-", "https://a..b//x", "HTTPS://a.b", "Http://a.b", "https://a.b:443/x",
+		"https://[::1]/x", "https://user@a.b/", "https://a.b/%20", "https://a.b/%zz", "https://a.b?q", "https://a.b#f",
+		"https://a b/", "https://", "http:///x", "https:/a.b", "ftp://a.b", "https://a.b\\x", "https://é.b/",
+		"https://a.b/é", "https://a.b/\x7f", "https://a_b.c/", "https://a.b:99999/",
+	}
+	for c := range 256 {
+		for _, pattern := range []string{"https://a%cb/c", "https://ab/c%cd", "http://a.b%c", "https://%c"} {
+			urls = append(urls, strings.ReplaceAll(pattern, "%c", string([]byte{byte(c)})))
+		}
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	alphabet := "aZ09.-/_~:@[]%?#  \\\x00\x7f\xc3\xa9!$&'()*+,;="
+	for range 20000 {
+		b := []byte([]string{"https://", "http://", "HTTP://", "https:/"}[rng.IntN(4)])
+		for range rng.IntN(24) {
+			b = append(b, alphabet[rng.IntN(len(alphabet))])
+		}
+		urls = append(urls, string(b))
+	}
+	for _, u := range urls {
+		if simpleWebURL(u) && !parsedWebURL(u) {
+			t.Fatalf("simpleWebURL(%q) = true, url.Parse refuses it", u)
+		}
+		if code, _ := webURL(u); (code == "") != parsedWebURL(u) {
+			t.Fatalf("webURL(%q) = %q, url.Parse says %v", u, code, parsedWebURL(u))
+		}
+	}
+	for _, u := range []string{"https://shop.example.com", "https://shop.example.com/checkout/3ds/notify", "http://10.0.0.1/x"} {
+		if !simpleWebURL(u) {
+			t.Errorf("simpleWebURL(%q) = false, want it judged without url.Parse", u)
+		}
+	}
+}
+
+// FuzzWebURL: on any text, webURL agrees with url.Parse.
+func FuzzWebURL(f *testing.F) {
+	for _, s := range []string{"https://shop.example.com/x", "http://a", "https://[::1]:80/", "https://a.b/%zz", "HTTPS://A", "https://a b"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if code, _ := webURL(s); (code == "") != parsedWebURL(s) {
+			t.Fatalf("webURL(%q) = %q, url.Parse says %v", s, code, parsedWebURL(s))
+		}
+	})
+}
+
+// TestUUID checks uuid against a character by character reading of the
+// form, with every byte at every place of a valid UUID, and lowerASCII
+// against strings.ToLower on what uuid accepts.
+func TestUUID(t *testing.T) {
+	slow := func(s string) bool {
+		if len(s) != 36 {
+			return false
+		}
+		for i := range 36 {
+			c := s[i]
+			switch i {
+			case 8, 13, 18, 23:
+				if c != '-' {
+					return false
+				}
+			default:
+				if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	const valid = "8A880DC0-d2d2-4067-BCB1-b08d1690b26e"
+	ids := []string{valid, strings.ToLower(valid), strings.ToUpper(valid), valid[:35], valid + "0", ""}
+	for i := range 36 {
+		for c := range 256 {
+			b := []byte(valid)
+			b[i] = byte(c)
+			ids = append(ids, string(b))
+		}
+	}
+	for _, id := range ids {
+		code, _ := uuid(id)
+		if ok := code == ""; ok != slow(id) {
+			t.Fatalf("uuid(%q) accepts: %v, want %v", id, ok, !ok)
+		}
+		if code == "" && lowerASCII(id) != strings.ToLower(id) {
+			t.Fatalf("lowerASCII(%q) = %q, want %q", id, lowerASCII(id), strings.ToLower(id))
 		}
 	}
 }

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"fmt"
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -54,12 +55,12 @@ func (k kind) String() string {
 type value struct {
 	kind    kind
 	boolean bool
-	// plain marks a string of printable ASCII sent without escapes: its
-	// length is its rune count and it holds no control character.
-	plain bool
-	// lone marks a string that held an escaped UTF-16 surrogate without
-	// its other half (decoded as U+FFFD, as encoding/json does).
-	lone    bool
+	// flags tell what stringFlags found in a string: textPlain marks one
+	// of printable ASCII sent without escapes (its length is its rune
+	// count and it holds no control character), textLone one that held an
+	// escaped UTF-16 surrogate without its other half (decoded as U+FFFD,
+	// as encoding/json does). A number is plain.
+	flags   textFlags
 	text    string   // decoded string, or the number as written
 	members []member // object members in order, duplicates included
 }
@@ -122,18 +123,47 @@ func kindOf(c byte) (kind, bool) {
 	return 0, false
 }
 
+// skipSpace skips the white space at p.pos. It is small enough to be
+// inlined: most calls find none.
 func (p *parser) skipSpace() {
+	// uint: p.pos is never negative, and the compiler need not check.
+	if uint(p.pos) < uint(len(p.data)) && p.data[p.pos] > ' ' {
+		return
+	}
+	p.skipSpaceFrom()
+}
+
+// spaces has bit c set for each white space byte c of JSON.
+const spaces = 1<<' ' | 1<<'\n' | 1<<'\t' | 1<<'\r'
+
+// skipSpaceFrom is skipSpace once the byte at p.pos may be white space.
+func (p *parser) skipSpaceFrom() {
 	// Locals rather than p.pos and p.data in the loop: the compiler keeps
 	// them in registers.
-	data, i := p.data, p.pos
-	for i < len(data) {
-		c := data[i]
-		if c > ' ' || c != ' ' && c != '\n' && c != '\t' && c != '\r' {
-			break
-		}
+	data, i := p.data, uint(p.pos)
+	for i < uint(len(data)) && (data[i] == ' ' || data[i] <= ' ' && spaces>>data[i]&1 != 0) {
 		i++
 	}
-	p.pos = i
+	p.pos = int(i)
+}
+
+// skipColon skips the ':' after an object key and the white space before
+// it, and tells whether there was one.
+func (p *parser) skipColon() bool {
+	p.skipSpace()
+	if p.pos >= len(p.data) || p.data[p.pos] != ':' {
+		return false
+	}
+	p.pos++
+	return true
+}
+
+// peek returns the byte at p.pos, or 0 at the end of the body.
+func (p *parser) peek() byte {
+	if uint(p.pos) < uint(len(p.data)) {
+		return p.data[p.pos]
+	}
+	return 0
 }
 
 func (p *parser) errorf(format string, args ...any) error {
@@ -162,7 +192,7 @@ func (p *parser) value(depth int) (value, error) {
 		return value{kind: kindArray}, p.array(depth + 1)
 	case c == '"':
 		s, fl, err := p.stringFlags()
-		return value{kind: kindString, text: s, plain: fl&textPlain != 0, lone: fl&textLone != 0}, err
+		return value{kind: kindString, text: s, flags: fl}, err
 	case c == 't':
 		return value{kind: kindBool, boolean: true}, p.literal("true")
 	case c == 'f':
@@ -171,7 +201,7 @@ func (p *parser) value(depth int) (value, error) {
 		return value{kind: kindNull}, p.literal("null")
 	case c == '-' || c >= '0' && c <= '9':
 		s, err := p.number()
-		return value{kind: kindNumber, text: s, plain: true}, err
+		return value{kind: kindNumber, text: s, flags: textPlain}, err
 	}
 	return value{}, p.unexpected("a value")
 }
@@ -358,45 +388,51 @@ const (
 	textPlain textFlags = 1 << iota
 	// textLone: an escaped UTF-16 surrogate without its other half.
 	textLone
+	// textNonASCII, while a string is scanned: it holds a non-ASCII byte
+	// (so it is not plain, and its UTF-8 is to be checked).
+	textNonASCII
 )
 
 // stringFlags is string that also tells whether the content is plain
 // and whether it held a lone surrogate.
 func (p *parser) stringFlags() (string, textFlags, error) {
-	p.pos++ // opening quote
-	start := p.pos
-	ascii, plain := true, true
-	data, i := p.data, p.pos
-	// Skip eight plain bytes at a time; the loop below looks at the word
-	// that holds a byte worth stopping at.
-	for ; i+8 <= len(data); i += 8 {
-		if plainWord(data[i : i+8]) {
-			continue
+	data := p.data
+	start := p.pos + 1 // after the opening quote
+	// The common case, a plain string closed before the last eight bytes
+	// of the body, read eight bytes at a time without a call.
+	for i := start; i+8 <= len(data); i += 8 {
+		if m := stopBytes(word(data, i)); m != 0 {
+			i += bits.TrailingZeros64(m) >> 3
+			if data[i] == '"' {
+				p.pos = i + 1
+				return data[start:i], textPlain, nil
+			}
+			return p.stringFrom(start, i)
 		}
-		break
 	}
-	for ; i < len(data); i++ {
-		c := data[i]
-		if !stringStop[c] {
-			continue
+	return p.stringFrom(start, start)
+}
+
+// stringFrom finishes stringFlags for the string whose content starts at
+// start, from i on, where the bytes from start to i are plain.
+func (p *parser) stringFrom(start, i int) (string, textFlags, error) {
+	data := p.data
+	p.pos = start
+	fl := textPlain
+	for ; ; i++ {
+		i = scanPlain(data, i)
+		if i >= len(data) {
+			p.pos = len(data)
+			return "", 0, p.errorf("unexpected end of body in string")
 		}
-		switch {
-		case c >= utf8.RuneSelf:
-			ascii = false
-			continue
-		case c == 0x7F:
-			plain = false // DEL, a control character the fields refuse
-			continue
+		switch c := data[i]; {
 		case c == '"':
 			s := data[start:i]
-			if !ascii && !utf8.ValidString(s) {
+			if fl&textNonASCII != 0 && !utf8.ValidString(s) {
 				return "", 0, &syntaxError{start, "string is not valid UTF-8"}
 			}
 			p.pos = i + 1
-			if ascii && plain {
-				return s, textPlain, nil
-			}
-			return s, 0, nil
+			return s, fl & textPlain, nil
 		case c == '\\':
 			p.pos = i
 			s, lone, err := p.escapedString(start)
@@ -404,37 +440,68 @@ func (p *parser) stringFlags() (string, textFlags, error) {
 				return s, textLone, err
 			}
 			return s, 0, err
+		case c >= utf8.RuneSelf:
+			fl = textNonASCII // not plain, and to be checked as UTF-8
+		case c == 0x7F:
+			fl &^= textPlain // DEL, a control character the fields refuse
 		default:
 			p.pos = i
 			return "", 0, p.errorf("control character %#02x in string", c)
 		}
 	}
-	p.pos = len(p.data)
-	return "", 0, p.errorf("unexpected end of body in string")
 }
 
-// plainWord tells whether none of the 8 bytes of w stops a string scan
-// (see stringStop): no quote, backslash, control (DEL included) or
-// non-ASCII byte. It tests all eight at once with the classic
-// has-zero-byte bit trick.
-func plainWord(w string) bool {
+// scanPlain returns the index of the first byte of s from i on that stops
+// a string scan (see stringStop), or len(s). It reads eight bytes at a
+// time while eight are left.
+func scanPlain(s string, i int) int {
+	for ; i+8 <= len(s); i += 8 {
+		if m := stopBytes(word(s, i)); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+	}
+	for i < len(s) && !stringStop[s[i]] {
+		i++
+	}
+	return i
+}
+
+// word reads the eight bytes of s from i on as a little-endian word: one
+// load, where the compiler combines the byte loads. i+8 must not exceed
+// len(s).
+func word(s string, i int) uint64 {
+	w := s[i : i+8]
+	return uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+		uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+}
+
+// stopBytes returns a word with the high bit set in each byte of x that
+// stops a string scan (see stringStop): a quote, a backslash, a control
+// character (DEL included) or a non-ASCII byte, found all at once with a
+// variant of the classic has-zero-byte bit trick. It may also mark bytes
+// after the first stop, never one before it: the lowest marked byte is
+// the first stop, and x has none when the result is zero.
+func stopBytes(x uint64) uint64 {
 	const (
 		ones  = 0x0101010101010101
 		highs = 0x8080808080808080
 	)
-	x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
-		uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
-	hasZero := func(v uint64) uint64 { return (v - ones) &^ v & highs }
-	// In y, each byte plus one: DEL and non-ASCII bytes have their high
-	// bit set, controls (and 0xFF) are below 0x21. Only a 0xFF byte carries
-	// into the next one, and only a byte below 0x21 borrows from the next
-	// one: both are stops themselves, so the word is judged right.
-	y := x + ones
-	stop := (y|(y-0x21*ones)&^y)&highs | // control, DEL or non-ASCII
-		hasZero(x^('"'*ones)) |
-		hasZero(x^('\\'*ones))
-	return stop == 0
+	// Each term marks some stops among the ASCII bytes, and maybe
+	// non-ASCII bytes, which x marks anyway:
+	//   - x-0x20 wraps below 0 in the bytes below 0x20, the controls;
+	//   - q-1 and b-1 wrap in the bytes where q or b is zero, the quotes
+	//     and backslashes;
+	//   - x+1 reaches 0x80 in DEL.
+	// A borrow or carry into the next byte comes only from a byte that
+	// wraps, itself a stop, or from 0xFF: the bytes before the first stop
+	// are judged right.
+	q := x ^ ('"' * ones)
+	b := x ^ ('\\' * ones)
+	return (x | (x - 0x20*ones) | (q - ones) | (b - ones) | (x + ones)) & highs
 }
+
+// plainWord tells whether none of the 8 bytes of w stops a string scan.
+func plainWord(w string) bool { return stopBytes(word(w, 0)) == 0 }
 
 // stringStop marks the bytes a string scan must look at: the closing
 // quote, a backslash, control characters, and DEL and non-ASCII bytes

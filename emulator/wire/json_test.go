@@ -2,6 +2,7 @@ package wire
 
 import (
 	"encoding/json"
+	"math/bits"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -130,7 +131,7 @@ func FuzzParseObject(f *testing.F) {
 			if mem.val.kind != kindString {
 				continue
 			}
-			if mem.val.plain && utf8.RuneCountInString(mem.val.text) != len(mem.val.text) {
+			if mem.val.flags&textPlain != 0 && utf8.RuneCountInString(mem.val.text) != len(mem.val.text) {
 				t.Fatalf("key %q: %q marked plain", mem.key, mem.val.text)
 			}
 			if s, _ := m[mem.key].(string); s != mem.val.text {
@@ -140,20 +141,30 @@ func FuzzParseObject(f *testing.F) {
 	})
 }
 
-// TestPlainWord checks the eight-bytes-at-once test against stringStop: a
-// plain word with each byte value at each position, and random words.
-func TestPlainWord(t *testing.T) {
-	slow := func(w string) bool {
-		for i := 0; i < len(w); i++ {
-			if stringStop[w[i]] {
-				return false
+// TestStopBytes checks the eight-bytes-at-once test against stringStop:
+// the lowest byte it marks is the first stop of the word, and it marks
+// none in a word without one. A plain word with each byte value at each
+// position, and random words.
+func TestStopBytes(t *testing.T) {
+	first := func(w []byte) int {
+		for i, c := range w {
+			if stringStop[c] {
+				return i
 			}
 		}
-		return true
+		return -1
 	}
 	check := func(w []byte) {
-		if got, want := plainWord(string(w)), slow(string(w)); got != want {
-			t.Fatalf("plainWord(%q) = %v, want %v", w, got, want)
+		m := stopBytes(word(string(w), 0))
+		got := -1
+		if m != 0 {
+			got = bits.TrailingZeros64(m) / 8
+		}
+		if want := first(w); got != want {
+			t.Fatalf("stopBytes(%q) marks %#x: first stop %d, want %d", w, m, got, want)
+		}
+		if plainWord(string(w)) != (got < 0) {
+			t.Fatalf("plainWord(%q) = %v", w, got < 0)
 		}
 	}
 	for pos := range 8 {
@@ -174,4 +185,94 @@ func TestPlainWord(t *testing.T) {
 		}
 		check(w[:])
 	}
+}
+
+// stringByByte is stringFlags as a plain byte-by-byte loop: the reference
+// the word-at-a-time scan is checked against.
+func (p *parser) stringByByte() (string, textFlags, error) {
+	p.pos++ // opening quote
+	start := p.pos
+	ascii, plain := true, true
+	for i := start; i < len(p.data); i++ {
+		switch c := p.data[i]; {
+		case c == '"':
+			s := p.data[start:i]
+			if !ascii && !utf8.ValidString(s) {
+				return "", 0, &syntaxError{start, "string is not valid UTF-8"}
+			}
+			p.pos = i + 1
+			if ascii && plain {
+				return s, textPlain, nil
+			}
+			return s, 0, nil
+		case c == '\\':
+			p.pos = i
+			s, lone, err := p.escapedString(start)
+			if lone {
+				return s, textLone, err
+			}
+			return s, 0, err
+		case c >= utf8.RuneSelf:
+			ascii = false
+		case c == 0x7F:
+			plain = false
+		case c < 0x20:
+			p.pos = i
+			return "", 0, p.errorf("control character %#02x in string", c)
+		}
+	}
+	p.pos = len(p.data)
+	return "", 0, p.errorf("unexpected end of body in string")
+}
+
+// checkStringFlags compares stringFlags with stringByByte on the string
+// that opens at data[0].
+func checkStringFlags(t *testing.T, data string) {
+	t.Helper()
+	fast, slow := parser{data: data}, parser{data: data}
+	s1, f1, err1 := fast.stringFlags()
+	s2, f2, err2 := slow.stringByByte()
+	if s1 != s2 || f1 != f2 || fast.pos != slow.pos || !reflect.DeepEqual(err1, err2) {
+		t.Fatalf("string %q: stringFlags = %q, %b, pos %d, %v; byte by byte %q, %b, pos %d, %v",
+			data, s1, f1, fast.pos, err1, s2, f2, slow.pos, err2)
+	}
+}
+
+// TestStringFlags checks the word-at-a-time string scan against the byte
+// by byte one, with every stop byte at every place of strings of every
+// length up to a few words, closed or cut off near the end of the body.
+func TestStringFlags(t *testing.T) {
+	stops := []string{`"`, `\\`, `\"`, `\u00e9`, `\ud800`, "\x00", "\x1f", "\x7f", "\x80", "\xc3\xa9", "\xff", "\xed\xa0\x80", `\q`}
+	for n := range 26 {
+		for at := 0; at <= n; at++ {
+			for _, stop := range stops {
+				content := strings.Repeat("a", at) + stop + strings.Repeat("b", n-at)
+				for _, tail := range []string{`"`, `"}`, `", "k": "0123456789"}`, ``} {
+					checkStringFlags(t, `"`+content+tail)
+				}
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	alphabet := []byte("ab \"\\\x00\x1f\x7f\x80\xc3\xa9\xffu0d8")
+	for range 100000 {
+		b := []byte{'"'}
+		for range rng.IntN(40) {
+			if rng.IntN(3) == 0 {
+				b = append(b, alphabet[rng.IntN(len(alphabet))])
+			} else {
+				b = append(b, byte(0x20+rng.IntN(0x5f)))
+			}
+		}
+		checkStringFlags(t, string(b))
+	}
+}
+
+// FuzzStringFlags checks the word-at-a-time string scan against the byte
+// by byte one on any input.
+func FuzzStringFlags(f *testing.F) {
+	for _, s := range []string{`plain"`, `12345678"`, `esc\"aped"`, "caf\xc3\xa9\"", "\x7f\"", "\xff\"", `\ud800"`, `open`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) { checkStringFlags(t, `"`+s) })
 }

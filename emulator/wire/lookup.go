@@ -25,25 +25,27 @@ func DecodeLookup(body []byte) (emulator.LookupRequest, []string, error) {
 
 // decodeLookup is DecodeLookup within lim.
 func decodeLookup(body []byte, lim limits) (emulator.LookupRequest, []string, error) {
-	var c checker
-	req := emulator.LookupRequest{
+	d := new(lookupDecoding)
+	d.c.parts = &d.parts
+	d.req = emulator.LookupRequest{
 		ChallengeWindowSize:          3,
 		ThreeDSRequestorChallengeInd: 1,
 		ThreeDSRequestorDecMaxTime:   15,
 		RequestFeatures:              -1,
 	}
-	if err := decodeBody(&c, body, lim, lookupRules, &req); err != nil {
+	if err := decodeBody(&d.decoding, body, lim, lookupRules); err != nil {
 		return emulator.LookupRequest{}, nil, malformed(err)
 	}
+	c, req := &d.c, &d.req
 
-	checkInstalments(&c, &req)
+	checkInstalments(c, req)
 	channelOnly := false
 	if ch := req.DeviceChannel; ch != 0 && ch != 2 {
 		c.add("deviceChannel", emvFormat, channelReason(ch))
 		channelOnly = len(c.problems) == 1
 	}
 	if len(c.problems) == 0 {
-		return req, c.ignored, nil
+		return *req, c.ignored, nil
 	}
 	if channelOnly {
 		e := emulator.NewError(emulator.CodeDeviceChannel, emvFormat, channelReason(req.DeviceChannel), "deviceChannel")
@@ -51,6 +53,29 @@ func decodeLookup(body []byte, lim limits) (emulator.LookupRequest, []string, er
 		return emulator.LookupRequest{}, c.ignored, e
 	}
 	return emulator.LookupRequest{}, c.ignored, emulator.ValidationError(c.problems)
+}
+
+// lookupDecoding is a lookup's decoding with room for the objects a
+// lookup may hold, so that one allocation holds all a decoding needs.
+// The request returned points into it: a few hundred bytes kept alive
+// for as long as the request is, and the engine copies what it keeps.
+type lookupDecoding struct {
+	decoding[emulator.LookupRequest]
+	parts lookupParts
+}
+
+// lookupParts holds the objects of a lookup request that are pointers in
+// emulator.LookupRequest, set when the body has them.
+type lookupParts struct {
+	purchase          emulator.Purchase
+	recurring         emulator.Recurring
+	requestor         emulator.Requestor
+	billing, shipping emulator.Address
+	home, mobile      emulator.Phone
+	work              emulator.Phone
+	account           emulator.AccountInfo
+	additional        emulator.AdditionalAccountInfo
+	merchantRisk      emulator.MerchantRiskIndicator
 }
 
 // checkInstalments holds instalmentData (2.2) and purchase.instalData
@@ -127,7 +152,12 @@ func compInd(s string) (string, string) {
 // authIndCode checks threeDsRequestorAuthInd: 01 to 06.
 var authIndCode = code2('6')
 
-var lookupRules = withWatch(newRuleSet([]rule[lookup]{
+// lookupRules read the lookup (2.2). threeDsRequestorAuthInd,
+// messageCategory and messageVersion, when strings, are request-wide
+// values that other rules depend on (recurring, instalmentData, purchase,
+// purchase.instalData and the browser properties): their watch funcs take
+// them from the first member of their key.
+var lookupRules = newRuleSet([]rule[lookup]{
 	{names: []string{"externalReferenceId"}, required: always, max: 50,
 		setString: func(r *lookup, s string) { r.ExternalReferenceID = s }},
 	{names: []string{"ddcId"}, required: always, max: 50,
@@ -135,7 +165,12 @@ var lookupRules = withWatch(newRuleSet([]rule[lookup]{
 	{names: []string{"threeDSCompInd"}, check: compInd, hints: []string{"threeDsCompInd"},
 		setString: func(r *lookup, s string) { r.ThreeDSCompInd = s }},
 	{names: []string{"threeDsRequestorAuthInd"}, required: always, check: authIndCode,
-		hints:     []string{"threeDSRequestorAuthenticationInd"},
+		hints: []string{"threeDSRequestorAuthenticationInd"},
+		watch: func(c *checker, v value) {
+			if v.kind == kindString {
+				c.authInd = v.text
+			}
+		},
 		setString: func(r *lookup, s string) { r.ThreeDSRequestorAuthInd = s }},
 	{names: []string{"session"}, max: 1024,
 		setString: func(r *lookup, s string) { r.Session = s }},
@@ -156,10 +191,20 @@ var lookupRules = withWatch(newRuleSet([]rule[lookup]{
 	{names: []string{"deviceChannel"}, kind: fieldInt, required: always, min: 1, max: 3, maxLen: 2,
 		setInt: func(r *lookup, n int) { r.DeviceChannel = n }},
 	{names: []string{"messageCategory"}, required: always, check: code2('2'),
+		watch: func(c *checker, v value) {
+			if v.kind == kindString {
+				c.messageCategory = v.text
+			}
+		},
 		setString: func(r *lookup, s string) { r.MessageCategory = s }},
 	{names: []string{"threeDsRequestorChallengeInd"}, kind: fieldInt, min: 1, max: 4, maxLen: 2,
 		setInt: func(r *lookup, n int) { r.ThreeDSRequestorChallengeInd = n }},
 	{names: []string{"messageVersion"}, check: messageVersion,
+		watch: func(c *checker, v value) {
+			if v.kind == kindString {
+				c.messageVersion = v.text
+			}
+		},
 		setString: func(r *lookup, s string) { r.MessageVersion = s }},
 	{names: []string{"requestFeatures"}, kind: fieldInt, min: 0, max: 99,
 		setInt: func(r *lookup, n int) { r.RequestFeatures = n }},
@@ -173,12 +218,12 @@ var lookupRules = withWatch(newRuleSet([]rule[lookup]{
 		setString: func(r *lookup, s string) { r.MerchantName = s }},
 	{names: []string{"purchase"}, kind: fieldObject, required: func(c *checker) bool { return c.messageCategory == "01" },
 		object: func(c *checker, p *parser, depth int, path string, r *lookup) error {
-			r.Purchase = new(emulator.Purchase)
+			r.Purchase = &c.parts.purchase
 			return decodePurchase(c, p, depth, path, r.Purchase)
 		}},
 	{names: []string{"recurring"}, kind: fieldObject, required: authIndIs("02", "03"),
 		object: func(c *checker, p *parser, depth int, path string, r *lookup) error {
-			r.Recurring = new(emulator.Recurring)
+			r.Recurring = &c.parts.recurring
 			return decodeStream(p, c, depth, path, recurringRules, r.Recurring)
 		}},
 	{names: []string{"instalmentData"}, kind: fieldInt, required: instalmentWithoutInstalData, min: 2, max: 999, maxLen: 3,
@@ -186,85 +231,63 @@ var lookupRules = withWatch(newRuleSet([]rule[lookup]{
 		setInt: func(r *lookup, n int) { r.InstalmentData = n }},
 	{names: []string{"requestor"}, kind: fieldObject,
 		object: func(c *checker, p *parser, depth int, path string, r *lookup) error {
-			r.Requestor = new(emulator.Requestor)
+			r.Requestor = &c.parts.requestor
 			return decodeStream(p, c, depth, path, requestorRules, r.Requestor)
 		}},
 	{names: []string{"billingAddress"}, kind: fieldObject,
 		object: func(c *checker, p *parser, depth int, path string, r *lookup) error {
-			r.BillingAddress = new(emulator.Address)
+			r.BillingAddress = &c.parts.billing
 			return decodeStream(p, c, depth, path, addressRules, r.BillingAddress)
 		}},
 	{names: []string{"shippingAddress"}, kind: fieldObject,
 		object: func(c *checker, p *parser, depth int, path string, r *lookup) error {
-			r.ShippingAddress = new(emulator.Address)
+			r.ShippingAddress = &c.parts.shipping
 			return decodeStream(p, c, depth, path, addressRules, r.ShippingAddress)
 		}},
 	{names: []string{"email"}, max: 254, check: email,
 		setString: func(r *lookup, s string) { r.Email = s }},
 	{names: []string{"homePhone"}, kind: fieldObject,
 		object: func(c *checker, p *parser, depth int, path string, r *lookup) error {
-			r.HomePhone = new(emulator.Phone)
+			r.HomePhone = &c.parts.home
 			return decodeStream(p, c, depth, path, phoneRules, r.HomePhone)
 		}},
 	{names: []string{"mobilePhone"}, kind: fieldObject,
 		object: func(c *checker, p *parser, depth int, path string, r *lookup) error {
-			r.MobilePhone = new(emulator.Phone)
+			r.MobilePhone = &c.parts.mobile
 			return decodeStream(p, c, depth, path, phoneRules, r.MobilePhone)
 		}},
 	{names: []string{"workPhone"}, kind: fieldObject,
 		object: func(c *checker, p *parser, depth int, path string, r *lookup) error {
-			r.WorkPhone = new(emulator.Phone)
+			r.WorkPhone = &c.parts.work
 			return decodeStream(p, c, depth, path, phoneRules, r.WorkPhone)
 		}},
 	{names: []string{"accountInfo"}, kind: fieldObject,
 		object: func(c *checker, p *parser, depth int, path string, r *lookup) error {
-			r.AccountInfo = new(emulator.AccountInfo)
+			r.AccountInfo = &c.parts.account
 			return decodeStream(p, c, depth, path, accountInfoRules, r.AccountInfo)
 		}},
 	{names: []string{"additionalAccountInfo"}, kind: fieldObject,
 		object: func(c *checker, p *parser, depth int, path string, r *lookup) error {
-			r.AdditionalAccountInfo = new(emulator.AdditionalAccountInfo)
+			r.AdditionalAccountInfo = &c.parts.additional
 			return decodeStream(p, c, depth, path, additionalInfoRules, r.AdditionalAccountInfo)
 		}},
 	{names: []string{"merchantRiskInfo"}, kind: fieldObject,
 		object: func(c *checker, p *parser, depth int, path string, r *lookup) error {
-			r.MerchantRiskInfo = new(emulator.MerchantRiskIndicator)
+			r.MerchantRiskInfo = &c.parts.merchantRisk
 			return decodeStream(p, c, depth, path, merchantRiskRules, r.MerchantRiskInfo)
 		}},
-}), watchRequestWide)
-
-// watchRequestWide takes the values other rules depend on from the first
-// member of their key: the conditions of recurring, instalmentData,
-// purchase, purchase.instalData and the browser properties.
-func watchRequestWide(c *checker, key string, v value) {
-	if v.kind != kindString {
-		return
-	}
-	switch key {
-	case "threeDsRequestorAuthInd":
-		c.authInd = v.text
-	case "messageCategory":
-		c.messageCategory = v.text
-	case "messageVersion":
-		c.messageVersion = v.text
-	}
-}
-
-// withWatch sets the watch func of s.
-func withWatch[T any](s *ruleSet[T], watch func(c *checker, key string, v value)) *ruleSet[T] {
-	s.watch = watch
-	return s
-}
+})
 
 // browserRules read browserInfo (2.3). When javascriptEnabled is false,
 // the properties only a script can read become optional, as in EMV 2.2.0,
 // but on messageVersion 2.1.0, whose EMV version has no such exception.
-var browserRules = withWatch(newRuleSet([]rule[emulator.BrowserInfo]{
+var browserRules = newRuleSet([]rule[emulator.BrowserInfo]{
 	{names: []string{"acceptHeader"}, required: always, max: 2048, hints: []string{"browserAcceptHeader"},
 		setString: func(b *emulator.BrowserInfo, s string) { b.AcceptHeader = s }},
 	{names: []string{"ip"}, max: 45, check: ipAddress,
 		setString: func(b *emulator.BrowserInfo, s string) { b.IP = s }},
 	{names: []string{"javascriptEnabled"}, kind: fieldBool, required: always, hints: []string{"browserJavascriptEnabled"},
+		watch:   func(c *checker, v value) { c.jsDisabled = v.kind == kindBool && !v.boolean },
 		setBool: func(b *emulator.BrowserInfo, v bool) { b.JavascriptEnabled = v }},
 	{names: []string{"javaEnabled"}, kind: fieldBool, required: unlessJSDisabled, hints: []string{"browserJavaEnabled"},
 		setBool: func(b *emulator.BrowserInfo, v bool) { b.JavaEnabled = v }},
@@ -284,10 +307,6 @@ var browserRules = withWatch(newRuleSet([]rule[emulator.BrowserInfo]{
 		setString: func(b *emulator.BrowserInfo, s string) { b.TimeZone = s }},
 	{names: []string{"userAgent"}, required: always, max: 2048, hints: []string{"browserUserAgent"},
 		setString: func(b *emulator.BrowserInfo, s string) { b.UserAgent = s }},
-}), func(c *checker, key string, v value) {
-	if key == "javascriptEnabled" {
-		c.jsDisabled = v.kind == kindBool && !v.boolean
-	}
 })
 
 var cardRules = newRuleSet([]rule[emulator.Card]{

@@ -20,7 +20,8 @@ const (
 	emvVersion   = emulator.EMVVersionNotSupported
 )
 
-// fieldKind is how a field's JSON value is read.
+// fieldKind is how a field's JSON value is read. The kinds that keep a
+// JSON string as their text come first (see takesText).
 type fieldKind uint8
 
 const (
@@ -29,17 +30,21 @@ const (
 	// fieldNumeric takes a JSON string or, as a leniency, a JSON number
 	// whose text is then kept as the string.
 	fieldNumeric
+	// fieldDecimal takes a JSON number in any form, kept as a plain
+	// decimal ("1.5e2" becomes "150", see plainDecimal), or a JSON string,
+	// which check reads.
+	fieldDecimal
 	// fieldInt takes a JSON integer or, as a leniency, a string of digits.
 	fieldInt
 	// fieldBool takes a JSON boolean.
 	fieldBool
 	// fieldObject takes a JSON object, decoded by rule.object.
 	fieldObject
-	// fieldDecimal takes a JSON number in any form, kept as a plain
-	// decimal ("1.5e2" becomes "150", see plainDecimal), or a JSON string,
-	// which check reads.
-	fieldDecimal
 )
+
+// takesText tells whether a field of kind k keeps a JSON string as its
+// text, checked by decodeText.
+func (k fieldKind) takesText() bool { return k <= fieldDecimal }
 
 // rule describes one field of an object.
 type rule[T any] struct {
@@ -64,8 +69,13 @@ type rule[T any] struct {
 	hints []string
 	// sameAlias accepts two names of the field when their values are
 	// equal (and reports 203 on the canonical name when they differ)
-	// instead of reporting the second one as a duplicate (204).
+	// instead of reporting the second one as a duplicate (204). One rule
+	// of an object at most may have it.
 	sameAlias bool
+	// watch, when set, sees the value of the first member of each of the
+	// field's names, empty or not: request-wide values that other rules
+	// depend on are taken from there.
+	watch func(c *checker, v value)
 
 	setString func(*T, string)
 	setInt    func(*T, int)
@@ -94,6 +104,10 @@ type checker struct {
 
 	deferred []deferredCheck
 	misspelt []misspelt // absent fields the body spells another way
+
+	// parts holds the objects of a lookup request (nil for the others),
+	// so that they come with the decoding's one allocation.
+	parts *lookupParts
 }
 
 // Caps on what one request can produce: a legitimate request has about a
@@ -131,25 +145,15 @@ func join(prefix, name string) string {
 // to its rule, built once.
 type ruleSet[T any] struct {
 	rules []rule[T]
-	// byLen[n] lists the accepted keys of n bytes: an object has a few
-	// dozen keys of varied lengths, so a lookup compares one or two
-	// strings, cheaper than hashing the key for a map.
-	byLen [][]ruleName
+	index keyIndex
+	// required has bit i set when rules[i] has a required func.
+	required uint64
+	// text has bit i set when a string value of rules[i] needs no more
+	// than decodeText: a text field without watch func or sameAlias.
+	text uint64
 	// folded maps the folded form (foldKey) of every name and hint to its
 	// rule, to recognise a field spelt another way.
 	folded map[string]int
-	// watch, when set, sees the value of the first member of each key the
-	// rules accept, empty or not: request-wide values that other rules
-	// depend on are taken from there.
-	watch func(c *checker, key string, v value)
-}
-
-// ruleName is one accepted key, its rule and its place among the rule's
-// names.
-type ruleName struct {
-	name string
-	rule int
-	nth  uint8
 }
 
 func newRuleSet[T any](rules []rule[T]) *ruleSet[T] {
@@ -158,15 +162,23 @@ func newRuleSet[T any](rules []rule[T]) *ruleSet[T] {
 	}
 	s := &ruleSet[T]{rules: rules, folded: make(map[string]int, 2*len(rules))}
 	var buf [maxFoldedKey]byte
+	var names []ruleName
+	aliases := 0
 	for i, r := range rules {
 		if len(r.names) > 8 {
 			panic("wire: more than 8 names for one rule")
 		}
+		if r.required != nil {
+			s.required |= 1 << i
+		}
+		if r.kind.takesText() && r.watch == nil && !r.sameAlias {
+			s.text |= 1 << i
+		}
+		if r.sameAlias {
+			aliases++
+		}
 		for n, name := range r.names {
-			for len(s.byLen) <= len(name) {
-				s.byLen = append(s.byLen, nil)
-			}
-			s.byLen[len(name)] = append(s.byLen[len(name)], ruleName{name, i, uint8(n)})
+			names = append(names, ruleName{name: name, rule: uint8(i), nth: uint8(n)})
 		}
 		for _, name := range append(r.names[:len(r.names):len(r.names)], r.hints...) {
 			folded, ok := foldKey(buf[:0], name)
@@ -176,21 +188,17 @@ func newRuleSet[T any](rules []rule[T]) *ruleSet[T] {
 			s.folded[string(folded)] = i
 		}
 	}
+	if aliases > 1 {
+		panic("wire: more than one sameAlias rule in one object")
+	}
+	s.index = newKeyIndex(names)
 	return s
 }
 
 // lookup returns the index of the rule that accepts key, and which of its
 // names key is.
 func (s *ruleSet[T]) lookup(key string) (rule, nth int, ok bool) {
-	if len(key) >= len(s.byLen) {
-		return 0, 0, false
-	}
-	for _, n := range s.byLen[len(key)] {
-		if n.name == key {
-			return n.rule, int(n.nth), true
-		}
-	}
-	return 0, 0, false
+	return s.index.find(key)
 }
 
 // isEmpty tells whether v counts as absent: null or the empty string.
@@ -228,28 +236,35 @@ func decodeField[T any](c *checker, r *rule[T], v *value, prefix, key string, ds
 			c.add(join(prefix, key), emvFormat, reason)
 			return
 		}
-		n := len(s)
-		if !v.plain || v.lone {
-			var reason string
-			if n, reason = textLength(s, v.lone); reason != "" {
-				c.add(join(prefix, key), emvFormat, reason)
-				return
-			}
-		}
-		if n < r.min || r.max > 0 && n > r.max {
-			c.add(join(prefix, key), emvFormat, lengthReason(r.min, r.max, n))
+		decodeText(c, r, s, v.flags, prefix, key, dst)
+	}
+}
+
+// decodeText checks the text s of a string field, the member key of the
+// object at prefix, against its rule and stores it; fl tells what the
+// parser found in s.
+func decodeText[T any](c *checker, r *rule[T], s string, fl textFlags, prefix, key string, dst *T) {
+	n := len(s)
+	if fl&textPlain == 0 || fl&textLone != 0 {
+		var reason string
+		if n, reason = textLength(s, fl&textLone != 0); reason != "" {
+			c.add(join(prefix, key), emvFormat, reason)
 			return
 		}
-		if r.check != nil {
-			if code, reason := r.check(s); code != "" {
-				c.add(join(prefix, key), code, reason)
-				return
-			}
-		}
-		// The value is a substring of the body, copied by whoever keeps
-		// it beyond the request (the engine, for what it stores).
-		r.setString(dst, s)
 	}
+	if n < r.min || r.max > 0 && n > r.max {
+		c.add(join(prefix, key), emvFormat, lengthReason(r.min, r.max, n))
+		return
+	}
+	if r.check != nil {
+		if code, reason := r.check(s); code != "" {
+			c.add(join(prefix, key), code, reason)
+			return
+		}
+	}
+	// The value is a substring of the body, copied by whoever keeps it
+	// beyond the request (the engine, for what it stores).
+	r.setString(dst, s)
 }
 
 // textLength counts the characters of a string value that is not plain

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"math/bits"
 	"slices"
 	"sort"
 	"unsafe"
@@ -16,14 +17,24 @@ import (
 // problem and in the same order; the points where a rule depends on a
 // field read later are deferred (see checker.later).
 
+// decoding is the state of one request's decoding into a T: the parser,
+// the checker and the request, allocated at once (the rules' funcs get
+// pointers to all three, so they live on the heap).
+type decoding[T any] struct {
+	p   parser
+	c   checker
+	req T
+}
+
 // decodeBody decodes body, which must hold one JSON object within lim,
-// against set into dst. It returns a syntax or limit error (EMV 101) as
-// is; field problems go to c, duplicated keys first, in the order of the
-// body.
-func decodeBody[T any](c *checker, body []byte, lim limits, set *ruleSet[T], dst *T) error {
+// against set into d.req. It returns a syntax or limit error (EMV 101) as
+// is; field problems go to d.c, duplicated keys first, in the order of
+// the body.
+func decodeBody[T any](d *decoding[T], body []byte, lim limits, set *ruleSet[T]) error {
 	// The body viewed as a string without a copy: keys and values are
 	// substrings of it, copied by whoever keeps them beyond the request.
-	p := parser{data: unsafe.String(unsafe.SliceData(body), len(body)), limits: lim}
+	p, c := &d.p, &d.c
+	p.data, p.limits = unsafe.String(unsafe.SliceData(body), len(body)), lim
 	p.path = p.pathBuf[:0]
 	p.skipSpace()
 	if p.pos == len(p.data) {
@@ -36,7 +47,7 @@ func decodeBody[T any](c *checker, body []byte, lim limits, set *ruleSet[T], dst
 		_, err := p.value(0)
 		return err
 	}
-	if err := decodeStream(&p, c, 1, "", set, dst); err != nil {
+	if err := decodeStream(p, c, 1, "", set, &d.req); err != nil {
 		return err
 	}
 	p.skipSpace()
@@ -61,19 +72,21 @@ func decodeBody[T any](c *checker, body []byte, lim limits, set *ruleSet[T], dst
 }
 
 // maxRules bounds the rules of one object the decoder keeps its state for
-// on the stack; newRuleSet refuses a larger set when the package loads.
+// on the stack and in the bits of a uint64 (at most 64); newRuleSet
+// refuses a larger set when the package loads.
 const maxRules = 40
 
 // memberState is what decodeStream remembers of the rules of one object:
-// which member supplied each rule, under which name, with which value
-// (for the comparison of aliases), and which names were seen at all (for
-// duplicated keys).
+// which rules a member supplied and under which of their names, the value
+// that supplied the sameAlias rule (for the comparison of aliases), and
+// which names were seen at all (for duplicated keys). It is small, as it
+// is cleared for every object.
 type memberState struct {
-	supplied [maxRules]bool
-	firstKey [maxRules]string
-	firstVal [maxRules]leaf
-	nameSeen [maxRules]uint8 // bit i: names[i] was a key of this object
-	unknown  []string        // keys no rule names, in order, each once
+	supplied  uint64          // bit i: a member supplied rules[i]
+	nameSeen  [maxRules]uint8 // bit n of [i]: rules[i].names[n] was a key of this object
+	firstName [maxRules]uint8 // which name of rules[i] supplied it
+	aliasVal  leaf            // the value that supplied the sameAlias rule
+	unknown   []string        // keys no rule names, in order, each once
 	// unknownSet holds the keys of unknown once there are more than
 	// fewUnknown of them, so that finding a duplicate among them costs the
 	// same whatever their number: the decoder stays linear in the keys of
@@ -140,19 +153,42 @@ func decodeStream[T any](p *parser, c *checker, depth int, prefix string, set *r
 		if err := p.countKey(n); err != nil {
 			return err
 		}
-		key, err := p.string()
+		key, _, err := p.stringFlags()
 		if err != nil {
 			return err
 		}
-		p.skipSpace()
-		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
+		if i := p.pos; i+1 < len(p.data) && p.data[i] == ':' {
+			// The ':' right after the key, as nearly every body has it,
+			// alone or followed by one space.
+			if p.data[i+1] == ' ' {
+				i++
+			}
+			p.pos = i + 1
+		} else if !p.skipColon() {
 			return p.unexpected("':' after object key")
 		}
-		p.pos++
-		if err := decodeMember(p, c, depth, prefix, set, dst, &st, key, offset); err != nil {
+		p.skipSpace()
+		ri, ni, known := set.lookup(key)
+		if known && set.text&^st.supplied&(1<<ri) != 0 && st.nameSeen[ri] == 0 && p.peek() == '"' {
+			// The first member of a text field that is a string, the
+			// most common member: what decodeMember would do, in short.
+			s, fl, err := p.stringFlags()
+			if err != nil {
+				return err
+			}
+			st.nameSeen[ri] = 1 << ni
+			if s != "" {
+				st.supplied |= 1 << ri
+				st.firstName[ri] = uint8(ni)
+				decodeText(c, &set.rules[ri], s, fl, prefix, key, dst)
+			}
+		} else if !known {
+			if err := p.unknownMember(c, &st, depth, prefix, key, offset); err != nil {
+				return err
+			}
+		} else if err := decodeMember(p, c, depth, prefix, set, dst, &st, key, offset, ri, ni); err != nil {
 			return err
 		}
-		p.path = p.path[:len(p.path)-1]
 		p.skipSpace()
 		if p.pos >= len(p.data) {
 			return p.unexpected("',' or '}'")
@@ -173,58 +209,66 @@ func decodeStream[T any](p *parser, c *checker, depth int, prefix string, set *r
 	return nil
 }
 
-// decodeMember reads the value of the member key (at offset) and applies
-// its rule: the body of decodeStream's loop.
-func decodeMember[T any](p *parser, c *checker, depth int, prefix string, set *ruleSet[T], dst *T, st *memberState, key string, offset int) error {
-	// p.path leads to this object while duplicates are found, then to the
-	// member's value while it is read (the caller takes the key off).
-	ri, ni, known := set.lookup(key)
-	if !known {
-		if st.addUnknown(key) {
-			p.dups = append(p.dups, duplicate{p.pathTo(key), offset})
-		}
-		p.path = append(p.path, key)
-		if len(c.ignored) < maxIgnored {
-			c.ignore(join(prefix, key))
-		}
-		_, err := p.value(depth)
-		return err
-	}
+// decodeMember reads the value of the member key (at offset), which
+// starts at p.pos, and applies its rule, rules[ri] (key is its name ni):
+// the body of decodeStream's loop, where it takes no shorter way. p.path
+// leads to the object while duplicates are found, and to the member's
+// value while a value that may hold keys is read.
+func decodeMember[T any](p *parser, c *checker, depth int, prefix string, set *ruleSet[T], dst *T, st *memberState, key string, offset, ri, ni int) error {
 	r := &set.rules[ri]
 	firstOfKey := st.nameSeen[ri]&(1<<ni) == 0
 	if !firstOfKey {
 		p.dups = append(p.dups, duplicate{p.pathTo(key), offset})
 	}
 	st.nameSeen[ri] |= 1 << ni
-	p.path = append(p.path, key)
+	supplied := st.supplied&(1<<ri) != 0
 
-	p.skipSpace()
-	if !st.supplied[ri] && r.kind == fieldObject && p.pos < len(p.data) && p.data[p.pos] == '{' {
-		// The first object of an object field: decoded as it is read.
-		if firstOfKey && set.watch != nil {
-			set.watch(c, key, value{kind: kindObject})
+	var v value
+	switch ch := p.peek(); {
+	case ch == '"':
+		// A string, the value of most members: read without the generic
+		// parser, as it holds no key.
+		s, fl, err := p.stringFlags()
+		if err != nil {
+			return err
 		}
-		st.supplied[ri], st.firstKey[ri], st.firstVal[ri] = true, key, leaf{kind: kindObject}
+		v = value{kind: kindString, text: s, flags: fl}
+	case ch == '{' && r.kind == fieldObject && !supplied:
+		// The first object of an object field: decoded as it is read.
+		if firstOfKey && r.watch != nil {
+			r.watch(c, value{kind: kindObject})
+		}
+		st.supplied |= 1 << ri
+		st.firstName[ri] = uint8(ni)
+		if r.sameAlias {
+			st.aliasVal = leaf{kind: kindObject}
+		}
 		path := r.names[0] // a top-level object under its canonical name: no copy to make
 		if prefix != "" || key != path {
 			path = join(prefix, key)
 		}
-		return r.object(c, p, depth+1, path, dst)
-	}
-
-	v, err := p.value(depth)
-	if err != nil {
+		p.path = append(p.path, key)
+		err := r.object(c, p, depth+1, path, dst)
+		p.path = p.path[:len(p.path)-1]
 		return err
+	default:
+		p.path = append(p.path, key)
+		var err error
+		v, err = p.value(depth)
+		p.path = p.path[:len(p.path)-1]
+		if err != nil {
+			return err
+		}
 	}
-	if firstOfKey && set.watch != nil {
-		set.watch(c, key, v)
+	if firstOfKey && r.watch != nil {
+		r.watch(c, v)
 	}
-	if st.supplied[ri] {
-		switch first := st.firstKey[ri]; {
-		case first == key:
+	if supplied {
+		switch first := r.names[st.firstName[ri]]; {
+		case int(st.firstName[ri]) == ni:
 			// the same key twice: reported as a duplicate (204)
 		case r.sameAlias:
-			f := &st.firstVal[ri]
+			f := &st.aliasVal
 			if f.kind != v.kind || f.text != v.text || f.boolean != v.boolean {
 				c.add(join(prefix, r.names[0]), emvFormat, "sent as both "+first+" and "+key+" with different values")
 			}
@@ -236,9 +280,28 @@ func decodeMember[T any](p *parser, c *checker, depth int, prefix string, set *r
 	if isEmpty(&v) {
 		return nil // null or "": absent; required fields are reported at the end
 	}
-	st.supplied[ri], st.firstKey[ri], st.firstVal[ri] = true, key, leaf{v.kind, v.boolean, v.text}
+	st.supplied |= 1 << ri
+	st.firstName[ri] = uint8(ni)
+	if r.sameAlias {
+		st.aliasVal = leaf{v.kind, v.boolean, v.text}
+	}
 	decodeField(c, r, &v, prefix, key, dst)
 	return nil
+}
+
+// unknownMember reads the value of the member key (at offset), which no
+// rule of its object names: it is ignored, but for its duplicates.
+func (p *parser) unknownMember(c *checker, st *memberState, depth int, prefix, key string, offset int) error {
+	if st.addUnknown(key) {
+		p.dups = append(p.dups, duplicate{p.pathTo(key), offset})
+	}
+	if len(c.ignored) < maxIgnored {
+		c.ignore(join(prefix, key))
+	}
+	p.path = append(p.path, key)
+	_, err := p.value(depth)
+	p.path = p.path[:len(p.path)-1]
+	return err
 }
 
 // requireMissing reports, once the whole request is read, the required
@@ -247,29 +310,24 @@ func decodeMember[T any](p *parser, c *checker, depth int, prefix string, set *r
 // after recurring), so the check is deferred, in its place in the order of
 // problems.
 func requireMissing[T any](c *checker, prefix string, set *ruleSet[T], st *memberState) {
+	missing := set.required &^ st.supplied
+	if missing == 0 {
+		return
+	}
 	rules := set.rules
 	if prefix == "" {
 		// The top-level object ends last: everything is read, and its
 		// problems go at the end anyway.
-		for ri := range rules {
-			if r := &rules[ri]; !st.supplied[ri] && r.required != nil && r.required(c) {
+		for m := missing; m != 0; m &= m - 1 {
+			if r := &rules[bits.TrailingZeros64(m)]; r.required(c) {
 				c.add(r.names[0], emvMissing, "is required"+c.hintFor(prefix, r.names[0]))
 			}
 		}
 		return
 	}
-	var missing []int
-	for ri := range rules {
-		if !st.supplied[ri] && rules[ri].required != nil {
-			missing = append(missing, ri)
-		}
-	}
-	if len(missing) == 0 {
-		return
-	}
 	c.later(func(c *checker) {
-		for _, ri := range missing {
-			if r := &rules[ri]; r.required(c) {
+		for m := missing; m != 0; m &= m - 1 {
+			if r := &rules[bits.TrailingZeros64(m)]; r.required(c) {
 				c.add(join(prefix, r.names[0]), emvMissing, "is required"+c.hintFor(prefix, r.names[0]))
 			}
 		}
@@ -297,7 +355,7 @@ func findMisspelt[T any](c *checker, prefix string, set *ruleSet[T], st *memberS
 			continue
 		}
 		ri, known := set.folded[string(folded)]
-		if !known || st.supplied[ri] {
+		if !known || st.supplied&(1<<ri) != 0 {
 			continue
 		}
 		if _, seen := c.misspeltKey(prefix, set.rules[ri].names[0]); seen {
