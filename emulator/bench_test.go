@@ -17,9 +17,9 @@ import (
 // about twice today's count (in the comments), so only a real regression
 // trips TestAllocBudgets.
 const (
-	budgetLookupFrictionless = 30 // measured 13 (with its event: redacted body, typed answer)
-	budgetLookupChallenge    = 50 // measured 24 (and the CReq; the page is the transport's)
-	budgetEnquiry            = 20 // measured 9 (its event: redacted body, typed answer)
+	budgetLookupFrictionless = 12 // measured 7 (with its event: redacted body, typed answer)
+	budgetLookupChallenge    = 30 // measured 20 (and the CReq; the page is the transport's)
+	budgetEnquiry            = 8  // measured 5 (its event: redacted body, typed answer)
 	budgetEncodeLookup       = 3  // measured 1
 )
 
