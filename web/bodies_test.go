@@ -61,6 +61,9 @@ func TestBodiesAreNotKept(t *testing.T) {
 	for g, tx := range ids {
 		ref := fmt.Sprintf("ORD-BODIES-%02d", g)
 		for i, kind := range []string{"frictionless", "challenge", "ddc"} {
+			if q := e.enquiry(token, map[string]string{"threeDsServerTransId": strings.ToUpper(tx[i])}); q.Status != http.StatusOK {
+				t.Errorf("enquiry by id %s: HTTP %d\n%s", tx[i], q.Status, q.Raw)
+			}
 			q := e.enquiry(token, map[string]string{"externalReferenceId": ref + "-" + kind})
 			if q.Status != http.StatusOK || q.Str("threeDsServerTransId") != tx[i] {
 				t.Errorf("enquiry %s-%s: HTTP %d, want transaction %s\n%s", ref, kind, q.Status, tx[i], q.Raw)

@@ -2,6 +2,7 @@ package journal
 
 import (
 	"container/list"
+	"strings"
 	"unsafe"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
@@ -89,6 +90,9 @@ func (j *History) Add(ev emulator.Event, e Event) {
 	}
 	en := sp.byID[id]
 	if en == nil {
+		// A copy: the id of an event (an enquiry's) may share its request's
+		// memory, and the map keeps its key.
+		id = strings.Clone(id)
 		en = &entry{ns: ev.Namespace, summary: Summary{ID: id, Created: ev.Time}}
 		en.inSpace = sp.order.PushBack(en)
 		en.inAll = j.all.PushBack(en)

@@ -307,6 +307,9 @@ func (j *Journal) Record(_ context.Context, ev emulator.Event) {
 		return
 	default:
 	}
+	// A copy: the queue outlives the request, whose memory the id of an
+	// event (an enquiry's) may share.
+	id = strings.Clone(id)
 	e := journal.NewEvent(ev)
 	t := ev.Transaction
 	e.Status = t.Status

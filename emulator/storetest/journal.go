@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/journal"
@@ -35,6 +36,37 @@ func event(ns, id string, kind emulator.EventKind, at time.Duration, status stri
 // with a lookup, as the engine's do.
 func RunJournal(t *testing.T, open JournalOpener) {
 	ctx := context.Background()
+	t.Run("KeepsItsOwnCopies", func(t *testing.T) {
+		// The strings of an event may share its request's memory (an
+		// enquiry's transaction id is the body's), which is reused once
+		// Record returns: the journal must have copied what it keeps, the
+		// key it finds the transaction by included.
+		p := open(t, journal.Options{})
+		const id = "8a880dc0-d2d2-4067-bcb1-b08d1690b26e"
+		body := []byte(`{"threeDsServerTransId":"` + id + `","externalReferenceId":"ORD-COPY"}`)
+		shared := func(s string) string {
+			i := strings.Index(string(body), s)
+			return unsafe.String(&body[i], len(s))
+		}
+		lookup := event("ns1", shared(id), emulator.EventLookup, 0, "Y")
+		lookup.Transaction.ExternalReferenceID = shared("ORD-COPY")
+		lookup.Request = []byte(`{"kept":"as given"}`) // the engine's own redacted copy
+		p.Writer.Record(ctx, lookup)
+		enq := event("ns1", shared(id), emulator.EventEnquiry, time.Second, "Y")
+		enq.Enquiry = &emulator.EnquiryResponse{TransactionStatus: "Y"}
+		p.Writer.Record(ctx, enq)
+		for i := range body {
+			body[i] = '#'
+		}
+		p.Sync()
+		e, ok, err := p.Reader.Get(ctx, "ns1", id)
+		if err != nil || !ok {
+			t.Fatalf("Get(%s) = %v, %v; want the transaction", id, ok, err)
+		}
+		if e.Summary.ID != id || e.Summary.ExternalReferenceID != "ORD-COPY" || len(e.Events) != 2 {
+			t.Errorf("the journal kept the caller's memory: summary %+v, %d events", e.Summary, len(e.Events))
+		}
+	})
 	t.Run("RecordsATransaction", func(t *testing.T) {
 		p := open(t, journal.Options{})
 		lookup := event("ns1", "tx-1", emulator.EventLookup, 0, "C")
