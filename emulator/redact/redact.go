@@ -432,18 +432,9 @@ func (r *redactor) cut(bodyLen int) []byte {
 	out = append(out, '"')
 	head := r.out
 	for len(head) > 0 {
-		c, size := utf8.DecodeRune(head)
 		n := len(out)
-		switch {
-		case c == utf8.RuneError && size == 1:
-			out = append(out, `\ufffd`...)
-		case c == '"' || c == '\\':
-			out = append(out, '\\', byte(c))
-		case c < 0x20:
-			out = append(out, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-		default:
-			out = append(out, head[:size]...)
-		}
+		var size int
+		out, size = appendEscapedRune(out, head)
 		if len(out)-1 > budget {
 			out = out[:n]
 			break
@@ -462,20 +453,27 @@ func (r *redactor) cut(bodyLen int) []byte {
 func appendQuoted(out, s []byte) []byte {
 	out = append(out, '"')
 	for len(s) > 0 {
-		c, size := utf8.DecodeRune(s)
-		switch {
-		case c == utf8.RuneError && size == 1:
-			out = append(out, `\ufffd`...)
-		case c == '"' || c == '\\':
-			out = append(out, '\\', byte(c))
-		case c < 0x20:
-			out = append(out, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-		default:
-			out = append(out, s[:size]...)
-		}
+		var size int
+		out, size = appendEscapedRune(out, s)
 		s = s[size:]
 	}
 	return append(out, '"')
+}
+
+// appendEscapedRune appends the first rune of s as a JSON string holds
+// it (quotes, backslashes and control characters escaped, an invalid
+// byte as \ufffd) and returns how many bytes of s it took.
+func appendEscapedRune(out, s []byte) ([]byte, int) {
+	c, size := utf8.DecodeRune(s)
+	switch {
+	case c == utf8.RuneError && size == 1:
+		return append(out, `\ufffd`...), size
+	case c == '"' || c == '\\':
+		return append(out, '\\', byte(c)), size
+	case c < 0x20:
+		return append(out, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF]), size
+	}
+	return append(out, s[:size]...), size
 }
 
 const hexDigits = "0123456789abcdef"
