@@ -38,7 +38,8 @@ type Callbacks interface {
 	// ErrCallbackLimit when too many namespaces have one.
 	Register(ctx context.Context, ns, url string) error
 	// Registered returns the callback URL of ns, "" when it has none. A
-	// change made on another replica is seen at once.
+	// change made on this replica is seen at once; one made on another
+	// as soon as the shared store announces it (within milliseconds).
 	Registered(ctx context.Context, ns string) (string, error)
 	// Unregister removes the URL of ns and reports whether it had one.
 	Unregister(ctx context.Context, ns string) (bool, error)

@@ -20,6 +20,11 @@ const (
 	DefaultMaxOutbox       = 100_000
 )
 
+// DefaultCallbackRevalidate is how long a replica uses a namespace's
+// cached callback URL before it reads it again, should a change's
+// announcement be lost.
+const DefaultCallbackRevalidate = time.Second
+
 // Callbacks keeps the result callbacks in Redis, shared by the replicas:
 //
 //	cb:u  hash: namespace -> callback URL
@@ -29,11 +34,22 @@ const (
 // Every change is one Lua script over these keys, so a delivery is leased
 // to one replica at a time: a Claim moves its due to the end of the lease
 // and gives it a new token, which its Release or Done must show.
+//
+// The engine reads a namespace's URL at every lookup, so each replica
+// caches it as Namespaces caches states: a registration or removal is
+// announced on prefix "cb:changed" and drops the URL from every
+// replica's cache as the announcement arrives (this replica's at once);
+// a URL is read again after Revalidate should an announcement be lost.
 type Callbacks struct {
 	c                  rueidis.Client
 	prefix             string
 	timeout            time.Duration
 	maxURLs, maxOutbox int
+	now                func() time.Time
+	urls               *announced[string]
+
+	stop    context.CancelFunc
+	stopped chan struct{}
 }
 
 var _ emulator.Callbacks = (*Callbacks)(nil)
@@ -47,9 +63,14 @@ type CallbacksOptions struct {
 	// MaxURLs and MaxOutbox bound the registrations and the waiting
 	// deliveries; the defaults when zero.
 	MaxURLs, MaxOutbox int
+	// Revalidate is how long a cached URL is used before it is read
+	// again; DefaultCallbackRevalidate when zero.
+	Revalidate time.Duration
 }
 
-// NewCallbacks returns the callbacks kept over client c.
+// NewCallbacks returns the callbacks kept over client c and starts the
+// subscription to the announcements of their URLs' changes; Close stops
+// it.
 func NewCallbacks(c rueidis.Client, opt CallbacksOptions) (*Callbacks, error) {
 	if c == nil {
 		return nil, errors.New("redisstore: NewCallbacks needs a client")
@@ -66,9 +87,26 @@ func NewCallbacks(c rueidis.Client, opt CallbacksOptions) (*Callbacks, error) {
 	if opt.MaxOutbox <= 0 {
 		opt.MaxOutbox = DefaultMaxOutbox
 	}
-	return &Callbacks{c: c, prefix: opt.Prefix, timeout: opt.Timeout, maxURLs: opt.MaxURLs, maxOutbox: opt.MaxOutbox}, nil
+	if opt.Revalidate <= 0 {
+		opt.Revalidate = DefaultCallbackRevalidate
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	r := &Callbacks{c: c, prefix: opt.Prefix, timeout: opt.Timeout, maxURLs: opt.MaxURLs, maxOutbox: opt.MaxOutbox,
+		now: time.Now, urls: newAnnounced[string](opt.Revalidate), stop: stop, stopped: make(chan struct{})}
+	go func() {
+		defer close(r.stopped)
+		subscribe(ctx, c, r.channel(), opt.Timeout, r.urls.drop, r.urls.dropAll)
+	}()
+	return r, nil
 }
 
+// Close stops the subscription. It does not close the client.
+func (r *Callbacks) Close() {
+	r.stop()
+	<-r.stopped
+}
+
+func (r *Callbacks) channel() string  { return r.prefix + "cb:changed" }
 func (r *Callbacks) urlsKey() string  { return r.prefix + "cb:u" }
 func (r *Callbacks) queueKey() string { return r.prefix + "cb:q" }
 func (r *Callbacks) dataKey() string  { return r.prefix + "cb:d" }
@@ -76,13 +114,22 @@ func (r *Callbacks) dataKey() string  { return r.prefix + "cb:d" }
 var registerScript = rueidis.NewLuaScript(`
 if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 and redis.call('HLEN', KEYS[1]) >= tonumber(ARGV[3]) then return -1 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('PUBLISH', ARGV[4], ARGV[1])
 return 1`)
+
+// unregisterScript removes the URL of ARGV[1] from KEYS[1] and, when it
+// had one, announces the change on ARGV[2].
+var unregisterScript = rueidis.NewLuaScript(`
+local n = redis.call('HDEL', KEYS[1], ARGV[1])
+if n > 0 then redis.call('PUBLISH', ARGV[2], ARGV[1]) end
+return n`)
 
 // Register sets the URL of ns.
 func (r *Callbacks) Register(ctx context.Context, ns, url string) error {
 	ctx, cancel := bounded(ctx, r.timeout)
 	defer cancel()
-	n, err := registerScript.Exec(ctx, r.c, []string{r.urlsKey()}, []string{ns, url, strconv.Itoa(r.maxURLs)}).AsInt64()
+	n, err := registerScript.Exec(ctx, r.c, []string{r.urlsKey()}, []string{ns, url, strconv.Itoa(r.maxURLs), r.channel()}).AsInt64()
+	r.urls.drop(ns)
 	if err != nil {
 		return ClassifyWrite("register a callback URL", err)
 	}
@@ -92,17 +139,23 @@ func (r *Callbacks) Register(ctx context.Context, ns, url string) error {
 	return nil
 }
 
-// Registered returns the URL of ns. It is read from Redis every time, not
-// kept: a registration made on one replica applies at once to the
-// transactions of every other (a namespace without one would otherwise
-// miss the results of its first moments).
+// Registered returns the URL of ns: from this replica's cache while no
+// change of it was announced and it is younger than Revalidate, else
+// read from Redis. A change made on another replica is seen as soon as
+// its announcement arrives: Redis sends it as it answers the change.
 func (r *Callbacks) Registered(ctx context.Context, ns string) (string, error) {
+	now := r.now()
+	url, ok, drops := r.urls.get(ns, now)
+	if ok {
+		return url, nil
+	}
 	ctx, cancel := bounded(ctx, r.timeout)
 	defer cancel()
 	url, err := r.c.Do(ctx, r.c.B().Hget().Key(r.urlsKey()).Field(ns).Build()).ToString()
 	if err != nil && !rueidis.IsRedisNil(err) {
 		return "", Classify("read a callback URL", err)
 	}
+	r.urls.put(ns, url, now, drops)
 	return url, nil
 }
 
@@ -110,7 +163,8 @@ func (r *Callbacks) Registered(ctx context.Context, ns string) (string, error) {
 func (r *Callbacks) Unregister(ctx context.Context, ns string) (bool, error) {
 	ctx, cancel := bounded(ctx, r.timeout)
 	defer cancel()
-	n, err := r.c.Do(ctx, r.c.B().Hdel().Key(r.urlsKey()).Field(ns).Build()).AsInt64()
+	n, err := unregisterScript.Exec(ctx, r.c, []string{r.urlsKey()}, []string{ns, r.channel()}).AsInt64()
+	r.urls.drop(ns)
 	if err != nil {
 		return false, ClassifyWrite("remove a callback URL", err)
 	}

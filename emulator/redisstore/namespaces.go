@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/redis/rueidis"
@@ -52,21 +51,10 @@ type Namespaces struct {
 	opt      NamespacesOptions
 	now      func() time.Time
 	watchers *journal.Watchers
-
-	mu    sync.Mutex
-	cache map[string]cachedState
-	// dropped counts the cache's invalidations: a state read while one
-	// happened is not cached, for it may be older than the change.
-	dropped uint64
+	cache    *announced[emulator.NamespaceState]
 
 	stop    context.CancelFunc
 	stopped chan struct{}
-}
-
-// cachedState is a namespace's state as this replica last read it.
-type cachedState struct {
-	st      emulator.NamespaceState
-	checked time.Time
 }
 
 var _ emulator.Namespaces = (*Namespaces)(nil)
@@ -91,7 +79,7 @@ func NewNamespaces(c rueidis.Client, opt NamespacesOptions) (*Namespaces, error)
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	n := &Namespaces{c: c, opt: opt, now: time.Now, watchers: journal.NewWatchers(maxCached),
-		cache: map[string]cachedState{}, stop: stop, stopped: make(chan struct{})}
+		cache: newAnnounced[emulator.NamespaceState](opt.Revalidate), stop: stop, stopped: make(chan struct{})}
 	go func() {
 		defer close(n.stopped)
 		subscribe(ctx, c, n.channel(), opt.Timeout, n.changed, n.reset)
@@ -112,20 +100,14 @@ func (n *Namespaces) channel() string { return n.opt.Prefix + "n:changed" }
 // changed drops the cached state of ns and wakes its watchers: another
 // replica (or this one) changed it.
 func (n *Namespaces) changed(ns string) {
-	n.mu.Lock()
-	delete(n.cache, ns)
-	n.dropped++
-	n.mu.Unlock()
+	n.cache.drop(ns)
 	n.watchers.Wake(ns)
 }
 
 // reset drops every cached state and wakes every watcher: changes may
 // have been missed.
 func (n *Namespaces) reset() {
-	n.mu.Lock()
-	clear(n.cache)
-	n.dropped++
-	n.mu.Unlock()
+	n.cache.dropAll()
 	n.watchers.WakeAll()
 }
 
@@ -144,12 +126,9 @@ func parseState(v string) (emulator.NamespaceState, error) {
 // younger than Revalidate and no change was announced.
 func (n *Namespaces) State(ctx context.Context, ns string) (emulator.NamespaceState, error) {
 	now := n.now()
-	n.mu.Lock()
-	c, ok := n.cache[ns]
-	dropped := n.dropped
-	n.mu.Unlock()
-	if ok && now.Sub(c.checked) < n.opt.Revalidate {
-		return c.st, nil
+	cached, ok, drops := n.cache.get(ns, now)
+	if ok {
+		return cached, nil
 	}
 	rctx, cancel := bounded(ctx, n.opt.Timeout)
 	defer cancel()
@@ -164,14 +143,7 @@ func (n *Namespaces) State(ctx context.Context, ns string) (emulator.NamespaceSt
 			return emulator.NamespaceState{}, err
 		}
 	}
-	n.mu.Lock()
-	if n.dropped == dropped {
-		if _, had := n.cache[ns]; !had && len(n.cache) >= maxCached {
-			clear(n.cache)
-		}
-		n.cache[ns] = cachedState{st: st, checked: now}
-	}
-	n.mu.Unlock()
+	n.cache.put(ns, st, now, drops)
 	return st, nil
 }
 

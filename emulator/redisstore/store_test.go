@@ -62,15 +62,19 @@ func TestCallbacksContract(t *testing.T) {
 	srv := testkit.StartRedis(t, testkit.RedisOptions{})
 	c := connect(t, srv)
 	storetest.RunCallbacks(t, func(t *testing.T, maxOutbox int) (a, b emulator.Callbacks) {
-		opt := redisstore.CallbacksOptions{Prefix: t.Name() + ":", Timeout: time.Second, MaxOutbox: maxOutbox}
+		// A cached URL is never read again within the test: only the
+		// announcements carry a change from one replica to the other.
+		opt := redisstore.CallbacksOptions{Prefix: t.Name() + ":", Timeout: time.Second, MaxOutbox: maxOutbox, Revalidate: time.Hour}
 		ra, err := redisstore.NewCallbacks(c, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
+		t.Cleanup(ra.Close)
 		rb, err := redisstore.NewCallbacks(connect(t, srv), opt)
 		if err != nil {
 			t.Fatal(err)
 		}
+		t.Cleanup(rb.Close)
 		return ra, rb
 	})
 }

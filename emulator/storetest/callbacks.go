@@ -16,7 +16,8 @@ import (
 type CallbacksFactory func(t *testing.T, maxOutbox int) (a, b emulator.Callbacks)
 
 // RunCallbacks runs the contract every emulator.Callbacks keeps: a
-// registration is seen by every replica at once; a delivery is
+// registration is seen at once by the replica that made it and by every
+// other as soon as it is announced; a delivery is
 // leased to one caller at a time, across replicas and under concurrency,
 // comes back when its lease ends, and a Schedule during a lease brings it
 // back at once when the lease is released.
@@ -31,27 +32,27 @@ func RunCallbacks(t *testing.T, newCallbacks CallbacksFactory) {
 		if err := a.Register(ctx, "ns-1", "http://127.0.0.1:9/cb"); err != nil {
 			t.Fatal(err)
 		}
-		if u, _ := b.Registered(ctx, "ns-1"); u != "http://127.0.0.1:9/cb" {
-			t.Errorf("the other replica sees %q", u)
+		if u, _ := a.Registered(ctx, "ns-1"); u != "http://127.0.0.1:9/cb" {
+			t.Errorf("the replica that registered sees %q", u)
 		}
+		seen(t, b, "ns-1", "http://127.0.0.1:9/cb", "the other replica, after the registration")
 		if u, _ := a.Registered(ctx, "ns-2"); u != "" {
 			t.Errorf("another namespace sees %q", u)
 		}
 		if err := b.Register(ctx, "ns-1", "http://localhost:9/other"); err != nil {
 			t.Fatal(err)
 		}
-		if u, _ := a.Registered(ctx, "ns-1"); u != "http://localhost:9/other" {
-			t.Errorf("the first replica sees %q after the change", u)
-		}
+		seen(t, a, "ns-1", "http://localhost:9/other", "the first replica, after the change")
 		if ok, err := a.Unregister(ctx, "ns-1"); !ok || err != nil {
 			t.Errorf("Unregister = %v, %v", ok, err)
+		}
+		if u, _ := a.Registered(ctx, "ns-1"); u != "" {
+			t.Errorf("the replica that removed it sees %q", u)
 		}
 		if ok, _ := a.Unregister(ctx, "ns-1"); ok {
 			t.Error("a second Unregister found a URL")
 		}
-		if u, _ := b.Registered(ctx, "ns-1"); u != "" {
-			t.Errorf("the other replica sees %q after the removal", u)
-		}
+		seen(t, b, "ns-1", "", "the other replica, after the removal")
 	})
 	t.Run("lease", func(t *testing.T) {
 		a, b := newCallbacks(t, 0)
@@ -173,4 +174,22 @@ func RunCallbacks(t *testing.T, newCallbacks CallbacksFactory) {
 			t.Errorf("a delivery already waiting, at the bound: %v", err)
 		}
 	})
+}
+
+// announced is how long a change may take to reach another replica: its
+// announcement's way through the shared store, far below any cache's
+// revalidation in these tests.
+const announced = 5 * time.Second
+
+// seen fails t unless c returns want as the URL of ns within announced.
+func seen(t *testing.T, c emulator.Callbacks, ns, want, who string) {
+	t.Helper()
+	var got string
+	var err error
+	for deadline := time.Now().Add(announced); time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
+		if got, err = c.Registered(ctx, ns); got == want && err == nil {
+			return
+		}
+	}
+	t.Errorf("%s: Registered(%s) = %q, %v; want %q within %s", who, ns, got, err, want, announced)
 }

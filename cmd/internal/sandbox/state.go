@@ -121,22 +121,25 @@ func newState(c Config, log *slog.Logger) (*state, error) {
 		client.Close()
 		return nil, fmt.Errorf("[store] %w", err)
 	}
-	callbacks, err := redisstore.NewCallbacks(client, redisstore.CallbacksOptions{Prefix: c.StorePrefix, Timeout: c.StoreTimeout})
+	keys, err := redisstore.NewKeyRegistry(client, c.StorePrefix, c.StoreTimeout)
 	if err != nil {
 		client.Close()
 		return nil, fmt.Errorf("[store] %w", err)
 	}
-	keys, err := redisstore.NewKeyRegistry(client, c.StorePrefix, c.StoreTimeout)
+	// The callbacks and the namespaces hold subscriptions, stopped
+	// before the client closes.
+	callbacks, err := redisstore.NewCallbacks(client, redisstore.CallbacksOptions{Prefix: c.StorePrefix, Timeout: c.StoreTimeout})
 	if err != nil {
 		client.Close()
 		return nil, fmt.Errorf("[store] %w", err)
 	}
 	spaces, err := redisstore.NewNamespaces(client, redisstore.NamespacesOptions{Prefix: c.StorePrefix, MaxAge: c.StoreMaxAge, Timeout: c.StoreTimeout})
 	if err != nil {
+		callbacks.Close()
 		client.Close()
 		return nil, fmt.Errorf("[store] %w", err)
 	}
-	closeClient := func() { spaces.Close(); client.Close() }
+	closeClient := func() { spaces.Close(); callbacks.Close(); client.Close() }
 	s := &state{store: store, runtime: runtime, spaces: spaces, sessions: sessions, close: closeClient, captures: captures, callbacks: callbacks, keys: keys}
 	journalAt := "none"
 	switch {
