@@ -72,6 +72,10 @@ type AccessTokens struct {
 	keys     [][]byte // the current key first
 	lifetime time.Duration
 	now      func() time.Time
+	// verified remembers the claims of tokens whose signature, issuer
+	// and audience were checked: they never change, so a token sent
+	// again is only checked against the clock.
+	verified *recent[AccessClaims]
 }
 
 // NewAccessTokens returns the access tokens of issuer (the sandbox's
@@ -88,7 +92,7 @@ func NewAccessTokens(issuer string, masters [][]byte, lifetime time.Duration, no
 	if now == nil {
 		now = time.Now
 	}
-	a := &AccessTokens{issuer: issuer, lifetime: lifetime, now: now}
+	a := &AccessTokens{issuer: issuer, lifetime: lifetime, now: now, verified: newRecent[AccessClaims]()}
 	for _, m := range masters {
 		a.keys = append(a.keys, derive(m, "oauth access token"))
 	}
@@ -116,8 +120,27 @@ func (a *AccessTokens) Issue(clientID, scope string, open bool) (string, error) 
 
 // Verify checks an access token: its signature with the current or a
 // previous key, its issuer and audience, and its lifetime. Its failures
-// are *AccessError.
+// are *AccessError. A token that passed is remembered (see recent), and
+// when sent again only its lifetime is checked.
 func (a *AccessTokens) Verify(token string) (AccessClaims, error) {
+	id := a.verified.id(token)
+	if c, ok := a.verified.get(id); ok {
+		return c, a.inTime(c)
+	}
+	c, err := a.signed(token)
+	if err != nil {
+		return AccessClaims{}, err
+	}
+	if err := a.inTime(c); err != nil {
+		return AccessClaims{}, err
+	}
+	a.verified.add(id, c)
+	return c, nil
+}
+
+// signed returns the claims of token when its signature, issuer and
+// audience are this sandbox's.
+func (a *AccessTokens) signed(token string) (AccessClaims, error) {
 	tok, err := jws.Parse(token)
 	if err != nil {
 		return AccessClaims{}, &AccessError{Kind: ErrTokenMalformed, Detail: err.Error()}
@@ -142,12 +165,17 @@ func (a *AccessTokens) Verify(token string) (AccessClaims, error) {
 	if c.Issuer != a.issuer || c.Audience != Audience || !ValidClientID(c.ClientID) {
 		return AccessClaims{}, &AccessError{Kind: ErrTokenForeign, Detail: fmt.Sprintf("issuer %q, audience %q", clip(c.Issuer), clip(c.Audience))}
 	}
+	return c, nil
+}
+
+// inTime checks the lifetime of c at this moment.
+func (a *AccessTokens) inTime(c AccessClaims) error {
 	now := a.now().Unix()
 	if now >= c.NotAfter {
-		return AccessClaims{}, &AccessError{Kind: ErrTokenExpired, Detail: fmt.Sprintf("at %s", time.Unix(c.NotAfter, 0).UTC().Format(time.RFC3339))}
+		return &AccessError{Kind: ErrTokenExpired, Detail: fmt.Sprintf("at %s", time.Unix(c.NotAfter, 0).UTC().Format(time.RFC3339))}
 	}
 	if now+int64(DDCClockSkew.Seconds()) < c.NotBefore {
-		return AccessClaims{}, &AccessError{Kind: ErrTokenMalformed, Detail: "not valid yet"}
+		return &AccessError{Kind: ErrTokenMalformed, Detail: "not valid yet"}
 	}
-	return c, nil
+	return nil
 }

@@ -88,6 +88,40 @@ func mustTokens(t *testing.T, issuer string, master []byte, clock *testkit.Clock
 
 // TestIdentify: static tokens, access tokens and the open default, each
 // to its namespace.
+// TestAccessTokenRemembered: a token that verified is remembered, so
+// verifying it again costs no allocation, and is still checked against
+// the clock: it expires as a new one does. Refused tokens are not
+// remembered: a tampered copy of a remembered token stays refused.
+func TestAccessTokenRemembered(t *testing.T) {
+	clock := testkit.NewClock(testkit.T0)
+	a := mustTokens(t, "https://sandbox.example/3ds", masterA, clock)
+	tok, err := a.Issue("shop-1", "", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := a.Verify(tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := testing.AllocsPerRun(100, func() {
+		if c, err := a.Verify(tok); err != nil || c != first {
+			t.Fatalf("Verify again = %+v, %v; want %+v", c, err, first)
+		}
+	}); n != 0 {
+		t.Errorf("verifying a remembered token allocates %.0f times", n)
+	}
+	tampered := tok[:len(tok)-2] + map[bool]string{true: "AA", false: "BB"}[!strings.HasSuffix(tok, "AA")]
+	for range 2 {
+		if _, err := a.Verify(tampered); !errors.Is(err, auth.ErrTokenForeign) {
+			t.Errorf("a tampered copy: Verify = %v, want ErrTokenForeign", err)
+		}
+	}
+	clock.Advance(time.Minute)
+	if _, err := a.Verify(tok); !errors.Is(err, auth.ErrTokenExpired) {
+		t.Errorf("a remembered token after its lifetime: Verify = %v, want ErrTokenExpired", err)
+	}
+}
+
 func TestIdentify(t *testing.T) {
 	clock := testkit.NewClock(testkit.T0)
 	access := mustTokens(t, "http://sandbox", masterA, clock)

@@ -6,9 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"hash"
-	"hash/maphash"
 	"sync"
-	"sync/atomic"
 )
 
 // The sandbox keeps nothing of a bearer token but keyed hashes: the
@@ -42,7 +40,7 @@ func (p KeyPair) Fingerprint() string {
 type TokenKeys struct {
 	namespace *keyedHash
 	hashes    []*keyedHash // the current key first
-	recent    namespaceCache
+	recent    *recent[string]
 }
 
 // NewTokenKeys derives the keys from masters, the state hash keys: the
@@ -51,7 +49,7 @@ func NewTokenKeys(masters [][]byte) (*TokenKeys, error) {
 	if len(masters) == 0 || len(masters[0]) == 0 {
 		return nil, errors.New("auth: the hashes of tokens need a master key")
 	}
-	k := &TokenKeys{namespace: newKeyedHash(derive(masters[0], "token namespace")), recent: newNamespaceCache()}
+	k := &TokenKeys{namespace: newKeyedHash(derive(masters[0], "token namespace")), recent: newRecent[string]()}
 	for _, m := range masters {
 		k.hashes = append(k.hashes, newKeyedHash(derive(m, "console session token")))
 	}
@@ -62,44 +60,12 @@ func NewTokenKeys(masters [][]byte) (*TokenKeys, error) {
 // hash. Logs, pages and stores carry it, never the token.
 func (k *TokenKeys) Namespace(token string) string {
 	id := k.recent.id(token)
-	if ns, ok := k.recent.m.Load(id); ok {
-		return ns.(string)
+	if ns, ok := k.recent.get(id); ok {
+		return ns
 	}
 	ns := k.namespace.hex(token, 8)
 	k.recent.add(id, ns)
 	return ns
-}
-
-// maxRecentTokens bounds the namespaces a TokenKeys remembers; beyond
-// it, it forgets them all and starts again.
-const maxRecentTokens = 4096
-
-// namespaceCache remembers the namespaces of recent tokens: a client
-// sends the same token request after request, and the HMAC that makes a
-// namespace costs as much as a good share of a small request. It holds
-// no token, but a 128-bit hash of each under two random seeds of this
-// process (hash/maphash), which tells nothing of a token outside it.
-type namespaceCache struct {
-	seeds [2]maphash.Seed
-	m     *sync.Map // [2]uint64 -> string
-	n     *atomic.Int64
-}
-
-func newNamespaceCache() namespaceCache {
-	return namespaceCache{seeds: [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}, m: new(sync.Map), n: new(atomic.Int64)}
-}
-
-// id is the cache's key of token.
-func (c namespaceCache) id(token string) [2]uint64 {
-	return [2]uint64{maphash.String(c.seeds[0], token), maphash.String(c.seeds[1], token)}
-}
-
-func (c namespaceCache) add(id [2]uint64, ns string) {
-	if c.n.Add(1) > maxRecentTokens {
-		c.m.Clear()
-		c.n.Store(1)
-	}
-	c.m.Store(id, ns)
 }
 
 // Hash is the keyed hash of token that a console session keeps: 16

@@ -167,16 +167,37 @@ func mac(key []byte, input string) []byte {
 // starting as a JSON object does), without decoding it: how a bearer
 // token meant as a JWT is told from an opaque one.
 func LooksLike(s string) bool {
-	if !strings.HasPrefix(s, "eyJ") || strings.Count(s, ".") != 2 {
+	if !strings.HasPrefix(s, "eyJ") {
 		return false
 	}
+	// The positions of the two dots, each with a part before it.
+	var dots [2]int
+	n := 0
 	for i := range len(s) {
-		c := s[i]
-		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+		switch compactByte[s[i]] {
+		case 0:
 			return false
+		case '.':
+			if n == 2 || i == 0 || (n == 1 && i == dots[0]+1) {
+				return false
+			}
+			dots[n] = i
+			n++
 		}
 	}
-	h, rest, _ := strings.Cut(s, ".")
-	p, sig, _ := strings.Cut(rest, ".")
-	return h != "" && p != "" && sig != ""
+	return n == 2 && dots[1] < len(s)-1
 }
+
+// compactByte is the class of each byte in a compact JWS: 1 for the
+// base64url alphabet, '.' for the dot, 0 for any other.
+var compactByte = func() (t [256]byte) {
+	for c := range t {
+		switch {
+		case c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z', c >= '0' && c <= '9', c == '-', c == '_':
+			t[c] = 1
+		case c == '.':
+			t[c] = '.'
+		}
+	}
+	return t
+}()

@@ -85,11 +85,43 @@ func TestLooksLike(t *testing.T) {
 		"eyJhbGc.e30.c2ln.x":            false,
 		"eyJhbGc.e3 0.c2ln":             false,
 		"abc.def.ghi":                   false,
+		"eyJ..c2ln":                     false,
+		"eyJhbGc..":                     false,
+		"eyJhbGc.e30.c2ln.":             false,
+		"eyJ.e.c":                       true,
 	} {
 		if got := jws.LooksLike(tok); got != want {
 			t.Errorf("LooksLike(%q) = %v, want %v", tok, got, want)
 		}
 	}
+}
+
+// FuzzLooksLike: LooksLike, one pass over a table, answers as the plain
+// reading of its rule does.
+func FuzzLooksLike(f *testing.F) {
+	for _, s := range []string{"eyJhbGciOiJIUzI1NiJ9.e30.c2ln", "eyJ.e30", "eyJ..x", "eyJa.b.", "eyJa.b.c.d", "eyJ\x00.a.b", "team"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := jws.LooksLike(s), looksLikeReference(s); got != want {
+			t.Errorf("LooksLike(%q) = %v, want %v", s, got, want)
+		}
+	})
+}
+
+// looksLikeReference is LooksLike's rule as plainly as it reads.
+func looksLikeReference(s string) bool {
+	if !strings.HasPrefix(s, "eyJ") || strings.Count(s, ".") != 2 {
+		return false
+	}
+	for i := range len(s) {
+		c := s[i]
+		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	parts := strings.Split(s, ".")
+	return parts[0] != "" && parts[1] != "" && parts[2] != ""
 }
 
 // FuzzParse: no input makes Parse panic, and whatever parses keeps a
