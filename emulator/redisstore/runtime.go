@@ -23,8 +23,9 @@ const (
 	// scenarios before it checks their version again: a change made on
 	// another replica is seen within it.
 	DefaultRevalidate = 500 * time.Millisecond
-	// maxCached bounds the namespaces whose runtime scenarios a replica
-	// keeps parsed; beyond it the cache starts afresh.
+	// maxCached bounds the namespaces of each of a replica's caches (the
+	// runtime scenarios it keeps parsed, the namespaces' states, the
+	// callback URLs); beyond it a cache starts afresh.
 	maxCached = 10000
 )
 
