@@ -1,0 +1,168 @@
+package emulator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
+)
+
+// Enquiry returns the current result of a transaction of namespace ns, found
+// by threeDsServerTransId when given, else by externalReferenceId (the
+// newest transaction with that reference).
+func (e *Engine) Enquiry(ctx context.Context, ns string, req EnquiryRequest, call APICall) (EnquiryResponse, error) {
+	var (
+		t   Transaction
+		err error
+	)
+	field, value := "threeDsServerTransId", req.ThreeDSServerTransID
+	if req.ThreeDSServerTransID != "" {
+		t, err = e.store.Get(ctx, req.ThreeDSServerTransID)
+		if err == nil && t.Namespace != ns {
+			err = ErrNotFound
+		}
+	} else {
+		field, value = "externalReferenceId", req.ExternalReferenceID
+		t, err = e.store.GetByExternalRef(ctx, ns, req.ExternalReferenceID)
+	}
+	if err == nil && t.Phase == PhaseMethod {
+		return EnquiryResponse{}, e.collectionOnly(ctx, ns, t, field, value)
+	}
+	var sc *scenarios.Scenario
+	if err == nil {
+		if sc, err = e.scenarioByID(ctx, ns, t.ScenarioID); err != nil {
+			return EnquiryResponse{}, err
+		}
+	}
+	if err := e.applyStep(ctx, sc, StepEnquiry, viaAPI); err != nil {
+		return EnquiryResponse{}, err
+	}
+	if err != nil {
+		return EnquiryResponse{}, e.lookupFailure(err, field, value)
+	}
+	t, err = e.settleWith(ctx, t, challengeRules(sc))
+	if err != nil {
+		return EnquiryResponse{}, e.lookupFailure(err, field, value)
+	}
+	resp := e.enquiryResponse(t)
+	if resp.ThreeDSMethod = e.methodTimeline(ctx, t); resp.ThreeDSMethod != nil {
+		resp.DDCID, resp.ThreeDSCompInd = t.Method.DDCID, t.Method.CompInd
+	}
+	e.emit(ctx, Event{Namespace: ns, Kind: EventEnquiry, Transaction: summaryOf(t), Detail: call.Note,
+		Request: e.redactBody(call.Body), Enquiry: &resp})
+	return resp, nil
+}
+
+// collectionOnly is the answer to an enquiry whose key names a device
+// data collection, not an authentication: one without a lookup yet, or
+// one whose lookup carries another externalReferenceId (the reference
+// then names the collection alone) or stored no transaction.
+func (e *Engine) collectionOnly(ctx context.Context, ns string, c Transaction, field, value string) error {
+	msg := fmt.Sprintf("%s %q names the device data collection %s, without a lookup yet", field, value, c.ThreeDSServerTransID)
+	if c.Method.CompInd != "" { // a lookup used it
+		id := strings.TrimPrefix(c.ThreeDSServerTransID, DDCPrefix)
+		switch t, err := e.store.Get(ctx, id); {
+		case err == nil && t.Namespace == ns && t.ExternalReferenceID != c.ExternalReferenceID:
+			msg = fmt.Sprintf("%s %q names the device data collection %s, whose lookup carries externalReferenceId %q: "+
+				"enquire by threeDsServerTransId %s or by that reference", field, value, c.ThreeDSServerTransID, t.ExternalReferenceID, id)
+		case err == nil && t.Namespace == ns:
+			msg = fmt.Sprintf("%s %q names the device data collection %s; its lookup is threeDsServerTransId %s: enquire by that id",
+				field, value, c.ThreeDSServerTransID, id)
+		case errors.Is(err, ErrNotFound):
+			msg = fmt.Sprintf("%s %q names the device data collection %s, whose lookup stored no transaction (it was answered with an error)",
+				field, value, c.ThreeDSServerTransID)
+		case err != nil:
+			return e.lookupFailure(err, field, value)
+		}
+	}
+	return NewError(CodeUnknownTransaction, EMVUnknownTransaction, msg, field)
+}
+
+// lookupFailure turns a store failure into the error the caller sees.
+func (e *Engine) lookupFailure(err error, field, value string) error {
+	if errors.Is(err, ErrNotFound) {
+		return NewError(CodeUnknownTransaction, EMVUnknownTransaction,
+			fmt.Sprintf("no transaction with %s %q for this token%s", field, value, e.expiryHint()), field)
+	}
+	if _, ok := AsError(err); ok {
+		return err
+	}
+	return fmt.Errorf("find transaction by %s: %w", field, err)
+}
+
+// expiryHint tells, after an unknown transaction, that transactions
+// expire: the store forgets them after StoreMaxAge.
+func (e *Engine) expiryHint() string {
+	if e.cfg.StoreMaxAge <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("; transactions expire %s after their lookup (--store-max-age), go earlier when the store is full, and belong to the token that made them", e.cfg.StoreMaxAge)
+}
+
+// AuthenticationValue is the CAVV/AAV of t: present for Y and A only,
+// derived from the transaction id, so it is stable for a transaction.
+func (e *Engine) AuthenticationValue(t Transaction) string {
+	if !t.HasAuthenticationValue() {
+		return ""
+	}
+	return e.cavv.value(t.ThreeDSServerTransID)
+}
+
+func (e *Engine) enquiryResponse(t Transaction) EnquiryResponse {
+	r := EnquiryResponse{
+		ThreeDSServerTransID:       t.ThreeDSServerTransID,
+		DSTransID:                  t.DSTransID,
+		ACSTransactionID:           t.ACSTransID,
+		AuthenticationValue:        e.AuthenticationValue(t),
+		TransactionStatus:          t.Status,
+		ECI:                        t.ECI,
+		Version:                    t.Version,
+		CardScheme:                 t.CardScheme,
+		CardBIN:                    t.CardBIN,
+		DSTransactionID:            t.DSTransID,
+		ThreeDSServerTransactionID: t.ThreeDSServerTransID,
+		ChallengeCancel:            t.ChallengeCancel,
+		StatusReason:               t.StatusReason,
+		WhiteListStatus:            t.WhiteListStatus,
+		WhiteListStatusSource:      t.WhiteListStatusSrc,
+		AuthenticationType:         t.AuthenticationType,
+		ExternalReferenceID:        t.ExternalReferenceID,
+		ACSReferenceNumber:         t.ACSReferenceNumber,
+		ACSOperatorID:              t.ACSOperatorID,
+	}
+	if t.StatusReason != "" {
+		r.ReasonCode, r.ReasonDesc = t.StatusReason, ReasonText[t.StatusReason]
+	}
+	if t.Challenge.Interactions > 0 {
+		r.InteractionCounter = fmt.Sprintf("%02d", min(t.Challenge.Interactions, 99))
+	}
+	return r
+}
+
+// reasons210 maps the transStatusReason codes that 2.2.0 added to the
+// closest code 2.1.0 knows, so a 2.1.0 transaction never carries them.
+var reasons210 = map[string]string{
+	"22": "07", // ACS technical issue -> invalid transaction
+	"23": "12", // decoupled required -> not permitted to cardholder
+	"24": "12",
+	"25": "12",
+	"26": "01", // attempted, not performed by the cardholder -> authentication failed
+}
+
+// downgrade210 replaces what protocol 2.1.0 lacks, when the scenario says
+// nothing of 2.1.0 (on210): status I (new in 2.2.0) becomes U with reason
+// 07, a result without an authentication value that leaves the merchant
+// as I does (authorise, no liability shift): an informational outcome
+// must never turn into proof of authentication; and the reasons 22-26
+// become their closest 2.1.0 code.
+func downgrade210(status, reason string) (string, string) {
+	if status == "I" {
+		return "U", "07"
+	}
+	if r, ok := reasons210[reason]; ok {
+		reason = r
+	}
+	return status, reason
+}
