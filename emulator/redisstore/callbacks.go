@@ -47,9 +47,7 @@ type Callbacks struct {
 	maxURLs, maxOutbox int
 	now                func() time.Time
 	urls               *announced[string]
-
-	stop    context.CancelFunc
-	stopped chan struct{}
+	sub                *subscription
 }
 
 var _ emulator.Callbacks = (*Callbacks)(nil)
@@ -90,21 +88,14 @@ func NewCallbacks(c rueidis.Client, opt CallbacksOptions) (*Callbacks, error) {
 	if opt.Revalidate <= 0 {
 		opt.Revalidate = DefaultCallbackRevalidate
 	}
-	ctx, stop := context.WithCancel(context.Background())
 	r := &Callbacks{c: c, prefix: opt.Prefix, timeout: opt.Timeout, maxURLs: opt.MaxURLs, maxOutbox: opt.MaxOutbox,
-		now: time.Now, urls: newAnnounced[string](opt.Revalidate), stop: stop, stopped: make(chan struct{})}
-	go func() {
-		defer close(r.stopped)
-		subscribe(ctx, c, r.channel(), opt.Timeout, r.urls.drop, r.urls.dropAll)
-	}()
+		now: time.Now, urls: newAnnounced[string](opt.Revalidate)}
+	r.sub = startSubscription(c, r.channel(), opt.Timeout, r.urls.drop, r.urls.dropAll)
 	return r, nil
 }
 
 // Close stops the subscription. It does not close the client.
-func (r *Callbacks) Close() {
-	r.stop()
-	<-r.stopped
-}
+func (r *Callbacks) Close() { r.sub.Close() }
 
 func (r *Callbacks) channel() string  { return r.prefix + "cb:changed" }
 func (r *Callbacks) urlsKey() string  { return r.prefix + "cb:u" }

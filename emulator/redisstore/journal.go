@@ -117,8 +117,7 @@ type Journal struct {
 	closeOnce sync.Once
 	closed    chan struct{} // closed by Close: Record drops from then on
 	done      chan struct{} // closed when the writer has flushed
-	stopSub   context.CancelFunc
-	subDone   chan struct{}
+	sub       *subscription // wakes the waiters of each change Redis publishes
 
 	waiters *journal.Watchers
 
@@ -256,15 +255,12 @@ func NewJournal(c rueidis.Client, opt JournalOptions) (*Journal, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	subCtx, stop := context.WithCancel(context.Background())
 	maxOpen := 2 * int64(opt.PerNamespace)
 	j := &Journal{
 		c: c, opt: opt, log: log,
 		queue:   make(chan queued, opt.Queue),
 		closed:  make(chan struct{}),
 		done:    make(chan struct{}),
-		stopSub: stop,
-		subDone: make(chan struct{}),
 		waiters: journal.NewWatchers(opt.Total),
 		maxOpen: maxOpen,
 		trimAt:  maxOpen + max(maxOpen/8, 1),
@@ -273,7 +269,9 @@ func NewJournal(c rueidis.Client, opt JournalOptions) (*Journal, error) {
 		chunkBytes: min(maxChunkBytes, opt.MaxBytesPerNamespace/16),
 	}
 	go j.write()
-	go j.subscribe(subCtx)
+	// Every waiter is woken when the subscription (re)starts or fails,
+	// so that none waits on a change it missed.
+	j.sub = startSubscription(c, j.channel(), opt.Timeout, j.waiters.Wake, j.waiters.WakeAll)
 	return j, nil
 }
 
@@ -372,17 +370,8 @@ func (j *Journal) Close() {
 	j.closeOnce.Do(func() {
 		close(j.closed)
 		<-j.done
-		j.stopSub()
-		<-j.subDone
+		j.sub.Close()
 	})
-}
-
-// subscribe wakes the waiters of each namespace whose change Redis
-// publishes, and every waiter when the subscription (re)starts or fails,
-// so that none waits on a change it missed.
-func (j *Journal) subscribe(ctx context.Context) {
-	defer close(j.subDone)
-	subscribe(ctx, j.c, j.channel(), j.opt.Timeout, j.waiters.Wake, j.waiters.WakeAll)
 }
 
 // Changed returns a channel closed when Redis publishes a change of ns

@@ -52,9 +52,7 @@ type Namespaces struct {
 	now      func() time.Time
 	watchers *journal.Watchers
 	cache    *announced[emulator.NamespaceState]
-
-	stop    context.CancelFunc
-	stopped chan struct{}
+	sub      *subscription
 }
 
 var _ emulator.Namespaces = (*Namespaces)(nil)
@@ -77,21 +75,14 @@ func NewNamespaces(c rueidis.Client, opt NamespacesOptions) (*Namespaces, error)
 	if opt.Revalidate <= 0 {
 		opt.Revalidate = DefaultNamespaceRevalidate
 	}
-	ctx, stop := context.WithCancel(context.Background())
 	n := &Namespaces{c: c, opt: opt, now: time.Now, watchers: journal.NewWatchers(maxCached),
-		cache: newAnnounced[emulator.NamespaceState](opt.Revalidate), stop: stop, stopped: make(chan struct{})}
-	go func() {
-		defer close(n.stopped)
-		subscribe(ctx, c, n.channel(), opt.Timeout, n.changed, n.reset)
-	}()
+		cache: newAnnounced[emulator.NamespaceState](opt.Revalidate)}
+	n.sub = startSubscription(c, n.channel(), opt.Timeout, n.changed, n.reset)
 	return n, nil
 }
 
 // Close stops the subscription. It does not close the client.
-func (n *Namespaces) Close() {
-	n.stop()
-	<-n.stopped
-}
+func (n *Namespaces) Close() { n.sub.Close() }
 
 func (n *Namespaces) key(ns string) string { return n.opt.Prefix + "n:" + ns }
 

@@ -7,6 +7,30 @@ import (
 	"github.com/redis/rueidis"
 )
 
+// subscription is a subscribe run by a goroutine of its own until Close.
+type subscription struct {
+	stop    context.CancelFunc
+	stopped chan struct{}
+}
+
+// startSubscription subscribes to channel in a goroutine of its own: see
+// subscribe.
+func startSubscription(c rueidis.Client, channel string, timeout time.Duration, onMessage func(string), onReset func()) *subscription {
+	ctx, stop := context.WithCancel(context.Background())
+	s := &subscription{stop: stop, stopped: make(chan struct{})}
+	go func() {
+		defer close(s.stopped)
+		subscribe(ctx, c, channel, timeout, onMessage, onReset)
+	}()
+	return s
+}
+
+// Close ends the subscription and waits for its goroutine.
+func (s *subscription) Close() {
+	s.stop()
+	<-s.stopped
+}
+
 // subscribe holds a subscription to channel until ctx ends: it calls
 // onMessage with each message, and onReset whenever messages may have
 // been missed (the subscription starts, restarts or fails), so that no
