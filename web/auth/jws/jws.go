@@ -170,22 +170,21 @@ func LooksLike(s string) bool {
 	if !strings.HasPrefix(s, "eyJ") {
 		return false
 	}
-	// The positions of the two dots, each with a part before it.
-	var dots [2]int
-	n := 0
+	// The two dots, each after a part of its own (the first part begins
+	// with "eyJ"), and the signature after the second.
+	dots, last := 0, 0
 	for i := range len(s) {
 		switch compactByte[s[i]] {
 		case 0:
 			return false
 		case '.':
-			if n == 2 || i == 0 || (n == 1 && i == dots[0]+1) {
+			if dots == 2 || dots == 1 && i == last+1 {
 				return false
 			}
-			dots[n] = i
-			n++
+			dots, last = dots+1, i
 		}
 	}
-	return n == 2 && dots[1] < len(s)-1
+	return dots == 2 && last < len(s)-1
 }
 
 // compactByte is the class of each byte in a compact JWS: 1 for the
