@@ -44,11 +44,8 @@ func TestKeyRotation(t *testing.T) {
 	old := startReplica(t, srv)
 	browser := consoleClient(t, old)
 	ch := old.lookup(t, testkit.LookupBody(t, challengeCard, nil))
-	creq := hiddenCReq.FindStringSubmatch(ch.Str("challengeHtml"))
-	if creq == nil {
-		t.Fatalf("no creq in challengeHtml: %s", ch.Str("challengeHtml"))
-	}
-	status, page := postForm(t, old.URL+"/acs/challenge", url.Values{"creq": {html.UnescapeString(creq[1])}})
+	creq := creqOf(t, ch)
+	status, page := postForm(t, old.URL+"/acs/challenge", url.Values{"creq": {creq}})
 	state := hiddenState.FindStringSubmatch(page)
 	if status != http.StatusOK || state == nil {
 		t.Fatalf("challenge page: HTTP %d\n%s", status, page)

@@ -82,7 +82,7 @@ func TestChallengeDeviations(t *testing.T) {
 
 	t.Run("a page answered with a wrong code is refused again", func(t *testing.T) {
 		ch := challenge()
-		_, page := postForm(t, p.URL+"/acs/challenge", url.Values{"creq": {html.UnescapeString(hiddenCReq.FindStringSubmatch(ch.Str("challengeHtml"))[1])}})
+		_, page := postForm(t, p.URL+"/acs/challenge", url.Values{"creq": {creqOf(t, ch)}})
 		first := html.UnescapeString(hiddenState.FindStringSubmatch(page)[1])
 		status, page := postForm(t, p.URL+"/acs/decision", url.Values{"state": {first}, "action": {"otp"}, "otp": {"9999"}})
 		next := hiddenState.FindStringSubmatch(page)

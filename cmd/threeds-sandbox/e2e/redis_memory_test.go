@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"html"
 	"io"
 	"net/http"
 	"net/url"
@@ -25,10 +24,7 @@ func TestStoreFull(t *testing.T) {
 	p := startReplica(t, srv)
 	y := p.lookup(t, testkit.LookupBody(t, "4000000000009003", nil))
 	ch := p.lookup(t, testkit.LookupBody(t, challengeCard, nil))
-	creq := hiddenCReq.FindStringSubmatch(ch.Str("challengeHtml"))
-	if creq == nil {
-		t.Fatalf("no creq in challengeHtml: %s", ch.Str("challengeHtml"))
-	}
+	creq := creqOf(t, ch)
 
 	// maxmemory 1 byte: Redis is over it at once, and refuses every write.
 	if err := srv.Do("CONFIG", "SET", "maxmemory", "1"); err != nil {
@@ -71,7 +67,7 @@ func TestStoreFull(t *testing.T) {
 		}
 	}
 	page("console login", "/console/login", url.Values{"token": {testToken}})
-	page("challenge page", "/acs/challenge", url.Values{"creq": {html.UnescapeString(creq[1])}})
+	page("challenge page", "/acs/challenge", url.Values{"creq": {creq}})
 
 	metrics := testkit.Call(t, http.MethodGet, p.URL+"/metrics", "", nil).Raw
 	if m := regexp.MustCompile(`(?m)^threeds_store_full_total (\d+)`).FindStringSubmatch(metrics); m == nil {

@@ -33,6 +33,17 @@ var (
 	hiddenCRes  = regexp.MustCompile(`name="cres" value="([^"]+)"`)
 )
 
+// creqOf is the CReq of a challenge lookup's answer, as its challengeHtml
+// form posts it.
+func creqOf(t *testing.T, ch testkit.Response) string {
+	t.Helper()
+	m := hiddenCReq.FindStringSubmatch(ch.Str("challengeHtml"))
+	if m == nil {
+		t.Fatalf("no creq in challengeHtml: %s", ch.Str("challengeHtml"))
+	}
+	return html.UnescapeString(m[1])
+}
+
 // TestReplicasShareState: two replicas over one Redis serve the same
 // transactions and runtime scenarios. A challenge whose lookup, CReq,
 // decision and enquiry each reach another replica ends as on one; a
@@ -49,11 +60,8 @@ func TestReplicasShareState(t *testing.T) {
 
 	// A challenge hopping between replicas at every step.
 	ch := b.lookup(t, testkit.LookupBody(t, challengeCard, nil))
-	creq := hiddenCReq.FindStringSubmatch(ch.Str("challengeHtml"))
-	if creq == nil {
-		t.Fatalf("no creq in challengeHtml: %s", ch.Str("challengeHtml"))
-	}
-	status, page := postForm(t, a.URL+"/acs/challenge", url.Values{"creq": {html.UnescapeString(creq[1])}})
+	creq := creqOf(t, ch)
+	status, page := postForm(t, a.URL+"/acs/challenge", url.Values{"creq": {creq}})
 	state := hiddenState.FindStringSubmatch(page)
 	if status != http.StatusOK || state == nil {
 		t.Fatalf("CReq on the other replica: HTTP %d\n%s", status, page)
