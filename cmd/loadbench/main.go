@@ -8,12 +8,15 @@
 // traffic (lookup, enquiry, headless challenge), the memory a stored
 // transaction takes, and the cold start of the binary. With -peers, other
 // mock servers (WireMock, Mockoon CLI, Prism) answering the same lookup
-// canned take part in the lookup rounds. docs/performance.md shows its
-// output.
+// canned take part in the lookup rounds; with -bounds, so does the floor
+// doing one part of a lookup's work (checking or decoding the body) and
+// nothing else, which bounds the ratio any server doing that work can
+// reach. docs/performance.md shows its output.
 //
 //	go run ./cmd/loadbench                    # everything, about 2 minutes
 //	go run ./cmd/loadbench -wrk               # drive the lookup rounds with wrk
 //	go run ./cmd/loadbench -duration 10s -memory 0 -coldstart 0
+//	go run ./cmd/loadbench -wrk -bounds       # with the floor decoding the body too
 //	go run ./cmd/loadbench -wrk -peers /tmp/peers  # beside the peers installed there with npm
 package main
 

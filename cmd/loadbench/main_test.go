@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/examples"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 )
 
@@ -130,7 +131,7 @@ func TestRunShort(t *testing.T) {
 	}
 	var out, progress bytes.Buffer
 	args := []string{"-duration", "4s", "-rounds", "1", "-concurrency", "4", "-rates", "100,200", "-rate-window", "500ms", "-memory", "2000", "-memory-bound", "500", "-coldstart", "1",
-		"-redis", testkit.Need(t, "redis-server", "redis-server"), "-redis-memory", "1000"}
+		"-redis", testkit.Need(t, "redis-server", "redis-server"), "-redis-memory", "1000", "-bounds"}
 	if err := run(context.Background(), args, &out, &progress); err != nil {
 		t.Fatalf("run: %v\n%s", err, progress.String())
 	}
@@ -139,6 +140,7 @@ func TestRunShort(t *testing.T) {
 		"## Lookup: emulator vs floor", "Emulator/floor throughput ratio", "Emulator-redis/floor throughput ratio",
 		"## Latency at fixed rates", "| 200 | emulator |", "| 200 | emulator-redis |",
 		"p99 against the target", "## Mixed traffic", "| headless challenge |", "Emulator-redis, per request kind",
+		"## Bounds", "| Bound | req/s | bound/floor | emulator/bound | emulator-redis/bound | emulator-redis-local/bound |", "| floor+valid |", "| floor+decode |",
 		"## Memory per stored transaction", "| 500 | 500 |", "## Redis memory per stored transaction", "| 1000 |", "## Cold start",
 	} {
 		if !strings.Contains(report, want) {
@@ -205,7 +207,7 @@ func TestFloorAnswersCannedResponse(t *testing.T) {
 		"Date":                   {"Sun, 22 Nov 2026 00:00:00 GMT"}, // net/http's own
 	}
 	body := []byte(`{"status":"Y"}` + "\n")
-	floor, err := startFloor(context.Background(), t.TempDir(), header, body)
+	floor, err := startFloor(context.Background(), t.TempDir(), workNone, header, body)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,6 +223,51 @@ func TestFloorAnswersCannedResponse(t *testing.T) {
 	}
 	if got.Get("Date") == header.Get("Date") {
 		t.Error("Date copied from the canned answer; net/http should set its own")
+	}
+}
+
+// TestBoundsDoTheirWork starts each bound and checks that it answers the
+// canned response to a lookup body its work accepts, and 400 to one it
+// refuses: the bound did the work, and the rounds would count a refusal
+// as an error.
+func TestBoundsDoTheirWork(t *testing.T) {
+	canned := []byte(`{"status":"Y"}`)
+	header := http.Header{"Content-Type": {"application/json"}}
+	lookup := examples.Lookup()
+	tests := []struct {
+		work     floorWork
+		body     []byte
+		wantCode int
+	}{
+		{workJSON, lookup, http.StatusOK},
+		{workJSON, []byte(`{"threeDsServerTransId":`), http.StatusBadRequest},
+		{workWire, lookup, http.StatusOK},
+		{workWire, []byte(`{}`), http.StatusBadRequest}, // valid JSON, not a lookup
+		{workWire, bytes.Replace(lookup, []byte(`"203.0.113.42"`), []byte(`"not an address"`), 1), http.StatusBadRequest},
+	}
+	servers := map[floorWork]*server{}
+	for _, w := range boundWorks {
+		s, err := startFloor(context.Background(), t.TempDir(), w, header, canned)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		if !s.Bound || s.Name != w.Name() {
+			t.Errorf("%s: Bound %v, Name %q", w, s.Bound, s.Name)
+		}
+		servers[w] = s
+	}
+	for _, tt := range tests {
+		code, b, err := post(context.Background(), http.DefaultClient, servers[tt.work].URL+"/authentication/brw", tt.body)
+		if err != nil || code != tt.wantCode {
+			t.Errorf("%s, body %.40q: HTTP %d %q, %v; want %d", tt.work.Name(), tt.body, code, b, err, tt.wantCode)
+		}
+		if code == http.StatusOK && !bytes.Equal(b, canned) {
+			t.Errorf("%s: answered %q, want the canned %q", tt.work.Name(), b, canned)
+		}
+	}
+	if _, err := floorWork("sleep").handler(header, canned); err == nil {
+		t.Error("an unknown floor work was accepted")
 	}
 }
 

@@ -460,13 +460,14 @@ func warmPeers(peers []*server, d time.Duration, measure func(*server, time.Dura
 }
 
 // withPeers returns the servers of the lookup rounds: those of servers
-// but the floor, the peers, then the floor, last as printRounds wants it.
-func withPeers(servers, peers []*server) []*server {
-	if len(peers) == 0 {
+// but the floor, the extra servers (bounds and peers, which take part in
+// the lookup rounds only), then the floor, last as printRounds wants it.
+func withPeers(servers, extra []*server) []*server {
+	if len(extra) == 0 {
 		return servers
 	}
 	n := len(servers) - 1
-	return slices.Concat(servers[:n], peers, servers[n:])
+	return slices.Concat(servers[:n], extra, servers[n:])
 }
 
 // printPeers prints, for each peer of the lookup rounds rs, its median
@@ -474,15 +475,7 @@ func withPeers(servers, peers []*server) []*server {
 // (medians of the per-round ratios, each round's figures taken in the
 // same turn).
 func printPeers(w io.Writer, o peerOptions, rs []roundResult, servers []*server) {
-	var emus, peers []*server
-	for _, s := range servers {
-		switch {
-		case s.Peer:
-			peers = append(peers, s)
-		case s.Name != nameFloor:
-			emus = append(emus, s)
-		}
-	}
+	peers := slices.DeleteFunc(slices.Clone(servers), func(s *server) bool { return !s.Peer })
 	if len(peers) == 0 {
 		return
 	}
@@ -492,10 +485,25 @@ func printPeers(w io.Writer, o peerOptions, rs []roundResult, servers []*server)
 	}
 	fmt.Fprintf(w, "## Beside the peers\n\nThe peers took part in the lookup rounds above, in the same turns, each answering the emulator's frictionless answer canned (the floor's body and headers) in a process of its own on loopback, after %s of load to warm it up: %s. Ratios are medians of the rounds' ratios; per round in brackets.\n\n",
 		o.Warmup, strings.Join(notes, "; "))
+	printBeside(w, "Peer", rs, peers, emulators(servers))
+}
+
+// emulators returns the emulators among servers: neither the floor, nor
+// a bound, nor a peer.
+func emulators(servers []*server) []*server {
+	return slices.DeleteFunc(slices.Clone(servers), func(s *server) bool { return s.Peer || s.Bound || s.Name == nameFloor })
+}
+
+// printBeside prints a table of the servers rows of the lookup rounds rs
+// (a column headed label): each one's median throughput, its ratio to
+// the floor and each emulator's ratio to it (medians of the per-round
+// ratios, each round's figures taken in the same turn; per round in
+// brackets).
+func printBeside(w io.Writer, label string, rs []roundResult, rows, emus []*server) {
 	var b bytes.Buffer
-	b.WriteString("| Peer | req/s | peer/floor |")
+	fmt.Fprintf(&b, "| %s | req/s | %s/floor |", label, strings.ToLower(label))
 	for _, e := range emus {
-		fmt.Fprintf(&b, " %s/peer |", e.Name)
+		fmt.Fprintf(&b, " %s/%s |", e.Name, strings.ToLower(label))
 	}
 	b.WriteString("\n|---|---:|---:|" + strings.Repeat("---:|", len(emus)) + "\n")
 	ratio := func(num, den string) string {
@@ -507,7 +515,7 @@ func printPeers(w io.Writer, o peerOptions, rs []roundResult, servers []*server)
 		}
 		return fmt.Sprintf("**%.2f** (%s)", median(rats), strings.Join(strs, ", "))
 	}
-	for _, p := range peers {
+	for _, p := range rows {
 		fmt.Fprintf(&b, "| %s | %.0f | %s |", p.Name, medianStats(rs, p.Name).rps, ratio(p.Name, nameFloor))
 		for _, e := range emus {
 			fmt.Fprintf(&b, " %s |", ratio(e.Name, p.Name))

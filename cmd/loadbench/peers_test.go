@@ -382,6 +382,45 @@ func TestWithPeersAndPrintPeers(t *testing.T) {
 	}
 }
 
+// TestPrintBounds checks the bounds' table: each bound against the floor,
+// each emulator against each bound, and no target line for a bound.
+func TestPrintBounds(t *testing.T) {
+	emu, floor := &server{Name: nameEmulator}, &server{Name: nameFloor}
+	valid, decode := &server{Name: workJSON.Name(), Bound: true}, &server{Name: workWire.Name(), Bound: true}
+	wm := &server{Name: "wiremock", Peer: true}
+	servers := withPeers([]*server{emu, floor}, []*server{valid, decode, wm})
+	round := func(e, v, d, f int) roundResult {
+		s := func(n int) *stats { return &stats{Requests: n, Elapsed: time.Second} }
+		return roundResult{nameEmulator: s(e), valid.Name: s(v), decode.Name: s(d), "wiremock": s(1), nameFloor: s(f)}
+	}
+	rs := []roundResult{round(500, 800, 600, 1000), round(450, 900, 650, 1000), round(480, 850, 700, 1000)}
+	var w bytes.Buffer
+	printBounds(&w, rs, servers)
+	report := w.String()
+	for _, want := range []string{
+		"## Bounds", "| Bound | req/s | bound/floor | emulator/bound |\n",
+		"| floor+valid | 850 | **0.85** (0.80, 0.90, 0.85) | **0.56** (0.62, 0.50, 0.56) |",
+		"| floor+decode | 650 | **0.65** (0.60, 0.65, 0.70) | **0.69** (0.83, 0.69, 0.69) |",
+	} {
+		if !strings.Contains(report, want) {
+			t.Errorf("report lacks %q:\n%s", want, report)
+		}
+	}
+	if strings.Contains(report, "wiremock") {
+		t.Errorf("a peer in the bounds' table:\n%s", report)
+	}
+	var rounds bytes.Buffer
+	printRounds(&rounds, rs, servers)
+	if strings.Contains(rounds.String(), "Floor+decode/floor") {
+		t.Errorf("printRounds gives a bound a target:\n%s", rounds.String())
+	}
+	var none bytes.Buffer
+	printBounds(&none, rs, []*server{emu, floor})
+	if none.Len() > 0 {
+		t.Errorf("a bounds section without bounds:\n%s", none.String())
+	}
+}
+
 // installedPeers returns the directory of LOADBENCH_PEERS, where the peers
 // are installed, or skips: peer mode is not part of CI.
 func installedPeers(t *testing.T, names ...string) []peer {

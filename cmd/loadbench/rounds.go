@@ -88,8 +88,8 @@ func printRounds(w io.Writer, rs []roundResult, servers []*server) {
 	}
 	fmt.Fprintln(w)
 	for _, sv := range servers[:len(servers)-1] {
-		if sv.Peer {
-			continue // printPeers
+		if sv.Peer || sv.Bound {
+			continue // printPeers, printBounds
 		}
 		ratios := make([]float64, len(rs))
 		strs := make([]string, len(rs))
@@ -135,4 +135,18 @@ func printKinds(w io.Writer, rs []roundResult, name string) {
 		fmt.Fprintf(w, "| %s | %.0f | %s | %s | %d |\n", kind, median(rps), fmtDur(median(p50)), fmtDur(median(p99)), errs)
 	}
 	fmt.Fprintln(w)
+}
+
+// printBounds prints, for each bound of the lookup rounds rs (the floor
+// doing part of a lookup's work, -bounds), its throughput, its ratio to
+// the floor and each emulator's ratio to it. A bound's ratio to the floor
+// is the most an emulator doing that work, and more, could reach.
+func printBounds(w io.Writer, rs []roundResult, servers []*server) {
+	bounds := slices.DeleteFunc(slices.Clone(servers), func(s *server) bool { return !s.Bound })
+	if len(bounds) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "## Bounds\n\nThe bounds took part in the lookup rounds above, in the same turns: the floor's process answering the same canned answer after doing one part of a lookup's work, and nothing else. `%s` checks the body with `json.Valid`, the least any JSON API does with a body; `%s` decodes and validates it with the emulator's own `wire.DecodeLookup` (every field's rules, all problems collected), the first step of a lookup. A bound's ratio to the floor is the most any server doing that work, and more, can reach on this machine. Ratios are medians of the rounds' ratios; per round in brackets.\n\n",
+		workJSON.Name(), workWire.Name())
+	printBeside(w, "Bound", rs, bounds, emulators(servers))
 }

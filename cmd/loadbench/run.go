@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -69,6 +70,7 @@ type options struct {
 	ColdStart   int
 	Redis       string
 	RedisMemory int
+	Bounds      bool
 	Peer        peerOptions
 }
 
@@ -91,6 +93,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.ColdStart, "coldstart", 5, "cold starts of the built binary to time, median reported (0 skips)")
 	fs.StringVar(&o.Redis, "redis", "auto", "also measure the emulator with its state in Redis (--store redis://), next to the memory store and the floor: auto (when redis-server is installed), off, or the path of redis-server")
 	fs.IntVar(&o.RedisMemory, "redis-memory", 100_000, "lookups stored to measure Redis memory per transaction (0 skips)")
+	fs.BoolVar(&o.Bounds, "bounds", false, "also run, in the lookup rounds, the floor doing part of a lookup's work and nothing else: json.Valid of the body (floor+valid, the least any JSON API does) and the emulator's own decoding and validation (floor+decode); shows how much of the gap to the floor that part alone accounts for")
 	var peerNames string
 	peerFlags(fs, &o.Peer, &peerNames)
 	if err := fs.Parse(args); err != nil {
@@ -259,11 +262,23 @@ func loadPhases(ctx context.Context, o options, bin, dir string, redis *redisPro
 	if err != nil || code != http.StatusOK {
 		return fmt.Errorf("first lookup on the emulator: HTTP %d, %v\n%s", code, err, canned)
 	}
-	floor, err := startFloor(ctx, dir, header, canned)
+	floor, err := startFloor(ctx, dir, workNone, header, canned)
 	if err != nil {
 		return err
 	}
 	defer floor.Close()
+	var bounds []*server
+	if o.Bounds {
+		for _, w := range boundWorks {
+			b, err := startFloor(ctx, dir, w, header, canned)
+			if err != nil {
+				closeAll(bounds)
+				return err
+			}
+			bounds = append(bounds, b)
+		}
+	}
+	defer closeAll(bounds)
 	peers, err := startPeers(ctx, o.Peer.found, dir, frictionless, cannedFrom(header, canned), progress)
 	if err != nil {
 		return err
@@ -303,12 +318,13 @@ func loadPhases(ctx context.Context, o options, bin, dir string, redis *redisPro
 
 	fmt.Fprintf(stdout, "## Lookup: emulator vs floor\n\nDriver: %s; %d connections, keep-alive, closed loop; %d rounds of %s per server, taking turns (the order rotates each round); card %s (%s).%s\n\n",
 		driver, o.Concurrency, o.Rounds, lookupWindow.Round(100*time.Millisecond), cardIn(frictionless), scenarioFrictionless, serversNote(servers))
-	lookupServers := withPeers(servers, peers)
+	lookupServers := withPeers(servers, slices.Concat(bounds, peers))
 	lookups, err := rounds(ctx, o.Rounds, lookupServers, lookupWindow, measure, progress)
 	if err != nil {
 		return err
 	}
 	printRounds(stdout, lookups, lookupServers)
+	printBounds(stdout, lookups, lookupServers)
 	printPeers(stdout, o.Peer, lookups, lookupServers)
 
 	if len(o.Rates) > 0 {

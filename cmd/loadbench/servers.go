@@ -13,10 +13,12 @@ import (
 	"os/exec"
 	"os/signal"
 	"strconv"
+	"sync"
 	"syscall"
 	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/cmd/internal/sandbox"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/wire"
 )
 
 // server is one HTTP server under test, listening on loopback.
@@ -24,6 +26,7 @@ type server struct {
 	Name  string
 	URL   string // base URL, e.g. http://127.0.0.1:41234
 	Peer  bool   // another make of mock server (-peers), not an emulator
+	Bound bool   // the floor doing part of a lookup's work (-bounds)
 	close func() error
 }
 
@@ -61,13 +64,101 @@ const (
 	floorAddrEnv   = "LOADBENCH_FLOOR_ADDR"
 	floorBodyEnv   = "LOADBENCH_FLOOR_BODY"
 	floorHeaderEnv = "LOADBENCH_FLOOR_HEADER"
+	floorWorkEnv   = "LOADBENCH_FLOOR_WORK" // a floorWork: what the floor does with the body
 )
+
+// floorWork is what a floor process does with each request's body before
+// its canned answer. The bounds (-bounds) are the floor doing part of the
+// work of a lookup, nothing else, so the rounds show how much of the gap
+// between the floor and the emulator that part alone accounts for.
+type floorWork string
+
+const (
+	workNone floorWork = ""       // read and discard the body: the floor
+	workJSON floorWork = "valid"  // json.Valid: the least any JSON API does with a body
+	workWire floorWork = "decode" // wire.DecodeLookup: the emulator's decoding and validation of the lookup
+)
+
+// Name is the server name of a floor doing w.
+func (w floorWork) Name() string {
+	if w == workNone {
+		return nameFloor
+	}
+	return nameFloor + "+" + string(w)
+}
+
+// boundWorks are the floors that -bounds adds to the lookup rounds.
+var boundWorks = []floorWork{workJSON, workWire}
+
+// handler is the floor's handler doing w, answering canned with header.
+// A POST body that w refuses is answered 400, which the rounds count as
+// an error; other methods (the readiness probe) are answered at once.
+func (w floorWork) handler(header http.Header, canned []byte) (http.Handler, error) {
+	var check func([]byte) bool
+	switch w {
+	case workNone:
+		return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+			_, _ = io.Copy(io.Discard, r.Body)
+			answer(rw, header, canned)
+		}), nil
+	case workJSON:
+		check = json.Valid
+	case workWire:
+		check = func(b []byte) bool { _, _, err := wire.DecodeLookup(b); return err == nil }
+	default:
+		return nil, fmt.Errorf("%s %q: want %q, %q or empty", floorWorkEnv, string(w), workJSON, workWire)
+	}
+	// Bodies are read into pooled buffers, as the emulator reads them.
+	pool := sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
+	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			answer(rw, header, canned)
+			return
+		}
+		buf := pool.Get().(*[]byte)
+		defer pool.Put(buf)
+		b, err := readAll(r.Body, (*buf)[:0])
+		*buf = b
+		if err != nil || !check(b) {
+			http.Error(rw, "refused", http.StatusBadRequest)
+			return
+		}
+		answer(rw, header, canned)
+	}), nil
+}
+
+// readAll appends all of r to b.
+func readAll(r io.Reader, b []byte) ([]byte, error) {
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+	}
+}
+
+// answer writes the canned answer with its headers.
+func answer(w http.ResponseWriter, header http.Header, canned []byte) {
+	wh := w.Header()
+	for k, v := range header {
+		wh[k] = v
+	}
+	_, _ = w.Write(canned)
+}
 
 // startFloor re-executes this program as the floor server (see
 // serveFloor) on a free loopback port, answering canned with the headers
 // of header that net/http does not set itself: the emulator's answer, so
-// the load generator reads the same bytes from both servers.
-func startFloor(ctx context.Context, dir string, header http.Header, canned []byte) (*server, error) {
+// the load generator reads the same bytes from both servers. The floor
+// does work with each body first (none for the floor itself).
+func startFloor(ctx context.Context, dir string, work floorWork, header http.Header, canned []byte) (*server, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("floor: %w", err)
@@ -93,9 +184,13 @@ func startFloor(ctx context.Context, dir string, header http.Header, canned []by
 	}
 	addr := "127.0.0.1:" + strconv.Itoa(port)
 	cmd := exec.Command(self)
-	cmd.Env = append(cleanEnv(), floorAddrEnv+"="+addr, floorBodyEnv+"="+body, floorHeaderEnv+"="+headerFile)
+	cmd.Env = append(cleanEnv(), floorAddrEnv+"="+addr, floorBodyEnv+"="+body, floorHeaderEnv+"="+headerFile, floorWorkEnv+"="+string(work))
 	cmd.Stderr = os.Stderr
-	return startProcess(ctx, "floor", cmd, "http://"+addr, "/")
+	s, err := startProcess(ctx, work.Name(), cmd, "http://"+addr, "/")
+	if s != nil {
+		s.Bound = work != workNone
+	}
+	return s, err
 }
 
 // startProcess starts cmd and waits until GET base+probe answers.
@@ -125,7 +220,8 @@ func isFloor(getenv func(string) string) bool { return getenv(floorAddrEnv) != "
 // serveFloor is the floor: a bare net/http handler that reads the whole
 // body and answers the canned response with its canned headers, whatever
 // the path, until SIGTERM. It is the fastest any emulator could answer the
-// same bytes over the same connections.
+// same bytes over the same connections. With LOADBENCH_FLOOR_WORK set it
+// is a bound: the floor doing that part of a lookup's work first.
 func serveFloor(getenv func(string) string) error {
 	canned, err := os.ReadFile(getenv(floorBodyEnv))
 	if err != nil {
@@ -143,14 +239,10 @@ func serveFloor(getenv func(string) string) error {
 	if err != nil {
 		return fmt.Errorf("floor: listen: %w", err)
 	}
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body)
-		wh := w.Header()
-		for k, v := range header {
-			wh[k] = v
-		}
-		_, _ = w.Write(canned)
-	})
+	h, err := floorWork(getenv(floorWorkEnv)).handler(header, canned)
+	if err != nil {
+		return fmt.Errorf("floor: %w", err)
+	}
 	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
