@@ -52,6 +52,21 @@ func BenchmarkDecodeLookupParallel(b *testing.B) {
 	})
 }
 
+// BenchmarkValidStd is the baseline of BenchmarkDecodeLookup
+// (lookup_test.go): the standard library's json.Valid on the same body,
+// a syntax check and nothing else, the least any JSON API does with a
+// body. DecodeLookup also fills the lookup and judges every field.
+func BenchmarkValidStd(b *testing.B) {
+	body := baseBody(b)
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if !json.Valid(body) {
+			b.Fatal("json.Valid refused the lookup body")
+		}
+	}
+}
+
 // BenchmarkDecodeLookupCompact is BenchmarkDecodeLookup (lookup_test.go)
 // on the body without white space, as most clients send it.
 func BenchmarkDecodeLookupCompact(b *testing.B) {
