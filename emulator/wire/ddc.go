@@ -24,7 +24,7 @@ func DecodeDDC(body []byte) (emulator.DDCRequest, []string, error) {
 // lookup bounds notificationUrl.
 const MaxMethodNotificationURL = 2048
 
-var ddcRules = newRuleSet([]rule[emulator.DDCRequest]{
+var ddcRules = newRuleSet([]rule[*emulator.DDCRequest]{
 	{names: []string{"card"}, kind: fieldObject, required: always,
 		object: func(c *checker, p *parser, depth int, path string, r *emulator.DDCRequest) error {
 			return decodeStream(p, c, depth, path, cardRules, &r.Card)

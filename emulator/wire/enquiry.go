@@ -30,7 +30,7 @@ func DecodeEnquiry(body []byte) (emulator.EnquiryRequest, []string, error) {
 
 // enquiryRules read the enquiry (2.14). Either key counts as sent when
 // its first member has a value.
-var enquiryRules = newRuleSet([]rule[emulator.EnquiryRequest]{
+var enquiryRules = newRuleSet([]rule[*emulator.EnquiryRequest]{
 	{names: []string{"threeDsServerTransId"}, check: uuid,
 		hints:     []string{"threeDsServerTransactionId"},
 		watch:     func(c *checker, v value) { c.sentID = !isEmpty(&v) },

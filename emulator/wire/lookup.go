@@ -157,7 +157,7 @@ var authIndCode = code2('6')
 // values that other rules depend on (recurring, instalmentData, purchase,
 // purchase.instalData and the browser properties): their watch funcs take
 // them from the first member of their key.
-var lookupRules = newRuleSet([]rule[lookup]{
+var lookupRules = newRuleSet([]rule[*lookup]{
 	{names: []string{"externalReferenceId"}, required: always, max: 50,
 		setString: func(r *lookup, s string) { r.ExternalReferenceID = s }},
 	{names: []string{"ddcId"}, required: always, max: 50,
@@ -281,7 +281,7 @@ var lookupRules = newRuleSet([]rule[lookup]{
 // browserRules read browserInfo (2.3). When javascriptEnabled is false,
 // the properties only a script can read become optional, as in EMV 2.2.0,
 // but on messageVersion 2.1.0, whose EMV version has no such exception.
-var browserRules = newRuleSet([]rule[emulator.BrowserInfo]{
+var browserRules = newRuleSet([]rule[*emulator.BrowserInfo]{
 	{names: []string{"acceptHeader"}, required: always, max: 2048, hints: []string{"browserAcceptHeader"},
 		setString: func(b *emulator.BrowserInfo, s string) { b.AcceptHeader = s }},
 	{names: []string{"ip"}, max: 45, check: ipAddress,
@@ -309,7 +309,7 @@ var browserRules = newRuleSet([]rule[emulator.BrowserInfo]{
 		setString: func(b *emulator.BrowserInfo, s string) { b.UserAgent = s }},
 })
 
-var cardRules = newRuleSet([]rule[emulator.Card]{
+var cardRules = newRuleSet([]rule[*emulator.Card]{
 	{names: []string{"expiryDate"}, check: expiryYYMM,
 		setString: func(c *emulator.Card, s string) { c.ExpiryDate = s }},
 	{names: []string{"cardNumber"}, required: always, check: cardNumber, hints: []string{"acctNumber", "pan"},
@@ -318,7 +318,7 @@ var cardRules = newRuleSet([]rule[emulator.Card]{
 		setString: func(c *emulator.Card, s string) { c.CardholderName = s }},
 })
 
-var requestorRules = newRuleSet([]rule[emulator.Requestor]{
+var requestorRules = newRuleSet([]rule[*emulator.Requestor]{
 	{names: []string{"id"}, required: always, max: 35, hints: []string{"threeDSRequestorID"},
 		setString: func(r *emulator.Requestor, s string) { r.ID = s }},
 	{names: []string{"name"}, required: always, max: 40, hints: []string{"threeDSRequestorName"},
@@ -329,7 +329,7 @@ var requestorRules = newRuleSet([]rule[emulator.Requestor]{
 		setString: func(r *emulator.Requestor, s string) { r.CardholderAccountID = s }},
 })
 
-var addressRules = newRuleSet([]rule[emulator.Address]{
+var addressRules = newRuleSet([]rule[*emulator.Address]{
 	{names: []string{"countryCode"}, required: always, check: country, hints: []string{"country", "billAddrCountry", "shipAddrCountry"},
 		setString: func(a *emulator.Address, s string) { a.CountryCode = s }},
 	{names: []string{"city"}, max: 50,
@@ -376,7 +376,7 @@ func decodePurchase(c *checker, p *parser, depth int, path string, dst *emulator
 	return nil
 }
 
-var purchaseRules = newRuleSet([]rule[emulator.Purchase]{
+var purchaseRules = newRuleSet([]rule[*emulator.Purchase]{
 	{names: []string{"date"}, required: always, check: purchaseDate, hints: []string{"purchaseDate"},
 		setString: func(p *emulator.Purchase, s string) { p.Date = s }},
 	{names: []string{"instalData"}, kind: fieldInt, min: 2, max: 999, maxLen: 3,
@@ -387,14 +387,14 @@ var purchaseRules = newRuleSet([]rule[emulator.Purchase]{
 		setString: func(p *emulator.Purchase, s string) { p.CurrencyCode = s }},
 })
 
-var recurringRules = newRuleSet([]rule[emulator.Recurring]{
+var recurringRules = newRuleSet([]rule[*emulator.Recurring]{
 	{names: []string{"expiry"}, required: authIndIs("02", "03"), check: dateYYYYMMDD, hints: []string{"recurringExpiry"},
 		setString: func(r *emulator.Recurring, s string) { r.Expiry = s }},
 	{names: []string{"frequency"}, kind: fieldInt, required: authIndIs("02", "03"), min: 1, max: 9999, hints: []string{"recurringFrequency"},
 		setInt: func(r *emulator.Recurring, n int) { r.Frequency = n }},
 })
 
-var phoneRules = newRuleSet([]rule[emulator.Phone]{
+var phoneRules = newRuleSet([]rule[*emulator.Phone]{
 	{names: []string{"countryCode"}, kind: fieldNumeric, required: always, min: 1, max: 3, check: digits, hints: []string{"cc"},
 		setString: func(p *emulator.Phone, s string) { p.CountryCode = s }},
 	{names: []string{"subscriber"}, kind: fieldNumeric, required: always, max: 15, check: digits,
@@ -403,7 +403,7 @@ var phoneRules = newRuleSet([]rule[emulator.Phone]{
 
 // accountInfoRules accept the short names of the spec table and the long
 // names of the example payload for the same fields.
-var accountInfoRules = newRuleSet([]rule[emulator.AccountInfo]{
+var accountInfoRules = newRuleSet([]rule[*emulator.AccountInfo]{
 	{names: []string{"chAccAgeInd", "accountAgeIndicator"}, check: code2('5'),
 		setString: func(a *emulator.AccountInfo, s string) { a.ChAccAgeInd = s }},
 	{names: []string{"chAccChange", "accountChangeDate"}, check: dateYYYYMMDD,
@@ -438,7 +438,7 @@ var accountInfoRules = newRuleSet([]rule[emulator.AccountInfo]{
 		setString: func(a *emulator.AccountInfo, s string) { a.SuspiciousAccActivity = s }},
 })
 
-var additionalInfoRules = newRuleSet([]rule[emulator.AdditionalAccountInfo]{
+var additionalInfoRules = newRuleSet([]rule[*emulator.AdditionalAccountInfo]{
 	{names: []string{"accountType"}, kind: fieldInt, min: 1, max: 3, maxLen: 2,
 		setInt: func(a *emulator.AdditionalAccountInfo, n int) { a.AccountType = n }},
 	{names: []string{"authenticationMethod"}, kind: fieldInt, min: 1, max: 6, maxLen: 2,
@@ -447,7 +447,7 @@ var additionalInfoRules = newRuleSet([]rule[emulator.AdditionalAccountInfo]{
 		setString: func(a *emulator.AdditionalAccountInfo, s string) { a.AuthenticationTimeStamp = s }},
 })
 
-var merchantRiskRules = newRuleSet([]rule[emulator.MerchantRiskIndicator]{
+var merchantRiskRules = newRuleSet([]rule[*emulator.MerchantRiskIndicator]{
 	{names: []string{"deliveryEmailAddress"}, max: 254, check: email,
 		setString: func(m *emulator.MerchantRiskIndicator, s string) { m.DeliveryEmailAddress = s }},
 	{names: []string{"deliveryTimeframe"}, check: code2('4'),

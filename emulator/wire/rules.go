@@ -46,8 +46,13 @@ const (
 // text, checked by decodeText.
 func (k fieldKind) takesText() bool { return k <= fieldDecimal }
 
-// rule describes one field of an object.
-type rule[T any] struct {
+// rule describes one field of an object decoded into the Go value P
+// points to: P is a pointer type (*emulator.Card, not emulator.Card).
+// Every pointer type has the same shape for the compiler, so the decoding
+// functions parameterised by P are compiled once for all the objects of a
+// request, not once for each of the thirteen object types: code that,
+// under load, competes with net/http and the kernel for the CPU's caches.
+type rule[P any] struct {
 	// names are the accepted keys; the first is the canonical name and the
 	// others are aliases mapped to the same field.
 	names []string
@@ -77,12 +82,12 @@ type rule[T any] struct {
 	// depend on are taken from there.
 	watch func(c *checker, v value)
 
-	setString func(*T, string)
-	setInt    func(*T, int)
-	setBool   func(*T, bool)
+	setString func(P, string)
+	setInt    func(P, int)
+	setBool   func(P, bool)
 	// object decodes the object of a fieldObject rule from p.pos (its
 	// '{'), at nesting depth, with decodeStream.
-	object func(c *checker, p *parser, depth int, path string, dst *T) error
+	object func(c *checker, p *parser, depth int, path string, dst P) error
 }
 
 // always is the required func of a field that is always required.
@@ -143,8 +148,8 @@ func join(prefix, name string) string {
 
 // ruleSet is the rules of one object with an index from every accepted key
 // to its rule, built once.
-type ruleSet[T any] struct {
-	rules []rule[T]
+type ruleSet[P any] struct {
+	rules []rule[P]
 	index keyIndex
 	// required has bit i set when rules[i] has a required func.
 	required uint64
@@ -156,11 +161,11 @@ type ruleSet[T any] struct {
 	folded map[string]int
 }
 
-func newRuleSet[T any](rules []rule[T]) *ruleSet[T] {
+func newRuleSet[P any](rules []rule[P]) *ruleSet[P] {
 	if len(rules) > maxRules {
 		panic("wire: more rules in one object than maxRules")
 	}
-	s := &ruleSet[T]{rules: rules, folded: make(map[string]int, 2*len(rules))}
+	s := &ruleSet[P]{rules: rules, folded: make(map[string]int, 2*len(rules))}
 	var buf [maxFoldedKey]byte
 	var names []ruleName
 	aliases := 0
@@ -197,7 +202,7 @@ func newRuleSet[T any](rules []rule[T]) *ruleSet[T] {
 
 // lookup returns the index of the rule that accepts key, and which of its
 // names key is.
-func (s *ruleSet[T]) lookup(key string) (rule, nth int, ok bool) {
+func (s *ruleSet[P]) lookup(key string) (rule, nth int, ok bool) {
 	return s.index.find(key)
 }
 
@@ -208,7 +213,7 @@ func isEmpty(v *value) bool {
 
 // decodeField checks one present value, the member key of the object at
 // prefix, against its rule and stores it.
-func decodeField[T any](c *checker, r *rule[T], v *value, prefix, key string, dst *T) {
+func decodeField[P any](c *checker, r *rule[P], v *value, prefix, key string, dst P) {
 	switch r.kind {
 	case fieldObject:
 		// An object value is decoded by decodeStream as it is read; what
@@ -243,7 +248,7 @@ func decodeField[T any](c *checker, r *rule[T], v *value, prefix, key string, ds
 // decodeText checks the text s of a string field, the member key of the
 // object at prefix, against its rule and stores it; fl tells what the
 // parser found in s.
-func decodeText[T any](c *checker, r *rule[T], s string, fl textFlags, prefix, key string, dst *T) {
+func decodeText[P any](c *checker, r *rule[P], s string, fl textFlags, prefix, key string, dst P) {
 	n := len(s)
 	if fl&textPlain == 0 || fl&textLone != 0 {
 		var reason string

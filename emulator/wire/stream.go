@@ -30,7 +30,7 @@ type decoding[T any] struct {
 // against set into d.req. It returns a syntax or limit error (EMV 101) as
 // is; field problems go to d.c, duplicated keys first, in the order of
 // the body.
-func decodeBody[T any](d *decoding[T], body []byte, lim limits, set *ruleSet[T]) error {
+func decodeBody[T any](d *decoding[T], body []byte, lim limits, set *ruleSet[*T]) error {
 	// The body viewed as a string without a copy: keys and values are
 	// substrings of it, copied by whoever keeps them beyond the request.
 	p, c := &d.p, &d.c
@@ -132,7 +132,7 @@ type leaf struct {
 
 // decodeStream decodes the object at p.pos (its '{') at nesting depth,
 // whose dotted path is prefix, against set into dst.
-func decodeStream[T any](p *parser, c *checker, depth int, prefix string, set *ruleSet[T], dst *T) error {
+func decodeStream[P any](p *parser, c *checker, depth int, prefix string, set *ruleSet[P], dst P) error {
 	if depth > maxDepth {
 		return p.errorf("JSON nested deeper than %d levels", maxDepth)
 	}
@@ -214,7 +214,7 @@ func decodeStream[T any](p *parser, c *checker, depth int, prefix string, set *r
 // the body of decodeStream's loop, where it takes no shorter way. p.path
 // leads to the object while duplicates are found, and to the member's
 // value while a value that may hold keys is read.
-func decodeMember[T any](p *parser, c *checker, depth int, prefix string, set *ruleSet[T], dst *T, st *memberState, key string, offset, ri, ni int) error {
+func decodeMember[P any](p *parser, c *checker, depth int, prefix string, set *ruleSet[P], dst P, st *memberState, key string, offset, ri, ni int) error {
 	r := &set.rules[ri]
 	firstOfKey := st.nameSeen[ri]&(1<<ni) == 0
 	if !firstOfKey {
@@ -309,7 +309,7 @@ func (p *parser) unknownMember(c *checker, st *memberState, depth int, prefix, k
 // is required may depend on a field read later (threeDsRequestorAuthInd
 // after recurring), so the check is deferred, in its place in the order of
 // problems.
-func requireMissing[T any](c *checker, prefix string, set *ruleSet[T], st *memberState) {
+func requireMissing[P any](c *checker, prefix string, set *ruleSet[P], st *memberState) {
 	missing := set.required &^ st.supplied
 	if missing == 0 {
 		return
@@ -347,7 +347,7 @@ type misspelt struct {
 // findMisspelt records, for each field of the object at prefix that no
 // member supplied, an unknown key of the same object that spells it
 // another way. It costs a map lookup per unknown key.
-func findMisspelt[T any](c *checker, prefix string, set *ruleSet[T], st *memberState) {
+func findMisspelt[P any](c *checker, prefix string, set *ruleSet[P], st *memberState) {
 	var buf [maxFoldedKey]byte
 	for _, key := range st.unknown {
 		folded, ok := foldKey(buf[:0], key)
