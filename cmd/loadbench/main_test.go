@@ -136,23 +136,29 @@ func TestRunShort(t *testing.T) {
 		t.Fatalf("run: %v\n%s", err, progress.String())
 	}
 	report := out.String()
-	for _, want := range []string{
+	reportHas(t, report,
 		"## Lookup: emulator vs floor", "Emulator/floor throughput ratio", "Emulator-redis/floor throughput ratio",
 		"## Latency at fixed rates", "| 200 | emulator |", "| 200 | emulator-redis |",
 		"p99 against the target", "## Mixed traffic", "| headless challenge |", "Emulator-redis, per request kind",
 		"## Bounds", "| Bound | req/s | bound/floor | emulator/bound | emulator-redis/bound | emulator-redis-local/bound |", "| floor+valid |", "| floor+decode |",
 		"## Memory per stored transaction", "| 500 | 500 |", "## Redis memory per stored transaction", "| 1000 |", "## Cold start",
-	} {
-		if !strings.Contains(report, want) {
-			t.Errorf("report lacks %q:\n%s", want, report)
-		}
-	}
+	)
 	if strings.Contains(report, "| 1 | emulator | 0 |") || strings.Contains(report, "| 1 | emulator-redis | 0 |") {
 		t.Errorf("an emulator answered nothing:\n%s", report)
 	}
 	for _, line := range strings.Split(report, "\n") {
 		if strings.HasPrefix(line, "| 1 |") && !strings.HasSuffix(line, "| 0 |") {
 			t.Errorf("errors in round: %s", line)
+		}
+	}
+}
+
+// reportHas fails t for each of wants that report lacks.
+func reportHas(t *testing.T, report string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
+		if !strings.Contains(report, want) {
+			t.Errorf("report lacks %q:\n%s", want, report)
 		}
 	}
 }
