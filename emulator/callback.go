@@ -139,6 +139,32 @@ const (
 	MaxCallbackBackoff = 5 * time.Minute
 )
 
+// CallbackBounds bound the result callbacks' state, in every store; a
+// zero field takes its default.
+type CallbackBounds struct {
+	// URLs bounds the namespaces with a callback URL, and those with a
+	// rotated signing secret (DefaultCallbackURLs).
+	URLs int
+	// Outbox bounds the deliveries waiting (DefaultCallbackOutbox),
+	// OutboxPerNamespace those of one namespace
+	// (DefaultCallbackOutboxPerToken).
+	Outbox, OutboxPerNamespace int
+}
+
+// WithDefaults returns b with each zero field set to its default.
+func (b CallbackBounds) WithDefaults() CallbackBounds {
+	if b.URLs <= 0 {
+		b.URLs = DefaultCallbackURLs
+	}
+	if b.Outbox <= 0 {
+		b.Outbox = DefaultCallbackOutbox
+	}
+	if b.OutboxPerNamespace <= 0 {
+		b.OutboxPerNamespace = DefaultCallbackOutboxPerToken
+	}
+	return b
+}
+
 // CallbackJob is a result to deliver: the enquiry's answer for the
 // transaction, to URL.
 type CallbackJob struct {

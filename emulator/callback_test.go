@@ -16,7 +16,7 @@ const hookURL = "http://127.0.0.1:9/results"
 // with ns registered at hookURL, and returns them.
 func withCallbacks(cb **memstore.Callbacks) func(*emulator.Config) {
 	return func(c *emulator.Config) {
-		*cb = memstore.NewCallbacks(memstore.CallbacksOptions{})
+		*cb = memstore.NewCallbacks(emulator.CallbackBounds{})
 		_ = (*cb).Register(context.Background(), ns, hookURL)
 		c.Callbacks = *cb
 		c.CallbackAttempts = 3
@@ -146,7 +146,7 @@ func TestCallbackTimeoutNobodyAsks(t *testing.T) {
 // TestCallbackDefaultURL: the default URL serves namespaces that
 // registered none; unregistering later drops a waiting delivery.
 func TestCallbackDefaultURL(t *testing.T) {
-	cb := memstore.NewCallbacks(memstore.CallbacksOptions{})
+	cb := memstore.NewCallbacks(emulator.CallbackBounds{})
 	f := newFixture(t, func(c *emulator.Config) { c.Callbacks, c.DefaultCallbackURL = cb, "http://localhost:1/default" })
 	f.lookup(f.card("visa-frictionless-y"), nil)
 	if job := f.due(1)[0]; job.URL != "http://localhost:1/default" {
@@ -170,7 +170,7 @@ func TestCallbackDefaultURL(t *testing.T) {
 // in that transaction's journal; a namespace has at most
 // CallbackInFlightPerToken deliveries claimed at once.
 func TestCallbackShares(t *testing.T) {
-	cb := memstore.NewCallbacks(memstore.CallbacksOptions{MaxOutbox: 3, MaxOutboxPerNamespace: 2})
+	cb := memstore.NewCallbacks(emulator.CallbackBounds{Outbox: 3, OutboxPerNamespace: 2})
 	ctx := context.Background()
 	for _, n := range []string{ns, "other", "third"} {
 		_ = cb.Register(ctx, n, hookURL)
@@ -212,7 +212,7 @@ func TestCallbackShares(t *testing.T) {
 
 	// At most one in flight per namespace: ns's second waits for the first.
 	g := newFixture(t, func(c *emulator.Config) {
-		c.Callbacks, c.CallbackInFlightPerToken = memstore.NewCallbacks(memstore.CallbacksOptions{}), 1
+		c.Callbacks, c.CallbackInFlightPerToken = memstore.NewCallbacks(emulator.CallbackBounds{}), 1
 		_ = c.Callbacks.Register(ctx, ns, hookURL)
 	})
 	g.lookup(g.card("visa-frictionless-y"), nil)

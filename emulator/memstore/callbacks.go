@@ -17,7 +17,7 @@ import (
 // namespace (see outbox.go) so that no namespace costs another its
 // deliveries or its turns.
 type Callbacks struct {
-	opt CallbacksOptions
+	opt emulator.CallbackBounds
 
 	mu     sync.Mutex
 	urls   map[string]string
@@ -27,36 +27,17 @@ type Callbacks struct {
 
 var _ emulator.Callbacks = (*Callbacks)(nil)
 
-// CallbacksOptions bound Callbacks; a zero field takes its default.
-type CallbacksOptions struct {
-	// MaxURLs bounds the namespaces with a callback URL, and those with
-	// a rotated signing secret (emulator.DefaultCallbackURLs).
-	MaxURLs int
-	// MaxOutbox bounds the deliveries waiting (emulator.DefaultCallbackOutbox),
-	// MaxOutboxPerNamespace those of one namespace
-	// (emulator.DefaultCallbackOutboxPerToken).
-	MaxOutbox, MaxOutboxPerNamespace int
-}
-
-// NewCallbacks returns empty callbacks bounded by opt.
-func NewCallbacks(opt CallbacksOptions) *Callbacks {
-	if opt.MaxURLs <= 0 {
-		opt.MaxURLs = emulator.DefaultCallbackURLs
-	}
-	if opt.MaxOutbox <= 0 {
-		opt.MaxOutbox = emulator.DefaultCallbackOutbox
-	}
-	if opt.MaxOutboxPerNamespace <= 0 {
-		opt.MaxOutboxPerNamespace = emulator.DefaultCallbackOutboxPerToken
-	}
-	return &Callbacks{opt: opt, urls: map[string]string{}, keys: map[string]emulator.SigningKey{}, outbox: newOutbox()}
+// NewCallbacks returns empty callbacks bounded by b (the defaults for
+// its zero fields).
+func NewCallbacks(b emulator.CallbackBounds) *Callbacks {
+	return &Callbacks{opt: b.WithDefaults(), urls: map[string]string{}, keys: map[string]emulator.SigningKey{}, outbox: newOutbox()}
 }
 
 // Register sets the URL of ns.
 func (c *Callbacks) Register(_ context.Context, ns, url string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, ok := c.urls[ns]; !ok && len(c.urls) >= c.opt.MaxURLs {
+	if _, ok := c.urls[ns]; !ok && len(c.urls) >= c.opt.URLs {
 		return fmt.Errorf("%w: %d namespaces have a callback URL", emulator.ErrCallbackLimit, len(c.urls))
 	}
 	c.urls[strings.Clone(ns)] = strings.Clone(url)
@@ -91,7 +72,7 @@ func (c *Callbacks) RotateSigningKey(_ context.Context, ns string, now time.Time
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	k, ok := c.keys[ns]
-	if !ok && len(c.keys) >= c.opt.MaxURLs {
+	if !ok && len(c.keys) >= c.opt.URLs {
 		return emulator.SigningKey{}, fmt.Errorf("%w: %d namespaces have rotated their signing secret", emulator.ErrCallbackLimit, len(c.keys))
 	}
 	k = emulator.SigningKey{Generation: k.Generation + 1, Rotated: now}
@@ -116,11 +97,11 @@ func (c *Callbacks) Schedule(_ context.Context, d emulator.Delivery, now time.Ti
 		return emulator.Delivery{}, nil
 	}
 	n := o.size(d.Namespace)
-	if n >= c.opt.MaxOutboxPerNamespace {
+	if n >= c.opt.OutboxPerNamespace {
 		return emulator.Delivery{}, fmt.Errorf("%w: %d of its deliveries wait", emulator.ErrCallbackQuota, n)
 	}
 	var pushed emulator.Delivery
-	if len(o.entries) >= c.opt.MaxOutbox {
+	if len(o.entries) >= c.opt.Outbox {
 		victim := o.pushOut(n+1, now)
 		if victim == nil {
 			return emulator.Delivery{}, fmt.Errorf("%w: the outbox is full (%d deliveries) and this token has as many waiting as any", emulator.ErrCallbackLimit, len(o.entries))

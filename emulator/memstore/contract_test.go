@@ -95,8 +95,8 @@ func TestCapturesBound(t *testing.T) {
 // TestCallbacksContract runs the result callbacks' contract on the
 // memory store.
 func TestCallbacksContract(t *testing.T) {
-	storetest.RunCallbacks(t, func(t *testing.T, b storetest.CallbacksBounds) (emulator.Callbacks, emulator.Callbacks) {
-		c := memstore.NewCallbacks(memstore.CallbacksOptions{MaxURLs: b.URLs, MaxOutbox: b.Outbox, MaxOutboxPerNamespace: b.PerNamespace})
+	storetest.RunCallbacks(t, func(t *testing.T, b emulator.CallbackBounds) (emulator.Callbacks, emulator.Callbacks) {
+		c := memstore.NewCallbacks(b)
 		return c, c
 	})
 }

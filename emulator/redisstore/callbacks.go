@@ -51,13 +51,9 @@ type CallbacksOptions struct {
 	Prefix string
 	// Timeout bounds every call; DefaultTimeout when zero.
 	Timeout time.Duration
-	// MaxURLs bounds the namespaces with a callback URL, and those with
-	// a rotated signing secret (emulator.DefaultCallbackURLs when zero).
-	MaxURLs int
-	// MaxOutbox bounds the deliveries waiting (emulator.DefaultCallbackOutbox),
-	// MaxOutboxPerNamespace those of one namespace
-	// (emulator.DefaultCallbackOutboxPerToken), when zero.
-	MaxOutbox, MaxOutboxPerNamespace int
+	// Bounds bound the registrations, the rotated secrets and the outbox
+	// (the defaults for its zero fields).
+	Bounds emulator.CallbackBounds
 	// Revalidate is how long a cached URL is used before it is read
 	// again; DefaultCallbackRevalidate when zero.
 	Revalidate time.Duration
@@ -76,15 +72,7 @@ func NewCallbacks(c rueidis.Client, opt CallbacksOptions) (*Callbacks, error) {
 	if opt.Timeout <= 0 {
 		opt.Timeout = DefaultTimeout
 	}
-	if opt.MaxURLs <= 0 {
-		opt.MaxURLs = emulator.DefaultCallbackURLs
-	}
-	if opt.MaxOutbox <= 0 {
-		opt.MaxOutbox = emulator.DefaultCallbackOutbox
-	}
-	if opt.MaxOutboxPerNamespace <= 0 {
-		opt.MaxOutboxPerNamespace = emulator.DefaultCallbackOutboxPerToken
-	}
+	opt.Bounds = opt.Bounds.WithDefaults()
 	if opt.Revalidate <= 0 {
 		opt.Revalidate = DefaultCallbackRevalidate
 	}
@@ -117,13 +105,13 @@ return n`)
 func (r *Callbacks) Register(ctx context.Context, ns, url string) error {
 	ctx, cancel := bounded(ctx, r.timeout)
 	defer cancel()
-	n, err := registerScript.Exec(ctx, r.c, []string{r.urlsKey()}, []string{ns, url, strconv.Itoa(r.opt.MaxURLs), r.channel()}).AsInt64()
+	n, err := registerScript.Exec(ctx, r.c, []string{r.urlsKey()}, []string{ns, url, strconv.Itoa(r.opt.Bounds.URLs), r.channel()}).AsInt64()
 	r.urls.drop(ns)
 	if err != nil {
 		return ClassifyWrite("register a callback URL", err)
 	}
 	if n < 0 {
-		return fmt.Errorf("%w: %d namespaces have a callback URL", emulator.ErrCallbackLimit, r.opt.MaxURLs)
+		return fmt.Errorf("%w: %d namespaces have a callback URL", emulator.ErrCallbackLimit, r.opt.Bounds.URLs)
 	}
 	return nil
 }
@@ -196,12 +184,12 @@ func (r *Callbacks) SigningKey(ctx context.Context, ns string) (emulator.Signing
 func (r *Callbacks) RotateSigningKey(ctx context.Context, ns string, now time.Time) (emulator.SigningKey, error) {
 	ctx, cancel := bounded(ctx, r.timeout)
 	defer cancel()
-	n, err := rotateScript.Exec(ctx, r.c, []string{r.keysKey()}, []string{ns, ms(now), strconv.Itoa(r.opt.MaxURLs)}).AsInt64()
+	n, err := rotateScript.Exec(ctx, r.c, []string{r.keysKey()}, []string{ns, ms(now), strconv.Itoa(r.opt.Bounds.URLs)}).AsInt64()
 	if err != nil {
 		return emulator.SigningKey{}, ClassifyWrite("rotate a callback signing key", err)
 	}
 	if n < 0 {
-		return emulator.SigningKey{}, fmt.Errorf("%w: %d namespaces have rotated their signing secret", emulator.ErrCallbackLimit, r.opt.MaxURLs)
+		return emulator.SigningKey{}, fmt.Errorf("%w: %d namespaces have rotated their signing secret", emulator.ErrCallbackLimit, r.opt.Bounds.URLs)
 	}
 	return emulator.SigningKey{Generation: uint64(n), Rotated: time.UnixMilli(now.UnixMilli())}, nil
 }

@@ -120,7 +120,7 @@ func (r *Callbacks) Schedule(ctx context.Context, d emulator.Delivery, now time.
 	ctx, cancel := bounded(ctx, r.timeout)
 	defer cancel()
 	vs, err := scheduleScript.Exec(ctx, r.c, r.outboxKeys(), []string{r.prefix, d.ID, d.Namespace, ms(d.Due), ms(now),
-		strconv.Itoa(r.opt.MaxOutbox), strconv.Itoa(r.opt.MaxOutboxPerNamespace)}).ToArray()
+		strconv.Itoa(r.opt.Bounds.Outbox), strconv.Itoa(r.opt.Bounds.OutboxPerNamespace)}).ToArray()
 	if err != nil {
 		return emulator.Delivery{}, ClassifyWrite("schedule a result callback", err)
 	}

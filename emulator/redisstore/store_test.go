@@ -62,11 +62,10 @@ func TestCapturesContract(t *testing.T) {
 func TestCallbacksContract(t *testing.T) {
 	srv := testkit.StartRedis(t, testkit.RedisOptions{})
 	c := connect(t, srv)
-	storetest.RunCallbacks(t, func(t *testing.T, b storetest.CallbacksBounds) (emulator.Callbacks, emulator.Callbacks) {
+	storetest.RunCallbacks(t, func(t *testing.T, b emulator.CallbackBounds) (emulator.Callbacks, emulator.Callbacks) {
 		// A cached URL is never read again within the test: only the
 		// announcements carry a change from one replica to the other.
-		opt := redisstore.CallbacksOptions{Prefix: t.Name() + ":", Timeout: time.Second, Revalidate: time.Hour,
-			MaxURLs: b.URLs, MaxOutbox: b.Outbox, MaxOutboxPerNamespace: b.PerNamespace}
+		opt := redisstore.CallbacksOptions{Prefix: t.Name() + ":", Timeout: time.Second, Revalidate: time.Hour, Bounds: b}
 		ra, err := redisstore.NewCallbacks(c, opt)
 		if err != nil {
 			t.Fatal(err)

@@ -11,20 +11,9 @@ import (
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 )
 
-// CallbacksBounds are the bounds a test gives its emulator.Callbacks;
-// zero takes the store's default.
-type CallbacksBounds struct {
-	// URLs bounds the namespaces with a URL, and those with a rotated
-	// signing secret.
-	URLs int
-	// Outbox bounds the deliveries waiting, PerNamespace those of one
-	// namespace.
-	Outbox, PerNamespace int
-}
-
 // CallbacksFactory returns one emulator.Callbacks as two replicas see it
 // (the same value for a local one), with bounds b.
-type CallbacksFactory func(t *testing.T, b CallbacksBounds) (a, b2 emulator.Callbacks)
+type CallbacksFactory func(t *testing.T, b emulator.CallbackBounds) (a, b2 emulator.Callbacks)
 
 // RunCallbacks runs the contract every emulator.Callbacks keeps: a
 // registration is seen at once by the replica that made it and by every
@@ -39,7 +28,7 @@ func RunCallbacks(t *testing.T, newCallbacks CallbacksFactory) {
 	ctx := context.Background()
 	t0 := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	t.Run("registrations", func(t *testing.T) {
-		a, b := newCallbacks(t, CallbacksBounds{})
+		a, b := newCallbacks(t, emulator.CallbackBounds{})
 		if u, err := b.Registered(ctx, "ns-1"); u != "" || err != nil {
 			t.Errorf("Registered before any = %q, %v", u, err)
 		}
@@ -69,7 +58,7 @@ func RunCallbacks(t *testing.T, newCallbacks CallbacksFactory) {
 		seen(t, b, "ns-1", "", "the other replica, after the removal")
 	})
 	t.Run("lease", func(t *testing.T) {
-		a, b := newCallbacks(t, CallbacksBounds{})
+		a, b := newCallbacks(t, emulator.CallbackBounds{})
 		if _, err := a.Schedule(ctx, emulator.Delivery{ID: "tx-1", Namespace: "ns", Due: t0.Add(time.Minute)}, t0); err != nil {
 			t.Fatal(err)
 		}
@@ -114,7 +103,7 @@ func RunCallbacks(t *testing.T, newCallbacks CallbacksFactory) {
 		}
 	})
 	t.Run("schedule", func(t *testing.T) {
-		a, b := newCallbacks(t, CallbacksBounds{})
+		a, b := newCallbacks(t, emulator.CallbackBounds{})
 		// An earlier due wins for an entry not leased.
 		_, _ = a.Schedule(ctx, emulator.Delivery{ID: "tx-2", Namespace: "ns", Due: t0.Add(time.Hour)}, t0)
 		_, _ = b.Schedule(ctx, emulator.Delivery{ID: "tx-2", Namespace: "ns", Due: t0.Add(time.Minute)}, t0)
@@ -139,7 +128,7 @@ func RunCallbacks(t *testing.T, newCallbacks CallbacksFactory) {
 		}
 	})
 	t.Run("concurrent claims", func(t *testing.T) {
-		a, b := newCallbacks(t, CallbacksBounds{})
+		a, b := newCallbacks(t, emulator.CallbackBounds{})
 		for i := range 40 {
 			_, _ = a.Schedule(ctx, emulator.Delivery{ID: fmt.Sprint("tx-", i), Namespace: "ns", Due: t0}, t0)
 		}
@@ -174,7 +163,7 @@ func RunCallbacks(t *testing.T, newCallbacks CallbacksFactory) {
 		}
 	})
 	t.Run("bound", func(t *testing.T) {
-		a, _ := newCallbacks(t, CallbacksBounds{Outbox: 3})
+		a, _ := newCallbacks(t, emulator.CallbackBounds{Outbox: 3})
 		for i := range 3 {
 			if _, err := a.Schedule(ctx, emulator.Delivery{ID: fmt.Sprint("tx-", i), Namespace: "ns", Due: t0}, t0); err != nil {
 				t.Fatal(err)

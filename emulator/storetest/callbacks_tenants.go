@@ -38,7 +38,7 @@ func RunCallbacksTenants(t *testing.T, newCallbacks CallbacksFactory) {
 		return ids
 	}
 	t.Run("share", func(t *testing.T) {
-		a, b := newCallbacks(t, CallbacksBounds{Outbox: 100, PerNamespace: 3})
+		a, b := newCallbacks(t, emulator.CallbackBounds{Outbox: 100, OutboxPerNamespace: 3})
 		schedule(t, a, "hostile", 3, t0)
 		_, err := b.Schedule(ctx, emulator.Delivery{ID: "hostile-tx-3", Namespace: "hostile", Due: t0}, t0)
 		if !errors.Is(err, emulator.ErrCallbackQuota) {
@@ -63,7 +63,7 @@ func RunCallbacksTenants(t *testing.T, newCallbacks CallbacksFactory) {
 		}
 	})
 	t.Run("a full outbox pushes out the largest", func(t *testing.T) {
-		a, b := newCallbacks(t, CallbacksBounds{Outbox: 5, PerNamespace: 4})
+		a, b := newCallbacks(t, emulator.CallbackBounds{Outbox: 5, OutboxPerNamespace: 4})
 		schedule(t, a, "big", 4, t0)
 		schedule(t, a, "small", 1, t0)
 		pushed, err := b.Schedule(ctx, emulator.Delivery{ID: "new-tx-0", Namespace: "new", Due: t0}, t0)
@@ -92,7 +92,7 @@ func RunCallbacksTenants(t *testing.T, newCallbacks CallbacksFactory) {
 		}
 	})
 	t.Run("leased deliveries are not pushed out", func(t *testing.T) {
-		a, b := newCallbacks(t, CallbacksBounds{Outbox: 2, PerNamespace: 2})
+		a, b := newCallbacks(t, emulator.CallbackBounds{Outbox: 2, OutboxPerNamespace: 2})
 		schedule(t, a, "big", 2, t0)
 		if got, _ := a.Claim(ctx, t0, time.Minute, 10, 0); len(got) != 2 {
 			t.Fatalf("claimed %d, want 2", len(got))
@@ -102,7 +102,7 @@ func RunCallbacksTenants(t *testing.T, newCallbacks CallbacksFactory) {
 		}
 	})
 	t.Run("turns", func(t *testing.T) {
-		a, b := newCallbacks(t, CallbacksBounds{})
+		a, b := newCallbacks(t, emulator.CallbackBounds{})
 		// The hostile namespace's 20 are due before the others' one each.
 		schedule(t, a, "hostile", 20, t0.Add(-time.Minute))
 		schedule(t, b, "victim-1", 1, t0)
@@ -129,7 +129,7 @@ func RunCallbacksTenants(t *testing.T, newCallbacks CallbacksFactory) {
 		}
 	})
 	t.Run("leases per namespace", func(t *testing.T) {
-		a, b := newCallbacks(t, CallbacksBounds{})
+		a, b := newCallbacks(t, emulator.CallbackBounds{})
 		schedule(t, a, "hostile", 10, t0.Add(-time.Minute))
 		schedule(t, a, "victim", 1, t0)
 		got, _ := a.Claim(ctx, t0, 30*time.Second, 8, 2)

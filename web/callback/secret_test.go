@@ -5,13 +5,14 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"net"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 	"github.com/threeds-sandbox/threeds-sandbox/web/callback"
 )
 
@@ -94,10 +95,10 @@ func TestSecrets(t *testing.T) {
 // words after the whole timeout: the journal tells a token nothing of
 // which ports are open.
 func TestNoAnswerLooksTheSame(t *testing.T) {
-	closed := freePort(t)
-	hangUp := serveTCP(t, func(c net.Conn) { c.Close() })
-	silent := serveTCP(t, func(c net.Conn) {})
-	garbage := serveTCP(t, func(c net.Conn) { _, _ = c.Write([]byte("SSH-2.0-OpenSSH_9.6\r\n")); c.Close() })
+	closed := testkit.FreePort(t)
+	hangUp := testkit.ServeTCP(t, func(c net.Conn) { c.Close() })
+	silent := testkit.ServeTCP(t, func(c net.Conn) {})
+	garbage := testkit.ServeTCP(t, func(c net.Conn) { _, _ = c.Write([]byte("SSH-2.0-OpenSSH_9.6\r\n")); c.Close() })
 	e := &engine{done: make(chan struct{}, 8)}
 	const timeout = 300 * time.Millisecond
 	s, err := callback.New(callback.Config{Engine: e, Secrets: callback.Secrets{Key: []byte("k")}, Timeout: timeout})
@@ -105,7 +106,8 @@ func TestNoAnswerLooksTheSame(t *testing.T) {
 		t.Fatal(err)
 	}
 	var errs []string
-	for _, addr := range []string{closed, hangUp, silent, garbage} {
+	for _, port := range []int{closed, hangUp, silent, garbage} {
+		addr := fmt.Sprintf("127.0.0.1:%d", port)
 		s.Deliver(context.Background(), job("http://"+addr+"/cb"))
 		<-e.done
 		a := e.attempts[len(e.attempts)-1]
@@ -120,47 +122,4 @@ func TestNoAnswerLooksTheSame(t *testing.T) {
 			break
 		}
 	}
-}
-
-// freePort is a loopback address nothing listens on.
-func freePort(t *testing.T) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return addr
-}
-
-// serveTCP hands each connection to a loopback listener to serve, until
-// the test ends, and returns its address.
-func serveTCP(t *testing.T, serve func(net.Conn)) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var conns []net.Conn
-	t.Cleanup(func() {
-		ln.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			c.Close()
-		}
-	})
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-			serve(c)
-		}
-	}()
-	return ln.Addr().String()
 }

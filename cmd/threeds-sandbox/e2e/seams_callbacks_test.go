@@ -363,7 +363,7 @@ func TestCallbackPortsCannotBeScanned(t *testing.T) {
 	// Three ports: nothing listens, a listener that hangs up at once, one
 	// that accepts and says nothing.
 	closed := testkit.FreePort(t)
-	hangUp, silent := listen(t, func(c net.Conn) { c.Close() }), listen(t, func(c net.Conn) {})
+	hangUp, silent := testkit.ServeTCP(t, func(c net.Conn) { c.Close() }), testkit.ServeTCP(t, func(c net.Conn) {})
 	var details []string
 	var took []time.Duration
 	for _, port := range []int{closed, hangUp, silent} {
@@ -387,37 +387,4 @@ func TestCallbackPortsCannotBeScanned(t *testing.T) {
 			t.Errorf("port %d of 3: the failed attempt was recorded %s after the lookup, want the whole timeout (1s)", i+1, d)
 		}
 	}
-}
-
-// listen accepts connections on a free loopback port until the test ends,
-// handing each to serve, and returns the port.
-func listen(t *testing.T, serve func(net.Conn)) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var open []net.Conn
-	t.Cleanup(func() {
-		ln.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range open {
-			c.Close()
-		}
-	})
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			open = append(open, c)
-			mu.Unlock()
-			serve(c)
-		}
-	}()
-	return ln.Addr().(*net.TCPAddr).Port
 }
