@@ -79,7 +79,7 @@ func newBenchEngine(tb testing.TB) benchEngine {
 		Events:     discardSink{},
 		// As the binary wires it: the captures' ddcIds, the callbacks.
 		Captures:  memstore.NewCaptures(0, nil),
-		Callbacks: memstore.NewCallbacks(0, 0),
+		Callbacks: memstore.NewCallbacks(emulator.CallbackBounds{}),
 	}, store)
 	if err != nil {
 		tb.Fatal(err)

@@ -26,13 +26,21 @@ import (
 // again at its new deadline.
 
 // Callbacks keeps the result callbacks: the URL each namespace
-// registered, and the outbox of deliveries. An outbox entry is one
-// transaction's delivery; a caller leases it (Claim) to attempt it, so
-// that of several replicas only one delivers it at a time, and a replica
-// that dies mid-way leaves it to another when its lease ends. It is state
-// that outlives a request: in memory by default, shared by every replica
-// in a shared store. Implementations are safe for concurrent use and
-// bounded.
+// registered, the generation of each namespace's signing secret, and the
+// outbox of deliveries. An outbox entry is one transaction's delivery; a
+// caller leases it (Claim) to attempt it, so that of several replicas
+// only one delivers it at a time, and a replica that dies mid-way leaves
+// it to another when its lease ends. It is state that outlives a
+// request: in memory by default, shared by every replica in a shared
+// store. Implementations are safe for concurrent use and bounded.
+//
+// The outbox is shared by every namespace, and no namespace may cost
+// another its deliveries: each has a share of the outbox (a namespace
+// with its share waiting has its next delivery refused, no other's), a
+// full outbox makes room by pushing out a delivery of the namespace with
+// the most waiting, and Claim takes the namespaces in turn, with at most
+// a few attempts of each in flight, so that a receiver that never
+// answers holds only its own namespace's turns.
 type Callbacks interface {
 	// Register sets the callback URL of namespace ns; an error wrapping
 	// ErrCallbackLimit when too many namespaces have one.
@@ -43,16 +51,33 @@ type Callbacks interface {
 	Registered(ctx context.Context, ns string) (string, error)
 	// Unregister removes the URL of ns and reports whether it had one.
 	Unregister(ctx context.Context, ns string) (bool, error)
+	// SigningKey returns the generation of the signing secret of ns: the
+	// zero SigningKey until it is first rotated. Every replica sees a
+	// rotation at once.
+	SigningKey(ctx context.Context, ns string) (SigningKey, error)
+	// RotateSigningKey moves ns to the next generation of its signing
+	// secret, rotated at now, and returns it; an error wrapping
+	// ErrCallbackLimit when too many namespaces have rotated theirs.
+	RotateSigningKey(ctx context.Context, ns string, now time.Time) (SigningKey, error)
 	// Schedule asks for the delivery of transaction d.ID of d.Namespace at
 	// d.Due: a new entry; or, for an entry not leased at now, the earlier
 	// of the two dues; or, for a leased one, a delivery as soon as its
-	// lease is released. An error wraps ErrCallbackLimit when the outbox
-	// is full.
-	Schedule(ctx context.Context, d Delivery, now time.Time) error
+	// lease is released. A new entry is refused with an error wrapping
+	// ErrCallbackQuota when its namespace has its share of the outbox
+	// waiting. When the outbox is full, it pushes out the newest entry
+	// not leased of the namespace with the most entries, when that one
+	// has more than d's namespace would have, and returns it (its result
+	// will not be delivered); otherwise it is refused with an error
+	// wrapping ErrCallbackLimit.
+	Schedule(ctx context.Context, d Delivery, now time.Time) (pushed Delivery, err error)
 	// Claim leases at most max entries due at now until now+lease, each
 	// with a new Token: no other Claim returns an entry while its lease
-	// lasts. The stores keep no clock: the engine's is passed in.
-	Claim(ctx context.Context, now time.Time, lease time.Duration, max int) ([]Delivery, error)
+	// lasts. It takes the namespaces with entries due in turn, one entry
+	// each, the namespace served longest ago first; a namespace with
+	// perNamespace entries leased (by any caller, leases not yet ended)
+	// waits until one ends (<= 0: no bound). The stores keep no clock:
+	// the engine's is passed in.
+	Claim(ctx context.Context, now time.Time, lease time.Duration, max, perNamespace int) ([]Delivery, error)
 	// Release ends the lease of d (its Token): the entry, with d.Attempt,
 	// is due at due, or at now when a Schedule came during the lease.
 	// ErrLeaseLost when the lease ended meanwhile.
@@ -60,6 +85,16 @@ type Callbacks interface {
 	// Done removes the entry of d when d.Token still leases it;
 	// ErrLeaseLost otherwise.
 	Done(ctx context.Context, d Delivery) error
+}
+
+// SigningKey is the generation of a namespace's callback signing
+// secret. The secret itself is kept nowhere: the transport derives it
+// from the state key, the namespace and the generation.
+type SigningKey struct {
+	// Generation counts the rotations, from 0.
+	Generation uint64
+	// Rotated is when the last rotation was made; zero before the first.
+	Rotated time.Time
 }
 
 // Delivery is an outbox entry: the delivery of one transaction's result.
@@ -77,8 +112,11 @@ type Delivery struct {
 
 // Errors of a Callbacks.
 var (
-	// ErrCallbackLimit: the registrations or the outbox are full.
+	// ErrCallbackLimit: the registrations, the rotated secrets or the
+	// outbox are full.
 	ErrCallbackLimit = errors.New("result callbacks: limit reached")
+	// ErrCallbackQuota: a namespace has its share of the outbox waiting.
+	ErrCallbackQuota = errors.New("result callbacks: this token's share of the outbox is full")
 	// ErrLeaseLost: the delivery's lease ended before it was released.
 	ErrLeaseLost = errors.New("result callbacks: the delivery's lease was lost")
 )
@@ -87,9 +125,45 @@ var (
 const (
 	DefaultCallbackAttempts = 5
 	DefaultCallbackBackoff  = time.Second
+	// DefaultCallbackInFlightPerToken bounds the attempts of one
+	// namespace in flight at once, across replicas.
+	DefaultCallbackInFlightPerToken = 2
+	// DefaultCallbackURLs bounds the namespaces with a callback URL, and
+	// those with a rotated signing secret.
+	DefaultCallbackURLs = 10_000
+	// DefaultCallbackOutbox bounds the deliveries waiting, and
+	// DefaultCallbackOutboxPerToken those of one namespace.
+	DefaultCallbackOutbox         = 100_000
+	DefaultCallbackOutboxPerToken = 10_000
 	// MaxCallbackBackoff caps the wait between two attempts.
 	MaxCallbackBackoff = 5 * time.Minute
 )
+
+// CallbackBounds bound the result callbacks' state, in every store; a
+// zero field takes its default.
+type CallbackBounds struct {
+	// URLs bounds the namespaces with a callback URL, and those with a
+	// rotated signing secret (DefaultCallbackURLs).
+	URLs int
+	// Outbox bounds the deliveries waiting (DefaultCallbackOutbox),
+	// OutboxPerNamespace those of one namespace
+	// (DefaultCallbackOutboxPerToken).
+	Outbox, OutboxPerNamespace int
+}
+
+// WithDefaults returns b with each zero field set to its default.
+func (b CallbackBounds) WithDefaults() CallbackBounds {
+	if b.URLs <= 0 {
+		b.URLs = DefaultCallbackURLs
+	}
+	if b.Outbox <= 0 {
+		b.Outbox = DefaultCallbackOutbox
+	}
+	if b.OutboxPerNamespace <= 0 {
+		b.OutboxPerNamespace = DefaultCallbackOutboxPerToken
+	}
+	return b
+}
 
 // CallbackJob is a result to deliver: the enquiry's answer for the
 // transaction, to URL.
@@ -102,6 +176,8 @@ type CallbackJob struct {
 	Attempt int
 	// Transaction is the transaction's summary, for the events.
 	Transaction Summary
+	// Key is the generation of the namespace's signing secret.
+	Key SigningKey
 }
 
 // CallbackAttempt is how one delivery attempt went.
@@ -141,7 +217,8 @@ func (e *Engine) callbackURL(ctx context.Context, ns string) (string, error) {
 // scheduleCallback schedules the delivery of t's result when its
 // namespace has a callback URL: at once when t is final, at its deadline
 // while a challenge waits (rules ch). A failure is recorded as an event:
-// the transaction itself went well.
+// the transaction itself went well. A delivery pushed out of a full
+// outbox to make room is recorded as an event of its own transaction.
 func (e *Engine) scheduleCallback(ctx context.Context, t Transaction, ch *scenarios.Challenge) {
 	if e.cfg.Callbacks == nil {
 		return
@@ -154,11 +231,17 @@ func (e *Engine) scheduleCallback(ctx context.Context, t Transaction, ch *scenar
 	if t.Phase != PhaseFinal {
 		due = e.deadline(ctx, t, ch)
 	}
+	var pushed Delivery
 	if err == nil {
-		err = e.cfg.Callbacks.Schedule(ctx, Delivery{ID: t.ThreeDSServerTransID, Namespace: t.Namespace, Due: due}, e.now())
+		pushed, err = e.cfg.Callbacks.Schedule(ctx, Delivery{ID: t.ThreeDSServerTransID, Namespace: t.Namespace, Due: due}, e.now())
 	}
 	if err != nil {
-		e.transactionEvent(ctx, t, EventCallback, "the result callback could not be scheduled: "+err.Error())
+		e.transactionEvent(ctx, t, EventCallback, "the result callback was not queued: "+err.Error()+"; the enquiry still answers the result")
+	}
+	if pushed.ID != "" {
+		if p, err := e.store.Get(ctx, pushed.ID); err == nil && p.Namespace == pushed.Namespace {
+			e.transactionEvent(ctx, p, EventCallback, "the result callback was given up: the outbox was full and this token had the most deliveries waiting; the enquiry still answers the result")
+		}
 	}
 }
 
@@ -180,7 +263,9 @@ func (e *Engine) deadline(ctx context.Context, t Transaction, ch *scenarios.Chal
 }
 
 // DueCallbacks claims the deliveries due now, at most max, for lease (how
-// long the caller may take over them), and returns the results to post.
+// long the caller may take over them), and returns the results to post:
+// the namespaces in turn, at most CallbackInFlightPerToken attempts of
+// each in flight.
 // Each transaction is settled first, so a timeout that fell due while
 // nobody asked is recorded and delivered; one still waiting is put back
 // until its next deadline; one gone, or whose namespace has no callback
@@ -189,7 +274,7 @@ func (e *Engine) DueCallbacks(ctx context.Context, max int, lease time.Duration)
 	if e.cfg.Callbacks == nil || max <= 0 {
 		return nil, nil
 	}
-	claimed, err := e.cfg.Callbacks.Claim(ctx, e.now(), lease, max)
+	claimed, err := e.cfg.Callbacks.Claim(ctx, e.now(), lease, max, e.callbackInFlight())
 	if err != nil {
 		return nil, fmt.Errorf("result callbacks: claim: %w", err)
 	}
@@ -235,11 +320,15 @@ func (e *Engine) callbackJob(ctx context.Context, d Delivery) (CallbackJob, bool
 		e.transactionEvent(ctx, t, EventCallback, "result callback dropped: this token has no callback URL any more")
 		return CallbackJob{}, false, e.dropDelivery(ctx, d)
 	}
+	key, err := e.cfg.Callbacks.SigningKey(ctx, t.Namespace)
+	if err != nil {
+		return CallbackJob{}, false, err
+	}
 	resp := e.enquiryResponse(t)
 	if resp.ThreeDSMethod = e.methodTimeline(ctx, t); resp.ThreeDSMethod != nil {
 		resp.DDCID, resp.ThreeDSCompInd = t.Method.DDCID, t.Method.CompInd
 	}
-	return CallbackJob{Delivery: d, URL: u, Result: resp, Attempt: d.Attempt + 1, Transaction: summaryOf(t)}, true, nil
+	return CallbackJob{Delivery: d, URL: u, Result: resp, Attempt: d.Attempt + 1, Transaction: summaryOf(t), Key: key}, true, nil
 }
 
 // dropDelivery removes a delivery there is nothing to deliver for.
@@ -291,6 +380,14 @@ func attemptFailure(a CallbackAttempt, took time.Duration) string {
 		return fmt.Sprintf("HTTP %d in %s", a.Status, took)
 	}
 	return a.Err
+}
+
+// callbackInFlight is the most attempts of one namespace in flight.
+func (e *Engine) callbackInFlight() int {
+	if e.cfg.CallbackInFlightPerToken > 0 {
+		return e.cfg.CallbackInFlightPerToken
+	}
+	return DefaultCallbackInFlightPerToken
 }
 
 // callbackAttempts is the most attempts of one delivery.

@@ -16,7 +16,7 @@ const hookURL = "http://127.0.0.1:9/results"
 // with ns registered at hookURL, and returns them.
 func withCallbacks(cb **memstore.Callbacks) func(*emulator.Config) {
 	return func(c *emulator.Config) {
-		*cb = memstore.NewCallbacks(0, 0)
+		*cb = memstore.NewCallbacks(emulator.CallbackBounds{})
 		_ = (*cb).Register(context.Background(), ns, hookURL)
 		c.Callbacks = *cb
 		c.CallbackAttempts = 3
@@ -146,7 +146,7 @@ func TestCallbackTimeoutNobodyAsks(t *testing.T) {
 // TestCallbackDefaultURL: the default URL serves namespaces that
 // registered none; unregistering later drops a waiting delivery.
 func TestCallbackDefaultURL(t *testing.T) {
-	cb := memstore.NewCallbacks(0, 0)
+	cb := memstore.NewCallbacks(emulator.CallbackBounds{})
 	f := newFixture(t, func(c *emulator.Config) { c.Callbacks, c.DefaultCallbackURL = cb, "http://localhost:1/default" })
 	f.lookup(f.card("visa-frictionless-y"), nil)
 	if job := f.due(1)[0]; job.URL != "http://localhost:1/default" {
@@ -162,4 +162,65 @@ func TestCallbackDefaultURL(t *testing.T) {
 	if ev := g.events.last(resp.ThreeDSServerTransID); !strings.Contains(ev.Detail, "dropped") {
 		t.Errorf("event %q", ev.Detail)
 	}
+}
+
+// TestCallbackShares: a namespace beyond its share of the outbox has its
+// own next result not queued, said in its journal, while another's is;
+// a full outbox pushes out the largest namespace's newest delivery, said
+// in that transaction's journal; a namespace has at most
+// CallbackInFlightPerToken deliveries claimed at once.
+func TestCallbackShares(t *testing.T) {
+	cb := memstore.NewCallbacks(emulator.CallbackBounds{Outbox: 3, OutboxPerNamespace: 2})
+	ctx := context.Background()
+	for _, n := range []string{ns, "other", "third"} {
+		_ = cb.Register(ctx, n, hookURL)
+	}
+	f := newFixture(t, func(c *emulator.Config) { c.Callbacks, c.CallbackInFlightPerToken = cb, 1 })
+	lookupOf := func(n string) string {
+		t.Helper()
+		resp, err := f.Lookup(ctx, n, f.request(f.card("visa-frictionless-y")), emulator.APICall{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.ThreeDSServerTransID
+	}
+	first, second := lookupOf(ns), lookupOf(ns)
+	over := lookupOf(ns)
+	if ev := f.events.last(over); ev.Kind != emulator.EventCallback || !strings.Contains(ev.Detail, "not queued") ||
+		!strings.Contains(ev.Detail, "share of the outbox is full: 2 of its deliveries wait") {
+		t.Errorf("beyond the share: %+v", ev)
+	}
+	if ev := f.events.last(lookupOf("other")); ev.Kind == emulator.EventCallback {
+		t.Errorf("another namespace's result: %+v", ev)
+	}
+	// The outbox holds 3: the third namespace's pushes out ns's newest.
+	third := lookupOf("third")
+	if ev := f.events.last(third); ev.Kind == emulator.EventCallback {
+		t.Errorf("the newcomer's result: %+v", ev)
+	}
+	if ev := f.events.last(second); ev.Kind != emulator.EventCallback || !strings.Contains(ev.Detail, "given up: the outbox was full") {
+		t.Errorf("the pushed-out delivery: %+v", ev)
+	}
+	jobs := f.due(3)
+	seen := map[string]bool{}
+	for _, j := range jobs {
+		seen[j.Delivery.ID] = true
+	}
+	if !seen[first] || !seen[third] || seen[second] || seen[over] {
+		t.Errorf("claimed %v", seen)
+	}
+
+	// At most one in flight per namespace: ns's second waits for the first.
+	g := newFixture(t, func(c *emulator.Config) {
+		c.Callbacks, c.CallbackInFlightPerToken = memstore.NewCallbacks(emulator.CallbackBounds{}), 1
+		_ = c.Callbacks.Register(ctx, ns, hookURL)
+	})
+	g.lookup(g.card("visa-frictionless-y"), nil)
+	g.lookup(g.card("visa-frictionless-y"), nil)
+	job := g.due(1)[0]
+	g.due(0)
+	if err := g.CallbackDelivered(ctx, job, emulator.CallbackAttempt{Status: 204}); err != nil {
+		t.Fatal(err)
+	}
+	g.due(1)
 }

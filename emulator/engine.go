@@ -93,6 +93,11 @@ type Config struct {
 	// zero), at most MaxCallbackBackoff.
 	CallbackAttempts int
 	CallbackBackoff  time.Duration
+	// CallbackInFlightPerToken bounds the attempts of one namespace in
+	// flight at once, across replicas (DefaultCallbackInFlightPerToken
+	// when zero): a receiver that never answers holds no more of the
+	// delivery slots.
+	CallbackInFlightPerToken int
 }
 
 // Engine runs the 3DS flows. It is safe for concurrent use. It is also the

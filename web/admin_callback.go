@@ -6,9 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
-	"github.com/threeds-sandbox/threeds-sandbox/web/auth"
 	"github.com/threeds-sandbox/threeds-sandbox/web/callback"
 	"github.com/threeds-sandbox/threeds-sandbox/web/respond"
 )
@@ -16,22 +16,28 @@ import (
 // The result callback's registration, under the bearer token of the
 // namespace it serves:
 //
-//	GET    {base}/admin/callback   the URL (registered, or the default), and the signing secret
-//	PUT    {base}/admin/callback   register {"url": "..."}: an absolute http(s) URL of an allowed host
-//	DELETE {base}/admin/callback   remove the registration (the default URL, if any, applies again)
+//	GET    {base}/admin/callback          the URL (registered, or the default), and the signing secret
+//	PUT    {base}/admin/callback          register {"url": "..."}: an absolute http(s) URL of an allowed host and port
+//	DELETE {base}/admin/callback          remove the registration (the default URL, if any, applies again)
+//	POST   {base}/admin/callback/secret   rotate the signing secret; the previous one keeps signing for the grace period
 //
-// A namespace's results are signed with its merchant's secret when a
-// configured merchant owns it, else with a secret derived from the
-// sandbox's master key for that namespace; the answers tell it.
+// A namespace's results are signed with a secret of its own, derived from
+// the sandbox's state key for this purpose alone (callback.Secrets):
+// never a merchant's client secret, which no answer carries.
 
-// PathAdminCallback is the route of the registration.
-const PathAdminCallback = "/admin/callback"
+// PathAdminCallback is the route of the registration, and
+// PathAdminCallbackSecret that of the signing secret's rotation.
+const (
+	PathAdminCallback       = "/admin/callback"
+	PathAdminCallbackSecret = "/admin/callback/secret"
+)
 
 // callbackRoutes mounts the registration on the API's router.
 func (s *Server) callbackRoutes(api routeGroup) {
 	api.HandleFunc(PathAdminCallback, s.handleCallbackGet).Methods(http.MethodGet, http.MethodHead)
 	api.HandleFunc(PathAdminCallback, s.handleCallbackPut).Methods(http.MethodPut)
 	api.HandleFunc(PathAdminCallback, s.handleCallbackDelete).Methods(http.MethodDelete)
+	api.HandleFunc(PathAdminCallbackSecret, s.handleCallbackRotate).Methods(http.MethodPost)
 }
 
 // setUpCallbacks builds the sender of the result callbacks, when the
@@ -41,7 +47,7 @@ func (s *Server) setUpCallbacks() error {
 		return nil
 	}
 	c := s.cfg.Callbacks
-	sender, err := callback.New(callback.Config{Engine: s.cfg.Engine, Allow: c.Allow, Secret: s.callbackSecret,
+	sender, err := callback.New(callback.Config{Engine: s.cfg.Engine, Allow: c.Allow, Secrets: s.callbackSecrets(),
 		Timeout: c.Timeout, Concurrency: c.Concurrency, Poll: c.Poll, Logger: s.log})
 	if err != nil {
 		return err
@@ -72,13 +78,14 @@ func (s *Server) RunCallbacks(ctx context.Context) {
 	}
 }
 
-// callbackSecret is the signing secret of namespace ns: its merchant's
-// secret, else one derived from the master key for ns.
-func (s *Server) callbackSecret(ns string) []byte {
-	if _, secret, ok := s.cfg.Merchants.OfNamespace(ns); ok {
-		return secret
+// callbackSecrets derive the namespaces' signing secrets from the state
+// hash keys, the current and the previous ones.
+func (s *Server) callbackSecrets() callback.Secrets {
+	sec := callback.Secrets{Key: s.cfg.HashKey, Grace: s.cfg.Callbacks.SecretGrace}
+	for _, p := range s.cfg.PreviousKeys {
+		sec.Previous = append(sec.Previous, p.Hash)
 	}
-	return []byte(auth.CallbackSecret(s.cfg.HashKey, ns))
+	return sec
 }
 
 // CallbackRegistration is the answer of the registration's routes.
@@ -87,12 +94,17 @@ type CallbackRegistration struct {
 	URL string `json:"url"`
 	// Source says where URL comes from: registered, default or none.
 	Source string `json:"source"`
-	// SigningSecret keys the HMAC of SignatureHeader; Secret says which
-	// it is: merchant (its configured secret) or derived.
-	SigningSecret   string `json:"signingSecret"`
-	Secret          string `json:"secret"`
-	SignatureHeader string `json:"signatureHeader"`
-	// AllowedHosts are the hosts a URL may name.
+	// SigningSecret keys the HMAC of SignatureHeader: the namespace's
+	// own, for this purpose alone. SigningSecretVersion counts its
+	// rotations.
+	SigningSecret        string `json:"signingSecret"`
+	SigningSecretVersion uint64 `json:"signingSecretVersion"`
+	// PreviousSecretUntil is when the secret before the last rotation
+	// stops signing (RFC 3339): until then each callback carries a v1
+	// signature with either. Absent when only the current one signs.
+	PreviousSecretUntil string `json:"previousSecretUntil,omitempty"`
+	SignatureHeader     string `json:"signatureHeader"`
+	// AllowedHosts are the hosts, and their ports, a URL may name.
 	AllowedHosts string `json:"allowedHosts"`
 }
 
@@ -109,10 +121,16 @@ func (s *Server) callbackState(w http.ResponseWriter, r *http.Request, status in
 		s.writeError(w, r, err)
 		return
 	}
-	reg := CallbackRegistration{URL: u, Source: "registered", SignatureHeader: callback.SignatureHeader, Secret: "derived",
-		SigningSecret: string(s.callbackSecret(ns)), AllowedHosts: s.sender.Allowlist()}
-	if _, _, ok := s.cfg.Merchants.OfNamespace(ns); ok {
-		reg.Secret = "merchant"
+	key, err := cb.SigningKey(r.Context(), ns)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	secrets := s.callbackSecrets()
+	reg := CallbackRegistration{URL: u, Source: "registered", SignatureHeader: callback.SignatureHeader,
+		SigningSecret: secrets.Current(ns, key), SigningSecretVersion: key.Generation, AllowedHosts: s.sender.Allowlist()}
+	if until := secrets.PreviousUntil(key, time.Now()); !until.IsZero() {
+		reg.PreviousSecretUntil = apiTime(until)
 	}
 	switch {
 	case u != "":
@@ -162,6 +180,20 @@ func (s *Server) handleCallbackPut(w http.ResponseWriter, r *http.Request) {
 		}
 		s.writeError(w, r, err)
 		return
+	}
+	s.callbackState(w, r, http.StatusOK)
+}
+
+func (s *Server) handleCallbackRotate(w http.ResponseWriter, r *http.Request) {
+	cb := s.cfg.Engine.Callbacks()
+	if cb != nil {
+		if _, err := cb.RotateSigningKey(r.Context(), namespaceOf(r.Context()), time.Now()); err != nil {
+			if errors.Is(err, emulator.ErrCallbackLimit) {
+				err = emulator.NewError(emulator.CodeCallbackLimit, emulator.EMVLimitExceeded, err.Error(), "signingSecret")
+			}
+			s.writeError(w, r, err)
+			return
+		}
 	}
 	s.callbackState(w, r, http.StatusOK)
 }

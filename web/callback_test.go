@@ -84,7 +84,7 @@ func TestResultCallback(t *testing.T) {
 	}
 	reg := e.call(http.MethodPut, "/admin/callback", "merchant-token", map[string]any{"url": rc.URL + "/3ds/results"})
 	if reg.Status != http.StatusOK || reg.Str("url") != rc.URL+"/3ds/results" || reg.Str("source") != "registered" ||
-		reg.Str("signatureHeader") != callback.SignatureHeader || reg.Str("signingSecret") == "" || reg.Str("secret") != "derived" {
+		reg.Str("signatureHeader") != callback.SignatureHeader || len(reg.Str("signingSecret")) != 64 || reg.Body["signingSecretVersion"] != 0.0 {
 		t.Fatalf("register: HTTP %d %s", reg.Status, reg.Raw)
 	}
 	secret := []byte(reg.Str("signingSecret"))
@@ -177,5 +177,55 @@ func TestCallbackFollowsTheTokensClock(t *testing.T) {
 			!strings.Contains(body, `"challengeCancel":"05"`) {
 			t.Fatalf("callback body %s: want the timed-out result (N, challengeCancel 05)", body)
 		}
+	}
+}
+
+// TestCallbackSecretOfItsOwn: a merchant's access token is shown a
+// signing secret of the namespace's own, never its client secret; a
+// rotation gives a new one, and callbacks carry a signature with each
+// until the grace period ends; another token's rotation changes nothing
+// of this one's.
+func TestCallbackSecretOfItsOwn(t *testing.T) {
+	e := newEnv(t, func(o *envOptions) {
+		o.callbacks, o.backoff, o.realClock = true, 200*time.Millisecond, true
+		o.merchants = shopID + ":" + shopSecret
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { e.Web.RunCallbacks(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	token := e.token(shopID, shopSecret)
+	rc := newReceiver(t)
+
+	reg := e.call(http.MethodPut, "/admin/callback", token, map[string]any{"url": rc.URL + "/results"})
+	first := reg.Str("signingSecret")
+	if reg.Status != http.StatusOK || len(first) != 64 || strings.Contains(reg.Raw, shopSecret) || reg.Str("previousSecretUntil") != "" {
+		t.Fatalf("register with an access token: HTTP %d %s", reg.Status, reg.Raw)
+	}
+	rot := e.call(http.MethodPost, "/admin/callback/secret", token, nil)
+	second := rot.Str("signingSecret")
+	if rot.Status != http.StatusOK || len(second) != 64 || second == first || rot.Body["signingSecretVersion"] != 1.0 ||
+		rot.Str("previousSecretUntil") == "" || strings.Contains(rot.Raw, shopSecret) {
+		t.Fatalf("rotate: HTTP %d %s", rot.Status, rot.Raw)
+	}
+	if other := e.call(http.MethodPost, "/admin/callback/secret", "other-token", nil); other.Status != http.StatusOK || other.Str("signingSecret") == second {
+		t.Errorf("another token's rotation: HTTP %d %s", other.Status, other.Raw)
+	}
+	if again := e.call(http.MethodGet, "/admin/callback", token, nil); again.Str("signingSecret") != second {
+		t.Errorf("after another token's rotation: %s", again.Raw)
+	}
+	e.lookup(token, testkit.LookupBody(t, e.card("visa-frictionless-y"), nil))
+	c := rc.next(t)
+	header := c.header.Get(callback.SignatureHeader)
+	if strings.Count(header, "v1=") != 2 {
+		t.Errorf("during the grace period: %s, want two signatures", header)
+	}
+	for _, s := range []string{first, second} {
+		if err := callback.Verify([]byte(s), header, c.body, time.Now(), time.Minute); err != nil {
+			t.Errorf("a receiver with either secret: %v", err)
+		}
+	}
+	if err := callback.Verify([]byte(shopSecret), header, c.body, time.Now(), time.Minute); err == nil {
+		t.Error("the client secret verifies a callback")
 	}
 }

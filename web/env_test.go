@@ -75,7 +75,7 @@ func (o envOptions) callbackState() emulator.Callbacks {
 	if !o.callbacks {
 		return nil
 	}
-	return memstore.NewCallbacks(0, 0)
+	return memstore.NewCallbacks(emulator.CallbackBounds{})
 }
 
 // buildSandbox wires an emulator whose browser pages live at public, the

@@ -103,6 +103,9 @@ type CallbacksConfig struct {
 	Timeout     time.Duration
 	Concurrency int
 	Poll        time.Duration
+	// SecretGrace is how long after a rotation the previous signing
+	// secret signs too (callback.DefaultSecretGrace when zero).
+	SecretGrace time.Duration
 }
 
 // Timeouts bound how long a connection may take over each phase.

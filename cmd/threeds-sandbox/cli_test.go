@@ -213,12 +213,17 @@ func TestEveryBadFlagExitsTwo(t *testing.T) {
 		"log-format":           {"yaml", "want text or json"},
 		"merchants":            {"shop", "want id:secret pairs"},
 		"token-lifetime":       {"0", "want 1s to 24h"},
-		"callback-url":         {"http://10.0.0.1/cb", "host not in the callback allowlist"},
+		"callback-url":         {"http://10.0.0.1/cb", "host or port not in the callback allowlist"},
 		"callback-allow-hosts": {"a b", "want host names or IP addresses"},
 		"callback-timeout":     {"0", "want a positive duration of at most 1m"},
 		"callback-attempts":    {"0", "want 1 to 20"},
 		"callback-backoff":     {"10m", "want a positive duration of at most 5m"},
 		"callback-concurrency": {"0", "want 1 to 256"},
+
+		"callback-concurrency-per-token": {"0", "want 1 to 256"},
+		"callback-outbox":                {"-1", "want 1 to 10000000"},
+		"callback-outbox-per-token":      {"0", "want 1 to --callback-outbox"},
+		"callback-secret-grace":          {"1000h", "want 0 to 720h"},
 	}
 	var c sandbox.Config
 	sandbox.FlagSet(&c, io.Discard).VisitAll(func(f *flag.Flag) {

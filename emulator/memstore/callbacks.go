@@ -1,7 +1,6 @@
 package memstore
 
 import (
-	"container/heap"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -13,58 +12,32 @@ import (
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 )
 
-// Bounds of Callbacks.
-const (
-	// DefaultMaxCallbackURLs bounds the namespaces with a callback URL.
-	DefaultMaxCallbackURLs = 10_000
-	// DefaultMaxOutbox bounds the deliveries waiting in the outbox.
-	DefaultMaxOutbox = 100_000
-)
-
 // Callbacks keeps the result callbacks in this process: each namespace's
-// URL, and the outbox of deliveries, ordered by when they are due (a
-// heap), so that a Claim costs what it returns, not what waits.
+// URL and signing key generation, and the outbox of deliveries, kept per
+// namespace (see outbox.go) so that no namespace costs another its
+// deliveries or its turns.
 type Callbacks struct {
-	maxURLs, maxOutbox int
+	opt emulator.CallbackBounds
 
 	mu     sync.Mutex
 	urls   map[string]string
-	outbox map[string]*outboxEntry
-	queue  dueQueue
+	keys   map[string]emulator.SigningKey
+	outbox outbox
 }
-
-// outboxEntry is a delivery and its lease.
-type outboxEntry struct {
-	d emulator.Delivery
-	// version changes with every new due: a queue item of another version
-	// is stale.
-	version uint64
-	// rearm records a Schedule during the lease.
-	rearm bool
-}
-
-// leased tells whether the entry's lease lasts at now.
-func (e *outboxEntry) leased(now time.Time) bool { return e.d.Token != "" && e.d.Due.After(now) }
 
 var _ emulator.Callbacks = (*Callbacks)(nil)
 
-// NewCallbacks returns empty callbacks keeping at most maxURLs
-// registrations and maxOutbox deliveries (the defaults when <= 0).
-func NewCallbacks(maxURLs, maxOutbox int) *Callbacks {
-	if maxURLs <= 0 {
-		maxURLs = DefaultMaxCallbackURLs
-	}
-	if maxOutbox <= 0 {
-		maxOutbox = DefaultMaxOutbox
-	}
-	return &Callbacks{maxURLs: maxURLs, maxOutbox: maxOutbox, urls: map[string]string{}, outbox: map[string]*outboxEntry{}}
+// NewCallbacks returns empty callbacks bounded by b (the defaults for
+// its zero fields).
+func NewCallbacks(b emulator.CallbackBounds) *Callbacks {
+	return &Callbacks{opt: b.WithDefaults(), urls: map[string]string{}, keys: map[string]emulator.SigningKey{}, outbox: newOutbox()}
 }
 
 // Register sets the URL of ns.
 func (c *Callbacks) Register(_ context.Context, ns, url string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, ok := c.urls[ns]; !ok && len(c.urls) >= c.maxURLs {
+	if _, ok := c.urls[ns]; !ok && len(c.urls) >= c.opt.URLs {
 		return fmt.Errorf("%w: %d namespaces have a callback URL", emulator.ErrCallbackLimit, len(c.urls))
 	}
 	c.urls[strings.Clone(ns)] = strings.Clone(url)
@@ -87,40 +60,89 @@ func (c *Callbacks) Unregister(_ context.Context, ns string) (bool, error) {
 	return ok, nil
 }
 
-// Schedule adds or advances a delivery.
-func (c *Callbacks) Schedule(_ context.Context, d emulator.Delivery, now time.Time) error {
+// SigningKey returns the generation of the signing secret of ns.
+func (c *Callbacks) SigningKey(_ context.Context, ns string) (emulator.SigningKey, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	e, ok := c.outbox[d.ID]
-	switch {
-	case !ok:
-		if len(c.outbox) >= c.maxOutbox {
-			return fmt.Errorf("%w: %d deliveries wait", emulator.ErrCallbackLimit, len(c.outbox))
-		}
-		e = &outboxEntry{d: emulator.Delivery{ID: strings.Clone(d.ID), Namespace: strings.Clone(d.Namespace)}}
-		c.outbox[e.d.ID] = e
-		c.setDue(e, d.Due)
-	case e.leased(now):
-		e.rearm = true
-	case d.Due.Before(e.d.Due):
-		c.setDue(e, d.Due)
-	}
-	return nil
+	return c.keys[ns], nil
 }
 
-// Claim leases the due deliveries.
-func (c *Callbacks) Claim(_ context.Context, now time.Time, lease time.Duration, max int) ([]emulator.Delivery, error) {
+// RotateSigningKey moves ns to its next generation.
+func (c *Callbacks) RotateSigningKey(_ context.Context, ns string, now time.Time) (emulator.SigningKey, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	k, ok := c.keys[ns]
+	if !ok && len(c.keys) >= c.opt.URLs {
+		return emulator.SigningKey{}, fmt.Errorf("%w: %d namespaces have rotated their signing secret", emulator.ErrCallbackLimit, len(c.keys))
+	}
+	k = emulator.SigningKey{Generation: k.Generation + 1, Rotated: now}
+	c.keys[strings.Clone(ns)] = k
+	return k, nil
+}
+
+// Schedule adds or advances a delivery; a new one within the namespace's
+// share, pushing out another namespace's newest when the outbox is full.
+func (c *Callbacks) Schedule(_ context.Context, d emulator.Delivery, now time.Time) (emulator.Delivery, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	o := &c.outbox
+	if e, ok := o.entries[d.ID]; ok {
+		switch {
+		case e.leased(now):
+			e.rearm = true
+		case d.Due.Before(e.d.Due):
+			o.setDue(e, d.Due)
+			o.place(e.owner)
+		}
+		return emulator.Delivery{}, nil
+	}
+	n := o.size(d.Namespace)
+	if n >= c.opt.OutboxPerNamespace {
+		return emulator.Delivery{}, fmt.Errorf("%w: %d of its deliveries wait", emulator.ErrCallbackQuota, n)
+	}
+	var pushed emulator.Delivery
+	if len(o.entries) >= c.opt.Outbox {
+		victim := o.pushOut(n+1, now)
+		if victim == nil {
+			return emulator.Delivery{}, fmt.Errorf("%w: the outbox is full (%d deliveries) and this token has as many waiting as any", emulator.ErrCallbackLimit, len(o.entries))
+		}
+		pushed = victim.d
+		pushed.Token = ""
+		o.remove(victim)
+	}
+	o.add(emulator.Delivery{ID: strings.Clone(d.ID), Namespace: strings.Clone(d.Namespace), Due: d.Due})
+	return pushed, nil
+}
+
+// Claim leases the due deliveries, the namespaces in turn.
+func (c *Callbacks) Claim(_ context.Context, now time.Time, lease time.Duration, max, perNamespace int) ([]emulator.Delivery, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	o := &c.outbox
+	o.wake(now)
 	var out []emulator.Delivery
-	for len(out) < max && len(c.queue) > 0 && !c.queue[0].due.After(now) {
-		item := heap.Pop(&c.queue).(dueItem)
-		e, ok := c.outbox[item.id]
-		if !ok || e.version != item.version {
-			continue // stale: delivered, or due at another time
+	for len(out) < max && o.ready.Len() > 0 {
+		t := o.ready.items[0]
+		e := t.head()
+		if e == nil || e.d.Due.After(now) {
+			o.ready.remove(t)
+			o.place(t)
+			continue
+		}
+		if perNamespace > 0 {
+			if n, first := t.inFlight(now); n >= perNamespace {
+				o.ready.remove(t)
+				t.next = first
+				o.waiting.add(t)
+				continue
+			}
 		}
 		e.d.Token, e.rearm = newToken(), false
-		c.setDue(e, now.Add(lease))
+		t.leases[e.d.ID] = e
+		o.setDue(e, now.Add(lease))
+		o.turn++
+		t.turn = o.turn
+		o.ready.fix(t)
 		out = append(out, e.d)
 	}
 	return out, nil
@@ -130,7 +152,8 @@ func (c *Callbacks) Claim(_ context.Context, now time.Time, lease time.Duration,
 func (c *Callbacks) Release(_ context.Context, d emulator.Delivery, due, now time.Time) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	e, ok := c.outbox[d.ID]
+	o := &c.outbox
+	e, ok := o.entries[d.ID]
 	if !ok || d.Token == "" || e.d.Token != d.Token {
 		return emulator.ErrLeaseLost
 	}
@@ -138,7 +161,9 @@ func (c *Callbacks) Release(_ context.Context, d emulator.Delivery, due, now tim
 		due = now
 	}
 	e.d.Token, e.d.Attempt, e.rearm = "", d.Attempt, false
-	c.setDue(e, due)
+	delete(e.owner.leases, d.ID)
+	o.setDue(e, due)
+	o.place(e.owner)
 	return nil
 }
 
@@ -146,27 +171,12 @@ func (c *Callbacks) Release(_ context.Context, d emulator.Delivery, due, now tim
 func (c *Callbacks) Done(_ context.Context, d emulator.Delivery) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	e, ok := c.outbox[d.ID]
+	e, ok := c.outbox.entries[d.ID]
 	if !ok || d.Token == "" || e.d.Token != d.Token {
 		return emulator.ErrLeaseLost
 	}
-	delete(c.outbox, d.ID)
+	c.outbox.remove(e)
 	return nil
-}
-
-// setDue gives e a new due and queues it; the item of its old due goes
-// stale. The queue is rebuilt when stale items outnumber the live ones.
-func (c *Callbacks) setDue(e *outboxEntry, due time.Time) {
-	e.version++
-	e.d.Due = due
-	heap.Push(&c.queue, dueItem{due: due, id: e.d.ID, version: e.version})
-	if len(c.queue) > 2*len(c.outbox)+64 {
-		c.queue = c.queue[:0]
-		for _, x := range c.outbox {
-			c.queue = append(c.queue, dueItem{due: x.d.Due, id: x.d.ID, version: x.version})
-		}
-		heap.Init(&c.queue)
-	}
 }
 
 // newToken is a random lease token.
@@ -174,25 +184,4 @@ func newToken() string {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
-}
-
-// dueItem is a delivery in the queue at one due.
-type dueItem struct {
-	due     time.Time
-	id      string
-	version uint64
-}
-
-// dueQueue is a min-heap of dues.
-type dueQueue []dueItem
-
-func (q dueQueue) Len() int           { return len(q) }
-func (q dueQueue) Less(i, j int) bool { return q[i].due.Before(q[j].due) }
-func (q dueQueue) Swap(i, j int)      { q[i], q[j] = q[j], q[i] }
-func (q *dueQueue) Push(x any)        { *q = append(*q, x.(dueItem)) }
-func (q *dueQueue) Pop() any {
-	old := *q
-	x := old[len(old)-1]
-	*q = old[:len(old)-1]
-	return x
 }

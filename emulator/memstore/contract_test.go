@@ -95,8 +95,8 @@ func TestCapturesBound(t *testing.T) {
 // TestCallbacksContract runs the result callbacks' contract on the
 // memory store.
 func TestCallbacksContract(t *testing.T) {
-	storetest.RunCallbacks(t, func(t *testing.T, maxOutbox int) (a, b emulator.Callbacks) {
-		c := memstore.NewCallbacks(0, maxOutbox)
+	storetest.RunCallbacks(t, func(t *testing.T, b emulator.CallbackBounds) (emulator.Callbacks, emulator.Callbacks) {
+		c := memstore.NewCallbacks(b)
 		return c, c
 	})
 }

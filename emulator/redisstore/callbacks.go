@@ -2,22 +2,15 @@ package redisstore
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/redis/rueidis"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
-)
-
-// Bounds of Callbacks, as in the memory store.
-const (
-	DefaultMaxCallbackURLs = 10_000
-	DefaultMaxOutbox       = 100_000
 )
 
 // DefaultCallbackRevalidate is how long a replica uses a namespace's
@@ -28,12 +21,12 @@ const DefaultCallbackRevalidate = time.Second
 // Callbacks keeps the result callbacks in Redis, shared by the replicas:
 //
 //	cb:u  hash: namespace -> callback URL
-//	cb:q  sorted set: transaction id, scored by when its delivery is due (Unix ms)
-//	cb:d  hash: transaction id -> {"n": namespace, "a": attempts, "t": lease token, "r": rearmed}
+//	cb:k  hash: namespace -> its signing key's generation and when it was rotated ("2 1732190400000")
 //
-// Every change is one Lua script over these keys, so a delivery is leased
-// to one replica at a time: a Claim moves its due to the end of the lease
-// and gives it a new token, which its Release or Done must show.
+// and the outbox, whose keys outbox.go lists. Every change is one Lua
+// script, so a delivery is leased to one replica at a time: a Claim moves
+// its due to the end of the lease and gives it a new token, which its
+// Release or Done must show.
 //
 // The engine reads a namespace's URL at every lookup, so each replica
 // caches it as Namespaces caches states: a registration or removal is
@@ -41,13 +34,13 @@ const DefaultCallbackRevalidate = time.Second
 // replica's cache as the announcement arrives (this replica's at once);
 // a URL is read again after Revalidate should an announcement be lost.
 type Callbacks struct {
-	c                  rueidis.Client
-	prefix             string
-	timeout            time.Duration
-	maxURLs, maxOutbox int
-	now                func() time.Time
-	urls               *announced[string]
-	sub                *subscription
+	c       rueidis.Client
+	prefix  string
+	timeout time.Duration
+	opt     CallbacksOptions
+	now     func() time.Time
+	urls    *announced[string]
+	sub     *subscription
 }
 
 var _ emulator.Callbacks = (*Callbacks)(nil)
@@ -58,9 +51,9 @@ type CallbacksOptions struct {
 	Prefix string
 	// Timeout bounds every call; DefaultTimeout when zero.
 	Timeout time.Duration
-	// MaxURLs and MaxOutbox bound the registrations and the waiting
-	// deliveries; the defaults when zero.
-	MaxURLs, MaxOutbox int
+	// Bounds bound the registrations, the rotated secrets and the outbox
+	// (the defaults for its zero fields).
+	Bounds emulator.CallbackBounds
 	// Revalidate is how long a cached URL is used before it is read
 	// again; DefaultCallbackRevalidate when zero.
 	Revalidate time.Duration
@@ -79,17 +72,11 @@ func NewCallbacks(c rueidis.Client, opt CallbacksOptions) (*Callbacks, error) {
 	if opt.Timeout <= 0 {
 		opt.Timeout = DefaultTimeout
 	}
-	if opt.MaxURLs <= 0 {
-		opt.MaxURLs = DefaultMaxCallbackURLs
-	}
-	if opt.MaxOutbox <= 0 {
-		opt.MaxOutbox = DefaultMaxOutbox
-	}
+	opt.Bounds = opt.Bounds.WithDefaults()
 	if opt.Revalidate <= 0 {
 		opt.Revalidate = DefaultCallbackRevalidate
 	}
-	r := &Callbacks{c: c, prefix: opt.Prefix, timeout: opt.Timeout, maxURLs: opt.MaxURLs, maxOutbox: opt.MaxOutbox,
-		now: time.Now, urls: newAnnounced[string](opt.Revalidate)}
+	r := &Callbacks{c: c, prefix: opt.Prefix, timeout: opt.Timeout, opt: opt, now: time.Now, urls: newAnnounced[string](opt.Revalidate)}
 	r.sub = startSubscription(c, r.channel(), opt.Timeout, r.urls.drop, r.urls.dropAll)
 	return r, nil
 }
@@ -97,10 +84,9 @@ func NewCallbacks(c rueidis.Client, opt CallbacksOptions) (*Callbacks, error) {
 // Close stops the subscription. It does not close the client.
 func (r *Callbacks) Close() { r.sub.Close() }
 
-func (r *Callbacks) channel() string  { return r.prefix + "cb:changed" }
-func (r *Callbacks) urlsKey() string  { return r.prefix + "cb:u" }
-func (r *Callbacks) queueKey() string { return r.prefix + "cb:q" }
-func (r *Callbacks) dataKey() string  { return r.prefix + "cb:d" }
+func (r *Callbacks) channel() string { return r.prefix + "cb:changed" }
+func (r *Callbacks) urlsKey() string { return r.prefix + "cb:u" }
+func (r *Callbacks) keysKey() string { return r.prefix + "cb:k" }
 
 var registerScript = rueidis.NewLuaScript(`
 if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 and redis.call('HLEN', KEYS[1]) >= tonumber(ARGV[3]) then return -1 end
@@ -119,13 +105,13 @@ return n`)
 func (r *Callbacks) Register(ctx context.Context, ns, url string) error {
 	ctx, cancel := bounded(ctx, r.timeout)
 	defer cancel()
-	n, err := registerScript.Exec(ctx, r.c, []string{r.urlsKey()}, []string{ns, url, strconv.Itoa(r.maxURLs), r.channel()}).AsInt64()
+	n, err := registerScript.Exec(ctx, r.c, []string{r.urlsKey()}, []string{ns, url, strconv.Itoa(r.opt.Bounds.URLs), r.channel()}).AsInt64()
 	r.urls.drop(ns)
 	if err != nil {
 		return ClassifyWrite("register a callback URL", err)
 	}
 	if n < 0 {
-		return fmt.Errorf("%w: %d namespaces have a callback URL", emulator.ErrCallbackLimit, r.maxURLs)
+		return fmt.Errorf("%w: %d namespaces have a callback URL", emulator.ErrCallbackLimit, r.opt.Bounds.URLs)
 	}
 	return nil
 }
@@ -162,135 +148,48 @@ func (r *Callbacks) Unregister(ctx context.Context, ns string) (bool, error) {
 	return n > 0, nil
 }
 
-var scheduleScript = rueidis.NewLuaScript(`
-local v = redis.call('HGET', KEYS[2], ARGV[1])
-if not v then
-  if redis.call('HLEN', KEYS[2]) >= tonumber(ARGV[5]) then return -1 end
-  redis.call('HSET', KEYS[2], ARGV[1], cjson.encode({n = ARGV[2], a = 0, t = '', r = 0}))
-  redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
-  return 1
-end
-local e = cjson.decode(v)
-local cur = redis.call('ZSCORE', KEYS[1], ARGV[1])
-if e.t ~= '' and cur and tonumber(cur) > tonumber(ARGV[4]) then
-  e.r = 1
-  redis.call('HSET', KEYS[2], ARGV[1], cjson.encode(e))
-  return 2
-end
-if not cur or tonumber(ARGV[3]) < tonumber(cur) then redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1]) end
-return 1`)
+// rotateScript moves namespace ARGV[1] of hash KEYS[1] to its next
+// generation, rotated at ARGV[2] (Unix ms), unless ARGV[3] namespaces
+// have one and it has none (-1); it returns the new generation.
+var rotateScript = rueidis.NewLuaScript(`
+local v = redis.call('HGET', KEYS[1], ARGV[1])
+if not v and redis.call('HLEN', KEYS[1]) >= tonumber(ARGV[3]) then return -1 end
+local gen = 1
+if v then gen = tonumber(string.match(v, '^(%d+)')) + 1 end
+redis.call('HSET', KEYS[1], ARGV[1], gen .. ' ' .. ARGV[2])
+return gen`)
 
-// Schedule adds or advances a delivery.
-func (r *Callbacks) Schedule(ctx context.Context, d emulator.Delivery, now time.Time) error {
+// SigningKey returns the generation of the signing secret of ns, read
+// from Redis each time: a rotation holds on every replica at once.
+func (r *Callbacks) SigningKey(ctx context.Context, ns string) (emulator.SigningKey, error) {
 	ctx, cancel := bounded(ctx, r.timeout)
 	defer cancel()
-	n, err := scheduleScript.Exec(ctx, r.c, []string{r.queueKey(), r.dataKey()},
-		[]string{d.ID, d.Namespace, ms(d.Due), ms(now), strconv.Itoa(r.maxOutbox)}).AsInt64()
+	v, err := r.c.Do(ctx, r.c.B().Hget().Key(r.keysKey()).Field(ns).Build()).ToString()
+	if rueidis.IsRedisNil(err) {
+		return emulator.SigningKey{}, nil
+	}
 	if err != nil {
-		return ClassifyWrite("schedule a result callback", err)
+		return emulator.SigningKey{}, Classify("read a callback signing key", err)
+	}
+	gen, at, _ := strings.Cut(v, " ")
+	g, err1 := strconv.ParseUint(gen, 10, 64)
+	t, err2 := strconv.ParseInt(at, 10, 64)
+	if err1 != nil || err2 != nil {
+		return emulator.SigningKey{}, fmt.Errorf("redisstore: the callback signing key of %s reads %q", ns, v)
+	}
+	return emulator.SigningKey{Generation: g, Rotated: time.UnixMilli(t)}, nil
+}
+
+// RotateSigningKey moves ns to its next generation.
+func (r *Callbacks) RotateSigningKey(ctx context.Context, ns string, now time.Time) (emulator.SigningKey, error) {
+	ctx, cancel := bounded(ctx, r.timeout)
+	defer cancel()
+	n, err := rotateScript.Exec(ctx, r.c, []string{r.keysKey()}, []string{ns, ms(now), strconv.Itoa(r.opt.Bounds.URLs)}).AsInt64()
+	if err != nil {
+		return emulator.SigningKey{}, ClassifyWrite("rotate a callback signing key", err)
 	}
 	if n < 0 {
-		return fmt.Errorf("%w: %d deliveries wait", emulator.ErrCallbackLimit, r.maxOutbox)
+		return emulator.SigningKey{}, fmt.Errorf("%w: %d namespaces have rotated their signing secret", emulator.ErrCallbackLimit, r.opt.Bounds.URLs)
 	}
-	return nil
+	return emulator.SigningKey{Generation: uint64(n), Rotated: time.UnixMilli(now.UnixMilli())}, nil
 }
-
-var claimScript = rueidis.NewLuaScript(`
-local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[3]))
-local out = {}
-for i, id in ipairs(ids) do
-  local v = redis.call('HGET', KEYS[2], id)
-  if not v then
-    redis.call('ZREM', KEYS[1], id)
-  else
-    local e = cjson.decode(v)
-    e.t = ARGV[4] .. i
-    e.r = 0
-    redis.call('HSET', KEYS[2], id, cjson.encode(e))
-    redis.call('ZADD', KEYS[1], ARGV[2], id)
-    out[#out + 1] = id
-    out[#out + 1] = e.n
-    out[#out + 1] = tostring(e.a)
-    out[#out + 1] = e.t
-  end
-end
-return out`)
-
-// Claim leases the due deliveries.
-func (r *Callbacks) Claim(ctx context.Context, now time.Time, lease time.Duration, max int) ([]emulator.Delivery, error) {
-	ctx, cancel := bounded(ctx, r.timeout)
-	defer cancel()
-	var seed [8]byte
-	_, _ = rand.Read(seed[:])
-	until := now.Add(lease)
-	vs, err := claimScript.Exec(ctx, r.c, []string{r.queueKey(), r.dataKey()},
-		[]string{ms(now), ms(until), strconv.Itoa(max), hex.EncodeToString(seed[:]) + "-"}).AsStrSlice()
-	if err != nil {
-		return nil, ClassifyWrite("claim result callbacks", err)
-	}
-	out := make([]emulator.Delivery, 0, len(vs)/4)
-	for i := 0; i+3 < len(vs); i += 4 {
-		attempt, _ := strconv.Atoi(vs[i+2])
-		out = append(out, emulator.Delivery{ID: vs[i], Namespace: vs[i+1], Attempt: attempt, Token: vs[i+3], Due: until})
-	}
-	return out, nil
-}
-
-var releaseScript = rueidis.NewLuaScript(`
-local v = redis.call('HGET', KEYS[2], ARGV[1])
-if not v then return 0 end
-local e = cjson.decode(v)
-if e.t ~= ARGV[2] then return 0 end
-local due = ARGV[3]
-if e.r == 1 then due = ARGV[5] end
-e.t = ''
-e.r = 0
-e.a = tonumber(ARGV[4])
-redis.call('HSET', KEYS[2], ARGV[1], cjson.encode(e))
-redis.call('ZADD', KEYS[1], due, ARGV[1])
-return 1`)
-
-// Release ends a lease.
-func (r *Callbacks) Release(ctx context.Context, d emulator.Delivery, due, now time.Time) error {
-	if d.Token == "" {
-		return emulator.ErrLeaseLost
-	}
-	ctx, cancel := bounded(ctx, r.timeout)
-	defer cancel()
-	n, err := releaseScript.Exec(ctx, r.c, []string{r.queueKey(), r.dataKey()},
-		[]string{d.ID, d.Token, ms(due), strconv.Itoa(d.Attempt), ms(now)}).AsInt64()
-	if err != nil {
-		return ClassifyWrite("release a result callback", err)
-	}
-	if n == 0 {
-		return emulator.ErrLeaseLost
-	}
-	return nil
-}
-
-var doneScript = rueidis.NewLuaScript(`
-local v = redis.call('HGET', KEYS[2], ARGV[1])
-if not v or cjson.decode(v).t ~= ARGV[2] then return 0 end
-redis.call('HDEL', KEYS[2], ARGV[1])
-redis.call('ZREM', KEYS[1], ARGV[1])
-return 1`)
-
-// Done removes a delivery.
-func (r *Callbacks) Done(ctx context.Context, d emulator.Delivery) error {
-	if d.Token == "" {
-		return emulator.ErrLeaseLost
-	}
-	ctx, cancel := bounded(ctx, r.timeout)
-	defer cancel()
-	n, err := doneScript.Exec(ctx, r.c, []string{r.queueKey(), r.dataKey()}, []string{d.ID, d.Token}).AsInt64()
-	if err != nil {
-		return ClassifyWrite("finish a result callback", err)
-	}
-	if n == 0 {
-		return emulator.ErrLeaseLost
-	}
-	return nil
-}
-
-// ms is t in Unix milliseconds, as a score.
-func ms(t time.Time) string { return strconv.FormatInt(t.UnixMilli(), 10) }

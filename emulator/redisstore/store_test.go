@@ -3,6 +3,7 @@ package redisstore_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -61,10 +62,10 @@ func TestCapturesContract(t *testing.T) {
 func TestCallbacksContract(t *testing.T) {
 	srv := testkit.StartRedis(t, testkit.RedisOptions{})
 	c := connect(t, srv)
-	storetest.RunCallbacks(t, func(t *testing.T, maxOutbox int) (a, b emulator.Callbacks) {
+	storetest.RunCallbacks(t, func(t *testing.T, b emulator.CallbackBounds) (emulator.Callbacks, emulator.Callbacks) {
 		// A cached URL is never read again within the test: only the
 		// announcements carry a change from one replica to the other.
-		opt := redisstore.CallbacksOptions{Prefix: t.Name() + ":", Timeout: time.Second, MaxOutbox: maxOutbox, Revalidate: time.Hour}
+		opt := redisstore.CallbacksOptions{Prefix: t.Name() + ":", Timeout: time.Second, Revalidate: time.Hour, Bounds: b}
 		ra, err := redisstore.NewCallbacks(c, opt)
 		if err != nil {
 			t.Fatal(err)
@@ -277,4 +278,41 @@ func TestKeyRegistryContract(t *testing.T) {
 		rb, _ := redisstore.NewKeyRegistry(connect(t, srv), t.Name()+":", time.Second)
 		return ra, rb
 	})
+}
+
+// TestCallbacksEarlierOutbox: deliveries an earlier version queued, in
+// one sorted set for every namespace, are claimed and delivered.
+func TestCallbacksEarlierOutbox(t *testing.T) {
+	srv := testkit.StartRedis(t, testkit.RedisOptions{})
+	t0 := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+	const prefix = "earlier:"
+	for i, ns := range []string{"ns-a", "ns-b"} {
+		id := fmt.Sprint("tx-", i)
+		if err := srv.Do("HSET", prefix+"cb:d", id, `{"n":"`+ns+`","a":1,"t":"","r":0}`); err != nil {
+			t.Fatal(err)
+		}
+		if err := srv.Do("ZADD", prefix+"cb:q", fmt.Sprint(t0.UnixMilli()), id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cb, err := redisstore.NewCallbacks(connect(t, srv), redisstore.CallbacksOptions{Prefix: prefix, Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cb.Close)
+	got, err := cb.Claim(context.Background(), t0, time.Minute, 10, 2)
+	if err != nil || len(got) != 2 {
+		t.Fatalf("Claim = %+v, %v; want both earlier deliveries", got, err)
+	}
+	for _, d := range got {
+		if d.Attempt != 1 || d.Namespace != map[string]string{"tx-0": "ns-a", "tx-1": "ns-b"}[d.ID] {
+			t.Errorf("claimed %+v", d)
+		}
+		if err := cb.Done(context.Background(), d); err != nil {
+			t.Error(err)
+		}
+	}
+	if n, _ := srv.Query("EXISTS", prefix+"cb:q", prefix+"cb:d", prefix+"cb:c", prefix+"cb:w", prefix+"cb:r"); n != "0" {
+		t.Errorf("%s outbox keys left after every delivery was done", n)
+	}
 }

@@ -12,20 +12,23 @@ import (
 )
 
 // CallbacksFactory returns one emulator.Callbacks as two replicas see it
-// (the same value for a local one), bounded to maxOutbox deliveries.
-type CallbacksFactory func(t *testing.T, maxOutbox int) (a, b emulator.Callbacks)
+// (the same value for a local one), with bounds b.
+type CallbacksFactory func(t *testing.T, b emulator.CallbackBounds) (a, b2 emulator.Callbacks)
 
 // RunCallbacks runs the contract every emulator.Callbacks keeps: a
 // registration is seen at once by the replica that made it and by every
-// other as soon as it is announced; a delivery is
-// leased to one caller at a time, across replicas and under concurrency,
-// comes back when its lease ends, and a Schedule during a lease brings it
-// back at once when the lease is released.
+// other as soon as it is announced, and so is a rotated signing key; a
+// delivery is leased to one caller at a time, across replicas and under
+// concurrency, comes back when its lease ends, and a Schedule during a
+// lease brings it back at once when the lease is released. Between
+// namespaces (tenants, RunCallbacksTenants): each has its share of the
+// outbox, a full outbox pushes out the largest one's newest, and claims
+// take the namespaces in turn with a bound on each one's leases.
 func RunCallbacks(t *testing.T, newCallbacks CallbacksFactory) {
 	ctx := context.Background()
 	t0 := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	t.Run("registrations", func(t *testing.T) {
-		a, b := newCallbacks(t, 0)
+		a, b := newCallbacks(t, emulator.CallbackBounds{})
 		if u, err := b.Registered(ctx, "ns-1"); u != "" || err != nil {
 			t.Errorf("Registered before any = %q, %v", u, err)
 		}
@@ -55,20 +58,20 @@ func RunCallbacks(t *testing.T, newCallbacks CallbacksFactory) {
 		seen(t, b, "ns-1", "", "the other replica, after the removal")
 	})
 	t.Run("lease", func(t *testing.T) {
-		a, b := newCallbacks(t, 0)
-		if err := a.Schedule(ctx, emulator.Delivery{ID: "tx-1", Namespace: "ns", Due: t0.Add(time.Minute)}, t0); err != nil {
+		a, b := newCallbacks(t, emulator.CallbackBounds{})
+		if _, err := a.Schedule(ctx, emulator.Delivery{ID: "tx-1", Namespace: "ns", Due: t0.Add(time.Minute)}, t0); err != nil {
 			t.Fatal(err)
 		}
-		if got, _ := b.Claim(ctx, t0, time.Minute, 10); len(got) != 0 {
+		if got, _ := b.Claim(ctx, t0, time.Minute, 10, 0); len(got) != 0 {
 			t.Fatalf("claimed before due: %+v", got)
 		}
 		now := t0.Add(time.Minute)
-		got, err := b.Claim(ctx, now, 30*time.Second, 10)
+		got, err := b.Claim(ctx, now, 30*time.Second, 10, 0)
 		if err != nil || len(got) != 1 || got[0].ID != "tx-1" || got[0].Namespace != "ns" || got[0].Token == "" || got[0].Attempt != 0 {
 			t.Fatalf("Claim when due = %+v, %v", got, err)
 		}
 		d := got[0]
-		if again, _ := a.Claim(ctx, now, 30*time.Second, 10); len(again) != 0 {
+		if again, _ := a.Claim(ctx, now, 30*time.Second, 10, 0); len(again) != 0 {
 			t.Fatalf("claimed twice during the lease: %+v", again)
 		}
 		d.Attempt = 1
@@ -78,14 +81,14 @@ func RunCallbacks(t *testing.T, newCallbacks CallbacksFactory) {
 		if err := a.Release(ctx, d, now, now); !errors.Is(err, emulator.ErrLeaseLost) {
 			t.Errorf("a second Release = %v, want ErrLeaseLost", err)
 		}
-		got, _ = a.Claim(ctx, now.Add(2*time.Second), 30*time.Second, 10)
+		got, _ = a.Claim(ctx, now.Add(2*time.Second), 30*time.Second, 10, 0)
 		if len(got) != 1 || got[0].Attempt != 1 || got[0].Token == d.Token {
 			t.Fatalf("Claim after the release = %+v", got)
 		}
 		stale := got[0]
 		// The lease ends unreleased (a replica died): another claims it.
 		later := now.Add(2*time.Second + 31*time.Second)
-		got, _ = b.Claim(ctx, later, 30*time.Second, 10)
+		got, _ = b.Claim(ctx, later, 30*time.Second, 10, 0)
 		if len(got) != 1 || got[0].Token == stale.Token {
 			t.Fatalf("Claim after a lease ended = %+v", got)
 		}
@@ -95,39 +98,39 @@ func RunCallbacks(t *testing.T, newCallbacks CallbacksFactory) {
 		if err := a.Done(ctx, got[0]); err != nil {
 			t.Fatal(err)
 		}
-		if left, _ := a.Claim(ctx, later.Add(time.Hour), time.Minute, 10); len(left) != 0 {
+		if left, _ := a.Claim(ctx, later.Add(time.Hour), time.Minute, 10, 0); len(left) != 0 {
 			t.Errorf("a delivery left after Done: %+v", left)
 		}
 	})
 	t.Run("schedule", func(t *testing.T) {
-		a, b := newCallbacks(t, 0)
+		a, b := newCallbacks(t, emulator.CallbackBounds{})
 		// An earlier due wins for an entry not leased.
-		_ = a.Schedule(ctx, emulator.Delivery{ID: "tx-2", Namespace: "ns", Due: t0.Add(time.Hour)}, t0)
-		_ = b.Schedule(ctx, emulator.Delivery{ID: "tx-2", Namespace: "ns", Due: t0.Add(time.Minute)}, t0)
-		_ = a.Schedule(ctx, emulator.Delivery{ID: "tx-2", Namespace: "ns", Due: t0.Add(2 * time.Hour)}, t0)
-		got, _ := a.Claim(ctx, t0.Add(time.Minute), time.Minute, 10)
+		_, _ = a.Schedule(ctx, emulator.Delivery{ID: "tx-2", Namespace: "ns", Due: t0.Add(time.Hour)}, t0)
+		_, _ = b.Schedule(ctx, emulator.Delivery{ID: "tx-2", Namespace: "ns", Due: t0.Add(time.Minute)}, t0)
+		_, _ = a.Schedule(ctx, emulator.Delivery{ID: "tx-2", Namespace: "ns", Due: t0.Add(2 * time.Hour)}, t0)
+		got, _ := a.Claim(ctx, t0.Add(time.Minute), time.Minute, 10, 0)
 		if len(got) != 1 {
 			t.Fatalf("the earlier due was not kept: %+v", got)
 		}
 		// A Schedule during the lease: due at once when released.
 		now := t0.Add(time.Minute)
-		if err := b.Schedule(ctx, emulator.Delivery{ID: "tx-2", Namespace: "ns", Due: now}, now); err != nil {
+		if _, err := b.Schedule(ctx, emulator.Delivery{ID: "tx-2", Namespace: "ns", Due: now}, now); err != nil {
 			t.Fatal(err)
 		}
-		if again, _ := b.Claim(ctx, now, time.Minute, 10); len(again) != 0 {
+		if again, _ := b.Claim(ctx, now, time.Minute, 10, 0); len(again) != 0 {
 			t.Fatalf("a Schedule broke the lease: %+v", again)
 		}
 		if err := a.Release(ctx, got[0], now.Add(time.Hour), now); err != nil {
 			t.Fatal(err)
 		}
-		if back, _ := b.Claim(ctx, now, time.Minute, 10); len(back) != 1 {
+		if back, _ := b.Claim(ctx, now, time.Minute, 10, 0); len(back) != 1 {
 			t.Errorf("rescheduled during the lease, not due at its release: %+v", back)
 		}
 	})
 	t.Run("concurrent claims", func(t *testing.T) {
-		a, b := newCallbacks(t, 0)
+		a, b := newCallbacks(t, emulator.CallbackBounds{})
 		for i := range 40 {
-			_ = a.Schedule(ctx, emulator.Delivery{ID: fmt.Sprint("tx-", i), Namespace: "ns", Due: t0}, t0)
+			_, _ = a.Schedule(ctx, emulator.Delivery{ID: fmt.Sprint("tx-", i), Namespace: "ns", Due: t0}, t0)
 		}
 		var mu sync.Mutex
 		seen := map[string]int{}
@@ -138,7 +141,7 @@ func RunCallbacks(t *testing.T, newCallbacks CallbacksFactory) {
 				c = b
 			}
 			wg.Go(func() {
-				got, err := c.Claim(ctx, t0, time.Minute, 7)
+				got, err := c.Claim(ctx, t0, time.Minute, 7, 0)
 				if err != nil {
 					t.Error(err)
 				}
@@ -160,17 +163,17 @@ func RunCallbacks(t *testing.T, newCallbacks CallbacksFactory) {
 		}
 	})
 	t.Run("bound", func(t *testing.T) {
-		a, _ := newCallbacks(t, 3)
+		a, _ := newCallbacks(t, emulator.CallbackBounds{Outbox: 3})
 		for i := range 3 {
-			if err := a.Schedule(ctx, emulator.Delivery{ID: fmt.Sprint("tx-", i), Namespace: "ns", Due: t0}, t0); err != nil {
+			if _, err := a.Schedule(ctx, emulator.Delivery{ID: fmt.Sprint("tx-", i), Namespace: "ns", Due: t0}, t0); err != nil {
 				t.Fatal(err)
 			}
 		}
-		err := a.Schedule(ctx, emulator.Delivery{ID: "tx-3", Namespace: "ns", Due: t0}, t0)
+		_, err := a.Schedule(ctx, emulator.Delivery{ID: "tx-3", Namespace: "ns", Due: t0}, t0)
 		if !errors.Is(err, emulator.ErrCallbackLimit) {
 			t.Errorf("a delivery beyond the bound: %v, want ErrCallbackLimit", err)
 		}
-		if err := a.Schedule(ctx, emulator.Delivery{ID: "tx-0", Namespace: "ns", Due: t0}, t0); err != nil {
+		if _, err := a.Schedule(ctx, emulator.Delivery{ID: "tx-0", Namespace: "ns", Due: t0}, t0); err != nil {
 			t.Errorf("a delivery already waiting, at the bound: %v", err)
 		}
 	})

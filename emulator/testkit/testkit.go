@@ -158,3 +158,38 @@ func FreeAddr(tb testing.TB) string {
 	tb.Helper()
 	return fmt.Sprintf("127.0.0.1:%d", FreePort(tb))
 }
+
+// ServeTCP listens on a free loopback port until tb ends, handing each
+// connection to serve (which may keep it: it is closed at the end), and
+// returns the port: a peer that is no HTTP server, such as one that hangs
+// up at once or never says a word.
+func ServeTCP(tb testing.TB, serve func(net.Conn)) int {
+	tb.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatalf("listen: %v", err)
+	}
+	var mu sync.Mutex
+	var conns []net.Conn
+	tb.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+			serve(c)
+		}
+	}()
+	return ln.Addr().(*net.TCPAddr).Port
+}

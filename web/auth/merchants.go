@@ -127,11 +127,3 @@ func derive(master []byte, purpose string) []byte {
 	m.Write([]byte("threeds-sandbox\x00" + purpose))
 	return m.Sum(nil)
 }
-
-// CallbackSecret is the secret that signs the result callbacks of
-// namespace ns when no merchant owns it: derived from the sandbox's
-// master key (--state-hash-key), so every replica signs alike. The
-// admin API tells it to the namespace's own token.
-func CallbackSecret(master []byte, ns string) string {
-	return hex.EncodeToString(derive(master, "result callback\x00"+ns))
-}

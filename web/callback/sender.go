@@ -1,11 +1,14 @@
 // Package callback sends the sandbox's result callbacks: it asks the
 // engine for the deliveries due, posts each transaction's result (the
-// enquiry's body) to its URL, signed (SignatureHeader), and tells the
-// engine how each attempt went; the engine decides retries and records
-// every attempt in the journal. Outbound requests go only to the hosts an
-// allowlist names, never follow a redirect, end after a timeout, and are
-// at most Concurrency at a time: a sandbox on a shared network is no
-// relay to anywhere else.
+// enquiry's body) to its URL, signed (SignatureHeader) with the
+// namespace's own secret (Secrets), and tells the engine how each attempt
+// went; the engine decides retries and records every attempt in the
+// journal. Outbound requests go only to the hosts and ports an allowlist
+// names, never follow a redirect, end after a timeout, and are at most
+// Concurrency at a time: a sandbox on a shared network is no relay to
+// anywhere else. An attempt that gets no HTTP answer fails the same way,
+// after the whole timeout, whatever the connection did: the journal that
+// shows the failure to the token is no port scanner.
 package callback
 
 import (
@@ -56,8 +59,8 @@ type Config struct {
 	// Allow names the hosts callbacks may go to; the zero value is
 	// DefaultAllowlist.
 	Allow Allowlist
-	// Secret returns the signing secret of a namespace.
-	Secret func(ns string) []byte
+	// Secrets derive the namespaces' signing secrets.
+	Secrets Secrets
 	// Timeout bounds each attempt, from connection to answer.
 	Timeout time.Duration
 	// Concurrency bounds the attempts in flight.
@@ -75,8 +78,8 @@ type Sender struct {
 
 // New returns a Sender; zero fields of cfg take the defaults.
 func New(cfg Config) (*Sender, error) {
-	if cfg.Engine == nil || cfg.Secret == nil {
-		return nil, errors.New("callback: a sender needs an engine and the namespaces' secrets")
+	if cfg.Engine == nil || len(cfg.Secrets.Key) == 0 {
+		return nil, errors.New("callback: a sender needs an engine and the state key its secrets derive from")
 	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultTimeout
@@ -103,8 +106,7 @@ func New(cfg Config) (*Sender, error) {
 			Proxy: nil, // never through a proxy the environment names
 			// The host is checked again where the connection is made.
 			DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-				host, _, err := net.SplitHostPort(addr)
-				if err != nil || !s.cfg.Allow.allows(host) {
+				if !s.cfg.Allow.allowsAddr(addr) {
 					return nil, fmt.Errorf("%w: %s", ErrNotAllowed, addr)
 				}
 				return dialer.DialContext(ctx, network, addr)
@@ -120,7 +122,7 @@ func New(cfg Config) (*Sender, error) {
 // Check says what is wrong with raw as a callback URL (Allowlist.Check).
 func (s *Sender) Check(raw string) error { return s.cfg.Allow.Check(raw) }
 
-// Allowlist lists the hosts callbacks may go to.
+// Allowlist lists the hosts and ports callbacks may go to.
 func (s *Sender) Allowlist() string { return s.cfg.Allow.String() }
 
 // lease is how long a claimed delivery is the sender's: an attempt and
@@ -184,31 +186,33 @@ func (s *Sender) attempt(ctx context.Context, job emulator.CallbackJob) emulator
 	h.Set("User-Agent", "threeds-sandbox result callback")
 	h.Set(DeliveryHeader, job.Delivery.ID)
 	h.Set(AttemptHeader, strconv.Itoa(job.Attempt))
-	h.Set(SignatureHeader, Sign(s.cfg.Secret(job.Delivery.Namespace), time.Now(), body))
+	now := time.Now()
+	h.Set(SignatureHeader, SignWith(s.cfg.Secrets.Signing(job.Delivery.Namespace, job.Key, now), now, body))
 	resp, err := s.client.Do(req)
 	took := time.Since(start)
 	if err != nil {
-		return emulator.CallbackAttempt{Err: failure(err), Took: took, Permanent: errors.Is(err, ErrNotAllowed)}
+		return s.noAnswer(ctx, err, start)
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxAnswer))
 	resp.Body.Close()
 	return emulator.CallbackAttempt{Status: resp.StatusCode, Took: took}
 }
 
-// failure says in a few words why no answer came.
-func failure(err error) string {
-	var ne net.Error
-	switch {
-	case errors.Is(err, ErrNotAllowed):
-		return ErrNotAllowed.Error()
-	case errors.As(err, &ne) && ne.Timeout():
-		return "no answer within the timeout"
-	case errors.Is(err, context.Canceled):
-		return "the sandbox shut down during the attempt"
+// noAnswer is the outcome of an attempt that got no HTTP answer: the
+// same words after the whole timeout, whether the connection was
+// refused, reset, closed or silent, so that a token cannot tell an open
+// port from a closed one by its journal; only the allowlist's refusal,
+// and the sandbox shutting down, say more.
+func (s *Sender) noAnswer(ctx context.Context, err error, start time.Time) emulator.CallbackAttempt {
+	if errors.Is(err, ErrNotAllowed) {
+		return emulator.CallbackAttempt{Err: ErrNotAllowed.Error(), Took: time.Since(start), Permanent: true}
 	}
-	var op *net.OpError
-	if errors.As(err, &op) {
-		return op.Op + ": " + op.Err.Error()
+	wait := time.NewTimer(time.Until(start.Add(s.cfg.Timeout)))
+	defer wait.Stop()
+	select {
+	case <-wait.C:
+	case <-ctx.Done():
+		return emulator.CallbackAttempt{Err: "the sandbox shut down during the attempt", Took: time.Since(start)}
 	}
-	return err.Error()
+	return emulator.CallbackAttempt{Err: "no HTTP answer within " + s.cfg.Timeout.String(), Took: time.Since(start)}
 }

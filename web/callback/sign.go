@@ -18,14 +18,29 @@ import (
 // t is the time of the attempt in seconds since 1970; v1 is the lowercase
 // hex of HMAC-SHA256, keyed with the namespace's signing secret (its bytes
 // as written), of t, a dot, and the request body exactly as received. A
-// receiver recomputes v1, compares in constant time, and refuses a t too
-// far from its own clock (a replay).
+// receiver recomputes v1, compares in constant time with each v1 the
+// header carries (after a rotation of the secret, one per secret still
+// signing), and refuses a t too far from its own clock (a replay).
 const SignatureHeader = "X-3DS-Signature"
 
 // Sign is the SignatureHeader value of body sent at t.
 func Sign(secret []byte, t time.Time, body []byte) string {
+	return SignWith([][]byte{secret}, t, body)
+}
+
+// SignWith is the SignatureHeader value of body sent at t, with a v1
+// signature for each secret, in order.
+func SignWith(secrets [][]byte, t time.Time, body []byte) string {
 	ts := strconv.FormatInt(t.Unix(), 10)
-	return "t=" + ts + ",v1=" + hex.EncodeToString(mac(secret, ts, body))
+	var b strings.Builder
+	b.Grow(len(ts) + 2 + len(secrets)*68)
+	b.WriteString("t=")
+	b.WriteString(ts)
+	for _, s := range secrets {
+		b.WriteString(",v1=")
+		b.WriteString(hex.EncodeToString(mac(s, ts, body)))
+	}
+	return b.String()
 }
 
 // mac is HMAC-SHA256 of "t.body".

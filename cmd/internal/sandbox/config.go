@@ -83,9 +83,14 @@ type Config struct {
 	CallbackAttempts    int
 	CallbackBackoff     time.Duration
 	CallbackConcurrency int
-	MaxClockOffset      time.Duration
-	MaxWaits            int
-	MaxWaitsPerToken    int
+	// Each token's share of the callbacks (config_merchant.go).
+	CallbackOutbox         int
+	CallbackOutboxPerToken int
+	CallbackInFlight       int
+	CallbackSecretGrace    time.Duration
+	MaxClockOffset         time.Duration
+	MaxWaits               int
+	MaxWaitsPerToken       int
 }
 
 // FlagSet declares every flag with its default and help text.

@@ -16,7 +16,7 @@ import (
 
 // merchantFlags declares the merchant flags on fs.
 func merchantFlags(fs *flag.FlagSet, c *Config) {
-	fs.StringVar(&c.Merchants, "merchants", "", "comma-separated `id:secret` merchants: the API identifier (the DDC JWT's iss, the OAuth client id) and its secret (the JWT's HS256 key, the client secret, the callbacks' signing key); empty: any well-formed JWT and, without --tokens, any OAuth client")
+	fs.StringVar(&c.Merchants, "merchants", "", "comma-separated `id:secret` merchants: the API identifier (the DDC JWT's iss, the OAuth client id) and its secret (the JWT's HS256 key and the client secret); empty: any well-formed JWT and, without --tokens, any OAuth client")
 	fs.DurationVar(&c.TokenLifetime, "token-lifetime", auth.DefaultTokenLifetime, "lifetime of the access tokens of the OAuth token endpoint (/connect/token)")
 	fs.StringVar(&c.CallbackURL, "callback-url", "", "`URL` that receives the result callbacks of every token that registered none (empty: none)")
 	fs.StringVar(&c.CallbackAllowHosts, "callback-allow-hosts", callback.DefaultAllowlist, "comma-separated `hosts` (names or IP addresses) result callbacks may be sent to; a URL of another host is refused")
@@ -24,6 +24,10 @@ func merchantFlags(fs *flag.FlagSet, c *Config) {
 	fs.IntVar(&c.CallbackAttempts, "callback-attempts", emulator.DefaultCallbackAttempts, "most attempts of one result callback")
 	fs.DurationVar(&c.CallbackBackoff, "callback-backoff", emulator.DefaultCallbackBackoff, "wait before a result callback's second attempt, doubled before each further one (at most 5m)")
 	fs.IntVar(&c.CallbackConcurrency, "callback-concurrency", callback.DefaultConcurrency, "most result callback attempts in flight at once, per replica")
+	fs.IntVar(&c.CallbackInFlight, "callback-concurrency-per-token", emulator.DefaultCallbackInFlightPerToken, "most result callback attempts of one token in flight at once, on every replica together; the tokens take turns")
+	fs.IntVar(&c.CallbackOutbox, "callback-outbox", emulator.DefaultCallbackOutbox, "most result callbacks waiting, of every token together")
+	fs.IntVar(&c.CallbackOutboxPerToken, "callback-outbox-per-token", emulator.DefaultCallbackOutboxPerToken, "most result callbacks of one token waiting; its further results are not queued")
+	fs.DurationVar(&c.CallbackSecretGrace, "callback-secret-grace", callback.DefaultSecretGrace, "how long after a rotation of a token's callback signing secret its callbacks are signed with the previous secret too")
 }
 
 // merchantAreas are the areas of the merchant flags.
@@ -36,6 +40,11 @@ var merchantAreas = map[string]string{
 	"callback-attempts":    "callbacks",
 	"callback-backoff":     "callbacks",
 	"callback-concurrency": "callbacks",
+
+	"callback-concurrency-per-token": "callbacks",
+	"callback-outbox":                "callbacks",
+	"callback-outbox-per-token":      "callbacks",
+	"callback-secret-grace":          "callbacks",
 }
 
 // checkMerchant returns the problems of the merchant flags.
@@ -61,5 +70,10 @@ func (c *Config) checkMerchant() []error {
 	add(c.CallbackAttempts < 1 || c.CallbackAttempts > 20, "callback-attempts", fmt.Sprint(c.CallbackAttempts), "want 1 to 20")
 	add(c.CallbackBackoff <= 0 || c.CallbackBackoff > emulator.MaxCallbackBackoff, "callback-backoff", c.CallbackBackoff.String(), "want a positive duration of at most 5m")
 	add(c.CallbackConcurrency < 1 || c.CallbackConcurrency > 256, "callback-concurrency", fmt.Sprint(c.CallbackConcurrency), "want 1 to 256")
+	add(c.CallbackInFlight < 1 || c.CallbackInFlight > 256, "callback-concurrency-per-token", fmt.Sprint(c.CallbackInFlight), "want 1 to 256")
+	add(c.CallbackOutbox < 1 || c.CallbackOutbox > 10_000_000, "callback-outbox", fmt.Sprint(c.CallbackOutbox), "want 1 to 10000000")
+	add(c.CallbackOutboxPerToken < 1 || c.CallbackOutbox >= 1 && c.CallbackOutboxPerToken > c.CallbackOutbox, "callback-outbox-per-token", fmt.Sprint(c.CallbackOutboxPerToken),
+		fmt.Sprintf("want 1 to --callback-outbox (%d)", c.CallbackOutbox))
+	add(c.CallbackSecretGrace < 0 || c.CallbackSecretGrace > 30*24*time.Hour, "callback-secret-grace", c.CallbackSecretGrace.String(), "want 0 to 720h")
 	return errs
 }

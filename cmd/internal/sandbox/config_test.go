@@ -113,13 +113,19 @@ var badValues = []struct {
 	{flag: "merchants", value: "shop-1=0123456789abcdef0123", want: "(hidden): want id:secret pairs", secret: true},
 	{flag: "token-lifetime", value: "0", want: "0s: want 1s to 24h"},
 	{flag: "token-lifetime", value: "48h", want: "48h0m0s: want 1s to 24h"},
-	{flag: "callback-url", value: "http://10.0.0.1/cb", want: `"http://10.0.0.1/cb": host not in the callback allowlist`},
+	{flag: "callback-url", value: "http://10.0.0.1/cb", want: `"http://10.0.0.1/cb": host or port not in the callback allowlist`},
+	{flag: "callback-url", value: "http://localhost:0/cb", want: `"http://localhost:0/cb": the port 0 is not a number from 1 to 65535`},
 	{flag: "callback-url", value: "ftp://localhost/cb", want: "not an absolute http or https URL"},
 	{flag: "callback-allow-hosts", value: "a b", want: `"a b": want host names or IP addresses`},
+	{flag: "callback-allow-hosts", value: "localhost:70000", want: `want a port or a range of ports from 1 to 65535`},
 	{flag: "callback-timeout", value: "0", want: "0s: want a positive duration of at most 1m"},
 	{flag: "callback-attempts", value: "0", want: "0: want 1 to 20"},
 	{flag: "callback-backoff", value: "10m", want: "10m0s: want a positive duration of at most 5m"},
 	{flag: "callback-concurrency", value: "0", want: "0: want 1 to 256"},
+	{flag: "callback-concurrency-per-token", value: "0", want: "0: want 1 to 256"},
+	{flag: "callback-outbox", value: "0", want: "0: want 1 to 10000000"},
+	{flag: "callback-outbox-per-token", value: "200000", want: "200000: want 1 to --callback-outbox (100000)"},
+	{flag: "callback-secret-grace", value: "-1s", want: "-1s: want 0 to 720h"},
 }
 
 // checkedAtLoad are the flags whose values only loading the scenarios can

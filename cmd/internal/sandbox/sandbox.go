@@ -135,6 +135,8 @@ func New(c Config, log *slog.Logger) (*Sandbox, error) {
 		DefaultCallbackURL: c.CallbackURL,
 		CallbackAttempts:   c.CallbackAttempts,
 		CallbackBackoff:    c.CallbackBackoff,
+		// Per token, as --callback-concurrency-per-token says.
+		CallbackInFlightPerToken: c.CallbackInFlight,
 	}, st.store)
 	if err != nil {
 		ln.Close()
@@ -161,8 +163,9 @@ func New(c Config, log *slog.Logger) (*Sandbox, error) {
 		Journal:         st.journal,
 		Merchants:       merchants,
 		TokenLifetime:   c.TokenLifetime,
-		Callbacks:       web.CallbacksConfig{Allow: allow, Timeout: c.CallbackTimeout, Concurrency: c.CallbackConcurrency},
-		MaxWaits:        c.MaxWaits,
+		Callbacks: web.CallbacksConfig{Allow: allow, Timeout: c.CallbackTimeout, Concurrency: c.CallbackConcurrency,
+			SecretGrace: c.CallbackSecretGrace},
+		MaxWaits: c.MaxWaits,
 		// Per token, as --max-waits-per-token says.
 		MaxWaitsPerToken: c.MaxWaitsPerToken,
 	})

@@ -51,6 +51,11 @@ func (c Config) journalOptions() journal.Options {
 	return journal.Options{PerNamespace: c.JournalSize, MaxBytesPerNamespace: c.JournalBytes, MaxTotalBytes: c.JournalTotal}
 }
 
+// callbackBounds are the bounds of the result callbacks.
+func (c Config) callbackBounds() emulator.CallbackBounds {
+	return emulator.CallbackBounds{Outbox: c.CallbackOutbox, OutboxPerNamespace: c.CallbackOutboxPerToken}
+}
+
 // newState builds the state --store names. A Redis that does not answer
 // within --store-wait fails here, before the server listens.
 func newState(c Config, log *slog.Logger) (*state, error) {
@@ -66,7 +71,7 @@ func newState(c Config, log *slog.Logger) (*state, error) {
 		s := &state{store: mem, mem: mem, runtime: memstore.NewRuntime(scenarios.RuntimeLimits{}),
 			spaces:   memstore.NewNamespaces(memstore.NamespacesOptions{MaxAge: c.StoreMaxAge}),
 			sessions: memstore.NewSessions(c.ConsoleSessions, nil), close: func() {},
-			captures: memstore.NewCaptures(0, nil), callbacks: memstore.NewCallbacks(0, 0), keys: memstore.NewKeyRegistry(nil)}
+			captures: memstore.NewCaptures(0, nil), callbacks: memstore.NewCallbacks(c.callbackBounds()), keys: memstore.NewKeyRegistry(nil)}
 		s.stats = func() (int, uint64) { return mem.Len(), mem.Evicted() }
 		if c.JournalSize > 0 {
 			s.journal = memstore.NewJournal(c.journalOptions())
@@ -128,7 +133,8 @@ func newState(c Config, log *slog.Logger) (*state, error) {
 	}
 	// The callbacks and the namespaces hold subscriptions, stopped
 	// before the client closes.
-	callbacks, err := redisstore.NewCallbacks(client, redisstore.CallbacksOptions{Prefix: c.StorePrefix, Timeout: c.StoreTimeout})
+	callbacks, err := redisstore.NewCallbacks(client, redisstore.CallbacksOptions{Prefix: c.StorePrefix, Timeout: c.StoreTimeout,
+		Bounds: c.callbackBounds()})
 	if err != nil {
 		client.Close()
 		return nil, fmt.Errorf("[store] %w", err)
