@@ -135,7 +135,7 @@ func buildSandbox(tb testing.TB, o envOptions, public string) sandbox {
 		Chaos:            o.chaos,
 		StrictDDC:        o.strictDDC,
 		StoreMaxAge:      o.storeMaxAge,
-		Captures:         memstore.NewCaptures(0, now),
+		Captures:         memstore.NewCaptures(memstore.CapturesOptions{Now: now}),
 		Callbacks:        o.callbackState(),
 		CallbackBackoff:  o.backoff,
 	}, store)

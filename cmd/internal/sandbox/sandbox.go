@@ -97,7 +97,11 @@ func New(c Config, log *slog.Logger) (*Sandbox, error) {
 	if err != nil {
 		return nil, fmt.Errorf("[templates] %w", err)
 	}
-	st, err := newState(c, log)
+	masters := [][]byte{hashKey}
+	for _, p := range previous {
+		masters = append(masters, p.Hash)
+	}
+	st, err := newState(c, log, masters)
 	if err != nil {
 		return nil, err
 	}
