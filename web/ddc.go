@@ -193,20 +193,16 @@ func (s *Server) ddcCallback(w http.ResponseWriter, r *http.Request, callback st
 	if o := originOf(callback); o != "" {
 		v.TargetOrigin = o
 	}
-	msg := map[string]any{"MessageType": "profile.completed", "SessionId": out.DDCID, "ddcId": out.DDCID}
 	fields := []templates.Field{{Name: "ddcId", Value: out.DDCID}}
 	if e := out.Err; e != nil {
 		v.Status, v.Failed, v.Error = "failed", true, e.Message
-		msg["Status"], msg["errorCode"], msg["error"], msg["emvErrorCode"] = false, string(e.Code), e.Message, e.EMVCode
 		fields = append(fields, templates.Field{Name: "status", Value: v.Status}, templates.Field{Name: "errorCode", Value: string(e.Code)},
 			templates.Field{Name: "emvErrorCode", Value: e.EMVCode}, templates.Field{Name: "error", Value: e.Message})
 	} else {
-		msg["Status"], msg["threeDSCompInd"], msg["threeDsServerTransId"] = true, out.CompInd, out.ThreeDSServerTransID
 		fields = append(fields, templates.Field{Name: "status", Value: v.Status}, templates.Field{Name: "threeDSCompInd", Value: out.CompInd},
 			templates.Field{Name: "threeDsServerTransId", Value: out.ThreeDSServerTransID})
 	}
-	msg["status"] = v.Status
-	v.Message, v.Fields = msg, fields
+	v.Message, v.Fields = profileMessage(out), fields
 	// A failure is an outcome like a success: the page delivers it, with
 	// 200, as a browser loading it in a hidden iframe expects (an error
 	// status would only be an error in the merchant's console).

@@ -59,10 +59,13 @@ var capturePageTemplate = template.Must(template.New("capture").Parse(`<!DOCTYPE
 (function(){
 var sandbox = {{.Sandbox}}, ddcId = {{.DDCID}};
 window.addEventListener("message", function(e) {
-  if (e.origin !== sandbox || !e.data || e.data.MessageType !== "profile.completed" || e.data.SessionId !== ddcId) { return; }
+  if (e.origin !== sandbox || typeof e.data !== "string") { return; }
+  var m = JSON.parse(e.data); // as Cardinal Cruise's pages tell merchants
+  if (m.MessageType !== "profile.completed" || m.Payload.SessionId !== ddcId) { return; }
   var p = document.getElementById("profile");
-  p.setAttribute("data-status", String(e.data.Status));
-  p.textContent = e.data.Status ? "completed, threeDSCompInd " + e.data.threeDSCompInd : "failed, " + e.data.errorCode;
+  p.setAttribute("data-status", String(m.Status));
+  p.setAttribute("data-action-code", m.Payload.ActionCode);
+  p.textContent = m.Status ? "completed, threeDSCompInd " + m.threeDSCompInd : "failed, " + m.errorCode;
 });
 document.getElementById("ddc-form").submit();
 })();
@@ -212,6 +215,30 @@ func TestBrowserDeviceDataCapture(t *testing.T) {
 		other := testkit.Call(t, http.MethodPost, p.URL+"/authentication/brw", testToken, testkit.LookupBody(t, card, func(m map[string]any) { m["ddcId"] = ddcID }))
 		if other.Status != http.StatusNotFound {
 			t.Errorf("another token's lookup of the capture: HTTP %d", other.Status)
+		}
+	})
+
+	// A clean start (DELETE /admin/transactions) leaves the capture
+	// working: its 3DS Method runs, and the lookup continues it.
+	t.Run("after a clean start", func(t *testing.T) {
+		if r := testkit.Call(t, http.MethodDelete, p.URL+"/admin/transactions", token, nil); r.Status != http.StatusNoContent {
+			t.Fatalf("DELETE /admin/transactions: HTTP %d %s", r.Status, r.Raw)
+		}
+		tb := newTab(t, browser, 30*time.Second)
+		const card = "4000000000009409"
+		page, ddcID := shop.checkout(t, card, shopID, shopKey)
+		tb.do("open the checkout", chromedp.Navigate(page))
+		cb := shop.callback(t, tb)
+		if cb.Get("status") != "completed" || cb.Get("threeDSCompInd") != "Y" {
+			t.Fatalf("callback after a clean start %v", cb)
+		}
+		tb.waitVisible(`#profile[data-status="true"]`)
+		lookup := testkit.Call(t, http.MethodPost, p.URL+"/authentication/brw", token, testkit.LookupBody(t, card, func(m map[string]any) {
+			m["ddcId"] = ddcID
+			delete(m, "threeDSCompInd")
+		}))
+		if lookup.Status != http.StatusOK || lookup.Str("threeDsServerTransId") != cb.Get("threeDsServerTransId") {
+			t.Fatalf("lookup after a clean start: HTTP %d %s, want the capture's %s", lookup.Status, lookup.Raw, cb.Get("threeDsServerTransId"))
 		}
 	})
 
