@@ -237,4 +237,3 @@ func profileOf(t *testing.T, raw string) profile {
 	}
 	return m
 }
-
