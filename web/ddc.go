@@ -79,7 +79,7 @@ func (s *Server) handleDDCCollect(w http.ResponseWriter, r *http.Request) {
 		req.Problem = problem
 	case err != nil:
 		req.Problem = emulator.NewError(emulator.CodeCaptureJWT, emulator.EMVAccessDenied, err.Error(), "jwt")
-	case cred.Console && !validNamespace(cred.OrgUnitID):
+	case cred.Console && !auth.ValidNamespace(cred.OrgUnitID):
 		req.Problem = emulator.NewError(emulator.CodeCaptureJWT, emulator.EMVAccessDenied, "jwt: the console's OrgUnitId names no namespace", "jwt")
 	}
 	out := s.cfg.Engine.Capture(r.Context(), req)
@@ -112,7 +112,7 @@ func (s *Server) captureCredential(c auth.DDCCredential) emulator.CaptureCredent
 	}
 	cc := emulator.CaptureCredential{Merchant: merchant, Namespace: auth.ClientNamespace(merchant), JTI: c.JTI, Expires: c.Expires,
 		Claimable: !c.Verified, Notes: c.Notes}
-	if c.Console && c.Verified && validNamespace(c.OrgUnitID) {
+	if c.Console && c.Verified && auth.ValidNamespace(c.OrgUnitID) {
 		cc.Namespace = c.OrgUnitID
 	}
 	return cc
@@ -137,11 +137,6 @@ func (s *Server) consoleDDCToken(ns, ddcID string) (string, error) {
 		"iss": auth.ConsoleMerchant, "OrgUnitId": ns, "ReferenceId": ddcID,
 		"Payload": map[string]any{"OrderDetails": map[string]any{"OrderNumber": ddcID}},
 	})
-}
-
-// validNamespace tells whether s has the form of a namespace: 16 hex digits.
-func validNamespace(s string) bool {
-	return len(s) == 16 && strings.Trim(s, "0123456789abcdef") == ""
 }
 
 // handleDDCMethodNotification serves POST

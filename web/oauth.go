@@ -180,7 +180,12 @@ func (s *Server) handleToken(w http.ResponseWriter, r *http.Request) {
 		fail(http.StatusUnauthorized, "invalid_client", reason)
 		return
 	}
-	tok, err := s.access.Issue(id, scope, open)
+	var tok string
+	if open {
+		tok, err = s.access.IssueOpen(id, scope, s.authority.OpenClientNamespace(id, secret))
+	} else {
+		tok, err = s.access.Issue(id, scope, false)
+	}
 	if err != nil {
 		s.writeError(w, r, err)
 		return

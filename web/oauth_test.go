@@ -161,7 +161,12 @@ func TestTokenEndpoint(t *testing.T) {
 	if r.Status != http.StatusOK {
 		t.Fatalf("lookup: HTTP %d %s", r.Status, r.Raw)
 	}
-	entry, found, _ := e.Journal.Get(context.Background(), auth.ClientNamespace("any-client"), r.Str("threeDsServerTransId"))
+	parsed, _ := jws.Parse(tok)
+	var claims auth.AccessClaims
+	if parsed == nil || parsed.Claims(&claims) != nil || !claims.Open || !auth.ValidNamespace(claims.Namespace) {
+		t.Fatalf("the open client's token names no namespace: %+v", claims)
+	}
+	entry, found, _ := e.Journal.Get(context.Background(), claims.Namespace, r.Str("threeDsServerTransId"))
 	if !found || len(entry.Events) == 0 || !strings.Contains(entry.Events[0].Detail, "no configuration names") {
 		t.Errorf("the open client's lookup is not flagged in the journal: %+v", entry)
 	}

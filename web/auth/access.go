@@ -38,8 +38,11 @@ type AccessClaims struct {
 	NotBefore int64  `json:"nbf"`
 	ID        string `json:"jti"`
 	// Open marks a token issued to a client that no --merchants entry
-	// names (the open default).
-	Open bool `json:"open,omitempty"`
+	// names (the open default); Namespace is then that client's, the
+	// keyed hash of its id and secret (Authority.OpenClientNamespace),
+	// which the token carries since it does not carry the secret.
+	Open      bool   `json:"open,omitempty"`
+	Namespace string `json:"ns,omitempty"`
 }
 
 // Why an access token is refused; AccessError.Kind.
@@ -105,16 +108,34 @@ func (a *AccessTokens) Issuer() string { return a.issuer }
 // Lifetime is how long an issued token is valid.
 func (a *AccessTokens) Lifetime() time.Duration { return a.lifetime }
 
-// Issue makes an access token for clientID with scope; open marks a
-// client no configuration names.
+// Issue makes an access token for the configured client clientID with
+// scope; a client no configuration names (open) gets its token from
+// IssueOpen, which knows its namespace.
 func (a *AccessTokens) Issue(clientID, scope string, open bool) (string, error) {
+	if open {
+		return "", errors.New("auth: the token of an open client is made by IssueOpen, with its namespace")
+	}
+	return a.issue(clientID, scope, "")
+}
+
+// IssueOpen makes an access token for clientID, which no configuration
+// names, with scope, for its namespace ns (16 hex digits).
+func (a *AccessTokens) IssueOpen(clientID, scope, ns string) (string, error) {
+	if !ValidNamespace(ns) {
+		return "", fmt.Errorf("auth: the namespace of open client %q is not 16 hex digits", clientID)
+	}
+	return a.issue(clientID, scope, ns)
+}
+
+// issue makes the token; ns non-empty marks an open client's.
+func (a *AccessTokens) issue(clientID, scope, ns string) (string, error) {
 	now := a.now()
 	var id [12]byte
 	_, _ = rand.Read(id[:])
 	return jws.Sign(a.keys[0], "", AccessClaims{
 		Issuer: a.issuer, Subject: clientID, Audience: Audience, ClientID: clientID, Scope: scope,
 		IssuedAt: now.Unix(), NotBefore: now.Unix(), NotAfter: now.Add(a.lifetime).Unix(),
-		ID: hex.EncodeToString(id[:]), Open: open,
+		ID: hex.EncodeToString(id[:]), Open: ns != "", Namespace: ns,
 	})
 }
 
@@ -165,6 +186,11 @@ func (a *AccessTokens) signed(token string) (AccessClaims, error) {
 	if c.Issuer != a.issuer || c.Audience != Audience || !ValidClientID(c.ClientID) {
 		return AccessClaims{}, &AccessError{Kind: ErrTokenForeign, Detail: fmt.Sprintf("issuer %q, audience %q", clip(c.Issuer), clip(c.Audience))}
 	}
+	if c.Open != (c.Namespace != "") || c.Open && !ValidNamespace(c.Namespace) {
+		// An open client's token of an earlier version named no
+		// namespace: the client id alone would have chosen it.
+		return AccessClaims{}, &AccessError{Kind: ErrTokenMalformed, Detail: "an open client's token without its namespace"}
+	}
 	return c, nil
 }
 
@@ -178,4 +204,18 @@ func (a *AccessTokens) inTime(c AccessClaims) error {
 		return &AccessError{Kind: ErrTokenMalformed, Detail: "not valid yet"}
 	}
 	return nil
+}
+
+// ValidNamespace tells whether s has the form of a namespace: 16
+// lower-case hex digits.
+func ValidNamespace(s string) bool {
+	if len(s) != 16 {
+		return false
+	}
+	for i := range len(s) {
+		if c := s[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
