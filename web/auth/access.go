@@ -84,7 +84,10 @@ type AccessTokens struct {
 // NewAccessTokens returns the access tokens of issuer (the sandbox's
 // public URL), signed with a key derived from masters[0] and verified
 // with any of masters; lifetime <= 0 takes DefaultTokenLifetime; now nil
-// is time.Now.
+// is time.Now. An empty issuer stands for the URL each client reached
+// (no public URL is configured): each token then names the issuer it
+// was issued for (IssueFor), and a token the key signed is accepted
+// whatever issuer it names.
 func NewAccessTokens(issuer string, masters [][]byte, lifetime time.Duration, now func() time.Time) (*AccessTokens, error) {
 	if len(masters) == 0 || len(masters[0]) == 0 {
 		return nil, errors.New("auth: access tokens need a master key")
@@ -102,7 +105,8 @@ func NewAccessTokens(issuer string, masters [][]byte, lifetime time.Duration, no
 	return a, nil
 }
 
-// Issuer is the iss of the tokens: the sandbox's public URL.
+// Issuer is the iss of the tokens: the sandbox's public URL; empty when
+// each token names the URL its client reached.
 func (a *AccessTokens) Issuer() string { return a.issuer }
 
 // Lifetime is how long an issued token is valid.
@@ -110,30 +114,32 @@ func (a *AccessTokens) Lifetime() time.Duration { return a.lifetime }
 
 // Issue makes an access token for the configured client clientID with
 // scope; a client no configuration names (open) gets its token from
-// IssueOpen, which knows its namespace.
+// IssueFor, which knows its namespace.
 func (a *AccessTokens) Issue(clientID, scope string, open bool) (string, error) {
 	if open {
-		return "", errors.New("auth: the token of an open client is made by IssueOpen, with its namespace")
+		return "", errors.New("auth: the token of an open client is made by IssueFor, with its namespace")
 	}
-	return a.issue(clientID, scope, "")
+	return a.IssueFor(a.issuer, clientID, scope, "")
 }
 
-// IssueOpen makes an access token for clientID, which no configuration
-// names, with scope, for its namespace ns (16 hex digits).
-func (a *AccessTokens) IssueOpen(clientID, scope, ns string) (string, error) {
-	if !ValidNamespace(ns) {
+// IssueFor makes an access token of issuer (the configured one, or when
+// none is, the URL the client reached) for clientID with scope; ns is
+// the namespace (16 hex digits) of a client no configuration names,
+// empty for a configured one.
+func (a *AccessTokens) IssueFor(issuer, clientID, scope, ns string) (string, error) {
+	switch {
+	case a.issuer != "" && issuer != a.issuer:
+		return "", fmt.Errorf("auth: this sandbox's issuer is %q, not %q", a.issuer, issuer)
+	case issuer == "":
+		return "", errors.New("auth: an access token needs its issuer")
+	case ns != "" && !ValidNamespace(ns):
 		return "", fmt.Errorf("auth: the namespace of open client %q is not 16 hex digits", clientID)
 	}
-	return a.issue(clientID, scope, ns)
-}
-
-// issue makes the token; ns non-empty marks an open client's.
-func (a *AccessTokens) issue(clientID, scope, ns string) (string, error) {
 	now := a.now()
 	var id [12]byte
 	_, _ = rand.Read(id[:])
 	return jws.Sign(a.keys[0], "", AccessClaims{
-		Issuer: a.issuer, Subject: clientID, Audience: Audience, ClientID: clientID, Scope: scope,
+		Issuer: issuer, Subject: clientID, Audience: Audience, ClientID: clientID, Scope: scope,
 		IssuedAt: now.Unix(), NotBefore: now.Unix(), NotAfter: now.Add(a.lifetime).Unix(),
 		ID: hex.EncodeToString(id[:]), Open: ns != "", Namespace: ns,
 	})
@@ -183,7 +189,7 @@ func (a *AccessTokens) signed(token string) (AccessClaims, error) {
 	if err := tok.Claims(&c); err != nil {
 		return AccessClaims{}, &AccessError{Kind: ErrTokenMalformed, Detail: err.Error()}
 	}
-	if c.Issuer != a.issuer || c.Audience != Audience || !ValidClientID(c.ClientID) {
+	if a.issuer != "" && c.Issuer != a.issuer || c.Issuer == "" || c.Audience != Audience || !ValidClientID(c.ClientID) {
 		return AccessClaims{}, &AccessError{Kind: ErrTokenForeign, Detail: fmt.Sprintf("issuer %q, audience %q", clip(c.Issuer), clip(c.Audience))}
 	}
 	if c.Open != (c.Namespace != "") || c.Open && !ValidNamespace(c.Namespace) {

@@ -125,7 +125,7 @@ func TestAccessTokenRemembered(t *testing.T) {
 func TestIdentify(t *testing.T) {
 	clock := testkit.NewClock(testkit.T0)
 	access := mustTokens(t, "http://sandbox", masterA, clock)
-	tok, _ := access.IssueOpen("shop-1", "", "0123456789abcdef")
+	tok, _ := access.IssueFor("http://sandbox", "shop-1", "", "0123456789abcdef")
 	foreign, _ := jws.Sign([]byte("k"), "", map[string]any{"iss": "http://sandbox"})
 	keys := mustKeys(t, masterA)
 	open := mustAuthority(t, auth.NewTokens(nil), access, keys, clock)
@@ -202,7 +202,7 @@ func TestOpenClientNamespace(t *testing.T) {
 	if b := mustAuthority(t, auth.NewTokens(nil), access, mustKeys(t, masterB), clock); b.OpenClientNamespace("shop-1", "secret-a") == first {
 		t.Error("the namespace does not depend on the state hash key")
 	}
-	tok, err := access.IssueOpen("shop-1", "", first)
+	tok, err := access.IssueFor("http://sandbox", "shop-1", "", first)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +212,7 @@ func TestOpenClientNamespace(t *testing.T) {
 	if _, err := access.Issue("shop-1", "", true); err == nil {
 		t.Error("an open token without its namespace was issued")
 	}
-	if _, err := access.IssueOpen("shop-1", "", "not a namespace"); err == nil {
+	if _, err := access.IssueFor("http://sandbox", "shop-1", "", "not a namespace"); err == nil {
 		t.Error("an open token with a malformed namespace was issued")
 	}
 }

@@ -169,6 +169,9 @@ func New(c Config, log *slog.Logger) (*Sandbox, error) {
 		MaxWaits:        c.MaxWaits,
 		// Per token, as --max-waits-per-token says.
 		MaxWaitsPerToken: c.MaxWaitsPerToken,
+		// Without --public-url the OAuth issuer is the URL each client
+		// reached, not the localhost URL assumed for the pages.
+		IssuerFromRequest: c.PublicURL == "",
 	})
 	if err != nil {
 		ln.Close()
