@@ -27,6 +27,7 @@ import (
 type captureShop struct {
 	URL     string
 	sandbox string
+	page    *template.Template // the checkout page, of a capturePage
 
 	mu        sync.Mutex
 	pages     map[string]capturePage
@@ -39,6 +40,17 @@ type capturePage struct {
 	Card, DDCID, JWT           string
 }
 
+// captureForm is the hidden iframe and form of a checkout page, as the
+// real service's DDC page shows them.
+const captureForm = `<iframe id="ddc" name="ddc-frame" title="Device data capture" hidden></iframe>
+<form id="ddc-form" method="post" action="{{.Collect}}" target="ddc-frame" hidden>
+<input type="hidden" name="bin" value="{{.Card}}">
+<input type="hidden" name="callbackUrl" value="{{.Callback}}">
+<input type="hidden" name="ddcId" value="{{.DDCID}}">
+<input type="hidden" name="jwt" value="{{.JWT}}">
+</form>
+`
+
 var capturePageTemplate = template.Must(template.New("capture").Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -48,14 +60,7 @@ var capturePageTemplate = template.Must(template.New("capture").Parse(`<!DOCTYPE
 <body>
 <h1>Example Shop</h1>
 <p>Device data: <b id="profile">capturing</b></p>
-<iframe id="ddc" name="ddc-frame" title="Device data capture" hidden></iframe>
-<form id="ddc-form" method="post" action="{{.Collect}}" target="ddc-frame" hidden>
-<input type="hidden" name="bin" value="{{.Card}}">
-<input type="hidden" name="callbackUrl" value="{{.Callback}}">
-<input type="hidden" name="ddcId" value="{{.DDCID}}">
-<input type="hidden" name="jwt" value="{{.JWT}}">
-</form>
-<script>
+`+captureForm+`<script>
 (function(){
 var sandbox = {{.Sandbox}}, ddcId = {{.DDCID}};
 window.addEventListener("message", function(e) {
@@ -76,7 +81,13 @@ document.getElementById("ddc-form").submit();
 
 func newCaptureShop(t *testing.T, sandbox string) *captureShop {
 	t.Helper()
-	s := &captureShop{sandbox: sandbox, pages: map[string]capturePage{}, callbacks: make(chan url.Values, 8)}
+	return newCaptureShopWith(t, sandbox, capturePageTemplate)
+}
+
+// newCaptureShopWith is a captureShop whose checkout page is page.
+func newCaptureShopWith(t *testing.T, sandbox string, page *template.Template) *captureShop {
+	t.Helper()
+	s := &captureShop{sandbox: sandbox, page: page, pages: map[string]capturePage{}, callbacks: make(chan url.Values, 8)}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /checkout/{id}", func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
@@ -87,7 +98,7 @@ func newCaptureShop(t *testing.T, sandbox string) *captureShop {
 			return
 		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		_ = capturePageTemplate.Execute(w, p)
+		_ = s.page.Execute(w, p)
 	})
 	// The callbackUrl: the capture's iframe lands here with the outcome.
 	mux.HandleFunc("POST /ddc-callback", func(w http.ResponseWriter, r *http.Request) {

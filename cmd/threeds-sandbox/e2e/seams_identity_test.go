@@ -8,7 +8,6 @@ import (
 	"html/template"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"regexp"
 	"strings"
@@ -235,14 +234,7 @@ var cruisePage = template.Must(template.New("cruise").Parse(`<!DOCTYPE html>
 <head><meta charset="utf-8"><title>Cruise-style checkout</title></head>
 <body>
 <p id="profile">capturing</p>
-<iframe id="ddc" name="ddc-frame" title="Device data capture" hidden></iframe>
-<form id="ddc-form" method="post" action="{{.Collect}}" target="ddc-frame" hidden>
-<input type="hidden" name="bin" value="{{.Card}}">
-<input type="hidden" name="callbackUrl" value="{{.Callback}}">
-<input type="hidden" name="ddcId" value="{{.DDCID}}">
-<input type="hidden" name="jwt" value="{{.JWT}}">
-</form>
-<script>
+`+captureForm+`<script>
 window.addEventListener("message", function(event) {
   if (event.origin !== {{.Sandbox}}) { return; }
   var data = JSON.parse(event.data);
@@ -260,59 +252,15 @@ document.getElementById("ddc-form").submit();
 </html>
 `))
 
-// cruiseShop is a merchant whose checkout listens as cruisePage does; its
-// callbackUrl hears the outcome.
-type cruiseShop struct {
-	URL       string
-	callbacks chan url.Values
-
-	mu   sync.Mutex
-	page capturePage
-}
-
-func newCruiseShop(t *testing.T) *cruiseShop {
+// cruiseCapture runs a capture of card for merchant iss (its JWT signed
+// with key) in a tab of browser, through shop's checkout, and returns
+// what the callbackUrl heard, the tab and the ddcId.
+func cruiseCapture(t *testing.T, browser context.Context, shop *captureShop, card, iss, key string) (url.Values, *tab, string) {
 	t.Helper()
-	s := &cruiseShop{callbacks: make(chan url.Values, 4)}
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /checkout", func(w http.ResponseWriter, r *http.Request) {
-		s.mu.Lock()
-		p := s.page
-		s.mu.Unlock()
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		_ = cruisePage.Execute(w, p)
-	})
-	mux.HandleFunc("POST /ddc-callback", func(w http.ResponseWriter, r *http.Request) {
-		_ = r.ParseForm()
-		s.callbacks <- r.PostForm
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		_, _ = io.WriteString(w, `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>noted</title></head><body>noted</body></html>`)
-	})
-	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) })
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	s.URL = srv.URL
-	return s
-}
-
-// capture opens the checkout of card for merchant iss (its JWT signed
-// with key) against sandbox in a tab of browser, and returns what the
-// callbackUrl heard, the tab and the ddcId.
-func (s *cruiseShop) capture(t *testing.T, browser context.Context, sandbox, card, iss, key string) (url.Values, *tab, string) {
-	t.Helper()
-	ddcID := randomID()
-	s.mu.Lock()
-	s.page = capturePage{Collect: sandbox + "/V2/ddcCollect", Callback: s.URL + "/ddc-callback", Sandbox: origin(sandbox), Card: card, DDCID: ddcID,
-		JWT: captureJWT(t, iss, key, randomID(), map[string]any{"exp": time.Now().Add(time.Hour).Unix()})}
-	s.mu.Unlock()
+	page, ddcID := shop.checkout(t, card, iss, key)
 	tb := newTab(t, browser, 30*time.Second)
-	tb.do("open the checkout", chromedp.Navigate(s.URL+"/checkout"))
-	select {
-	case cb := <-s.callbacks:
-		return cb, tb, ddcID
-	case <-tb.ctx.Done():
-		t.Fatal("the capture never notified the callbackUrl")
-	}
-	return nil, nil, ""
+	tb.do("open the checkout", chromedp.Navigate(page))
+	return shop.callback(t, tb), tb, ddcID
 }
 
 // TestSeamsProfileMessageIsJSONText: a checkout whose listener
@@ -321,8 +269,8 @@ func (s *cruiseShop) capture(t *testing.T, browser context.Context, sandbox, car
 func TestSeamsProfileMessageIsJSONText(t *testing.T) {
 	browser := newBrowser(t)
 	p := startDefault(t)
-	shop := newCruiseShop(t)
-	cb, tb, ddcID := shop.capture(t, browser, p.URL, "4000000000009409", "cruise-shop", "any key of the merchant")
+	shop := newCaptureShopWith(t, p.URL, cruisePage)
+	cb, tb, ddcID := cruiseCapture(t, browser, shop, "4000000000009409", "cruise-shop", "any key of the merchant")
 	if cb.Get("status") != "completed" {
 		t.Fatalf("callback %v", cb)
 	}
@@ -347,13 +295,13 @@ func TestSeamsCleanStartKeepsCapture(t *testing.T) {
 	srv := testkit.StartRedis(t, testkit.RedisOptions{})
 	p := startReplica(t, srv, "--strict-ddc", "--merchants", shopID+":"+shopKey)
 	token := accessToken(t, p.URL, shopID, shopKey)
-	shop := newCruiseShop(t)
+	shop := newCaptureShopWith(t, p.URL, cruisePage)
 	const card = "4000000000009409"
 	for round := range 2 {
 		if r := testkit.Call(t, http.MethodDelete, p.URL+"/admin/transactions", token, nil); r.Status != http.StatusNoContent {
 			t.Fatalf("DELETE /admin/transactions: HTTP %d %s", r.Status, r.Raw)
 		}
-		cb, _, ddcID := shop.capture(t, browser, p.URL, card, shopID, shopKey)
+		cb, _, ddcID := cruiseCapture(t, browser, shop, card, shopID, shopKey)
 		if cb.Get("status") != "completed" || cb.Get("threeDSCompInd") != "Y" {
 			t.Fatalf("round %d: the capture after a clean start: %v", round, cb)
 		}
