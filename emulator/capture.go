@@ -256,6 +256,42 @@ func (e *Engine) Capture(ctx context.Context, req CaptureRequest) CaptureOutcome
 	return out
 }
 
+// collectionKey finds the stored collection a lookup's ddcId names: the
+// one a merchant's ddcId was bound to (Captures) by the lookup's own
+// namespace ns in its generation, else by the tenant of the unverified
+// captures its credential names (merchant), else among the captures no
+// tenant proved; else, for a ddcId the sandbox made (DDCPrefix and the
+// transaction id), the collection stored under it; "" for none.
+func (e *Engine) collectionKey(ctx context.Context, ns, merchant, ddcID string) (string, error) {
+	if e.cfg.Captures != nil && ddcID != "" && len(ddcID) <= MaxDDCID {
+		keys := make([]DDCKey, 0, 3)
+		for _, tenant := range []string{ns, merchant} {
+			if tenant == "" {
+				continue
+			}
+			st, err := e.state(ctx, tenant)
+			if err != nil {
+				return "", err
+			}
+			keys = append(keys, DDCKey{Tenant: tenant, Generation: st.Generation, DDCID: ddcID})
+		}
+		keys = append(keys, DDCKey{Claim: true, DDCID: ddcID})
+		for _, k := range keys {
+			id, err := e.cfg.Captures.DDC(ctx, k)
+			switch {
+			case err == nil:
+				return DDCPrefix + id, nil
+			case !errors.Is(err, ErrNotFound):
+				return "", err
+			}
+		}
+	}
+	if strings.HasPrefix(ddcID, DDCPrefix) {
+		return ddcID, nil
+	}
+	return "", nil
+}
+
 // captureAge is how long a capture's ddcId is kept: as long as its
 // collection.
 func (e *Engine) captureAge() time.Duration {

@@ -427,42 +427,6 @@ func (e *Engine) linkCollection(ctx context.Context, ns string, req LookupReques
 	return link, nil
 }
 
-// collectionKey finds the stored collection a lookup's ddcId names: the
-// one a merchant's ddcId was bound to (Captures) by the lookup's own
-// namespace ns in its generation, else by the tenant of the unverified
-// captures its credential names (merchant), else among the captures no
-// tenant proved; else, for a ddcId the sandbox made (DDCPrefix and the
-// transaction id), the collection stored under it; "" for none.
-func (e *Engine) collectionKey(ctx context.Context, ns, merchant, ddcID string) (string, error) {
-	if e.cfg.Captures != nil && ddcID != "" && len(ddcID) <= MaxDDCID {
-		keys := make([]DDCKey, 0, 3)
-		for _, tenant := range []string{ns, merchant} {
-			if tenant == "" {
-				continue
-			}
-			st, err := e.state(ctx, tenant)
-			if err != nil {
-				return "", err
-			}
-			keys = append(keys, DDCKey{Tenant: tenant, Generation: st.Generation, DDCID: ddcID})
-		}
-		keys = append(keys, DDCKey{Claim: true, DDCID: ddcID})
-		for _, k := range keys {
-			id, err := e.cfg.Captures.DDC(ctx, k)
-			switch {
-			case err == nil:
-				return DDCPrefix + id, nil
-			case !errors.Is(err, ErrNotFound):
-				return "", err
-			}
-		}
-	}
-	if strings.HasPrefix(ddcID, DDCPrefix) {
-		return ddcID, nil
-	}
-	return "", nil
-}
-
 // errOtherCard is markCollectionUsed's refusal of a collection made for
 // another card than the lookup's.
 var errOtherCard = errors.New("device data collection made for another card")
