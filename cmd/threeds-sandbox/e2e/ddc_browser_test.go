@@ -60,7 +60,7 @@ var capturePageTemplate = template.Must(template.New("capture").Parse(`<!DOCTYPE
 <body>
 <h1>Example Shop</h1>
 <p>Device data: <b id="profile">capturing</b></p>
-`+captureForm+`<script>
+` + captureForm + `<script>
 (function(){
 var sandbox = {{.Sandbox}}, ddcId = {{.DDCID}};
 window.addEventListener("message", function(e) {

@@ -234,7 +234,7 @@ var cruisePage = template.Must(template.New("cruise").Parse(`<!DOCTYPE html>
 <head><meta charset="utf-8"><title>Cruise-style checkout</title></head>
 <body>
 <p id="profile">capturing</p>
-`+captureForm+`<script>
+` + captureForm + `<script>
 window.addEventListener("message", function(event) {
   if (event.origin !== {{.Sandbox}}) { return; }
   var data = JSON.parse(event.data);
