@@ -78,7 +78,7 @@ func newBenchEngine(tb testing.TB) benchEngine {
 		Namespaces: memstore.NewNamespaces(memstore.NamespacesOptions{}),
 		Events:     discardSink{},
 		// As the binary wires it: the captures' ddcIds, the callbacks.
-		Captures:  memstore.NewCaptures(0, nil),
+		Captures:  memstore.NewCaptures(memstore.CapturesOptions{}),
 		Callbacks: memstore.NewCallbacks(emulator.CallbackBounds{}),
 	}, store)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -27,16 +28,51 @@ import (
 // which collection a merchant-chosen ddcId names, and the JWT ids already
 // used. It is state that outlives a request: in memory by default, shared
 // by every replica in a shared store. Implementations are safe for
-// concurrent use and bounded.
+// concurrent use and bounded per tenant: a tenant holds at most
+// MaxCapturesPerTenant ddcIds and as many JWT ids; beyond, its own entry
+// that expires first is forgotten, never another tenant's.
 type Captures interface {
-	// BindDDC records that ddcID names the collection of transaction id,
-	// for ttl; false, and nothing changed, when ddcID names one already.
-	BindDDC(ctx context.Context, ddcID, id string, ttl time.Duration) (bool, error)
-	// DDC returns the transaction id ddcID names; ErrNotFound when none.
-	DDC(ctx context.Context, ddcID string) (string, error)
-	// UseJTI records the JWT id jti of issuer as used, for ttl; false
-	// when it was used already (a replay).
-	UseJTI(ctx context.Context, issuer, jti string, ttl time.Duration) (bool, error)
+	// BindDDC records that k names the collection of transaction id, for
+	// ttl; false, and nothing changed, when k names one already.
+	BindDDC(ctx context.Context, k DDCKey, id string, ttl time.Duration) (bool, error)
+	// DDC returns the transaction id k names; ErrNotFound when none.
+	DDC(ctx context.Context, k DDCKey) (string, error)
+	// UseJTI records the JWT id jti of tenant as used, for ttl; false
+	// when the tenant used it already (a replay).
+	UseJTI(ctx context.Context, tenant, jti string, ttl time.Duration) (bool, error)
+}
+
+// MaxCapturesPerTenant is a tenant's share of the captures' state: the
+// ddcIds it may hold bound at once, and apart the JWT ids it may have
+// used within their lifetimes.
+const MaxCapturesPerTenant = 10_000
+
+// DDCKey names a merchant's ddcId where it is unique: within the tenant
+// that chose it and the generation the tenant was in (a forgetting, DELETE
+// /admin/transactions, leaves the earlier ddcIds behind), or, for a
+// capture whose JWT proved no tenant, among every such capture.
+type DDCKey struct {
+	// Tenant is the namespace that chose the ddcId: the one whose share
+	// it counts in.
+	Tenant string
+	// Generation is the tenant's NamespaceState.Generation.
+	Generation uint64
+	// Claim puts the ddcId among the captures no tenant proved (an
+	// unverified JWT, the open default), where the first to bind it wins
+	// and any lookup may claim it; DDC then ignores Tenant and
+	// Generation.
+	Claim bool
+	// DDCID is the merchant's ddcId.
+	DDCID string
+}
+
+// Scope is where k's ddcId is unique, as the state wings key it: the
+// tenant and its generation, or the claimable captures' one scope.
+func (k DDCKey) Scope() string {
+	if k.Claim {
+		return "claim"
+	}
+	return k.Tenant + "/" + strconv.FormatUint(k.Generation, 10)
 }
 
 // Bounds of a capture's form fields (the real service's DDC page).
@@ -141,7 +177,7 @@ func (e *Engine) Capture(ctx context.Context, req CaptureRequest) CaptureOutcome
 	if !cred.Expires.IsZero() {
 		ttl = max(cred.Expires.Sub(e.now()), time.Second)
 	}
-	fresh, err := e.cfg.Captures.UseJTI(ctx, cred.Merchant, cred.JTI, ttl)
+	fresh, err := e.cfg.Captures.UseJTI(ctx, cred.Namespace, cred.JTI, ttl)
 	if err != nil {
 		return fail(err)
 	}
@@ -153,14 +189,22 @@ func (e *Engine) Capture(ctx context.Context, req CaptureRequest) CaptureOutcome
 	if err != nil {
 		return fail(err)
 	}
+	// The capture is made in its namespace's generation and by its clock,
+	// as a lookup is: one made after a forgetting is that namespace's to
+	// find.
+	st, err := e.state(ctx, cred.Namespace)
+	if err != nil {
+		return fail(err)
+	}
 	id := newUUID()
-	now := e.now()
+	now := e.now().Add(st.Offset)
 	t := Transaction{
 		Namespace:            cred.Namespace,
 		ThreeDSServerTransID: DDCPrefix + id,
 		CreatedAt:            now,
 		ScenarioID:           sc.ID,
 		Phase:                PhaseMethod,
+		Generation:           st.Generation,
 		Method: MethodState{
 			DDCID:           strings.Clone(req.DDCID),
 			NotificationURL: e.urls.DDCMethodNotification(),
@@ -178,13 +222,25 @@ func (e *Engine) Capture(ctx context.Context, req CaptureRequest) CaptureOutcome
 	if !t.Method.Available {
 		t.Method.CompInd = "U"
 	}
-	bound, err := e.cfg.Captures.BindDDC(ctx, req.DDCID, id, e.captureAge())
+	key := DDCKey{Tenant: cred.Namespace, Generation: st.Generation, DDCID: req.DDCID}
+	bound, err := e.cfg.Captures.BindDDC(ctx, key, id, e.captureAge())
 	if err != nil {
 		return fail(err)
 	}
 	if !bound {
 		return fail(NewError(CodeCaptureInUse, EMVInvalidTransaction,
-			fmt.Sprintf("ddcId %q names a device data capture already: choose a new one for each capture", req.DDCID), "ddcId"))
+			fmt.Sprintf("ddcId %q names a device data capture of this merchant already: choose a new one for each capture", req.DDCID), "ddcId"))
+	}
+	claim := ""
+	if cred.Claimable {
+		// Offered to any lookup too, when no other capture offered the
+		// ddcId first; its merchant's own lookups find it either way.
+		key.Claim = true
+		if offered, err := e.cfg.Captures.BindDDC(ctx, key, id, e.captureAge()); err != nil {
+			return fail(err)
+		} else if !offered {
+			claim = "; another unverified capture offered this ddcId to every token first: only the lookups of OAuth client " + cred.Merchant + " find this one"
+		}
 	}
 	if err := e.store.Put(ctx, t); err != nil {
 		return fail(fmt.Errorf("device data capture: store: %w", err))
@@ -196,8 +252,44 @@ func (e *Engine) Capture(ctx context.Context, req CaptureRequest) CaptureOutcome
 		out.MethodData = EncodeMethodData(MethodData{ThreeDSServerTransID: id, NotificationURL: t.Method.NotificationURL})
 		detail = fmt.Sprintf("device data capture; 3DS Method at %s, takes %s, waited for at most %s", out.MethodURL, t.Method.Duration, MethodTimeout)
 	}
-	e.emitCapture(ctx, req, id, detail)
+	e.emitCapture(ctx, req, id, detail+claim)
 	return out
+}
+
+// collectionKey finds the stored collection a lookup's ddcId names: the
+// one a merchant's ddcId was bound to (Captures) by the lookup's own
+// namespace ns in its generation, else by the tenant of the unverified
+// captures its credential names (merchant), else among the captures no
+// tenant proved; else, for a ddcId the sandbox made (DDCPrefix and the
+// transaction id), the collection stored under it; "" for none.
+func (e *Engine) collectionKey(ctx context.Context, ns, merchant, ddcID string) (string, error) {
+	if e.cfg.Captures != nil && ddcID != "" && len(ddcID) <= MaxDDCID {
+		keys := make([]DDCKey, 0, 3)
+		for _, tenant := range []string{ns, merchant} {
+			if tenant == "" {
+				continue
+			}
+			st, err := e.state(ctx, tenant)
+			if err != nil {
+				return "", err
+			}
+			keys = append(keys, DDCKey{Tenant: tenant, Generation: st.Generation, DDCID: ddcID})
+		}
+		keys = append(keys, DDCKey{Claim: true, DDCID: ddcID})
+		for _, k := range keys {
+			id, err := e.cfg.Captures.DDC(ctx, k)
+			switch {
+			case err == nil:
+				return DDCPrefix + id, nil
+			case !errors.Is(err, ErrNotFound):
+				return "", err
+			}
+		}
+	}
+	if strings.HasPrefix(ddcID, DDCPrefix) {
+		return ddcID, nil
+	}
+	return "", nil
 }
 
 // captureAge is how long a capture's ddcId is kept: as long as its

@@ -12,7 +12,9 @@ import (
 
 // withCaptures gives the fixture's engine the captures of the memory
 // store, on the fixture's clock.
-func withCaptures(c *emulator.Config) { c.Captures = memstore.NewCaptures(0, c.Now) }
+func withCaptures(c *emulator.Config) {
+	c.Captures = memstore.NewCaptures(memstore.CapturesOptions{Now: c.Now})
+}
 
 // captureRequest is a capture of card by merchant shop-1, its JWT
 // verified and owned by namespace ns.

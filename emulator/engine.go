@@ -211,6 +211,12 @@ type APICall struct {
 	// Note is what the call's event notes of its credential, e.g. a
 	// token of a client no configuration names; empty for none.
 	Note string
+	// CaptureTenant is the namespace of the unverified captures the
+	// call's credential may continue beside its own and the claimable
+	// ones: for an access token of an OAuth client no configuration names,
+	// the namespace of the captures whose JWT names that client as iss.
+	// Empty for none.
+	CaptureTenant string
 }
 
 // Lookup runs an authentication request for namespace ns: it picks the
@@ -219,7 +225,7 @@ type APICall struct {
 // challenge indication (as data, in LookupResponse.Challenge). A scenario
 // error comes back as *Error, an injected transport fault as *Fault.
 func (e *Engine) Lookup(ctx context.Context, ns string, req LookupRequest, call APICall) (LookupResponse, error) {
-	link, err := e.linkCollection(ctx, ns, req)
+	link, err := e.linkCollection(ctx, ns, req, call)
 	if err != nil {
 		return LookupResponse{}, err
 	}

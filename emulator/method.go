@@ -134,7 +134,7 @@ func (e *Engine) Collect(ctx context.Context, ns string, req DDCRequest, call AP
 	now := e.now().Add(st.Offset)
 	ddcID := DDCPrefix + id
 	if req.DDCID != "" {
-		if err := e.bindDDC(ctx, req.DDCID, id); err != nil {
+		if err := e.bindDDC(ctx, DDCKey{Tenant: ns, Generation: st.Generation, DDCID: req.DDCID}, id); err != nil {
 			return DDCResponse{}, err
 		}
 		ddcID = req.DDCID
@@ -183,17 +183,17 @@ func (e *Engine) Collect(ctx context.Context, ns string, req DDCRequest, call AP
 
 // bindDDC binds a merchant's ddcId to the collection of transaction id,
 // or says why it cannot.
-func (e *Engine) bindDDC(ctx context.Context, ddcID, id string) error {
+func (e *Engine) bindDDC(ctx context.Context, k DDCKey, id string) error {
 	if e.cfg.Captures == nil {
 		return NewError(CodeInvalidField, EMVInvalidFormat, "this sandbox keeps no merchant-chosen ddcId: leave ddcId out", "ddcId")
 	}
-	bound, err := e.cfg.Captures.BindDDC(ctx, ddcID, id, e.captureAge())
+	bound, err := e.cfg.Captures.BindDDC(ctx, k, id, e.captureAge())
 	if err != nil {
 		return fmt.Errorf("device data collection: bind ddcId: %w", err)
 	}
 	if !bound {
 		return NewError(CodeCaptureInUse, EMVInvalidTransaction,
-			fmt.Sprintf("ddcId %q names a device data collection already: choose a new one for each collection", ddcID), "ddcId")
+			fmt.Sprintf("ddcId %q names a device data collection of this token already: choose a new one for each collection", k.DDCID), "ddcId")
 	}
 	return nil
 }
@@ -382,13 +382,13 @@ func (l ddcLink) detail() string {
 // used, atomically: each collection continues one lookup. An unknown or
 // reused ddcId starts a new transaction and is flagged in the event, or,
 // with Config.StrictDDC, refuses the lookup.
-func (e *Engine) linkCollection(ctx context.Context, ns string, req LookupRequest) (ddcLink, error) {
+func (e *Engine) linkCollection(ctx context.Context, ns string, req LookupRequest, call APICall) (ddcLink, error) {
 	compInd := req.ThreeDSCompInd
 	if compInd == "" {
 		compInd = "U"
 	}
 	unknown := ddcLink{compInd: compInd, flag: ddcUnknown, ddcID: req.DDCID}
-	key, err := e.collectionKey(ctx, req.DDCID)
+	key, err := e.collectionKey(ctx, ns, call.CaptureTenant, req.DDCID)
 	if err != nil {
 		return ddcLink{}, fmt.Errorf("lookup: device data collection %s: %w", req.DDCID, err)
 	}
@@ -425,26 +425,6 @@ func (e *Engine) linkCollection(ctx context.Context, ns string, req LookupReques
 			req.DDCID, t.Method.Merchant)})
 	}
 	return link, nil
-}
-
-// collectionKey finds the stored collection a lookup's ddcId names: the
-// one a merchant's ddcId was bound to (Captures), else, for a ddcId the
-// sandbox made (DDCPrefix and the transaction id), the collection stored
-// under it; "" for none.
-func (e *Engine) collectionKey(ctx context.Context, ddcID string) (string, error) {
-	if e.cfg.Captures != nil && ddcID != "" && len(ddcID) <= MaxDDCID {
-		id, err := e.cfg.Captures.DDC(ctx, ddcID)
-		switch {
-		case err == nil:
-			return DDCPrefix + id, nil
-		case !errors.Is(err, ErrNotFound):
-			return "", err
-		}
-	}
-	if strings.HasPrefix(ddcID, DDCPrefix) {
-		return ddcID, nil
-	}
-	return "", nil
 }
 
 // errOtherCard is markCollectionUsed's refusal of a collection made for

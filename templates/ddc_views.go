@@ -45,9 +45,10 @@ type DDCCallback struct {
 	Error       string
 	CallbackURL string
 	Fields      []Field
-	// Message is the object posted to the parent window, Cardinal's
-	// profile.completed style; TargetOrigin the origin it may go to
-	// ("*" when callbackUrl gave none).
-	Message      map[string]any
+	// Message is the JSON text posted to the parent window, as a string
+	// (Cardinal's profile.completed message, which its listeners
+	// JSON.parse); TargetOrigin the origin it may go to ("*" when
+	// callbackUrl gave none).
+	Message      string
 	TargetOrigin string
 }

@@ -1,9 +1,15 @@
 package templates
 
 import (
+	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
 )
+
+// postedMessage finds the string literal the outcome page posts to its
+// parent window.
+var postedMessage = regexp.MustCompile(`window\.parent\.postMessage\(("(?:[^"\\]|\\.)*"),`)
 
 func init() {
 	views[PageDDCMethod] = DDCMethod{Nonce: "n0nce", DDCID: "6b0cbd4f", ThreeDSServerTransID: "8a880dc0-d2d2-4067-bcb1-b08d1690b26e",
@@ -12,7 +18,7 @@ func init() {
 	views[PageDDCMethodNotify] = DDCMethodNotify{Nonce: "n0nce", ThreeDSServerTransID: "8a880dc0-d2d2-4067-bcb1-b08d1690b26e"}
 	views[PageDDCCallback] = DDCCallback{Nonce: "n0nce", Status: "completed", CallbackURL: "https://shop.example/ddc-callback",
 		Fields:       []Field{{"ddcId", "6b0cbd4f"}, {"status", "completed"}, {"threeDSCompInd", "Y"}},
-		Message:      map[string]any{"MessageType": "profile.completed", "SessionId": "6b0cbd4f", "Status": true},
+		Message:      `{"MessageType":"profile.completed","Payload":{"ActionCode":"SUCCESS","SessionId":"6b0cbd4f"},"SessionId":"6b0cbd4f","Status":true}`,
 		TargetOrigin: "https://shop.example"}
 }
 
@@ -36,7 +42,7 @@ func TestDDCPages(t *testing.T) {
 
 	cb := views[PageDDCCallback].(DDCCallback)
 	cb.Fields = append(cb.Fields, Field{"error", `"><script>alert(1)</script>`})
-	cb.Message["error"] = `</script><script>alert(1)</script>`
+	cb.Message = strings.Replace(cb.Message, `"Status":true`, `"Status":false,"error":"</script><script>alert(1)</script>"`, 1)
 	doc, raw = render(t, PageDDCCallback, cb)
 	if got := attr(t, doc.Find("form#threeds-ddc-callback"), "action"); got != "https://shop.example/ddc-callback" {
 		t.Errorf("callback form action %q", got)
@@ -47,8 +53,14 @@ func TestDDCPages(t *testing.T) {
 	if strings.Contains(raw, "<script>alert(1)") {
 		t.Errorf("a value escaped its context:\n%s", raw)
 	}
-	if !strings.Contains(raw, `"https://shop.example"`) || !strings.Contains(raw, `"profile.completed"`) {
-		t.Errorf("the message or its target origin is missing:\n%s", raw)
+	if !strings.Contains(raw, `"https://shop.example"`) {
+		t.Errorf("the message's target origin is missing:\n%s", raw)
+	}
+	// The message is a JavaScript string holding the JSON text, whole.
+	lit := postedMessage.FindStringSubmatch(raw)
+	var text string
+	if lit == nil || json.Unmarshal([]byte(lit[1]), &text) != nil || text != cb.Message {
+		t.Errorf("the page posts %q, want the string %q", lit, cb.Message)
 	}
 	noURL := cb
 	noURL.CallbackURL, noURL.Failed, noURL.Status, noURL.Error, noURL.TargetOrigin = "", true, "failed", "jwt: bad signature", "*"

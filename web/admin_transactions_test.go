@@ -450,10 +450,11 @@ func TestAdminWait(t *testing.T) {
 			t.Errorf("another token's: %d", r.Status)
 		}
 	})
-	t.Run("bounded", func(t *testing.T) {
+	t.Run("bounded, and shared fairly", func(t *testing.T) {
 		open := []string{e.lookupRef("tok", e.card("visa-challenge"), "b1"), e.lookupRef("tok", e.card("visa-challenge"), "b2"),
 			e.lookupRef("third", e.card("visa-challenge"), "b3")}
 		var wg sync.WaitGroup
+		tokTook := make(chan time.Duration, 2)
 		for i, id := range open {
 			token := "tok"
 			if i == 2 {
@@ -462,24 +463,51 @@ func TestAdminWait(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				wait(token, id, "2s")
+				r, took := wait(token, id, "3s")
+				if token == "tok" {
+					if r.Status != 200 || r.Body["final"] != false {
+						t.Errorf("tok's wait: %d %s", r.Status, r.Raw)
+					}
+					tokTook <- took
+				}
 			}()
+			time.Sleep(50 * time.Millisecond) // b1 is tok's oldest
 		}
 		time.Sleep(300 * time.Millisecond)
 		if m := e.call(http.MethodGet, "/metrics", "", nil); !strings.Contains(m.Raw, "\nthreeds_admin_waits_open 3\n") {
 			t.Errorf("the metrics do not count 3 open waits")
 		}
-		id := e.lookupRef("fourth", e.card("visa-challenge"), "b4")
 		r, _ := wait("tok", open[0], "1s")
 		checkErrorBody(t, r, http.StatusTooManyRequests, "103")
 		if r.Str("errorCode") != "AD15" || !strings.Contains(r.Str("error"), "per token") {
 			t.Errorf("a third wait of one token: %s", r.Raw)
 		}
-		if r, _ := wait("fourth", id, "1s"); r.Status != http.StatusTooManyRequests || !strings.Contains(r.Str("error"), "in all") {
-			t.Errorf("a fourth wait in all: %d %s", r.Status, r.Raw)
+		// Every slot is taken; a token holding none takes the oldest of
+		// the token holding the most, which answers at once.
+		id := e.lookupRef("fourth", e.card("visa-challenge"), "b4")
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if r, _ := wait("fourth", id, "1s"); r.Status != 200 || r.Body["final"] != false {
+				t.Errorf("a fourth token's wait while all are taken: %d %s", r.Status, r.Raw)
+			}
+		}()
+		select {
+		case took := <-tokTook:
+			if took > 2*time.Second {
+				t.Errorf("tok's oldest wait ended after %s, want at once when its slot was taken", took)
+			}
+		case <-time.After(2 * time.Second):
+			t.Error("no wait of tok ended when a token holding none needed its slot")
+		}
+		// Now each token holds one: a fifth is refused, with the reason.
+		time.Sleep(100 * time.Millisecond)
+		fifth := e.lookupRef("fifth", e.card("visa-challenge"), "b5")
+		if r, _ := wait("fifth", fifth, "1s"); r.Status != http.StatusTooManyRequests || !strings.Contains(r.Str("error"), "in all") {
+			t.Errorf("a fifth token's wait: %d %s", r.Status, r.Raw)
 		}
 		wg.Wait()
-		if r, _ := wait("fourth", id, "50ms"); r.Status != 200 {
+		if r, _ := wait("fifth", fifth, "50ms"); r.Status != 200 {
 			t.Errorf("a wait once the others ended: %d %s", r.Status, r.Raw)
 		}
 	})

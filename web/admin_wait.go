@@ -52,13 +52,26 @@ func waitParams(r *http.Request) (time.Duration, error) {
 	return d, nil
 }
 
-// waitSlots bounds the waits open at once, in all and per namespace.
+// waitSlots bounds the waits open at once, in all and per namespace, and
+// shares them fairly: a namespace holds at most perToken, and when every
+// slot is taken a namespace holding fewer than another (by two or more)
+// takes the slot of that other's oldest wait, which answers at once with
+// the transaction as it stands, as at its timeout. So no group of
+// namespaces can keep another out while it holds more than that one.
 type waitSlots struct {
 	max, perToken int
 
 	mu    sync.Mutex
 	total int
-	by    map[string]int
+	by    map[string][]*waitSlot // each namespace's open waits, the oldest first
+}
+
+// waitSlot is one open wait; yield is closed when another namespace takes
+// its slot.
+type waitSlot struct {
+	ns    string
+	yield chan struct{}
+	gone  bool // its slot was taken or released
 }
 
 func newWaitSlots(max, perToken int) *waitSlots {
@@ -68,31 +81,63 @@ func newWaitSlots(max, perToken int) *waitSlots {
 	if perToken <= 0 {
 		perToken = DefaultMaxWaitsPerToken
 	}
-	return &waitSlots{max: max, perToken: perToken, by: map[string]int{}}
+	return &waitSlots{max: max, perToken: min(perToken, max), by: map[string][]*waitSlot{}}
 }
 
 // take takes a slot for namespace ns, or answers the 429 error.
-func (w *waitSlots) take(ns string) (release func(), err error) {
+func (w *waitSlots) take(ns string) (*waitSlot, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	switch {
-	case w.by[ns] >= w.perToken:
+	mine := len(w.by[ns])
+	if mine >= w.perToken {
 		return nil, emulator.NewError(emulator.CodeTooManyWaits, emulator.EMVLimitExceeded,
 			fmt.Sprintf("this token already has %d waits open (the most per token); wait for one to end", w.perToken), "wait")
-	case w.total >= w.max:
-		return nil, emulator.NewError(emulator.CodeTooManyWaits, emulator.EMVLimitExceeded,
-			fmt.Sprintf("the sandbox already holds %d waits open (the most in all); try again shortly", w.max), "wait")
 	}
-	w.total++
-	w.by[ns]++
-	return func() {
-		w.mu.Lock()
-		defer w.mu.Unlock()
-		w.total--
-		if w.by[ns]--; w.by[ns] == 0 {
-			delete(w.by, ns)
+	if w.total >= w.max {
+		most, held := "", 0
+		for other, open := range w.by {
+			if len(open) > held {
+				most, held = other, len(open)
+			}
 		}
-	}, nil
+		if held < mine+2 {
+			return nil, emulator.NewError(emulator.CodeTooManyWaits, emulator.EMVLimitExceeded,
+				fmt.Sprintf("the sandbox already holds %d waits open (the most in all), none of a token holding more than one above this token's %d; try again shortly", w.max, mine), "wait")
+		}
+		w.drop(w.by[most][0])
+	}
+	slot := &waitSlot{ns: ns, yield: make(chan struct{})}
+	w.by[ns] = append(w.by[ns], slot)
+	w.total++
+	return slot, nil
+}
+
+// release gives back the slot of a wait that ended.
+func (w *waitSlots) release(slot *waitSlot) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !slot.gone {
+		w.drop(slot)
+	}
+}
+
+// drop removes slot from its namespace's and tells its wait, under w.mu.
+func (w *waitSlots) drop(slot *waitSlot) {
+	slot.gone = true
+	close(slot.yield)
+	open := w.by[slot.ns]
+	for i, s := range open {
+		if s == slot {
+			open = append(open[:i:i], open[i+1:]...)
+			break
+		}
+	}
+	if len(open) == 0 {
+		delete(w.by, slot.ns)
+	} else {
+		w.by[slot.ns] = open
+	}
+	w.total--
 }
 
 // open returns how many waits are open.
@@ -107,14 +152,14 @@ func (w *waitSlots) open() int {
 // busy: it sleeps until the journal announces a change of the namespace
 // (a decision taken on any replica), the token's clock moves, the
 // transaction's own timeout or automatic decision falls due, the timeout
-// passes, the client leaves or the server closes; then it reads the
-// store again.
+// passes, the client leaves, the server closes or another token takes
+// its slot (waitSlots); then it reads the store again.
 func (s *Server) waitFinal(ctx context.Context, ns, id string, timeout time.Duration) (TransactionDetail, error) {
-	release, err := s.waits.take(ns)
+	slot, err := s.waits.take(ns)
 	if err != nil {
 		return TransactionDetail{}, err
 	}
-	defer release()
+	defer s.waits.release(slot)
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
 	spaces := s.cfg.Engine.Namespaces()
@@ -147,6 +192,9 @@ func (s *Server) waitFinal(ctx context.Context, ns, id string, timeout time.Dura
 		case <-clock:
 		case <-due.C:
 		case <-deadline.C:
+			due.Stop()
+			return s.transaction(ctx, ns, id)
+		case <-slot.yield:
 			due.Stop()
 			return s.transaction(ctx, ns, id)
 		case <-ctx.Done():

@@ -34,7 +34,7 @@ func (s *Server) requireToken(next http.Handler) http.Handler {
 		info := infoOf(r.Context())
 		info.namespace = id.Namespace
 		if id.Open {
-			info.note = accessTokenNote(id.Client)
+			info.note, info.captures = accessTokenNote(id.Client), auth.ClientNamespace(id.Client)
 		}
 		if info.id == "" { // not behind observe (tests of the handler alone)
 			r = r.WithContext(context.WithValue(r.Context(), infoKey{}, info))

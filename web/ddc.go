@@ -79,7 +79,7 @@ func (s *Server) handleDDCCollect(w http.ResponseWriter, r *http.Request) {
 		req.Problem = problem
 	case err != nil:
 		req.Problem = emulator.NewError(emulator.CodeCaptureJWT, emulator.EMVAccessDenied, err.Error(), "jwt")
-	case cred.Console && !validNamespace(cred.OrgUnitID):
+	case cred.Console && !auth.ValidNamespace(cred.OrgUnitID):
 		req.Problem = emulator.NewError(emulator.CodeCaptureJWT, emulator.EMVAccessDenied, "jwt: the console's OrgUnitId names no namespace", "jwt")
 	}
 	out := s.cfg.Engine.Capture(r.Context(), req)
@@ -112,7 +112,7 @@ func (s *Server) captureCredential(c auth.DDCCredential) emulator.CaptureCredent
 	}
 	cc := emulator.CaptureCredential{Merchant: merchant, Namespace: auth.ClientNamespace(merchant), JTI: c.JTI, Expires: c.Expires,
 		Claimable: !c.Verified, Notes: c.Notes}
-	if c.Console && c.Verified && validNamespace(c.OrgUnitID) {
+	if c.Console && c.Verified && auth.ValidNamespace(c.OrgUnitID) {
 		cc.Namespace = c.OrgUnitID
 	}
 	return cc
@@ -137,11 +137,6 @@ func (s *Server) consoleDDCToken(ns, ddcID string) (string, error) {
 		"iss": auth.ConsoleMerchant, "OrgUnitId": ns, "ReferenceId": ddcID,
 		"Payload": map[string]any{"OrderDetails": map[string]any{"OrderNumber": ddcID}},
 	})
-}
-
-// validNamespace tells whether s has the form of a namespace: 16 hex digits.
-func validNamespace(s string) bool {
-	return len(s) == 16 && strings.Trim(s, "0123456789abcdef") == ""
 }
 
 // handleDDCMethodNotification serves POST
@@ -193,20 +188,16 @@ func (s *Server) ddcCallback(w http.ResponseWriter, r *http.Request, callback st
 	if o := originOf(callback); o != "" {
 		v.TargetOrigin = o
 	}
-	msg := map[string]any{"MessageType": "profile.completed", "SessionId": out.DDCID, "ddcId": out.DDCID}
 	fields := []templates.Field{{Name: "ddcId", Value: out.DDCID}}
 	if e := out.Err; e != nil {
 		v.Status, v.Failed, v.Error = "failed", true, e.Message
-		msg["Status"], msg["errorCode"], msg["error"], msg["emvErrorCode"] = false, string(e.Code), e.Message, e.EMVCode
 		fields = append(fields, templates.Field{Name: "status", Value: v.Status}, templates.Field{Name: "errorCode", Value: string(e.Code)},
 			templates.Field{Name: "emvErrorCode", Value: e.EMVCode}, templates.Field{Name: "error", Value: e.Message})
 	} else {
-		msg["Status"], msg["threeDSCompInd"], msg["threeDsServerTransId"] = true, out.CompInd, out.ThreeDSServerTransID
 		fields = append(fields, templates.Field{Name: "status", Value: v.Status}, templates.Field{Name: "threeDSCompInd", Value: out.CompInd},
 			templates.Field{Name: "threeDsServerTransId", Value: out.ThreeDSServerTransID})
 	}
-	msg["status"] = v.Status
-	v.Message, v.Fields = msg, fields
+	v.Message, v.Fields = profileMessage(out), fields
 	// A failure is an outcome like a success: the page delivers it, with
 	// 200, as a browser loading it in a hidden iframe expects (an error
 	// status would only be an error in the merchant's console).

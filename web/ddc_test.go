@@ -2,8 +2,10 @@ package web_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -85,8 +87,10 @@ func TestCaptureForm(t *testing.T) {
 	if got := actionRe.FindStringSubmatch(end.Raw); got == nil || got[1] != shopCallback {
 		t.Errorf("the outcome is posted to %v, want callbackUrl", got)
 	}
-	if !strings.Contains(end.Raw, `"MessageType":"profile.completed"`) || !strings.Contains(end.Raw, `"https://shop.example"`) {
-		t.Errorf("no profile.completed message for the callback's origin:\n%s", end.Raw)
+	msg := profileOf(t, end.Raw)
+	if msg.MessageType != "profile.completed" || msg.Payload.ActionCode != "SUCCESS" || msg.Payload.SessionId != ddcID ||
+		!msg.Status || msg.CompInd != "Y" || !strings.Contains(end.Raw, `"https://shop.example"`) {
+		t.Errorf("no profile.completed message for the callback's origin: %+v\n%s", msg, end.Raw)
 	}
 	lookup := e.lookup(tok, testkit.LookupBody(t, "4000000000009409", func(m map[string]any) { m["ddcId"] = ddcID; delete(m, "threeDSCompInd") }))
 	if lookup.Status != http.StatusOK || lookup.Str("threeDsServerTransId") != fields["threeDsServerTransId"] {
@@ -145,8 +149,8 @@ func TestCaptureRefused(t *testing.T) {
 			if got := actionRe.FindStringSubmatch(r.Raw); got == nil || got[1] != shopCallback {
 				t.Errorf("the failure is posted to %v, want callbackUrl", got)
 			}
-			if !strings.Contains(r.Raw, `"Status":false`) {
-				t.Errorf("the parent window is not told of the failure")
+			if m := profileOf(t, r.Raw); m.Status || m.Payload.ActionCode != "ERROR" || m.ErrorCode != tt.code {
+				t.Errorf("the parent window is not told of the failure: %+v", m)
 			}
 		})
 	}
@@ -166,7 +170,7 @@ func TestCaptureRefused(t *testing.T) {
 	}
 	// No valid callbackUrl: the page only tells the parent window.
 	r := e.form("/V2/ddcCollect", url.Values{"callbackUrl": {"javascript:alert(1)"}})
-	if r.Status != http.StatusOK || strings.Contains(r.Raw, `<form id="threeds-ddc-callback"`) || !strings.Contains(r.Raw, `"Status":false`) {
+	if r.Status != http.StatusOK || strings.Contains(r.Raw, `<form id="threeds-ddc-callback"`) || profileOf(t, r.Raw).Payload.ActionCode != "ERROR" {
 		t.Errorf("bad callbackUrl: HTTP %d\n%s", r.Status, r.Raw)
 	}
 }
@@ -205,4 +209,31 @@ func (e *env) token(id, secret string) string {
 		e.t.Fatalf("token: HTTP %d %s", r.Status, r.Raw)
 	}
 	return r.Str("access_token")
+}
+
+// postedMessage finds the string literal an outcome page posts to its
+// parent window.
+var postedMessage = regexp.MustCompile(`window\.parent\.postMessage\(("(?:[^"\\]|\\.)*"),`)
+
+// profile is what the tests read of the profile.completed message.
+type profile struct {
+	MessageType string
+	Payload     struct{ ActionCode, SessionId string }
+	Status      bool
+	StatusText  string `json:"status"` // else Status takes it too: encoding/json folds case
+	CompInd     string `json:"threeDSCompInd"`
+	ErrorCode   string `json:"errorCode"`
+}
+
+// profileOf is the message an outcome page posts to its parent window: a
+// string (as Cruise's listeners JSON.parse it), parsed.
+func profileOf(t *testing.T, raw string) profile {
+	t.Helper()
+	var text string
+	var m profile
+	lit := postedMessage.FindStringSubmatch(raw)
+	if lit == nil || json.Unmarshal([]byte(lit[1]), &text) != nil || json.Unmarshal([]byte(text), &m) != nil {
+		t.Fatalf("the page posts no JSON text to its parent:\n%s", raw)
+	}
+	return m
 }

@@ -59,6 +59,7 @@ type envOptions struct {
 	allowHosts  string        // --callback-allow-hosts
 	journalLag  time.Duration // the journal shows each event this late, as a shared one does
 	maxWaits    [2]int        // the admin API's waits in all and per token; 0: the defaults
+	issuerHost  bool          // the OAuth issuer is the URL each request reached (no --public-url)
 }
 
 // sandbox is an emulator's handler and its parts, as the tests build it.
@@ -135,7 +136,7 @@ func buildSandbox(tb testing.TB, o envOptions, public string) sandbox {
 		Chaos:            o.chaos,
 		StrictDDC:        o.strictDDC,
 		StoreMaxAge:      o.storeMaxAge,
-		Captures:         memstore.NewCaptures(0, now),
+		Captures:         memstore.NewCaptures(memstore.CapturesOptions{Now: now}),
 		Callbacks:        o.callbackState(),
 		CallbackBackoff:  o.backoff,
 	}, store)
@@ -160,7 +161,8 @@ func buildSandbox(tb testing.TB, o envOptions, public string) sandbox {
 		Callbacks:     web.CallbacksConfig{Allow: allow, Poll: 10 * time.Millisecond, Timeout: time.Second},
 		MaxWaits:      o.maxWaits[0],
 		// The second bound applies per token.
-		MaxWaitsPerToken: o.maxWaits[1],
+		MaxWaitsPerToken:  o.maxWaits[1],
+		IssuerFromRequest: o.issuerHost,
 	})
 	if err != nil {
 		tb.Fatal(err)

@@ -20,10 +20,13 @@ type infoKey struct{}
 // the context on arrival (one context copy per request), filled in later.
 type requestInfo struct {
 	id        string
-	namespace string    // set by requireToken
-	note      string    // set by requireToken: what the call's events note of its token
-	route     routeKind // set by the route group's middleware
-	template  string    // the matched route's path template, the metrics' label; set with route
+	namespace string // set by requireToken
+	note      string // set by requireToken: what the call's events note of its token
+	// captures is set by requireToken for an open OAuth client's token:
+	// the namespace of the unverified captures naming that client (iss).
+	captures string
+	route    routeKind // set by the route group's middleware
+	template string    // the matched route's path template, the metrics' label; set with route
 }
 
 // routeKind is the group of routes a request matched; it decides how an

@@ -2,11 +2,14 @@ package web
 
 import (
 	"errors"
+	"fmt"
 	"log/slog"
 	"mime"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/web/auth"
 	"github.com/threeds-sandbox/threeds-sandbox/web/respond"
@@ -17,22 +20,26 @@ import (
 // played by the sandbox itself:
 //
 //	GET  {base}/.well-known/openid-configuration       discovery (OpenID Connect Discovery 1.0)
+//	GET  {base}/.well-known/oauth-authorization-server the same metadata (RFC 8414)
 //	GET  {base}/.well-known/openid-configuration/jwks  the published keys: none, the tokens are HS256
 //	POST {base}/connect/token                          the token endpoint (RFC 6749): client_credentials
+//	GET  {base}/connect/authorize                      the authorization endpoint: unauthorized_client, always
 //
-// The issuer is the sandbox's public URL. Clients are the configured
-// merchants (--merchants: client_id is the merchant's API identifier,
-// client_secret its secret), authenticated by HTTP Basic or by form
-// fields. With none configured and no --tokens either (the open
-// default), any client id and secret get a token for the namespace of
-// that client id, marked as open; the API calls made with it say so in
-// the journal.
+// The issuer is the sandbox's public URL, or without one the URL the
+// client reached. Clients are the configured merchants (--merchants:
+// client_id is the merchant's API identifier, client_secret its secret),
+// authenticated by HTTP Basic or by form fields. With none configured and
+// no --tokens either (the open default), any client id and secret get a
+// token for the namespace of that credential, marked as open; the API
+// calls made with it say so in the journal.
 
 // Paths of the identity server, under the base path.
 const (
 	PathDiscovery = "/.well-known/openid-configuration"
+	PathOAuthMeta = "/.well-known/oauth-authorization-server"
 	PathJWKS      = "/.well-known/openid-configuration/jwks"
 	PathToken     = "/connect/token"
+	PathAuthorize = "/connect/authorize"
 )
 
 // ScopeAPI is the scope the token endpoint grants when none is asked.
@@ -42,8 +49,10 @@ const ScopeAPI = "threeds"
 // bearer token.
 func (s *Server) oauthRoutes(o routeGroup) {
 	o.HandleFunc(PathDiscovery, s.handleDiscovery).Methods(http.MethodGet, http.MethodHead)
+	o.HandleFunc(PathOAuthMeta, s.handleOAuthMetadata).Methods(http.MethodGet, http.MethodHead)
 	o.HandleFunc(PathJWKS, s.handleJWKS).Methods(http.MethodGet, http.MethodHead)
 	o.HandleFunc(PathToken, s.handleToken).Methods(http.MethodPost)
+	o.HandleFunc(PathAuthorize, s.handleAuthorize).Methods(http.MethodGet, http.MethodPost)
 }
 
 // setUpAuth builds what decides who calls: the access tokens (keys
@@ -57,7 +66,10 @@ func (s *Server) setUpAuth() error {
 		masters = append(masters, p.Hash)
 	}
 	issuer := s.cfg.PublicURL
-	if issuer == "" {
+	switch {
+	case s.cfg.IssuerFromRequest:
+		issuer = "" // each token names the URL its client reached
+	case issuer == "":
 		issuer = "urn:threeds-sandbox"
 	}
 	access, err := auth.NewAccessTokens(issuer, masters, s.cfg.TokenLifetime, s.cfg.Now)
@@ -77,40 +89,8 @@ func (s *Server) setUpAuth() error {
 		consoleKeys[i] = auth.ConsoleDDCKey(m)
 	}
 	s.ddc = auth.DDCVerifier{Merchants: s.cfg.Merchants, ConsoleKeys: consoleKeys, Now: s.cfg.Now}
+	s.attempts = auth.NewAttempts(s.cfg.Merchants, s.cfg.Now)
 	return nil
-}
-
-// publicBase is the sandbox's base URL for r: the public URL, or when
-// none is configured the request's host and the base path.
-func (s *Server) publicBase(r *http.Request) string {
-	if s.cfg.PublicURL != "" {
-		return s.cfg.PublicURL
-	}
-	return "http://" + r.Host + s.cfg.BasePath
-}
-
-// handleDiscovery serves GET {base}/.well-known/openid-configuration.
-func (s *Server) handleDiscovery(w http.ResponseWriter, r *http.Request) {
-	base := s.publicBase(r)
-	w.Header().Set("Cache-Control", "public, max-age=300")
-	respond.JSON(w, http.StatusOK, map[string]any{
-		"issuer":                                s.access.Issuer(),
-		"token_endpoint":                        base + PathToken,
-		"jwks_uri":                              base + PathJWKS,
-		"grant_types_supported":                 []string{"client_credentials"},
-		"token_endpoint_auth_methods_supported": []string{"client_secret_basic", "client_secret_post"},
-		"scopes_supported":                      []string{ScopeAPI},
-		"response_types_supported":              []string{},
-		"subject_types_supported":               []string{"public"},
-		"claims_supported":                      []string{"sub", "client_id", "scope"},
-		"service_documentation":                 base + "/docs/oauth-callbacks",
-	})
-}
-
-// handleJWKS serves the published keys: none, since the access tokens
-// are signed with a symmetric key that only the sandbox holds.
-func (s *Server) handleJWKS(w http.ResponseWriter, r *http.Request) {
-	respond.JSON(w, http.StatusOK, map[string]any{"keys": []any{}})
 }
 
 // tokenError is the error body of the token endpoint (RFC 6749, 5.2).
@@ -150,7 +130,13 @@ func (s *Server) handleToken(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	id, secret, basic, err := clientCredentials(r)
+	id, secret, err := clientCredentials(r)
+	if errors.Is(err, errUnreadableBasic) {
+		// The client tried the header: 401 and the challenge (RFC 6749, 5.2).
+		h.Set("WWW-Authenticate", basicChallenge)
+		fail(http.StatusUnauthorized, "invalid_client", err.Error())
+		return
+	}
 	if err != nil {
 		fail(http.StatusBadRequest, "invalid_request", err.Error())
 		return
@@ -172,15 +158,25 @@ func (s *Server) handleToken(w http.ResponseWriter, r *http.Request) {
 		fail(http.StatusBadRequest, "invalid_scope", "the only scope is "+ScopeAPI)
 		return
 	}
+	if wait, ok := s.attempts.Allow(id); !ok {
+		secs := int64(wait/time.Second) + 1
+		h.Set("Retry-After", strconv.FormatInt(secs, 10))
+		respond.JSON(w, http.StatusTooManyRequests, tokenError{Error: "invalid_client", Description: fmt.Sprintf(
+			"too many wrong secrets for client %q: it may try again in %ds (%d in a row, then one each %s)", id, secs, auth.FailureBurst, auth.FailureInterval)})
+		return
+	}
 	open, reason := s.clientAllowed(id, secret)
 	if reason != "" {
-		if basic {
-			h.Set("WWW-Authenticate", `Basic realm="3ds-sandbox"`)
-		}
+		h.Set("WWW-Authenticate", basicChallenge)
 		fail(http.StatusUnauthorized, "invalid_client", reason)
 		return
 	}
-	tok, err := s.access.Issue(id, scope, open)
+	var tok string
+	if open {
+		tok, err = s.access.IssueFor(s.issuer(r), id, scope, s.authority.OpenClientNamespace(id, secret))
+	} else {
+		tok, err = s.access.IssueFor(s.issuer(r), id, scope, "")
+	}
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -193,28 +189,39 @@ func (s *Server) handleToken(w http.ResponseWriter, r *http.Request) {
 		ExpiresIn: int64(s.access.Lifetime().Seconds()), Scope: scope})
 }
 
+// basicChallenge is the token endpoint's WWW-Authenticate: the client
+// authenticates with HTTP Basic.
+const basicChallenge = `Basic realm="3ds-sandbox", charset="UTF-8"`
+
+// errUnreadableBasic is an Authorization header the token endpoint cannot
+// read as HTTP Basic.
+var errUnreadableBasic = errors.New(`the Authorization header is not HTTP Basic with a Base64 "id:secret", each URL-encoded`)
+
 // clientCredentials reads the client's id and secret from the Basic
 // header (each URL-encoded, RFC 6749 2.3.1) or the form; both at once is
-// refused, as the RFC says.
-func clientCredentials(r *http.Request) (id, secret string, basic bool, err error) {
+// refused, as the RFC says. A header that is not readable Basic is
+// errUnreadableBasic.
+func clientCredentials(r *http.Request) (id, secret string, err error) {
 	hid, hsecret, basic := r.BasicAuth()
 	fid, fsecret := r.PostForm.Get("client_id"), r.PostForm.Get("client_secret")
 	switch {
+	case !basic && len(r.Header["Authorization"]) > 0:
+		return "", "", errUnreadableBasic
 	case basic && fsecret != "":
-		return "", "", true, errors.New("authenticate the client once: the Authorization header or client_secret, not both")
+		return "", "", errors.New("authenticate the client once: the Authorization header or client_secret, not both")
 	case basic:
 		if id, err = url.QueryUnescape(hid); err == nil {
 			secret, err = url.QueryUnescape(hsecret)
 		}
 		if err != nil {
-			return "", "", true, errors.New("the client id and secret of the Authorization header must be URL-encoded")
+			return "", "", fmt.Errorf("%w: its id or secret is not URL-encoded", errUnreadableBasic)
 		}
 		if fid != "" && fid != id {
-			return "", "", true, errors.New("client_id differs from the Authorization header's")
+			return "", "", errors.New("client_id differs from the Authorization header's")
 		}
-		return id, secret, true, nil
+		return id, secret, nil
 	}
-	return fid, fsecret, false, nil
+	return fid, fsecret, nil
 }
 
 // clientAllowed says whether the client may have a token: a configured
@@ -228,6 +235,7 @@ func (s *Server) clientAllowed(id, secret string) (open bool, reason string) {
 		return false, "the client id must be 1 to 64 letters, digits, '.', '_' or '-'"
 	case s.cfg.Merchants.Configured():
 		if !s.cfg.Merchants.Authenticate(id, secret) {
+			s.attempts.Failed(id)
 			return false, "unknown client or wrong secret"
 		}
 		return false, ""

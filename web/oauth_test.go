@@ -3,8 +3,10 @@ package web_test
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -161,7 +163,12 @@ func TestTokenEndpoint(t *testing.T) {
 	if r.Status != http.StatusOK {
 		t.Fatalf("lookup: HTTP %d %s", r.Status, r.Raw)
 	}
-	entry, found, _ := e.Journal.Get(context.Background(), auth.ClientNamespace("any-client"), r.Str("threeDsServerTransId"))
+	parsed, _ := jws.Parse(tok)
+	var claims auth.AccessClaims
+	if parsed == nil || parsed.Claims(&claims) != nil || !claims.Open || !auth.ValidNamespace(claims.Namespace) {
+		t.Fatalf("the open client's token names no namespace: %+v", claims)
+	}
+	entry, found, _ := e.Journal.Get(context.Background(), claims.Namespace, r.Str("threeDsServerTransId"))
 	if !found || len(entry.Events) == 0 || !strings.Contains(entry.Events[0].Detail, "no configuration names") {
 		t.Errorf("the open client's lookup is not flagged in the journal: %+v", entry)
 	}
@@ -204,5 +211,109 @@ func TestTokenEndpoint(t *testing.T) {
 	var re *oauth2.RetrieveError
 	if _, err := cc.Token(context.Background()); !errors.As(err, &re) || re.ErrorCode != "invalid_client" {
 		t.Errorf("static tokens configured, no merchants: %v, want invalid_client", err)
+	}
+}
+
+// TestTokenEndpointSlowsGuessing: wrong secrets of one client are
+// answered 401 up to the burst, then 429 with Retry-After without the
+// secret being checked, its right one included; another client is not
+// slowed.
+func TestTokenEndpointSlowsGuessing(t *testing.T) {
+	e := newEnv(t, func(o *envOptions) { o.merchants = shopID + ":" + shopSecret + ",shop-2:shop-2-secret-0123456789" })
+	token := func(id, secret string) result {
+		return e.form("/connect/token", url.Values{"grant_type": {"client_credentials"}, "client_id": {id}, "client_secret": {secret}})
+	}
+	for i := range auth.FailureBurst {
+		if r := token(shopID, fmt.Sprint("guess-", i)); r.Status != http.StatusUnauthorized {
+			t.Fatalf("wrong secret %d: HTTP %d %s", i+1, r.Status, r.Raw)
+		}
+	}
+	for _, secret := range []string{"guess-x", shopSecret} {
+		r := token(shopID, secret)
+		if r.Status != http.StatusTooManyRequests || r.Str("error") != "invalid_client" || r.Header.Get("Retry-After") == "" ||
+			!strings.Contains(r.Str("error_description"), "too many wrong secrets") {
+			t.Errorf("beyond the burst (%s): HTTP %d %s, Retry-After %q", secret, r.Status, r.Raw, r.Header.Get("Retry-After"))
+		}
+	}
+	if r := token("shop-2", "shop-2-secret-0123456789"); r.Status != http.StatusOK {
+		t.Errorf("another client during the flood: HTTP %d %s", r.Status, r.Raw)
+	}
+}
+
+// TestOAuthMetadata: the discovery document has every member OpenID
+// Connect Discovery requires, RFC 8414's document is served with the
+// same, and the authorization endpoint they name refuses every client.
+func TestOAuthMetadata(t *testing.T) {
+	e := newEnv(t)
+	oidc := e.call(http.MethodGet, "/.well-known/openid-configuration", "", nil)
+	rfc := e.call(http.MethodGet, "/.well-known/oauth-authorization-server", "", nil)
+	for _, doc := range []result{oidc, rfc} {
+		if doc.Status != http.StatusOK || doc.Str("issuer") != e.URL || doc.Str("token_endpoint") != e.URL+"/connect/token" ||
+			doc.Str("authorization_endpoint") != e.URL+"/connect/authorize" {
+			t.Errorf("metadata: HTTP %d %s", doc.Status, doc.Raw)
+		}
+		if types, _ := doc.Body["response_types_supported"].([]any); len(types) == 0 {
+			t.Errorf("response_types_supported empty: %s", doc.Raw)
+		}
+	}
+	for _, member := range []string{"subject_types_supported", "id_token_signing_alg_values_supported", "jwks_uri"} {
+		if v, _ := oidc.Body[member].([]any); len(v) == 0 && oidc.Str(member) == "" {
+			t.Errorf("discovery lacks %s: %s", member, oidc.Raw)
+		}
+	}
+	for _, method := range []string{http.MethodGet, http.MethodPost} {
+		if r := e.call(method, "/connect/authorize?response_type=code&client_id=shop-1", "", nil); r.Status != http.StatusBadRequest || r.Str("error") != "unauthorized_client" {
+			t.Errorf("%s /connect/authorize: HTTP %d %s", method, r.Status, r.Raw)
+		}
+	}
+}
+
+// TestTokenEndpointUnreadableBasic: an Authorization header that is not
+// readable HTTP Basic answers 401 invalid_client with WWW-Authenticate,
+// as every other refusal of the client does.
+func TestTokenEndpointUnreadableBasic(t *testing.T) {
+	e := newEnv(t, func(o *envOptions) { o.merchants = shopID + ":" + shopSecret })
+	for _, h := range []string{"Basic !!!not-base64", "Basic " + base64.StdEncoding.EncodeToString([]byte("no-colon")),
+		"Basic " + base64.StdEncoding.EncodeToString([]byte("shop-1:%zz")), "Bearer abc", "Basic"} {
+		req, _ := http.NewRequest(http.MethodPost, e.URL+"/connect/token", strings.NewReader("grant_type=client_credentials"))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Authorization", h)
+		r := e.do(req)
+		if r.Status != http.StatusUnauthorized || r.Str("error") != "invalid_client" || !strings.HasPrefix(r.Header.Get("WWW-Authenticate"), "Basic ") {
+			t.Errorf("%q: HTTP %d %s, WWW-Authenticate %q", h, r.Status, r.Raw, r.Header.Get("WWW-Authenticate"))
+		}
+	}
+	if r := e.form("/connect/token", url.Values{"grant_type": {"client_credentials"}, "client_id": {shopID}, "client_secret": {"wrong"}}); r.Header.Get("WWW-Authenticate") == "" {
+		t.Errorf("a wrong secret in the form: no WWW-Authenticate")
+	}
+}
+
+// TestIssuerFromRequest: without a public URL the issuer is the URL the
+// client reached, in discovery and in the token, and the token is
+// accepted whichever host it was issued at.
+func TestIssuerFromRequest(t *testing.T) {
+	e := newEnv(t, func(o *envOptions) { o.issuerHost = true })
+	at := func(method, path, host string, body io.Reader) result {
+		req, _ := http.NewRequest(method, e.URL+path, body)
+		req.Host = host
+		if body != nil {
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		}
+		return e.do(req)
+	}
+	for _, host := range []string{"127.0.0.1:8080", "localhost:8080", "sandbox.test"} {
+		d := at(http.MethodGet, "/.well-known/openid-configuration", host, nil)
+		if d.Str("issuer") != "http://"+host || d.Str("token_endpoint") != "http://"+host+"/connect/token" {
+			t.Errorf("discovery at %s: %s", host, d.Raw)
+		}
+		tok := at(http.MethodPost, "/connect/token", host, strings.NewReader("grant_type=client_credentials&client_id=shop-1&client_secret=s")).Str("access_token")
+		parsed, err := jws.Parse(tok)
+		var claims auth.AccessClaims
+		if err != nil || parsed.Claims(&claims) != nil || claims.Issuer != "http://"+host {
+			t.Errorf("token at %s: iss %q, %v", host, claims.Issuer, err)
+		}
+		if r := e.lookup(tok, testkit.LookupBody(t, e.card("visa-frictionless-y"), nil)); r.Status != http.StatusOK {
+			t.Errorf("the token issued at %s, used at %s: HTTP %d %s", host, e.URL, r.Status, r.Raw)
+		}
 	}
 }

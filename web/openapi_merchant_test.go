@@ -83,6 +83,19 @@ func TestOpenAPIMerchantRoutes(t *testing.T) {
 		if r := c.send(lookup, true); r.Status != http.StatusUnauthorized || r.Str("errorCode") != "AU03" {
 			t.Errorf("lookup with an expired access token: %d %s", r.Status, r.Raw)
 		}
+		c.send(get("/.well-known/oauth-authorization-server"), true)
+		c.send(get("/connect/authorize?response_type=code&client_id=shop-1"), true)
+		unreadable := form("/connect/token", url.Values{"grant_type": {"client_credentials"}})
+		unreadable.header.Set("Authorization", "Basic !!")
+		if r := c.send(unreadable, true); r.Status != http.StatusUnauthorized {
+			t.Errorf("an unreadable Basic header: %d %s", r.Status, r.Raw)
+		}
+		for range 10 {
+			c.send(form("/connect/token", url.Values{"grant_type": {"client_credentials"}, "client_id": {shopID}, "client_secret": {"wrong"}}), true)
+		}
+		if r := c.send(form("/connect/token", url.Values{"grant_type": {"client_credentials"}, "client_id": {shopID}, "client_secret": {"wrong"}}), true); r.Status != http.StatusTooManyRequests {
+			t.Errorf("beyond the wrong secrets' burst: %d %s", r.Status, r.Raw)
+		}
 	})
 
 	t.Run("callback registration", func(t *testing.T) {

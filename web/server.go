@@ -58,6 +58,11 @@ type Config struct {
 	PreviousKeys []KeyPair
 	// PublicURL is the emulator's base URL as browsers reach it.
 	PublicURL string
+	// IssuerFromRequest makes the OAuth issuer the URL each client
+	// reached (its scheme, Host and the base path) rather than PublicURL:
+	// set when no public URL was configured, so that a client discovering
+	// at http://127.0.0.1:<port> finds that issuer there.
+	IssuerFromRequest bool
 
 	// Engine runs the 3DS flows. The server reaches the catalogue and the
 	// runtime scenarios through it.
@@ -153,6 +158,8 @@ type Server struct {
 	authority *auth.Authority
 	access    *auth.AccessTokens
 	ddc       auth.DDCVerifier
+	// attempts slows down the guessing of configured clients' secrets.
+	attempts *auth.Attempts
 	// sender delivers the result callbacks; nil when the engine has
 	// none. stopSender ends it and waits.
 	sender     *callback.Sender

@@ -2,7 +2,6 @@ package memstore
 
 import (
 	"context"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -11,86 +10,152 @@ import (
 )
 
 // DefaultMaxCaptures bounds the ddcIds, and apart the JWT ids, Captures
-// keeps.
+// keeps for every tenant together.
 const DefaultMaxCaptures = 100_000
 
 // Captures keeps the merchants' ddcIds and the JWT ids of their captures
-// in this process: of each kind at most max entries, each until its time
-// to live ends. At the bound, the expired entries of a random sample are
-// forgotten, or the one of them that expires first.
+// in this process: of each kind at most PerTenant entries of one tenant
+// and Max of all, each until its time to live ends. A tenant at its share
+// forgets its own entry that expires first (the expired ones of a random
+// sample first); at the bound of all, the tenant holding the most does,
+// so that a flood by one tenant never evicts another's.
 type Captures struct {
-	max int
 	now func() time.Time
 
 	mu   sync.Mutex
-	ddcs map[string]expiring
-	jtis map[string]expiring
-}
-
-// expiring is a value and when it ends.
-type expiring struct {
-	value   string
-	expires time.Time
+	ddcs *shares
+	jtis *shares
 }
 
 var _ emulator.Captures = (*Captures)(nil)
 
-// NewCaptures returns empty captures keeping at most max of each kind
-// (DefaultMaxCaptures when max <= 0); now nil is time.Now.
-func NewCaptures(max int, now func() time.Time) *Captures {
-	if max <= 0 {
-		max = DefaultMaxCaptures
-	}
-	if now == nil {
-		now = time.Now
-	}
-	return &Captures{max: max, now: now, ddcs: map[string]expiring{}, jtis: map[string]expiring{}}
+// CapturesOptions set up Captures.
+type CapturesOptions struct {
+	// Max bounds the entries of each kind of all tenants together;
+	// DefaultMaxCaptures when <= 0.
+	Max int
+	// PerTenant bounds those of one tenant; emulator.MaxCapturesPerTenant
+	// when <= 0, and never above Max.
+	PerTenant int
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
 }
 
-// BindDDC binds ddcID to transaction id unless it is bound already.
-func (c *Captures) BindDDC(_ context.Context, ddcID, id string, ttl time.Duration) (bool, error) {
-	return c.setOnce(c.ddcs, strings.Clone(ddcID), strings.Clone(id), ttl), nil
+// NewCaptures returns empty captures.
+func NewCaptures(opt CapturesOptions) *Captures {
+	if opt.Max <= 0 {
+		opt.Max = DefaultMaxCaptures
+	}
+	if opt.PerTenant <= 0 {
+		opt.PerTenant = emulator.MaxCapturesPerTenant
+	}
+	opt.PerTenant = min(opt.PerTenant, opt.Max)
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	return &Captures{now: opt.Now, ddcs: newShares(opt.PerTenant, opt.Max), jtis: newShares(opt.PerTenant, opt.Max)}
 }
 
-// DDC returns the transaction id ddcID names.
-func (c *Captures) DDC(_ context.Context, ddcID string) (string, error) {
+// ddcKey is the key of k in the map of ddcIds: its scope, then the ddcId.
+func ddcKey(k emulator.DDCKey) string { return k.Scope() + "\x00" + k.DDCID }
+
+// BindDDC binds k to transaction id unless it is bound already.
+func (c *Captures) BindDDC(_ context.Context, k emulator.DDCKey, id string, ttl time.Duration) (bool, error) {
+	now := c.now()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	e, ok := c.ddcs[ddcID]
-	if !ok || !e.expires.After(c.now()) {
+	return c.ddcs.setOnce(k.Tenant, ddcKey(k), strings.Clone(id), now, now.Add(ttl)), nil
+}
+
+// DDC returns the transaction id k names.
+func (c *Captures) DDC(_ context.Context, k emulator.DDCKey) (string, error) {
+	now := c.now()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.ddcs.entries[ddcKey(k)]
+	if !ok || !e.expires.After(now) {
 		return "", emulator.ErrNotFound
 	}
 	return e.value, nil
 }
 
-// UseJTI records jti of issuer unless it was recorded already.
-func (c *Captures) UseJTI(_ context.Context, issuer, jti string, ttl time.Duration) (bool, error) {
-	return c.setOnce(c.jtis, strconv.Itoa(len(issuer))+":"+issuer+":"+jti, "", ttl), nil
-}
-
-// setOnce sets key in m to value for ttl unless a live entry holds it.
-func (c *Captures) setOnce(m map[string]expiring, key, value string, ttl time.Duration) bool {
+// UseJTI records jti of tenant unless it was recorded already.
+func (c *Captures) UseJTI(_ context.Context, tenant, jti string, ttl time.Duration) (bool, error) {
 	now := c.now()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if e, ok := m[key]; ok && e.expires.After(now) {
-		return false
+	return c.jtis.setOnce(tenant, tenant+"\x00"+jti, "", now, now.Add(ttl)), nil
+}
+
+// shares is a map of expiring entries, each counted in the share of the
+// tenant that set it: at most per of a tenant, total of all.
+type shares struct {
+	per, total int
+	entries    map[string]shareEntry
+	// of holds each tenant's keys; sizes finds the tenant holding most.
+	of    map[string]map[string]struct{}
+	sizes sizeIndex
+}
+
+// shareEntry is a value, when it ends, and whose share it counts in.
+type shareEntry struct {
+	value   string
+	expires time.Time
+	tenant  string
+}
+
+func newShares(per, total int) *shares {
+	return &shares{per: per, total: total, entries: map[string]shareEntry{}, of: map[string]map[string]struct{}{}}
+}
+
+// setOnce sets key, in tenant's share, to value until expires unless a
+// live entry holds it; at tenant's share the tenant forgets one of its
+// own, at the bound of all the tenant holding the most does.
+func (s *shares) setOnce(tenant, key, value string, now, expires time.Time) bool {
+	if e, ok := s.entries[key]; ok {
+		if e.expires.After(now) {
+			return false
+		}
+		s.remove(key, e.tenant)
 	}
-	if len(m) >= c.max {
-		forget(m, now)
+	if len(s.of[tenant]) >= s.per {
+		s.forget(tenant, now)
 	}
-	m[key] = expiring{value: value, expires: now.Add(ttl)}
+	if len(s.entries) >= s.total {
+		s.forget(s.sizes.largest(), now)
+	}
+	tenant, key = strings.Clone(tenant), strings.Clone(key)
+	s.entries[key] = shareEntry{value: value, expires: expires, tenant: tenant}
+	keys := s.of[tenant]
+	if keys == nil {
+		keys = map[string]struct{}{}
+		s.of[tenant] = keys
+	}
+	keys[key] = struct{}{}
+	s.sizes.add(tenant, 1)
 	return true
 }
 
-// forget makes room in a full map, at a bounded cost: of a random sample
-// of 64 entries, the expired ones go; when none has, the one that expires
-// first.
-func forget(m map[string]expiring, now time.Time) {
+// remove deletes key of tenant.
+func (s *shares) remove(key, tenant string) {
+	delete(s.entries, key)
+	keys := s.of[tenant]
+	delete(keys, key)
+	if len(keys) == 0 {
+		delete(s.of, tenant)
+	}
+	s.sizes.add(tenant, -1)
+}
+
+// forget makes room in tenant's share, at a bounded cost: of a random
+// sample of 64 of its entries, the expired ones go; when none has, the
+// one that expires first.
+func (s *shares) forget(tenant string, now time.Time) {
 	first, at, n, freed := "", time.Time{}, 0, false
-	for k, e := range m { // map iteration starts at a random place
+	for k := range s.of[tenant] { // map iteration starts at a random place
+		e := s.entries[k]
 		if !e.expires.After(now) {
-			delete(m, k)
+			s.remove(k, tenant)
 			freed = true
 		} else if first == "" || e.expires.Before(at) {
 			first, at = k, e.expires
@@ -99,7 +164,51 @@ func forget(m map[string]expiring, now time.Time) {
 			break
 		}
 	}
-	if !freed {
-		delete(m, first)
+	if !freed && first != "" {
+		s.remove(first, tenant)
 	}
+}
+
+// sizeIndex counts each tenant's entries and finds the tenant holding
+// the most in constant time: at[n] holds the tenants with n entries.
+type sizeIndex struct {
+	of  map[string]int
+	at  []map[string]struct{}
+	top int
+}
+
+// add changes tenant's count by d (+1 or -1).
+func (x *sizeIndex) add(tenant string, d int) {
+	if x.of == nil {
+		x.of, x.at = map[string]int{}, []map[string]struct{}{nil}
+	}
+	n := x.of[tenant]
+	if n > 0 {
+		delete(x.at[n], tenant)
+	}
+	n += d
+	if n <= 0 {
+		delete(x.of, tenant)
+	} else {
+		x.of[tenant] = n
+		for len(x.at) <= n {
+			x.at = append(x.at, map[string]struct{}{})
+		}
+		x.at[n][tenant] = struct{}{}
+		x.top = max(x.top, n)
+	}
+	for x.top > 0 && len(x.at[x.top]) == 0 {
+		x.top--
+	}
+}
+
+// largest is a tenant holding the most entries; "" when none holds any.
+func (x *sizeIndex) largest() string {
+	if x.top == 0 {
+		return ""
+	}
+	for t := range x.at[x.top] {
+		return t
+	}
+	return ""
 }

@@ -60,34 +60,45 @@ func TestSessionsContract(t *testing.T) {
 
 // TestCapturesContract runs the captures contract on the memory store.
 func TestCapturesContract(t *testing.T) {
-	c := memstore.NewCaptures(0, nil)
-	storetest.RunCaptures(t, c, c)
+	storetest.RunCaptures(t, func(t *testing.T, perTenant int) (a, b emulator.Captures) {
+		c := memstore.NewCaptures(memstore.CapturesOptions{PerTenant: perTenant})
+		return c, c
+	})
 }
 
-// TestCapturesBound: at its bound, Captures forgets rather than grows,
-// and never a live entry while an expired one is at hand.
+// TestCapturesBound: at the bound of all tenants, Captures forgets
+// rather than grows: an entry of the tenant holding the most, never a
+// live one of it while an expired one is at hand, and never one of a
+// tenant holding fewer.
 func TestCapturesBound(t *testing.T) {
 	ctx := context.Background()
 	clock := time.Unix(1e9, 0)
-	c := memstore.NewCaptures(3, func() time.Time { return clock })
+	c := memstore.NewCaptures(memstore.CapturesOptions{Max: 4, PerTenant: 4, Now: func() time.Time { return clock }})
+	key := func(tenant, id string) emulator.DDCKey { return emulator.DDCKey{Tenant: tenant, DDCID: id} }
+	if ok, _ := c.BindDDC(ctx, key("small", "s"), "tx", time.Hour); !ok {
+		t.Fatal("bind refused")
+	}
 	for i, id := range []string{"a", "b", "c"} {
-		if ok, _ := c.BindDDC(ctx, id, "tx", time.Duration(i+1)*time.Minute); !ok {
+		if ok, _ := c.BindDDC(ctx, key("big", id), "tx", time.Duration(i+1)*time.Minute); !ok {
 			t.Fatalf("bind %s refused", id)
 		}
 	}
-	if ok, _ := c.BindDDC(ctx, "d", "tx", time.Hour); !ok {
+	if ok, _ := c.BindDDC(ctx, key("third", "d"), "tx", time.Hour); !ok {
 		t.Fatal("bind beyond the bound refused")
 	}
-	if _, err := c.DDC(ctx, "a"); err == nil {
-		t.Error("the entry that expires first survived the bound")
+	if _, err := c.DDC(ctx, key("big", "a")); err == nil {
+		t.Error("the largest tenant's entry that expires first survived the bound")
 	}
-	clock = clock.Add(150 * time.Second) // b (2m) expires, c (3m) lives
-	if ok, _ := c.BindDDC(ctx, "e", "tx", time.Hour); !ok {
+	if _, err := c.DDC(ctx, key("small", "s")); err != nil {
+		t.Errorf("a tenant holding one entry lost it to the bound: %v", err)
+	}
+	clock = clock.Add(150 * time.Second) // big's b (2m) expires, c (3m) lives
+	if ok, _ := c.BindDDC(ctx, key("third", "e"), "tx", time.Hour); !ok {
 		t.Fatal("bind refused")
 	}
-	for _, id := range []string{"c", "d", "e"} {
-		if _, err := c.DDC(ctx, id); err != nil {
-			t.Errorf("%s was forgotten while an expired entry was at hand: %v", id, err)
+	for _, k := range []emulator.DDCKey{key("small", "s"), key("big", "c"), key("third", "d"), key("third", "e")} {
+		if _, err := c.DDC(ctx, k); err != nil {
+			t.Errorf("%+v was forgotten while an expired entry was at hand: %v", k, err)
 		}
 	}
 }

@@ -2,6 +2,9 @@ package redisstore
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"strconv"
 	"time"
@@ -11,65 +14,149 @@ import (
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 )
 
-// Captures keeps the merchants' ddcIds (prefix "dd:" ddcId -> transaction
-// id) and the JWT ids their captures used (prefix "jt:" issuer's length,
-// issuer, jti), each key with its time to live, so that every replica
-// refuses a replayed JWT or a ddcId in use, atomically (SET NX).
+// Captures keeps the merchants' ddcIds and the JWT ids their captures
+// used, so that every replica refuses a replayed JWT or a ddcId in use,
+// atomically. No key name holds a ddcId, a jti or a namespace: each is
+// named by a keyed hash (HMAC-SHA256 under a key derived from the state
+// hash key, 16 bytes in hex), so a dump of Redis tells nothing of the
+// merchants' ids without the key:
+//
+//	dd:{hash of scope and ddcId}  the threeDSServerTransID the ddcId names; TTL the capture's
+//	jt:{hash of tenant and jti}   a JWT id used; TTL the JWT's remaining life
+//	ddt:{hash of tenant}          sorted set of the tenant's dd: hashes, by expiry
+//	jtt:{hash of tenant}          sorted set of the tenant's jt: hashes, by expiry
+//
+// One script sets an entry once and keeps the tenant's set within
+// emulator.MaxCapturesPerTenant, ending the tenant's own entry that
+// expires first beyond it, never another tenant's. After a key rotation
+// the entries hashed under a previous key (Keys) are still found and
+// still refuse a second use, until they expire.
 type Captures struct {
-	c       rueidis.Client
-	prefix  string
-	timeout time.Duration
+	c         rueidis.Client
+	prefix    string
+	timeout   time.Duration
+	perTenant int
+	keys      [][]byte // the current first
 }
 
 var _ emulator.Captures = (*Captures)(nil)
 
-// NewCaptures returns the captures kept over client c under prefix
-// (DefaultPrefix when empty); every call is bounded by timeout
-// (DefaultTimeout when zero).
-func NewCaptures(c rueidis.Client, prefix string, timeout time.Duration) (*Captures, error) {
+// CapturesOptions set up Captures.
+type CapturesOptions struct {
+	// Prefix of every key; DefaultPrefix when empty.
+	Prefix string
+	// Timeout bounds every call; DefaultTimeout when zero.
+	Timeout time.Duration
+	// Keys are the state hash keys, the current first: the keyed hashes
+	// of the key names are made under the current one and looked up
+	// under each. At least one is required.
+	Keys [][]byte
+	// PerTenant bounds each tenant's entries of each kind;
+	// emulator.MaxCapturesPerTenant when zero.
+	PerTenant int
+}
+
+// NewCaptures returns the captures kept over client c.
+func NewCaptures(c rueidis.Client, opt CapturesOptions) (*Captures, error) {
 	if c == nil {
 		return nil, errors.New("redisstore: NewCaptures needs a client")
 	}
-	if prefix == "" {
-		prefix = DefaultPrefix
+	if len(opt.Keys) == 0 || len(opt.Keys[0]) == 0 {
+		return nil, errors.New("redisstore: NewCaptures needs the state hash key")
 	}
-	if timeout <= 0 {
-		timeout = DefaultTimeout
+	if opt.Prefix == "" {
+		opt.Prefix = DefaultPrefix
 	}
-	return &Captures{c: c, prefix: prefix, timeout: timeout}, nil
+	if opt.Timeout <= 0 {
+		opt.Timeout = DefaultTimeout
+	}
+	if opt.PerTenant <= 0 {
+		opt.PerTenant = emulator.MaxCapturesPerTenant
+	}
+	r := &Captures{c: c, prefix: opt.Prefix, timeout: opt.Timeout, perTenant: opt.PerTenant}
+	for _, k := range opt.Keys {
+		m := hmac.New(sha256.New, k)
+		m.Write([]byte("threeds-sandbox\x00redis capture names"))
+		r.keys = append(r.keys, m.Sum(nil))
+	}
+	return r, nil
 }
 
-// BindDDC binds ddcID to transaction id unless it is bound already.
-func (r *Captures) BindDDC(ctx context.Context, ddcID, id string, ttl time.Duration) (bool, error) {
-	return r.setOnce(ctx, "bind a ddcId", r.prefix+"dd:"+ddcID, id, ttl)
+// name is the keyed hash, under key i, of the parts of a key name.
+func (r *Captures) name(i int, parts ...string) string {
+	m := hmac.New(sha256.New, r.keys[i])
+	for _, p := range parts {
+		m.Write([]byte(strconv.Itoa(len(p)) + ":" + p))
+	}
+	return hex.EncodeToString(m.Sum(nil)[:16])
 }
 
-// DDC returns the transaction id ddcID names.
-func (r *Captures) DDC(ctx context.Context, ddcID string) (string, error) {
+// BindDDC binds k to transaction id unless it is bound already.
+func (r *Captures) BindDDC(ctx context.Context, k emulator.DDCKey, id string, ttl time.Duration) (bool, error) {
+	return r.setOnce(ctx, "bind a ddcId", "dd:", "ddt:", k.Tenant, []string{k.Scope(), k.DDCID}, id, ttl)
+}
+
+// DDC returns the transaction id k names.
+func (r *Captures) DDC(ctx context.Context, k emulator.DDCKey) (string, error) {
 	ctx, cancel := bounded(ctx, r.timeout)
 	defer cancel()
-	id, err := r.c.Do(ctx, r.c.B().Get().Key(r.prefix+"dd:"+ddcID).Build()).ToString()
+	names := make([]string, len(r.keys))
+	for i := range r.keys {
+		names[i] = r.prefix + "dd:" + r.name(i, k.Scope(), k.DDCID)
+	}
+	vals, err := r.c.Do(ctx, r.c.B().Mget().Key(names...).Build()).ToArray()
 	if err != nil {
 		return "", Classify("read a ddcId", err)
 	}
-	return id, nil
+	for _, v := range vals {
+		if id, err := v.ToString(); err == nil {
+			return id, nil
+		}
+	}
+	return "", emulator.ErrNotFound
 }
 
-// UseJTI records jti of issuer unless it was recorded already.
-func (r *Captures) UseJTI(ctx context.Context, issuer, jti string, ttl time.Duration) (bool, error) {
-	return r.setOnce(ctx, "record a JWT id", r.prefix+"jt:"+strconv.Itoa(len(issuer))+":"+issuer+":"+jti, "1", ttl)
+// UseJTI records jti of tenant unless it was recorded already.
+func (r *Captures) UseJTI(ctx context.Context, tenant, jti string, ttl time.Duration) (bool, error) {
+	return r.setOnce(ctx, "record a JWT id", "jt:", "jtt:", tenant, []string{tenant, jti}, "1", ttl)
 }
 
-// setOnce sets key to value for ttl unless it exists.
-func (r *Captures) setOnce(ctx context.Context, op, key, value string, ttl time.Duration) (bool, error) {
+// setOnceScript sets KEYS[2] to ARGV[1] for ARGV[2] ms unless it, or any
+// of KEYS[3...] (its names under the previous keys), exists; KEYS[1] is
+// the tenant's set, which holds at most ARGV[4] members (the hashes of
+// the tenant's entries, under the prefix ARGV[5], scored by expiry): the
+// expired ones are dropped first, then those that expire first. ARGV[3]
+// is now in ms, ARGV[6] the new entry's member. 1 when set.
+var setOnceScript = rueidis.NewLuaScript(`
+for i = 2, #KEYS do
+  if redis.call('EXISTS', KEYS[i]) == 1 then return 0 end
+end
+local ttl, now = tonumber(ARGV[2]), tonumber(ARGV[3])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+while redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[4]) do
+  local first = redis.call('ZRANGE', KEYS[1], 0, 0)[1]
+  redis.call('DEL', ARGV[5] .. first)
+  redis.call('ZREM', KEYS[1], first)
+end
+redis.call('SET', KEYS[2], ARGV[1], 'PX', ttl)
+redis.call('ZADD', KEYS[1], now + ttl, ARGV[6])
+if redis.call('PTTL', KEYS[1]) < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end
+return 1`)
+
+// setOnce sets the entry named by parts (under kind) to value for ttl
+// unless it exists, in tenant's set (under set).
+func (r *Captures) setOnce(ctx context.Context, op, kind, set, tenant string, parts []string, value string, ttl time.Duration) (bool, error) {
 	ctx, cancel := bounded(ctx, r.timeout)
 	defer cancel()
-	err := r.c.Do(ctx, r.c.B().Set().Key(key).Value(value).Nx().PxMilliseconds(max(ttl.Milliseconds(), 1)).Build()).Error()
-	if rueidis.IsRedisNil(err) {
-		return false, nil
+	member := r.name(0, parts...)
+	keys := []string{r.prefix + set + r.name(0, "tenant", tenant), r.prefix + kind + member}
+	for i := 1; i < len(r.keys); i++ {
+		keys = append(keys, r.prefix+kind+r.name(i, parts...))
 	}
+	n, err := setOnceScript.Exec(ctx, r.c, keys, []string{value, strconv.FormatInt(max(ttl.Milliseconds(), 1), 10), ms(time.Now()),
+		strconv.Itoa(r.perTenant), r.prefix + kind, member}).AsInt64()
 	if err != nil {
 		return false, ClassifyWrite(op, err)
 	}
-	return true, nil
+	return n == 1, nil
 }

@@ -24,8 +24,8 @@
 //	j:{namespace}:...          the console journal of a namespace (see Journal)
 //	j:changed                  the channel on which journal changes are published
 //	cs:{session id}            a console session: the token it was opened with; TTL the session's
-//	dd:{ddcId}                 the threeDSServerTransID of the capture a merchant's ddcId names; TTL MaxAge
-//	jt:{len}:{issuer}:{jti}    a JWT id a capture used; TTL the JWT's remaining life
+//	dd:{hash}, ddt:{hash}      a merchant's ddcId and each tenant's set of them, by keyed hash (see Captures)
+//	jt:{hash}, jtt:{hash}      a JWT id a capture used and each tenant's set of them, by keyed hash
 //	cb:u, cb:q, cb:d           the result callbacks: URLs by namespace, the outbox by due time, the deliveries (see Callbacks)
 //	ready                      written by the readiness probe (a full Redis answers PING); TTL 1 minute
 //

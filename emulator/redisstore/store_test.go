@@ -42,18 +42,24 @@ func TestContract(t *testing.T) {
 }
 
 // TestCapturesContract runs the captures contract against a real
-// redis-server, with two values over it as two replicas.
+// redis-server, with two values over it as two replicas, each test under
+// a prefix of its own; b also holds a previous key, as after a rotation.
 func TestCapturesContract(t *testing.T) {
 	srv := testkit.StartRedis(t, testkit.RedisOptions{})
-	a, err := redisstore.NewCaptures(connect(t, srv), "captures:", time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := redisstore.NewCaptures(connect(t, srv), "captures:", time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	storetest.RunCaptures(t, a, b)
+	c := connect(t, srv)
+	storetest.RunCaptures(t, func(t *testing.T, perTenant int) (a, b emulator.Captures) {
+		opt := redisstore.CapturesOptions{Prefix: t.Name() + ":", Timeout: time.Second, Keys: [][]byte{[]byte("capture key")}, PerTenant: perTenant}
+		ra, err := redisstore.NewCaptures(c, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opt.Keys = append(opt.Keys, []byte("an older key"))
+		rb, err := redisstore.NewCaptures(c, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ra, rb
+	})
 }
 
 // TestCallbacksContract runs the result callbacks' contract against a

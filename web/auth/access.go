@@ -38,8 +38,11 @@ type AccessClaims struct {
 	NotBefore int64  `json:"nbf"`
 	ID        string `json:"jti"`
 	// Open marks a token issued to a client that no --merchants entry
-	// names (the open default).
-	Open bool `json:"open,omitempty"`
+	// names (the open default); Namespace is then that client's, the
+	// keyed hash of its id and secret (Authority.OpenClientNamespace),
+	// which the token carries since it does not carry the secret.
+	Open      bool   `json:"open,omitempty"`
+	Namespace string `json:"ns,omitempty"`
 }
 
 // Why an access token is refused; AccessError.Kind.
@@ -81,7 +84,10 @@ type AccessTokens struct {
 // NewAccessTokens returns the access tokens of issuer (the sandbox's
 // public URL), signed with a key derived from masters[0] and verified
 // with any of masters; lifetime <= 0 takes DefaultTokenLifetime; now nil
-// is time.Now.
+// is time.Now. An empty issuer stands for the URL each client reached
+// (no public URL is configured): each token then names the issuer it
+// was issued for (IssueFor), and a token the key signed is accepted
+// whatever issuer it names.
 func NewAccessTokens(issuer string, masters [][]byte, lifetime time.Duration, now func() time.Time) (*AccessTokens, error) {
 	if len(masters) == 0 || len(masters[0]) == 0 {
 		return nil, errors.New("auth: access tokens need a master key")
@@ -99,22 +105,43 @@ func NewAccessTokens(issuer string, masters [][]byte, lifetime time.Duration, no
 	return a, nil
 }
 
-// Issuer is the iss of the tokens: the sandbox's public URL.
+// Issuer is the iss of the tokens: the sandbox's public URL; empty when
+// each token names the URL its client reached.
 func (a *AccessTokens) Issuer() string { return a.issuer }
 
 // Lifetime is how long an issued token is valid.
 func (a *AccessTokens) Lifetime() time.Duration { return a.lifetime }
 
-// Issue makes an access token for clientID with scope; open marks a
-// client no configuration names.
+// Issue makes an access token for the configured client clientID with
+// scope; a client no configuration names (open) gets its token from
+// IssueFor, which knows its namespace.
 func (a *AccessTokens) Issue(clientID, scope string, open bool) (string, error) {
+	if open {
+		return "", errors.New("auth: the token of an open client is made by IssueFor, with its namespace")
+	}
+	return a.IssueFor(a.issuer, clientID, scope, "")
+}
+
+// IssueFor makes an access token of issuer (the configured one, or when
+// none is, the URL the client reached) for clientID with scope; ns is
+// the namespace (16 hex digits) of a client no configuration names,
+// empty for a configured one.
+func (a *AccessTokens) IssueFor(issuer, clientID, scope, ns string) (string, error) {
+	switch {
+	case a.issuer != "" && issuer != a.issuer:
+		return "", fmt.Errorf("auth: this sandbox's issuer is %q, not %q", a.issuer, issuer)
+	case issuer == "":
+		return "", errors.New("auth: an access token needs its issuer")
+	case ns != "" && !ValidNamespace(ns):
+		return "", fmt.Errorf("auth: the namespace of open client %q is not 16 hex digits", clientID)
+	}
 	now := a.now()
 	var id [12]byte
 	_, _ = rand.Read(id[:])
 	return jws.Sign(a.keys[0], "", AccessClaims{
-		Issuer: a.issuer, Subject: clientID, Audience: Audience, ClientID: clientID, Scope: scope,
+		Issuer: issuer, Subject: clientID, Audience: Audience, ClientID: clientID, Scope: scope,
 		IssuedAt: now.Unix(), NotBefore: now.Unix(), NotAfter: now.Add(a.lifetime).Unix(),
-		ID: hex.EncodeToString(id[:]), Open: open,
+		ID: hex.EncodeToString(id[:]), Open: ns != "", Namespace: ns,
 	})
 }
 
@@ -162,8 +189,13 @@ func (a *AccessTokens) signed(token string) (AccessClaims, error) {
 	if err := tok.Claims(&c); err != nil {
 		return AccessClaims{}, &AccessError{Kind: ErrTokenMalformed, Detail: err.Error()}
 	}
-	if c.Issuer != a.issuer || c.Audience != Audience || !ValidClientID(c.ClientID) {
+	if a.issuer != "" && c.Issuer != a.issuer || c.Issuer == "" || c.Audience != Audience || !ValidClientID(c.ClientID) {
 		return AccessClaims{}, &AccessError{Kind: ErrTokenForeign, Detail: fmt.Sprintf("issuer %q, audience %q", clip(c.Issuer), clip(c.Audience))}
+	}
+	if c.Open != (c.Namespace != "") || c.Open && !ValidNamespace(c.Namespace) {
+		// An open client's token of an earlier version named no
+		// namespace: the client id alone would have chosen it.
+		return AccessClaims{}, &AccessError{Kind: ErrTokenMalformed, Detail: "an open client's token without its namespace"}
 	}
 	return c, nil
 }
@@ -178,4 +210,18 @@ func (a *AccessTokens) inTime(c AccessClaims) error {
 		return &AccessError{Kind: ErrTokenMalformed, Detail: "not valid yet"}
 	}
 	return nil
+}
+
+// ValidNamespace tells whether s has the form of a namespace: 16
+// lower-case hex digits.
+func ValidNamespace(s string) bool {
+	if len(s) != 16 {
+		return false
+	}
+	for i := range len(s) {
+		if c := s[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }

@@ -125,7 +125,7 @@ func TestAccessTokenRemembered(t *testing.T) {
 func TestIdentify(t *testing.T) {
 	clock := testkit.NewClock(testkit.T0)
 	access := mustTokens(t, "http://sandbox", masterA, clock)
-	tok, _ := access.Issue("shop-1", "", true)
+	tok, _ := access.IssueFor("http://sandbox", "shop-1", "", "0123456789abcdef")
 	foreign, _ := jws.Sign([]byte("k"), "", map[string]any{"iss": "http://sandbox"})
 	keys := mustKeys(t, masterA)
 	open := mustAuthority(t, auth.NewTokens(nil), access, keys, clock)
@@ -133,7 +133,7 @@ func TestIdentify(t *testing.T) {
 
 	for _, a := range []*auth.Authority{open, closed} {
 		id, err := a.Identify(tok)
-		if err != nil || id.Namespace != auth.ClientNamespace("shop-1") || id.Client != "shop-1" || !id.Open {
+		if err != nil || id.Namespace != "0123456789abcdef" || id.Client != "shop-1" || !id.Open {
 			t.Errorf("access token: %+v, %v", id, err)
 		}
 		if _, err := a.Identify(foreign); !errors.Is(err, auth.ErrTokenForeign) {
@@ -179,5 +179,40 @@ func TestParseMerchants(t *testing.T) {
 		} else if strings.Contains(err.Error(), "0123456789abcdef") {
 			t.Errorf("ParseMerchants(%q): the error shows the secret: %v", bad, err)
 		}
+	}
+}
+
+// TestOpenClientNamespace: in the open default an OAuth client's
+// namespace is the keyed hash of its whole credential: the same id with
+// another secret is another tenant, and no static token shares it; an
+// open client's token carries it, and one without it is refused.
+func TestOpenClientNamespace(t *testing.T) {
+	clock := testkit.NewClock(testkit.T0)
+	access := mustTokens(t, "http://sandbox", masterA, clock)
+	a := mustAuthority(t, auth.NewTokens(nil), access, mustKeys(t, masterA), clock)
+	first, again, other := a.OpenClientNamespace("shop-1", "secret-a"), a.OpenClientNamespace("shop-1", "secret-a"), a.OpenClientNamespace("shop-1", "secret-b")
+	if first != again || first == other || !auth.ValidNamespace(first) {
+		t.Errorf("namespaces %q, %q, %q: want one per credential", first, again, other)
+	}
+	for _, ns := range []string{auth.ClientNamespace("shop-1"), mustKeys(t, masterA).Namespace("shop-1"), mustKeys(t, masterA).Namespace("secret-a")} {
+		if ns == first {
+			t.Errorf("the open client's namespace is %q, another credential's", ns)
+		}
+	}
+	if b := mustAuthority(t, auth.NewTokens(nil), access, mustKeys(t, masterB), clock); b.OpenClientNamespace("shop-1", "secret-a") == first {
+		t.Error("the namespace does not depend on the state hash key")
+	}
+	tok, err := access.IssueFor("http://sandbox", "shop-1", "", first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id, err := a.Identify(tok); err != nil || id.Namespace != first || !id.Open || id.Client != "shop-1" {
+		t.Errorf("Identify = %+v, %v", id, err)
+	}
+	if _, err := access.Issue("shop-1", "", true); err == nil {
+		t.Error("an open token without its namespace was issued")
+	}
+	if _, err := access.IssueFor("http://sandbox", "shop-1", "", "not a namespace"); err == nil {
+		t.Error("an open token with a malformed namespace was issued")
 	}
 }

@@ -99,9 +99,9 @@ func (v DDCVerifier) Verify(raw string) (DDCCredential, error) {
 	if err != nil {
 		return DDCCredential{}, &DDCError{Reason: err.Error()}
 	}
-	var c DDCClaims
-	if err := tok.Claims(&c); err != nil {
-		return DDCCredential{}, &DDCError{Reason: err.Error()}
+	c, err := decodeDDCClaims(tok.Payload)
+	if err != nil {
+		return DDCCredential{}, err
 	}
 	cred := DDCCredential{JTI: c.JTI, OrgUnitID: c.OrgUnitID, ReferenceID: c.ReferenceID}
 	if c.Issuer == "" {

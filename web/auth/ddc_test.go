@@ -1,6 +1,8 @@
 package auth_test
 
 import (
+	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -110,10 +112,10 @@ func TestDDCVerify(t *testing.T) {
 		{"unknown merchant", closed, ddcJWT(t, shopSecret, cruiseClaims(now, func(c map[string]any) { c["iss"] = "stranger" })), "stranger", "names no merchant"},
 		{"no iss", closed, ddcJWT(t, shopSecret, cruiseClaims(now, func(c map[string]any) { delete(c, "iss") })), "", "no iss"},
 		{"iss not an identifier", open, ddcJWT(t, shopSecret, cruiseClaims(now, func(c map[string]any) { c["iss"] = "a b" })), "", "not an API identifier"},
-		{"iss not a string", open, ddcJWT(t, shopSecret, cruiseClaims(now, func(c map[string]any) { c["iss"] = 7 })), "", "claims"},
+		{"iss not a string", open, ddcJWT(t, shopSecret, cruiseClaims(now, func(c map[string]any) { c["iss"] = 7 })), "", "claim iss is the number 7: it must be a string"},
 		{"no jti", closed, ddcJWT(t, shopSecret, cruiseClaims(now, func(c map[string]any) { delete(c, "jti") })), "shop-1", "no jti"},
 		{"no iat", closed, ddcJWT(t, shopSecret, cruiseClaims(now, func(c map[string]any) { delete(c, "iat") })), "shop-1", "no iat"},
-		{"iat as text", closed, ddcJWT(t, shopSecret, cruiseClaims(now, func(c map[string]any) { c["iat"] = "now" })), "", "claims"},
+		{"iat as text", closed, ddcJWT(t, shopSecret, cruiseClaims(now, func(c map[string]any) { c["iat"] = "now" })), "", `claim iat is the string "now": it must be a number, the seconds since 1970`},
 		{"iat in the future", closed, ddcJWT(t, shopSecret, cruiseClaims(now.Add(time.Hour), nil)), "shop-1", "future"},
 		{"older than 2h", closed, ddcJWT(t, shopSecret, cruiseClaims(now.Add(-2*time.Hour), nil)), "shop-1", "expired"},
 		{"exp passed", closed, ddcJWT(t, shopSecret, cruiseClaims(now, func(c map[string]any) { c["exp"] = now.Add(-time.Second).Unix() })), "shop-1", "expired"},
@@ -156,6 +158,72 @@ func FuzzDDCVerify(f *testing.F) {
 		}
 		if cred.Issuer == "" || cred.JTI == "" || !cred.Expires.After(now) {
 			t.Fatalf("Verify(%q) accepted %+v", raw, cred)
+		}
+	})
+}
+
+// TestDDCClaimTypes: a claim of the wrong type is named, with the type
+// it has and the one it needs, and nothing of Go shows.
+func TestDDCClaimTypes(t *testing.T) {
+	now := testkit.T0
+	v := auth.DDCVerifier{Now: func() time.Time { return now }}
+	tests := []struct {
+		claim string
+		value any
+		want  string
+	}{
+		{"iat", "1767225600", `claim iat is the string "1767225600": it must be a number, the seconds since 1970 (a NumericDate, such as 1767225600)`},
+		{"exp", map[string]any{}, "claim exp is an object: it must be a number"},
+		{"iat", nil, "no iat claim"},
+		{"IAT", "now", `claim IAT is the string "now": it must be a number`},
+		{"jti", 42, "claim jti is the number 42: it must be a string"},
+		{"jti", []any{"a"}, "claim jti is an array: it must be a string"},
+		{"OrgUnitId", true, "claim OrgUnitId is a boolean: it must be a string"},
+		{"ObjectifyPayload", "yes", `claim ObjectifyPayload is the string "yes": it must be true or false`},
+	}
+	for _, tt := range tests {
+		_, err := v.Verify(ddcJWT(t, shopSecret, cruiseClaims(now, func(c map[string]any) { c[tt.claim] = tt.value })))
+		var de *auth.DDCError
+		if !errors.As(err, &de) || !strings.HasPrefix(de.Reason, tt.want) {
+			t.Errorf("%s = %v: %v, want %q", tt.claim, tt.value, err, tt.want)
+			continue
+		}
+		for _, leak := range []string{"Go ", "struct", "float64", "unmarshal", "malformed"} {
+			if strings.Contains(de.Reason, leak) {
+				t.Errorf("%s = %v: the reason %q shows %q", tt.claim, tt.value, de.Reason, leak)
+			}
+		}
+	}
+	// A number beyond float64 is named too.
+	raw := "eyJhbGciOiJIUzI1NiJ9." + base64.RawURLEncoding.EncodeToString([]byte(`{"iss":"shop-1","jti":"j","iat":1e999}`)) + ".c2ln"
+	if _, err := v.Verify(raw); err == nil || !strings.Contains(err.Error(), "claim iat is the number 1e999: a number out of range") {
+		t.Errorf("iat 1e999: %v", err)
+	}
+}
+
+// FuzzDDCClaims: no payload crashes the claims' reader; a refusal names
+// a claim or the object, and what it accepts, encoding/json reads alike.
+func FuzzDDCClaims(f *testing.F) {
+	f.Add([]byte(`{"iss":"shop-1","jti":"j","iat":1767225600,"exp":1767229200,"ObjectifyPayload":true}`))
+	f.Add([]byte(`{"iat":"now"}`))
+	f.Add([]byte(`{"iat":1e999,"exp":-0.5}`))
+	f.Add([]byte(`{"jti":null,"iss":{"a":1}}`))
+	f.Add([]byte(`[]`))
+	f.Fuzz(func(t *testing.T, payload []byte) {
+		c, err := auth.DecodeDDCClaims(payload)
+		if err != nil {
+			var de *auth.DDCError
+			if !errors.As(err, &de) || !strings.HasPrefix(de.Reason, "claim ") && !strings.HasPrefix(de.Reason, "the claims ") {
+				t.Fatalf("DecodeDDCClaims(%q) = %v", payload, err)
+			}
+			return
+		}
+		var want auth.DDCClaims
+		if err := json.Unmarshal(payload, &want); err != nil {
+			t.Fatalf("DecodeDDCClaims(%q) accepted what encoding/json refuses: %v", payload, err)
+		}
+		if c.JTI != want.JTI || c.Issuer != want.Issuer {
+			t.Fatalf("DecodeDDCClaims(%q) = %+v, encoding/json %+v", payload, c, want)
 		}
 	})
 }

@@ -84,12 +84,26 @@ func (a *Authority) Identify(token string) (Identity, error) {
 		if err != nil {
 			return Identity{}, err
 		}
-		return Identity{Namespace: ClientNamespace(c.ClientID), Client: c.ClientID, Open: c.Open, Expires: time.Unix(c.NotAfter, 0)}, nil
+		ns := ClientNamespace(c.ClientID)
+		if c.Open {
+			ns = c.Namespace
+		}
+		return Identity{Namespace: ns, Client: c.ClientID, Open: c.Open, Expires: time.Unix(c.NotAfter, 0)}, nil
 	}
 	if !a.tokens.Required() {
 		return Identity{Namespace: a.keys.Namespace(token)}, nil
 	}
 	return Identity{}, ErrTokenRejected
+}
+
+// OpenClientNamespace is the namespace of the OAuth client id with
+// secret when no configuration names it (the open default): the keyed
+// hash of its whole credential, as a static token's namespace is of the
+// token, so that the same id with another secret is another tenant. No
+// bearer token has it: the hashed text starts with a NUL byte, which a
+// header value cannot carry, and a client id has none.
+func (a *Authority) OpenClientNamespace(id, secret string) string {
+	return a.keys.Namespace("\x00open client\x00" + id + "\x00" + secret)
 }
 
 // Accept reports whether Identify accepts token.

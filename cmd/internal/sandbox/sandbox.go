@@ -97,7 +97,11 @@ func New(c Config, log *slog.Logger) (*Sandbox, error) {
 	if err != nil {
 		return nil, fmt.Errorf("[templates] %w", err)
 	}
-	st, err := newState(c, log)
+	masters := [][]byte{hashKey}
+	for _, p := range previous {
+		masters = append(masters, p.Hash)
+	}
+	st, err := newState(c, log, masters)
 	if err != nil {
 		return nil, err
 	}
@@ -168,6 +172,9 @@ func New(c Config, log *slog.Logger) (*Sandbox, error) {
 		MaxWaits: c.MaxWaits,
 		// Per token, as --max-waits-per-token says.
 		MaxWaitsPerToken: c.MaxWaitsPerToken,
+		// Without --public-url the OAuth issuer is the URL each client
+		// reached, not the localhost URL assumed for the pages.
+		IssuerFromRequest: c.PublicURL == "",
 	})
 	if err != nil {
 		ln.Close()

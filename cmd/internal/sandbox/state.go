@@ -56,9 +56,11 @@ func (c Config) callbackBounds() emulator.CallbackBounds {
 	return emulator.CallbackBounds{Outbox: c.CallbackOutbox, OutboxPerNamespace: c.CallbackOutboxPerToken}
 }
 
-// newState builds the state --store names. A Redis that does not answer
-// within --store-wait fails here, before the server listens.
-func newState(c Config, log *slog.Logger) (*state, error) {
+// newState builds the state --store names; masters are the state hash
+// keys, the current first, under which Redis names what must not show
+// in a key name. A Redis that does not answer within --store-wait fails
+// here, before the server listens.
+func newState(c Config, log *slog.Logger, masters [][]byte) (*state, error) {
 	if c.Store == "memory" {
 		mem, err := memstore.New(memstore.Options{
 			MaxEntries: c.StoreMaxEntries,
@@ -71,7 +73,7 @@ func newState(c Config, log *slog.Logger) (*state, error) {
 		s := &state{store: mem, mem: mem, runtime: memstore.NewRuntime(scenarios.RuntimeLimits{}),
 			spaces:   memstore.NewNamespaces(memstore.NamespacesOptions{MaxAge: c.StoreMaxAge}),
 			sessions: memstore.NewSessions(c.ConsoleSessions, nil), close: func() {},
-			captures: memstore.NewCaptures(0, nil), callbacks: memstore.NewCallbacks(c.callbackBounds()), keys: memstore.NewKeyRegistry(nil)}
+			captures: memstore.NewCaptures(memstore.CapturesOptions{}), callbacks: memstore.NewCallbacks(c.callbackBounds()), keys: memstore.NewKeyRegistry(nil)}
 		s.stats = func() (int, uint64) { return mem.Len(), mem.Evicted() }
 		if c.JournalSize > 0 {
 			s.journal = memstore.NewJournal(c.journalOptions())
@@ -121,7 +123,7 @@ func newState(c Config, log *slog.Logger) (*state, error) {
 		client.Close()
 		return nil, fmt.Errorf("[store] %w", err)
 	}
-	captures, err := redisstore.NewCaptures(client, c.StorePrefix, c.StoreTimeout)
+	captures, err := redisstore.NewCaptures(client, redisstore.CapturesOptions{Prefix: c.StorePrefix, Timeout: c.StoreTimeout, Keys: masters})
 	if err != nil {
 		client.Close()
 		return nil, fmt.Errorf("[store] %w", err)

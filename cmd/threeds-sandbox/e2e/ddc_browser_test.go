@@ -27,6 +27,7 @@ import (
 type captureShop struct {
 	URL     string
 	sandbox string
+	page    *template.Template // the checkout page, of a capturePage
 
 	mu        sync.Mutex
 	pages     map[string]capturePage
@@ -39,6 +40,17 @@ type capturePage struct {
 	Card, DDCID, JWT           string
 }
 
+// captureForm is the hidden iframe and form of a checkout page, as the
+// real service's DDC page shows them.
+const captureForm = `<iframe id="ddc" name="ddc-frame" title="Device data capture" hidden></iframe>
+<form id="ddc-form" method="post" action="{{.Collect}}" target="ddc-frame" hidden>
+<input type="hidden" name="bin" value="{{.Card}}">
+<input type="hidden" name="callbackUrl" value="{{.Callback}}">
+<input type="hidden" name="ddcId" value="{{.DDCID}}">
+<input type="hidden" name="jwt" value="{{.JWT}}">
+</form>
+`
+
 var capturePageTemplate = template.Must(template.New("capture").Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -48,21 +60,17 @@ var capturePageTemplate = template.Must(template.New("capture").Parse(`<!DOCTYPE
 <body>
 <h1>Example Shop</h1>
 <p>Device data: <b id="profile">capturing</b></p>
-<iframe id="ddc" name="ddc-frame" title="Device data capture" hidden></iframe>
-<form id="ddc-form" method="post" action="{{.Collect}}" target="ddc-frame" hidden>
-<input type="hidden" name="bin" value="{{.Card}}">
-<input type="hidden" name="callbackUrl" value="{{.Callback}}">
-<input type="hidden" name="ddcId" value="{{.DDCID}}">
-<input type="hidden" name="jwt" value="{{.JWT}}">
-</form>
-<script>
+` + captureForm + `<script>
 (function(){
 var sandbox = {{.Sandbox}}, ddcId = {{.DDCID}};
 window.addEventListener("message", function(e) {
-  if (e.origin !== sandbox || !e.data || e.data.MessageType !== "profile.completed" || e.data.SessionId !== ddcId) { return; }
+  if (e.origin !== sandbox || typeof e.data !== "string") { return; }
+  var m = JSON.parse(e.data); // as Cardinal Cruise's pages tell merchants
+  if (m.MessageType !== "profile.completed" || m.Payload.SessionId !== ddcId) { return; }
   var p = document.getElementById("profile");
-  p.setAttribute("data-status", String(e.data.Status));
-  p.textContent = e.data.Status ? "completed, threeDSCompInd " + e.data.threeDSCompInd : "failed, " + e.data.errorCode;
+  p.setAttribute("data-status", String(m.Status));
+  p.setAttribute("data-action-code", m.Payload.ActionCode);
+  p.textContent = m.Status ? "completed, threeDSCompInd " + m.threeDSCompInd : "failed, " + m.errorCode;
 });
 document.getElementById("ddc-form").submit();
 })();
@@ -73,7 +81,13 @@ document.getElementById("ddc-form").submit();
 
 func newCaptureShop(t *testing.T, sandbox string) *captureShop {
 	t.Helper()
-	s := &captureShop{sandbox: sandbox, pages: map[string]capturePage{}, callbacks: make(chan url.Values, 8)}
+	return newCaptureShopWith(t, sandbox, capturePageTemplate)
+}
+
+// newCaptureShopWith is a captureShop whose checkout page is page.
+func newCaptureShopWith(t *testing.T, sandbox string, page *template.Template) *captureShop {
+	t.Helper()
+	s := &captureShop{sandbox: sandbox, page: page, pages: map[string]capturePage{}, callbacks: make(chan url.Values, 8)}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /checkout/{id}", func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
@@ -84,7 +98,7 @@ func newCaptureShop(t *testing.T, sandbox string) *captureShop {
 			return
 		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		_ = capturePageTemplate.Execute(w, p)
+		_ = s.page.Execute(w, p)
 	})
 	// The callbackUrl: the capture's iframe lands here with the outcome.
 	mux.HandleFunc("POST /ddc-callback", func(w http.ResponseWriter, r *http.Request) {
@@ -212,6 +226,30 @@ func TestBrowserDeviceDataCapture(t *testing.T) {
 		other := testkit.Call(t, http.MethodPost, p.URL+"/authentication/brw", testToken, testkit.LookupBody(t, card, func(m map[string]any) { m["ddcId"] = ddcID }))
 		if other.Status != http.StatusNotFound {
 			t.Errorf("another token's lookup of the capture: HTTP %d", other.Status)
+		}
+	})
+
+	// A clean start (DELETE /admin/transactions) leaves the capture
+	// working: its 3DS Method runs, and the lookup continues it.
+	t.Run("after a clean start", func(t *testing.T) {
+		if r := testkit.Call(t, http.MethodDelete, p.URL+"/admin/transactions", token, nil); r.Status != http.StatusNoContent {
+			t.Fatalf("DELETE /admin/transactions: HTTP %d %s", r.Status, r.Raw)
+		}
+		tb := newTab(t, browser, 30*time.Second)
+		const card = "4000000000009409"
+		page, ddcID := shop.checkout(t, card, shopID, shopKey)
+		tb.do("open the checkout", chromedp.Navigate(page))
+		cb := shop.callback(t, tb)
+		if cb.Get("status") != "completed" || cb.Get("threeDSCompInd") != "Y" {
+			t.Fatalf("callback after a clean start %v", cb)
+		}
+		tb.waitVisible(`#profile[data-status="true"]`)
+		lookup := testkit.Call(t, http.MethodPost, p.URL+"/authentication/brw", token, testkit.LookupBody(t, card, func(m map[string]any) {
+			m["ddcId"] = ddcID
+			delete(m, "threeDSCompInd")
+		}))
+		if lookup.Status != http.StatusOK || lookup.Str("threeDsServerTransId") != cb.Get("threeDsServerTransId") {
+			t.Fatalf("lookup after a clean start: HTTP %d %s, want the capture's %s", lookup.Status, lookup.Raw, cb.Get("threeDsServerTransId"))
 		}
 	})
 

@@ -1,0 +1,4 @@
+package auth
+
+// DecodeDDCClaims is decodeDDCClaims, for the fuzz target.
+var DecodeDDCClaims = decodeDDCClaims
