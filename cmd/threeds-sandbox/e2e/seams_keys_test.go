@@ -1,0 +1,205 @@
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
+)
+
+// load sends lookups from workers goroutines until stop is closed, each
+// with the body of next(worker, n) and the token of tokenOf(worker), and
+// calls seen with each answer's time, status and body.
+type load struct {
+	base    string
+	workers int
+	tokenOf func(worker int) string
+	next    func(worker, n int) map[string]any
+	seen    func(at time.Time, worker int, status int, body []byte)
+}
+
+// run sends until stop is closed or max lookups were sent in all, and
+// returns how many were sent.
+func (l load) run(t *testing.T, stop <-chan struct{}, max int) int {
+	t.Helper()
+	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: l.workers}}
+	defer client.CloseIdleConnections()
+	var mu sync.Mutex
+	sent := 0
+	var wg sync.WaitGroup
+	for w := range l.workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for n := 0; ; n++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				mu.Lock()
+				if sent >= max {
+					mu.Unlock()
+					return
+				}
+				sent++
+				mu.Unlock()
+				raw, _ := json.Marshal(l.next(w, n))
+				req, _ := http.NewRequest(http.MethodPost, l.base+"/authentication/brw", bytes.NewReader(raw))
+				req.Header.Set("Authorization", "Bearer "+l.tokenOf(w))
+				req.Header.Set("Content-Type", "application/json")
+				resp, err := client.Do(req)
+				if err != nil {
+					l.seen(time.Now(), w, 0, []byte(err.Error()))
+					continue
+				}
+				body, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				l.seen(time.Now(), w, resp.StatusCode, body)
+			}
+		}()
+	}
+	wg.Wait()
+	return sent
+}
+
+// redisInfo reads one field of INFO from srv.
+func redisInfo(t *testing.T, srv *testkit.Redis, section, field string) string {
+	t.Helper()
+	info, err := srv.Query("INFO", section)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(info, "\r\n") {
+		if v, ok := strings.CutPrefix(line, field+":"); ok {
+			return v
+		}
+	}
+	t.Fatalf("INFO %s has no %s:\n%s", section, field, info)
+	return ""
+}
+
+// TestReadinessFollowsRefusedWrites: under load, a Redis that reaches its
+// maxmemory refuses the lookups' writes while a small probe write may
+// still pass now and then; /readyz must follow the refusals the replica
+// sees, answering 503 from the first second of the refusals to their
+// end, and 200 again once Redis takes writes.
+func TestReadinessFollowsRefusedWrites(t *testing.T) {
+	srv := testkit.StartRedis(t, testkit.RedisOptions{Policy: "noeviction"})
+	p := startBinary(t, binary(t, false), "--store", srv.URL, "--state-hash-key", testHashKey, "--state-block-key", testBlockKey,
+		"--store-timeout", "2s", "--log-level", "error")
+
+	// Answers in slices of 250 ms: how many, and how many refused as full.
+	const slice = 250 * time.Millisecond
+	start := time.Now()
+	var mu sync.Mutex
+	answers, refused := map[int]int{}, map[int]int{}
+	// Challenges with a long notificationUrl: each transaction takes some
+	// 2 KB of Redis, many times the probe's key.
+	body := testkit.LookupBody(t, challengeCard, func(m map[string]any) {
+		m["notificationUrl"] = "https://shop.example.com/checkout/3ds/notify?pad=" + strings.Repeat("a", 1500)
+	})
+	l := load{base: p.URL, workers: 64, tokenOf: func(int) string { return testToken },
+		next: func(int, int) map[string]any { return body },
+		seen: func(at time.Time, _ int, status int, b []byte) {
+			i := int(at.Sub(start) / slice)
+			mu.Lock()
+			answers[i]++
+			if status == http.StatusServiceUnavailable && bytes.Contains(b, []byte(`"SY04"`)) {
+				refused[i]++
+			}
+			mu.Unlock()
+		}}
+	// Some room left, less than a few lookups take: a Redis near its
+	// maxmemory, whose small probe write may pass when lookups do not.
+	for range 20 {
+		p.lookup(t, body)
+	}
+	used, _ := strconv.ParseInt(redisInfo(t, srv, "memory", "used_memory"), 10, 64)
+	if err := srv.Do("CONFIG", "SET", "maxmemory", strconv.FormatInt(used+64<<10, 10)); err != nil {
+		t.Fatal(err)
+	}
+	start = time.Now()
+	stop := make(chan struct{})
+	done := make(chan int)
+	go func() { done <- l.run(t, stop, 2_000_000) }()
+	type probe struct {
+		at     time.Time
+		status int
+	}
+	var probes []probe
+	client := &http.Client{Timeout: 3 * time.Second}
+	for time.Since(start) < 7*time.Second {
+		resp, err := client.Get(p.URL + "/readyz")
+		if err == nil {
+			resp.Body.Close()
+			probes = append(probes, probe{time.Now(), resp.StatusCode})
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	close(stop)
+	sent := <-done
+
+	// The refusals start at the first slice where 9 of 10 answers are
+	// refusals; readiness must say so within a second and hold to the end.
+	mu.Lock()
+	first := -1
+	for i := 0; i < int(7*time.Second/slice); i++ {
+		if answers[i] >= 10 && refused[i]*10 >= answers[i]*9 {
+			first = i
+			break
+		}
+	}
+	total, totalRefused := 0, 0
+	for i, n := range answers {
+		total += n
+		totalRefused += refused[i]
+	}
+	mu.Unlock()
+	if first < 0 {
+		t.Fatalf("Redis never refused the lookups at its maxmemory (%d sent, %d refused): the test did not reach its case", sent, totalRefused)
+	}
+	refusingFrom := start.Add(time.Duration(first) * slice)
+	var ready200 []string
+	var readyFor time.Duration
+	for i, pr := range probes {
+		if pr.at.Before(refusingFrom) || pr.status != http.StatusOK {
+			continue
+		}
+		if i+1 < len(probes) {
+			readyFor += probes[i+1].at.Sub(pr.at)
+		}
+		if pr.at.After(refusingFrom.Add(time.Second)) {
+			ready200 = append(ready200, fmt.Sprintf("%.1fs", pr.at.Sub(refusingFrom).Seconds()))
+		}
+	}
+	t.Logf("%d lookups, %d answered 503 SY04; refusals from %.2fs; /readyz answered 200 for %s of the refusals",
+		total, totalRefused, refusingFrom.Sub(start).Seconds(), readyFor.Round(100*time.Millisecond))
+	if len(ready200) > 0 {
+		t.Errorf("/readyz answered 200 while the replica's writes were refused, at %s after the refusals began (%d of them)",
+			strings.Join(ready200, " "), len(ready200))
+	}
+
+	// Room again: ready within the window's age, and lookups pass.
+	if err := srv.Do("CONFIG", "SET", "maxmemory", "0"); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(8 * time.Second)
+	for testkit.Call(t, http.MethodGet, p.URL+"/readyz", "", nil).Status != http.StatusOK {
+		if time.Now().After(deadline) {
+			t.Fatal("/readyz not 200 within 8s of Redis taking writes again")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if r := p.lookup(t, body); r.Status != http.StatusOK || r.Str("status") != "C" {
+		t.Errorf("a lookup once Redis takes writes: HTTP %d %s", r.Status, r.Raw)
+	}
+}
