@@ -12,6 +12,7 @@ import (
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/redisstore"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 	"github.com/threeds-sandbox/threeds-sandbox/web"
+	"github.com/threeds-sandbox/threeds-sandbox/web/auth"
 )
 
 // state is everything that outlives a request: the transactions, the
@@ -31,8 +32,13 @@ type state struct {
 	// result callbacks' registrations and outbox.
 	captures  emulator.Captures
 	callbacks emulator.Callbacks
-	// keys keeps the fingerprints of the state keys of the replicas.
-	keys emulator.KeyRegistry
+	// keys keeps the fingerprints of the state keys of the replicas and
+	// the sealed namespace key; namespaceKey is that key, opened, and
+	// sharedKey false when the store keeps one none of this replica's
+	// pairs opens.
+	keys         emulator.KeyRegistry
+	namespaceKey []byte
+	sharedKey    bool
 }
 
 // StoreError is a state store the sandbox refuses to run over, as it is
@@ -51,10 +57,17 @@ func (c Config) journalOptions() journal.Options {
 	return journal.Options{PerNamespace: c.JournalSize, MaxBytesPerNamespace: c.JournalBytes, MaxTotalBytes: c.JournalTotal}
 }
 
-// newState builds the state --store names. A Redis that does not answer
-// within --store-wait fails here, before the server listens.
-func newState(c Config, log *slog.Logger) (*state, error) {
+// newState builds the state --store names, and finds the namespace key
+// it keeps for the state key pairs (the current first). A Redis that
+// does not answer within --store-wait fails here, before the server
+// listens.
+func newState(c Config, log *slog.Logger, pairs []auth.KeyPair) (*state, error) {
 	if c.Store == "memory" {
+		reg := memstore.NewKeyRegistry(nil)
+		nsKey, shared, err := namespaceKey(context.Background(), reg, pairs)
+		if err != nil {
+			return nil, fmt.Errorf("[state] %w", err)
+		}
 		mem, err := memstore.New(memstore.Options{
 			MaxEntries: c.StoreMaxEntries,
 			MaxAge:     c.StoreMaxAge,
@@ -66,7 +79,7 @@ func newState(c Config, log *slog.Logger) (*state, error) {
 		s := &state{store: mem, mem: mem, runtime: memstore.NewRuntime(scenarios.RuntimeLimits{}),
 			spaces:   memstore.NewNamespaces(memstore.NamespacesOptions{MaxAge: c.StoreMaxAge}),
 			sessions: memstore.NewSessions(c.ConsoleSessions, nil), close: func() {},
-			captures: memstore.NewCaptures(0, nil), callbacks: memstore.NewCallbacks(0, 0), keys: memstore.NewKeyRegistry(nil)}
+			captures: memstore.NewCaptures(0, nil), callbacks: memstore.NewCallbacks(0, 0), keys: reg, namespaceKey: nsKey, sharedKey: shared}
 		s.stats = func() (int, uint64) { return mem.Len(), mem.Evicted() }
 		if c.JournalSize > 0 {
 			s.journal = memstore.NewJournal(c.journalOptions())
@@ -95,7 +108,18 @@ func newState(c Config, log *slog.Logger) (*state, error) {
 		}
 		return nil, fmt.Errorf("[store] %w%s", err, hint)
 	}
-	store, err := redisstore.NewStore(client, redisstore.Options{Prefix: c.StorePrefix, MaxAge: c.StoreMaxAge, Timeout: c.StoreTimeout, Logger: log})
+	keys, err := redisstore.NewKeyRegistry(client, c.StorePrefix, c.StoreTimeout)
+	if err != nil {
+		client.Close()
+		return nil, fmt.Errorf("[store] %w", err)
+	}
+	nsKey, shared, err := namespaceKey(context.Background(), keys, pairs)
+	if err != nil {
+		client.Close()
+		return nil, fmt.Errorf("[state] %w", err)
+	}
+	store, err := redisstore.NewStore(client, redisstore.Options{Prefix: c.StorePrefix, MaxAge: c.StoreMaxAge, Timeout: c.StoreTimeout,
+		Logger: log, IndexKey: auth.ReferenceKey(nsKey)})
 	if err != nil {
 		client.Close()
 		return nil, fmt.Errorf("[store] %w", err)
@@ -121,11 +145,6 @@ func newState(c Config, log *slog.Logger) (*state, error) {
 		client.Close()
 		return nil, fmt.Errorf("[store] %w", err)
 	}
-	keys, err := redisstore.NewKeyRegistry(client, c.StorePrefix, c.StoreTimeout)
-	if err != nil {
-		client.Close()
-		return nil, fmt.Errorf("[store] %w", err)
-	}
 	// The callbacks and the namespaces hold subscriptions, stopped
 	// before the client closes.
 	callbacks, err := redisstore.NewCallbacks(client, redisstore.CallbacksOptions{Prefix: c.StorePrefix, Timeout: c.StoreTimeout})
@@ -140,7 +159,8 @@ func newState(c Config, log *slog.Logger) (*state, error) {
 		return nil, fmt.Errorf("[store] %w", err)
 	}
 	closeClient := func() { spaces.Close(); callbacks.Close(); client.Close() }
-	s := &state{store: store, runtime: runtime, spaces: spaces, sessions: sessions, close: closeClient, captures: captures, callbacks: callbacks, keys: keys}
+	s := &state{store: store, runtime: runtime, spaces: spaces, sessions: sessions, close: closeClient, captures: captures, callbacks: callbacks,
+		keys: keys, namespaceKey: nsKey, sharedKey: shared}
 	journalAt := "none"
 	switch {
 	case c.JournalSize == 0:
