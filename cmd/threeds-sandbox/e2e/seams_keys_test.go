@@ -16,14 +16,15 @@ import (
 )
 
 // load sends lookups from workers goroutines until stop is closed, each
-// with the body of next(worker, n) and the token of tokenOf(worker), and
-// calls seen with each answer's time, status and body.
+// to base() with the body of next(worker, n) and the token of
+// tokenOf(worker), and calls seen with each answer's time, the base it
+// went to, its status and body.
 type load struct {
-	base    string
+	base    func() string
 	workers int
 	tokenOf func(worker int) string
 	next    func(worker, n int) map[string]any
-	seen    func(at time.Time, worker int, status int, body []byte)
+	seen    func(at time.Time, worker int, base string, status int, body []byte)
 }
 
 // run sends until stop is closed or max lookups were sent in all, and
@@ -53,17 +54,18 @@ func (l load) run(t *testing.T, stop <-chan struct{}, max int) int {
 				sent++
 				mu.Unlock()
 				raw, _ := json.Marshal(l.next(w, n))
-				req, _ := http.NewRequest(http.MethodPost, l.base+"/authentication/brw", bytes.NewReader(raw))
+				base := l.base()
+				req, _ := http.NewRequest(http.MethodPost, base+"/authentication/brw", bytes.NewReader(raw))
 				req.Header.Set("Authorization", "Bearer "+l.tokenOf(w))
 				req.Header.Set("Content-Type", "application/json")
 				resp, err := client.Do(req)
 				if err != nil {
-					l.seen(time.Now(), w, 0, []byte(err.Error()))
+					l.seen(time.Now(), w, base, 0, []byte(err.Error()))
 					continue
 				}
 				body, _ := io.ReadAll(resp.Body)
 				resp.Body.Close()
-				l.seen(time.Now(), w, resp.StatusCode, body)
+				l.seen(time.Now(), w, base, resp.StatusCode, body)
 			}
 		}()
 	}
@@ -107,9 +109,9 @@ func TestReadinessFollowsRefusedWrites(t *testing.T) {
 	body := testkit.LookupBody(t, challengeCard, func(m map[string]any) {
 		m["notificationUrl"] = "https://shop.example.com/checkout/3ds/notify?pad=" + strings.Repeat("a", 1500)
 	})
-	l := load{base: p.URL, workers: 64, tokenOf: func(int) string { return testToken },
+	l := load{base: func() string { return p.URL }, workers: 64, tokenOf: func(int) string { return testToken },
 		next: func(int, int) map[string]any { return body },
-		seen: func(at time.Time, _ int, status int, b []byte) {
+		seen: func(at time.Time, _ int, _ string, status int, b []byte) {
 			i := int(at.Sub(start) / slice)
 			mu.Lock()
 			answers[i]++
@@ -201,5 +203,154 @@ func TestReadinessFollowsRefusedWrites(t *testing.T) {
 	}
 	if r := p.lookup(t, body); r.Status != http.StatusOK || r.Str("status") != "C" {
 		t.Errorf("a lookup once Redis takes writes: HTTP %d %s", r.Status, r.Raw)
+	}
+}
+
+// acked is a lookup the sandbox acknowledged: its token, transaction id,
+// reference and status.
+type acked struct {
+	token, id, ref, status string
+	before                 bool // answered by the replica on the old keys
+}
+
+// TestKeyRotationKeepsEveryNamespace: static tokens send lookups while
+// the replicas over one Redis are rotated to new state keys (a replica
+// started with the new pair and the old one in --state-previous-keys
+// takes the load, then the old one stops): afterwards every acknowledged
+// transaction answers its own token, by id and by reference, and no
+// other token; the runtime scenarios, the clock and the journal of before
+// are the token's still.
+func TestKeyRotationKeepsEveryNamespace(t *testing.T) {
+	srv := testkit.StartRedis(t, testkit.RedisOptions{})
+	// Tenants a and b send the load; c, quiet, keeps its journal whole.
+	tokens := []string{"rotation-tenant-a", "rotation-tenant-b", "rotation-tenant-c"}
+	common := []string{"--store", srv.URL, "--store-timeout", "2s", "--tokens", strings.Join(tokens, ","), "--log-level", "warn"}
+	old := startBinary(t, binary(t, false), append(common, "--state-hash-key", testHashKey, "--state-block-key", testBlockKey)...)
+
+	call := func(p *program, token, method, path string, body any, want int) testkit.Response {
+		t.Helper()
+		r := testkit.Call(t, method, p.URL+path, token, body)
+		if r.Status != want {
+			t.Fatalf("%s %s: HTTP %d %s, want %d", method, path, r.Status, r.Raw, want)
+		}
+		return r
+	}
+	call(old, tokens[0], http.MethodPost, "/admin/scenarios", map[string]any{"scenarios": []map[string]any{{
+		"id": "before-rotation", "match": map[string]any{"cardNumber": "4111111111111111"},
+		"frictionless": map[string]any{"status": "N", "reason": "01"},
+	}}}, http.StatusCreated)
+	call(old, tokens[0], http.MethodPost, "/admin/clock", map[string]any{"advance": "1h"}, http.StatusOK)
+	quiet := call(old, tokens[2], http.MethodPost, "/authentication/brw", testkit.LookupBody(t, challengeCard, func(m map[string]any) {
+		m["externalReferenceId"] = "quiet-before-rotation"
+	}), http.StatusOK).Str("threeDsServerTransId")
+
+	var mu sync.Mutex
+	var base = old.URL
+	var all []acked
+	l := load{
+		base:    func() string { mu.Lock(); defer mu.Unlock(); return base },
+		workers: 8,
+		tokenOf: func(w int) string { return tokens[w%2] },
+		next: func(w, n int) map[string]any {
+			card := "4000000000009003"
+			if n%2 == 1 {
+				card = "4111111111111111" // tenant a's runtime scenario
+			}
+			return testkit.LookupBody(t, card, func(m map[string]any) { m["externalReferenceId"] = fmt.Sprintf("rot-%d-%d", w, n) })
+		},
+		seen: func(_ time.Time, w int, to string, status int, body []byte) {
+			var r struct {
+				ID     string `json:"threeDsServerTransId"`
+				Ref    string `json:"externalReferenceId"`
+				Status string `json:"status"`
+			}
+			if status != http.StatusOK || json.Unmarshal(body, &r) != nil || r.ID == "" {
+				return
+			}
+			mu.Lock()
+			all = append(all, acked{token: tokens[w%2], id: r.ID, ref: r.Ref, status: r.Status, before: to == old.URL})
+			mu.Unlock()
+		},
+	}
+	stop, done := make(chan struct{}), make(chan int)
+	go func() { done <- l.run(t, stop, 20_000) }()
+
+	// The rotation, under load: the new replica comes, takes the load,
+	// and the old one stops.
+	time.Sleep(1500 * time.Millisecond)
+	rotated := startBinary(t, binary(t, false), append(common, "--state-hash-key", rotatedHashKey, "--state-block-key", rotatedBlockKey,
+		"--state-previous-keys", testHashKey+":"+testBlockKey)...)
+	mu.Lock()
+	base = rotated.URL
+	mu.Unlock()
+	if err := old.stop(); err != nil {
+		t.Errorf("the replica on the old keys: %v", err)
+	}
+	time.Sleep(1500 * time.Millisecond)
+	close(stop)
+	<-done
+
+	// Every acknowledged transaction answers its token, by id and by
+	// reference, on the rotated replica; the other token finds none.
+	mu.Lock()
+	defer mu.Unlock()
+	before := 0
+	var lost []string
+	var lostMu sync.Mutex
+	var wg sync.WaitGroup
+	work := make(chan acked)
+	for range 8 {
+		wg.Go(func() {
+			for a := range work {
+				byID := testkit.Call(t, http.MethodPost, rotated.URL+"/enquiry/", a.token, map[string]any{"threeDsServerTransId": a.id})
+				byRef := testkit.Call(t, http.MethodPost, rotated.URL+"/enquiry/", a.token, map[string]any{"externalReferenceId": a.ref})
+				if byID.Status != http.StatusOK || byRef.Status != http.StatusOK || byRef.Str("threeDsServerTransId") != a.id {
+					lostMu.Lock()
+					lost = append(lost, fmt.Sprintf("%s (before %v): by id HTTP %d, by reference HTTP %d %s", a.id, a.before, byID.Status,
+						byRef.Status, byRef.Str("threeDsServerTransId")))
+					lostMu.Unlock()
+				}
+			}
+		})
+	}
+	for _, a := range all {
+		if a.before {
+			before++
+		}
+		work <- a
+	}
+	close(work)
+	wg.Wait()
+	t.Logf("%d lookups acknowledged, %d of them by the replica on the old keys; after the rotation %d of %d answer their token",
+		len(all), before, len(all)-len(lost), len(all))
+	if before < 100 {
+		t.Fatalf("only %d lookups acknowledged before the rotation: the test did not reach its case", before)
+	}
+	if len(lost) > 0 {
+		t.Errorf("%d of %d acknowledged transactions lost to their token by the rotation, e.g. %s", len(lost), len(all), lost[0])
+	}
+	var theirs acked
+	for _, a := range all {
+		if a.before && a.token == tokens[0] {
+			theirs = a
+			break
+		}
+	}
+	if r := testkit.Call(t, http.MethodPost, rotated.URL+"/enquiry/", tokens[1], map[string]any{"threeDsServerTransId": theirs.id}); r.Status != http.StatusNotFound {
+		t.Errorf("another token's transaction after the rotation: HTTP %d, want 404", r.Status)
+	}
+
+	// The rest of the namespace: runtime scenarios, clock, journal.
+	if r := call(rotated, tokens[0], http.MethodGet, "/admin/scenarios", nil, http.StatusOK); !strings.Contains(r.Raw, "before-rotation") {
+		t.Errorf("the runtime scenarios after the rotation: %s", r.Raw)
+	}
+	if r := call(rotated, tokens[0], http.MethodGet, "/admin/clock", nil, http.StatusOK); r.Str("offset") != "1h0m0s" {
+		t.Errorf("the clock after the rotation: %s, want the offset of 1h set before", r.Raw)
+	}
+	if r := call(rotated, tokens[2], http.MethodGet, "/admin/transactions/"+quiet, nil, http.StatusOK); !strings.Contains(r.Raw, `"type":"lookup"`) {
+		t.Errorf("the journal after the rotation has no events of %s: %s", quiet, r.Raw)
+	}
+	if r := call(rotated, tokens[2], http.MethodPost, "/challenge/"+quiet, map[string]any{"action": "pass"}, http.StatusOK); r.Str("transStatus") != "Y" {
+		t.Errorf("a challenge of before the rotation: %s", r.Raw)
 	}
 }
