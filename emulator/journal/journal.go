@@ -224,6 +224,9 @@ func NewEvent(ev emulator.Event) Event {
 	if n := len(e.Response); n > 0 && e.Response[n-1] == '\n' {
 		e.Response = e.Response[:n-1]
 	}
+	// The answer went out as the merchant's request made it; its copy
+	// shows no card number (an externalReferenceId may be one).
+	e.Response = redact.Answer(e.Response)
 	// The engine redacts requests and its answers are small; a body beyond
 	// the redacted bound (a sink fed by hand) is redacted here, so that no
 	// event takes more.

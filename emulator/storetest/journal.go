@@ -331,6 +331,15 @@ func testJournalQuery(t *testing.T, open JournalOpener) {
 	if page, err := p.Reader.Query(ctx, "empty", journal.Query{}); err != nil || len(page.Summaries) != 0 || len(page.Open) != 0 {
 		t.Errorf("an empty namespace: %+v, %v", page, err)
 	}
+	// A reference that is a card number is kept masked, as the engine
+	// hands it over, and found by the reference as sent.
+	e := event("masked", "m", emulator.EventLookup, 0, "Y")
+	e.Transaction.ExternalReferenceID = "411111******1111"
+	p.Writer.Record(ctx, e)
+	p.Sync()
+	if page, err := p.Reader.Query(ctx, "masked", journal.Query{ExternalReferenceID: "4111111111111111"}); err != nil || summaryIDs(page.Summaries) != "m" {
+		t.Errorf("a card number as reference: %+v, %v; want the transaction kept masked", page.Summaries, err)
+	}
 }
 
 // testJournalForget: forgetting a namespace's transactions leaves the

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -352,5 +353,112 @@ func TestKeyRotationKeepsEveryNamespace(t *testing.T) {
 	}
 	if r := call(rotated, tokens[2], http.MethodPost, "/challenge/"+quiet, map[string]any{"action": "pass"}, http.StatusOK); r.Str("transStatus") != "Y" {
 		t.Errorf("a challenge of before the rotation: %s", r.Raw)
+	}
+}
+
+// luhnRun finds a run of 13 to 19 digits that passes the Luhn check.
+var luhnRun = regexp.MustCompile(`\d{13,19}`)
+
+// luhnValid reports the Luhn check of a run of digits.
+func luhnValid(s string) bool {
+	sum, double := 0, false
+	for i := len(s) - 1; i >= 0; i-- {
+		d := int(s[i] - '0')
+		if double {
+			if d *= 2; d > 9 {
+				d -= 9
+			}
+		}
+		sum += d
+		double = !double
+	}
+	return sum%10 == 0
+}
+
+// cardNumbers lists the card numbers written whole in s.
+func cardNumbers(s string) []string {
+	var out []string
+	for _, m := range luhnRun.FindAllString(s, -1) {
+		if luhnValid(m) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// TestRequestValuesStayOutOfKeysAndSummaries: a lookup whose reference
+// is a card number, with card numbers in its cardholder and merchant
+// names, is answered as sent and found by its reference; no Redis key
+// holds a request value (the reference index names it by a keyed hash);
+// the listing, the detail and the console's pages show every card number
+// masked, and the listing's filter by that reference still finds it.
+func TestRequestValuesStayOutOfKeysAndSummaries(t *testing.T) {
+	srv := testkit.StartRedis(t, testkit.RedisOptions{})
+	p := startReplica(t, srv)
+	const ref, holder, merchant = "4111111111111111", "Jane 4000 0000 0000 9003", "Shop 5200000000001005"
+	r := p.lookup(t, testkit.LookupBody(t, "4000000000009003", func(m map[string]any) {
+		m["externalReferenceId"] = ref
+		m["card"].(map[string]any)["cardholderName"] = holder
+		m["merchantName"] = merchant
+	}))
+	id := r.Str("threeDsServerTransId")
+	if r.Status != http.StatusOK || r.Str("externalReferenceId") != ref {
+		t.Fatalf("lookup: HTTP %d %s, want the reference echoed as sent", r.Status, r.Raw)
+	}
+	p.lookup(t, testkit.LookupBody(t, "4000000000009003", func(m map[string]any) { m["externalReferenceId"] = "ORD-SEAMS-77" }))
+	if e := testkit.Call(t, http.MethodPost, p.URL+"/enquiry/", testToken, map[string]any{"externalReferenceId": ref}); e.Str("threeDsServerTransId") != id ||
+		e.Str("externalReferenceId") != ref {
+		t.Errorf("enquiry by the reference: HTTP %d %s, want %s with the reference as sent", e.Status, e.Raw, id)
+	}
+
+	keys, err := srv.Query("KEYS", "*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range strings.Split(keys, "\n") {
+		if strings.Contains(k, ref) || strings.Contains(k, "ORD-SEAMS-77") || len(cardNumbers(k)) > 0 {
+			t.Errorf("Redis key %q holds a request value", k)
+		}
+	}
+
+	// What the automation API and the console show: masked.
+	deadline := time.Now().Add(5 * time.Second)
+	var list testkit.Response
+	for {
+		list = testkit.Call(t, http.MethodGet, p.URL+"/admin/transactions?externalReferenceId="+ref, testToken, nil)
+		if strings.Contains(list.Raw, id) || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !strings.Contains(list.Raw, id) {
+		t.Fatalf("the listing filtered by the reference does not find %s: %s", id, list.Raw)
+	}
+	for _, want := range []string{`"cardholderName":"Jane 4000 00** **** 9003"`, `"externalReferenceId":"411111******1111"`, `"merchantName":"Shop 520000******1005"`} {
+		if !strings.Contains(list.Raw, want) {
+			t.Errorf("the listing lacks %s: %s", want, list.Raw)
+		}
+	}
+	browser := consoleClient(t, p)
+	pages := map[string]string{"listing": list.Raw, "detail": testkit.Call(t, http.MethodGet, p.URL+"/admin/transactions/"+id, testToken, nil).Raw}
+	for name, path := range map[string]string{"console list": "/console/transactions", "console page": "/console/transactions/" + id} {
+		resp, err := browser.Get(p.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("%s: HTTP %d", name, resp.StatusCode)
+		}
+		pages[name] = string(body)
+	}
+	for name, body := range pages {
+		flat := strings.NewReplacer(" ", "", "-", "").Replace(body)
+		for _, pan := range []string{ref, "4000000000009003", "5200000000001005"} {
+			if strings.Contains(flat, pan) {
+				t.Errorf("the %s shows the card number %s", name, pan)
+			}
+		}
 	}
 }
