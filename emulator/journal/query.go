@@ -116,6 +116,6 @@ func (j *History) Forget(ns string) {
 		j.all.Remove(en.inAll)
 		el = next
 	}
-	delete(j.spaces, ns)
+	j.dropSpace(ns, sp)
 	j.changed(ns)
 }
