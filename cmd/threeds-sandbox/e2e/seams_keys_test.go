@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/cookiejar"
+	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
@@ -460,5 +462,70 @@ func TestRequestValuesStayOutOfKeysAndSummaries(t *testing.T) {
 				t.Errorf("the %s shows the card number %s", name, pan)
 			}
 		}
+	}
+}
+
+// TestTenantShares: each shared pool of a sandbox gives every token its
+// own share, and a hostile token that fills its own, or three that flood
+// one together, leave a quiet token's work alone: its console session
+// (one token logs in far beyond its 16 sessions), its runtime scenarios
+// (one token adds until refused), and its journal (three tokens flood a
+// journal whose bound in all they pass many times over).
+func TestTenantShares(t *testing.T) {
+	p := startProgram(t, "--journal-size", "50", "--journal-bytes", "131072", "--journal-total-bytes", "262144",
+		"--max-console-sessions", "40")
+	const quiet = "quiet-tenant"
+	login := func(token string) *http.Client {
+		t.Helper()
+		jar, _ := cookiejar.New(nil)
+		c := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		resp, err := c.PostForm(p.URL+"/console/login", url.Values{"token": {token}})
+		if err != nil || resp.StatusCode != http.StatusSeeOther {
+			t.Fatalf("console login of %s: %v %v", token, err, resp)
+		}
+		resp.Body.Close()
+		return c
+	}
+	browser := login(quiet)
+	id := testkit.Lookup(t, p.URL, quiet, testkit.LookupBody(t, challengeCard, nil)).Str("threeDsServerTransId")
+
+	// Sessions: one token logs in 100 times.
+	for range 100 {
+		login("hostile-sessions")
+	}
+	resp, err := browser.Get(p.URL + "/console/transactions")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("the quiet token's console session after another's 100 logins: HTTP %d, want 200", resp.StatusCode)
+	}
+
+	// Runtime scenarios: one token adds until its share is full.
+	refused := 0
+	for i := range 25 {
+		r := testkit.Call(t, http.MethodPost, p.URL+"/admin/scenarios", "hostile-scenarios", runtimeScenario(0, i).body)
+		if r.Status != http.StatusCreated {
+			refused++
+		}
+	}
+	if refused == 0 {
+		t.Error("a token added 25 documents of 55 KB: its share of 1 MiB refused none")
+	}
+	if r := testkit.Call(t, http.MethodPost, p.URL+"/admin/scenarios", quiet, runtimeScenario(1, 0).body); r.Status != http.StatusCreated {
+		t.Errorf("the quiet token's runtime scenarios after another filled its share: HTTP %d %s", r.Status, r.Raw)
+	}
+
+	// The journal: three tokens flood it with padded lookups.
+	padded := testkit.LookupBody(t, "4000000000009003", func(m map[string]any) {
+		m["merchantRiskInfo"].(map[string]any)["deliveryEmailAddress"] = strings.Repeat("x", 40) + "@example.com"
+		m["padding"] = strings.Repeat("p", 6000)
+	})
+	for i := range 300 {
+		testkit.Lookup(t, p.URL, fmt.Sprintf("hostile-journal-%d", i%3), padded)
+	}
+	if r := testkit.Call(t, http.MethodGet, p.URL+"/admin/transactions", quiet, nil); !strings.Contains(r.Raw, id) {
+		t.Errorf("the quiet token's journal after three others flooded it: %s, want %s listed", r.Raw, id)
 	}
 }
