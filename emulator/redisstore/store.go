@@ -58,6 +58,8 @@ type Store struct {
 	timeout time.Duration
 	policy  *policyWatch
 	refs    *refHash // names the references in the index's keys
+	// refPrefix begins every key of the reference index.
+	refPrefix string
 }
 
 var (
@@ -89,7 +91,7 @@ func NewStore(c rueidis.Client, opt Options) (*Store, error) {
 		opt.PolicyRecheck = DefaultPolicyRecheck
 	}
 	return &Store{c: c, prefix: opt.Prefix, maxAge: opt.MaxAge, timeout: opt.Timeout,
-		policy: &policyWatch{c: c, log: opt.Logger, every: opt.PolicyRecheck}, refs: newRefHash(opt.IndexKey)}, nil
+		policy: &policyWatch{c: c, log: opt.Logger, every: opt.PolicyRecheck}, refs: newRefHash(opt.IndexKey), refPrefix: opt.Prefix + "r:"}, nil
 }
 
 func (s *Store) txKey(id string) string { return s.prefix + "t:" + id }
@@ -98,7 +100,7 @@ func (s *Store) txKey(id string) string { return s.prefix + "t:" + id }
 // hash itself) and the keyed hash of the reference, never the reference
 // as the request sent it.
 func (s *Store) refKey(ns, ref string) string {
-	return s.prefix + "r:" + s.refs.name(ns, ref)
+	return s.refs.key(s.refPrefix, ns, ref)
 }
 
 // encode is the stored value of t.
