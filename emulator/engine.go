@@ -116,6 +116,8 @@ type Engine struct {
 	acs    *acsDirectory
 	// delaySlots bounds the requests held in scenario delays.
 	delaySlots chan struct{}
+	// writes keeps the outcome of the last store writes, for readiness.
+	writes *writeWatch
 }
 
 // New returns an Engine over store.
@@ -164,6 +166,7 @@ func New(cfg Config, store Store) (*Engine, error) {
 		chance:     newChance(cfg.Seed),
 		acs:        &acsDirectory{seed: cfg.Seed},
 		delaySlots: make(chan struct{}, cfg.MaxDelayed),
+		writes:     &writeWatch{},
 	}
 	e.store = scopedStore{Store: store, e: e}
 	return e, nil
@@ -179,9 +182,14 @@ func (e *Engine) Catalogue() *scenarios.Catalogue { return e.cfg.Catalogue() }
 // lookups match first.
 func (e *Engine) Runtime() RuntimeScenarios { return e.cfg.Runtime }
 
-// Ping tells whether the state behind the engine answers now: nil for a
-// store in memory.
+// Ping tells whether the state behind the engine takes writes now: nil
+// for a store in memory. It fails while the store refused more than half
+// of the engine's recent writes (Writes), whatever a probe of the store
+// says, and else when the store's own probe fails.
 func (e *Engine) Ping(ctx context.Context) error {
+	if err := e.Writes(); err != nil {
+		return err
+	}
 	if p, ok := e.raw.(Pinger); ok {
 		return p.Ping(ctx)
 	}

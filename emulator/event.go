@@ -118,13 +118,31 @@ func lookupSummary(t Transaction, req LookupRequest) Summary {
 	return s
 }
 
-// emit hands an event to the sink, when there is one. The summary's
-// strings may share the request's memory: the sink copies what it keeps.
+// masked is the summary as the console and the automation API show it:
+// every card number in its free-text fields masked (redact.Text), as in
+// the request body an event keeps. The answers of the API still carry
+// what the merchant sent.
+func (s Summary) masked() Summary {
+	for _, f := range [...]*string{&s.ExternalReferenceID, &s.ScenarioID, &s.CardholderName, &s.MerchantName, &s.Amount, &s.Currency} {
+		*f = redact.Text(*f)
+	}
+	return s
+}
+
+// StoredSummary is the summary of a stored transaction as the console
+// and the automation API show it, masked as every event's is.
+func StoredSummary(t Transaction) Summary { return summaryOf(t).masked() }
+
+// emit hands an event to the sink, when there is one, with its summary
+// and detail masked. The summary's strings may share the request's
+// memory: the sink copies what it keeps.
 func (e *Engine) emit(ctx context.Context, ev Event) {
 	if e.cfg.Events == nil {
 		return
 	}
 	ev.Time = e.clockOr(ctx, ev.Namespace)
+	ev.Transaction = ev.Transaction.masked()
+	ev.Detail = redact.Text(ev.Detail)
 	e.cfg.Events.Record(ctx, ev)
 }
 

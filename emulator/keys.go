@@ -18,6 +18,11 @@ const (
 	KeysTTL = 10 * time.Minute
 	// MaxPreviousKeys bounds the previous fingerprints kept.
 	MaxPreviousKeys = 16
+	// MaxSealedCopies bounds the sealed copies of the namespace key a
+	// store keeps, one per key pair that made or opened it: twice the
+	// pairs a replica may hold, so that only a copy under a pair long
+	// rotated away goes, as rarely as rotations come.
+	MaxSealedCopies = 2 * MaxPreviousKeys
 )
 
 // KeyFingerprints name a replica's state keys without revealing them:
@@ -100,6 +105,54 @@ type KeyRegistry interface {
 	// each of these cases for ttl more. Otherwise it changes nothing and
 	// answers KeysMismatch.
 	Check(ctx context.Context, f KeyFingerprints, ttl time.Duration) (KeysVerdict, error)
+	// NamespaceKey returns the namespace key the store keeps: the zero
+	// SealedKey when it keeps none.
+	NamespaceKey(ctx context.Context) (SealedKey, error)
+	// KeepNamespaceKey keeps sealed, the namespace key id sealed under the
+	// key pair of fingerprint fp, atomically, by the rule of
+	// JudgeNamespaceKey, and returns what the store keeps then.
+	KeepNamespaceKey(ctx context.Context, id, fp, sealed string) (SealedKey, error)
+}
+
+// SealedKey is the namespace key as a store keeps it: the key that names
+// every namespace (the keyed hashes of the bearer tokens) and the keys
+// derived from it (the reference index), which must outlive a rotation
+// of the state keys, or every namespace would change with the current
+// key. The store keeps its id and a copy of it sealed (encrypted and
+// authenticated) under each state key pair that made or opened it, by
+// the pair's fingerprint: never the key in clear. It has no time to
+// live.
+type SealedKey struct {
+	// ID names the key without revealing it: 16 hex digits.
+	ID string
+	// Sealed holds the sealed copies, by the fingerprint of the key pair
+	// each is sealed under.
+	Sealed map[string]string
+}
+
+// JudgeNamespaceKey is the rule of KeyRegistry.KeepNamespaceKey, stated
+// once for every store, for the key kept (none when kept.ID is empty)
+// and a copy of key id sealed under the pair of fingerprint fp: when the
+// store keeps no key, id becomes its key with that one copy; when it
+// keeps id, the copy of fp is added or replaced, and when that makes more
+// than MaxSealedCopies, drop names another copy to remove; when it keeps
+// another key, nothing changes (keep is false).
+func JudgeNamespaceKey(kept SealedKey, id, fp string) (keep bool, drop string) {
+	switch {
+	case kept.ID == "":
+		return true, ""
+	case kept.ID != id:
+		return false, ""
+	}
+	if _, ok := kept.Sealed[fp]; ok || len(kept.Sealed) < MaxSealedCopies {
+		return true, ""
+	}
+	for other := range kept.Sealed {
+		if other != fp {
+			return true, other
+		}
+	}
+	return true, ""
 }
 
 // JudgeKeys is the rule of KeyRegistry.Check, stated once for every

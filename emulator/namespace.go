@@ -226,10 +226,12 @@ func (s scopedStore) GetByExternalRef(ctx context.Context, ns, ref string) (Tran
 }
 
 func (s scopedStore) Update(ctx context.Context, id string, fn func(*Transaction) error) (Transaction, error) {
-	return s.Store.Update(ctx, id, func(t *Transaction) error {
+	t, err := s.Store.Update(ctx, id, func(t *Transaction) error {
 		if err := s.live(ctx, t); err != nil {
 			return err
 		}
 		return fn(t)
 	})
+	s.e.writes.observe(s.e.now(), err)
+	return t, err
 }

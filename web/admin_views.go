@@ -172,11 +172,12 @@ func (v *TransactionSummary) overlay(st *emulator.Settled) {
 // holds, from the store alone.
 func storedSummary(st *emulator.Settled) TransactionSummary {
 	t := &st.Transaction
+	s := emulator.StoredSummary(*t)
 	v := TransactionSummary{
-		ThreeDSServerTransID: t.ThreeDSServerTransID, ExternalReferenceID: t.ExternalReferenceID,
-		CardScheme: t.CardScheme, CardBIN: t.CardBIN, CardLast4: last4(t.MaskedPAN()), MaskedPAN: t.MaskedPAN(),
-		ScenarioID: t.ScenarioID, MessageVersion: t.Version, MerchantName: t.Challenge.MerchantName,
-		Amount: t.Challenge.Amount, Currency: t.Challenge.Currency, CreatedAt: apiTime(t.CreatedAt),
+		ThreeDSServerTransID: s.ThreeDSServerTransID, ExternalReferenceID: s.ExternalReferenceID,
+		CardScheme: s.CardScheme, CardBIN: s.CardBIN, CardLast4: last4(s.MaskedPAN), MaskedPAN: s.MaskedPAN,
+		ScenarioID: s.ScenarioID, MessageVersion: s.Version, MerchantName: s.MerchantName,
+		Amount: s.Amount, Currency: s.Currency, CreatedAt: apiTime(t.CreatedAt),
 	}
 	v.overlay(st)
 	return v

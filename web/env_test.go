@@ -176,7 +176,7 @@ var testHashKey = bytes.Repeat([]byte("h"), 32)
 // namespaceOf is the namespace of token on the tests' servers: its keyed
 // hash under a key derived from testHashKey.
 func namespaceOf(token string) string {
-	k, err := auth.NewTokenKeys([][]byte{testHashKey})
+	k, err := auth.NewTokenKeys([][]byte{testHashKey}, nil)
 	if err != nil {
 		panic(err)
 	}

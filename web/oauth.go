@@ -57,7 +57,8 @@ func (s *Server) oauthRoutes(o routeGroup) {
 
 // setUpAuth builds what decides who calls: the access tokens (keys
 // derived from the state hash keys, the current and the previous ones),
-// the keyed hashes of tokens (namespaces, console sessions), the
+// the keyed hashes of tokens (namespaces under the namespace key,
+// console sessions under the state hash keys), the
 // authority over static and access tokens, and the verifier of the
 // captures' JWTs.
 func (s *Server) setUpAuth() error {
@@ -76,7 +77,7 @@ func (s *Server) setUpAuth() error {
 	if err != nil {
 		return err
 	}
-	keys, err := auth.NewTokenKeys(masters)
+	keys, err := auth.NewTokenKeys(masters, s.cfg.NamespaceKey)
 	if err != nil {
 		return err
 	}

@@ -56,6 +56,11 @@ type Config struct {
 	// PreviousKeys are earlier hash/block key pairs still accepted when
 	// decoding (key rotation); new state is always made with the current pair.
 	PreviousKeys []KeyPair
+	// NamespaceKey is the key the tokens' namespaces are hashed under,
+	// as the state store keeps it across key rotations
+	// (auth.SealNamespaceKey); nil takes the one HashKey makes
+	// (auth.NewNamespaceKey).
+	NamespaceKey []byte
 	// PublicURL is the emulator's base URL as browsers reach it.
 	PublicURL string
 	// IssuerFromRequest makes the OAuth issuer the URL each client

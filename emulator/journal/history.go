@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"container/heap"
 	"container/list"
 	"strings"
 	"unsafe"
@@ -11,7 +12,9 @@ import (
 // History is the journal's read model of the events it is given: per
 // namespace the most recent transactions, each with its summary and its
 // ordered events, bounded in transactions, in events per transaction and
-// in bytes, forgetting the oldest first. Adding an event costs O(1). Both
+// in bytes, forgetting the oldest first (at a bound of the whole journal,
+// the oldest of the namespace holding the most: share.go). Adding an
+// event costs O(log namespaces). Both
 // storages of the journal keep one: the memory journal as its state, the
 // Redis journal to fold what it reads back. A History is not safe for
 // concurrent use: its owner locks it.
@@ -22,8 +25,11 @@ type History struct {
 
 	spaces map[string]*space
 	all    *list.List // of *entry, oldest first, across namespaces
-	seq    uint64     // bumped on every change; versions are taken from it
-	bytes  int64      // the size of every entry, as entry.size counts it
+	// largest orders the namespaces by their bytes, the most first: at
+	// a bound of the whole journal, the largest gives way (share.go).
+	largest byBytes
+	seq     uint64 // bumped on every change; versions are taken from it
+	bytes   int64  // the size of every entry, as entry.size counts it
 
 	recorded, dropped, evicted uint64
 }
@@ -34,6 +40,7 @@ type space struct {
 	order   *list.List // of *entry, oldest first
 	version uint64
 	bytes   int64
+	at      int // its place in History.largest
 }
 
 // entry is one transaction as recorded.
@@ -85,8 +92,7 @@ func (j *History) Add(ev emulator.Event, e Event) {
 	id := ev.Transaction.ThreeDSServerTransID
 	sp := j.spaces[ev.Namespace]
 	if sp == nil {
-		sp = &space{byID: map[string]*entry{}, order: list.New()}
-		j.spaces[ev.Namespace] = sp
+		sp = j.addSpace(ev.Namespace)
 	}
 	en := sp.byID[id]
 	if en == nil {
@@ -101,7 +107,7 @@ func (j *History) Add(ev emulator.Event, e Event) {
 			j.evict(sp.order.Front().Value.(*entry))
 		}
 		for j.all.Len() > j.opt.Total {
-			j.evict(j.all.Front().Value.(*entry))
+			j.evict(j.victim(en))
 		}
 	}
 	strs := int64(en.summary.merge(ev))
@@ -120,7 +126,7 @@ func (j *History) Add(ev emulator.Event, e Event) {
 		j.evict(oldestBut(sp.order, en))
 	}
 	for j.bytes > j.opt.MaxTotalBytes && j.all.Len() > 1 {
-		j.evict(oldestBut(j.all, en))
+		j.evict(j.victim(en))
 	}
 	j.changed(ev.Namespace)
 }
@@ -144,10 +150,14 @@ func (en *entry) measure(strs int64) int64 {
 	return n
 }
 
-// resize sets the size of en, a member of sp, keeping the totals.
+// resize sets the size of en, a member of sp, keeping the totals and
+// the order of the namespaces by their bytes.
 func (j *History) resize(sp *space, en *entry, n int64) {
 	d := n - en.bytes
 	en.bytes, sp.bytes, j.bytes = n, sp.bytes+d, j.bytes+d
+	if d != 0 && sp.at >= 0 {
+		heap.Fix(&j.largest, sp.at)
+	}
 }
 
 // add appends an event, dropping the oldest but the first beyond max.
@@ -176,7 +186,7 @@ func (j *History) evict(en *entry) {
 	j.all.Remove(en.inAll)
 	delete(sp.byID, en.summary.ID)
 	if sp.order.Len() == 0 {
-		delete(j.spaces, en.ns)
+		j.dropSpace(en.ns, sp)
 	}
 	j.evicted++
 	j.changed(en.ns)

@@ -81,7 +81,8 @@ const (
 type Options struct {
 	// PerNamespace is the most transactions kept per namespace.
 	PerNamespace int
-	// Total is the most transactions kept across all namespaces.
+	// Total is the most transactions kept across all namespaces; beyond
+	// it the namespace holding the most bytes forgets its oldest.
 	Total int
 	// MaxEvents is the most events kept per transaction: beyond it the
 	// oldest events after the first are dropped (and counted).
@@ -91,7 +92,8 @@ type Options struct {
 	// beyond it the namespace's oldest transactions are forgotten.
 	MaxBytesPerNamespace int64
 	// MaxTotalBytes bounds the bytes of the whole journal; beyond it the
-	// oldest transactions of any namespace are forgotten.
+	// namespace holding the most bytes forgets its oldest transactions
+	// first.
 	MaxTotalBytes int64
 }
 
@@ -224,6 +226,9 @@ func NewEvent(ev emulator.Event) Event {
 	if n := len(e.Response); n > 0 && e.Response[n-1] == '\n' {
 		e.Response = e.Response[:n-1]
 	}
+	// The answer went out as the merchant's request made it; its copy
+	// shows no card number (an externalReferenceId may be one).
+	e.Response = redact.Answer(e.Response)
 	// The engine redacts requests and its answers are small; a body beyond
 	// the redacted bound (a sink fed by hand) is redacted here, so that no
 	// event takes more.

@@ -3,13 +3,16 @@ package journal
 import (
 	"container/list"
 	"time"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/redact"
 )
 
 // Query selects the transactions of a namespace, for the automation API:
 // every field it sets must match. The zero Query selects them all.
 type Query struct {
 	// ExternalReferenceID, Status (the current transStatus) and
-	// ScenarioID match exactly.
+	// ScenarioID match exactly; a card number in a reference or a
+	// scenario id matches masked, as the summaries keep it.
 	ExternalReferenceID, Status, ScenarioID string
 	// Since selects the transactions created at or after it.
 	Since time.Time
@@ -54,6 +57,8 @@ func (q *Query) matches(s *Summary) bool {
 // newest first. It walks the namespace's transactions once; the
 // summaries it copies are only the page's.
 func (j *History) Query(ns string, q Query) Page {
+	// The summaries keep free text masked: so does the query.
+	q.ExternalReferenceID, q.ScenarioID = redact.Text(q.ExternalReferenceID), redact.Text(q.ScenarioID)
 	sp := j.spaces[ns]
 	if sp == nil {
 		return Page{}
@@ -111,6 +116,6 @@ func (j *History) Forget(ns string) {
 		j.all.Remove(en.inAll)
 		el = next
 	}
-	delete(j.spaces, ns)
+	j.dropSpace(ns, sp)
 	j.changed(ns)
 }

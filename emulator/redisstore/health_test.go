@@ -22,7 +22,7 @@ import (
 func TestFull(t *testing.T) {
 	srv := testkit.StartRedis(t, testkit.RedisOptions{Policy: "noeviction"})
 	c := connect(t, srv)
-	s, err := redisstore.NewStore(c, redisstore.Options{MaxAge: time.Hour})
+	s, err := redisstore.NewStore(c, redisstore.Options{IndexKey: testIndexKey, MaxAge: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +141,7 @@ func TestCheckPolicy(t *testing.T) {
 		}
 		t.Cleanup(c.Close)
 		var log testkit.Buffer
-		s, err := redisstore.NewStore(c, redisstore.Options{MaxAge: time.Hour, PolicyRecheck: 20 * time.Millisecond,
+		s, err := redisstore.NewStore(c, redisstore.Options{IndexKey: testIndexKey, MaxAge: time.Hour, PolicyRecheck: 20 * time.Millisecond,
 			Logger: slog.New(slog.NewTextHandler(&log, nil))})
 		if err != nil {
 			t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/redis/rueidis"
@@ -12,8 +13,9 @@ import (
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 )
 
-// KeyRegistry keeps the fingerprints of the state keys of the replicas
-// sharing a Redis in one key (prefix "keys": the fingerprints separated
+// KeyRegistry keeps the sealed namespace key (see NamespaceKey) and the
+// fingerprints of the state keys of the replicas sharing a Redis, these
+// in one key (prefix "keys": the fingerprints separated
 // by spaces, the current one first) with a time to live that each
 // agreeing replica renews. The rule is emulator.JudgeKeys, in Go; a
 // script only sets the key if it still holds what the rule was applied
@@ -21,6 +23,7 @@ import (
 type KeyRegistry struct {
 	c       rueidis.Client
 	key     string
+	nsKey   string // the hash of the sealed namespace key
 	timeout time.Duration
 }
 
@@ -39,7 +42,7 @@ func NewKeyRegistry(c rueidis.Client, prefix string, timeout time.Duration) (*Ke
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	return &KeyRegistry{c: c, key: prefix + "keys", timeout: timeout}, nil
+	return &KeyRegistry{c: c, key: prefix + "keys", nsKey: prefix + "nsk", timeout: timeout}, nil
 }
 
 // swapScript sets KEYS[1] to ARGV[2] for ARGV[3] ms if it holds ARGV[1]
@@ -79,4 +82,76 @@ func (r *KeyRegistry) Check(ctx context.Context, f emulator.KeyFingerprints, ttl
 		// Another replica changed them in between: judge again.
 	}
 	return emulator.KeysMismatch, fmt.Errorf("%w: the state keys' fingerprints kept changing", emulator.ErrUnavailable)
+}
+
+// The namespace key is one hash without a time to live (prefix "nsk"):
+// field "id" its id, and "s:" followed by a fingerprint for each sealed
+// copy.
+const (
+	nsKeyID     = "id"
+	nsKeySealed = "s:"
+)
+
+// keepSealedScript applies what emulator.JudgeNamespaceKey decided, if
+// the hash KEYS[1] still keeps the id ARGV[1] it was judged on (an absent
+// one keeps ""): it sets the id ARGV[2] and the copy ARGV[3] = ARGV[4],
+// and removes the copy ARGV[5] when not empty; 1 when it did.
+var keepSealedScript = rueidis.NewLuaScript(`
+if (redis.call('HGET', KEYS[1], 'id') or '') ~= ARGV[1] then return 0 end
+if ARGV[5] ~= '' then redis.call('HDEL', KEYS[1], ARGV[5]) end
+redis.call('HSET', KEYS[1], 'id', ARGV[2], ARGV[3], ARGV[4])
+return 1`)
+
+// NamespaceKey returns the namespace key the replicas keep.
+func (r *KeyRegistry) NamespaceKey(ctx context.Context) (emulator.SealedKey, error) {
+	ctx, cancel := bounded(ctx, r.timeout)
+	defer cancel()
+	m, err := r.c.Do(ctx, r.c.B().Hgetall().Key(r.nsKey).Build()).AsStrMap()
+	if err != nil {
+		return emulator.SealedKey{}, Classify("read the namespace key", err)
+	}
+	k := emulator.SealedKey{ID: m[nsKeyID]}
+	if k.ID == "" {
+		return emulator.SealedKey{}, nil
+	}
+	k.Sealed = map[string]string{}
+	for f, v := range m {
+		if fp, ok := strings.CutPrefix(f, nsKeySealed); ok {
+			k.Sealed[fp] = v
+		}
+	}
+	return k, nil
+}
+
+// KeepNamespaceKey keeps a sealed copy of the namespace key id, by the
+// rule of emulator.JudgeNamespaceKey applied in Go to what it read, then
+// set by a script if the key kept did not change in between (else it
+// reads and judges again).
+func (r *KeyRegistry) KeepNamespaceKey(ctx context.Context, id, fp, sealed string) (emulator.SealedKey, error) {
+	if id == "" || fp == "" || sealed == "" {
+		return emulator.SealedKey{}, errors.New("redisstore: a sealed namespace key needs its id, a fingerprint and the copy")
+	}
+	for range 5 {
+		kept, err := r.NamespaceKey(ctx)
+		if err != nil {
+			return emulator.SealedKey{}, err
+		}
+		keep, drop := emulator.JudgeNamespaceKey(kept, id, fp)
+		if !keep || kept.Sealed[fp] == sealed {
+			return kept, nil
+		}
+		if drop != "" {
+			drop = nsKeySealed + drop
+		}
+		bctx, cancel := bounded(ctx, r.timeout)
+		n, err := keepSealedScript.Exec(bctx, r.c, []string{r.nsKey}, []string{kept.ID, id, nsKeySealed + fp, sealed, drop}).AsInt64()
+		cancel()
+		if err != nil {
+			return emulator.SealedKey{}, ClassifyWrite("keep the namespace key", err)
+		}
+		if n == 1 {
+			return r.NamespaceKey(ctx)
+		}
+	}
+	return emulator.SealedKey{}, fmt.Errorf("%w: the namespace key kept changing", emulator.ErrUnavailable)
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
-	"strconv"
 	"time"
 
 	"github.com/redis/rueidis"
@@ -44,6 +43,11 @@ type Options struct {
 	// PolicyRecheck is how often, at most, Ping reads the eviction policy
 	// again; DefaultPolicyRecheck when zero.
 	PolicyRecheck time.Duration
+	// IndexKey keys the hashes that name the external references in the
+	// index's key names, so that no request value stands in a key name;
+	// required. Replicas sharing the store share it, and a rotation of
+	// the state keys keeps it (auth.ReferenceKey).
+	IndexKey []byte
 }
 
 // Store is the emulator.Store in Redis.
@@ -53,6 +57,9 @@ type Store struct {
 	maxAge  time.Duration
 	timeout time.Duration
 	policy  *policyWatch
+	refs    *refHash // names the references in the index's keys
+	// refPrefix begins every key of the reference index.
+	refPrefix string
 }
 
 var (
@@ -68,6 +75,9 @@ func NewStore(c rueidis.Client, opt Options) (*Store, error) {
 	if opt.MaxAge <= 0 {
 		return nil, fmt.Errorf("redisstore: max age must be positive, got %s", opt.MaxAge)
 	}
+	if len(opt.IndexKey) < 16 {
+		return nil, errors.New("redisstore: the reference index needs a key of 16 bytes or more")
+	}
 	if opt.Prefix == "" {
 		opt.Prefix = DefaultPrefix
 	}
@@ -81,15 +91,16 @@ func NewStore(c rueidis.Client, opt Options) (*Store, error) {
 		opt.PolicyRecheck = DefaultPolicyRecheck
 	}
 	return &Store{c: c, prefix: opt.Prefix, maxAge: opt.MaxAge, timeout: opt.Timeout,
-		policy: &policyWatch{c: c, log: opt.Logger, every: opt.PolicyRecheck}}, nil
+		policy: &policyWatch{c: c, log: opt.Logger, every: opt.PolicyRecheck}, refs: newRefHash(opt.IndexKey), refPrefix: opt.Prefix + "r:"}, nil
 }
 
 func (s *Store) txKey(id string) string { return s.prefix + "t:" + id }
 
-// refKey is the key of a namespace's reference: the namespace goes with
-// its length, so no namespace and reference can make another's key.
+// refKey is the key of a namespace's reference: the namespace (a keyed
+// hash itself) and the keyed hash of the reference, never the reference
+// as the request sent it.
 func (s *Store) refKey(ns, ref string) string {
-	return s.prefix + "r:" + strconv.Itoa(len(ns)) + ":" + ns + ":" + ref
+	return s.refs.key(s.refPrefix, ns, ref)
 }
 
 // encode is the stored value of t.

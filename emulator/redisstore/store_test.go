@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -15,6 +16,9 @@ import (
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 )
+
+// testIndexKey keys the names of the reference index in the tests.
+var testIndexKey = []byte("the tests' reference index key, 32+ bytes")
 
 // connect opens a client to srv for the test.
 func connect(t *testing.T, srv *testkit.Redis) rueidis.Client {
@@ -33,7 +37,7 @@ func TestContract(t *testing.T) {
 	srv := testkit.StartRedis(t, testkit.RedisOptions{})
 	c := connect(t, srv)
 	storetest.Run(t, func(t *testing.T, maxAge time.Duration) emulator.Store {
-		s, err := redisstore.NewStore(c, redisstore.Options{Prefix: t.Name() + ":", MaxAge: maxAge})
+		s, err := redisstore.NewStore(c, redisstore.Options{IndexKey: testIndexKey, Prefix: t.Name() + ":", MaxAge: maxAge})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -92,7 +96,7 @@ func TestCallbacksContract(t *testing.T) {
 func TestUnavailable(t *testing.T) {
 	srv := testkit.StartRedis(t, testkit.RedisOptions{AppendOnly: true})
 	c := connect(t, srv)
-	s, err := redisstore.NewStore(c, redisstore.Options{MaxAge: time.Hour, Timeout: 300 * time.Millisecond})
+	s, err := redisstore.NewStore(c, redisstore.Options{IndexKey: testIndexKey, MaxAge: time.Hour, Timeout: 300 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +215,7 @@ func TestNamespacesContract(t *testing.T) {
 // stored transaction stays as it was, with or without a reference.
 func TestPutKeepsAStoredTransaction(t *testing.T) {
 	srv := testkit.StartRedis(t, testkit.RedisOptions{})
-	s, err := redisstore.NewStore(connect(t, srv), redisstore.Options{MaxAge: time.Hour})
+	s, err := redisstore.NewStore(connect(t, srv), redisstore.Options{IndexKey: testIndexKey, MaxAge: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,5 +324,53 @@ func TestCallbacksEarlierOutbox(t *testing.T) {
 	}
 	if n, _ := srv.Query("EXISTS", prefix+"cb:q", prefix+"cb:d", prefix+"cb:c", prefix+"cb:w", prefix+"cb:r"); n != "0" {
 		t.Errorf("%s outbox keys left after every delivery was done", n)
+	}
+}
+
+// TestReferenceKeyNames: the reference index names a reference by a
+// keyed hash: no key of Redis holds the reference as sent (a card number
+// included), the index still finds the newest transaction of each
+// namespace's reference, and a store under another index key (other
+// state keys entirely) finds none of them.
+func TestReferenceKeyNames(t *testing.T) {
+	srv := testkit.StartRedis(t, testkit.RedisOptions{})
+	c := connect(t, srv)
+	s, err := redisstore.NewStore(c, redisstore.Options{IndexKey: testIndexKey, MaxAge: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	refs := []string{"4111111111111111", "ORD-2026-000123", "a:b:c"}
+	for i, ref := range refs {
+		for _, ns := range []string{"ns-a", "ns-b"} {
+			if err := s.Put(ctx, storetest.Transaction(ns, fmt.Sprintf("%s-%d", ns, i), ref)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	keys, err := srv.Query("KEYS", "*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range strings.Split(keys, "\n") {
+		for _, ref := range refs {
+			if strings.Contains(k, ref) {
+				t.Errorf("key %q holds the reference %q", k, ref)
+			}
+		}
+	}
+	for i, ref := range refs {
+		for _, ns := range []string{"ns-a", "ns-b"} {
+			if got, err := s.GetByExternalRef(ctx, ns, ref); err != nil || got.ThreeDSServerTransID != fmt.Sprintf("%s-%d", ns, i) {
+				t.Errorf("GetByExternalRef(%s, %q) = %s, %v", ns, ref, got.ThreeDSServerTransID, err)
+			}
+		}
+	}
+	other, _ := redisstore.NewStore(c, redisstore.Options{IndexKey: []byte("another index key of 32 bytes.."), MaxAge: time.Hour})
+	if _, err := other.GetByExternalRef(ctx, "ns-a", refs[0]); !errors.Is(err, emulator.ErrNotFound) {
+		t.Errorf("a store under another index key: %v, want ErrNotFound", err)
+	}
+	if _, err := redisstore.NewStore(c, redisstore.Options{MaxAge: time.Hour}); err == nil {
+		t.Error("NewStore without an index key: no error")
 	}
 }

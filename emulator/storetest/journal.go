@@ -192,6 +192,8 @@ func RunJournal(t *testing.T, open JournalOpener) {
 		}
 	})
 
+	t.Run("ATenantsShare", func(t *testing.T) { testJournalShare(t, open) })
+
 	t.Run("BoundedInEvents", func(t *testing.T) {
 		p := open(t, journal.Options{MaxEvents: 3})
 		p.Writer.Record(ctx, event("n", "tx", emulator.EventLookup, 0, "Y"))
@@ -331,6 +333,15 @@ func testJournalQuery(t *testing.T, open JournalOpener) {
 	if page, err := p.Reader.Query(ctx, "empty", journal.Query{}); err != nil || len(page.Summaries) != 0 || len(page.Open) != 0 {
 		t.Errorf("an empty namespace: %+v, %v", page, err)
 	}
+	// A reference that is a card number is kept masked, as the engine
+	// hands it over, and found by the reference as sent.
+	e := event("masked", "m", emulator.EventLookup, 0, "Y")
+	e.Transaction.ExternalReferenceID = "411111******1111"
+	p.Writer.Record(ctx, e)
+	p.Sync()
+	if page, err := p.Reader.Query(ctx, "masked", journal.Query{ExternalReferenceID: "4111111111111111"}); err != nil || summaryIDs(page.Summaries) != "m" {
+		t.Errorf("a card number as reference: %+v, %v; want the transaction kept masked", page.Summaries, err)
+	}
 }
 
 // testJournalForget: forgetting a namespace's transactions leaves the
@@ -369,5 +380,45 @@ func testJournalForget(t *testing.T, open JournalOpener) {
 	p.Sync()
 	if l, err := p.Reader.List(ctx, "f", 0); err != nil || summaryIDs(l) != "new" {
 		t.Errorf("after Forget and a new lookup: %s, %v", summaryIDs(l), err)
+	}
+}
+
+// testJournalShare: tenants, one of them quiet, share a journal bounded
+// in all (in transactions, then in bytes) and hostile tokens flood it:
+// the floods forget their own transactions, never the quiet tenant's,
+// which holds less than its share. (The shared journal has no bound in
+// all: Redis's memory is.)
+func testJournalShare(t *testing.T, open JournalOpener) {
+	ctx := context.Background()
+	body := []byte(`"` + strings.Repeat("x", 2000) + `"`)
+	for _, tt := range []struct {
+		name string
+		opt  journal.Options
+	}{
+		{"transactions", journal.Options{PerNamespace: 40, Total: 60}},
+		{"bytes", journal.Options{PerNamespace: 1000, Total: 100000, MaxBytesPerNamespace: 1 << 20, MaxTotalBytes: 160 << 10}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := open(t, tt.opt)
+			for i := range 5 {
+				e := event("quiet", fmt.Sprint(i), emulator.EventLookup, time.Duration(i)*time.Millisecond, "Y")
+				e.Request = body
+				p.Writer.Record(ctx, e)
+			}
+			for i := range 300 {
+				e := event(fmt.Sprintf("hostile-%d", i%3), fmt.Sprint(i), emulator.EventLookup, time.Second+time.Duration(i)*time.Millisecond, "Y")
+				e.Request = body
+				p.Writer.Record(ctx, e)
+			}
+			p.Sync()
+			if l, err := p.Reader.List(ctx, "quiet", 0); err != nil || len(l) != 5 {
+				t.Errorf("the quiet tenant keeps %d of its 5 transactions (%v) after the floods of three others", len(l), err)
+			}
+			for i := range 3 {
+				if l, err := p.Reader.List(ctx, fmt.Sprintf("hostile-%d", i), 0); err != nil || len(l) == 0 || l[0].ID != fmt.Sprint(297+i) {
+					t.Errorf("hostile tenant %d keeps %d transactions, newest %v (%v); want its newest kept", i, len(l), l, err)
+				}
+			}
+		})
 	}
 }

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -33,7 +34,8 @@ func keys(cur byte, prev ...byte) emulator.KeyFingerprints {
 // same value twice for a local one): the first keys are kept; a rotation
 // (new current, old as previous) replaces them and the replicas still on
 // the old keys agree; unrelated keys are a mismatch that changes nothing;
-// the fingerprints go when no agreeing replica renews them.
+// the fingerprints go when no agreeing replica renews them; the namespace
+// key is kept once, with a sealed copy per key pair and no time to live.
 func RunKeyRegistry(t *testing.T, newRegistries func(t *testing.T) (a, b emulator.KeyRegistry)) {
 	ctx := context.Background()
 	check := func(t *testing.T, r emulator.KeyRegistry, f emulator.KeyFingerprints, ttl time.Duration, want emulator.KeysVerdict) {
@@ -105,5 +107,58 @@ func RunKeyRegistry(t *testing.T, newRegistries func(t *testing.T) (a, b emulato
 		}
 		wg.Wait()
 		check(t, a, keys('1'), time.Hour, emulator.KeysOlder)
+	})
+	t.Run("NamespaceKey", func(t *testing.T) {
+		a, b := newRegistries(t)
+		read := func(t *testing.T, r emulator.KeyRegistry) emulator.SealedKey {
+			t.Helper()
+			k, err := r.NamespaceKey(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return k
+		}
+		keep := func(t *testing.T, r emulator.KeyRegistry, id, fp, sealed string) emulator.SealedKey {
+			t.Helper()
+			k, err := r.KeepNamespaceKey(ctx, id, fp, sealed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return k
+		}
+		if k := read(t, a); k.ID != "" || len(k.Sealed) != 0 {
+			t.Fatalf("a new store keeps the namespace key %+v, want none", k)
+		}
+		idA, idB := fp('a'), fp('b')
+		if k := keep(t, a, idA, fp('1'), "sealed under 1"); k.ID != idA || k.Sealed[fp('1')] != "sealed under 1" || len(k.Sealed) != 1 {
+			t.Fatalf("the first key kept: %+v", k)
+		}
+		// A rotation adds a copy under the new pair; the old copy stays
+		// for the replicas still on the old keys.
+		if k := keep(t, b, idA, fp('2'), "sealed under 2"); k.ID != idA || len(k.Sealed) != 2 || k.Sealed[fp('1')] != "sealed under 1" {
+			t.Fatalf("a copy added: %+v", k)
+		}
+		if k := read(t, a); k.ID != idA || k.Sealed[fp('2')] != "sealed under 2" {
+			t.Fatalf("another replica reads %+v", k)
+		}
+		// Another key (a replica with unrelated keys) changes nothing.
+		if k := keep(t, b, idB, fp('3'), "another key"); k.ID != idA || len(k.Sealed) != 2 {
+			t.Fatalf("another key kept over the first: %+v", k)
+		}
+		if k := keep(t, a, idA, fp('1'), "sealed again under 1"); k.Sealed[fp('1')] != "sealed again under 1" || len(k.Sealed) != 2 {
+			t.Fatalf("a copy replaced: %+v", k)
+		}
+		// Bounded: the copy being kept stays, another goes.
+		for i := range emulator.MaxSealedCopies + 3 {
+			f := fmt.Sprintf("%016x", 0x1000+i)
+			if k := keep(t, a, idA, f, "copy "+f); len(k.Sealed) > emulator.MaxSealedCopies || k.Sealed[f] != "copy "+f {
+				t.Fatalf("copy %d: %d copies kept (at most %d), its own %q", i, len(k.Sealed), emulator.MaxSealedCopies, k.Sealed[f])
+			}
+		}
+		for _, bad := range [][3]string{{"", fp('1'), "x"}, {idA, "", "x"}, {idA, fp('1'), ""}} {
+			if _, err := a.KeepNamespaceKey(ctx, bad[0], bad[1], bad[2]); err == nil {
+				t.Errorf("KeepNamespaceKey(%q, %q, %q): no error", bad[0], bad[1], bad[2])
+			}
+		}
 	})
 }

@@ -27,6 +27,7 @@ func RunRuntime(t *testing.T, newRuntime RuntimeFactory) {
 		{"AllOrNothing", testRuntimeConflicts},
 		{"Limits", testRuntimeLimits},
 		{"TotalBytes", testRuntimeTotalBytes},
+		{"ATenantsShare", testRuntimeShare},
 		{"DeleteReset", testRuntimeDelete},
 		{"SeenByEveryReplica", testRuntimeShared},
 		{"ConcurrentAdds", testRuntimeConcurrent},
@@ -151,6 +152,29 @@ func testRuntimeLimits(t *testing.T, newRuntime RuntimeFactory) {
 	}
 	if _, err := rt.Add(ctx, "ns-3", doc("a")); err != nil {
 		t.Errorf("after a reset freed a namespace: %v", err)
+	}
+}
+
+// testRuntimeShare: a hostile namespace adding until it is refused fills
+// its own share only (its scenarios, its bytes): the bound in all holds
+// several shares, and another namespace adds as before, on either
+// replica.
+func testRuntimeShare(t *testing.T, newRuntime RuntimeFactory) {
+	a, b := newRuntime(t, scenarios.RuntimeLimits{MaxScenarios: 5, MaxBytes: 4000, MaxTotalBytes: 16000})
+	refused := 0
+	for i := range 20 {
+		if _, err := a.Add(ctx, "hostile", doc(fmt.Sprintf("h%d", i))); err != nil {
+			if !errors.Is(err, scenarios.ErrLimit) && !errors.Is(err, scenarios.ErrTooLarge) {
+				t.Fatalf("hostile addition %d: %v", i, err)
+			}
+			refused++
+		}
+	}
+	if refused != 15 {
+		t.Errorf("%d of the hostile namespace's 20 additions refused, want the 15 beyond its share", refused)
+	}
+	if _, err := b.Add(ctx, "quiet", doc("q1", "q2", "q3", "q4", "q5")); err != nil {
+		t.Errorf("a quiet namespace's full share beside a hostile one at its bound: %v", err)
 	}
 }
 

@@ -61,7 +61,7 @@ func TestAccessTokens(t *testing.T) {
 
 func mustKeys(t *testing.T, masters ...[]byte) *auth.TokenKeys {
 	t.Helper()
-	k, err := auth.NewTokenKeys(masters)
+	k, err := auth.NewTokenKeys(masters, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,15 +5,17 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"hash"
 	"sync"
 )
 
 // The sandbox keeps nothing of a bearer token but keyed hashes: the
 // namespace its transactions, runtime scenarios, clock and journal live
-// in, and the token's hash in a console session. The keys are derived
-// from the state hash keys (--state-hash-key, then each of
-// --state-previous-keys), so replicas sharing the keys derive the same
+// in (under the namespace key, which the store keeps across rotations,
+// see nskey.go), and the token's hash in a console session (under keys
+// derived from the state hash keys, --state-hash-key, then each of
+// --state-previous-keys). Replicas sharing the keys derive the same
 // values, and what a store holds tells nothing of a token without them:
 // not even whether a guessed token is the one.
 
@@ -43,21 +45,30 @@ type TokenKeys struct {
 	recent    *recent[string]
 }
 
-// NewTokenKeys derives the keys from masters, the state hash keys: the
-// current one first.
-func NewTokenKeys(masters [][]byte) (*TokenKeys, error) {
+// NewTokenKeys derives the keys from masters, the state hash keys (the
+// current one first), and namespaceKey, the key the namespaces are
+// hashed under (see NewNamespaceKey): the store keeps it across key
+// rotations; nil takes the one the current hash key makes.
+func NewTokenKeys(masters [][]byte, namespaceKey []byte) (*TokenKeys, error) {
 	if len(masters) == 0 || len(masters[0]) == 0 {
 		return nil, errors.New("auth: the hashes of tokens need a master key")
 	}
-	k := &TokenKeys{namespace: newKeyedHash(derive(masters[0], "token namespace")), recent: newRecent[string]()}
+	if namespaceKey == nil {
+		namespaceKey = NewNamespaceKey(masters[0])
+	}
+	if len(namespaceKey) != NamespaceKeySize {
+		return nil, fmt.Errorf("auth: a namespace key has %d bytes, got %d", NamespaceKeySize, len(namespaceKey))
+	}
+	k := &TokenKeys{namespace: newKeyedHash(namespaceKey), recent: newRecent[string]()}
 	for _, m := range masters {
 		k.hashes = append(k.hashes, newKeyedHash(derive(m, "console session token")))
 	}
 	return k, nil
 }
 
-// Namespace is the namespace of token: 8 bytes, in hex, of its keyed
-// hash. Logs, pages and stores carry it, never the token.
+// Namespace is the namespace of token: 8 bytes, in hex, of its HMAC
+// under the namespace key, the same before and after a rotation of the
+// state keys. Logs, pages and stores carry it, never the token.
 func (k *TokenKeys) Namespace(token string) string {
 	id := k.recent.id(token)
 	if ns, ok := k.recent.get(id); ok {

@@ -41,7 +41,7 @@ func TestTokenKeys(t *testing.T) {
 	if a.Namespace("team-a") == a.Hash("team-a")[:16] {
 		t.Error("the namespace and the session's hash share a key")
 	}
-	if _, err := auth.NewTokenKeys(nil); err == nil {
+	if _, err := auth.NewTokenKeys(nil, nil); err == nil {
 		t.Error("NewTokenKeys without a key: no error")
 	}
 }
@@ -140,7 +140,7 @@ func BenchmarkIdentify(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	keys, _ := auth.NewTokenKeys([][]byte{masterA})
+	keys, _ := auth.NewTokenKeys([][]byte{masterA}, nil)
 	closed, _ := auth.NewAuthority(auth.NewTokens([]string{"team-a-0123456789abcdef", "team-b"}), access, keys, clock.Now)
 	open, _ := auth.NewAuthority(auth.NewTokens(nil), access, keys, clock.Now)
 	jwt, _ := access.Issue("shop-1", "", false)
@@ -177,7 +177,7 @@ func BenchmarkIdentify(b *testing.B) {
 // the open default's.
 func BenchmarkResume(b *testing.B) {
 	clock := testkit.NewClock(testkit.T0)
-	keys, _ := auth.NewTokenKeys([][]byte{masterA, masterB})
+	keys, _ := auth.NewTokenKeys([][]byte{masterA, masterB}, nil)
 	closed, _ := auth.NewAuthority(auth.NewTokens([]string{"team-a-0123456789abcdef", "team-b"}), nil, keys, clock.Now)
 	open, _ := auth.NewAuthority(auth.NewTokens(nil), nil, keys, clock.Now)
 	for _, bm := range []struct {
@@ -203,9 +203,9 @@ func BenchmarkResume(b *testing.B) {
 // ones it derives, for a token seen again, past the bound of what it
 // remembers, and from many goroutines at once; two keys sets agree.
 func TestNamespaceRemembered(t *testing.T) {
-	keys, _ := auth.NewTokenKeys([][]byte{masterA})
+	keys, _ := auth.NewTokenKeys([][]byte{masterA}, nil)
 	fresh := func(tok string) string {
-		k, _ := auth.NewTokenKeys([][]byte{masterA}) // remembers nothing yet
+		k, _ := auth.NewTokenKeys([][]byte{masterA}, nil) // remembers nothing yet
 		return k.Namespace(tok)
 	}
 	want := map[string]string{}

@@ -129,7 +129,7 @@ func FlagSet(c *Config, out io.Writer) *flag.FlagSet {
 	fs.IntVar(&c.ConsoleSessions, "max-console-sessions", emulator.DefaultMaxSessions, fmt.Sprintf("console sessions kept in all (each token keeps at most %d); beyond them the one that expires first ends", emulator.MaxSessionsPerToken))
 	fs.IntVar(&c.JournalSize, "journal-size", journal.DefaultPerNamespace, "transactions the console's journal keeps per token (0: no journal)")
 	fs.Int64Var(&c.JournalBytes, "journal-bytes", journal.DefaultMaxBytesPerNamespace, "bytes the console's journal keeps per token; beyond them its oldest transactions are forgotten")
-	fs.Int64Var(&c.JournalTotal, "journal-total-bytes", journal.DefaultMaxTotalBytes, "bytes the console's journal keeps in all (per replica with a local journal); beyond them the oldest transactions of any token are forgotten")
+	fs.Int64Var(&c.JournalTotal, "journal-total-bytes", journal.DefaultMaxTotalBytes, "bytes the console's journal keeps in all (per replica with a local journal); beyond them the token holding the most forgets its oldest transactions first")
 	fs.StringVar(&c.JournalStore, "journal-store", "", "where the console's journal lives: shared (in the Redis of --store, seen by every replica) or local (in each replica's memory); default shared with a Redis store, local otherwise")
 	fs.DurationVar(&c.MaxClockOffset, "max-clock-offset", emulator.DefaultMaxClockOffset, "how far a token may move its clock ahead of real time in all (POST /admin/clock)")
 	fs.IntVar(&c.MaxWaits, "max-waits", web.DefaultMaxWaits, "most waits for a transaction's end (GET /admin/transactions/{id}?wait=final) open at once in all; when all are taken, a token holding at least two fewer than another takes that one's oldest, else 429")

@@ -10,12 +10,15 @@ import (
 	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/memstore"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 	"github.com/threeds-sandbox/threeds-sandbox/web"
 )
 
-// verdicts answers its verdicts one by one, then the last again.
+// verdicts answers its verdicts one by one, then the last again; it
+// keeps the namespace key as the memory registry does.
 type verdicts struct {
+	*memstore.KeyRegistry
 	seq []emulator.KeysVerdict
 	err error
 }

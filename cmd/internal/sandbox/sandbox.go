@@ -97,13 +97,13 @@ func New(c Config, log *slog.Logger) (*Sandbox, error) {
 	if err != nil {
 		return nil, fmt.Errorf("[templates] %w", err)
 	}
-	masters := [][]byte{hashKey}
-	for _, p := range previous {
-		masters = append(masters, p.Hash)
-	}
-	st, err := newState(c, log, masters)
+	st, err := newState(c, log, append([]auth.KeyPair{{Hash: hashKey, Block: blockKey}}, previous...))
 	if err != nil {
 		return nil, err
+	}
+	if !st.sharedKey {
+		log.Warn("the namespace key the store keeps opens with none of this replica's state keys: " +
+			"its tokens' namespaces differ from the other replicas' (give every replica the same keys, see docs/deployment.md)")
 	}
 
 	ln, err := net.Listen("tcp", c.Addr)
@@ -157,6 +157,7 @@ func New(c Config, log *slog.Logger) (*Sandbox, error) {
 		HashKey:         hashKey,
 		BlockKey:        blockKey,
 		PreviousKeys:    previous,
+		NamespaceKey:    st.namespaceKey,
 		PublicURL:       publicURL,
 		Engine:          engine,
 		Pages:           pages,

@@ -12,6 +12,7 @@ import (
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/redisstore"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 	"github.com/threeds-sandbox/threeds-sandbox/web"
+	"github.com/threeds-sandbox/threeds-sandbox/web/auth"
 )
 
 // state is everything that outlives a request: the transactions, the
@@ -31,8 +32,13 @@ type state struct {
 	// result callbacks' registrations and outbox.
 	captures  emulator.Captures
 	callbacks emulator.Callbacks
-	// keys keeps the fingerprints of the state keys of the replicas.
-	keys emulator.KeyRegistry
+	// keys keeps the fingerprints of the state keys of the replicas and
+	// the sealed namespace key; namespaceKey is that key, opened, and
+	// sharedKey false when the store keeps one none of this replica's
+	// pairs opens.
+	keys         emulator.KeyRegistry
+	namespaceKey []byte
+	sharedKey    bool
 }
 
 // StoreError is a state store the sandbox refuses to run over, as it is
@@ -56,12 +62,21 @@ func (c Config) callbackBounds() emulator.CallbackBounds {
 	return emulator.CallbackBounds{Outbox: c.CallbackOutbox, OutboxPerNamespace: c.CallbackOutboxPerToken}
 }
 
-// newState builds the state --store names; masters are the state hash
-// keys, the current first, under which Redis names what must not show
-// in a key name. A Redis that does not answer within --store-wait fails
-// here, before the server listens.
-func newState(c Config, log *slog.Logger, masters [][]byte) (*state, error) {
+// newState builds the state --store names, and finds the namespace key
+// it keeps for the state key pairs (the current first). The pairs' hash
+// keys name in Redis what must not show in a key name. A Redis that does
+// not answer within --store-wait fails here, before the server listens.
+func newState(c Config, log *slog.Logger, pairs []auth.KeyPair) (*state, error) {
+	masters := make([][]byte, len(pairs))
+	for i, p := range pairs {
+		masters[i] = p.Hash
+	}
 	if c.Store == "memory" {
+		reg := memstore.NewKeyRegistry(nil)
+		nsKey, shared, err := namespaceKey(context.Background(), reg, pairs)
+		if err != nil {
+			return nil, fmt.Errorf("[state] %w", err)
+		}
 		mem, err := memstore.New(memstore.Options{
 			MaxEntries: c.StoreMaxEntries,
 			MaxAge:     c.StoreMaxAge,
@@ -73,7 +88,7 @@ func newState(c Config, log *slog.Logger, masters [][]byte) (*state, error) {
 		s := &state{store: mem, mem: mem, runtime: memstore.NewRuntime(scenarios.RuntimeLimits{}),
 			spaces:   memstore.NewNamespaces(memstore.NamespacesOptions{MaxAge: c.StoreMaxAge}),
 			sessions: memstore.NewSessions(c.ConsoleSessions, nil), close: func() {},
-			captures: memstore.NewCaptures(memstore.CapturesOptions{}), callbacks: memstore.NewCallbacks(c.callbackBounds()), keys: memstore.NewKeyRegistry(nil)}
+			captures: memstore.NewCaptures(memstore.CapturesOptions{}), callbacks: memstore.NewCallbacks(c.callbackBounds()), keys: reg, namespaceKey: nsKey, sharedKey: shared}
 		s.stats = func() (int, uint64) { return mem.Len(), mem.Evicted() }
 		if c.JournalSize > 0 {
 			s.journal = memstore.NewJournal(c.journalOptions())
@@ -102,7 +117,18 @@ func newState(c Config, log *slog.Logger, masters [][]byte) (*state, error) {
 		}
 		return nil, fmt.Errorf("[store] %w%s", err, hint)
 	}
-	store, err := redisstore.NewStore(client, redisstore.Options{Prefix: c.StorePrefix, MaxAge: c.StoreMaxAge, Timeout: c.StoreTimeout, Logger: log})
+	keys, err := redisstore.NewKeyRegistry(client, c.StorePrefix, c.StoreTimeout)
+	if err != nil {
+		client.Close()
+		return nil, fmt.Errorf("[store] %w", err)
+	}
+	nsKey, shared, err := namespaceKey(context.Background(), keys, pairs)
+	if err != nil {
+		client.Close()
+		return nil, fmt.Errorf("[state] %w", err)
+	}
+	store, err := redisstore.NewStore(client, redisstore.Options{Prefix: c.StorePrefix, MaxAge: c.StoreMaxAge, Timeout: c.StoreTimeout,
+		Logger: log, IndexKey: auth.ReferenceKey(nsKey)})
 	if err != nil {
 		client.Close()
 		return nil, fmt.Errorf("[store] %w", err)
@@ -128,11 +154,6 @@ func newState(c Config, log *slog.Logger, masters [][]byte) (*state, error) {
 		client.Close()
 		return nil, fmt.Errorf("[store] %w", err)
 	}
-	keys, err := redisstore.NewKeyRegistry(client, c.StorePrefix, c.StoreTimeout)
-	if err != nil {
-		client.Close()
-		return nil, fmt.Errorf("[store] %w", err)
-	}
 	// The callbacks and the namespaces hold subscriptions, stopped
 	// before the client closes.
 	callbacks, err := redisstore.NewCallbacks(client, redisstore.CallbacksOptions{Prefix: c.StorePrefix, Timeout: c.StoreTimeout,
@@ -148,7 +169,8 @@ func newState(c Config, log *slog.Logger, masters [][]byte) (*state, error) {
 		return nil, fmt.Errorf("[store] %w", err)
 	}
 	closeClient := func() { spaces.Close(); callbacks.Close(); client.Close() }
-	s := &state{store: store, runtime: runtime, spaces: spaces, sessions: sessions, close: closeClient, captures: captures, callbacks: callbacks, keys: keys}
+	s := &state{store: store, runtime: runtime, spaces: spaces, sessions: sessions, close: closeClient, captures: captures, callbacks: callbacks,
+		keys: keys, namespaceKey: nsKey, sharedKey: shared}
 	journalAt := "none"
 	switch {
 	case c.JournalSize == 0:

@@ -138,13 +138,20 @@ func (r *program) tail(n int) string {
 // cleanup it sends SIGTERM and checks that the program exits 0.
 func startProgram(t *testing.T, args ...string) *program {
 	t.Helper()
+	return startBinary(t, sandboxBinary(t), args...)
+}
+
+// startBinary is startProgram with the binary bin: a load test runs the
+// one built without the race detector, whose pace is a user's.
+func startBinary(t *testing.T, bin string, args ...string) *program {
+	t.Helper()
 	port := testkit.FreePort(t)
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	full := append([]string{"--addr", addr}, args...)
 	if !slices.Contains(args, "--drain-delay") {
 		full = append(full, "--drain-delay", "0")
 	}
-	p := &program{name: "sandbox", bin: sandboxBinary(t), args: full, Addr: addr, URL: "http://" + addr}
+	p := &program{name: "sandbox", bin: bin, args: full, Addr: addr, URL: "http://" + addr}
 	p.start(t)
 	p.URL = fmt.Sprintf("http://localhost:%d", port)
 	t.Cleanup(func() {
