@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -29,8 +30,8 @@ const readmeOpening = "# 3-D Secure sandbox emulator\n\n```sh\n" +
 // emulates; every page names it, so that "the spec" is never ambiguous.
 const interfaceTitle = "Three-Domain Secure Authentication Service Interface"
 
-// pages returns the Markdown files to check: the README and every page of
-// this directory, as paths from here.
+// pages returns the Markdown files to check: the README, every page of
+// this directory and the README of every example, as paths from here.
 func pages(t *testing.T) []string {
 	t.Helper()
 	out := []string{readme}
@@ -43,7 +44,12 @@ func pages(t *testing.T) []string {
 			out = append(out, e.Name())
 		}
 	}
-	if len(out) < 12 {
+	examples, err := filepath.Glob("examples/*/README.md")
+	if err != nil || len(examples) < 3 {
+		t.Fatalf("the examples' READMEs: %v %v", examples, err)
+	}
+	out = append(out, examples...)
+	if len(out) < 15 {
 		t.Fatalf("pages: %v, want the README and the docs", out)
 	}
 	return out
@@ -156,8 +162,8 @@ func TestPicturesAreEmbedded(t *testing.T) {
 		}
 	}
 	for _, page := range pages(t) {
-		if page == readme {
-			continue
+		if page == readme || strings.HasPrefix(page, "examples/") {
+			continue // the examples are files to copy, read in the repository
 		}
 		if _, err := fs.Stat(docs.FS(), page); err != nil {
 			t.Errorf("page %s is not embedded: %v", page, err)
