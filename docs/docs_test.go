@@ -1,6 +1,7 @@
 package docs_test
 
 import (
+	"bytes"
 	"io/fs"
 	"os"
 	"path"
@@ -127,15 +128,18 @@ func TestLinks(t *testing.T) {
 	}
 }
 
-// TestPicturesAreEmbedded: the binary carries every picture a page of
-// the docs shows, and no other.
+// TestPicturesAreEmbedded: the binary carries the README, every page, and
+// every picture they show, and no other.
 func TestPicturesAreEmbedded(t *testing.T) {
 	shown := map[string]bool{}
 	for _, page := range pages(t) {
-		if page == readme {
-			continue // the README is not served; its picture is a page's too
+		if strings.HasPrefix(page, "examples/") {
+			continue // read in the repository, not served
 		}
 		for _, img := range docsite.OutlineOf(read(t, page)).Images {
+			if page == readme {
+				img = strings.TrimPrefix(img, "docs/") // the front page's links start at the repository's root
+			}
 			if !strings.Contains(img, "://") {
 				shown[path.Clean(img)] = true
 			}
@@ -163,11 +167,14 @@ func TestPicturesAreEmbedded(t *testing.T) {
 	}
 	for _, page := range pages(t) {
 		if page == readme || strings.HasPrefix(page, "examples/") {
-			continue // the examples are files to copy, read in the repository
+			continue // the front page is checked below; the examples are files to copy, read in the repository
 		}
 		if _, err := fs.Stat(docs.FS(), page); err != nil {
 			t.Errorf("page %s is not embedded: %v", page, err)
 		}
+	}
+	if !bytes.Equal(docs.Front(), read(t, readme)) {
+		t.Error("docs.Front is not the README")
 	}
 }
 
