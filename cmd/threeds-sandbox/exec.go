@@ -54,6 +54,8 @@ environment. When CMD ends, the sandbox stops and exec exits with CMD's
 exit status (128 plus the signal's number when a signal ended it; 127 when
 CMD is not found). SIGINT and SIGTERM are passed on to CMD and every
 process it started; whatever of them is left when CMD ends is stopped too.
+In a terminal, CMD runs in its foreground: it may read it, and Ctrl-C
+reaches it.
 When the sandbox does not start, CMD does not run and exec exits 2 with
 the reason.
 

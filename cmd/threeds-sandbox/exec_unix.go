@@ -9,6 +9,8 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // sweepGrace is how long the processes a command left behind get to end
@@ -16,27 +18,49 @@ import (
 const sweepGrace = 3 * time.Second
 
 // processGroup is the command exec runs, in a process group of its own
-// with every process it starts: a signal reaches all of them at once, and
-// none is left behind when the command ends. The group is not the
-// terminal's foreground group, so a Ctrl-C reaches exec, which passes it
-// on: each process gets it once.
+// with every process it starts: a signal exec receives reaches all of
+// them at once, and none is left behind when the command ends. When exec
+// runs in the foreground of a terminal, the group takes the terminal while
+// it runs, as a shell gives it to a job: the command may read the
+// terminal, and a Ctrl-C reaches its processes, once each.
 type processGroup struct {
 	cmd     *exec.Cmd
 	signals chan os.Signal
+	tty     int // the terminal the group has taken, or -1
 }
 
 // newProcessGroup sets cmd up to start in a group of its own, and starts
 // listening for SIGINT and SIGTERM before cmd starts, so that none is
 // missed.
 func newProcessGroup(cmd *exec.Cmd) *processGroup {
+	g := &processGroup{cmd: cmd, signals: make(chan os.Signal, 4), tty: -1}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	g := &processGroup{cmd: cmd, signals: make(chan os.Signal, 4)}
+	if fd := int(os.Stdin.Fd()); cmd.Stdin == os.Stdin && inForeground(fd) {
+		cmd.SysProcAttr.Foreground, cmd.SysProcAttr.Ctty, g.tty = true, fd, fd
+	}
 	signal.Notify(g.signals, os.Interrupt, syscall.SIGTERM)
 	return g
 }
 
-// release stops listening for signals.
-func (g *processGroup) release() { signal.Stop(g.signals) }
+// inForeground tells whether fd is a terminal whose foreground process
+// group is exec's own.
+func inForeground(fd int) bool {
+	pgrp, err := unix.IoctlGetInt(fd, unix.TIOCGPGRP)
+	return err == nil && pgrp == unix.Getpgrp()
+}
+
+// release stops listening for signals, and takes the terminal back from
+// the command's group. exec is in the background until then, where
+// changing the terminal raises SIGTTOU: it is ignored meanwhile.
+func (g *processGroup) release() {
+	signal.Stop(g.signals)
+	if g.tty < 0 {
+		return
+	}
+	signal.Ignore(syscall.SIGTTOU)
+	defer signal.Reset(syscall.SIGTTOU)
+	_ = unix.IoctlSetPointerInt(g.tty, unix.TIOCSPGRP, unix.Getpgrp())
+}
 
 // signal sends s to every process of the group.
 func (g *processGroup) signal(s os.Signal) {
