@@ -16,14 +16,13 @@ import (
 	"github.com/threeds-sandbox/threeds-sandbox/cmd/internal/sandbox"
 )
 
-// The variables exec gives the command it runs.
+// The variables exec gives the command it runs: the sandbox's base URL
+// (--base-path included, no trailing slash), and a bearer token the
+// command may use (the first of --tokens, or a fresh one when any token
+// is accepted).
 const (
-	// EnvSandboxURL is the sandbox's base URL, --base-path included, with
-	// no trailing slash.
-	envSandboxURL = "THREEDS_SANDBOX_URL"
-	// EnvSandboxToken is a bearer token the command may use: the first of
-	// --tokens, or a fresh one when any token is accepted.
-	envSandboxToken = "THREEDS_SANDBOX_TOKEN"
+	envSandboxURL   = sandbox.EnvSandboxURL
+	envSandboxToken = sandbox.EnvSandboxToken
 )
 
 // Exit codes of exec that are not the command's own, as shells give them.
