@@ -47,8 +47,9 @@ func TestExecInATerminal(t *testing.T) {
 	bin := sandboxBinary(t)
 	sh := testkit.Need(t, "sh", "dash")
 	master, slave := openPTY(t)
-	script := `read line; echo "got:$line"; trap 'echo "trapped:$n"; exit 9' INT; n=0
-while :; do n=$((n+1)); sleep 0.1; done`
+	// The trap is set before the line is read: once the terminal shows
+	// the line, a Ctrl-C finds it.
+	script := `trap 'echo "trapped:"; exit 9' INT; read line; echo "got:$line"; while :; do sleep 0.1; done`
 	cmd := exec.Command(bin, "exec", "--", sh, "-c", script)
 	cmd.Env = processEnv()
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
