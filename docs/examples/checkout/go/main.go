@@ -68,6 +68,7 @@ type checkout struct {
 	sandbox, clientID, clientSecret, public, url string
 
 	mu            sync.Mutex
+	tokenEndpoint string // from the discovery document
 	token         string
 	tokenExpires  time.Time
 	signingSecret string
@@ -77,14 +78,30 @@ type checkout struct {
 }
 
 // accessToken gets an OAuth access token, kept until a minute before it
-// expires.
+// expires, from the token endpoint the OpenID Connect discovery document
+// names.
 func (c *checkout) accessToken() (string, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.token != "" && time.Until(c.tokenExpires) > time.Minute {
 		return c.token, nil
 	}
-	req, _ := http.NewRequest(http.MethodPost, c.sandbox+"/connect/token", strings.NewReader("grant_type=client_credentials"))
+	if c.tokenEndpoint == "" {
+		resp, err := http.Get(c.sandbox + "/.well-known/openid-configuration")
+		if err != nil {
+			return "", err
+		}
+		var d struct {
+			TokenEndpoint string `json:"token_endpoint"`
+		}
+		err = json.NewDecoder(resp.Body).Decode(&d)
+		resp.Body.Close()
+		if err != nil || d.TokenEndpoint == "" {
+			return "", fmt.Errorf("discovery: HTTP %d %v", resp.StatusCode, err)
+		}
+		c.tokenEndpoint = d.TokenEndpoint
+	}
+	req, _ := http.NewRequest(http.MethodPost, c.tokenEndpoint, strings.NewReader("grant_type=client_credentials"))
 	req.SetBasicAuth(url.QueryEscape(c.clientID), url.QueryEscape(c.clientSecret))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	resp, err := http.DefaultClient.Do(req)

@@ -67,6 +67,7 @@ const escapeHTML = (s) => String(s).replace(/[&<>"']/g, (c) => '&#' + c.charCode
 function createCheckout({ sandboxUrl, clientId, clientSecret }) {
   const sandbox = String(sandboxUrl).replace(/\/+$/, '');
   let publicUrl = ''; // this server's URL, once it listens
+  let tokenEndpoint = null; // from the discovery document
   let token = null; // { value, expires }
   let signingSecret = null;
   const captures = new Map(); // ddcId -> the capture's outcome
@@ -74,10 +75,16 @@ function createCheckout({ sandboxUrl, clientId, clientSecret }) {
   const callbacks = new Map(); // threeDsServerTransId -> the callback
 
   // accessToken gets (and keeps until a minute before it expires) an
-  // OAuth access token with the client's credentials.
+  // OAuth access token with the client's credentials, at the token
+  // endpoint the OpenID Connect discovery document names.
   async function accessToken() {
     if (token && token.expires > Date.now() + 60000) { return token.value; }
-    const r = await fetch(sandbox + '/connect/token', {
+    if (!tokenEndpoint) {
+      const d = await fetch(sandbox + '/.well-known/openid-configuration');
+      if (!d.ok) { throw new Error('discovery: HTTP ' + d.status); }
+      tokenEndpoint = (await d.json()).token_endpoint;
+    }
+    const r = await fetch(tokenEndpoint, {
       method: 'POST',
       headers: {
         Authorization: 'Basic ' + Buffer.from(encodeURIComponent(clientId) + ':' + encodeURIComponent(clientSecret)).toString('base64'),

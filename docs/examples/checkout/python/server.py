@@ -62,19 +62,24 @@ class Checkout:
         self.sandbox = sandbox_url.rstrip("/")
         self.client_id, self.client_secret = client_id, client_secret
         self.public_url = ""
+        self.token_endpoint = None
         self.token, self.token_expires = None, 0.0
         self.signing_secret = None
         self.lock = threading.Lock()
         self.captures, self.cres, self.callbacks = {}, {}, {}
 
     def access_token(self):
-        """An OAuth access token, kept until a minute before it expires."""
+        """An OAuth access token, kept until a minute before it expires, from
+        the token endpoint the OpenID Connect discovery document names."""
         with self.lock:
             if self.token and self.token_expires > time.time() + 60:
                 return self.token
+            if not self.token_endpoint:
+                with urllib.request.urlopen(self.sandbox + "/.well-known/openid-configuration", timeout=30) as r:
+                    self.token_endpoint = json.load(r)["token_endpoint"]
             basic = base64.b64encode(
                 f"{urllib.parse.quote(self.client_id)}:{urllib.parse.quote(self.client_secret)}".encode()).decode()
-            req = urllib.request.Request(self.sandbox + "/connect/token", data=b"grant_type=client_credentials",
+            req = urllib.request.Request(self.token_endpoint, data=b"grant_type=client_credentials",
                                          headers={"Authorization": "Basic " + basic,
                                                   "Content-Type": "application/x-www-form-urlencoded"})
             with urllib.request.urlopen(req, timeout=30) as r:

@@ -63,9 +63,13 @@ class Automation {
     Object.assign(this, { request, sandbox, clientId, clientSecret });
   }
 
+  // token is an access token of the client, from the token endpoint the
+  // discovery document names.
   async token() {
     if (!this.accessToken) {
-      const r = await this.request.post(this.sandbox + '/connect/token', {
+      const discovery = await this.request.get(this.sandbox + '/.well-known/openid-configuration');
+      base.expect(discovery.status()).toBe(200);
+      const r = await this.request.post((await discovery.json()).token_endpoint, {
         form: { grant_type: 'client_credentials', client_id: this.clientId, client_secret: this.clientSecret },
       });
       base.expect(r.status(), await r.text()).toBe(200);
