@@ -1,8 +1,10 @@
 # syntax=docker/dockerfile:1
-# Build: docker build -t threeds-sandbox .
-# Run:   docker run --rm -p 8080:8080 threeds-sandbox
+# Build: docker build -t ghcr.io/threeds-sandbox/threeds-sandbox .
+# Run:   docker run --rm -p 8080:8080 ghcr.io/threeds-sandbox/threeds-sandbox
 
-FROM golang:1.26-bookworm AS build
+# The base is named in full: podman and buildah refuse a short name
+# without a registries configuration.
+FROM docker.io/library/golang:1.26-bookworm AS build
 WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download

@@ -11,8 +11,17 @@ import (
 // module is the import path every package of the project starts with.
 const module = "github.com/threeds-sandbox/threeds-sandbox"
 
+// name is a package's path inside the module: "." for the module's root.
+func name(importPath string) string {
+	if importPath == module {
+		return "."
+	}
+	return strings.TrimPrefix(importPath, module+"/")
+}
+
 // projectImports returns, per package of the module (its path inside the
-// module), the packages of the module it imports, as go list sees them.
+// module, see name), the packages of the module it imports, as go list
+// sees them.
 func projectImports(t *testing.T) map[string][]string {
 	t.Helper()
 	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}}|{{join .Imports \" \"}}", module+"/...").Output()
@@ -24,12 +33,12 @@ func projectImports(t *testing.T) map[string][]string {
 		pkg, imports, _ := strings.Cut(line, "|")
 		var own []string
 		for _, imp := range strings.Fields(imports) {
-			if strings.HasPrefix(imp, module+"/") {
-				own = append(own, strings.TrimPrefix(imp, module+"/"))
+			if imp == module || strings.HasPrefix(imp, module+"/") {
+				own = append(own, name(imp))
 			}
 		}
 		slices.Sort(own)
-		got[strings.TrimPrefix(pkg, module+"/")] = own
+		got[name(pkg)] = own
 	}
 	return got
 }
@@ -39,7 +48,7 @@ func projectImports(t *testing.T) map[string][]string {
 func TestArchitectureNamesEveryPackage(t *testing.T) {
 	page := string(read(t, "architecture.md"))
 	named := map[string]bool{}
-	for _, m := range regexp.MustCompile("(?m)^\\| `([a-z0-9/-]+)` \\| .+ \\|$").FindAllStringSubmatch(page, -1) {
+	for _, m := range regexp.MustCompile("(?m)^\\| `([a-z0-9/-]+|\\.)` \\| .+ \\|$").FindAllStringSubmatch(page, -1) {
 		named[m[1]] = true
 	}
 	actual := projectImports(t)
@@ -97,7 +106,7 @@ func TestArchitectureRules(t *testing.T) {
 	}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		parts := strings.SplitN(line, "|", 3)
-		pkg := strings.TrimPrefix(parts[0], module+"/")
+		pkg := name(parts[0])
 		imports, deps := strings.Fields(parts[1]), strings.Fields(parts[2])
 		if slices.Contains(imports, "github.com/redis/rueidis") && pkg != "emulator/redisstore" && !strings.HasPrefix(pkg, "cmd/") {
 			t.Errorf("%s imports rueidis: only emulator/redisstore may", pkg)

@@ -1,6 +1,7 @@
 // Package docs holds the sandbox's documentation so that it ships with the
-// binary: the Markdown pages of this directory (README.md is their index),
-// the pictures they show, and the example deployment files they link.
+// binary: the repository's README as the front page, the Markdown pages of
+// this directory (README.md is their index), the pictures they show, and
+// the example deployment files they link.
 // Package web/docsite serves them as HTML at {base}/docs/.
 //
 // The files are the ones a reader of the repository sees; tests of this
@@ -12,6 +13,8 @@ package docs
 import (
 	"embed"
 	"io/fs"
+
+	threedssandbox "github.com/threeds-sandbox/threeds-sandbox"
 )
 
 // files are the pages, the pictures they show and the files they link.
@@ -25,3 +28,7 @@ var files embed.FS
 // FS returns the embedded documentation: the pages (*.md) at its root and
 // the pictures under img/.
 func FS() fs.FS { return files }
+
+// Front returns the documentation's front page: the repository's
+// README.md, whose links are relative to the repository's root.
+func Front() []byte { return threedssandbox.README() }

@@ -1,9 +1,11 @@
 package docs_test
 
 import (
+	"bytes"
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -29,8 +31,8 @@ const readmeOpening = "# 3-D Secure sandbox emulator\n\n```sh\n" +
 // emulates; every page names it, so that "the spec" is never ambiguous.
 const interfaceTitle = "Three-Domain Secure Authentication Service Interface"
 
-// pages returns the Markdown files to check: the README and every page of
-// this directory, as paths from here.
+// pages returns the Markdown files to check: the README, every page of
+// this directory and the README of every example, as paths from here.
 func pages(t *testing.T) []string {
 	t.Helper()
 	out := []string{readme}
@@ -43,7 +45,12 @@ func pages(t *testing.T) []string {
 			out = append(out, e.Name())
 		}
 	}
-	if len(out) < 12 {
+	examples, err := filepath.Glob("examples/*/README.md")
+	if err != nil || len(examples) < 3 {
+		t.Fatalf("the examples' READMEs: %v %v", examples, err)
+	}
+	out = append(out, examples...)
+	if len(out) < 15 {
 		t.Fatalf("pages: %v, want the README and the docs", out)
 	}
 	return out
@@ -121,15 +128,18 @@ func TestLinks(t *testing.T) {
 	}
 }
 
-// TestPicturesAreEmbedded: the binary carries every picture a page of
-// the docs shows, and no other.
+// TestPicturesAreEmbedded: the binary carries the README, every page, and
+// every picture they show, and no other.
 func TestPicturesAreEmbedded(t *testing.T) {
 	shown := map[string]bool{}
 	for _, page := range pages(t) {
-		if page == readme {
-			continue // the README is not served; its picture is a page's too
+		if strings.HasPrefix(page, "examples/") {
+			continue // read in the repository, not served
 		}
 		for _, img := range docsite.OutlineOf(read(t, page)).Images {
+			if page == readme {
+				img = strings.TrimPrefix(img, "docs/") // the front page's links start at the repository's root
+			}
 			if !strings.Contains(img, "://") {
 				shown[path.Clean(img)] = true
 			}
@@ -156,12 +166,15 @@ func TestPicturesAreEmbedded(t *testing.T) {
 		}
 	}
 	for _, page := range pages(t) {
-		if page == readme {
-			continue
+		if page == readme || strings.HasPrefix(page, "examples/") {
+			continue // the front page is checked below; the examples are files to copy, read in the repository
 		}
 		if _, err := fs.Stat(docs.FS(), page); err != nil {
 			t.Errorf("page %s is not embedded: %v", page, err)
 		}
+	}
+	if !bytes.Equal(docs.Front(), read(t, readme)) {
+		t.Error("docs.Front is not the README")
 	}
 }
 

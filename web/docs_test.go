@@ -33,8 +33,11 @@ func TestDocsAreServed(t *testing.T) {
 			if index.Status != http.StatusOK || index.Header.Get("Content-Type") != "text/html; charset=utf-8" {
 				t.Fatalf("GET %s/docs/ under --console-auth: HTTP %d %s", base, index.Status, index.Header.Get("Content-Type"))
 			}
-			if got := index.Doc.Find("article h1").Text(); got != "Documentation" {
-				t.Errorf("the index's heading is %q", got)
+			if got := index.Doc.Find("article h1").Text(); got != "3-D Secure sandbox emulator" {
+				t.Errorf("the front page's heading is %q, want the README's", got)
+			}
+			if r := b.get("/docs/contents"); r.Status != http.StatusOK || r.Doc.Find("article h1").Text() != "Documentation" {
+				t.Errorf("GET %s/docs/contents: HTTP %d, want the index of the pages", base, r.Status)
 			}
 			for h, want := range map[string]string{"X-Frame-Options": "DENY", "Cache-Control": "no-store", "Referrer-Policy": "no-referrer", "X-Content-Type-Options": "nosniff"} {
 				if got := index.Header.Get(h); got != want {

@@ -132,7 +132,8 @@ func TestLandingIndex(t *testing.T) {
 		docs[d.Name] = d
 	}
 	for name, want := range map[string]console.LandingDoc{
-		"index":         {Name: "index", Title: "Documentation", URL: e.URL + "/docs/"},
+		"index":         {Name: "index", Title: "3-D Secure sandbox emulator", URL: e.URL + "/docs/"},
+		"contents":      {Name: "contents", Title: "Documentation", URL: e.URL + "/docs/contents"},
 		"configuration": {Name: "configuration", Title: "Configuration", URL: e.URL + "/docs/configuration"},
 		"spec-choices":  {Name: "spec-choices", Title: "Where the spec is silent: our choices", URL: e.URL + "/docs/spec-choices"},
 	} {
@@ -141,7 +142,7 @@ func TestLandingIndex(t *testing.T) {
 		}
 	}
 	if len(idx.Docs) == 0 || idx.Docs[0].Name != "index" {
-		t.Errorf("docs %+v: want the index first", idx.Docs)
+		t.Errorf("docs %+v: want the front page first", idx.Docs)
 	}
 	if len(idx.Cards) == 0 || idx.Cards[0].Pack == "" {
 		t.Errorf("cards: %d, the first without a pack: %+v", len(idx.Cards), idx.Cards)

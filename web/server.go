@@ -220,7 +220,7 @@ func NewServer(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.metrics.watchWaits(s.waits.open)
-	if s.docs, err = docsite.New(docs.FS(), cfg.Pages, cfg.BasePath, console.Headers); err != nil {
+	if s.docs, err = docsite.New(docs.FS(), docs.Front(), cfg.Pages, cfg.BasePath, console.Headers); err != nil {
 		return nil, fmt.Errorf("web: %w", err)
 	}
 	s.console, err = console.New(console.Config{

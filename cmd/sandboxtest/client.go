@@ -27,23 +27,6 @@ type Client struct {
 	HTTP *http.Client
 }
 
-// The answers of the automation API, as the sandbox defines them.
-type (
-	// Transaction is a transaction with its events, each with the
-	// request the sandbox received and its answer.
-	Transaction = web.TransactionDetail
-	// TransactionList is a page of the token's transactions.
-	TransactionList = web.TransactionList
-	// TransactionSummary is one transaction of a page.
-	TransactionSummary = web.TransactionSummary
-	// Clock is the token's clock.
-	Clock = web.ClockView
-	// ChallengeResult is the answer of the headless challenge.
-	ChallengeResult = web.CompleteResponse
-	// ErrorBody is the error body of section 2.16 of the interface.
-	ErrorBody = web.ErrorBody
-)
-
 // Error is an answer with an HTTP status of 400 or more.
 type Error struct {
 	Method, Path string

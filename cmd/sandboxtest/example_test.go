@@ -2,7 +2,6 @@ package sandboxtest_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"log"
 	"time"
@@ -63,15 +62,16 @@ func ExampleClient_Transaction() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	var sent struct {
-		BrowserInfo struct{ UserAgent string }
-		Card        struct{ CardNumber string }
+	ua, err := tx.Sent("lookup", "browserInfo.userAgent")
+	if err != nil {
+		log.Fatal(err)
 	}
-	if err := json.Unmarshal(tx.Events[0].Request, &sent); err != nil {
+	card, err := tx.Sent("lookup", "card.cardNumber")
+	if err != nil {
 		log.Fatal(err)
 	}
 	fmt.Println(tx.Events[0].Type, tx.Status, tx.Final)
-	fmt.Println(sent.BrowserInfo.UserAgent, sent.Card.CardNumber)
+	fmt.Println(ua, card)
 	// Output:
 	// lookup Y true
 	// MyCheckout/2.1 400000******9003

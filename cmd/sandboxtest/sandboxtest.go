@@ -6,13 +6,35 @@
 // requests it sent, waiting for a result, the token's clock, a clean
 // start).
 //
-//	sb := sandboxtest.Start(t, sandboxtest.Packs("defaults"))
-//	c := sb.NewClient() // a token of its own: a namespace no other test sees
-//	res, err := c.Lookup(ctx, sandboxtest.LookupBody("4000000000009102"))
+//	func TestCheckout(t *testing.T) {
+//		ctx := context.Background()
+//		sb := sandboxtest.Start(t, sandboxtest.Packs("defaults")) // stopped when the test ends
+//		c := sb.NewClient() // a token of its own: a namespace no other test sees
+//
+//		res, err := c.Lookup(ctx, sandboxtest.LookupBody("4000000000009102")) // or: your checkout, pointed at sb.URL
+//		if err != nil {
+//			t.Fatal(err)
+//		}
+//		if _, err := c.EnterOTP(ctx, res.ThreeDSServerTransID, "1234"); err != nil { // or: the page, in a browser
+//			t.Fatal(err)
+//		}
+//		tx, err := c.Wait(ctx, res.ThreeDSServerTransID, 30*time.Second) // once final
+//		if err != nil {
+//			t.Fatal(err)
+//		}
+//		ua, err := tx.Sent("lookup", "browserInfo.userAgent") // what the checkout sent
+//		if err != nil || tx.Status != "Y" {
+//			t.Fatalf("status %s, user agent %q, %v", tx.Status, ua, err)
+//		}
+//	}
 //
 // The sandbox listens on a free loopback port and is wired exactly as
 // the threeds-sandbox command wires it, from the same flags; point the
 // checkout under test at Sandbox.URL.
+//
+// More examples, each run by go test (example_test.go, shown on
+// pkg.go.dev): reading back a request, waiting for a challenge's end,
+// moving the token's clock, listing and forgetting transactions.
 //
 // The package lives under cmd/ because the wiring it reuses,
 // cmd/internal/sandbox, may only be imported from there; it is not

@@ -125,3 +125,54 @@ func TestNewRefuses(t *testing.T) {
 		t.Error("closed twice without an error")
 	}
 }
+
+// TestPackageDocExample is the example of the package's comment, which
+// go doc shows, as it is written there (checkDocExample compares them).
+func TestPackageDocExample(t *testing.T) {
+	checkDocExample(t)
+	ctx := context.Background()
+	sb := sandboxtest.Start(t, sandboxtest.Packs("defaults")) // stopped when the test ends
+	c := sb.NewClient()                                       // a token of its own: a namespace no other test sees
+
+	res, err := c.Lookup(ctx, sandboxtest.LookupBody("4000000000009102")) // or: your checkout, pointed at sb.URL
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.EnterOTP(ctx, res.ThreeDSServerTransID, "1234"); err != nil { // or: the page, in a browser
+		t.Fatal(err)
+	}
+	tx, err := c.Wait(ctx, res.ThreeDSServerTransID, 30*time.Second) // once final
+	if err != nil {
+		t.Fatal(err)
+	}
+	ua, err := tx.Sent("lookup", "browserInfo.userAgent") // what the checkout sent
+	if err != nil || tx.Status != "Y" {
+		t.Fatalf("status %s, user agent %q, %v", tx.Status, ua, err)
+	}
+}
+
+// checkDocExample fails t when the example of the package's comment is
+// not, but for spaces, the body of TestPackageDocExample.
+func checkDocExample(t *testing.T) {
+	t.Helper()
+	words := func(file, from, to string) string {
+		raw, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := string(raw)
+		i := strings.Index(s, from)
+		j := strings.Index(s[i+1:], to)
+		if i < 0 || j < 0 {
+			t.Fatalf("%s: no %q ... %q", file, from, to)
+		}
+		s = strings.ReplaceAll(s[i:i+1+j], "//", "")
+		return strings.Join(strings.Fields(strings.ReplaceAll(s, "checkDocExample(t)", "")), " ")
+	}
+	const start, end = "ctx := context.Background()", "\n}"
+	doc := words("sandboxtest.go", start, "\n//\t}")
+	test := words("sandboxtest_test.go", "\tcheckDocExample(t)\n\t"+start, end)
+	if doc != test {
+		t.Errorf("the package comment's example differs from TestPackageDocExample:\n%s\n%s", doc, test)
+	}
+}

@@ -79,6 +79,7 @@ type command struct {
 // commands are the subcommands, in the order the usage lists them.
 var commands = []command{
 	{"serve", "[flags]", "serve the emulator (the default when the first argument is a flag or there is none)"},
+	{"exec", "[flags] -- CMD [ARGS...]", "start the sandbox, run CMD with THREEDS_SANDBOX_URL and THREEDS_SANDBOX_TOKEN, stop it, exit with CMD's status"},
 	{"validate", "[--alone] FILE_OR_DIR...", "check scenario files offline with the rules of start-up"},
 	{"healthcheck", "[--addr ADDR]", "probe GET /healthz of a running emulator: exit 0 when healthy (Docker's HEALTHCHECK)"},
 	{"version", "", "print the version, the VCS revision and the Go version"},
@@ -94,6 +95,8 @@ func dispatch(ctx context.Context, args []string, getenv func(string) string, en
 	switch name {
 	case "serve":
 		return serve(ctx, rest, getenv, environ, stdout, ready)
+	case "exec":
+		return execCommand(ctx, rest, getenv, environ, stdout, stderr)
 	case "validate":
 		return validate(rest, stdout, stderr)
 	case "healthcheck":
@@ -140,6 +143,9 @@ func help(args []string, stdout io.Writer) error {
 	case len(args) == 0, args[0] == "serve", args[0] == "help":
 		printUsage(stdout)
 		return nil
+	case args[0] == "exec":
+		printExecUsage(stdout)
+		return nil
 	case args[0] == "validate":
 		printValidateUsage(stdout)
 		return nil
@@ -174,7 +180,7 @@ func printUsage(w io.Writer) {
 	fmt.Fprintln(w)
 	printCommands(w)
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Flags of serve and healthcheck; each may be set by its environment variable instead (a flag wins):")
+	fmt.Fprintln(w, "Flags of serve, exec and healthcheck; each may be set by its environment variable instead (a flag wins):")
 	var c sandbox.Config
 	sandbox.PrintFlags(w, sandbox.FlagSet(&c, io.Discard))
 	fmt.Fprintln(w)

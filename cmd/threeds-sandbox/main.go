@@ -1,6 +1,7 @@
 // Command threeds-sandbox runs the 3-D Secure sandbox emulator.
 //
 //	threeds-sandbox [serve] [flags]      serve (every flag has a THREEDS_* twin)
+//	threeds-sandbox exec [flags] -- CMD  run CMD against a sandbox started for it
 //	threeds-sandbox validate FILE...     check scenario files offline
 //	threeds-sandbox healthcheck [flags]  probe /healthz of a running emulator (for Docker)
 //	threeds-sandbox version              print the version

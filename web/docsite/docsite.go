@@ -1,15 +1,17 @@
 // Package docsite serves the sandbox's documentation as HTML pages at
-// {base}/docs/: the index (docs/README.md) at {base}/docs/, each page
-// name.md at {base}/docs/name, and the pictures and files the pages link
-// under their own names (e.g. {base}/docs/img/landing.png).
+// {base}/docs/: the front page (the repository's README) at
+// {base}/docs/, the index of the pages (docs/README.md) at
+// {base}/docs/contents, each page name.md at {base}/docs/name, and the
+// pictures and files the pages link under their own names (e.g.
+// {base}/docs/img/landing.png).
 //
 // Pages are rendered from Markdown once, on their first request, and
 // wrapped in the console's layout with a fresh Content-Security-Policy
-// nonce per request. Links between pages are rewritten to the served
-// URLs; links that leave the docs go to the sandbox's own copy where it
-// serves one (the scenario schema, the OpenAPI document), to the docs'
-// index for the README as a whole, and to the repository otherwise (a
-// section of the README, a source file).
+// nonce per request. Links between pages, and to the README and its
+// sections, are rewritten to the served URLs, so that a reader stays in
+// the served docs; links that leave the docs go to the sandbox's own copy
+// where it serves one (the scenario schema, the OpenAPI document), and to
+// the repository otherwise (a source file, an example).
 package docsite
 
 import (
@@ -36,12 +38,22 @@ import (
 // lead, when the sandbox serves no copy of its own.
 const Repository = "https://github.com/threeds-sandbox/threeds-sandbox/blob/main/"
 
-// indexFile is the page served at {base}/docs/.
+// indexFile is the index of the pages: served at {base}/docs/contents
+// beside a front page, else at {base}/docs/.
 const indexFile = "README.md"
+
+// frontFile is where the front page, the repository's README, lies seen
+// from the docs' directory: its links are relative to the repository's
+// root.
+const frontFile = "../README.md"
+
+// contentsName is the index's name as served beside a front page.
+const contentsName = "contents"
 
 // Page is one page of the documentation as a reader finds it.
 type Page struct {
-	// Name is the page's file name without .md; "index" for the index.
+	// Name is the page's file name without .md; "index" for the page at
+	// {base}/docs/, "contents" for the index beside a front page.
 	Name string `json:"name"`
 	// Title is the page's first heading.
 	Title string `json:"title"`
@@ -58,8 +70,9 @@ type Handler struct {
 	headers func(http.Header)
 	md      goldmark.Markdown
 
-	list   []Page           // the pages, the index first, then in the index's order
-	pages  map[string]*page // by name as served: "" for the index
+	list   []Page           // the pages, the front page and the index first, then in the index's order
+	pages  map[string]*page // by name as served: "" for the page at {base}/docs/
+	index  string           // the index's name as served: "" or contentsName
 	assets map[string]string
 }
 
@@ -67,6 +80,7 @@ type Handler struct {
 type page struct {
 	Page
 	file string
+	src  []byte // the front page's Markdown, which files does not hold
 
 	once sync.Once
 	body template.HTML
@@ -95,11 +109,13 @@ func contentType(ext string) string {
 
 // New builds the handler of the documentation in files (package docs's
 // FS): its Markdown pages at the root, their pictures and files anywhere
-// below. pages renders the page frame; base is the sandbox's base path
-// ("" or e.g. "/3ds"); headers, when not nil, sets the security headers
-// the sandbox's pages share (the handler adds its own
-// Content-Security-Policy).
-func New(files fs.FS, pages *templates.Set, base string, headers func(http.Header)) (*Handler, error) {
+// below. front, when not nil, is the front page served at {base}/docs/
+// (package docs's Front: the repository's README), and the index of the
+// pages is then served at {base}/docs/contents. pages renders the page
+// frame; base is the sandbox's base path ("" or e.g. "/3ds"); headers,
+// when not nil, sets the security headers the sandbox's pages share (the
+// handler adds its own Content-Security-Policy).
+func New(files fs.FS, front []byte, pages *templates.Set, base string, headers func(http.Header)) (*Handler, error) {
 	if files == nil || pages == nil {
 		return nil, fmt.Errorf("docsite: need the files and the templates")
 	}
@@ -120,7 +136,10 @@ func New(files fs.FS, pages *templates.Set, base string, headers func(http.Heade
 			}
 			p := &page{file: name, Page: Page{Name: strings.TrimSuffix(name, ".md"), Title: title(src)}}
 			key := p.Name
-			if name == indexFile {
+			switch {
+			case name == indexFile && front != nil:
+				p.Name, key = contentsName, contentsName
+			case name == indexFile:
 				p.Name, key = "index", ""
 			}
 			p.Path = h.base + "/docs/" + key
@@ -136,7 +155,11 @@ func New(files fs.FS, pages *templates.Set, base string, headers func(http.Heade
 	if err != nil {
 		return nil, fmt.Errorf("docsite: read the docs: %w", err)
 	}
-	if h.pages[""] == nil {
+	if front != nil {
+		h.index = contentsName
+		h.pages[""] = &page{file: frontFile, src: front, Page: Page{Name: "index", Title: title(front), Path: h.base + "/docs/"}}
+	}
+	if h.pages[h.index] == nil {
 		return nil, fmt.Errorf("docsite: the docs have no %s", indexFile)
 	}
 	h.list = h.order()
@@ -157,11 +180,14 @@ func title(src []byte) string {
 // indexLink finds the pages the index links, in its order.
 var indexLink = regexp.MustCompile(`\]\(([A-Za-z0-9_.-]+)\.md(?:#[^)]*)?\)`)
 
-// order lists the pages: the index, the pages in the order the index
-// links them, then any other page by name.
+// order lists the pages: the front page and the index, the pages in the
+// order the index links them, then any other page by name.
 func (h *Handler) order() []Page {
 	out := []Page{h.pages[""].Page}
-	seen := map[string]bool{"": true}
+	seen := map[string]bool{"": true, h.index: true}
+	if h.index != "" {
+		out = append(out, h.pages[h.index].Page)
+	}
 	src, _ := fs.ReadFile(h.files, indexFile)
 	for _, m := range indexLink.FindAllSubmatch(src, -1) {
 		if name := string(m[1]); !seen[name] && h.pages[name] != nil {
@@ -179,8 +205,9 @@ func (h *Handler) order() []Page {
 	return append(out, rest...)
 }
 
-// Pages lists the pages, the index first, then in the order the index
-// links them. The caller may not change the slice.
+// Pages lists the pages: the one at {base}/docs/ first (the front page,
+// then the index, when there is a front page), then in the order the
+// index links them. The caller may not change the slice.
 func (h *Handler) Pages() []Page { return h.list }
 
 // ServeHTTP serves GET and HEAD of {base}/docs/ and everything below it.
@@ -204,7 +231,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.serveAsset(w, r, name)
 	case strings.HasSuffix(name, ".md") && h.pages[strings.TrimSuffix(name, ".md")] != nil:
 		http.Redirect(w, r, h.pages[strings.TrimSuffix(name, ".md")].Path, http.StatusMovedPermanently)
-	case name == indexFile:
+	case name == indexFile, name == strings.TrimSuffix(indexFile, ".md"):
+		// README, as a reader types it: the page at {base}/docs/.
 		http.Redirect(w, r, h.pages[""].Path, http.StatusMovedPermanently)
 	default:
 		h.notFound(w, r)
@@ -214,7 +242,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // servePage answers a page, rendering its Markdown on the first request.
 func (h *Handler) servePage(w http.ResponseWriter, r *http.Request, p *page) {
 	p.once.Do(func() {
-		src, err := fs.ReadFile(h.files, p.file)
+		src, err := p.src, error(nil)
+		if src == nil {
+			src, err = fs.ReadFile(h.files, p.file)
+		}
 		if err != nil {
 			p.err = err
 			return
@@ -302,6 +333,9 @@ func (h *Handler) link(file, dest string) string {
 		return dest
 	}
 	target := path.Join(path.Dir(file), p)
+	if inside, ok := strings.CutPrefix(target, "../docs/"); ok {
+		target = inside // a link of the front page into docs/
+	}
 	withFragment := func(u string) string {
 		if fragment == "" {
 			return u
@@ -310,6 +344,8 @@ func (h *Handler) link(file, dest string) string {
 	}
 	if rest, outside := strings.CutPrefix(target, "../"); outside {
 		switch {
+		case rest == indexFile && h.index != "":
+			return withFragment(h.pages[""].Path) // the README is the front page
 		case rest == indexFile && fragment == "":
 			return h.pages[""].Path // the docs' index leads where the README does
 		case rest == "scenarios/schema.json":
@@ -321,7 +357,7 @@ func (h *Handler) link(file, dest string) string {
 	}
 	if name, isPage := strings.CutSuffix(target, ".md"); isPage {
 		if target == indexFile {
-			name = ""
+			name = h.index
 		}
 		if pg := h.pages[name]; pg != nil {
 			return withFragment(pg.Path)

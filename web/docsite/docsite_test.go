@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"path"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -25,7 +26,7 @@ func site(t *testing.T, base string) (*docsite.Handler, *httptest.Server) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := docsite.New(docs.FS(), pages, base, func(h http.Header) { h.Set("X-Frame-Options", "DENY") })
+	h, err := docsite.New(docs.FS(), docs.Front(), pages, base, func(h http.Header) { h.Set("X-Frame-Options", "DENY") })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,8 +68,9 @@ func get(t *testing.T, srv *httptest.Server, method, path string) reply {
 func TestEveryPageRenders(t *testing.T) {
 	for _, base := range []string{"", "/3ds"} {
 		h, srv := site(t, base)
-		if len(h.Pages()) < 10 || h.Pages()[0].Path != base+"/docs/" || h.Pages()[0].Title != "Documentation" {
-			t.Fatalf("pages %+v: want the index first, then the others", h.Pages())
+		if p := h.Pages(); len(p) < 10 || p[0].Path != base+"/docs/" || p[0].Title != "3-D Secure sandbox emulator" ||
+			p[1].Path != base+"/docs/contents" || p[1].Title != "Documentation" {
+			t.Fatalf("pages %+v: want the front page (the README) first, the index, then the others", h.Pages())
 		}
 		for _, p := range h.Pages() {
 			t.Run(base+" "+p.Name, func(t *testing.T) {
@@ -153,6 +155,10 @@ func TestEveryLinkResolves(t *testing.T) {
 					if strings.Contains(u.Path, "/docs/") && u.Host != "github.com" {
 						t.Errorf("%s: %q leaves the sandbox for a page it serves", p.Name, ref)
 					}
+					if served := strings.TrimPrefix(ref, docsite.Repository); served != ref &&
+						(strings.HasPrefix(served, "README.md") || path.Dir(served) == "docs" && path.Ext(served) == ".md") {
+						t.Errorf("%s: %q leaves the served docs for a page they serve", p.Name, ref)
+					}
 					return
 				}
 				target := u.Path
@@ -201,7 +207,8 @@ func TestLinksLeavingTheDocs(t *testing.T) {
 	for page, want := range map[string]string{
 		"/3ds/docs/scenarios":   "/3ds/scenarios/schema.json",
 		"/3ds/docs/openapi":     "/3ds/openapi.yaml",
-		"/3ds/docs/test-cards":  docsite.Repository + "README.md#test-cards",
+		"/3ds/docs/test-cards":  "/3ds/docs/#test-cards", // a section of the README: the front page's
+		"/3ds/docs/contents":    "/3ds/docs/",            // "Start with the README"
 		"/3ds/docs/":            "/3ds/docs/test-cards",
 		"/3ds/docs/development": "/3ds/docs/",
 		"/3ds/docs/deployment":  "/3ds/docs/compose.yaml",
@@ -249,7 +256,8 @@ func TestUnknownPages(t *testing.T) {
 // .md, leads to the served page.
 func TestMarkdownNamesRedirect(t *testing.T) {
 	_, srv := site(t, "/3ds")
-	for path, want := range map[string]string{"/3ds/docs/configuration.md": "/3ds/docs/configuration", "/3ds/docs/README.md": "/3ds/docs/"} {
+	for path, want := range map[string]string{"/3ds/docs/configuration.md": "/3ds/docs/configuration", "/3ds/docs/README.md": "/3ds/docs/",
+		"/3ds/docs/README": "/3ds/docs/"} {
 		if r := get(t, srv, http.MethodGet, path); r.status != http.StatusMovedPermanently || r.header.Get("Location") != want {
 			t.Errorf("GET %s: HTTP %d to %q, want 301 to %s", path, r.status, r.header.Get("Location"), want)
 		}
@@ -267,7 +275,7 @@ func TestNoRawHTML(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := docsite.New(files, pages, "", nil)
+	h, err := docsite.New(files, nil, pages, "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

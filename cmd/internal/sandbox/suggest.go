@@ -60,13 +60,23 @@ func suggestFlag(err error) error {
 	return err
 }
 
+// The variables the exec command gives the command it runs: the sandbox's
+// base URL (with --base-path) and a bearer token. They are what a sandbox
+// tells, not settings: no flag reads them, and a sandbox started where
+// they are set does not warn about them.
+const (
+	EnvSandboxURL   = EnvPrefix + "SANDBOX_URL"
+	EnvSandboxToken = EnvPrefix + "SANDBOX_TOKEN"
+)
+
 // UnknownEnv returns a warning for each variable of environ (KEY=value
 // pairs, as os.Environ gives them) that has the prefix of the flags'
-// twins but is the twin of no flag: it sets nothing, and is most likely a
-// misspelling, so the warning names the variable it is nearest to, if
-// one is close. The warnings are sorted by variable.
+// twins but is the twin of no flag (nor one exec sets): it sets nothing,
+// and is most likely a misspelling, so the warning names the variable it
+// is nearest to, if one is close. The warnings are sorted by variable.
 func UnknownEnv(environ []string) []string {
 	_, known := flagNames()
+	known = append(known, EnvSandboxURL, EnvSandboxToken)
 	var names []string
 	for _, kv := range environ {
 		name, _, _ := strings.Cut(kv, "=")

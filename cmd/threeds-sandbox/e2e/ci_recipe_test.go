@@ -121,3 +121,45 @@ func releaseImage(t *testing.T) string {
 	}
 	return string(m[1])
 }
+
+// imageRef finds, in the docs, the name of an image of the sandbox: a
+// ghcr.io name, the tag of a build (docker build -t, buildah bud -t) and
+// what docker run starts.
+var imageRef = regexp.MustCompile("ghcr\\.io/[\\w.-]+/[\\w.-]+|(?:build|bud)\\s+(?:-t|--tag)\\s+([^\\s`]+)|docker run(?:\\s+-{1,2}[\\w-]+(?:\\s+[\\w:=.][\\w:=.-]*)?)*\\s+([^\\s`-][^\\s`]*)")
+
+// TestOneImageName: every page, the README and the Dockerfile call the
+// sandbox's image by the one name a release publishes it under, whether
+// they pull, build or run it.
+func TestOneImageName(t *testing.T) {
+	want := releaseImage(t)
+	files, err := filepath.Glob(filepath.Join(repoRoot, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	examples, _ := filepath.Glob(filepath.Join(repoRoot, "docs", "examples", "*", "README.md"))
+	files = append(append(files, examples...), filepath.Join(repoRoot, "README.md"), filepath.Join(repoRoot, "Dockerfile"),
+		filepath.Join(repoRoot, "docs", "compose.yaml"))
+	found := 0
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range imageRef.FindAllStringSubmatch(string(raw), -1) {
+			name := m[0]
+			if m[1] != "" || m[2] != "" {
+				name = m[1] + m[2]
+			}
+			if !strings.Contains(name, "threeds-sandbox") || strings.HasPrefix(name, "http") {
+				continue // another image (swagger-ui, redis), or a build from a URL
+			}
+			found++
+			if repo, _, _ := strings.Cut(name, ":"); repo != want {
+				t.Errorf("%s: image %q, want %s (with a tag or none)", filepath.Base(f), name, want)
+			}
+		}
+	}
+	if found < 8 {
+		t.Errorf("%d references to the image, want the docs' many", found)
+	}
+}

@@ -80,19 +80,26 @@ func (b *buildah) run(t *testing.T, args ...string) string {
 }
 
 // builderBase is the image the Dockerfile's build stage starts FROM, e.g.
-// golang:1.26-bookworm.
+// docker.io/library/golang:1.26-bookworm. It must be named in full
+// (registry, namespace, name): podman and buildah refuse a short name
+// such as golang:1.26-bookworm unless a registries configuration says
+// where to look.
 func builderBase(t *testing.T, dockerfile string) string {
 	t.Helper()
 	m := regexp.MustCompile(`(?mi)^FROM\s+(\S+)\s+AS\s+build\s*$`).FindStringSubmatch(dockerfile)
 	if m == nil {
 		t.Fatal("the Dockerfile has no stage FROM ... AS build")
 	}
+	registry, rest, _ := strings.Cut(m[1], "/")
+	if !strings.ContainsAny(registry, ".:") || !strings.Contains(rest, "/") {
+		t.Errorf("the build stage's base %q is a short name; name it in full, e.g. docker.io/library/%s", m[1], m[1])
+	}
 	return m[1]
 }
 
 // standIn makes an image to stand in for the build stage's base (the
-// registries of base images are out of reach here), under the name the
-// Dockerfile's FROM resolves to locally: a static busybox for the shell
+// registries of base images are out of reach here), under the full name
+// the Dockerfile's FROM gives it: a static busybox for the shell
 // of RUN, the CA bundle for the module proxy, the environment of the
 // official golang images (GOPATH /go, the toolchain in /usr/local/go on
 // the PATH), and an empty /usr/local/go, where the build mounts this
@@ -130,7 +137,7 @@ func (b *buildah) standIn(t *testing.T, name string) {
 	b.run(t, "umount", c)
 	b.run(t, "config", "--env", "PATH=/go/bin:/usr/local/go/bin:/bin", "--env", "GOPATH=/go", "--env", "GOTOOLCHAIN=local",
 		"--env", "HOME=/root", "--workingdir", "/go", c)
-	b.run(t, "commit", "--quiet", "--format", "docker", c, "localhost/"+name)
+	b.run(t, "commit", "--quiet", "--format", "docker", c, name)
 	b.run(t, "rm", c)
 }
 

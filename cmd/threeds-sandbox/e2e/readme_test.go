@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -46,27 +47,42 @@ func needTools(t *testing.T, tools ...string) {
 // sandbox answers for them.
 var stableKeys = testkit.StableAnswerKeys
 
-// quickStartCommand is the first block of the README's Quick start: the
-// command that starts the sandbox without a checkout. The tests of package
-// e2e run it as written.
-const quickStartCommand = "go run github.com/threeds-sandbox/threeds-sandbox/cmd/threeds-sandbox@latest\n"
+// quickStartCommand is the first block of the README's Quick start: what
+// starts the sandbox from a clone of the repository (the module is not
+// published yet), with the listen address shown. The tests of package
+// e2e run the rest as written.
+const quickStartCommand = "git clone https://github.com/threeds-sandbox/threeds-sandbox.git && cd threeds-sandbox\n" +
+	"go run ./cmd/threeds-sandbox --addr :8080    # the address to listen on; THREEDS_ADDR=:8080 does the same\n"
 
 // TestReadmeQuickStart runs the README's Quick start as a new user would:
-// its first block is the command that starts the sandbox (here started in
-// process), and the other shell blocks run in order, in one bash from the
-// repository root, with BASE pointing at the sandbox. Each block's output
-// must match the example that follows it: every field the example shows,
-// with the same value where values do not vary. (The tests of package
-// e2e run the same blocks against the image and an installed binary, from
-// a directory without a checkout.)
+// its first block starts the sandbox from a clone (here it starts in
+// process, on a free port), the sentence after it names the
+// command that works once the module is published, and the other shell
+// blocks run in order, in one bash from the repository root, with BASE
+// pointing at the sandbox. Each block's output must match the example that
+// follows it: every field the example shows, with the same value where
+// values do not vary. (The tests of package e2e run the same blocks
+// against the image and an installed binary, from a directory without a
+// checkout.)
 func TestReadmeQuickStart(t *testing.T) {
 	needTools(t, "bash", "curl", "jq")
 	blocks := testkit.Fences(t, "../../../README.md", "## Quick start")
 	if len(blocks) == 0 || blocks[0].Lang != "sh" || blocks[0].Text != quickStartCommand {
-		t.Fatalf("the Quick start must open with exactly `%s`, got %q", strings.TrimSpace(quickStartCommand), blocks)
+		t.Fatalf("the Quick start must open with exactly\n%s\ngot %q", quickStartCommand, blocks)
 	}
-	if mod := modulePath(t); !strings.HasPrefix(quickStartCommand, "go run "+mod+"/cmd/threeds-sandbox@") {
-		t.Fatalf("the Quick start runs %q, but the module is %s", quickStartCommand, mod)
+	mod := modulePath(t)
+	if !strings.Contains(quickStartCommand, "git clone https://"+mod+".git && cd "+path.Base(mod)+"\n") {
+		t.Errorf("the Quick start clones another repository than the module %s", mod)
+	}
+	if _, err := os.Stat("../../../cmd/threeds-sandbox/main.go"); err != nil {
+		t.Errorf("the Quick start runs ./cmd/threeds-sandbox: %v", err)
+	}
+	readme, err := os.ReadFile("../../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if published := "go run " + mod + "/cmd/threeds-sandbox@latest --addr :8080"; !strings.Contains(string(readme), published) {
+		t.Errorf("the Quick start does not give %q as what works once the module is published", published)
 	}
 	p := startDefault(t)
 	steps := testkit.RunShell(t, blocks[1:], "../../..", append(os.Environ(), "BASE="+p.URL))

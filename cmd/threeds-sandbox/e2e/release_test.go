@@ -37,9 +37,10 @@ var snapshotPlatforms = []struct{ os, arch string }{
 // clone of the checkout (the committed tree, as a release is). Each
 // platform has its archive with the binary and the README, each binary is
 // built for its platform, checksums.txt holds each archive's SHA-256, the
-// image's context holds the Linux binary beside release.Dockerfile, and
-// the binary of this machine's archive prints the commit it was built from
-// and serves the README's Quick start.
+// image's context holds the Linux binary beside its Dockerfile (a copy
+// of release.Dockerfile) and builds with buildah bud dist/image without a
+// pull, and the binary of this machine's archive prints the commit it was
+// built from and serves the README's Quick start.
 func TestReleaseSnapshot(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binaries of two release platforms")
@@ -110,6 +111,7 @@ func TestReleaseSnapshot(t *testing.T) {
 				t.Errorf("the image's context lacks %s: %v", f, err)
 			}
 		}
+		t.Run("the image from dist/image, with no pull", func(t *testing.T) { checkReleaseContext(t, dist, commit) })
 	}
 
 	version, err := exec.Command(host, "version").Output()
@@ -128,6 +130,22 @@ func TestReleaseSnapshot(t *testing.T) {
 	_ = run.Process.Signal(syscall.SIGTERM)
 	if err := sandbox.wait(30 * time.Second); err != nil {
 		t.Errorf("the released binary after SIGTERM: %v, want exit 0", err)
+	}
+}
+
+// checkReleaseContext builds the image from the release's context as
+// docs/install.md says, buildah bud dist/image, with nothing to pull (its
+// base is scratch; --pull=never proves it): the image holds the release's
+// binary alone, which names the commit it was built from.
+func checkReleaseContext(t *testing.T, dist, commit string) {
+	b := newBuildah(t)
+	image := releaseImage(t) + ":snapshot"
+	b.run(t, "bud", "--isolation", "chroot", "--pull=never", "--format", "docker", "--tag", image, filepath.Join(dist, "image"))
+	checkOnlyTheBinary(t, b, image, "/threeds-sandbox")
+	c := b.run(t, "from", "--pull=never", image)
+	out := b.run(t, "run", "--isolation", "chroot", c, "--", "/threeds-sandbox", "version")
+	if !strings.Contains(out, "\nrevision "+commit+", ") {
+		t.Errorf("the image's binary does not name the commit %s:\n%s", commit, out)
 	}
 }
 

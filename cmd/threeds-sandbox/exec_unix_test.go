@@ -1,0 +1,41 @@
+//go:build unix
+
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestExecStopsTheCommandWhenCancelled: when exec's context ends without
+// a signal (a caller's cancel), the command gets SIGTERM and exec exits
+// with the status the command chose.
+func TestExecStopsTheCommandWhenCancelled(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	marker := filepath.Join(t.TempDir(), "waiting")
+	done := make(chan execResult, 1)
+	go func() { done <- runExec(ctx, t, map[string]string{helperVar: "wait", "EXEC_TEST_MARKER": marker}) }()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(marker); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the command did not start within 30s")
+		}
+	}
+	cancel()
+	select {
+	case r := <-done:
+		if r.code != 42 || !strings.Contains(r.stdout, "waiting") {
+			t.Errorf("exit code %d, want 42 (the command's answer to SIGTERM)\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("exec did not return within 30s of the cancel")
+	}
+}
