@@ -111,6 +111,7 @@ func isWebURL(s string) bool {
 // 3DS Method (else the advice to send threeDSCompInd U).
 func (e *Engine) Collect(ctx context.Context, ns string, req DDCRequest, call APICall) (DDCResponse, error) {
 	pan := req.Card.CardNumber
+	scheme := e.cfg.Schemes.Scheme(pan)
 	var sc *scenarios.Scenario
 	var err error
 	if call.ScenarioID != "" {
@@ -122,7 +123,7 @@ func (e *Engine) Collect(ctx context.Context, ns string, req DDCRequest, call AP
 				fmt.Sprintf("no scenario with id %q (see GET /scenarios)", call.ScenarioID), "X-Scenario")
 		}
 	} else if sc, err = e.match(ctx, ns, scenarios.Request{
-		CardNumber: pan, CardholderName: req.Card.CardholderName, CardScheme: e.cfg.Schemes.Scheme(pan),
+		CardNumber: pan, CardholderName: req.Card.CardholderName, CardScheme: scheme,
 	}); err != nil {
 		return DDCResponse{}, err
 	}
@@ -154,7 +155,7 @@ func (e *Engine) Collect(ctx context.Context, ns string, req DDCRequest, call AP
 			RequestedAt:     now,
 		},
 	}
-	t.setCard(pan, e.cfg.Schemes.Scheme(pan))
+	t.setCard(pan, scheme)
 	if m := sc.Method; m != nil {
 		t.Method.Available, t.Method.Duration = m.Available, m.Duration
 	}
