@@ -37,7 +37,21 @@ func TestContract(t *testing.T) {
 	srv := testkit.StartRedis(t, testkit.RedisOptions{})
 	c := connect(t, srv)
 	storetest.Run(t, func(t *testing.T, maxAge time.Duration) emulator.Store {
-		s, err := redisstore.NewStore(c, redisstore.Options{IndexKey: testIndexKey, Prefix: t.Name() + ":", MaxAge: maxAge})
+		s, err := redisstore.NewStore(c, redisstore.Options{IndexKey: testIndexKey, Prefix: t.Name() + ":", MaxAge: maxAge, MaxEntriesPerTenant: 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	})
+}
+
+// TestSharesContract runs the contract of each tenant's share of the
+// transactions against a real redis-server, as the memory store does.
+func TestSharesContract(t *testing.T) {
+	srv := testkit.StartRedis(t, testkit.RedisOptions{})
+	c := connect(t, srv)
+	storetest.RunShares(t, func(t *testing.T, perTenant int) emulator.Store {
+		s, err := redisstore.NewStore(c, redisstore.Options{IndexKey: testIndexKey, Prefix: t.Name() + ":", MaxAge: time.Hour, MaxEntriesPerTenant: perTenant})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -74,6 +74,7 @@ func (c *Config) check() []error {
 	add(c.MaxWaitsPerToken <= 0, "max-waits-per-token", fmt.Sprint(c.MaxWaitsPerToken), "want a positive number of waits")
 
 	add(c.StoreMaxEntries <= 0, "store-max-entries", fmt.Sprint(c.StoreMaxEntries), "want a positive number of transactions")
+	add(c.StoreMaxEntriesPerToken <= 0, "store-max-entries-per-token", fmt.Sprint(c.StoreMaxEntriesPerToken), "want a positive number of transactions")
 	positive("store-max-age", c.StoreMaxAge)
 	if c.Store != "memory" {
 		switch {

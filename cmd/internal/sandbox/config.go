@@ -53,26 +53,28 @@ type Config struct {
 	StorePrefix      string
 	StoreCAFile      string
 	StoreMaxEntries  int
-	StoreMaxAge      time.Duration
-	MaxBodyBytes     int64
-	StateHashKey     string
-	StateBlockKey    string
-	StatePrevKeys    string
-	ShutdownTimeout  time.Duration
-	DrainDelay       time.Duration
-	LogLevel         string
-	LogFormat        string
-	ChaosProbability float64
-	ChaosFaults      string
-	MaxDelayed       int
-	StrictDDC        bool
-	ConsoleAuth      string
-	ConsoleSessions  int
-	JournalSize      int
-	JournalBytes     int64
-	JournalTotal     int64
-	JournalStore     string
-	GCHeadroomMiB    int
+	// StoreMaxEntriesPerToken is each token's share of the transactions.
+	StoreMaxEntriesPerToken int
+	StoreMaxAge             time.Duration
+	MaxBodyBytes            int64
+	StateHashKey            string
+	StateBlockKey           string
+	StatePrevKeys           string
+	ShutdownTimeout         time.Duration
+	DrainDelay              time.Duration
+	LogLevel                string
+	LogFormat               string
+	ChaosProbability        float64
+	ChaosFaults             string
+	MaxDelayed              int
+	StrictDDC               bool
+	ConsoleAuth             string
+	ConsoleSessions         int
+	JournalSize             int
+	JournalBytes            int64
+	JournalTotal            int64
+	JournalStore            string
+	GCHeadroomMiB           int
 	// The merchant's credentials and the result callbacks
 	// (config_merchant.go).
 	Merchants           string
@@ -115,7 +117,8 @@ func FlagSet(c *Config, out io.Writer) *flag.FlagSet {
 	fs.DurationVar(&c.StoreWait, "store-wait", 0, "how long start-up waits for a Redis store to answer (0: fail at once)")
 	fs.StringVar(&c.StorePrefix, "store-prefix", redisstore.DefaultPrefix, "prefix of every Redis key, so several sandboxes can share one Redis")
 	fs.StringVar(&c.StoreCAFile, "store-ca-file", "", "PEM `file` of the certificate authorities trusted to sign the certificate of a rediss:// store, in place of the system's (default: the system's, or the roots built into the binary where the system has none)")
-	fs.IntVar(&c.StoreMaxEntries, "store-max-entries", memstore.DefaultMaxEntries, "most transactions kept in memory; the oldest are evicted first (memory store)")
+	fs.IntVar(&c.StoreMaxEntries, "store-max-entries", memstore.DefaultMaxEntries, "most transactions kept in memory, of every token together; at this bound the token holding the most loses its oldest (memory store)")
+	fs.IntVar(&c.StoreMaxEntriesPerToken, "store-max-entries-per-token", memstore.DefaultMaxEntries, "most transactions kept of one token; beyond, its own oldest are evicted (at most --store-max-entries in memory)")
 	fs.DurationVar(&c.StoreMaxAge, "store-max-age", memstore.DefaultMaxAge, "how long a transaction is kept")
 	fs.Int64Var(&c.MaxBodyBytes, "max-body-bytes", web.DefaultMaxBodyBytes, "largest request body accepted")
 	fs.StringVar(&c.StateHashKey, "state-hash-key", "", "hex key (32 or 64 bytes) signing the challenge state (default: random at start-up)")
@@ -306,48 +309,49 @@ func (r recorder) Set(v string) error {
 // areas names the part of the emulator each flag sets; messages about a
 // flag start with it in brackets.
 var areas = map[string]string{
-	"addr":                 "http",
-	"public-url":           "http",
-	"base-path":            "http",
-	"max-body-bytes":       "http",
-	"shutdown-timeout":     "http",
-	"drain-delay":          "http",
-	"tokens":               "auth",
-	"scenarios":            "scenarios",
-	"scenarios-mode":       "scenarios",
-	"packs":                "scenarios",
-	"scenarios-poll":       "scenarios",
-	"fallback":             "scenarios",
-	"card-bins":            "engine",
-	"seed":                 "engine",
-	"max-delayed":          "engine",
-	"strict-ddc":           "engine",
-	"first-creq-timeout":   "challenge",
-	"challenge-timeout":    "challenge",
-	"store":                "store",
-	"store-timeout":        "store",
-	"store-wait":           "store",
-	"store-prefix":         "store",
-	"store-ca-file":        "store",
-	"store-max-entries":    "store",
-	"store-max-age":        "store",
-	"state-hash-key":       "state",
-	"state-block-key":      "state",
-	"state-previous-keys":  "state",
-	"chaos-probability":    "chaos",
-	"chaos-faults":         "chaos",
-	"console-auth":         "console",
-	"max-console-sessions": "console",
-	"journal-size":         "console",
-	"journal-bytes":        "console",
-	"journal-total-bytes":  "console",
-	"journal-store":        "console",
-	"max-clock-offset":     "admin",
-	"max-waits":            "admin",
-	"max-waits-per-token":  "admin",
-	"gc-headroom-mib":      "gc",
-	"log-level":            "log",
-	"log-format":           "log",
+	"addr":                        "http",
+	"public-url":                  "http",
+	"base-path":                   "http",
+	"max-body-bytes":              "http",
+	"shutdown-timeout":            "http",
+	"drain-delay":                 "http",
+	"tokens":                      "auth",
+	"scenarios":                   "scenarios",
+	"scenarios-mode":              "scenarios",
+	"packs":                       "scenarios",
+	"scenarios-poll":              "scenarios",
+	"fallback":                    "scenarios",
+	"card-bins":                   "engine",
+	"seed":                        "engine",
+	"max-delayed":                 "engine",
+	"strict-ddc":                  "engine",
+	"first-creq-timeout":          "challenge",
+	"challenge-timeout":           "challenge",
+	"store":                       "store",
+	"store-timeout":               "store",
+	"store-wait":                  "store",
+	"store-prefix":                "store",
+	"store-ca-file":               "store",
+	"store-max-entries":           "store",
+	"store-max-entries-per-token": "store",
+	"store-max-age":               "store",
+	"state-hash-key":              "state",
+	"state-block-key":             "state",
+	"state-previous-keys":         "state",
+	"chaos-probability":           "chaos",
+	"chaos-faults":                "chaos",
+	"console-auth":                "console",
+	"max-console-sessions":        "console",
+	"journal-size":                "console",
+	"journal-bytes":               "console",
+	"journal-total-bytes":         "console",
+	"journal-store":               "console",
+	"max-clock-offset":            "admin",
+	"max-waits":                   "admin",
+	"max-waits-per-token":         "admin",
+	"gc-headroom-mib":             "gc",
+	"log-level":                   "log",
+	"log-format":                  "log",
 }
 
 // areaOf is the area of flag name.

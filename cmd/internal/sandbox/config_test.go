@@ -74,6 +74,7 @@ var badValues = []struct {
 	{flag: "challenge-timeout", value: "soon", want: `"soon": want a duration such as 30s`},
 	{flag: "store-max-entries", value: "-1", want: "-1: want a positive number of transactions"},
 	{flag: "store-max-entries", value: "0", want: "0: want a positive number of transactions"},
+	{flag: "store-max-entries-per-token", value: "0", want: "0: want a positive number of transactions"},
 	{flag: "store-max-age", value: "-1h", want: "-1h0m0s: want a positive duration"},
 	{flag: "store-max-age", value: "0", want: "0s: want a positive duration"},
 	{flag: "store", value: "postgres://db/x", want: `"postgres://db/x": want memory, or a Redis URL`},
