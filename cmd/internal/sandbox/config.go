@@ -129,7 +129,7 @@ func FlagSet(c *Config, out io.Writer) *flag.FlagSet {
 	fs.Float64Var(&c.ChaosProbability, "chaos-probability", 0, "probability (0-1) of an injected fault on any API request; 0 is off")
 	fs.StringVar(&c.ChaosFaults, "chaos-faults", "", "comma-separated fault kinds chaos picks from: drop, malformed, http500, emv402, emv403, emv405 (default all)")
 	fs.StringVar(&c.ConsoleAuth, "console-auth", "", "`user:password` protecting the web console with HTTP basic authentication (empty: open)")
-	fs.IntVar(&c.ConsoleSessions, "max-console-sessions", emulator.DefaultMaxSessions, fmt.Sprintf("console sessions kept in all (each token keeps at most %d); beyond them the one that expires first ends", emulator.MaxSessionsPerToken))
+	fs.IntVar(&c.ConsoleSessions, "max-console-sessions", emulator.DefaultMaxSessions, fmt.Sprintf("console sessions kept in all (each token keeps at most %d); at this bound the token holding the most loses its own that expires first", emulator.MaxSessionsPerToken))
 	fs.IntVar(&c.JournalSize, "journal-size", journal.DefaultPerNamespace, "transactions the console's journal keeps per token (0: no journal)")
 	fs.Int64Var(&c.JournalBytes, "journal-bytes", journal.DefaultMaxBytesPerNamespace, "bytes the console's journal keeps per token; beyond them its oldest transactions are forgotten")
 	fs.Int64Var(&c.JournalTotal, "journal-total-bytes", journal.DefaultMaxTotalBytes, "bytes the console's journal keeps in all (per replica with a local journal); beyond them the token holding the most forgets its oldest transactions first")
