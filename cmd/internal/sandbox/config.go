@@ -18,6 +18,7 @@ import (
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/memstore"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/redisstore"
 	"github.com/threeds-sandbox/threeds-sandbox/web"
+	"github.com/threeds-sandbox/threeds-sandbox/web/console"
 )
 
 // DefaultDrainDelay is how long, on SIGINT or SIGTERM, /readyz answers
@@ -70,11 +71,14 @@ type Config struct {
 	StrictDDC               bool
 	ConsoleAuth             string
 	ConsoleSessions         int
-	JournalSize             int
-	JournalBytes            int64
-	JournalTotal            int64
-	JournalStore            string
-	GCHeadroomMiB           int
+	// ConsoleStreams and ConsoleStreamsPerToken bound the console's live
+	// streams on a replica, in all and per token.
+	ConsoleStreams, ConsoleStreamsPerToken int
+	JournalSize                            int
+	JournalBytes                           int64
+	JournalTotal                           int64
+	JournalStore                           string
+	GCHeadroomMiB                          int
 	// The merchant's credentials and the result callbacks
 	// (config_merchant.go).
 	Merchants           string
@@ -129,6 +133,8 @@ func FlagSet(c *Config, out io.Writer) *flag.FlagSet {
 	fs.Float64Var(&c.ChaosProbability, "chaos-probability", 0, "probability (0-1) of an injected fault on any API request; 0 is off")
 	fs.StringVar(&c.ChaosFaults, "chaos-faults", "", "comma-separated fault kinds chaos picks from: drop, malformed, http500, emv402, emv403, emv405 (default all)")
 	fs.StringVar(&c.ConsoleAuth, "console-auth", "", "`user:password` protecting the web console with HTTP basic authentication (empty: open)")
+	fs.IntVar(&c.ConsoleStreams, "console-streams", console.DefaultMaxStreams, "console live streams (a tab each) open at once on a replica, of every token together; more get 429")
+	fs.IntVar(&c.ConsoleStreamsPerToken, "console-streams-per-token", console.DefaultMaxStreamsPerToken, "console live streams open at once on a replica of one token's sessions; more get 429")
 	fs.IntVar(&c.ConsoleSessions, "max-console-sessions", emulator.DefaultMaxSessions, fmt.Sprintf("console sessions kept in all (each token keeps at most %d); at this bound the token holding the most loses its own that expires first", emulator.MaxSessionsPerToken))
 	fs.IntVar(&c.JournalSize, "journal-size", journal.DefaultPerNamespace, "transactions the console's journal keeps per token (0: no journal)")
 	fs.Int64Var(&c.JournalBytes, "journal-bytes", journal.DefaultMaxBytesPerNamespace, "bytes the console's journal keeps per token; beyond them its oldest transactions are forgotten")
@@ -342,6 +348,8 @@ var areas = map[string]string{
 	"chaos-faults":                "chaos",
 	"console-auth":                "console",
 	"max-console-sessions":        "console",
+	"console-streams":             "console",
+	"console-streams-per-token":   "console",
 	"journal-size":                "console",
 	"journal-bytes":               "console",
 	"journal-total-bytes":         "console",

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"net/http"
 	"testing"
 
@@ -46,4 +47,84 @@ func TestSeamsTransactionStoreShares(t *testing.T) {
 		srv := testkit.StartRedis(t, testkit.RedisOptions{})
 		run(t, startReplica(t, srv, "--store-max-entries-per-token", "50"), 50, 200)
 	})
+}
+
+// TestSeamsConsoleSessionsShares: at --max-console-sessions, a token
+// signing in again and again ends its own sessions, never those of a
+// token holding fewer, in memory and in Redis.
+func TestSeamsConsoleSessionsShares(t *testing.T) {
+	run := func(t *testing.T, p *program) {
+		var quiet []*http.Cookie
+		for i := range 3 {
+			resp, ck := login(t, p.URL, "e2e-sessions-quiet", "")
+			if ck == nil {
+				t.Fatalf("login %d of the quiet token: HTTP %d", i, resp.StatusCode)
+			}
+			quiet = append(quiet, ck)
+		}
+		for i := range 30 {
+			if resp, ck := login(t, p.URL, fmt.Sprintf("e2e-sessions-flood-%d", i%2), ""); ck == nil {
+				t.Fatalf("login %d of the flooding tokens: HTTP %d", i, resp.StatusCode)
+			}
+		}
+		ended := 0
+		for _, ck := range quiet {
+			if status2(t, p.URL, ck) != http.StatusOK {
+				ended++
+			}
+		}
+		if ended > 0 {
+			t.Errorf("30 logins of two other tokens at --max-console-sessions 10 ended %d of the quiet token's 3 sessions", ended)
+		}
+	}
+	t.Run("memory", func(t *testing.T) { run(t, startDefault(t, "--max-console-sessions", "10")) })
+	t.Run("redis", func(t *testing.T) {
+		run(t, startReplica(t, testkit.StartRedis(t, testkit.RedisOptions{}), "--max-console-sessions", "10"))
+	})
+}
+
+// TestSeamsConsoleStreamsShares: one token's console tabs, however many
+// sessions it opens, hold at most --console-streams-per-token live
+// streams, and another token still opens its own.
+func TestSeamsConsoleStreamsShares(t *testing.T) {
+	p := startDefault(t, "--console-streams", "80", "--console-streams-per-token", "40")
+	client := &http.Client{}
+	var open []*http.Response
+	t.Cleanup(func() {
+		for _, r := range open {
+			r.Body.Close()
+		}
+	})
+	stream := func(ck *http.Cookie) int {
+		req, _ := http.NewRequest(http.MethodGet, p.URL+"/console/events", nil)
+		req.AddCookie(ck)
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.StatusCode != http.StatusOK {
+			resp.Body.Close()
+			return resp.StatusCode
+		}
+		open = append(open, resp)
+		return resp.StatusCode
+	}
+	flooded := 0
+	for range 12 {
+		_, ck := login(t, p.URL, "e2e-streams-flood", "")
+		for range 8 {
+			if stream(ck) == http.StatusOK {
+				flooded++
+			}
+		}
+	}
+	if flooded != 40 {
+		t.Errorf("one token opened %d live streams in 12 sessions, want its share 40", flooded)
+	}
+	_, ck := login(t, p.URL, "e2e-streams-quiet", "")
+	for i := range 8 {
+		if got := stream(ck); got != http.StatusOK {
+			t.Errorf("stream %d of another token: HTTP %d, want 200", i, got)
+		}
+	}
 }
