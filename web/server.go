@@ -34,6 +34,13 @@ const (
 	DefaultShutdownTimeout = 15 * time.Second
 )
 
+// DefaultConsoleStreams and DefaultConsoleStreamsPerToken bound the
+// console's live streams in all and per token (Config.ConsoleStreams).
+const (
+	DefaultConsoleStreams         = console.DefaultMaxStreams
+	DefaultConsoleStreamsPerToken = console.DefaultMaxStreamsPerToken
+)
+
 // Config sets up a Server.
 type Config struct {
 	// Addr is the listen address, e.g. ":8080" or "127.0.0.1:0".

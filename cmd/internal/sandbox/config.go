@@ -18,7 +18,6 @@ import (
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/memstore"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/redisstore"
 	"github.com/threeds-sandbox/threeds-sandbox/web"
-	"github.com/threeds-sandbox/threeds-sandbox/web/console"
 )
 
 // DefaultDrainDelay is how long, on SIGINT or SIGTERM, /readyz answers
@@ -133,8 +132,8 @@ func FlagSet(c *Config, out io.Writer) *flag.FlagSet {
 	fs.Float64Var(&c.ChaosProbability, "chaos-probability", 0, "probability (0-1) of an injected fault on any API request; 0 is off")
 	fs.StringVar(&c.ChaosFaults, "chaos-faults", "", "comma-separated fault kinds chaos picks from: drop, malformed, http500, emv402, emv403, emv405 (default all)")
 	fs.StringVar(&c.ConsoleAuth, "console-auth", "", "`user:password` protecting the web console with HTTP basic authentication (empty: open)")
-	fs.IntVar(&c.ConsoleStreams, "console-streams", console.DefaultMaxStreams, "console live streams (a tab each) open at once on a replica, of every token together; more get 429")
-	fs.IntVar(&c.ConsoleStreamsPerToken, "console-streams-per-token", console.DefaultMaxStreamsPerToken, "console live streams open at once on a replica of one token's sessions; more get 429")
+	fs.IntVar(&c.ConsoleStreams, "console-streams", web.DefaultConsoleStreams, "console live streams (a tab each) open at once on a replica, of every token together; more get 429")
+	fs.IntVar(&c.ConsoleStreamsPerToken, "console-streams-per-token", web.DefaultConsoleStreamsPerToken, "console live streams open at once on a replica of one token's sessions; more get 429")
 	fs.IntVar(&c.ConsoleSessions, "max-console-sessions", emulator.DefaultMaxSessions, fmt.Sprintf("console sessions kept in all (each token keeps at most %d); at this bound the token holding the most loses its own that expires first", emulator.MaxSessionsPerToken))
 	fs.IntVar(&c.JournalSize, "journal-size", journal.DefaultPerNamespace, "transactions the console's journal keeps per token (0: no journal)")
 	fs.Int64Var(&c.JournalBytes, "journal-bytes", journal.DefaultMaxBytesPerNamespace, "bytes the console's journal keeps per token; beyond them its oldest transactions are forgotten")
