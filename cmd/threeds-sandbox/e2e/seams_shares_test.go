@@ -128,3 +128,44 @@ func TestSeamsConsoleStreamsShares(t *testing.T) {
 		}
 	}
 }
+
+// TestKeyRotationKeepsOpenClientsAndCaptures: over Redis, in the open
+// default, an OAuth client's transactions and a capture registered
+// before a key rotation (new state keys, the old pair in
+// --state-previous-keys) stay reachable after it: the client's new access
+// token finds its transactions by id and by reference, a lookup naming
+// the ddcId continues the capture, and a second use of the capture's JWT
+// id is still refused as a replay.
+func TestKeyRotationKeepsOpenClientsAndCaptures(t *testing.T) {
+	const card, client, secret = "4000000000009409", "rotation-shop", "rotation-shop-secret-0123"
+	const ddcID, jti = "rotation-order-7", "rotation-jti-7"
+	srv := testkit.StartRedis(t, testkit.RedisOptions{})
+	common := []string{"--store", srv.URL, "--store-timeout", "2s"}
+	old := startProgram(t, append(common, "--state-hash-key", testHashKey, "--state-block-key", testBlockKey)...)
+	tok := accessToken(t, old.URL, client, secret)
+	looked := testkit.Lookup(t, old.URL, tok, testkit.LookupBody(t, frictionlessCard, func(m map[string]any) {
+		m["externalReferenceId"] = "rotation-ref-1"
+	})).Str("threeDsServerTransId")
+	captured := captureID(t, capturePost(t, old.URL, card, ddcID, captureJWT(t, client, secret, jti, nil)))
+	if err := old.stop(); err != nil {
+		t.Fatal(err)
+	}
+
+	rotated := startProgram(t, append(common, "--state-hash-key", rotatedHashKey, "--state-block-key", rotatedBlockKey,
+		"--state-previous-keys", testHashKey+":"+testBlockKey)...)
+	tok = accessToken(t, rotated.URL, client, secret)
+	if r := testkit.Call(t, http.MethodPost, rotated.URL+"/enquiry/", tok, map[string]any{"threeDsServerTransId": looked}); r.Status != http.StatusOK {
+		t.Errorf("the open client's transaction by id after the rotation: HTTP %d %s", r.Status, r.Raw)
+	}
+	if r := testkit.Call(t, http.MethodPost, rotated.URL+"/enquiry/", tok, map[string]any{"externalReferenceId": "rotation-ref-1"}); r.Status != http.StatusOK || r.Str("threeDsServerTransId") != looked {
+		t.Errorf("the open client's transaction by reference after the rotation: HTTP %d %s", r.Status, r.Raw)
+	}
+	page := capturePost(t, rotated.URL, card, "rotation-order-8", captureJWT(t, client, secret, jti, nil))
+	if methodDataRe.MatchString(page) {
+		t.Error("the capture's JWT id, used before the rotation, was taken again after it: a replay")
+	}
+	r := testkit.Lookup(t, rotated.URL, tok, testkit.LookupBody(t, card, func(m map[string]any) { m["ddcId"] = ddcID }))
+	if got := r.Str("threeDsServerTransId"); got != captured {
+		t.Errorf("the lookup naming the ddcId after the rotation continued %s, want the capture %s", got, captured)
+	}
+}
