@@ -381,3 +381,33 @@ func TestArenaReusesEmptyNewestChunk(t *testing.T) {
 		t.Errorf("%d chunks from %d, want the oversized one alone", len(a.chunks), a.first)
 	}
 }
+
+// TestTenantEvictionKeepsTheArenaSmall: a tenant that floods the store
+// evicts its own oldest records, out of the order they were written; the
+// records of a quiet tenant scattered among them must not pin the
+// chunks they lie in. The arena stays within twice the room of its
+// records (and three chunks).
+func TestTenantEvictionKeepsTheArenaSmall(t *testing.T) {
+	s, _ := testStore(t, Options{MaxEntries: 20_000, MaxEntriesPerTenant: 15_000}, ^uint64(0))
+	ctx := context.Background()
+	put := func(ns string, i int) {
+		tx := emulator.Transaction{Namespace: ns, ThreeDSServerTransID: fmt.Sprintf("%s-%d", ns, i), Phase: emulator.PhaseFinal,
+			Challenge: emulator.ChallengeState{Session: strings.Repeat("s", 100)}}
+		if err := s.Put(ctx, tx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 200_000 {
+		put("flood", i)
+		if i < 100_000 && i%20 == 0 {
+			put("quiet", i)
+		}
+	}
+	checkInvariants(t, s)
+	if n := s.held.Of("quiet"); n != 5000 {
+		t.Fatalf("the quiet tenant holds %d, want all its 5000", n)
+	}
+	if size, limit := s.arena.size(), 2*s.liveRoom+3*maxChunk; size > limit {
+		t.Errorf("arena of %d bytes for %d bytes of records (limit %d)", size, s.liveRoom, limit)
+	}
+}
