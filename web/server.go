@@ -246,7 +246,7 @@ func NewServer(cfg Config) (*Server, error) {
 		BasicAuth:    cfg.ConsoleAuth,
 		MaxBodyBytes: cfg.MaxBodyBytes,
 		MaxStreams:   cfg.ConsoleStreams,
-		// Per token, as --console-streams-per-token says.
+		// Per token, as --max-console-streams-per-token says.
 		MaxStreamsPerToken: cfg.ConsoleStreamsPerToken,
 		Logger:             cfg.Logger,
 		Errors:             s.writeError,

@@ -100,6 +100,8 @@ var badValues = []struct {
 	{flag: "console-auth", value: ":s3cret", want: "(hidden): want user:password", secret: true},
 	{flag: "journal-size", value: "-1", want: "-1: want 0 (no journal) or more"},
 	{flag: "max-console-sessions", value: "0", want: "0: want 1 or more"},
+	{flag: "max-console-streams", value: "0", want: "0: want 1 or more"},
+	{flag: "max-console-streams-per-token", value: "0", want: "0: want 1 to --max-console-streams"},
 	{flag: "journal-bytes", value: "-1", want: "-1: want 65536 bytes or more"},
 	{flag: "journal-bytes", value: "0", want: "0: want 65536 bytes or more"},
 	{flag: "journal-bytes", value: "4MiB", want: `"4MiB": want a whole number`},

@@ -84,10 +84,10 @@ func TestSeamsConsoleSessionsShares(t *testing.T) {
 }
 
 // TestSeamsConsoleStreamsShares: one token's console tabs, however many
-// sessions it opens, hold at most --console-streams-per-token live
+// sessions it opens, hold at most --max-console-streams-per-token live
 // streams, and another token still opens its own.
 func TestSeamsConsoleStreamsShares(t *testing.T) {
-	p := startDefault(t, "--console-streams", "80", "--console-streams-per-token", "40")
+	p := startDefault(t, "--max-console-streams", "80", "--max-console-streams-per-token", "40")
 	client := &http.Client{}
 	var open []*http.Response
 	t.Cleanup(func() {
