@@ -34,15 +34,29 @@ func connect(t *testing.T, srv *testkit.Redis) rueidis.Client {
 // TestContract runs the emulator.Store contract against a real
 // redis-server, each test under a prefix of its own.
 func TestContract(t *testing.T) {
-	srv := testkit.StartRedis(t, testkit.RedisOptions{})
-	c := connect(t, srv)
+	c := connect(t, testkit.StartRedis(t, testkit.RedisOptions{}))
 	storetest.Run(t, func(t *testing.T, maxAge time.Duration) emulator.Store {
-		s, err := redisstore.NewStore(c, redisstore.Options{IndexKey: testIndexKey, Prefix: t.Name() + ":", MaxAge: maxAge})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
+		return newStore(t, c, maxAge, 1000)
 	})
+}
+
+// TestSharesContract runs the contract of each tenant's share of the
+// transactions against a real redis-server, as the memory store does.
+func TestSharesContract(t *testing.T) {
+	c := connect(t, testkit.StartRedis(t, testkit.RedisOptions{}))
+	storetest.RunShares(t, func(t *testing.T, perTenant int) emulator.Store {
+		return newStore(t, c, time.Hour, perTenant)
+	})
+}
+
+// newStore is a Store over c under the test's own prefix.
+func newStore(t *testing.T, c rueidis.Client, maxAge time.Duration, perTenant int) emulator.Store {
+	t.Helper()
+	s, err := redisstore.NewStore(c, redisstore.Options{IndexKey: testIndexKey, Prefix: t.Name() + ":", MaxAge: maxAge, MaxEntriesPerTenant: perTenant})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
 // TestCapturesContract runs the captures contract against a real

@@ -148,6 +148,9 @@ func New(c Config, log *slog.Logger) (*Sandbox, error) {
 		MaxWaits: c.MaxWaits,
 		// Per token, as --max-waits-per-token says.
 		MaxWaitsPerToken: c.MaxWaitsPerToken,
+		ConsoleStreams:   c.ConsoleStreams,
+		// Per token, as --max-console-streams-per-token says.
+		ConsoleStreamsPerToken: c.ConsoleStreamsPerToken,
 		// Without --public-url the OAuth issuer is the URL each client
 		// reached, not the localhost URL assumed for the pages.
 		IssuerFromRequest: c.PublicURL == "",

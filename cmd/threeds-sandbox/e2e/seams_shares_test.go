@@ -1,0 +1,171 @@
+package e2e
+
+import (
+	"fmt"
+	"net/http"
+	"testing"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
+)
+
+// The tenant rule for the pools that the earlier seams left shared,
+// against the built binary: the transaction store, the console's
+// sessions and live streams, the runtime scenarios.
+
+// TestSeamsTransactionStoreShares: one token flooding lookups never
+// evicts another token's transactions. In memory, at --store-max-entries
+// the token holding the most loses its own oldest; in Redis each token
+// keeps at most --store-max-entries-per-token, its own oldest going.
+func TestSeamsTransactionStoreShares(t *testing.T) {
+	const quiet, flood = "e2e-store-quiet", "e2e-store-flood"
+	run := func(t *testing.T, p *program, kept, flooded int) {
+		mine := lookups(t, p.URL, quiet, 20)
+		floods := lookups(t, p.URL, flood, flooded)
+		lost := 0
+		for _, id := range mine {
+			if r := testkit.Call(t, http.MethodPost, p.URL+"/enquiry/", quiet, map[string]any{"threeDsServerTransId": id}); r.Status != http.StatusOK {
+				lost++
+			}
+		}
+		if lost > 0 {
+			t.Errorf("another token's flood of %d lookups evicted %d of the quiet token's %d transactions", flooded, lost, len(mine))
+		}
+		found := 0
+		for _, id := range floods {
+			if testkit.Call(t, http.MethodPost, p.URL+"/enquiry/", flood, map[string]any{"threeDsServerTransId": id}).Status == http.StatusOK {
+				found++
+			}
+		}
+		if found != kept {
+			t.Errorf("the flooding token keeps %d of its %d transactions, want %d", found, flooded, kept)
+		}
+	}
+	t.Run("memory", func(t *testing.T) {
+		run(t, startDefault(t, "--store-max-entries", "100"), 80, 200)
+	})
+	t.Run("redis", func(t *testing.T) {
+		srv := testkit.StartRedis(t, testkit.RedisOptions{})
+		run(t, startReplica(t, srv, "--store-max-entries-per-token", "50"), 50, 200)
+	})
+}
+
+// TestSeamsConsoleSessionsShares: at --max-console-sessions, a token
+// signing in again and again ends its own sessions, never those of a
+// token holding fewer, in memory and in Redis.
+func TestSeamsConsoleSessionsShares(t *testing.T) {
+	run := func(t *testing.T, p *program) {
+		var quiet []*http.Cookie
+		for i := range 3 {
+			resp, ck := login(t, p.URL, "e2e-sessions-quiet", "")
+			if ck == nil {
+				t.Fatalf("login %d of the quiet token: HTTP %d", i, resp.StatusCode)
+			}
+			quiet = append(quiet, ck)
+		}
+		for i := range 30 {
+			if resp, ck := login(t, p.URL, fmt.Sprintf("e2e-sessions-flood-%d", i%2), ""); ck == nil {
+				t.Fatalf("login %d of the flooding tokens: HTTP %d", i, resp.StatusCode)
+			}
+		}
+		ended := 0
+		for _, ck := range quiet {
+			if status2(t, p.URL, ck) != http.StatusOK {
+				ended++
+			}
+		}
+		if ended > 0 {
+			t.Errorf("30 logins of two other tokens at --max-console-sessions 10 ended %d of the quiet token's 3 sessions", ended)
+		}
+	}
+	t.Run("memory", func(t *testing.T) { run(t, startDefault(t, "--max-console-sessions", "10")) })
+	t.Run("redis", func(t *testing.T) {
+		run(t, startReplica(t, testkit.StartRedis(t, testkit.RedisOptions{}), "--max-console-sessions", "10"))
+	})
+}
+
+// TestSeamsConsoleStreamsShares: one token's console tabs, however many
+// sessions it opens, hold at most --max-console-streams-per-token live
+// streams, and another token still opens its own.
+func TestSeamsConsoleStreamsShares(t *testing.T) {
+	p := startDefault(t, "--max-console-streams", "80", "--max-console-streams-per-token", "40")
+	client := &http.Client{}
+	var open []*http.Response
+	t.Cleanup(func() {
+		for _, r := range open {
+			r.Body.Close()
+		}
+	})
+	stream := func(ck *http.Cookie) int {
+		req, _ := http.NewRequest(http.MethodGet, p.URL+"/console/events", nil)
+		req.AddCookie(ck)
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.StatusCode != http.StatusOK {
+			resp.Body.Close()
+			return resp.StatusCode
+		}
+		open = append(open, resp)
+		return resp.StatusCode
+	}
+	flooded := 0
+	for range 12 {
+		_, ck := login(t, p.URL, "e2e-streams-flood", "")
+		for range 8 {
+			if stream(ck) == http.StatusOK {
+				flooded++
+			}
+		}
+	}
+	if flooded != 40 {
+		t.Errorf("one token opened %d live streams in 12 sessions, want its share 40", flooded)
+	}
+	_, ck := login(t, p.URL, "e2e-streams-quiet", "")
+	for i := range 8 {
+		if got := stream(ck); got != http.StatusOK {
+			t.Errorf("stream %d of another token: HTTP %d, want 200", i, got)
+		}
+	}
+}
+
+// TestKeyRotationKeepsOpenClientsAndCaptures: over Redis, in the open
+// default, an OAuth client's transactions and a capture registered
+// before a key rotation (new state keys, the old pair in
+// --state-previous-keys) stay reachable after it: the client's new access
+// token finds its transactions by id and by reference, a lookup naming
+// the ddcId continues the capture, and a second use of the capture's JWT
+// id is still refused as a replay.
+func TestKeyRotationKeepsOpenClientsAndCaptures(t *testing.T) {
+	const card, client, secret = "4000000000009409", "rotation-shop", "rotation-shop-secret-0123"
+	const ddcID, jti = "rotation-order-7", "rotation-jti-7"
+	srv := testkit.StartRedis(t, testkit.RedisOptions{})
+	common := []string{"--store", srv.URL, "--store-timeout", "2s"}
+	old := startProgram(t, append(common, "--state-hash-key", testHashKey, "--state-block-key", testBlockKey)...)
+	tok := accessToken(t, old.URL, client, secret)
+	looked := testkit.Lookup(t, old.URL, tok, testkit.LookupBody(t, frictionlessCard, func(m map[string]any) {
+		m["externalReferenceId"] = "rotation-ref-1"
+	})).Str("threeDsServerTransId")
+	captured := captureID(t, capturePost(t, old.URL, card, ddcID, captureJWT(t, client, secret, jti, nil)))
+	if err := old.stop(); err != nil {
+		t.Fatal(err)
+	}
+
+	rotated := startProgram(t, append(common, "--state-hash-key", rotatedHashKey, "--state-block-key", rotatedBlockKey,
+		"--state-previous-keys", testHashKey+":"+testBlockKey)...)
+	tok = accessToken(t, rotated.URL, client, secret)
+	if r := testkit.Call(t, http.MethodPost, rotated.URL+"/enquiry/", tok, map[string]any{"threeDsServerTransId": looked}); r.Status != http.StatusOK {
+		t.Errorf("the open client's transaction by id after the rotation: HTTP %d %s", r.Status, r.Raw)
+	}
+	if r := testkit.Call(t, http.MethodPost, rotated.URL+"/enquiry/", tok, map[string]any{"externalReferenceId": "rotation-ref-1"}); r.Status != http.StatusOK || r.Str("threeDsServerTransId") != looked {
+		t.Errorf("the open client's transaction by reference after the rotation: HTTP %d %s", r.Status, r.Raw)
+	}
+	page := capturePost(t, rotated.URL, card, "rotation-order-8", captureJWT(t, client, secret, jti, nil))
+	if methodDataRe.MatchString(page) {
+		t.Error("the capture's JWT id, used before the rotation, was taken again after it: a replay")
+	}
+	r := testkit.Lookup(t, rotated.URL, tok, testkit.LookupBody(t, card, func(m map[string]any) { m["ddcId"] = ddcID }))
+	if got := r.Str("threeDsServerTransId"); got != captured {
+		t.Errorf("the lookup naming the ddcId after the rotation continued %s, want the capture %s", got, captured)
+	}
+}
