@@ -491,7 +491,7 @@ func printPeers(w io.Writer, o peerOptions, rs []roundResult, servers []*server)
 // emulators returns the emulators among servers: neither the floor, nor
 // a bound, nor a peer.
 func emulators(servers []*server) []*server {
-	return slices.DeleteFunc(slices.Clone(servers), func(s *server) bool { return s.Peer || s.Bound || s.Name == nameFloor })
+	return slices.DeleteFunc(slices.Clone(servers), func(s *server) bool { return s.Peer || s.Bound || s.Without || s.Name == nameFloor })
 }
 
 // printBeside prints a table of the servers rows of the lookup rounds rs

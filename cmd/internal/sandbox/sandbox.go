@@ -15,7 +15,6 @@ import (
 
 	"github.com/gorilla/securecookie"
 
-	"github.com/threeds-sandbox/threeds-sandbox/cmd/internal/fastlog"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/memstore"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
@@ -312,8 +311,7 @@ func NewLogger(c Config, out io.Writer) (*slog.Logger, error) {
 	opts := &slog.HandlerOptions{Level: level}
 	switch c.LogFormat {
 	case "text":
-		// slog's text format, written faster for the request log's lines.
-		return slog.New(fastlog.NewText(out, level)), nil
+		return slog.New(textHandler(out, level)), nil
 	case "json":
 		return slog.New(slog.NewJSONHandler(out, opts)), nil
 	}
