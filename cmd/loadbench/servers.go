@@ -30,6 +30,7 @@ type server struct {
 	// Without tells an emulator without one of its fast paths (-without),
 	// or another build of it (-compare).
 	Without bool
+	pid     int // of its process, 0 when not started here
 	close   func() error
 }
 
@@ -218,7 +219,7 @@ func startProcess(ctx context.Context, name string, cmd *exec.Cmd, base, probe s
 		}
 		resp.Body.Close()
 		if resp.StatusCode == http.StatusOK {
-			return &server{Name: name, URL: base, close: func() error { stopProcess(cmd); return nil }}, nil
+			return &server{Name: name, URL: base, pid: cmd.Process.Pid, close: func() error { stopProcess(cmd); return nil }}, nil
 		}
 	}
 	stopProcess(cmd)

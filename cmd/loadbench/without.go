@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // fastPath is a hand-written fast path of the emulator, and how to build
@@ -95,22 +97,45 @@ func mallocs(ctx context.Context, client *http.Client, base string) (float64, er
 	return 0, fmt.Errorf("metrics of %s: no go_memstats_mallocs_total (HTTP %d)", base, resp.StatusCode)
 }
 
-// allocCounter counts the allocations per request of emulators over the
-// lookup rounds.
+// cpuTicks reads the CPU time (user and system, in clock ticks) the
+// process pid has used; 0 where /proc is not there.
+func cpuTicks(pid int) float64 {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	// The fields after the command name, which is in brackets: utime and
+	// stime are the 14th and 15th of the line, the 12th and 13th after it.
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(f) < 13 {
+		return 0
+	}
+	u, _ := strconv.ParseFloat(f[11], 64)
+	k, _ := strconv.ParseFloat(f[12], 64)
+	return u + k
+}
+
+// clockTick is the length of a clock tick of /proc/<pid>/stat (USER_HZ,
+// 100 on Linux).
+const clockTick = 10 * time.Millisecond
+
+// allocCounter counts the allocations and the CPU time per request of
+// emulators over the lookup rounds.
 type allocCounter struct {
-	before map[string]float64
-	per    map[string]float64
+	before, ticks map[string]float64
+	per, cpu      map[string]float64
 }
 
 // start reads the emulators' counts before the rounds.
 func (a *allocCounter) start(ctx context.Context, client *http.Client, emus []*server) error {
-	a.before = map[string]float64{}
+	a.before, a.ticks = map[string]float64{}, map[string]float64{}
 	for _, e := range emus {
 		n, err := mallocs(ctx, client, e.URL)
 		if err != nil {
 			return err
 		}
-		a.before[e.Name] = n
+		a.before[e.Name], a.ticks[e.Name] = n, cpuTicks(e.pid)
 	}
 	return nil
 }
@@ -118,8 +143,9 @@ func (a *allocCounter) start(ctx context.Context, client *http.Client, emus []*s
 // stop reads them after the rounds rs and keeps each one's allocations
 // per request served.
 func (a *allocCounter) stop(ctx context.Context, client *http.Client, emus []*server, rs []roundResult) error {
-	a.per = map[string]float64{}
+	a.per, a.cpu = map[string]float64{}, map[string]float64{}
 	for _, e := range emus {
+		ticks := cpuTicks(e.pid) - a.ticks[e.Name]
 		n, err := mallocs(ctx, client, e.URL)
 		if err != nil {
 			return err
@@ -130,6 +156,7 @@ func (a *allocCounter) stop(ctx context.Context, client *http.Client, emus []*se
 		}
 		if reqs > 0 {
 			a.per[e.Name] = (n - a.before[e.Name]) / float64(reqs)
+			a.cpu[e.Name] = ticks * float64(clockTick/time.Microsecond) / float64(reqs)
 		}
 	}
 	return nil
@@ -143,9 +170,9 @@ func printWithout(w io.Writer, rs []roundResult, servers []*server, allocs alloc
 	if len(without) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "## Without each fast path\n\nEach `emulator-without-<path>` took part in the lookup rounds above, in the same turns: the emulator built or started without that one fast path. Ratios are medians of the rounds' ratios, per round in brackets; allocations per request are the emulator process's own (go_memstats_mallocs_total of /metrics across the rounds, over the requests served).\n\n")
-	fmt.Fprintln(w, "| server | req/s | /floor | /emulator | allocs/request |")
-	fmt.Fprintln(w, "|---|---:|---:|---:|---:|")
+	fmt.Fprintf(w, "## Without each fast path\n\nEach `emulator-without-<path>` took part in the lookup rounds above, in the same turns: the emulator built or started without that one fast path. Ratios are medians of the rounds' ratios, per round in brackets; allocations and CPU time per request are the emulator process's own across the rounds (go_memstats_mallocs_total of /metrics and /proc/<pid>/stat, over the requests served): unlike throughput, they hardly move with what else runs on the machine.\n\n")
+	fmt.Fprintln(w, "| server | req/s | /floor | /emulator | allocs/request | CPU µs/request | CPU /emulator's |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|")
 	ratio := func(num, den string) string {
 		rats := make([]float64, len(rs))
 		strs := make([]string, len(rs))
@@ -160,7 +187,11 @@ func printWithout(w io.Writer, rs []roundResult, servers []*server, allocs alloc
 		if s.Without {
 			rel = ratio(s.Name, nameEmulator)
 		}
-		fmt.Fprintf(w, "| %s | %.0f | %s | %s | %.1f |\n", s.Name, medianStats(rs, s.Name).rps, ratio(s.Name, nameFloor), rel, allocs.per[s.Name])
+		cpu := "-"
+		if c := allocs.cpu[nameEmulator]; c > 0 {
+			cpu = fmt.Sprintf("%.3f", allocs.cpu[s.Name]/c)
+		}
+		fmt.Fprintf(w, "| %s | %.0f | %s | %s | %.1f | %.1f | %s |\n", s.Name, medianStats(rs, s.Name).rps, ratio(s.Name, nameFloor), rel, allocs.per[s.Name], allocs.cpu[s.Name], cpu)
 	}
 	fmt.Fprintln(w)
 }
