@@ -311,7 +311,7 @@ func NewLogger(c Config, out io.Writer) (*slog.Logger, error) {
 	opts := &slog.HandlerOptions{Level: level}
 	switch c.LogFormat {
 	case "text":
-		return slog.New(textHandler(out, level)), nil
+		return slog.New(slog.NewTextHandler(out, opts)), nil
 	case "json":
 		return slog.New(slog.NewJSONHandler(out, opts)), nil
 	}
