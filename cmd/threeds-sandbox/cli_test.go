@@ -208,6 +208,7 @@ func TestEveryBadFlagExitsTwo(t *testing.T) {
 		"journal-bytes":        {"-1", "want 65536 bytes or more"},
 		"journal-total-bytes":  {"-4096", "want 65536 bytes or more"},
 		"journal-store":        {"shared", "needs a Redis --store (THREEDS_STORE)"},
+		"gc-headroom-mib":      {"-1", "want 0 to 1048576"},
 		"log-level":            {"loud", "want debug, info, warn or error"},
 		"log-format":           {"yaml", "want text or json"},
 		"merchants":            {"shop", "want id:secret pairs"},

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/threeds-sandbox/threeds-sandbox/cmd/internal/gcheadroom"
 	"github.com/threeds-sandbox/threeds-sandbox/cmd/internal/sandbox"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/redisstore"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
@@ -57,6 +58,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, envir
 	}
 	if err != nil {
 		return err
+	}
+	if getenv("GOGC") == "" {
+		defer gcheadroom.Start(uint64(c.GCHeadroomMiB) << 20)()
 	}
 	return sb.Run(ctx, func() {
 		if ready != nil {

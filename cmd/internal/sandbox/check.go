@@ -136,6 +136,7 @@ func (c *Config) check() []error {
 		add(true, "journal-store", fmt.Sprintf("%q", c.JournalStore), "want shared or local")
 	}
 	add(c.JournalTotal < 64<<10, "journal-total-bytes", fmt.Sprint(c.JournalTotal), "want 65536 bytes or more")
+	add(c.GCHeadroomMiB < 0 || c.GCHeadroomMiB > 1<<20, "gc-headroom-mib", fmt.Sprint(c.GCHeadroomMiB), "want 0 to 1048576")
 
 	var level slog.Level
 	add(level.UnmarshalText([]byte(c.LogLevel)) != nil, "log-level", fmt.Sprintf("%q", c.LogLevel), "want debug, info, warn or error")

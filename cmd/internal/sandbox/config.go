@@ -72,6 +72,7 @@ type Config struct {
 	JournalBytes     int64
 	JournalTotal     int64
 	JournalStore     string
+	GCHeadroomMiB    int
 	// The merchant's credentials and the result callbacks
 	// (config_merchant.go).
 	Merchants           string
@@ -135,6 +136,7 @@ func FlagSet(c *Config, out io.Writer) *flag.FlagSet {
 	fs.IntVar(&c.MaxWaitsPerToken, "max-waits-per-token", web.DefaultMaxWaitsPerToken, "most such waits open at once per token; more get 429")
 	fs.IntVar(&c.MaxDelayed, "max-delayed", emulator.DefaultMaxDelayed, "most requests held in scenario delays at once; more get 503 at once")
 	fs.BoolVar(&c.StrictDDC, "strict-ddc", false, "refuse a lookup whose ddcId names no device data collection of the token (404, EMV 301), one an earlier lookup used or one made for another card (409, EMV 305); off: accept it as a new transaction, flagged in the console")
+	fs.IntVar(&c.GCHeadroomMiB, "gc-headroom-mib", 64, "MiB the heap may grow by, at least, between garbage collections, so a small heap is not collected many times a second (0: Go's default; ignored when GOGC is set)")
 	fs.StringVar(&c.LogLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&c.LogFormat, "log-format", "text", "text or json")
 	merchantFlags(fs, c)
@@ -343,6 +345,7 @@ var areas = map[string]string{
 	"max-clock-offset":     "admin",
 	"max-waits":            "admin",
 	"max-waits-per-token":  "admin",
+	"gc-headroom-mib":      "gc",
 	"log-level":            "log",
 	"log-format":           "log",
 }
