@@ -96,7 +96,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.Redis, "redis", "auto", "also measure the emulator with its state in Redis (--store redis://), next to the memory store and the floor: auto (when redis-server is installed), off, or the path of redis-server")
 	fs.IntVar(&o.RedisMemory, "redis-memory", 100_000, "lookups stored to measure Redis memory per transaction (0 skips)")
 	fs.BoolVar(&o.Bounds, "bounds", false, "also run, in the lookup rounds, the floor doing part of a lookup's work and nothing else: json.Valid of the body (floor+valid, the least any JSON API does) and the emulator's own decoding and validation (floor+decode); shows how much of the gap to the floor that part alone accounts for")
-	without := fs.String("without", "", "also run, in the lookup rounds, the emulator without each of these fast paths (comma-separated: gcheadroom, static-routes), and print each one's throughput and allocations per request beside the emulator's")
+	without := fs.String("without", "", "also run, in the lookup rounds, the emulator without each of these fast paths (comma-separated: logbuf, gcheadroom, static-routes), and print each one's throughput and allocations per request beside the emulator's")
 	fs.StringVar(&o.Compare, "compare", "", "also run, in the lookup rounds, the emulator binary at this path (say, built from another commit) as emulator-compare, with the -without rows")
 	var peerNames string
 	peerFlags(fs, &o.Peer, &peerNames)

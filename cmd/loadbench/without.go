@@ -23,6 +23,7 @@ type fastPath struct {
 
 // fastPaths are the paths -without knows.
 var fastPaths = []fastPath{
+	{Name: "logbuf", Tags: "without_logbuf"},
 	{Name: "gcheadroom", Args: []string{"--gc-headroom-mib", "0"}},
 	{Name: "static-routes", Tags: "without_static_routes"},
 }

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"time"
@@ -36,6 +37,13 @@ func parse(cmd string, args []string, getenv func(string) string, stdout io.Writ
 	return c, true, nil
 }
 
+// The log's lines are written at once when the log is quiet, else
+// gathered for at most logInterval or logBuffer bytes.
+const (
+	logInterval = 50 * time.Millisecond
+	logBuffer   = 64 << 10
+)
+
 // serve starts the emulator of the command line and serves until ctx ends.
 // It warns of the variables of environ that look like a flag's twin but
 // are none: a container's environment carries others, so they are no
@@ -45,10 +53,16 @@ func serve(ctx context.Context, args []string, getenv func(string) string, envir
 	if !ok {
 		return err
 	}
-	log, err := sandbox.NewLogger(c, stdout)
+	// The request log gathers its lines under load (see logbuf): at most
+	// logInterval behind, a warning or an error at once with what came
+	// before it, and all of it written when serve returns.
+	out, wrap, closeOut := logOutput(stdout)
+	defer closeOut()
+	log, err := sandbox.NewLogger(c, out)
 	if err != nil {
 		return configError(err)
 	}
+	log = slog.New(wrap(log.Handler()))
 	for _, w := range sandbox.UnknownEnv(environ()) {
 		log.Warn(w)
 	}
