@@ -96,8 +96,8 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.Redis, "redis", "auto", "also measure the emulator with its state in Redis (--store redis://), next to the memory store and the floor: auto (when redis-server is installed), off, or the path of redis-server")
 	fs.IntVar(&o.RedisMemory, "redis-memory", 100_000, "lookups stored to measure Redis memory per transaction (0 skips)")
 	fs.BoolVar(&o.Bounds, "bounds", false, "also run, in the lookup rounds, the floor doing part of a lookup's work and nothing else: json.Valid of the body (floor+valid, the least any JSON API does) and the emulator's own decoding and validation (floor+decode); shows how much of the gap to the floor that part alone accounts for")
-	without := fs.String("without", "", "also run, in the lookup rounds, the emulator without each of these fast paths (comma-separated: logbuf, gcheadroom, static-routes), and print each one's throughput and allocations per request beside the emulator's")
-	fs.StringVar(&o.Compare, "compare", "", "also run, in the lookup rounds, the emulator binary at this path (say, built from another commit) as emulator-compare, with the -without rows")
+	without := fs.String("without", "", "also run, in the lookup rounds, the emulator without each of these fast paths (comma-separated: logbuf, gcheadroom, static-routes), and print each one's throughput, allocations and CPU time per request beside the emulator's")
+	fs.StringVar(&o.Compare, "compare", "", "also run, in the lookup rounds, the emulator binaries at these paths (say, built from other commits; comma-separated, each path or name=path) as emulator-compare or emulator-<name>, with the -without rows")
 	var peerNames string
 	peerFlags(fs, &o.Peer, &peerNames)
 	if err := fs.Parse(args); err != nil {
@@ -295,8 +295,15 @@ func loadPhases(ctx context.Context, o options, bin, dir string, redis *redisPro
 		return err
 	}
 	defer closeAll(without)
-	if o.Compare != "" {
-		cmp, err := startEmulator(ctx, nameEmulator+"-compare", o.Compare, o.Log)
+	for _, c := range strings.Split(o.Compare, ",") {
+		if c == "" {
+			continue
+		}
+		name, bin, ok := strings.Cut(c, "=")
+		if !ok {
+			name, bin = "compare", c
+		}
+		cmp, err := startEmulator(ctx, nameEmulator+"-"+name, bin, o.Log)
 		if err != nil {
 			return err
 		}
