@@ -172,15 +172,7 @@ func printWithout(w io.Writer, rs []roundResult, servers []*server, allocs alloc
 	fmt.Fprintf(w, "## Without each fast path\n\nEach `emulator-without-<path>` took part in the lookup rounds above, in the same turns: the emulator built or started without that one fast path. Ratios are medians of the rounds' ratios, per round in brackets; allocations and CPU time per request are the emulator process's own across the rounds (go_memstats_mallocs_total of /metrics and /proc/<pid>/stat, over the requests served): unlike throughput, they hardly move with what else runs on the machine.\n\n")
 	fmt.Fprintln(w, "| server | req/s | /floor | /emulator | allocs/request | CPU µs/request | CPU /emulator's |")
 	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|")
-	ratio := func(num, den string) string {
-		rats := make([]float64, len(rs))
-		strs := make([]string, len(rs))
-		for i, r := range rs {
-			rats[i] = r[num].RPS() / r[den].RPS()
-			strs[i] = fmt.Sprintf("%.2f", rats[i])
-		}
-		return fmt.Sprintf("**%.3f** (%s)", median(rats), strings.Join(strs, ", "))
-	}
+	ratio := func(num, den string) string { return ratioCell(rs, num, den, "**%.3f**") }
 	for _, s := range slices.Concat([]*server{servers[0]}, without) {
 		rel := "1"
 		if s.Without {
