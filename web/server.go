@@ -326,7 +326,7 @@ func (s *Server) routes() {
 	// Every request, matched or not, is observed and has its body capped:
 	// composed here once rather than as the router's Use middleware,
 	// which gorilla/mux composes again for every request.
-	s.handler = s.observe(s.limitBody(newStaticRoutes(root, baked)))
+	s.handler = s.observe(s.limitBody(dispatch(root, baked)))
 }
 
 // KeyPair is a securecookie hash key and block key.

@@ -13,7 +13,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/threeds-sandbox/threeds-sandbox/cmd/internal/fastlog"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 	"github.com/threeds-sandbox/threeds-sandbox/templates"
@@ -290,8 +289,7 @@ func NewLogger(c Config, out io.Writer) (*slog.Logger, error) {
 	opts := &slog.HandlerOptions{Level: level}
 	switch c.LogFormat {
 	case "text":
-		// slog's text format, written faster for the request log's lines.
-		return slog.New(fastlog.NewText(out, level)), nil
+		return slog.New(slog.NewTextHandler(out, opts)), nil
 	case "json":
 		return slog.New(slog.NewJSONHandler(out, opts)), nil
 	}
