@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
@@ -197,6 +199,13 @@ func TestCardholderPagesAccessible(t *testing.T) {
 	browser := testkit.Browser(t)
 	ctx, cancel := context.WithTimeout(browser, 10*time.Minute)
 	defer cancel()
+	// axe-core is sent once and runs in every document the tab loads.
+	if err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: axe})
+		return err
+	})); err != nil {
+		t.Fatalf("inject axe-core: %v", err)
+	}
 
 	// Findings of every impact, per page, for the log: what a fix removed.
 	counts := map[string]int{}
@@ -210,9 +219,6 @@ func TestCardholderPagesAccessible(t *testing.T) {
 					chromedp.WaitReady(chromedp.CSS("body")),
 				); err != nil {
 					t.Fatalf("%s: %v", name, err)
-				}
-				if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](axe+"\n;true")); err != nil {
-					t.Fatalf("%s: inject axe-core: %v", name, err)
 				}
 				violations, err := chromedp.Run(ctx, chromedp.Evaluate[[]axeViolation](
 					`axe.run(document, {resultTypes: ["violations"]}).then(function(r){return r.violations;})`, chromedp.EvalAwaitPromise))
