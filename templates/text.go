@@ -125,11 +125,12 @@ func (c *catalogues) text(lang Lang, key string, args ...any) (string, error) {
 	if len(args) == 0 {
 		return s, nil
 	}
-	pairs := make([]string, 0, 2*len(args))
+	// A replacer would build its tables on every call: a text has one
+	// or two placeholders, each replaced in place.
 	for i, a := range args {
-		pairs = append(pairs, "{"+strconv.Itoa(i+1)+"}", fmt.Sprint(a))
+		s = strings.ReplaceAll(s, "{"+strconv.Itoa(i+1)+"}", fmt.Sprint(a))
 	}
-	return strings.NewReplacer(pairs...).Replace(s), nil
+	return s, nil
 }
 
 // plural is the template function "plural": the text key.one when n is 1,
