@@ -233,3 +233,25 @@ func cardholderViews(lang Lang) map[string]any {
 		PageDone:       Done{Lang: lang},
 	}
 }
+
+// FuzzLanguage: any browserInfo.language and Accept-Language, which come
+// from outside, choose one of the catalogues' languages, never panic, and
+// choose the same one every time.
+func FuzzLanguage(f *testing.F) {
+	for _, seed := range [][2]string{{"th-TH", ""}, {"", "de-DE,de;q=0.9,en;q=0.8"}, {"fr", "*"}, {"x-klingon", "th;q=abc"}, {"", ""}} {
+		f.Add(seed[0], seed[1])
+	}
+	s, err := Parse()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, browser, accept string) {
+		got := s.Language(browser, accept)
+		if !slices.Contains(s.Languages(), got) {
+			t.Fatalf("Language(%q, %q) = %q, not a catalogue's", browser, accept, got)
+		}
+		if again := s.Language(browser, accept); again != got {
+			t.Fatalf("Language(%q, %q) = %q, then %q", browser, accept, got, again)
+		}
+	})
+}
