@@ -194,43 +194,33 @@ func TestLanguageMatching(t *testing.T) {
 	}
 }
 
-// TestEveryCardholderPageInEveryLanguage renders each cardholder page in
-// each language: <html lang> names the language and no English text of
-// the page's catalogue is left in another language.
+// TestEveryCardholderPageInEveryLanguage renders each page of
+// cardholderPages (see a11y_browser_test.go) in each language at each
+// window size: <html lang> names the language and no English text of the
+// page's catalogue is left in another language.
 func TestEveryCardholderPageInEveryLanguage(t *testing.T) {
 	s := parseSet(t)
-	for _, lang := range s.Languages() {
-		for name, view := range cardholderViews(lang) {
-			var buf bytes.Buffer
-			if err := s.Render(&buf, name, view); err != nil {
-				t.Fatalf("render %s in %s: %v", name, lang, err)
-			}
-			page := buf.String()
-			if want := `<html lang="` + string(lang) + `">`; !strings.Contains(page, want) {
-				t.Errorf("%s in %s: no %s", name, lang, want)
-			}
-			if lang == Fallback {
-				continue
-			}
-			for _, key := range []string{"page.noRealBank", "challenge.heading", "result.heading", "error.title", "done.message", "submit.creq.title"} {
-				if en := s.text.texts[Fallback][key]; strings.Contains(page, en) {
-					t.Errorf("%s in %s shows the English %q", name, lang, en)
+	for _, p := range cardholderPages {
+		for _, lang := range s.Languages() {
+			for _, w := range windowSizes {
+				var buf bytes.Buffer
+				if err := s.Render(&buf, p.page, p.view(lang, w.size)); err != nil {
+					t.Fatalf("render %s in %s at %d: %v", p.name, lang, w.size, err)
+				}
+				page := buf.String()
+				if want := `<html lang="` + string(lang) + `">`; !strings.Contains(page, want) {
+					t.Errorf("%s in %s: no %s", p.name, lang, want)
+				}
+				if lang == Fallback {
+					continue
+				}
+				for _, key := range []string{"page.noRealBank", "challenge.heading", "result.heading", "error.title.challenge", "done.message", "submit.creq.title", "submit.cres.title"} {
+					if en := strings.TrimSuffix(s.text.texts[Fallback][key], " {1}"); strings.Contains(page, en) {
+						t.Errorf("%s in %s shows the English %q", p.name, lang, en)
+					}
 				}
 			}
 		}
-	}
-}
-
-// cardholderViews has a view of every page a cardholder sees, in lang.
-func cardholderViews(lang Lang) map[string]any {
-	ch := challengeView()
-	ch.Lang, ch.WrongCode, ch.AttemptsLeft = lang, true, 2
-	return map[string]any{
-		PageChallenge:  ch,
-		PageAutoSubmit: AutoSubmit{Lang: lang, Purpose: SubmitCReq, Action: "https://acs.example/"},
-		PageResult:     Result{Lang: lang, Status: "Y", StatusText: "Authenticated", ECI: "05", ThreeDSServerTransID: "8a880dc0"},
-		PageError:      ErrorPage{Lang: lang, EMVErrorCode: "301", EMVDescription: "Transaction ID Not Recognized", Message: "unknown"},
-		PageDone:       Done{Lang: lang},
 	}
 }
 
