@@ -76,7 +76,7 @@ func TestChallengeWithKeyboardOnly(t *testing.T) {
 }
 
 // tabTo presses Tab until the element named by want (see activeJS) has
-// the focus, at most 20 times.
+// the focus, at most 20 times, and checks that the focus is drawn.
 func tabTo(t *testing.T, ctx context.Context, want string) {
 	t.Helper()
 	var seen []string
@@ -89,6 +89,11 @@ func tabTo(t *testing.T, ctx context.Context, want string) {
 			t.Fatalf("read the focus: %v", err)
 		}
 		if got == want {
+			// A keyboard user sees where the focus is.
+			outline, err := chromedp.Run(ctx, chromedp.Evaluate[string](`getComputedStyle(document.activeElement).outlineStyle`))
+			if err != nil || outline == "none" || outline == "" {
+				t.Errorf("%s has the focus but no visible outline (outline-style %q, %v)", want, outline, err)
+			}
 			return
 		}
 		seen = append(seen, got)
