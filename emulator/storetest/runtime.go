@@ -233,10 +233,10 @@ func testRuntimeLargestGivesWay(t *testing.T, newRuntime RuntimeFactory) {
 			t.Fatalf("%s: %v", add.ns, err)
 		}
 	}
-	if cat, err := b.Catalogue(ctx, "big"); err != nil || cat == nil { // b keeps big's scenarios
+	if cat, err := b.Catalogue(ctx, "big"); err != nil || cat == nil { // the other replica keeps big's scenarios
 		t.Fatalf("big's catalogue: %v, %v", cat, err)
 	}
-	if _, err := b.Add(ctx, "newcomer", doc("n1", "n2")); err != nil {
+	if _, err := a.Add(ctx, "newcomer", doc("n1", "n2")); err != nil {
 		t.Fatalf("a newcomer's two scenarios at the total: %v", err)
 	}
 	want := map[string]string{"big": "b3,b4,b5", "small-1": "s1", "small-2": "s2", "small-3": "s3", "newcomer": "n1,n2"}
