@@ -114,7 +114,7 @@ var addScript = rueidis.NewLuaScript(strings.NewReplacer(
 	"RULE_NAMESPACES", string(scenarios.RuleNamespaces), "RULE_COUNT", string(scenarios.RuleCount),
 	"RULE_BYTES", string(scenarios.RuleBytes), "RULE_TOTAL", string(scenarios.RuleTotal),
 	"RULE_ID", string(scenarios.RuleID), "RULE_SELECTOR", string(scenarios.RuleSelector),
-).Replace(`
+).Replace(dropLua + `
 local ns, maxScenarios, maxNamespaces, maxBytes, n, maxTotal, p = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[7]
 local have = redis.call('HLEN', KEYS[1])
 local spaces = redis.call('SCARD', KEYS[5])
@@ -168,21 +168,7 @@ if need > 0 then
       redis.call('ZREM', KEYS[7], most)
     else
       list.next = list.next + 1
-      local id, val = first[1], first[2]
-      local kl = tonumber(string.sub(val, 17, 21))
-      local size = #val - 21 - kl
-      redis.call('HDEL', set, id)
-      redis.call('HDEL', p .. 'sk:' .. most, string.sub(val, 22, 21 + kl))
-      redis.call('DECRBY', KEYS[6], size)
-      need = need - size
-      if redis.call('HLEN', set) == 0 then
-        redis.call('SREM', KEYS[5], most)
-        redis.call('DEL', p .. 'sb:' .. most, p .. 'sk:' .. most)
-        redis.call('ZREM', KEYS[7], most)
-        spaces = spaces - 1
-      else
-        redis.call('ZADD', KEYS[7], redis.call('DECRBY', p .. 'sb:' .. most, size), most)
-      end
+      need = need - drop(set, p .. 'sk:' .. most, p .. 'sb:' .. most, most, first[1], first[2])
     end
   end
 end
@@ -232,21 +218,35 @@ func (r *Runtime) Add(ctx context.Context, ns string, doc []byte) ([]scenarios.S
 	})
 }
 
+// dropLua defines drop, which the scripts below share: it removes
+// scenario id, stored as val, of namespace space (its hash set, its
+// selector keys and its bytes), counts it out of the bytes of every
+// namespace (KEYS[6]) and of the namespaces by their bytes (KEYS[7]),
+// takes space out of the namespaces (KEYS[5]) when it was its last, and
+// answers the size of its document.
+const dropLua = `
+local function drop(set, selectors, bytes, space, id, val)
+  local kl = tonumber(string.sub(val, 17, 21))
+  local size = #val - 21 - kl
+  redis.call('HDEL', set, id)
+  redis.call('HDEL', selectors, string.sub(val, 22, 21 + kl))
+  redis.call('DECRBY', KEYS[6], size)
+  if redis.call('HLEN', set) == 0 then
+    redis.call('SREM', KEYS[5], space)
+    redis.call('DEL', bytes, selectors)
+    redis.call('ZREM', KEYS[7], space)
+  else
+    redis.call('ZADD', KEYS[7], redis.call('DECRBY', bytes, size), space)
+  end
+  return size
+end
+`
+
 // deleteScript removes one scenario and its selector key.
-var deleteScript = rueidis.NewLuaScript(`
+var deleteScript = rueidis.NewLuaScript(dropLua + `
 local val = redis.call('HGET', KEYS[1], ARGV[2])
 if not val then return 0 end
-local kl = tonumber(string.sub(val, 17, 21))
-redis.call('HDEL', KEYS[1], ARGV[2])
-redis.call('HDEL', KEYS[2], string.sub(val, 22, 21 + kl))
-redis.call('DECRBY', KEYS[6], #val - 21 - kl)
-if redis.call('HLEN', KEYS[1]) == 0 then
-  redis.call('SREM', KEYS[5], ARGV[1])
-  redis.call('DEL', KEYS[4])
-  redis.call('ZREM', KEYS[7], ARGV[1])
-else
-  redis.call('ZADD', KEYS[7], redis.call('DECRBY', KEYS[4], #val - 21 - kl), ARGV[1])
-end
+drop(KEYS[1], KEYS[2], KEYS[4], ARGV[1], ARGV[2], val)
 redis.call('INCR', KEYS[3])
 return 1`)
 

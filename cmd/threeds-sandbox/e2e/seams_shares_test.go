@@ -234,8 +234,10 @@ func TestSeamsRuntimeScenariosShares(t *testing.T) {
 	t.Run("redis", func(t *testing.T) { run(t, startReplica(t, testkit.StartRedis(t, testkit.RedisOptions{}))) })
 }
 
-// runtimeDocument is a document of n scenarios of about 1 KB each, its
-// ids and selectors its own (token c, document i), and their ids.
+// runtimeDocument is a document of n scenarios of about 1 KB each (the
+// longest description allowed), its ids and selectors its own (token or
+// connection c, document i, while c*10000+i is below a million), and
+// their ids.
 func runtimeDocument(c, i, n int) ([]byte, []string) {
 	var b strings.Builder
 	var ids []string
