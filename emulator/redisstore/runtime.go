@@ -136,6 +136,11 @@ for i = 0, n - 1 do
 end
 local need, after, gave = total + adding - maxTotal, bytes + adding, {'ok'}
 if need > 0 then
+  if redis.call('ZCARD', KEYS[7]) < spaces then -- some kept by an earlier version: count their bytes once
+    for _, space in ipairs(redis.call('SMEMBERS', KEYS[5])) do
+      redis.call('ZADD', KEYS[7], tonumber(redis.call('GET', p .. 'sb:' .. space) or '0'), space)
+    end
+  end
   local excess, offset = 0, 0
   while excess < need do
     local batch = redis.call('ZREVRANGEBYSCORE', KEYS[7], '+inf', '(' .. after, 'WITHSCORES', 'LIMIT', offset, 64)
