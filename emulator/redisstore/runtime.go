@@ -44,7 +44,9 @@ type RuntimeOptions struct {
 }
 
 // Runtime is the emulator.RuntimeScenarios in Redis: every replica sees
-// the scenarios any replica added, within Revalidate.
+// the scenarios any replica added, within Revalidate. At the total of
+// every namespace's bytes, the namespace holding the most gives way its
+// oldest scenarios, as in memory (addScript).
 type Runtime struct {
 	c   rueidis.Client
 	opt RuntimeOptions
