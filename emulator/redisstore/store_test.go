@@ -204,6 +204,43 @@ func TestRuntimeContract(t *testing.T) {
 	})
 }
 
+// TestRuntimeOfAnEarlierVersionGivesWay: runtime scenarios kept before
+// the namespaces were counted by their bytes give way at the total as
+// those added since do.
+func TestRuntimeOfAnEarlierVersionGivesWay(t *testing.T) {
+	ctx := context.Background()
+	srv := testkit.StartRedis(t, testkit.RedisOptions{})
+	c := connect(t, srv)
+	docOf := func(id string) []byte {
+		return []byte("scenarios:\n  - id: " + id + "\n    match: {cardPrefix: \"4" + strings.Repeat(id[1:], 8)[:8] + "\"}\n    frictionless: {status: N, reason: \"05\"}\n")
+	}
+	one, err := scenarios.ParseRuntime(docOf("b1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	size := scenarios.DocumentBytes(one)
+	rt, err := redisstore.NewRuntime(c, redisstore.RuntimeOptions{Prefix: "earlier:", Limits: scenarios.RuntimeLimits{MaxTotalBytes: 4*size + size/2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, add := range []struct{ ns, id string }{{"big", "b1"}, {"big", "b2"}, {"big", "b3"}, {"small", "s1"}} {
+		if _, err := rt.Add(ctx, add.ns, docOf(add.id)); err != nil {
+			t.Fatalf("%s %s: %v", add.ns, add.id, err)
+		}
+	}
+	if err := c.Do(ctx, c.B().Del().Key("earlier:sbz").Build()).Error(); err != nil { // as an earlier version kept them
+		t.Fatal(err)
+	}
+	if _, err := rt.Add(ctx, "newcomer", docOf("n1")); err != nil {
+		t.Fatalf("a newcomer at the total: %v", err)
+	}
+	for ns, want := range map[string]int{"big": 2, "small": 1, "newcomer": 1} {
+		if list, err := rt.List(ctx, ns); err != nil || len(list) != want {
+			t.Errorf("%s holds %d scenarios (%v), want %d", ns, len(list), err, want)
+		}
+	}
+}
+
 // TestNamespacesContract runs the emulator.Namespaces contract against a
 // real redis-server, with two Namespaces over it as two replicas.
 func TestNamespacesContract(t *testing.T) {

@@ -3,6 +3,8 @@ package e2e
 import (
 	"fmt"
 	"net/http"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
@@ -168,4 +170,101 @@ func TestKeyRotationKeepsOpenClientsAndCaptures(t *testing.T) {
 	if got := r.Str("threeDsServerTransId"); got != captured {
 		t.Errorf("the lookup naming the ddcId after the rotation continued %s, want the capture %s", got, captured)
 	}
+}
+
+// TestSeamsRuntimeScenariosShares: with 16 tokens holding their full
+// share of runtime scenarios (16 MiB of documents in all), a newcomer
+// token's document is added, and the tokens that make room for it lose
+// only their own oldest scenarios, in memory and in Redis.
+func TestSeamsRuntimeScenariosShares(t *testing.T) {
+	const tokens = 16
+	token := func(c int) string { return fmt.Sprintf("e2e-runtime-%02d", c) }
+	run := func(t *testing.T, p *program) {
+		installed := make([][]string, tokens+1) // ids of each token, oldest first
+		add := func(c int, body []byte, ids []string) int {
+			r := testkit.Call(t, http.MethodPost, p.URL+"/admin/scenarios", token(c), body)
+			if r.Status == http.StatusCreated {
+				installed[c] = append(installed[c], ids...)
+			}
+			return r.Status
+		}
+		// Each token in turn adds documents of 50 scenarios, then of
+		// one, until it is refused: its share, or the total, is full.
+		for _, size := range []int{50, 1} {
+			full := make([]bool, tokens)
+			for i := 0; slices.Contains(full, false); i++ {
+				for c := range tokens {
+					if !full[c] {
+						body, ids := runtimeDocument(c, i, size)
+						full[c] = add(c, body, ids) != http.StatusCreated
+					}
+				}
+			}
+		}
+		body, ids := runtimeDocument(tokens, 0, 50)
+		if status := add(tokens, body, ids); status != http.StatusCreated {
+			t.Fatalf("a newcomer's document of 50 scenarios with 16 tokens at their share: HTTP %d, want 201", status)
+		}
+		lost, losers, least, most := 0, 0, len(installed[0]), 0
+		for c := range tokens + 1 {
+			held := runtimeIDs(t, p, token(c))
+			n := len(installed[c]) - len(held)
+			if !slices.Equal(held, installed[c][max(n, 0):]) {
+				t.Errorf("%s holds %d scenarios that are not the newest %d it installed", token(c), len(held), len(held))
+				continue
+			}
+			if c < tokens {
+				least, most = min(least, n), max(most, n)
+			}
+			if n > 0 {
+				lost += n
+				losers++
+				t.Logf("%s lost its %d oldest of %d", token(c), n, len(installed[c]))
+			}
+		}
+		if lost == 0 || len(installed[tokens]) != 50 {
+			t.Errorf("the newcomer holds %d scenarios, the others lost %d", len(installed[tokens]), lost)
+		}
+		if most-least > 2 {
+			t.Errorf("tokens holding as much lost from %d to %d of their scenarios: the one holding the most did not give way first", least, most)
+		}
+		t.Logf("a newcomer's 50 scenarios at the total: %d tokens lost %d of their oldest", losers, lost)
+	}
+	t.Run("memory", func(t *testing.T) { run(t, startDefault(t)) })
+	t.Run("redis", func(t *testing.T) { run(t, startReplica(t, testkit.StartRedis(t, testkit.RedisOptions{}))) })
+}
+
+// runtimeDocument is a document of n scenarios of about 1 KB each (the
+// longest description allowed), its ids and selectors its own (token or
+// connection c, document i, while c*10000+i is below a million), and
+// their ids.
+func runtimeDocument(c, i, n int) ([]byte, []string) {
+	var b strings.Builder
+	var ids []string
+	b.WriteString("scenarios:\n")
+	for k := range n {
+		id := fmt.Sprintf("rt-%d-%d-%d-%d", c, n, i, k)
+		ids = append(ids, id)
+		fmt.Fprintf(&b, "  - id: %s\n    description: %q\n    match: {cardPrefix: \"4%d%02d%06d\"}\n    frictionless: {status: N, reason: \"05\"}\n",
+			id, strings.Repeat("x", 1000), min(n, 9), k, c*10000+i)
+	}
+	return []byte(b.String()), ids
+}
+
+// runtimeIDs lists the ids of a token's runtime scenarios, in the order
+// they were added.
+func runtimeIDs(t *testing.T, p *program, tok string) []string {
+	t.Helper()
+	r := testkit.Call(t, http.MethodGet, p.URL+"/admin/scenarios", tok, nil)
+	if r.Status != http.StatusOK {
+		t.Fatalf("list %s's scenarios: HTTP %d %s", tok, r.Status, r.Raw)
+	}
+	list, _ := r.Body["scenarios"].([]any)
+	var ids []string
+	for _, e := range list {
+		m, _ := e.(map[string]any)
+		id, _ := m["id"].(string)
+		ids = append(ids, id)
+	}
+	return ids
 }
