@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 )
 
@@ -118,7 +119,7 @@ type CaptureRequest struct {
 	Credential CaptureCredential
 	// Problem is what the transport found wrong with the form or the
 	// JWT: the engine records it and answers it as the outcome.
-	Problem *Error
+	Problem *emv.Error
 }
 
 // CaptureCredential is what a capture's JWT tells the engine.
@@ -151,7 +152,7 @@ type CaptureOutcome struct {
 	// CompInd is threeDSCompInd once settled: Y, N or U.
 	CompInd string
 	// Err is the failure, reported to the merchant's callbackUrl.
-	Err *Error
+	Err *emv.Error
 }
 
 // Capture runs a device data capture: it refuses a replayed JWT or a
@@ -171,7 +172,7 @@ func (e *Engine) Capture(ctx context.Context, req CaptureRequest) CaptureOutcome
 	case req.Problem != nil:
 		return fail(req.Problem)
 	case e.cfg.Captures == nil:
-		return fail(NewError(CodeTransactionState, EMVTransientFailure, "this sandbox keeps no device data captures", "ddcId"))
+		return fail(emv.NewError(emv.CodeTransactionState, emv.EMVTransientFailure, "this sandbox keeps no device data captures", "ddcId"))
 	}
 	ttl := e.captureAge() // a JWT without an expiry is remembered as long as a capture
 	if !cred.Expires.IsZero() {
@@ -182,7 +183,7 @@ func (e *Engine) Capture(ctx context.Context, req CaptureRequest) CaptureOutcome
 		return fail(err)
 	}
 	if !fresh {
-		return fail(NewError(CodeCaptureReplay, EMVAccessDenied,
+		return fail(emv.NewError(emv.CodeCaptureReplay, emv.EMVAccessDenied,
 			fmt.Sprintf("the JWT's jti %q was used before: make a new JWT for each capture", cred.JTI), "jwt"))
 	}
 	sc, err := e.match(ctx, cred.Namespace, scenarios.Request{CardNumber: req.BIN, CardScheme: e.cfg.Schemes.Scheme(req.BIN)})
@@ -228,7 +229,7 @@ func (e *Engine) Capture(ctx context.Context, req CaptureRequest) CaptureOutcome
 		return fail(err)
 	}
 	if !bound {
-		return fail(NewError(CodeCaptureInUse, EMVInvalidTransaction,
+		return fail(emv.NewError(emv.CodeCaptureInUse, emv.EMVInvalidTransaction,
 			fmt.Sprintf("ddcId %q names a device data capture of this merchant already: choose a new one for each capture", req.DDCID), "ddcId"))
 	}
 	claim := ""
@@ -302,11 +303,11 @@ func (e *Engine) captureAge() time.Duration {
 }
 
 // captureError is err as the capture's outcome reports it.
-func (e *Engine) captureError(ctx context.Context, err error) *Error {
+func (e *Engine) captureError(ctx context.Context, err error) *emv.Error {
 	if ee, ok := AsError(err); ok {
 		return ee
 	}
-	return NewError(CodeInternal, EMVPermanentFailure, "internal error of the sandbox: "+truncate(err.Error(), 120), "")
+	return emv.NewError(emv.CodeInternal, emv.EMVPermanentFailure, "internal error of the sandbox: "+emv.Truncate(err.Error(), 120), "")
 }
 
 // captureBody is the capture's form as its event keeps it: the bin
@@ -367,7 +368,7 @@ func (e *Engine) FinishCapture(ctx context.Context, id string) CaptureOutcome {
 	})
 	if err != nil {
 		if errors.Is(err, ErrNotFound) {
-			err = NewError(CodeUnknownTransaction, EMVUnknownTransaction,
+			err = emv.NewError(emv.CodeUnknownTransaction, emv.EMVUnknownTransaction,
 				fmt.Sprintf("no device data capture for threeDSServerTransID %q%s", id, e.expiryHint()), "threeDSServerTransID")
 		}
 		return CaptureOutcome{ThreeDSServerTransID: id, Err: e.captureError(ctx, err)}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/memstore"
 )
 
@@ -106,15 +107,15 @@ func TestCapture(t *testing.T) {
 		for _, tt := range []struct {
 			name string
 			req  emulator.CaptureRequest
-			code emulator.ErrorCode
+			code emv.ErrorCode
 		}{
-			{"reused jti", f.captureRequest("fresh", "4000000000009409", "j1"), emulator.CodeCaptureReplay},
-			{"ddcId in use", f.captureRequest("taken", "4000000000009409", "j2"), emulator.CodeCaptureInUse},
+			{"reused jti", f.captureRequest("fresh", "4000000000009409", "j1"), emv.CodeCaptureReplay},
+			{"ddcId in use", f.captureRequest("taken", "4000000000009409", "j2"), emv.CodeCaptureInUse},
 			{"the transport's problem", func() emulator.CaptureRequest {
 				r := f.captureRequest("x", "400000", "j3")
-				r.Problem = emulator.NewError(emulator.CodeCaptureJWT, emulator.EMVAccessDenied, "jwt: bad signature", "jwt")
+				r.Problem = emv.NewError(emv.CodeCaptureJWT, emv.EMVAccessDenied, "jwt: bad signature", "jwt")
 				return r
-			}(), emulator.CodeCaptureJWT},
+			}(), emv.CodeCaptureJWT},
 		} {
 			out := f.Capture(ctx, tt.req)
 			if out.Err == nil || out.Err.Code != tt.code || out.ThreeDSServerTransID != "" {
@@ -199,7 +200,7 @@ func TestCaptureBinding(t *testing.T) {
 			t.Fatalf("collect %+v, %v", c, err)
 		}
 		if _, err := f.Collect(ctx, ns, emulator.DDCRequest{Card: emulator.Card{CardNumber: "4000000000009409"},
-			NotificationURL: "https://merchant.example/m", DDCID: "order-42-ddc"}, emulator.APICall{}); !hasCode(err, emulator.CodeCaptureInUse) {
+			NotificationURL: "https://merchant.example/m", DDCID: "order-42-ddc"}, emulator.APICall{}); !hasCode(err, emv.CodeCaptureInUse) {
 			t.Errorf("the same ddcId again: %v, want DC03", err)
 		}
 		resp := f.lookup("4000000000009409", func(r *emulator.LookupRequest) { r.DDCID = "order-42-ddc" })
@@ -209,7 +210,7 @@ func TestCaptureBinding(t *testing.T) {
 	})
 }
 
-func hasCode(err error, code emulator.ErrorCode) bool {
+func hasCode(err error, code emv.ErrorCode) bool {
 	e, ok := emulator.AsError(err)
 	return ok && e.Code == code
 }

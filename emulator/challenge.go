@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 )
 
@@ -99,11 +100,11 @@ func (e *Engine) OpenChallenge(ctx context.Context, c CReq) (ChallengeView, erro
 		return ChallengeView{}, err
 	}
 	if c.ACSTransID != t.ACSTransID {
-		return ChallengeView{}, NewError(CodeTransactionState, EMVInvalidTransaction,
+		return ChallengeView{}, emv.NewError(emv.CodeTransactionState, emv.EMVInvalidTransaction,
 			fmt.Sprintf("acsTransID %s does not belong to transaction %s", c.ACSTransID, c.ThreeDSServerTransID), "acsTransID")
 	}
 	if c.MessageVersion != t.Version {
-		return ChallengeView{}, NewError(CodeInvalidField, EMVInvalidFormat,
+		return ChallengeView{}, emv.NewError(emv.CodeInvalidField, emv.EMVInvalidFormat,
 			fmt.Sprintf("messageVersion %s differs from the transaction's %s", c.MessageVersion, t.Version), "messageVersion")
 	}
 	return e.open(ctx, t, int(c.ChallengeWindowSize[1]-'0'))
@@ -162,12 +163,12 @@ func attemptsLeft(wrong int) string {
 
 // completedError is the 305 answer to a challenge step on a finished
 // transaction.
-func completedError(t *Transaction) *Error {
+func completedError(t *Transaction) *emv.Error {
 	how := "completed"
 	if t.StatusReason == "14" {
 		how = "timed out"
 	}
-	return NewError(CodeTransactionState, EMVInvalidTransaction,
+	return emv.NewError(emv.CodeTransactionState, emv.EMVInvalidTransaction,
 		fmt.Sprintf("transaction %s has already %s with status %s; its result cannot change", t.ThreeDSServerTransID, how, t.Status),
 		"threeDsServerTransId")
 }
@@ -229,10 +230,10 @@ type Decision struct {
 func (e *Engine) Decide(ctx context.Context, id, acsTransID string, c Choice) (Decision, error) {
 	return e.decide(ctx, id, c, viaBrowser, func(t *Transaction) error {
 		if t.ACSTransID != acsTransID {
-			return NewError(CodeTransactionState, EMVInvalidTransaction, "acsTransID "+acsTransID+" does not belong to transaction "+id, "acsTransID")
+			return emv.NewError(emv.CodeTransactionState, emv.EMVInvalidTransaction, "acsTransID "+acsTransID+" does not belong to transaction "+id, "acsTransID")
 		}
 		if t.Phase == PhaseChallengePending {
-			return NewError(CodeTransactionState, EMVInvalidTransaction, "the challenge of transaction "+id+" was never opened", "threeDsServerTransId")
+			return emv.NewError(emv.CodeTransactionState, emv.EMVInvalidTransaction, "the challenge of transaction "+id+" was never opened", "threeDsServerTransId")
 		}
 		return nil
 	})
@@ -255,11 +256,11 @@ func (e *Engine) decide(ctx context.Context, id string, c Choice, via apiCall, c
 	switch c.Action {
 	case "pass", "fail", "cancel", "otp":
 	default:
-		return Decision{}, NewError(CodeInvalidField, EMVInvalidFormat, fmt.Sprintf("action %q: want pass, fail, cancel or otp", c.Action), "action")
+		return Decision{}, emv.NewError(emv.CodeInvalidField, emv.EMVInvalidFormat, fmt.Sprintf("action %q: want pass, fail, cancel or otp", c.Action), "action")
 	}
 	if c.Action == "otp" && strings.TrimSpace(c.OTP) == "" {
 		// No code is no attempt: nothing is used up.
-		return Decision{}, NewError(CodeMissingField, EMVMissingElement, "action otp needs the code typed, in otp", "otp")
+		return Decision{}, emv.NewError(emv.CodeMissingField, emv.EMVMissingElement, "action otp needs the code typed, in otp", "otp")
 	}
 	t, err := e.store.Get(ctx, id)
 	if err != nil {
@@ -288,7 +289,7 @@ func (e *Engine) decide(ctx context.Context, id string, c Choice, via apiCall, c
 			return completedError(t)
 		}
 		if c.Step != nil && *c.Step != t.Challenge.Interactions {
-			return NewError(CodeTransactionState, EMVInvalidTransaction,
+			return emv.NewError(emv.CodeTransactionState, emv.EMVInvalidTransaction,
 				"this challenge page was answered already (a wrong code); answer on the page shown after it", "state")
 		}
 		if t.Challenge.OpenedAt.IsZero() {
@@ -430,13 +431,13 @@ func (e *Engine) Notification(ctx context.Context, c CRes) (Result, error) {
 	}
 	switch {
 	case c.ACSTransID != t.ACSTransID:
-		return Result{}, NewError(CodeTransactionState, EMVInvalidTransaction,
+		return Result{}, emv.NewError(emv.CodeTransactionState, emv.EMVInvalidTransaction,
 			"the CRes's acsTransID is not that of transaction "+t.ThreeDSServerTransID, "acsTransID")
 	case t.Challenge.Decision == "":
-		return Result{}, NewError(CodeTransactionState, EMVInvalidTransaction,
+		return Result{}, emv.NewError(emv.CodeTransactionState, emv.EMVInvalidTransaction,
 			"transaction "+t.ThreeDSServerTransID+" had no challenge, so no CRes", "threeDsServerTransId")
 	case t.Phase != PhaseFinal:
-		return Result{}, NewError(CodeTransactionState, EMVInvalidTransaction,
+		return Result{}, emv.NewError(emv.CodeTransactionState, emv.EMVInvalidTransaction,
 			"the challenge of transaction "+t.ThreeDSServerTransID+" is not finished", "threeDsServerTransId")
 	}
 	return Result{
@@ -494,7 +495,7 @@ func (e *Engine) stored(ctx context.Context, id string) (Transaction, error) {
 
 func (e *Engine) stateFailure(err error, id string) error {
 	if errors.Is(err, ErrNotFound) {
-		return NewError(CodeUnknownTransaction, EMVUnknownTransaction, "no transaction with threeDsServerTransId "+id+e.expiryHint(), "threeDsServerTransId")
+		return emv.NewError(emv.CodeUnknownTransaction, emv.EMVUnknownTransaction, "no transaction with threeDsServerTransId "+id+e.expiryHint(), "threeDsServerTransId")
 	}
 	if _, ok := AsError(err); ok {
 		return err

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
 )
 
 // This file holds the messages of the browser flows: the CReq the browser
@@ -132,25 +134,25 @@ type messageExtension struct {
 // failures are *Error.
 func ParseCReq(s string) (CReq, error) {
 	if s == "" {
-		return CReq{}, NewError(CodeMissingField, EMVMissingElement, "the form field creq is missing", "creq")
+		return CReq{}, emv.NewError(emv.CodeMissingField, emv.EMVMissingElement, "the form field creq is missing", "creq")
 	}
 	raw, err := DecodeBase64(s)
 	if err != nil {
-		return CReq{}, NewError(CodeInvalidField, EMVInvalidFormat, "creq is not Base64Url: "+err.Error(), "creq")
+		return CReq{}, emv.NewError(emv.CodeInvalidField, emv.EMVInvalidFormat, "creq is not Base64Url: "+err.Error(), "creq")
 	}
 	if dups := duplicateKeys(raw); len(dups) > 0 {
-		return CReq{}, NewError(CodeDuplicateField, EMVDuplicateElement, "the CReq holds "+strings.Join(dups, ", ")+" more than once", strings.Join(dups, ","))
+		return CReq{}, emv.NewError(emv.CodeDuplicateField, emv.EMVDuplicateElement, "the CReq holds "+strings.Join(dups, ", ")+" more than once", strings.Join(dups, ","))
 	}
 	var c struct {
 		CReq
 		MessageExtension []messageExtension `json:"messageExtension"`
 	}
 	if err := json.Unmarshal(raw, &c); err != nil {
-		return CReq{}, NewError(CodeInvalidField, EMVInvalidFormat, "creq is not a CReq JSON object: "+err.Error(), "creq")
+		return CReq{}, emv.NewError(emv.CodeInvalidField, emv.EMVInvalidFormat, "creq is not a CReq JSON object: "+err.Error(), "creq")
 	}
 	for _, ext := range c.MessageExtension {
 		if ext.CriticalityIndicator {
-			return CReq{}, NewError(CodeCriticalExtension, EMVCriticalExtension,
+			return CReq{}, emv.NewError(emv.CodeCriticalExtension, emv.EMVCriticalExtension,
 				fmt.Sprintf("message extension %q (%s) is marked critical and this ACS does not recognise it", ext.Name, ext.ID), "messageExtension."+ext.ID)
 		}
 	}
@@ -167,23 +169,23 @@ func ParseCReq(s string) (CReq, error) {
 		}
 	}
 	if len(missing) > 0 {
-		return CReq{}, NewError(CodeMissingField, EMVMissingElement, "the CReq lacks "+strings.Join(missing, ", "), strings.Join(missing, ","))
+		return CReq{}, emv.NewError(emv.CodeMissingField, emv.EMVMissingElement, "the CReq lacks "+strings.Join(missing, ", "), strings.Join(missing, ","))
 	}
 	for _, f := range []struct{ name, v string }{{"threeDSServerTransID", c.ThreeDSServerTransID}, {"acsTransID", c.ACSTransID}} {
 		if !isUUID(f.v) {
-			return CReq{}, NewError(CodeInvalidField, EMVInvalidFormat, fmt.Sprintf("%s is %q, want a UUID such as 8a880dc0-d2d2-4067-bcb1-b08d1690b26e", f.name, f.v), f.name)
+			return CReq{}, emv.NewError(emv.CodeInvalidField, emv.EMVInvalidFormat, fmt.Sprintf("%s is %q, want a UUID such as 8a880dc0-d2d2-4067-bcb1-b08d1690b26e", f.name, f.v), f.name)
 		}
 	}
 	// Transaction ids are read in any case; the sandbox makes them in
 	// lower case.
 	c.ThreeDSServerTransID, c.ACSTransID = strings.ToLower(c.ThreeDSServerTransID), strings.ToLower(c.ACSTransID)
 	if c.MessageType != "CReq" {
-		return CReq{}, NewError(CodeInvalidField, EMVInvalidFormat, fmt.Sprintf("messageType is %q, want CReq", c.MessageType), "messageType")
+		return CReq{}, emv.NewError(emv.CodeInvalidField, emv.EMVInvalidFormat, fmt.Sprintf("messageType is %q, want CReq", c.MessageType), "messageType")
 	}
 	switch c.ChallengeWindowSize {
 	case "01", "02", "03", "04", "05":
 	default:
-		return CReq{}, NewError(CodeInvalidField, EMVInvalidFormat, fmt.Sprintf("challengeWindowSize is %q, want 01 to 05", c.ChallengeWindowSize), "challengeWindowSize")
+		return CReq{}, emv.NewError(emv.CodeInvalidField, emv.EMVInvalidFormat, fmt.Sprintf("challengeWindowSize is %q, want 01 to 05", c.ChallengeWindowSize), "challengeWindowSize")
 	}
 	return c.CReq, nil
 }
@@ -262,7 +264,7 @@ func duplicateKeys(raw []byte) []string {
 // EMV 201 (no cres) or 203.
 func ParseCRes(s string) (CRes, error) {
 	if s == "" {
-		return CRes{}, NewError(CodeMissingField, EMVMissingElement, "the form field cres is missing", "cres")
+		return CRes{}, emv.NewError(emv.CodeMissingField, emv.EMVMissingElement, "the form field cres is missing", "cres")
 	}
 	raw, err := DecodeBase64(s)
 	var c CRes
@@ -270,7 +272,7 @@ func ParseCRes(s string) (CRes, error) {
 		err = json.Unmarshal(raw, &c)
 	}
 	if err != nil || c.ThreeDSServerTransID == "" {
-		return CRes{}, NewError(CodeInvalidField, EMVInvalidFormat, "the form field cres is not a Base64Url CRes", "cres")
+		return CRes{}, emv.NewError(emv.CodeInvalidField, emv.EMVInvalidFormat, "the form field cres is not a Base64Url CRes", "cres")
 	}
 	c.ThreeDSServerTransID, c.ACSTransID = strings.ToLower(c.ThreeDSServerTransID), strings.ToLower(c.ACSTransID)
 	return c, nil

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
 )
 
 // challengeCard asks for a challenge: 1234 passes, 0000 fails, any
@@ -96,7 +97,7 @@ func TestOTPWithoutCode(t *testing.T) {
 	id := f.lookup(challengeCard, nil).ThreeDSServerTransID
 	for _, otp := range []string{"", "  "} {
 		_, err := f.CompleteChallenge(ctx, ns, id, emulator.Choice{Action: "otp", OTP: otp})
-		if e, ok := emulator.AsError(err); !ok || e.EMVCode != "201" || e.Code != emulator.CodeMissingField || e.Detail != "otp" {
+		if e, ok := emulator.AsError(err); !ok || e.EMVCode != "201" || e.Code != emv.CodeMissingField || e.Detail != "otp" {
 			t.Errorf("otp %q: %v, want 201 naming otp", otp, err)
 		}
 	}

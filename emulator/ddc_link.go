@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
 )
 
 // A lookup that names a ddcId continues the device data collection made
@@ -80,7 +82,7 @@ func (e *Engine) linkCollection(ctx context.Context, ns string, req LookupReques
 	case errors.Is(err, errOtherCard):
 		unknown.flag = ddcOtherCard
 		if e.cfg.StrictDDC {
-			return ddcLink{}, NewError(CodeTransactionState, EMVInvalidTransaction,
+			return ddcLink{}, emv.NewError(emv.CodeTransactionState, emv.EMVInvalidTransaction,
 				fmt.Sprintf("ddcId %q was made for %s, not this lookup's card: collect again for this card (strict ddcId checking is on)", req.DDCID, collectionCard(t)),
 				"card.cardNumber,ddcId")
 		}
@@ -183,9 +185,9 @@ func (e *Engine) strictDDC(l ddcLink, ddcID string, reused bool) (ddcLink, error
 		return l, nil
 	}
 	if reused {
-		return ddcLink{}, NewError(CodeTransactionState, EMVInvalidTransaction,
+		return ddcLink{}, emv.NewError(emv.CodeTransactionState, emv.EMVInvalidTransaction,
 			fmt.Sprintf("ddcId %q was used by an earlier lookup: make a new device data collection (strict ddcId checking is on)", ddcID), "ddcId")
 	}
-	return ddcLink{}, NewError(CodeUnknownTransaction, EMVUnknownTransaction,
+	return ddcLink{}, emv.NewError(emv.CodeUnknownTransaction, emv.EMVUnknownTransaction,
 		fmt.Sprintf("ddcId %q names no device data collection of this token (capture at /V2/ddcCollect or POST /authentication/ddc first; strict ddcId checking is on)", ddcID), "ddcId")
 }

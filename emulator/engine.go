@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 )
 
@@ -244,7 +245,7 @@ func (e *Engine) Lookup(ctx context.Context, ns string, req LookupRequest, call 
 			return LookupResponse{}, err
 		}
 		if sc == nil {
-			return LookupResponse{}, NewError(CodeUnknownScenario, EMVInvalidFormat,
+			return LookupResponse{}, emv.NewError(emv.CodeUnknownScenario, emv.EMVInvalidFormat,
 				fmt.Sprintf("no scenario with id %q (see GET /scenarios)", call.ScenarioID), "X-Scenario")
 		}
 	} else {

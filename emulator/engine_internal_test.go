@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 )
 
@@ -148,22 +149,22 @@ func TestDecodeBase64Variants(t *testing.T) {
 }
 
 func TestValidationErrorOrdering(t *testing.T) {
-	e := ValidationError([]Problem{
+	e := emv.ValidationError([]emv.Problem{
 		{Field: "purchase.currencyCode", EMVCode: "304", Reason: "x"},
 		{Field: "card.cardNumber", EMVCode: "201", Reason: "x"},
 		{Field: "email", EMVCode: "203", Reason: "x"},
 		{Field: "ddcId", EMVCode: "201", Reason: "x"},
 	})
-	if e.EMVCode != "201" || e.Code != CodeMissingField || e.Detail != "card.cardNumber,ddcId" || len(e.Problems) != 4 {
-		t.Errorf("ValidationError = %+v", e)
+	if e.EMVCode != "201" || e.Code != emv.CodeMissingField || e.Detail != "card.cardNumber,ddcId" || len(e.Problems) != 4 {
+		t.Errorf("emv.ValidationError = %+v", e)
 	}
 	if !strings.Contains(e.Message, "2 required fields missing") || !strings.Contains(e.Message, "1 invalid ISO code") {
 		t.Errorf("message = %q", e.Message)
 	}
-	if ValidationError(nil) != nil {
+	if emv.ValidationError(nil) != nil {
 		t.Error("no problems gave an error")
 	}
-	long := NewError(CodeInvalidField, "203", strings.Repeat("é", 300), "")
+	long := emv.NewError(emv.CodeInvalidField, "203", strings.Repeat("é", 300), "")
 	if len(long.Message) > 255 || !strings.HasSuffix(long.Message, "...") {
 		t.Errorf("message not truncated to 255 bytes: %d", len(long.Message))
 	}
@@ -181,7 +182,7 @@ func FuzzParseCReq(f *testing.F) {
 		if err != nil {
 			e, ok := AsError(err)
 			if !ok || !strings.Contains("201 202 203 204", e.EMVCode) || len(e.EMVCode) != 3 || e.Detail == "" {
-				t.Fatalf("ParseCReq(%q) error %v is not a 201-204 *Error with detail", s, err)
+				t.Fatalf("ParseCReq(%q) error %v is not a 201-204 *emv.Error with detail", s, err)
 			}
 			return
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/memstore"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/wire"
@@ -164,7 +165,7 @@ func (f *fixture) open(resp emulator.LookupResponse) emulator.ChallengeView {
 }
 
 // emvCode is the EMV error code of an engine error, "" for nil, "?" for
-// an error that is not an *emulator.Error.
+// an error that is not an *emv.Error.
 func emvCode(err error) string {
 	if err == nil {
 		return ""
@@ -219,7 +220,7 @@ func TestLookupFrictionless(t *testing.T) {
 				enq.DSTransID != resp.DSTransID || enq.ACSTransactionID != resp.ACSTransID || enq.ThreeDSServerTransactionID != resp.ThreeDSServerTransID {
 				t.Errorf("enquiry %+v disagrees with lookup %+v", enq, resp)
 			}
-			if resp.StatusReason != "" && (enq.ReasonCode != resp.StatusReason || enq.ReasonDesc != emulator.ReasonText[resp.StatusReason]) {
+			if resp.StatusReason != "" && (enq.ReasonCode != resp.StatusReason || enq.ReasonDesc != emv.ReasonText[resp.StatusReason]) {
 				t.Errorf("reasonCode/Desc = %q/%q", enq.ReasonCode, enq.ReasonDesc)
 			}
 		})
@@ -795,7 +796,7 @@ func TestStepFaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := f.Lookup(ctx, ns, f.request("4111111111111111"), emulator.APICall{})
-	if e, ok := emulator.AsError(err); !ok || e.Code != emulator.CodeScenarioTransient || e.Component != "A" {
+	if e, ok := emulator.AsError(err); !ok || e.Code != emv.CodeScenarioTransient || e.Component != "A" {
 		t.Errorf("emvError fault: %v", err)
 	}
 	resp := f.lookup("4111111111111129", nil)
@@ -831,7 +832,7 @@ func TestStepFaults(t *testing.T) {
 			switch e, ok := emulator.AsError(err); {
 			case err == nil:
 				served++
-			case ok && e.Code == emulator.CodeBusy:
+			case ok && e.Code == emv.CodeBusy:
 				busy++
 			default:
 				t.Errorf("delayed lookup: %v", err)
@@ -1009,7 +1010,7 @@ func TestNewEngine(t *testing.T) {
 		t.Error("accessors")
 	}
 	for _, st := range []string{"Y", "A", "I", "U", "C", "N", "R"} {
-		if emulator.NextStep(st, "05") == "" {
+		if emv.NextStep(st, "05") == "" {
 			t.Errorf("NextStep(%s) empty", st)
 		}
 	}

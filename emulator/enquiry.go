@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 )
 
@@ -77,13 +78,13 @@ func (e *Engine) collectionOnly(ctx context.Context, ns string, c Transaction, f
 			return e.lookupFailure(err, field, value)
 		}
 	}
-	return NewError(CodeUnknownTransaction, EMVUnknownTransaction, msg, field)
+	return emv.NewError(emv.CodeUnknownTransaction, emv.EMVUnknownTransaction, msg, field)
 }
 
 // lookupFailure turns a store failure into the error the caller sees.
 func (e *Engine) lookupFailure(err error, field, value string) error {
 	if errors.Is(err, ErrNotFound) {
-		return NewError(CodeUnknownTransaction, EMVUnknownTransaction,
+		return emv.NewError(emv.CodeUnknownTransaction, emv.EMVUnknownTransaction,
 			fmt.Sprintf("no transaction with %s %q for this token%s", field, value, e.expiryHint()), field)
 	}
 	if _, ok := AsError(err); ok {
@@ -124,7 +125,7 @@ func (e *Engine) enquiryResponse(t Transaction) EnquiryResponse {
 		ACSOperatorID:              t.ACSOperatorID,
 	}
 	if t.StatusReason != "" {
-		r.ReasonCode, r.ReasonDesc = t.StatusReason, ReasonText[t.StatusReason]
+		r.ReasonCode, r.ReasonDesc = t.StatusReason, emv.ReasonText[t.StatusReason]
 	}
 	if t.Challenge.Interactions > 0 {
 		r.InteractionCounter = fmt.Sprintf("%02d", min(t.Challenge.Interactions, 99))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 )
 
@@ -72,12 +73,12 @@ func scenarioRequest(r LookupRequest, scheme string) scenarios.Request {
 // scenarioError turns a scenario's error result into the engine's Error.
 // Without a detail of its own, a version error (EMV 102) names
 // messageVersion.
-func scenarioError(s *scenarios.ErrorResult) *Error {
+func scenarioError(s *scenarios.ErrorResult) *emv.Error {
 	detail := s.Detail
 	if detail == "" && s.EMVErrorCode == "102" {
 		detail = "messageVersion"
 	}
-	e := NewError(ErrorCode(s.ErrorCode), s.EMVErrorCode, s.Message, detail)
+	e := emv.NewError(emv.ErrorCode(s.ErrorCode), s.EMVErrorCode, s.Message, detail)
 	e.HTTPStatus = s.HTTPStatus
 	if s.Status != "" {
 		e.Status = s.Status

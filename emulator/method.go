@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 )
 
@@ -59,36 +60,36 @@ func EncodeMethodData(m MethodData) string {
 // for a missing value, 203 for bad Base64, JSON, id or URL.
 func DecodeMethodData(s string, needURL bool) (MethodData, error) {
 	if s == "" {
-		return MethodData{}, NewError(CodeMissingField, EMVMissingElement, "the form field threeDSMethodData is missing", "threeDSMethodData")
+		return MethodData{}, emv.NewError(emv.CodeMissingField, emv.EMVMissingElement, "the form field threeDSMethodData is missing", "threeDSMethodData")
 	}
 	if len(s) > MaxMethodData {
-		return MethodData{}, NewError(CodeInvalidField, EMVInvalidFormat,
+		return MethodData{}, emv.NewError(emv.CodeInvalidField, emv.EMVInvalidFormat,
 			fmt.Sprintf("threeDSMethodData is %d characters long, at most %d", len(s), MaxMethodData), "threeDSMethodData")
 	}
 	raw, err := DecodeBase64(s)
 	if err != nil {
-		return MethodData{}, NewError(CodeInvalidField, EMVInvalidFormat, "threeDSMethodData is not Base64Url: "+err.Error(), "threeDSMethodData")
+		return MethodData{}, emv.NewError(emv.CodeInvalidField, emv.EMVInvalidFormat, "threeDSMethodData is not Base64Url: "+err.Error(), "threeDSMethodData")
 	}
 	if dups := duplicateKeys(raw); len(dups) > 0 {
-		return MethodData{}, NewError(CodeDuplicateField, EMVDuplicateElement, "threeDSMethodData holds "+strings.Join(dups, ", ")+" more than once", strings.Join(dups, ","))
+		return MethodData{}, emv.NewError(emv.CodeDuplicateField, emv.EMVDuplicateElement, "threeDSMethodData holds "+strings.Join(dups, ", ")+" more than once", strings.Join(dups, ","))
 	}
 	var m MethodData
 	if err := json.Unmarshal(raw, &m); err != nil {
-		return MethodData{}, NewError(CodeInvalidField, EMVInvalidFormat, "threeDSMethodData is not a JSON object of strings: "+err.Error(), "threeDSMethodData")
+		return MethodData{}, emv.NewError(emv.CodeInvalidField, emv.EMVInvalidFormat, "threeDSMethodData is not a JSON object of strings: "+err.Error(), "threeDSMethodData")
 	}
 	if m.ThreeDSServerTransID == "" {
-		return MethodData{}, NewError(CodeMissingField, EMVMissingElement, "threeDSMethodData has no threeDSServerTransID", "threeDSServerTransID")
+		return MethodData{}, emv.NewError(emv.CodeMissingField, emv.EMVMissingElement, "threeDSMethodData has no threeDSServerTransID", "threeDSServerTransID")
 	}
 	if !isUUID(m.ThreeDSServerTransID) {
-		return MethodData{}, NewError(CodeInvalidField, EMVInvalidFormat, "threeDSServerTransID in threeDSMethodData is not a UUID", "threeDSServerTransID")
+		return MethodData{}, emv.NewError(emv.CodeInvalidField, emv.EMVInvalidFormat, "threeDSServerTransID in threeDSMethodData is not a UUID", "threeDSServerTransID")
 	}
 	m.ThreeDSServerTransID = strings.ToLower(m.ThreeDSServerTransID)
 	switch {
 	case m.NotificationURL == "" && needURL:
-		return MethodData{}, NewError(CodeMissingField, EMVMissingElement,
+		return MethodData{}, emv.NewError(emv.CodeMissingField, emv.EMVMissingElement,
 			"threeDSMethodData has no threeDSMethodNotificationURL: the method cannot notify the 3DS Requestor", "threeDSMethodNotificationURL")
 	case m.NotificationURL != "" && !isWebURL(m.NotificationURL):
-		return MethodData{}, NewError(CodeInvalidField, EMVInvalidFormat,
+		return MethodData{}, emv.NewError(emv.CodeInvalidField, emv.EMVInvalidFormat,
 			"threeDSMethodNotificationURL in threeDSMethodData is not an absolute http or https URL", "threeDSMethodNotificationURL")
 	}
 	return m, nil
@@ -119,7 +120,7 @@ func (e *Engine) Collect(ctx context.Context, ns string, req DDCRequest, call AP
 			return DDCResponse{}, err
 		}
 		if sc == nil {
-			return DDCResponse{}, NewError(CodeUnknownScenario, EMVInvalidFormat,
+			return DDCResponse{}, emv.NewError(emv.CodeUnknownScenario, emv.EMVInvalidFormat,
 				fmt.Sprintf("no scenario with id %q (see GET /scenarios)", call.ScenarioID), "X-Scenario")
 		}
 	} else if sc, err = e.match(ctx, ns, scenarios.Request{
@@ -186,14 +187,14 @@ func (e *Engine) Collect(ctx context.Context, ns string, req DDCRequest, call AP
 // or says why it cannot.
 func (e *Engine) bindDDC(ctx context.Context, k DDCKey, id string) error {
 	if e.cfg.Captures == nil {
-		return NewError(CodeInvalidField, EMVInvalidFormat, "this sandbox keeps no merchant-chosen ddcId: leave ddcId out", "ddcId")
+		return emv.NewError(emv.CodeInvalidField, emv.EMVInvalidFormat, "this sandbox keeps no merchant-chosen ddcId: leave ddcId out", "ddcId")
 	}
 	bound, err := e.cfg.Captures.BindDDC(ctx, k, id, e.captureAge())
 	if err != nil {
 		return fmt.Errorf("device data collection: bind ddcId: %w", err)
 	}
 	if !bound {
-		return NewError(CodeCaptureInUse, EMVInvalidTransaction,
+		return emv.NewError(emv.CodeCaptureInUse, emv.EMVInvalidTransaction,
 			fmt.Sprintf("ddcId %q names a device data collection of this token already: choose a new one for each collection", k.DDCID), "ddcId")
 	}
 	return nil
@@ -229,7 +230,7 @@ func (e *Engine) StartMethod(ctx context.Context, data string) (MethodPage, erro
 	var first bool
 	t, err := e.store.Update(ctx, DDCPrefix+md.ThreeDSServerTransID, func(t *Transaction) error {
 		if !t.Method.Available {
-			return NewError(CodeTransactionState, EMVInvalidTransaction,
+			return emv.NewError(emv.CodeTransactionState, emv.EMVInvalidTransaction,
 				"the ACS of this card has no 3DS Method: send the lookup with threeDSCompInd U", "threeDSMethodData")
 		}
 		first = t.Method.StartedAt.IsZero()
@@ -276,7 +277,7 @@ func (e *Engine) CompleteMethod(ctx context.Context, data string) (MethodNotific
 	var first bool
 	t, err := e.store.Update(ctx, DDCPrefix+md.ThreeDSServerTransID, func(t *Transaction) error {
 		if t.Method.StartedAt.IsZero() {
-			return NewError(CodeTransactionState, EMVInvalidTransaction,
+			return emv.NewError(emv.CodeTransactionState, emv.EMVInvalidTransaction,
 				"the 3DS Method of this transaction never started: post threeDSMethodData to the method URL first", "threeDSMethodData")
 		}
 		first = t.Method.CompletedAt.IsZero()
@@ -310,7 +311,7 @@ func (e *Engine) CompleteMethod(ctx context.Context, data string) (MethodNotific
 // the browser sees.
 func (e *Engine) methodFailure(err error, id string) error {
 	if errors.Is(err, ErrNotFound) {
-		return NewError(CodeUnknownTransaction, EMVUnknownTransaction,
+		return emv.NewError(emv.CodeUnknownTransaction, emv.EMVUnknownTransaction,
 			fmt.Sprintf("no device data collection for threeDSServerTransID %q (POST /authentication/ddc first; collections expire with transactions)", id),
 			"threeDSServerTransID")
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
 )
 
 // collect makes a device data collection of card in ns that must succeed.
@@ -193,7 +194,7 @@ func TestLookupDDCID(t *testing.T) {
 		req := f.request(card)
 		req.DDCID = c.DDCID
 		_, err := f.Lookup(context.Background(), ns, req, emulator.APICall{})
-		if e, ok := emulator.AsError(err); !ok || e.EMVCode != "305" || e.Code != emulator.CodeTransactionState {
+		if e, ok := emulator.AsError(err); !ok || e.EMVCode != "305" || e.Code != emv.CodeTransactionState {
 			t.Errorf("%v, want 305", err)
 		}
 	})
@@ -301,7 +302,7 @@ func TestMethodErrors(t *testing.T) {
 }
 
 // FuzzDecodeMethodData checks that the threeDSMethodData decoder never
-// panics, fails only with *emulator.Error, and that what it accepts
+// panics, fails only with *emv.Error, and that what it accepts
 // encodes back to data it accepts the same.
 func FuzzDecodeMethodData(f *testing.F) {
 	f.Add(emulator.EncodeMethodData(emulator.MethodData{ThreeDSServerTransID: "5d5e5a1c-0000-4000-8000-000000000000", NotificationURL: "https://m.example/n"}), true)
@@ -313,7 +314,7 @@ func FuzzDecodeMethodData(f *testing.F) {
 		m, err := emulator.DecodeMethodData(s, needURL)
 		if err != nil {
 			if _, ok := emulator.AsError(err); !ok {
-				t.Fatalf("failure %v is not an *emulator.Error", err)
+				t.Fatalf("failure %v is not an *emv.Error", err)
 			}
 			return
 		}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
 )
 
 // DefaultMaxClockOffset bounds how far a namespace's clock may run ahead
@@ -132,13 +134,13 @@ func (e *Engine) Clock(ctx context.Context, ns string) (Clock, error) {
 // within d happens at once. The offset may not exceed MaxClockOffset.
 func (e *Engine) AdvanceClock(ctx context.Context, ns string, d time.Duration) (Clock, error) {
 	if d <= 0 {
-		return Clock{}, NewError(CodeInvalidField, EMVInvalidFormat,
+		return Clock{}, emv.NewError(emv.CodeInvalidField, emv.EMVInvalidFormat,
 			fmt.Sprintf("advance %s: the clock only moves forward (DELETE /admin/clock sets it back to real time)", d), "advance")
 	}
 	st, err := e.cfg.Namespaces.Advance(ctx, ns, d, e.cfg.MaxClockOffset)
 	switch {
 	case errors.Is(err, ErrClockLimit):
-		return Clock{}, NewError(CodeClockLimit, EMVInvalidFormat,
+		return Clock{}, emv.NewError(emv.CodeClockLimit, emv.EMVInvalidFormat,
 			fmt.Sprintf("advance %s: the token's clock would run more than %s ahead of real time (now %s; DELETE /admin/clock resets it)",
 				d, e.cfg.MaxClockOffset, st.Offset), "advance")
 	case errors.Is(err, ErrNamespaceLimit):
@@ -172,8 +174,8 @@ func (e *Engine) Forget(ctx context.Context, ns string) error {
 	return nil
 }
 
-func namespaceLimit(err error) *Error {
-	return NewError(CodeNamespaceLimit, EMVLimitExceeded,
+func namespaceLimit(err error) *emv.Error {
+	return emv.NewError(emv.CodeNamespaceLimit, emv.EMVLimitExceeded,
 		"too many tokens keep a clock or forgot their transactions at once; try again later: "+err.Error(), "namespace")
 }
 

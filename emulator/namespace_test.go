@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
 )
 
 // TestScenarioWindows: the default cards ...914 and ...915 time out after
@@ -129,7 +130,7 @@ func TestTokenClock(t *testing.T) {
 		t.Errorf("advance -1m: %v", err)
 	}
 	_, err = f.AdvanceClock(ctx, ns, emulator.DefaultMaxClockOffset)
-	if e, ok := emulator.AsError(err); !ok || e.Code != emulator.CodeClockLimit || e.Detail != "advance" {
+	if e, ok := emulator.AsError(err); !ok || e.Code != emv.CodeClockLimit || e.Detail != "advance" {
 		t.Errorf("advance beyond the bound: %v", err)
 	}
 	if c, err := f.ResetClock(ctx, ns); err != nil || c.Offset != 0 || !c.Now.Equal(t0) {

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 )
 
@@ -87,7 +88,7 @@ type Chaos struct {
 // chaosFaults are the faults chaos can inject, by the name --chaos-faults
 // uses.
 func chaosFaults() map[string]scenarios.Fault {
-	emv := func(code, emvCode, component, msg string, status int) scenarios.Fault {
+	emvFault := func(code, emvCode, component, msg string, status int) scenarios.Fault {
 		return scenarios.Fault{Kind: scenarios.FaultEMVError, Error: &scenarios.ErrorResult{
 			HTTPStatus: status, ErrorCode: code, EMVErrorCode: emvCode, Component: component, Message: "chaos: " + msg,
 			Detail: "chaos",
@@ -96,10 +97,10 @@ func chaosFaults() map[string]scenarios.Fault {
 	return map[string]scenarios.Fault{
 		"drop":      {Kind: scenarios.FaultDrop},
 		"malformed": {Kind: scenarios.FaultMalformed},
-		"http500":   emv(string(CodeScenarioPermanent), EMVPermanentFailure, ComponentServer, "injected internal server error", 500),
-		"emv402":    emv(string(CodeScenarioTimeout), EMVTimedOut, ComponentServer, "injected transaction timeout", 0),
-		"emv403":    emv(string(CodeScenarioTransient), EMVTransientFailure, ComponentACS, "injected transient system failure", 0),
-		"emv405":    emv(string(CodeScenarioConnection), EMVConnectionFailure, ComponentDirectory, "injected system connection failure", 0),
+		"http500":   emvFault(string(emv.CodeScenarioPermanent), emv.EMVPermanentFailure, emv.ComponentServer, "injected internal server error", 500),
+		"emv402":    emvFault(string(emv.CodeScenarioTimeout), emv.EMVTimedOut, emv.ComponentServer, "injected transaction timeout", 0),
+		"emv403":    emvFault(string(emv.CodeScenarioTransient), emv.EMVTransientFailure, emv.ComponentACS, "injected transient system failure", 0),
+		"emv405":    emvFault(string(emv.CodeScenarioConnection), emv.EMVConnectionFailure, emv.ComponentDirectory, "injected system connection failure", 0),
 	}
 }
 
@@ -191,7 +192,7 @@ func (e *Engine) applyStep(ctx context.Context, sc *scenarios.Scenario, step Ste
 	}
 	switch f.Kind {
 	case scenarios.FaultEMVError, scenarios.FaultHTTPError:
-		se := NewError(CodeInternal, EMVPermanentFailure, "injected failure", string(step))
+		se := emv.NewError(emv.CodeInternal, emv.EMVPermanentFailure, "injected failure", string(step))
 		if f.Error != nil {
 			se = scenarioError(f.Error)
 		}
@@ -209,7 +210,7 @@ func (e *Engine) delay(ctx context.Context, d time.Duration) error {
 	case e.delaySlots <- struct{}{}:
 		defer func() { <-e.delaySlots }()
 	default:
-		return NewError(CodeBusy, EMVTransientFailure,
+		return emv.NewError(emv.CodeBusy, emv.EMVTransientFailure,
 			fmt.Sprintf("too many requests held in scenario delays (limit %d); try again", cap(e.delaySlots)), "delay")
 	}
 	return sleep(ctx, d)

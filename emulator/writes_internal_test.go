@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
 )
 
 // TestWriteWatch: readiness follows the writes the store refused, not
@@ -18,7 +20,7 @@ func TestWriteWatch(t *testing.T) {
 	full := fmt.Errorf("%w: %w: redis put: OOM", ErrUnavailable, ErrStoreFull)
 	down := fmt.Errorf("%w: redis put: connection refused", ErrUnavailable)
 	maybe := fmt.Errorf("%w: %w: redis put: i/o timeout", ErrUnavailable, ErrMaybeApplied)
-	conflict := NewError(CodeTransactionState, EMVTransientFailure, "decided already", "action")
+	conflict := emv.NewError(emv.CodeTransactionState, emv.EMVTransientFailure, "decided already", "action")
 	at := time.Unix(1_800_000_000, 0)
 	tests := []struct {
 		name     string

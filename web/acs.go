@@ -13,6 +13,7 @@ import (
 	"github.com/gorilla/securecookie"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 	"github.com/threeds-sandbox/threeds-sandbox/templates"
 	"github.com/threeds-sandbox/threeds-sandbox/web/respond"
@@ -138,7 +139,7 @@ func (s *Server) handleCReq(w http.ResponseWriter, r *http.Request) {
 	// CRes returns exactly that, as an ACS keeps no other copy.
 	session := r.PostForm.Get("threeDSSessionData")
 	if n := utf8.RuneCountInString(session); n > emulator.MaxSessionData {
-		s.writeError(w, r, emulator.NewError(emulator.CodeInvalidField, emulator.EMVInvalidFormat,
+		s.writeError(w, r, emv.NewError(emv.CodeInvalidField, emv.EMVInvalidFormat,
 			fmt.Sprintf("threeDSSessionData is %d characters long, at most %d", n, emulator.MaxSessionData), "threeDSSessionData"))
 		return
 	}
@@ -208,7 +209,7 @@ func formError(err error, limit int64) error {
 	if respond.TooBig(err) {
 		return tooLarge(limit)
 	}
-	return emulator.NewError(emulator.CodeMalformedJSON, emulator.EMVMessageInvalid, "the form could not be read: "+err.Error(), "body")
+	return emv.NewError(emv.CodeMalformedJSON, emv.EMVMessageInvalid, "the form could not be read: "+err.Error(), "body")
 }
 
 // handleDecision serves POST {base}/acs/decision: the cardholder's choice on
@@ -220,7 +221,7 @@ func (s *Server) handleDecision(w http.ResponseWriter, r *http.Request) {
 	}
 	var st challengeState
 	if err := securecookie.DecodeMulti(stateName, r.PostForm.Get("state"), &st, s.state...); err != nil || st.ID == "" {
-		s.writeError(w, r, emulator.NewError(emulator.CodeDecryption, emulator.EMVDecryptionFailure,
+		s.writeError(w, r, emv.NewError(emv.CodeDecryption, emv.EMVDecryptionFailure,
 			"the challenge state is missing, forged or altered; the transaction was not changed", "state"))
 		return
 	}
@@ -271,7 +272,7 @@ func (s *Server) handleNotification(w http.ResponseWriter, r *http.Request) {
 	var tok resultToken
 	if err := securecookie.DecodeMulti(resultName, r.PostForm.Get(resultField), &tok, s.state...); err != nil ||
 		tok.ID != cres.ThreeDSServerTransID || tok.ACS != cres.ACSTransID || time.Since(time.Unix(tok.Issued, 0)) > resultMaxAge {
-		s.writeError(w, r, emulator.NewError(emulator.CodeDecryption, emulator.EMVDecryptionFailure,
+		s.writeError(w, r, emv.NewError(emv.CodeDecryption, emv.EMVDecryptionFailure,
 			"this page shows the result of a challenge only with the CRes and the signed token its decision page posted, within an hour; nothing is shown for a CRes alone", resultField))
 		return
 	}
@@ -286,15 +287,15 @@ func (s *Server) handleNotification(w http.ResponseWriter, r *http.Request) {
 		Lang:                 s.language(r, res.Language),
 		Nonce:                nonce,
 		Status:               res.Status,
-		StatusText:           emulator.StatusText[res.Status],
+		StatusText:           emv.StatusText[res.Status],
 		ECI:                  res.ECI,
 		StatusReason:         res.StatusReason,
-		ReasonText:           emulator.ReasonText[res.StatusReason],
+		ReasonText:           emv.ReasonText[res.StatusReason],
 		ChallengeCancel:      res.ChallengeCancel,
-		CancelText:           emulator.ChallengeCancelText[res.ChallengeCancel],
+		CancelText:           emv.ChallengeCancelText[res.ChallengeCancel],
 		ThreeDSServerTransID: res.ThreeDSServerTransID,
 		ExternalReferenceID:  res.ExternalReferenceID,
-		NextStep:             emulator.NextStep(res.Status, res.ECI),
+		NextStep:             emv.NextStep(res.Status, res.ECI),
 		CRes:                 string(pretty),
 	})
 }
@@ -329,7 +330,7 @@ func (s *Server) handleCompleteChallenge(w http.ResponseWriter, r *http.Request)
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
-		s.writeError(w, r, emulator.NewError(emulator.CodeMalformedJSON, emulator.EMVMessageInvalid, "the body must be {\"action\":\"pass|fail|cancel|otp\",\"otp\":\"...\"}: "+err.Error(), "body"))
+		s.writeError(w, r, emv.NewError(emv.CodeMalformedJSON, emv.EMVMessageInvalid, "the body must be {\"action\":\"pass|fail|cancel|otp\",\"otp\":\"...\"}: "+err.Error(), "body"))
 		return
 	}
 	d, err := s.cfg.Engine.CompleteChallenge(r.Context(), namespaceOf(r.Context()), mux.Vars(r)["id"], emulator.Choice{Action: req.Action, OTP: req.OTP})

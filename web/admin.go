@@ -12,7 +12,7 @@ import (
 
 	"github.com/gorilla/mux"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 	"github.com/threeds-sandbox/threeds-sandbox/web/cards"
 	"github.com/threeds-sandbox/threeds-sandbox/web/respond"
@@ -51,7 +51,7 @@ var scenarioDocTypes = []string{"application/json", "application/yaml", "applica
 func (s *Server) handleAdminAdd(w http.ResponseWriter, r *http.Request) {
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if !slices.Contains(scenarioDocTypes, mt) {
-		s.writeError(w, r, emulator.NewError(emulator.CodeContentType, emulator.EMVMessageInvalid,
+		s.writeError(w, r, emv.NewError(emv.CodeContentType, emv.EMVMessageInvalid,
 			fmt.Sprintf("Content-Type must be one of %s, got %q", strings.Join(scenarioDocTypes, ", "), r.Header.Get("Content-Type")), "Content-Type"))
 		return
 	}
@@ -62,7 +62,7 @@ func (s *Server) handleAdminAdd(w http.ResponseWriter, r *http.Request) {
 			s.writeError(w, r, tooLarge(s.cfg.MaxBodyBytes))
 			return
 		}
-		s.writeError(w, r, emulator.NewError(emulator.CodeMalformedJSON, emulator.EMVMessageInvalid, "the request body could not be read", "body"))
+		s.writeError(w, r, emv.NewError(emv.CodeMalformedJSON, emv.EMVMessageInvalid, "the request body could not be read", "body"))
 		return
 	}
 	added, err := s.cfg.Engine.Runtime().Add(r.Context(), namespaceOf(r.Context()), body)
@@ -78,21 +78,21 @@ func adminError(err error) error {
 	var le *scenarios.LoadError
 	switch {
 	case errors.As(err, &le):
-		e := emulator.NewError(emulator.CodeScenarioInvalid, emulator.EMVInvalidFormat, "invalid scenario document: "+firstLine(le.Error()), "")
+		e := emv.NewError(emv.CodeScenarioInvalid, emv.EMVInvalidFormat, "invalid scenario document: "+firstLine(le.Error()), "")
 		fields := make([]string, 0, len(le.Problems))
 		for _, p := range le.Problems {
 			field := "line " + strconv.Itoa(p.Line)
 			fields = append(fields, field)
-			e.Problems = append(e.Problems, emulator.Problem{Field: field, EMVCode: emulator.EMVInvalidFormat, Reason: p.Reason})
+			e.Problems = append(e.Problems, emv.Problem{Field: field, EMVCode: emv.EMVInvalidFormat, Reason: p.Reason})
 		}
 		e.Detail = strings.Join(fields, ",")
 		return e
 	case errors.Is(err, scenarios.ErrExists):
-		return emulator.NewError(emulator.CodeScenarioExists, emulator.EMVDuplicateElement, err.Error(), "id")
+		return emv.NewError(emv.CodeScenarioExists, emv.EMVDuplicateElement, err.Error(), "id")
 	case errors.Is(err, scenarios.ErrLimit):
-		return emulator.NewError(emulator.CodeScenarioLimit, emulator.EMVLimitExceeded, err.Error(), "scenarios")
+		return emv.NewError(emv.CodeScenarioLimit, emv.EMVLimitExceeded, err.Error(), "scenarios")
 	case errors.Is(err, scenarios.ErrTooLarge):
-		return emulator.NewError(emulator.CodeScenarioTooLarge, emulator.EMVLimitExceeded, err.Error(), "body")
+		return emv.NewError(emv.CodeScenarioTooLarge, emv.EMVLimitExceeded, err.Error(), "body")
 	}
 	return err
 }
@@ -110,7 +110,7 @@ func (s *Server) handleAdminDelete(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !deleted {
-		s.writeError(w, r, emulator.NewError(emulator.CodeScenarioNotFound, emulator.EMVInvalidFormat,
+		s.writeError(w, r, emv.NewError(emv.CodeScenarioNotFound, emv.EMVInvalidFormat,
 			fmt.Sprintf("no runtime scenario %q for this token", id), "id"))
 		return
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
 	"github.com/threeds-sandbox/threeds-sandbox/web/callback"
 	"github.com/threeds-sandbox/threeds-sandbox/web/respond"
 )
@@ -112,7 +113,7 @@ type CallbackRegistration struct {
 func (s *Server) callbackState(w http.ResponseWriter, r *http.Request, status int) {
 	cb := s.cfg.Engine.Callbacks()
 	if cb == nil {
-		s.writeError(w, r, emulator.NewError(emulator.CodeNotFound, emulator.EMVAccessDenied, "this sandbox sends no result callbacks", r.URL.Path))
+		s.writeError(w, r, emv.NewError(emv.CodeNotFound, emv.EMVAccessDenied, "this sandbox sends no result callbacks", r.URL.Path))
 		return
 	}
 	ns := namespaceOf(r.Context())
@@ -163,20 +164,20 @@ func (s *Server) handleCallbackPut(w http.ResponseWriter, r *http.Request) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil || dec.More() {
-		s.writeError(w, r, emulator.NewError(emulator.CodeMalformedJSON, emulator.EMVMessageInvalid, `the body must be {"url":"https://..."}`, "body"))
+		s.writeError(w, r, emv.NewError(emv.CodeMalformedJSON, emv.EMVMessageInvalid, `the body must be {"url":"https://..."}`, "body"))
 		return
 	}
 	if req.URL == "" {
-		s.writeError(w, r, emulator.NewError(emulator.CodeMissingField, emulator.EMVMissingElement, "url is required", "url"))
+		s.writeError(w, r, emv.NewError(emv.CodeMissingField, emv.EMVMissingElement, "url is required", "url"))
 		return
 	}
 	if err := s.sender.Check(req.URL); err != nil {
-		s.writeError(w, r, emulator.NewError(emulator.CodeCallbackURL, emulator.EMVInvalidFormat, "callback URL refused: "+err.Error(), "url"))
+		s.writeError(w, r, emv.NewError(emv.CodeCallbackURL, emv.EMVInvalidFormat, "callback URL refused: "+err.Error(), "url"))
 		return
 	}
 	if err := cb.Register(r.Context(), namespaceOf(r.Context()), req.URL); err != nil {
 		if errors.Is(err, emulator.ErrCallbackLimit) {
-			err = emulator.NewError(emulator.CodeCallbackLimit, emulator.EMVLimitExceeded, err.Error(), "url")
+			err = emv.NewError(emv.CodeCallbackLimit, emv.EMVLimitExceeded, err.Error(), "url")
 		}
 		s.writeError(w, r, err)
 		return
@@ -189,7 +190,7 @@ func (s *Server) handleCallbackRotate(w http.ResponseWriter, r *http.Request) {
 	if cb != nil {
 		if _, err := cb.RotateSigningKey(r.Context(), namespaceOf(r.Context()), time.Now()); err != nil {
 			if errors.Is(err, emulator.ErrCallbackLimit) {
-				err = emulator.NewError(emulator.CodeCallbackLimit, emulator.EMVLimitExceeded, err.Error(), "signingSecret")
+				err = emv.NewError(emv.CodeCallbackLimit, emv.EMVLimitExceeded, err.Error(), "signingSecret")
 			}
 			s.writeError(w, r, err)
 			return

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/journal"
 	"github.com/threeds-sandbox/threeds-sandbox/web/respond"
 )
@@ -98,18 +99,18 @@ func readAdvance(r *http.Request, limit int64) (time.Duration, error) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
-		return 0, emulator.NewError(emulator.CodeMalformedJSON, emulator.EMVMessageInvalid,
+		return 0, emv.NewError(emv.CodeMalformedJSON, emv.EMVMessageInvalid,
 			`the body must be one JSON object such as {"advance":"11m"}: `+err.Error(), "body")
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return 0, emulator.NewError(emulator.CodeMalformedJSON, emulator.EMVMessageInvalid, "the body holds more than one JSON value", "body")
+		return 0, emv.NewError(emv.CodeMalformedJSON, emv.EMVMessageInvalid, "the body holds more than one JSON value", "body")
 	}
 	if req.Advance == nil {
-		return 0, emulator.NewError(emulator.CodeMissingField, emulator.EMVMissingElement, `advance is required, e.g. {"advance":"11m"}`, "advance")
+		return 0, emv.NewError(emv.CodeMissingField, emv.EMVMissingElement, `advance is required, e.g. {"advance":"11m"}`, "advance")
 	}
 	d, err := time.ParseDuration(*req.Advance)
 	if err != nil {
-		return 0, emulator.NewError(emulator.CodeInvalidField, emulator.EMVInvalidFormat,
+		return 0, emv.NewError(emv.CodeInvalidField, emv.EMVInvalidFormat,
 			fmt.Sprintf("advance %q is not a duration such as 11m, 90s or 36h", *req.Advance), "advance")
 	}
 	return d, nil

@@ -17,6 +17,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/journal"
 	"github.com/threeds-sandbox/threeds-sandbox/web/respond"
 )
@@ -52,8 +53,8 @@ const (
 
 // badParam is the error of a malformed query parameter, named in
 // emvErrorDetail.
-func badParam(name, format string, args ...any) *emulator.Error {
-	return emulator.NewError(emulator.CodeInvalidField, emulator.EMVInvalidFormat,
+func badParam(name, format string, args ...any) *emv.Error {
+	return emv.NewError(emv.CodeInvalidField, emv.EMVInvalidFormat,
 		"query parameter "+name+": "+fmt.Sprintf(format, args...), name)
 }
 
@@ -76,7 +77,7 @@ func params(r *http.Request, allowed ...string) (url.Values, error) {
 	}
 	if len(unknown) > 0 {
 		slices.Sort(unknown)
-		return nil, emulator.NewError(emulator.CodeInvalidField, emulator.EMVInvalidFormat,
+		return nil, emv.NewError(emv.CodeInvalidField, emv.EMVInvalidFormat,
 			fmt.Sprintf("unknown query parameter %s; this route takes %s", strings.Join(unknown, ", "), strings.Join(allowed, ", ")),
 			strings.Join(unknown, ","))
 	}
@@ -165,8 +166,8 @@ type TransactionList struct {
 }
 
 // noJournal is the answer of a listing without a journal.
-func noJournal() *emulator.Error {
-	return emulator.NewError(emulator.CodeNoJournal, emulator.EMVAccessDenied,
+func noJournal() *emv.Error {
+	return emv.NewError(emv.CodeNoJournal, emv.EMVAccessDenied,
 		"the transaction journal is off on this sandbox (--journal-size 0): there is no list of transactions; "+
 			"GET /admin/transactions/{id} still answers from the store", "journal")
 }
@@ -306,15 +307,15 @@ func (s *Server) queryAfter(ctx context.Context, ns string, q journal.Query, cha
 func transactionID(r *http.Request) (string, error) {
 	id := strings.ToLower(mux.Vars(r)["id"])
 	if !emulator.ValidTransactionID(id) {
-		return "", emulator.NewError(emulator.CodeInvalidField, emulator.EMVInvalidFormat,
+		return "", emv.NewError(emv.CodeInvalidField, emv.EMVInvalidFormat,
 			fmt.Sprintf("%q is not a threeDsServerTransId (a UUID)", mux.Vars(r)["id"]), "threeDsServerTransId")
 	}
 	return id, nil
 }
 
 // unknownTransaction is the 404 of a transaction the token does not see.
-func unknownTransaction(id string) *emulator.Error {
-	return emulator.NewError(emulator.CodeUnknownTransaction, emulator.EMVUnknownTransaction,
+func unknownTransaction(id string) *emv.Error {
+	return emv.NewError(emv.CodeUnknownTransaction, emv.EMVUnknownTransaction,
 		fmt.Sprintf("no transaction with threeDsServerTransId %s for this token (forgotten, expired, or another token's)", id),
 		"threeDsServerTransId")
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
 )
 
 // Bounds of the waits (GET {base}/admin/transactions/{id}?wait=final).
@@ -90,7 +91,7 @@ func (w *waitSlots) take(ns string) (*waitSlot, error) {
 	defer w.mu.Unlock()
 	mine := len(w.by[ns])
 	if mine >= w.perToken {
-		return nil, emulator.NewError(emulator.CodeTooManyWaits, emulator.EMVLimitExceeded,
+		return nil, emv.NewError(emv.CodeTooManyWaits, emv.EMVLimitExceeded,
 			fmt.Sprintf("this token already has %d waits open (the most per token); wait for one to end", w.perToken), "wait")
 	}
 	if w.total >= w.max {
@@ -101,7 +102,7 @@ func (w *waitSlots) take(ns string) (*waitSlot, error) {
 			}
 		}
 		if held < mine+2 {
-			return nil, emulator.NewError(emulator.CodeTooManyWaits, emulator.EMVLimitExceeded,
+			return nil, emv.NewError(emv.CodeTooManyWaits, emv.EMVLimitExceeded,
 				fmt.Sprintf("the sandbox already holds %d waits open (the most in all), none of a token holding more than one above this token's %d; try again shortly", w.max, mine), "wait")
 		}
 		w.drop(w.by[most][0])

@@ -13,14 +13,15 @@ import (
 	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/wire"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 	"github.com/threeds-sandbox/threeds-sandbox/web/cards"
 	"github.com/threeds-sandbox/threeds-sandbox/web/respond"
 )
 
-func tooLarge(limit int64) *emulator.Error {
-	return emulator.NewError(emulator.CodeBodyTooLarge, emulator.EMVMessageInvalid,
+func tooLarge(limit int64) *emv.Error {
+	return emv.NewError(emv.CodeBodyTooLarge, emv.EMVMessageInvalid,
 		fmt.Sprintf("the request body is larger than %d bytes", limit), "body")
 }
 
@@ -31,7 +32,7 @@ func readJSON(r *http.Request, limit int64) ([]byte, error) { return readJSONInt
 // body (a buffer of the server's bodyPool).
 func readJSONInto(r *http.Request, limit int64, dst []byte) ([]byte, error) {
 	if ct := header(r.Header, "Content-Type"); ct != "application/json" && !isJSONMediaType(ct) {
-		return nil, emulator.NewError(emulator.CodeContentType, emulator.EMVMessageInvalid,
+		return nil, emv.NewError(emv.CodeContentType, emv.EMVMessageInvalid,
 			fmt.Sprintf("Content-Type must be application/json, got %q", r.Header.Get("Content-Type")), "Content-Type")
 	}
 	body, err := readBody(r, dst)
@@ -40,7 +41,7 @@ func readJSONInto(r *http.Request, limit int64, dst []byte) ([]byte, error) {
 		if errors.As(err, &tooBig) {
 			return nil, tooLarge(limit)
 		}
-		return nil, emulator.NewError(emulator.CodeMalformedJSON, emulator.EMVMessageInvalid, "the request body could not be read: "+err.Error(), "body")
+		return nil, emv.NewError(emv.CodeMalformedJSON, emv.EMVMessageInvalid, "the request body could not be read: "+err.Error(), "body")
 	}
 	return body, nil
 }

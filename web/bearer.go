@@ -5,7 +5,7 @@ import (
 	"errors"
 	"net/http"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
 	"github.com/threeds-sandbox/threeds-sandbox/web/auth"
 )
 
@@ -22,7 +22,7 @@ func (s *Server) requireToken(next http.Handler) http.Handler {
 		tok, ok := auth.BearerToken(header(r.Header, "Authorization"))
 		if !ok {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="3ds-sandbox"`)
-			s.writeError(w, r, emulator.NewError(emulator.CodeUnauthorized, emulator.EMVAccessDenied,
+			s.writeError(w, r, emv.NewError(emv.CodeUnauthorized, emv.EMVAccessDenied,
 				`the Authorization header must be "Bearer <token>"`, "Authorization"))
 			return
 		}
@@ -47,12 +47,12 @@ func (s *Server) requireToken(next http.Handler) http.Handler {
 func (s *Server) refuseToken(w http.ResponseWriter, r *http.Request, err error) {
 	if ae, ok := errors.AsType[*auth.AccessError](err); ok {
 		w.Header().Set("WWW-Authenticate", bearerChallenge(ae.Error()))
-		s.writeError(w, r, emulator.NewError(emulator.CodeAccessToken, emulator.EMVAccessDenied,
+		s.writeError(w, r, emv.NewError(emv.CodeAccessToken, emv.EMVAccessDenied,
 			ae.Error()+": get a new one at the token endpoint", "Authorization"))
 		return
 	}
 	w.Header().Set("WWW-Authenticate", `Bearer realm="3ds-sandbox", error="invalid_token"`)
-	s.writeError(w, r, emulator.NewError(emulator.CodeTokenRejected, emulator.EMVAccessDenied,
+	s.writeError(w, r, emv.NewError(emv.CodeTokenRejected, emv.EMVAccessDenied,
 		"the bearer token is not accepted by this sandbox", "Authorization"))
 }
 

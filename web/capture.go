@@ -12,6 +12,7 @@ import (
 	"github.com/gorilla/securecookie"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/wire"
 	"github.com/threeds-sandbox/threeds-sandbox/templates"
 	"github.com/threeds-sandbox/threeds-sandbox/web/auth"
@@ -78,9 +79,9 @@ func (s *Server) handleDDCCollect(w http.ResponseWriter, r *http.Request) {
 	case problem != nil:
 		req.Problem = problem
 	case err != nil:
-		req.Problem = emulator.NewError(emulator.CodeCaptureJWT, emulator.EMVAccessDenied, err.Error(), "jwt")
+		req.Problem = emv.NewError(emv.CodeCaptureJWT, emv.EMVAccessDenied, err.Error(), "jwt")
 	case cred.Console && !auth.ValidNamespace(cred.OrgUnitID):
-		req.Problem = emulator.NewError(emulator.CodeCaptureJWT, emulator.EMVAccessDenied, "jwt: the console's OrgUnitId names no namespace", "jwt")
+		req.Problem = emv.NewError(emv.CodeCaptureJWT, emv.EMVAccessDenied, "jwt: the console's OrgUnitId names no namespace", "jwt")
 	}
 	out := s.cfg.Engine.Capture(r.Context(), req)
 	if out.Err != nil || out.MethodURL == "" {
@@ -168,7 +169,7 @@ func (s *Server) handleDDCComplete(w http.ResponseWriter, r *http.Request) {
 	var st ddcState
 	if err := securecookie.DecodeMulti(ddcStateName, r.PostForm.Get("state"), &st, s.state...); err != nil ||
 		st.ID == "" || time.Since(time.Unix(st.Issued, 0)) > ddcStateMaxAge {
-		s.writeError(w, r, emulator.NewError(emulator.CodeDecryption, emulator.EMVDecryptionFailure,
+		s.writeError(w, r, emv.NewError(emv.CodeDecryption, emv.EMVDecryptionFailure,
 			"the capture state is missing, forged, altered or older than 10 minutes; nothing was changed", "state"))
 		return
 	}
@@ -216,11 +217,11 @@ func originOf(raw string) string {
 
 // emulatorError is err as the engine's error (an internal one when it is
 // none).
-func emulatorError(err error) *emulator.Error {
+func emulatorError(err error) *emv.Error {
 	if e, ok := emulator.AsError(err); ok {
 		return e
 	}
-	return emulator.NewError(emulator.CodeInternal, emulator.EMVPermanentFailure, "internal error", "")
+	return emv.NewError(emv.CodeInternal, emv.EMVPermanentFailure, "internal error", "")
 }
 
 // ddcPage writes a page of the capture: framed by any merchant, its

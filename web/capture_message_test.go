@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
 )
 
 // TestProfileMessage: the message has Cruise's /V2/ shape and the flat
@@ -20,7 +21,7 @@ func TestProfileMessage(t *testing.T) {
 		{"no method", emulator.CaptureOutcome{DDCID: "d-2", ThreeDSServerTransID: "tx-2", CompInd: "U"},
 			`{"MessageType":"profile.completed","Payload":{"ActionCode":"SUCCESS","SessionId":"d-2","DataSources":{"MethodUrl":{"Attempted":false,"Completed":false}}},` +
 				`"SessionId":"d-2","Status":true,"status":"completed","ddcId":"d-2","threeDSCompInd":"U","threeDsServerTransId":"tx-2"}`},
-		{"failed", emulator.CaptureOutcome{DDCID: "d-3", Err: emulator.NewError(emulator.CodeCaptureReplay, emulator.EMVAccessDenied, "jti used", "jwt")},
+		{"failed", emulator.CaptureOutcome{DDCID: "d-3", Err: emv.NewError(emv.CodeCaptureReplay, emv.EMVAccessDenied, "jti used", "jwt")},
 			`{"MessageType":"profile.completed","Payload":{"ActionCode":"ERROR","SessionId":"d-3"},` +
 				`"SessionId":"d-3","Status":false,"status":"failed","ddcId":"d-3","errorCode":"DC02","error":"jti used","emvErrorCode":"303"}`},
 	}

@@ -3,7 +3,7 @@ package web
 import (
 	"net/http"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
 	"github.com/threeds-sandbox/threeds-sandbox/web/console"
 )
 
@@ -20,7 +20,7 @@ func (s *Server) demoAPI(next http.HandlerFunc) http.HandlerFunc {
 		info := infoOf(r.Context())
 		info.route = routeJSON // the API's answers, errors included
 		if console.CrossSite(r) {
-			s.writeError(w, r, emulator.NewError(emulator.CodeTokenRejected, emulator.EMVAccessDenied,
+			s.writeError(w, r, emv.NewError(emv.CodeTokenRejected, emv.EMVAccessDenied,
 				"the demo's API is for the console's own pages: cross-site request refused", "Sec-Fetch-Site"))
 			return
 		}
@@ -32,7 +32,7 @@ func (s *Server) demoAPI(next http.HandlerFunc) http.HandlerFunc {
 		if !ok {
 			id, err := s.authority.Identify(console.DemoToken)
 			if err != nil {
-				s.writeError(w, r, emulator.NewError(emulator.CodeUnauthorized, emulator.EMVAccessDenied,
+				s.writeError(w, r, emv.NewError(emv.CodeUnauthorized, emv.EMVAccessDenied,
 					"log in to the console: the token demo is not accepted by this sandbox", "session"))
 				return
 			}

@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 	"github.com/threeds-sandbox/threeds-sandbox/templates"
 	"github.com/threeds-sandbox/threeds-sandbox/web/respond"
@@ -13,49 +14,49 @@ import (
 
 // httpStatus is the one table from errorCode to HTTP status. A scenario
 // error may carry its own status instead.
-var httpStatus = map[emulator.ErrorCode]int{
-	emulator.CodeUnauthorized:       http.StatusUnauthorized,
-	emulator.CodeTokenRejected:      http.StatusUnauthorized,
-	emulator.CodeAccessToken:        http.StatusUnauthorized,
-	emulator.CodeCaptureJWT:         http.StatusForbidden,
-	emulator.CodeCaptureReplay:      http.StatusForbidden,
-	emulator.CodeCaptureInUse:       http.StatusConflict,
-	emulator.CodeCallbackURL:        http.StatusBadRequest,
-	emulator.CodeCallbackLimit:      http.StatusTooManyRequests,
-	emulator.CodeMalformedJSON:      http.StatusBadRequest,
-	emulator.CodeContentType:        http.StatusUnsupportedMediaType,
-	emulator.CodeBodyTooLarge:       http.StatusRequestEntityTooLarge,
-	emulator.CodeUnsupportedVersion: http.StatusBadRequest,
-	emulator.CodeMissingField:       http.StatusBadRequest,
-	emulator.CodeInvalidField:       http.StatusBadRequest,
-	emulator.CodeDuplicateField:     http.StatusBadRequest,
-	emulator.CodeCriticalExtension:  http.StatusBadRequest,
-	emulator.CodeInvalidISOCode:     http.StatusBadRequest,
-	emulator.CodeDeviceChannel:      http.StatusBadRequest,
-	emulator.CodeUnknownTransaction: http.StatusNotFound,
-	emulator.CodeTransactionState:   http.StatusConflict,
-	emulator.CodeDecryption:         http.StatusBadRequest,
-	emulator.CodeNotFound:           http.StatusNotFound,
-	emulator.CodeMethodNotAllowed:   http.StatusMethodNotAllowed,
-	emulator.CodeInternal:           http.StatusInternalServerError,
-	emulator.CodeBusy:               http.StatusServiceUnavailable,
-	emulator.CodeStoreUnavailable:   http.StatusServiceUnavailable,
-	emulator.CodeStoreFull:          http.StatusServiceUnavailable,
-	emulator.CodeScenarioTimeout:    http.StatusGatewayTimeout,
-	emulator.CodeScenarioTransient:  http.StatusServiceUnavailable,
-	emulator.CodeScenarioPermanent:  http.StatusInternalServerError,
-	emulator.CodeScenarioConnection: http.StatusBadGateway,
-	emulator.CodeScenarioVersion:    http.StatusUnprocessableEntity,
-	emulator.CodeUnknownScenario:    http.StatusBadRequest,
-	emulator.CodeScenarioInvalid:    http.StatusBadRequest,
-	emulator.CodeScenarioExists:     http.StatusConflict,
-	emulator.CodeScenarioLimit:      http.StatusTooManyRequests,
-	emulator.CodeScenarioTooLarge:   http.StatusRequestEntityTooLarge,
-	emulator.CodeScenarioNotFound:   http.StatusNotFound,
-	emulator.CodeTooManyWaits:       http.StatusTooManyRequests,
-	emulator.CodeClockLimit:         http.StatusUnprocessableEntity,
-	emulator.CodeNamespaceLimit:     http.StatusTooManyRequests,
-	emulator.CodeNoJournal:          http.StatusNotImplemented,
+var httpStatus = map[emv.ErrorCode]int{
+	emv.CodeUnauthorized:       http.StatusUnauthorized,
+	emv.CodeTokenRejected:      http.StatusUnauthorized,
+	emv.CodeAccessToken:        http.StatusUnauthorized,
+	emv.CodeCaptureJWT:         http.StatusForbidden,
+	emv.CodeCaptureReplay:      http.StatusForbidden,
+	emv.CodeCaptureInUse:       http.StatusConflict,
+	emv.CodeCallbackURL:        http.StatusBadRequest,
+	emv.CodeCallbackLimit:      http.StatusTooManyRequests,
+	emv.CodeMalformedJSON:      http.StatusBadRequest,
+	emv.CodeContentType:        http.StatusUnsupportedMediaType,
+	emv.CodeBodyTooLarge:       http.StatusRequestEntityTooLarge,
+	emv.CodeUnsupportedVersion: http.StatusBadRequest,
+	emv.CodeMissingField:       http.StatusBadRequest,
+	emv.CodeInvalidField:       http.StatusBadRequest,
+	emv.CodeDuplicateField:     http.StatusBadRequest,
+	emv.CodeCriticalExtension:  http.StatusBadRequest,
+	emv.CodeInvalidISOCode:     http.StatusBadRequest,
+	emv.CodeDeviceChannel:      http.StatusBadRequest,
+	emv.CodeUnknownTransaction: http.StatusNotFound,
+	emv.CodeTransactionState:   http.StatusConflict,
+	emv.CodeDecryption:         http.StatusBadRequest,
+	emv.CodeNotFound:           http.StatusNotFound,
+	emv.CodeMethodNotAllowed:   http.StatusMethodNotAllowed,
+	emv.CodeInternal:           http.StatusInternalServerError,
+	emv.CodeBusy:               http.StatusServiceUnavailable,
+	emv.CodeStoreUnavailable:   http.StatusServiceUnavailable,
+	emv.CodeStoreFull:          http.StatusServiceUnavailable,
+	emv.CodeScenarioTimeout:    http.StatusGatewayTimeout,
+	emv.CodeScenarioTransient:  http.StatusServiceUnavailable,
+	emv.CodeScenarioPermanent:  http.StatusInternalServerError,
+	emv.CodeScenarioConnection: http.StatusBadGateway,
+	emv.CodeScenarioVersion:    http.StatusUnprocessableEntity,
+	emv.CodeUnknownScenario:    http.StatusBadRequest,
+	emv.CodeScenarioInvalid:    http.StatusBadRequest,
+	emv.CodeScenarioExists:     http.StatusConflict,
+	emv.CodeScenarioLimit:      http.StatusTooManyRequests,
+	emv.CodeScenarioTooLarge:   http.StatusRequestEntityTooLarge,
+	emv.CodeScenarioNotFound:   http.StatusNotFound,
+	emv.CodeTooManyWaits:       http.StatusTooManyRequests,
+	emv.CodeClockLimit:         http.StatusUnprocessableEntity,
+	emv.CodeNamespaceLimit:     http.StatusTooManyRequests,
+	emv.CodeNoJournal:          http.StatusNotImplemented,
 }
 
 // malformedBody is what a "malformed" fault answers: JSON cut off mid-way.
@@ -86,7 +87,7 @@ func (s *Server) enactFault(w http.ResponseWriter, r *http.Request, err error) b
 }
 
 // StatusOf returns the HTTP status of an engine error.
-func StatusOf(e *emulator.Error) int {
+func StatusOf(e *emv.Error) int {
 	if e.HTTPStatus != 0 {
 		return e.HTTPStatus
 	}
@@ -99,11 +100,11 @@ func StatusOf(e *emulator.Error) int {
 // ErrorBody is the error response of spec 2.16, plus the list of every
 // problem found.
 type ErrorBody struct {
-	Status    string             `json:"status"`
-	Error     string             `json:"error"`
-	ErrorCode string             `json:"errorCode"`
-	EMVError  EMVError           `json:"emvError"`
-	Problems  []emulator.Problem `json:"problems,omitempty"`
+	Status    string        `json:"status"`
+	Error     string        `json:"error"`
+	ErrorCode string        `json:"errorCode"`
+	EMVError  EMVError      `json:"emvError"`
+	Problems  []emv.Problem `json:"problems,omitempty"`
 }
 
 // EMVError is the nested emvError object of the error body.
@@ -114,7 +115,7 @@ type EMVError struct {
 	Detail      string `json:"emvErrorDetail"`
 }
 
-func errorBody(e *emulator.Error) ErrorBody {
+func errorBody(e *emv.Error) ErrorBody {
 	return ErrorBody{
 		Status:    e.Status,
 		Error:     e.Message,
@@ -144,10 +145,10 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	switch {
 	case !ok:
 		s.log.ErrorContext(r.Context(), "internal error", slog.String("request_id", requestID(r)), slog.Any("err", err))
-		e = emulator.NewError(emulator.CodeInternal, emulator.EMVPermanentFailure, "internal error of the emulator (request "+requestID(r)+")", "")
-	case e.Code == emulator.CodeStoreUnavailable:
+		e = emv.NewError(emv.CodeInternal, emv.EMVPermanentFailure, "internal error of the emulator (request "+requestID(r)+")", "")
+	case e.Code == emv.CodeStoreUnavailable:
 		s.log.WarnContext(r.Context(), "state store unavailable", slog.String("request_id", requestID(r)), slog.Any("err", err))
-	case e.Code == emulator.CodeStoreFull:
+	case e.Code == emv.CodeStoreFull:
 		s.metrics.full()
 		s.log.WarnContext(r.Context(), "state store full: Redis refuses writes at its maxmemory; free memory or raise maxmemory",
 			slog.String("request_id", requestID(r)), slog.Any("err", err))

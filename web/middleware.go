@@ -11,7 +11,7 @@ import (
 
 	"github.com/gorilla/mux"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
 )
 
 type infoKey struct{}
@@ -187,7 +187,7 @@ func (s *Server) observe(next http.Handler) http.Handler {
 				s.log.ErrorContext(r.Context(), "panic in handler", slog.String("request_id", id),
 					slog.Any("panic", p), slog.String("stack", string(debug.Stack())))
 				if rec.status == 0 {
-					s.writeError(rec, r, emulator.NewError(emulator.CodeInternal, emulator.EMVPermanentFailure,
+					s.writeError(rec, r, emv.NewError(emv.CodeInternal, emv.EMVPermanentFailure,
 						"internal error of the emulator (request "+id+")", ""))
 				}
 			}

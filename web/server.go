@@ -20,6 +20,7 @@ import (
 
 	"github.com/threeds-sandbox/threeds-sandbox/docs"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/journal"
 	"github.com/threeds-sandbox/threeds-sandbox/templates"
 	"github.com/threeds-sandbox/threeds-sandbox/web/auth"
@@ -369,7 +370,7 @@ func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	secureHeaders(w.Header())
-	s.writeError(w, r, emulator.NewError(emulator.CodeNotFound, emulator.EMVAccessDenied,
+	s.writeError(w, r, emv.NewError(emv.CodeNotFound, emv.EMVAccessDenied,
 		fmt.Sprintf("no route %s %s", r.Method, r.URL.Path), ""))
 }
 
@@ -377,7 +378,7 @@ func (s *Server) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
 	secureHeaders(w.Header())
 	allowed := s.allowed(r)
 	w.Header().Set("Allow", strings.Join(allowed, ", "))
-	s.writeError(w, r, emulator.NewError(emulator.CodeMethodNotAllowed, emulator.EMVAccessDenied,
+	s.writeError(w, r, emv.NewError(emv.CodeMethodNotAllowed, emv.EMVAccessDenied,
 		fmt.Sprintf("method %s is not allowed on %s; allowed: %s", r.Method, r.URL.Path, strings.Join(allowed, ", ")), "method"))
 }
 

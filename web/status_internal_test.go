@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
 )
 
 // TestErrorCodeTable keeps the errorCode table of docs/errors.md equal to
@@ -23,10 +23,10 @@ func TestErrorCodeTable(t *testing.T) {
 		t.Fatal("docs/errors.md lacks the error-codes markers")
 	}
 	row := regexp.MustCompile("(?m)^\\| `([A-Z0-9]{4})` \\| (\\d{3}) \\| (\\d{3}) \\|")
-	documented := map[emulator.ErrorCode]int{}
+	documented := map[emv.ErrorCode]int{}
 	for _, m := range row.FindAllStringSubmatch(s[i:j], -1) {
 		status, _ := strconv.Atoi(m[2])
-		documented[emulator.ErrorCode(m[1])] = status
+		documented[emv.ErrorCode(m[1])] = status
 	}
 	for code, status := range httpStatus {
 		if got, ok := documented[code]; !ok || got != status {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/redisstore"
 )
 
@@ -41,7 +42,7 @@ func TestClassifyWrite(t *testing.T) {
 				t.Errorf("ClassifyWrite(%v) wraps ErrMaybeApplied: %v, want %v", tt.err, got, tt.maybe)
 			}
 			e, ok := emulator.AsError(err)
-			if !ok || e.Code != emulator.CodeStoreUnavailable || e.EMVCode != "403" {
+			if !ok || e.Code != emv.CodeStoreUnavailable || e.EMVCode != "403" {
 				t.Fatalf("AsError(%v) = %+v, want SY02 / EMV 403", err, e)
 			}
 			if !strings.Contains(e.Message, tt.wantMessage) {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/redisstore"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/storetest"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
@@ -65,7 +66,7 @@ func TestFull(t *testing.T) {
 			continue
 		}
 		e, ok := emulator.AsError(err)
-		if !ok || e.Code != emulator.CodeStoreFull || e.EMVCode != emulator.EMVPermanentFailure ||
+		if !ok || e.Code != emv.CodeStoreFull || e.EMVCode != emv.EMVPermanentFailure ||
 			!strings.Contains(e.Message, "full") || strings.Contains(e.Message, "try again") {
 			t.Errorf("%s: AsError = %+v, want SY04 / EMV 404 saying the store is full", name, e)
 		}

@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
 )
 
 // CaptureForm is the device data capture form as the browser posted it
@@ -35,13 +36,13 @@ var captureFields = []struct {
 // characters, ddcId 1 to 36 letters, digits, '-', '_' or '.', jwt (JWT)
 // at most 2048 characters, each once. Other fields are ignored. It
 // returns what it read and, when something is wrong, every problem at
-// once as an *emulator.Error (201 missing, 203 malformed or too long, 204
+// once as an *emv.Error (201 missing, 203 malformed or too long, 204
 // a field twice or under both its names with different values).
-func DecodeCaptureForm(form url.Values) (CaptureForm, *emulator.Error) {
+func DecodeCaptureForm(form url.Values) (CaptureForm, *emv.Error) {
 	var out CaptureForm
-	var problems []emulator.Problem
+	var problems []emv.Problem
 	add := func(field, code, reason string) {
-		problems = append(problems, emulator.Problem{Field: field, EMVCode: code, Reason: reason})
+		problems = append(problems, emv.Problem{Field: field, EMVCode: code, Reason: reason})
 	}
 	values := [4]string{}
 	for i, f := range captureFields {
@@ -54,7 +55,7 @@ func DecodeCaptureForm(form url.Values) (CaptureForm, *emulator.Error) {
 		name := f.names[0]
 		switch {
 		case len(got) == 0 || len(got) == 1 && got[0] == "":
-			add(name, emulator.EMVMissingElement, "required")
+			add(name, emv.EMVMissingElement, "required")
 			continue
 		case len(got) > 1 && !same(got):
 			add(name, emvDuplicate, fmt.Sprintf("sent %d times with different values", len(got)))
@@ -83,7 +84,7 @@ func DecodeCaptureForm(form url.Values) (CaptureForm, *emulator.Error) {
 	out.Request = emulator.CaptureRequest{DDCID: ddcID, BIN: bin, CallbackURL: callback, JWTLength: len(jwt)}
 	out.JWT = jwt
 	if len(problems) > 0 {
-		return out, emulator.ValidationError(problems)
+		return out, emv.ValidationError(problems)
 	}
 	return out, nil
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/wire"
 )
 
@@ -44,22 +45,22 @@ func TestDecodeCaptureForm(t *testing.T) {
 	tests := []struct {
 		name   string
 		mutate func(url.Values)
-		code   emulator.ErrorCode
+		code   emv.ErrorCode
 		fields string
 	}{
-		{"nothing", func(v url.Values) { clear(v) }, emulator.CodeMissingField, "bin,callbackUrl,ddcId,jwt"},
-		{"empty ddcId", func(v url.Values) { v.Set("ddcId", "") }, emulator.CodeMissingField, "ddcId"},
-		{"bin too short", func(v url.Values) { v.Set("bin", "40000") }, emulator.CodeInvalidField, "bin"},
-		{"bin not digits", func(v url.Values) { v.Set("bin", "4000-0000") }, emulator.CodeInvalidField, "bin"},
-		{"bin too long", func(v url.Values) { v.Set("bin", strings.Repeat("4", 20)) }, emulator.CodeInvalidField, "bin"},
-		{"callbackUrl relative", func(v url.Values) { v.Set("callbackUrl", "/ddc-callback") }, emulator.CodeInvalidField, "callbackUrl"},
-		{"callbackUrl javascript", func(v url.Values) { v.Set("callbackUrl", "javascript:alert(1)") }, emulator.CodeInvalidField, "callbackUrl"},
-		{"callbackUrl too long", func(v url.Values) { v.Set("callbackUrl", "https://x.example/"+strings.Repeat("a", 2048)) }, emulator.CodeInvalidField, "callbackUrl"},
-		{"ddcId too long", func(v url.Values) { v.Set("ddcId", strings.Repeat("a", 37)) }, emulator.CodeInvalidField, "ddcId"},
-		{"ddcId with spaces", func(v url.Values) { v.Set("ddcId", "a b") }, emulator.CodeInvalidField, "ddcId"},
-		{"jwt too long", func(v url.Values) { v.Set("jwt", strings.Repeat("a", 2049)) }, emulator.CodeInvalidField, "jwt"},
-		{"bin twice", func(v url.Values) { v.Add("bin", "400000") }, emulator.CodeDuplicateField, "bin"},
-		{"bin and cardBIN differ", func(v url.Values) { v.Set("cardBIN", "510000") }, emulator.CodeDuplicateField, "bin"},
+		{"nothing", func(v url.Values) { clear(v) }, emv.CodeMissingField, "bin,callbackUrl,ddcId,jwt"},
+		{"empty ddcId", func(v url.Values) { v.Set("ddcId", "") }, emv.CodeMissingField, "ddcId"},
+		{"bin too short", func(v url.Values) { v.Set("bin", "40000") }, emv.CodeInvalidField, "bin"},
+		{"bin not digits", func(v url.Values) { v.Set("bin", "4000-0000") }, emv.CodeInvalidField, "bin"},
+		{"bin too long", func(v url.Values) { v.Set("bin", strings.Repeat("4", 20)) }, emv.CodeInvalidField, "bin"},
+		{"callbackUrl relative", func(v url.Values) { v.Set("callbackUrl", "/ddc-callback") }, emv.CodeInvalidField, "callbackUrl"},
+		{"callbackUrl javascript", func(v url.Values) { v.Set("callbackUrl", "javascript:alert(1)") }, emv.CodeInvalidField, "callbackUrl"},
+		{"callbackUrl too long", func(v url.Values) { v.Set("callbackUrl", "https://x.example/"+strings.Repeat("a", 2048)) }, emv.CodeInvalidField, "callbackUrl"},
+		{"ddcId too long", func(v url.Values) { v.Set("ddcId", strings.Repeat("a", 37)) }, emv.CodeInvalidField, "ddcId"},
+		{"ddcId with spaces", func(v url.Values) { v.Set("ddcId", "a b") }, emv.CodeInvalidField, "ddcId"},
+		{"jwt too long", func(v url.Values) { v.Set("jwt", strings.Repeat("a", 2049)) }, emv.CodeInvalidField, "jwt"},
+		{"bin twice", func(v url.Values) { v.Add("bin", "400000") }, emv.CodeDuplicateField, "bin"},
+		{"bin and cardBIN differ", func(v url.Values) { v.Set("cardBIN", "510000") }, emv.CodeDuplicateField, "bin"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -2,20 +2,21 @@ package wire
 
 import (
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
 )
 
 // DecodeDDC parses and validates the body of a device data collection
 // request (POST {base}/authentication/ddc): card.cardNumber and
 // threeDSMethodNotificationURL are required, externalReferenceId and the
 // merchant's own ddcId are optional. It returns the dotted paths of the fields it ignored, and an
-// *emulator.Error as DecodeLookup does.
+// *emv.Error as DecodeLookup does.
 func DecodeDDC(body []byte) (emulator.DDCRequest, []string, error) {
 	d := new(decoding[emulator.DDCRequest])
 	if err := decodeBody(d, body, bodyLimits, ddcRules); err != nil {
 		return emulator.DDCRequest{}, nil, malformed(err)
 	}
 	if c := &d.c; len(c.problems) > 0 {
-		return emulator.DDCRequest{}, c.ignored, emulator.ValidationError(c.problems)
+		return emulator.DDCRequest{}, c.ignored, emv.ValidationError(c.problems)
 	}
 	return d.req, d.c.ignored, nil
 }

@@ -10,7 +10,7 @@
 // decoder's bounds (maxMembers members in an object, maxKeys keys in the
 // body, maxDepth levels of nesting): it is not read past the bound, and
 // its one problem names the object. Field problems are collected as
-// emulator.Problem values and returned as one emulator.ValidationError:
+// emv.Problem values and returned as one emv.ValidationError:
 // 201 for a required field that is absent, null or "", 203 for a bad type,
 // length, format or value, 204 for a duplicate key, 304 for a well-formed
 // ISO 4217 / 3166-1 code that does not exist, and 102 for a well-formed
@@ -75,22 +75,22 @@
 // as EMV's acctNumber) gets a reason that names that key.
 //
 // A deviceChannel of 1 (app) or 3 (3RI) is a 203 problem among the others;
-// when it is the only problem the error code is emulator.CodeDeviceChannel.
+// when it is the only problem the error code is emv.CodeDeviceChannel.
 package wire
 
 import (
 	"strconv"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
 )
 
 // malformed builds the EMV 101 error of a body that is not one JSON
 // object, or is one beyond the decoder's bounds (see limitError): the
 // latter names the object in emvErrorDetail and in a problem.
-func malformed(err error) *emulator.Error {
+func malformed(err error) *emv.Error {
 	if le, ok := err.(*limitError); ok {
-		e := emulator.NewError(emulator.CodeMalformedJSON, emulator.EMVMessageInvalid, "request body beyond the decoder's limits: "+le.Error(), le.field)
-		e.Problems = []emulator.Problem{{Field: le.field, EMVCode: emulator.EMVMessageInvalid,
+		e := emv.NewError(emv.CodeMalformedJSON, emv.EMVMessageInvalid, "request body beyond the decoder's limits: "+le.Error(), le.field)
+		e.Problems = []emv.Problem{{Field: le.field, EMVCode: emv.EMVMessageInvalid,
 			Reason: le.reason + "; the body is not read beyond byte offset " + strconv.Itoa(le.offset)}}
 		return e
 	}
@@ -99,5 +99,5 @@ func malformed(err error) *emulator.Error {
 	if se, ok := err.(*syntaxError); ok {
 		detail = "body, byte offset " + strconv.Itoa(se.offset)
 	}
-	return emulator.NewError(emulator.CodeMalformedJSON, emulator.EMVMessageInvalid, msg, detail)
+	return emv.NewError(emv.CodeMalformedJSON, emv.EMVMessageInvalid, msg, detail)
 }

@@ -2,12 +2,13 @@ package wire
 
 import (
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
 )
 
 // DecodeEnquiry parses and validates the body of an enquiry (spec 2.14).
 // At least one of threeDsServerTransId (a UUID, returned lower-case) and
 // externalReferenceId must be sent. It returns the dotted paths of the
-// fields it ignored, and an *emulator.Error as DecodeLookup does.
+// fields it ignored, and an *emv.Error as DecodeLookup does.
 func DecodeEnquiry(body []byte) (emulator.EnquiryRequest, []string, error) {
 	d := new(decoding[emulator.EnquiryRequest])
 	if err := decodeBody(d, body, bodyLimits, enquiryRules); err != nil {
@@ -23,7 +24,7 @@ func DecodeEnquiry(body []byte) (emulator.EnquiryRequest, []string, error) {
 			"one of threeDsServerTransId and externalReferenceId is required"+hint)
 	}
 	if len(c.problems) > 0 {
-		return emulator.EnquiryRequest{}, c.ignored, emulator.ValidationError(c.problems)
+		return emulator.EnquiryRequest{}, c.ignored, emv.ValidationError(c.problems)
 	}
 	return d.req, c.ignored, nil
 }

@@ -4,7 +4,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/wire/wiretest"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios/iso"
 )
@@ -12,12 +12,12 @@ import (
 // validEMV are the EMV codes the decoders may report.
 var validEMV = map[string]bool{"101": true, "102": true, "201": true, "203": true, "204": true, "304": true}
 
-// checkError fails unless err is a complete *emulator.Error.
+// checkError fails unless err is a complete *emv.Error.
 func checkError(t *testing.T, body []byte, err error) {
 	t.Helper()
-	e, ok := err.(*emulator.Error)
+	e, ok := err.(*emv.Error)
 	if !ok {
-		t.Fatalf("body %q: error %T (%v), want *emulator.Error", body, err, err)
+		t.Fatalf("body %q: error %T (%v), want *emv.Error", body, err, err)
 	}
 	if e.Code == "" || !validEMV[e.EMVCode] || e.Message == "" || e.Detail == "" || e.Description == "" {
 		t.Fatalf("body %q: incomplete error %+v", body, e)

@@ -3,7 +3,7 @@ package wire
 import (
 	"testing"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/wire/wiretest"
 )
@@ -32,21 +32,21 @@ func edited(tb testing.TB, edits ...wiretest.Edit) []byte {
 	return out
 }
 
-// asError fails the test unless err is an *emulator.Error.
-func asError(tb testing.TB, err error) *emulator.Error {
+// asError fails the test unless err is an *emv.Error.
+func asError(tb testing.TB, err error) *emv.Error {
 	tb.Helper()
 	if err == nil {
 		tb.Fatal("got no error, want one")
 	}
-	e, ok := err.(*emulator.Error)
+	e, ok := err.(*emv.Error)
 	if !ok {
-		tb.Fatalf("got error %T (%v), want *emulator.Error", err, err)
+		tb.Fatalf("got error %T (%v), want *emv.Error", err, err)
 	}
 	return e
 }
 
 // hasProblem tells whether e lists a problem of code on field.
-func hasProblem(e *emulator.Error, code, field string) bool {
+func hasProblem(e *emv.Error, code, field string) bool {
 	for _, p := range e.Problems {
 		if p.EMVCode == code && p.Field == field {
 			return true

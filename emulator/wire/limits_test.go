@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
 )
 
 // TestUnknownKeysScaleLinearly decodes one lookup with 1k unknown keys and
@@ -115,15 +115,15 @@ func TestDecodeBounds(t *testing.T) {
 			} {
 				err := decode([]byte(tt.body))
 				if tt.field == "" {
-					if e, ok := err.(*emulator.Error); ok && e.EMVCode == "101" {
+					if e, ok := err.(*emv.Error); ok && e.EMVCode == "101" {
 						t.Errorf("%s: refused within the bounds: %v", name, err)
 					}
 					continue
 				}
 				e := asError(t, err)
-				if e.Code != emulator.CodeMalformedJSON || e.EMVCode != "101" || e.Detail != tt.field {
+				if e.Code != emv.CodeMalformedJSON || e.EMVCode != "101" || e.Detail != tt.field {
 					t.Errorf("%s: got %s/%s on %q, want %s/101 on %q (%s)", name, e.Code, e.EMVCode, e.Detail,
-						emulator.CodeMalformedJSON, tt.field, e.Message)
+						emv.CodeMalformedJSON, tt.field, e.Message)
 				}
 				if len(e.Problems) != 1 || e.Problems[0].Field != tt.field || e.Problems[0].EMVCode != "101" || e.Problems[0].Reason == "" {
 					t.Errorf("%s: problems = %+v, want one 101 on %q", name, e.Problems, tt.field)

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios/iso"
 )
 
@@ -14,7 +15,7 @@ import (
 // (spec 2.2-2.12). It returns the typed request with the spec's defaults
 // applied, and the dotted paths of the fields it ignored because the
 // interface does not define them. The error, when not nil, is an
-// *emulator.Error: EMV 101 for a body that is not one JSON object, else a
+// *emv.Error: EMV 101 for a body that is not one JSON object, else a
 // validation error listing every problem of the request.
 //
 // The request's strings share memory with body, which must not be changed
@@ -48,11 +49,11 @@ func decodeLookup(body []byte, lim limits) (emulator.LookupRequest, []string, er
 		return *req, c.ignored, nil
 	}
 	if channelOnly {
-		e := emulator.NewError(emulator.CodeDeviceChannel, emvFormat, channelReason(req.DeviceChannel), "deviceChannel")
+		e := emv.NewError(emv.CodeDeviceChannel, emvFormat, channelReason(req.DeviceChannel), "deviceChannel")
 		e.Problems = c.problems
 		return emulator.LookupRequest{}, c.ignored, e
 	}
-	return emulator.LookupRequest{}, c.ignored, emulator.ValidationError(c.problems)
+	return emulator.LookupRequest{}, c.ignored, emv.ValidationError(c.problems)
 }
 
 // lookupDecoding is a lookup's decoding with room for the objects a

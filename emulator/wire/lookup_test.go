@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/wire/wiretest"
 )
 
@@ -103,12 +104,12 @@ func TestDecodeLookupDeviceChannel(t *testing.T) {
 	tests := []struct {
 		name  string
 		edits []wiretest.Edit
-		code  emulator.ErrorCode
+		code  emv.ErrorCode
 	}{
-		{"app alone", []wiretest.Edit{set("deviceChannel", num("1"))}, emulator.CodeDeviceChannel},
-		{"3RI alone", []wiretest.Edit{set("deviceChannel", num("3"))}, emulator.CodeDeviceChannel},
-		{"app among other problems", []wiretest.Edit{set("deviceChannel", num("1")), del("ddcId")}, emulator.CodeMissingField},
-		{"out of range", []wiretest.Edit{set("deviceChannel", num("7"))}, emulator.CodeInvalidField},
+		{"app alone", []wiretest.Edit{set("deviceChannel", num("1"))}, emv.CodeDeviceChannel},
+		{"3RI alone", []wiretest.Edit{set("deviceChannel", num("3"))}, emv.CodeDeviceChannel},
+		{"app among other problems", []wiretest.Edit{set("deviceChannel", num("1")), del("ddcId")}, emv.CodeMissingField},
+		{"out of range", []wiretest.Edit{set("deviceChannel", num("7"))}, emv.CodeInvalidField},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -472,23 +473,23 @@ func TestDecodeLookupVersionFirst(t *testing.T) {
 	tests := []struct {
 		name   string
 		body   []byte
-		code   emulator.ErrorCode
+		code   emv.ErrorCode
 		emv    string
 		detail string
 		others []string // the other problems, as "code field"
 	}{
 		{"version alone", edited(t, set("messageVersion", "2.0.0")),
-			emulator.CodeUnsupportedVersion, "102", "messageVersion", nil},
+			emv.CodeUnsupportedVersion, "102", "messageVersion", nil},
 		{"with a missing field", edited(t, set("messageVersion", "2.3.0"), del("ddcId")),
-			emulator.CodeUnsupportedVersion, "102", "messageVersion", []string{"201 ddcId"}},
+			emv.CodeUnsupportedVersion, "102", "messageVersion", []string{"201 ddcId"}},
 		{"with a format and an ISO problem", edited(t, set("messageVersion", "9.9.9"), set("email", "x"), set("purchase.currencyCode", "XYZ")),
-			emulator.CodeUnsupportedVersion, "102", "messageVersion", []string{"203 email", "304 purchase.currencyCode"}},
+			emv.CodeUnsupportedVersion, "102", "messageVersion", []string{"203 email", "304 purchase.currencyCode"}},
 		{"with a duplicate", []byte(strings.Replace(base, `"messageVersion": "2.2.0"`, `"messageVersion": "2.0.0", "ddcId": "x"`, 1)),
-			emulator.CodeUnsupportedVersion, "102", "messageVersion", []string{"204 ddcId"}},
+			emv.CodeUnsupportedVersion, "102", "messageVersion", []string{"204 ddcId"}},
 		{"with the app channel", edited(t, set("messageVersion", "2.0.0"), set("deviceChannel", num("1"))),
-			emulator.CodeUnsupportedVersion, "102", "messageVersion", []string{"203 deviceChannel"}},
+			emv.CodeUnsupportedVersion, "102", "messageVersion", []string{"203 deviceChannel"}},
 		{"malformed version is a format problem", edited(t, set("messageVersion", "2.2"), del("ddcId")),
-			emulator.CodeMissingField, "201", "ddcId", []string{"203 messageVersion"}},
+			emv.CodeMissingField, "201", "ddcId", []string{"203 messageVersion"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -531,7 +532,7 @@ func TestDecodeLookupDuplicates(t *testing.T) {
 			if got, want := e.EMVCode, "204"; got != want {
 				t.Fatalf("EMVCode = %s, want %s (%+v)", got, want, e.Problems)
 			}
-			if got, want := e.Code, emulator.CodeDuplicateField; got != want {
+			if got, want := e.Code, emv.CodeDuplicateField; got != want {
 				t.Errorf("Code = %s, want %s", got, want)
 			}
 			if got, want := e.Detail, strings.Join(tt.fields, ","); got != want {
@@ -574,8 +575,8 @@ func TestDecodeMalformed(t *testing.T) {
 				"enquiry": func(b []byte) error { _, _, err := DecodeEnquiry(b); return err },
 			} {
 				e := asError(t, decode([]byte(tt.body)))
-				if e.Code != emulator.CodeMalformedJSON || e.EMVCode != "101" {
-					t.Errorf("%s: got %s/%s, want %s/101", name, e.Code, e.EMVCode, emulator.CodeMalformedJSON)
+				if e.Code != emv.CodeMalformedJSON || e.EMVCode != "101" {
+					t.Errorf("%s: got %s/%s, want %s/101", name, e.Code, e.EMVCode, emv.CodeMalformedJSON)
 				}
 				if !strings.Contains(e.Message, "byte offset") || !strings.HasPrefix(e.Detail, "body") {
 					t.Errorf("%s: message %q / detail %q should locate the problem", name, e.Message, e.Detail)

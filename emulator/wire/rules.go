@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
 )
 
 // This file holds the table-driven machinery that checks one JSON object
@@ -13,11 +13,11 @@ import (
 
 // EMV error codes of field problems.
 const (
-	emvMissing   = emulator.EMVMissingElement
-	emvFormat    = emulator.EMVInvalidFormat
-	emvDuplicate = emulator.EMVDuplicateElement
-	emvISO       = emulator.EMVInvalidISOCode
-	emvVersion   = emulator.EMVVersionNotSupported
+	emvMissing   = emv.EMVMissingElement
+	emvFormat    = emv.EMVInvalidFormat
+	emvDuplicate = emv.EMVDuplicateElement
+	emvISO       = emv.EMVInvalidISOCode
+	emvVersion   = emv.EMVVersionNotSupported
 )
 
 // fieldKind is how a field's JSON value is read. The kinds that keep a
@@ -96,7 +96,7 @@ func always(*checker) bool { return true }
 // checker collects what is wrong with one request and which fields were
 // ignored, plus the request-wide values that conditional rules depend on.
 type checker struct {
-	problems []emulator.Problem
+	problems []emv.Problem
 	ignored  []string
 
 	authInd         string // threeDsRequestorAuthInd as sent, if a string
@@ -125,7 +125,7 @@ const (
 // add records a problem; beyond maxProblems the rest are dropped.
 func (c *checker) add(path, code, reason string) {
 	if len(c.problems) < maxProblems {
-		c.problems = append(c.problems, emulator.Problem{Field: path, EMVCode: code, Reason: reason})
+		c.problems = append(c.problems, emv.Problem{Field: path, EMVCode: code, Reason: reason})
 	}
 }
 

@@ -6,7 +6,7 @@ import (
 	"sort"
 	"unsafe"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
 )
 
 // This file decodes a request while it parses it: the members of an object
@@ -59,9 +59,9 @@ func decodeBody[T any](d *decoding[T], body []byte, lim limits, set *ruleSet[*T]
 		// Objects report their duplicates as they are read, inner ones
 		// from within the outer: put them in the order of the body.
 		sort.Slice(p.dups, func(i, j int) bool { return p.dups[i].offset < p.dups[j].offset })
-		dups := make([]emulator.Problem, 0, len(p.dups)+len(c.problems))
+		dups := make([]emv.Problem, 0, len(p.dups)+len(c.problems))
 		for _, d := range p.dups {
-			dups = append(dups, emulator.Problem{Field: d.path, EMVCode: emvDuplicate, Reason: "key sent more than once in the same object"})
+			dups = append(dups, emv.Problem{Field: d.path, EMVCode: emvDuplicate, Reason: "key sent more than once in the same object"})
 		}
 		c.problems = append(dups, c.problems...)
 		if len(c.problems) > maxProblems {

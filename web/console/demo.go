@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
 	"github.com/threeds-sandbox/threeds-sandbox/templates"
 	"github.com/threeds-sandbox/threeds-sandbox/web/cards"
 	"github.com/threeds-sandbox/threeds-sandbox/web/respond"
@@ -44,10 +45,10 @@ func (c *Console) handleDemo(w http.ResponseWriter, r *http.Request) {
 		view.Config.IP = host
 	}
 	for _, st := range demoStatuses {
-		view.Config.NextSteps[st] = emulator.NextStep(st, "{eci}")
-		view.Config.StatusText[st] = emulator.StatusText[st]
+		view.Config.NextSteps[st] = emv.NextStep(st, "{eci}")
+		view.Config.StatusText[st] = emv.StatusText[st]
 	}
-	for code := range emulator.ChallengeCancelText {
+	for code := range emv.ChallengeCancelText {
 		view.Config.CancelText[code] = cancelHeadline(code)
 	}
 	c.render(w, r, http.StatusOK, templates.PageConsoleDemo, nonce, cspOptions{demo: true}, view)
@@ -64,7 +65,7 @@ var cancelHeadlines = map[string]string{
 
 // cancelHeadline is the headline of a result with challengeCancel code.
 func cancelHeadline(code string) string {
-	return cmp.Or(cancelHeadlines[code], emulator.ChallengeCancelText[code], "Challenge ended") + " (challengeCancel " + code + ")"
+	return cmp.Or(cancelHeadlines[code], emv.ChallengeCancelText[code], "Challenge ended") + " (challengeCancel " + code + ")"
 }
 
 // demoCards lists the catalogue's card numbers by scheme for the demo's

@@ -13,6 +13,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/journal"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 	"github.com/threeds-sandbox/threeds-sandbox/templates"
@@ -169,9 +170,9 @@ func cardRow(e cards.Entry) templates.CardRow {
 		ID:          e.ID,
 		Number:      e.CardNumber,
 		Status:      e.Status,
-		StatusText:  emulator.StatusText[e.Status],
+		StatusText:  emv.StatusText[e.Status],
 		Reason:      e.StatusReason,
-		ReasonText:  emulator.ReasonText[e.StatusReason],
+		ReasonText:  emv.ReasonText[e.StatusReason],
 		ECI:         e.ECI,
 		Version:     e.Version,
 		Auto:        e.Auto,
@@ -251,7 +252,7 @@ func (c *Console) row(s journal.Summary) templates.TransactionRow {
 	if amount != "" && s.Currency != "" {
 		amount += " " + s.Currency
 	}
-	statusText := emulator.StatusText[s.Status]
+	statusText := emv.StatusText[s.Status]
 	if s.ChallengeCancel != "" {
 		statusText = cancelHeadline(s.ChallengeCancel)
 	}

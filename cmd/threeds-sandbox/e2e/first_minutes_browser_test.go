@@ -8,7 +8,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
 )
 
 // noOverflow fails the test when the page of tb scrolls sideways: the
@@ -64,8 +64,8 @@ func TestBrowserFirstTenMinutes(t *testing.T) {
 
 			var lastID string
 			for _, tt := range []struct{ action, status, headline string }{
-				{"pass", "Y", emulator.StatusText["Y"]},
-				{"fail", "N", emulator.StatusText["N"]},
+				{"pass", "Y", emv.StatusText["Y"]},
+				{"fail", "N", emv.StatusText["N"]},
 				{"cancel", "N", "Cancelled by the cardholder (challengeCancel 01)"},
 			} {
 				t.Run(tt.action, func(t *testing.T) {

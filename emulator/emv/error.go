@@ -1,4 +1,4 @@
-package emulator
+package emv
 
 import (
 	"errors"
@@ -124,32 +124,11 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%s (EMV %s): %s", e.Code, e.EMVCode, e.Message)
 }
 
-// AsError returns err as an *Error when it is (or wraps) one. An error
-// wrapping ErrStoreFull becomes the error CodeStoreFull: nothing was
-// changed, and retrying will not help until memory is freed (EMV 404,
-// permanent system failure, as far as the caller can tell). An error
-// wrapping ErrUnavailable becomes the error CodeStoreUnavailable: a
-// transient system failure (EMV 403) that a retry may cure. When the
-// failure was a write that timed out (ErrMaybeApplied), the message says
-// that the change may or may not have been made.
-func AsError(err error) (*Error, bool) {
+// As returns err as an *Error when it is (or wraps) one.
+func As(err error) (*Error, bool) {
 	var e *Error
 	if errors.As(err, &e) {
 		return e, true
-	}
-	if errors.Is(err, ErrStoreFull) {
-		return NewError(CodeStoreFull, EMVPermanentFailure,
-			"the sandbox's shared state store is full (Redis reached its maxmemory) and refuses changes; nothing was changed, "+
-				"and retrying will not help until its operator frees memory or raises maxmemory", "store"), true
-	}
-	if errors.Is(err, ErrMaybeApplied) {
-		return NewError(CodeStoreUnavailable, EMVTransientFailure,
-			"the sandbox's shared state store did not confirm the change in time; it may not have been applied, "+
-				"or may have been: check with the enquiry before trying again", "store"), true
-	}
-	if errors.Is(err, ErrUnavailable) {
-		return NewError(CodeStoreUnavailable, EMVTransientFailure,
-			"the sandbox's shared state store is unreachable or too slow; nothing was changed, try again", "store"), true
 	}
 	return nil, false
 }
@@ -168,11 +147,11 @@ func NewError(code ErrorCode, emvCode, message, detail string) *Error {
 	return &Error{
 		Code:        code,
 		Status:      "U",
-		Message:     truncate(message, 255),
+		Message:     Truncate(message, 255),
 		EMVCode:     emvCode,
 		Component:   ComponentServer,
 		Description: EMVDescription(emvCode),
-		Detail:      truncate(detail, 2048),
+		Detail:      Truncate(detail, 2048),
 	}
 }
 
@@ -226,12 +205,14 @@ func ValidationError(problems []Problem) *Error {
 		first = NewError(CodeInvalidField, EMVInvalidFormat, "", problems[0].Field)
 		parts = append(parts, "invalid field ("+problems[0].Field+")")
 	}
-	first.Message = truncate("invalid request: "+strings.Join(parts, "; "), 255)
+	first.Message = Truncate("invalid request: "+strings.Join(parts, "; "), 255)
 	first.Problems = problems
 	return first
 }
 
-func truncate(s string, n int) string {
+// Truncate cuts s to at most n bytes, on a rune boundary, marking the cut
+// with "...": error messages stay bounded whatever a request carried.
+func Truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}

@@ -1,4 +1,4 @@
-package emulator
+package emv
 
 // StatusText describes a transStatus.
 var StatusText = map[string]string{
