@@ -10,14 +10,6 @@ import (
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 )
 
-// DefaultOTP is the one-time password that passes every challenge whose
-// scenario does not say otherwise.
-const DefaultOTP = "1234"
-
-// maxWrongOTPs is how many wrong codes end a challenge as N, reason 19
-// (exceeds ACS maximum challenges).
-const maxWrongOTPs = 3
-
 // ChallengeView is everything the challenge page shows: the transport
 // renders it as it is.
 type ChallengeView struct {
@@ -37,10 +29,17 @@ type ChallengeView struct {
 	PurchaseDate time.Time
 	// WindowSize is the challengeWindowSize, 1 to 5.
 	WindowSize int
-	// OTPHint tells the tester which code passes.
+	// UI is the challenge's style (scenarios.Styles): its page and
+	// actions.
+	UI string
+	// OTPHint tells the tester which code passes (ui otp).
 	OTPHint string
-	// AttemptsLeft counts the wrong codes the cardholder may still type.
+	// AttemptsLeft counts the wrong codes the cardholder may still type
+	// (ui otp).
 	AttemptsLeft int
+	// ResendsLeft counts the new codes the cardholder may still ask for
+	// (ui otp).
+	ResendsLeft int
 	// Message says why the page is shown again ("Incorrect code. 2
 	// attempts left."), also on a reload after a wrong code; empty the
 	// first time.
@@ -64,7 +63,11 @@ func (e *Engine) view(t Transaction, ch *scenarios.Challenge, message string, no
 	}
 	_, window := windows(ch, e.cfg)
 	expires := t.Challenge.OpenedAt.Add(window)
-	return ChallengeView{
+	ui := ch.UI
+	if ui == "" {
+		ui = scenarios.UIOTP
+	}
+	v := ChallengeView{
 		ThreeDSServerTransID: t.ThreeDSServerTransID,
 		ACSTransID:           t.ACSTransID,
 		MerchantName:         t.Challenge.MerchantName,
@@ -75,13 +78,14 @@ func (e *Engine) view(t Transaction, ch *scenarios.Challenge, message string, no
 		Version:              t.Version,
 		PurchaseDate:         date,
 		WindowSize:           t.Challenge.WindowSize,
-		OTPHint:              "Sandbox: code " + passingOTP(ch) + " passes",
-		AttemptsLeft:         max(maxWrongOTPs-t.Challenge.WrongOTPs, 0),
+		UI:                   ui,
 		Message:              message,
 		Step:                 t.Challenge.Interactions,
 		ExpiresAt:            expires,
 		ExpiresIn:            expires.Sub(now),
 	}
+	styleOf(ch.UI).show(&v, t, ch)
+	return v
 }
 
 // OpenChallenge checks an initial CReq against its transaction and opens
@@ -126,7 +130,9 @@ func (e *Engine) open(ctx context.Context, t Transaction, size int) (ChallengeVi
 		return ChallengeView{}, err
 	}
 	id := t.ThreeDSServerTransID
+	var first bool
 	t, err = e.store.Update(ctx, id, func(t *Transaction) error {
+		first = false // fn may run again after a conflicting write
 		settleLocked(t, now, ch, e.cfg)
 		switch t.Phase {
 		case PhaseFinal:
@@ -134,6 +140,7 @@ func (e *Engine) open(ctx context.Context, t Transaction, size int) (ChallengeVi
 		case PhaseChallengePending:
 			t.Phase = PhaseChallengeOpened
 			t.Challenge.OpenedAt = now
+			first = true
 		}
 		t.Challenge.WindowSize = size
 		return nil
@@ -142,17 +149,10 @@ func (e *Engine) open(ctx context.Context, t Transaction, size int) (ChallengeVi
 		return ChallengeView{}, e.stateFailure(err, id)
 	}
 	e.transactionEvent(ctx, t, EventCReq, fmt.Sprintf("challenge page shown, window size %d", size))
-	message := ""
-	if t.Challenge.WrongOTPs > 0 { // a reload after a wrong code
-		message = attemptsLeft(t.Challenge.WrongOTPs)
+	if kind, detail := styleOf(ch.UI).opened(ch); first && kind != "" {
+		e.transactionEvent(ctx, t, kind, detail)
 	}
-	return e.view(t, ch, message, now), nil
-}
-
-// attemptsLeft is the page's message after wrong codes.
-func attemptsLeft(wrong int) string {
-	left := maxWrongOTPs - wrong
-	return fmt.Sprintf("Incorrect code. %d attempt%s left.", left, plural(left))
+	return e.view(t, ch, "", now), nil
 }
 
 // completedError is the 305 answer to a challenge step on a finished
@@ -167,23 +167,11 @@ func completedError(t *Transaction) *Error {
 		"threeDsServerTransId")
 }
 
-// passingOTP is the first OTP of the rules that yields Y, or the default.
-func passingOTP(ch *scenarios.Challenge) string {
-	best := ""
-	for otp, o := range ch.OTPs {
-		if o.Status == "Y" && (best == "" || otp < best) {
-			best = otp
-		}
-	}
-	if best == "" {
-		return DefaultOTP
-	}
-	return best
-}
-
 // Choice is what the cardholder (or a headless client) decided.
 type Choice struct {
-	// Action is pass, fail, cancel or otp.
+	// Action is one of scenarios' Action constants that fits the
+	// challenge's style: pass, fail, cancel, or a style's own (otp,
+	// resend).
 	Action string
 	// OTP is the code typed, for Action otp.
 	OTP string
@@ -244,14 +232,8 @@ func (e *Engine) CompleteChallenge(ctx context.Context, ns, id string, c Choice)
 }
 
 func (e *Engine) decide(ctx context.Context, id string, c Choice, via apiCall, check func(*Transaction) error) (Decision, error) {
-	switch c.Action {
-	case "pass", "fail", "cancel", "otp":
-	default:
-		return Decision{}, NewError(CodeInvalidField, EMVInvalidFormat, fmt.Sprintf("action %q: want pass, fail, cancel or otp", c.Action), "action")
-	}
-	if c.Action == "otp" && strings.TrimSpace(c.OTP) == "" {
-		// No code is no attempt: nothing is used up.
-		return Decision{}, NewError(CodeMissingField, EMVMissingElement, "action otp needs the code typed, in otp", "otp")
+	if !IsChoiceAction(c.Action) {
+		return Decision{}, NewError(CodeInvalidField, EMVInvalidFormat, fmt.Sprintf("action %q: want %s", c.Action, orList(ChoiceActions())), "action")
 	}
 	t, err := e.store.Get(ctx, id)
 	if err != nil {
@@ -264,14 +246,21 @@ func (e *Engine) decide(ctx context.Context, id string, c Choice, via apiCall, c
 	if err != nil {
 		return Decision{}, err
 	}
+	style, err := fitStyle(c.Action, ch)
+	if err != nil {
+		return Decision{}, err
+	}
+	if err := style.check(c); err != nil {
+		return Decision{}, err
+	}
 	now, err := e.clock(ctx, t.Namespace)
 	if err != nil {
 		return Decision{}, err
 	}
-	var message string
+	var step styleStep
 	var final bool
 	t, err = e.store.Update(ctx, id, func(t *Transaction) error {
-		message, final = "", false // fn may run again after a conflicting write
+		step, final = styleStep{}, false // fn may run again after a conflicting write
 		if err := check(t); err != nil {
 			return err
 		}
@@ -290,22 +279,21 @@ func (e *Engine) decide(ctx context.Context, id string, c Choice, via apiCall, c
 		t.Challenge.Interactions++
 		var o scenarios.Outcome
 		switch c.Action {
-		case "pass":
+		case scenarios.ActionPass:
 			o = ch.Pass
-		case "fail":
+		case scenarios.ActionFail:
 			o = ch.Fail
-		case "cancel":
+		case scenarios.ActionCancel:
 			o = ch.Cancel
-		case "otp":
-			var ok bool
-			if o, ok = lookupOTP(ch, c.OTP); !ok {
-				t.Challenge.WrongOTPs++
-				if t.Challenge.WrongOTPs < maxWrongOTPs {
-					message = attemptsLeft(t.Challenge.WrongOTPs)
-					return nil
-				}
-				o = scenarios.Outcome{Status: "N", Reason: "19"}
+		default:
+			var err error
+			if step, err = style.answer(t, ch, c); err != nil {
+				return err
 			}
+			if !step.final {
+				return nil
+			}
+			o = step.outcome
 		}
 		t.Challenge.Decision = c.Action
 		t.Challenge.DecidedAt = now
@@ -318,8 +306,8 @@ func (e *Engine) decide(ctx context.Context, id string, c Choice, via apiCall, c
 	}
 	d := Decision{Final: final, TransStatus: t.Status, NotificationURL: t.Challenge.NotificationURL}
 	if !final {
-		e.transactionEvent(ctx, t, EventAttempt, message)
-		d.View = e.view(t, ch, message, now)
+		e.transactionEvent(ctx, t, step.kind, step.detail)
+		d.View = e.view(t, ch, step.message, now)
 		return d, nil
 	}
 	e.transactionEvent(ctx, t, EventDecision, describeChoice(c, t))
@@ -358,7 +346,7 @@ func (e *Engine) delivery(t Transaction, posted *string) (CResDelivery, error) {
 // describeChoice tells a decision in words for the journal.
 func describeChoice(c Choice, t Transaction) string {
 	s := c.Action
-	if c.Action == "otp" {
+	if c.Action == scenarios.ActionOTP {
 		s = "one-time code " + c.OTP
 	}
 	s += " -> " + t.Status
@@ -376,20 +364,6 @@ func plural(n int) string {
 		return ""
 	}
 	return "s"
-}
-
-// lookupOTP finds the outcome of a typed code: the scenario's OTP map, or
-// the default code that passes.
-func lookupOTP(ch *scenarios.Challenge, otp string) (scenarios.Outcome, bool) {
-	otp = strings.TrimSpace(otp)
-	if len(ch.OTPs) > 0 {
-		o, ok := ch.OTPs[otp]
-		return o, ok
-	}
-	if otp == DefaultOTP {
-		return ch.Pass, true
-	}
-	return scenarios.Outcome{}, false
 }
 
 // Result is the final result of a challenged transaction as the
@@ -443,9 +417,11 @@ func (e *Engine) Notification(ctx context.Context, c CRes) (Result, error) {
 // defaultChallenge holds the reference's outcomes for a challenge whose
 // scenario cannot be found any more (removed by a reload).
 var defaultChallenge = scenarios.Challenge{
-	Pass:   scenarios.Outcome{Status: "Y"},
-	Fail:   scenarios.Outcome{Status: "N", Reason: "01"},
-	Cancel: scenarios.Outcome{Status: "N", Reason: "01", ChallengeCancel: "01"},
+	UI:      scenarios.UIOTP,
+	Resends: scenarios.DefaultResends,
+	Pass:    scenarios.Outcome{Status: "Y"},
+	Fail:    scenarios.Outcome{Status: "N", Reason: "01"},
+	Cancel:  scenarios.Outcome{Status: "N", Reason: "01", ChallengeCancel: "01"},
 }
 
 // challengeRules are the challenge rules of a transaction's scenario, or

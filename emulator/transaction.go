@@ -167,6 +167,8 @@ type ChallengeState struct {
 	DecidedAt       time.Time
 	Interactions    int // challenge attempts, the RReq's interactionCounter
 	WrongOTPs       int
+	// Resends counts the new codes the cardholder asked for (ui otp).
+	Resends int
 	// Decision names how the challenge ended: pass, fail, cancel, otp,
 	// auto-pass..., timeout-first-creq, timeout-challenge.
 	Decision string

@@ -137,6 +137,8 @@ func TestParseRefuses(t *testing.T) {
 		{"outcome reason 23 on 2.1.0", scenario("    challenge:\n      version: 2.1.0\n      fail: {status: N, reason: \"23\"}\n"), 6, "needs version 2.2.0"},
 		{"outcome not a mapping", scenario("    challenge:\n      pass: Y\n"), 5, "pass must be a mapping"},
 		{"unknown outcome key", scenario("    challenge:\n      pass: {status: Y, transStatus: Y}\n"), 5, `unknown key "transStatus" in pass`},
+		{"unknown ui", scenario("    challenge:\n      ui: sms\n"), 5, `ui "sms" is not one of otp`},
+		{"resends out of range", scenario("    challenge:\n      resends: 21\n"), 5, `resends`},
 		{"otps not a mapping", scenario("    challenge:\n      otps: [\"1234\"]\n"), 5, "otps must be a mapping"},
 		{"otps empty", scenario("    challenge:\n      otps: {}\n"), 5, "otps is empty"},
 		{"otp unquoted", scenario("    challenge:\n      otps:\n        1234: {status: Y}\n"), 6, `one-time password 1234 must be quoted: "1234"`},
@@ -231,7 +233,7 @@ func TestParseValues(t *testing.T) {
 			name: "challenge defaults",
 			yaml: scenario("    challenge: {}\n"),
 			want: Scenario{ID: "s", Match: Match{CardNumber: "4000000000001000"},
-				Challenge: &Challenge{Version: "2.2.0", AuthenticationType: "02",
+				Challenge: &Challenge{Version: "2.2.0", UI: "otp", AuthenticationType: "02", Resends: 3,
 					Pass: Outcome{Status: "Y"}, Fail: Outcome{Status: "N", Reason: "01"},
 					Cancel: Outcome{Status: "N", Reason: "01", ChallengeCancel: "01"},
 					OTPs:   map[string]Outcome{"1234": {Status: "Y"}}}},
@@ -242,9 +244,9 @@ func TestParseValues(t *testing.T) {
 				"      pass: {status: Y, eci: \"05\"}\n      fail: {status: N, reason: \"19\"}\n" +
 				"      cancel: {status: N, reason: \"14\", challengeCancel: \"04\"}\n" +
 				"      otps: {\"0000\": {status: N, reason: \"01\"}, abc: {status: Y}}\n" +
-				"      auto: cancel\n      autoAfter: 2s\n      firstCReqTimeout: 3s\n      challengeTimeout: 1m30s\n"),
+				"      ui: otp\n      resends: 0\n      auto: cancel\n      autoAfter: 2s\n      firstCReqTimeout: 3s\n      challengeTimeout: 1m30s\n"),
 			want: Scenario{ID: "s", Match: Match{CardNumber: "4000000000001000"},
-				Challenge: &Challenge{Version: "2.1.0", AuthenticationType: "03",
+				Challenge: &Challenge{Version: "2.1.0", UI: "otp", AuthenticationType: "03", Resends: 0,
 					Pass: Outcome{Status: "Y", ECI: "05"}, Fail: Outcome{Status: "N", Reason: "19"},
 					Cancel: Outcome{Status: "N", Reason: "14", ChallengeCancel: "04"},
 					OTPs:   map[string]Outcome{"0000": {Status: "N", Reason: "01"}, "abc": {Status: "Y"}},
@@ -255,7 +257,7 @@ func TestParseValues(t *testing.T) {
 			name: "default OTP gives the pass outcome",
 			yaml: scenario("    challenge:\n      pass: {status: Y, eci: \"02\"}\n"),
 			want: Scenario{ID: "s", Match: Match{CardNumber: "4000000000001000"},
-				Challenge: &Challenge{Version: "2.2.0", AuthenticationType: "02",
+				Challenge: &Challenge{Version: "2.2.0", UI: "otp", AuthenticationType: "02", Resends: 3,
 					Pass: Outcome{Status: "Y", ECI: "02"}, Fail: Outcome{Status: "N", Reason: "01"},
 					Cancel: Outcome{Status: "N", Reason: "01", ChallengeCancel: "01"},
 					OTPs:   map[string]Outcome{"1234": {Status: "Y", ECI: "02"}}}},

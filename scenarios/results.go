@@ -163,23 +163,20 @@ func (d *decoder) parseChallenge(n *yaml.Node) *Challenge {
 	if !ok {
 		return nil
 	}
-	c := &Challenge{Version: d.parseVersion(m), AuthenticationType: "02", Pass: defaultPass, Fail: defaultFail, Cancel: defaultCancel}
+	st := d.parseUI(m)
+	c := &Challenge{Version: d.parseVersion(m), AuthenticationType: st.AuthenticationType, Pass: defaultPass, Fail: defaultFail, Cancel: defaultCancel}
 	if at, ok := d.parseAuthenticationType(m, c.Version); ok {
 		c.AuthenticationType = at
 	}
 	for _, o := range []struct {
 		key string
 		dst *Outcome
-	}{{"pass", &c.Pass}, {"fail", &c.Fail}, {"cancel", &c.Cancel}} {
+	}{{ActionPass, &c.Pass}, {ActionFail, &c.Fail}, {ActionCancel, &c.Cancel}} {
 		if v, ok := m.values[o.key]; ok {
 			*o.dst = d.parseOutcome(v, o.key, c.Version)
 		}
 	}
-	if v, ok := m.values["otps"]; ok {
-		c.OTPs = d.parseOTPs(v, c.Version)
-	} else {
-		c.OTPs = map[string]Outcome{DefaultOTP: c.Pass}
-	}
+	d.parseStyleKeys(st, m, c)
 	if m.has("auto") {
 		c.Auto, _ = d.oneOf(m, "auto", autoChoices)
 	}

@@ -201,13 +201,19 @@ type Frictionless struct {
 // Challenge is a lookup answered with status C, and what the cardholder's
 // choices on the challenge page yield.
 type Challenge struct {
-	Version            string // 2.1.0 or 2.2.0; default 2.2.0
-	AuthenticationType string // 01..04; default 02 (dynamic)
+	Version string // 2.1.0 or 2.2.0; default 2.2.0
+	// UI is the challenge's style (see Styles); default otp.
+	UI                 string
+	AuthenticationType string // 01..04; default the style's (otp: 02, dynamic)
 	Pass               Outcome
 	Fail               Outcome
 	Cancel             Outcome
-	// OTPs maps one-time passwords typed on the page to outcomes.
+	// OTPs maps one-time passwords typed on the page to outcomes (ui
+	// otp).
 	OTPs map[string]Outcome
+	// Resends is how many new codes the cardholder may ask for (ui otp;
+	// key resends, default DefaultResends).
+	Resends int
 	// Auto, when set (pass, fail or cancel), resolves the challenge by
 	// itself AutoAfter after the lookup, with no browser involved.
 	Auto      string

@@ -1,14 +1,18 @@
 package templates
 
 import (
+	"errors"
 	"html/template"
 	"strings"
 )
 
 // funcs are the helpers the templates may call.
 var funcs = template.FuncMap{
-	"brand":      brandOf,
-	"statusTone": statusTone,
+	"brand": brandOf,
+	// challengeStyle renders a challenge page's style; Parse binds it to
+	// the parsed set.
+	"challengeStyle": func(ChallengePage) (template.HTML, error) { return "", errors.New("challengeStyle is bound by Parse") },
+	"statusTone":     statusTone,
 }
 
 // brand is how the challenge page presents a card scheme: the CSS key of

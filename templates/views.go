@@ -60,9 +60,15 @@ type ChallengePage struct {
 	WindowSize int
 	// Width and Height are the window size in pixels, 0 for full screen.
 	Width, Height int
+	// UI is the challenge's style: the page renders the template
+	// challenge-<UI> (html/challenge-<UI>.tmpl) as its body; "" is otp.
+	UI string
 	// OTPHint tells the tester which code to type, e.g.
-	// "Sandbox: code 1234 passes".
+	// "Sandbox: code 1234 passes" (ui otp).
 	OTPHint string
+	// ResendsLeft counts the new codes the cardholder may still ask for
+	// (ui otp); the "send a new code" button shows while it is above 0.
+	ResendsLeft int
 	// Version is the protocol version of the transaction, e.g. "2.2.0".
 	Version string
 	// Message is shown above the code field as an alert, e.g.

@@ -171,7 +171,9 @@ func (s *Server) challengePage(w http.ResponseWriter, r *http.Request, v emulato
 		WindowSize:   v.WindowSize,
 		Width:        px[0],
 		Height:       px[1],
+		UI:           v.UI,
 		OTPHint:      v.OTPHint,
+		ResendsLeft:  v.ResendsLeft,
 		Version:      v.Version,
 		Message:      v.Message,
 		ExpiresIn:    humanDuration(v.ExpiresIn),
@@ -287,6 +289,8 @@ func (s *Server) handleNotification(w http.ResponseWriter, r *http.Request) {
 
 // CompleteRequest is the body of the headless challenge API.
 type CompleteRequest struct {
+	// Action is pass, fail, cancel, or an action of the challenge's
+	// style (otp, resend); see scenarios' Action constants.
 	Action string `json:"action"`
 	OTP    string `json:"otp,omitempty"`
 }
@@ -315,7 +319,7 @@ func (s *Server) handleCompleteChallenge(w http.ResponseWriter, r *http.Request)
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
-		s.writeError(w, r, emulator.NewError(emulator.CodeMalformedJSON, emulator.EMVMessageInvalid, "the body must be {\"action\":\"pass|fail|cancel|otp\",\"otp\":\"...\"}: "+err.Error(), "body"))
+		s.writeError(w, r, emulator.NewError(emulator.CodeMalformedJSON, emulator.EMVMessageInvalid, "the body must be {\"action\":\""+strings.Join(emulator.ChoiceActions(), "|")+"\",\"otp\":\"...\"}: "+err.Error(), "body"))
 		return
 	}
 	d, err := s.cfg.Engine.CompleteChallenge(r.Context(), namespaceOf(r.Context()), mux.Vars(r)["id"], emulator.Choice{Action: req.Action, OTP: req.OTP})

@@ -77,6 +77,7 @@ var eventTypes = map[emulator.EventKind]string{
 	emulator.EventLookup:     "lookup",
 	emulator.EventCReq:       "creq",
 	emulator.EventAttempt:    "otpAttempt",
+	emulator.EventCodeSent:   "codeSent",
 	emulator.EventDecision:   "decision",
 	emulator.EventCRes:       "cres",
 	emulator.EventEnquiry:    "enquiry",

@@ -42,7 +42,18 @@ type challenge struct {
 
 func (e *env) startChallenge(mutate func(map[string]any)) challenge {
 	e.t.Helper()
-	r := e.lookup("tok", testkit.LookupBody(e.t, e.card("visa-challenge"), mutate))
+	return e.startChallengeOf(e.card("visa-challenge"), mutate)
+}
+
+// startChallengeCard starts the challenge of another card.
+func (e *env) startChallengeCard(card string) challenge {
+	e.t.Helper()
+	return e.startChallengeOf(card, nil)
+}
+
+func (e *env) startChallengeOf(card string, mutate func(map[string]any)) challenge {
+	e.t.Helper()
+	r := e.lookup("tok", testkit.LookupBody(e.t, card, mutate))
 	if r.Str("status") != "C" {
 		e.t.Fatalf("lookup status = %q, want C: %s", r.Str("status"), r.Raw)
 	}

@@ -25,6 +25,7 @@ import (
 //	Challenge.WindowSize, .Interactions, .WrongOTPs   varints
 //	[method section]                only when Method is not zero, see appendMethod
 //	[generation section]            only when Generation is not zero: generationV1, uvarint
+//	[style section]                 only when Challenge.Resends is not zero: styleV1, uvarint
 //
 // The sections came later, each opened by its own byte: a record without
 // them (every record written before they existed, every transaction
@@ -117,8 +118,16 @@ func Append(b []byte, t *emulator.Transaction) []byte {
 	if t.Generation != 0 {
 		b = binary.AppendUvarint(append(b, generationV1), t.Generation)
 	}
+	if t.Challenge.Resends != 0 {
+		b = binary.AppendUvarint(append(b, styleV1), uint64(t.Challenge.Resends))
+	}
 	return b
 }
+
+// styleV1 opens the style section of a record: what a challenge style
+// keeps beyond the common fields, today the codes sent again
+// (Challenge.Resends) as a uvarint. It follows the generation section.
+const styleV1 byte = 4
 
 // generationV1 opens the generation section of a record: the
 // transaction's Generation follows as a uvarint. Its byte follows those
@@ -395,6 +404,7 @@ func Decode(rec []byte) (emulator.Transaction, error) {
 	windowSize, interactions, wrongOTPs := r.int(), r.int(), r.int()
 	var method emulator.MethodState
 	var generation uint64
+	var resends int
 	// The sections, each at most once and in their order.
 	for last := byte(0); !r.bad && r.off < len(r.b); {
 		tag := r.b[r.off]
@@ -409,6 +419,13 @@ func Decode(rec []byte) (emulator.Transaction, error) {
 		case generationV1:
 			r.off++
 			generation = r.uvarint()
+		case styleV1:
+			r.off++
+			if n := r.uvarint(); n <= math.MaxInt32 {
+				resends = int(n)
+			} else {
+				r.fail()
+			}
 		default:
 			r.fail()
 		}
@@ -426,7 +443,7 @@ func Decode(rec []byte) (emulator.Transaction, error) {
 		Challenge: emulator.ChallengeState{
 			NotificationURL: s.at(18), Session: s.at(19), MerchantName: s.at(20), Amount: s.at(21),
 			Currency: s.at(22), PurchaseDate: s.at(23), Decision: s.at(24),
-			WindowSize: windowSize, Interactions: interactions, WrongOTPs: wrongOTPs,
+			WindowSize: windowSize, Interactions: interactions, WrongOTPs: wrongOTPs, Resends: resends,
 			OpenedAt: openedAt, DecidedAt: decidedAt,
 		},
 		Method:     method,

@@ -330,6 +330,37 @@ func TestRecordGenerationSection(t *testing.T) {
 	}
 }
 
+// TestRecordStyleSection: the codes sent again of a challenge live in a
+// section of their own, after the generation section; a record without
+// it reads with zero resends, and a section out of order is refused.
+func TestRecordStyleSection(t *testing.T) {
+	tx := fullTx()
+	tx.Generation = 9
+	plain := Append(nil, &tx)
+	tx.Challenge.Resends = 2
+	rec := Append(nil, &tx)
+	if string(rec[:len(plain)]) != string(plain) || rec[len(plain)] != styleV1 {
+		t.Fatal("the style section is not a suffix of the record without it")
+	}
+	if got := roundTrip(t, tx); got.Challenge.Resends != 2 || !reflect.DeepEqual(got, tx) {
+		t.Errorf("round trip got resends %d", got.Challenge.Resends)
+	}
+	if got, err := Decode(plain); err != nil || got.Challenge.Resends != 0 {
+		t.Errorf("record without the section: resends %d, %v", got.Challenge.Resends, err)
+	}
+	noGen := tx
+	noGen.Generation, noGen.Challenge.Resends = 0, 0
+	base := Append(nil, &noGen)
+	swapped := append(append(append([]byte{}, base...), styleV1, 2), generationV1, 9)
+	if _, err := Decode(swapped); err == nil {
+		t.Error("a generation section after the style section decoded")
+	}
+	huge := append(append([]byte{}, base...), styleV1, 0xff, 0xff, 0xff, 0xff, 0x0f)
+	if _, err := Decode(huge); err == nil {
+		t.Error("a style section with resends beyond an int32 decoded")
+	}
+}
+
 func ptr[T any](v T) *T { return &v }
 
 func TestReadKeys(t *testing.T) {

@@ -296,6 +296,7 @@ var eventLabels = map[emulator.EventKind]string{
 	emulator.EventLookup:     "Lookup answered",
 	emulator.EventCReq:       "CReq received",
 	emulator.EventAttempt:    "Wrong one-time code",
+	emulator.EventCodeSent:   "Code sent to the phone",
 	emulator.EventDecision:   "Cardholder decision",
 	emulator.EventAuto:       "Resolved by itself",
 	emulator.EventTimeout:    "Timed out",
@@ -361,6 +362,9 @@ func (c *Console) handleTransaction(w http.ResponseWriter, r *http.Request) {
 			te.SinceStart = humanElapsed(ev.SinceStart)
 		}
 		view.Events = append(view.Events, te)
+		if ev.Kind == emulator.EventCodeSent {
+			view.CodesSent = append(view.CodesSent, templates.SentCode{Time: te.Time, Text: ev.Detail})
+		}
 	}
 	c.render(w, r, http.StatusOK, templates.PageConsoleTransaction, nonce, cspOptions{}, view)
 }

@@ -1,0 +1,129 @@
+package scenarios
+
+import "slices"
+
+// The cardholder's actions on a challenge, stated once: the scenario
+// files name the first three (outcomes and auto), the engine decides
+// them, the transports carry them. A style answers the common three and
+// its own (see Style.Actions).
+const (
+	ActionPass   = "pass"
+	ActionFail   = "fail"
+	ActionCancel = "cancel"
+	// ActionOTP answers an otp challenge with a typed code.
+	ActionOTP = "otp"
+	// ActionResend asks an otp challenge for a new code (EMV
+	// resendChallenge).
+	ActionResend = "resend"
+)
+
+// CommonActions are the actions every style answers: the tester's
+// shortcuts of the page and of the headless API.
+func CommonActions() []string { return []string{ActionPass, ActionFail, ActionCancel} }
+
+// Challenge styles: the scenario key ui.
+const (
+	// UIOTP is the code entry, the default.
+	UIOTP = "otp"
+)
+
+// DefaultResends is how many new codes an otp challenge sends when its
+// scenario does not say (key resends).
+const DefaultResends = 3
+
+// MaxResends bounds a scenario's resends.
+const MaxResends = 20
+
+// Style is one challenge style as a scenario file sees it: its ui value,
+// its default authenticationType, the keys of its own and how to read
+// them. The engine's part of a style (its rules and actions) lives in
+// the emulator, its page in templates; docs/architecture.md says where.
+type Style struct {
+	// UI is the scenario's ui value.
+	UI string
+	// AuthenticationType is the challenge's default authenticationType.
+	AuthenticationType string
+	// Keys are the challenge keys only this style reads.
+	Keys []string
+	// parse reads the style's keys of m into c.
+	parse func(d *decoder, m mapping, c *Challenge)
+}
+
+// Styles lists every challenge style, the default first.
+func Styles() []Style {
+	return []Style{
+		{UI: UIOTP, AuthenticationType: "02", Keys: []string{"otps", "resends"}, parse: parseOTPStyle},
+	}
+}
+
+// StyleOf returns the style of ui, false when there is none.
+func StyleOf(ui string) (Style, bool) {
+	for _, s := range Styles() {
+		if s.UI == ui {
+			return s, true
+		}
+	}
+	return Style{}, false
+}
+
+// styleNames lists the ui values, for messages and the schema test.
+func styleNames() []string {
+	var names []string
+	for _, s := range Styles() {
+		names = append(names, s.UI)
+	}
+	return names
+}
+
+// styleKeys lists every style's own keys, for the challenge mapping.
+func styleKeys() []string {
+	var keys []string
+	for _, s := range Styles() {
+		keys = append(keys, s.Keys...)
+	}
+	return keys
+}
+
+// parseUI reads the ui of a challenge: its style, the default when unset
+// or unknown (a problem then).
+func (d *decoder) parseUI(m mapping) Style {
+	st := Styles()[0]
+	if m.has("ui") {
+		if ui, ok := d.oneOf(m, "ui", styleNames()); ok {
+			st, _ = StyleOf(ui)
+		}
+	}
+	return st
+}
+
+// parseStyleKeys reads the keys of the style st into c; a key of another
+// style is a problem.
+func (d *decoder) parseStyleKeys(st Style, m mapping, c *Challenge) {
+	c.UI = st.UI
+	for _, other := range Styles() {
+		if other.UI == st.UI {
+			continue
+		}
+		for _, k := range other.Keys {
+			if m.has(k) && !slices.Contains(st.Keys, k) {
+				d.problemf(m.keys[k], "%s is a key of ui %s, not of ui %s", k, other.UI, st.UI)
+			}
+		}
+	}
+	st.parse(d, m, c)
+}
+
+// parseOTPStyle reads the keys of the code entry: otps and resends.
+func parseOTPStyle(d *decoder, m mapping, c *Challenge) {
+	if v, ok := m.values["otps"]; ok {
+		c.OTPs = d.parseOTPs(v, c.Version)
+	} else {
+		c.OTPs = map[string]Outcome{DefaultOTP: c.Pass}
+	}
+	c.Resends = DefaultResends
+	if m.has("resends") {
+		if n, ok := d.integer(m, "resends", 0, MaxResends); ok {
+			c.Resends = n
+		}
+	}
+}
