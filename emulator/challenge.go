@@ -40,6 +40,9 @@ type ChallengeView struct {
 	// ResendsLeft counts the new codes the cardholder may still ask for
 	// (ui otp).
 	ResendsLeft int
+	// App is the bank app's answer so far (ui oob): approve, decline, or
+	// "" while it has not answered.
+	App string
 	// Message says why the page is shown again ("Incorrect code. 2
 	// attempts left."), also on a reload after a wrong code; empty the
 	// first time.
@@ -84,7 +87,7 @@ func (e *Engine) view(t Transaction, ch *scenarios.Challenge, message string, no
 		ExpiresAt:            expires,
 		ExpiresIn:            expires.Sub(now),
 	}
-	styleOf(ch.UI).show(&v, t, ch)
+	styleOf(ch.UI).show(&v, t, ch, now)
 	return v
 }
 
@@ -287,7 +290,7 @@ func (e *Engine) decide(ctx context.Context, id string, c Choice, via apiCall, c
 			o = ch.Cancel
 		default:
 			var err error
-			if step, err = style.answer(t, ch, c); err != nil {
+			if step, err = style.answer(t, ch, c, now); err != nil {
 				return err
 			}
 			if !step.final {

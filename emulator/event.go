@@ -19,6 +19,12 @@ const (
 	// EventCodeSent: a one-time code was "sent" to the cardholder's
 	// phone, when an otp page first opened and on each resend.
 	EventCodeSent EventKind = "code-sent"
+	// EventApp: the banking app of an oob challenge was asked to
+	// approve, or answered.
+	EventApp EventKind = "app"
+	// EventContinue: an oob page's Continue was pressed before the app
+	// answered.
+	EventContinue EventKind = "continue"
 	EventAuto     EventKind = "auto"    // the scenario resolved the challenge by itself
 	EventTimeout  EventKind = "timeout" // a challenge window ran out
 	EventCRes     EventKind = "cres"    // the final CRes was handed to the browser or the API

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 )
@@ -23,12 +24,12 @@ type challengeStyle interface {
 	// inside its atomic update: a step that ends the challenge with an
 	// outcome, or one that shows the page again. An error changes
 	// nothing.
-	answer(t *Transaction, ch *scenarios.Challenge, c Choice) (styleStep, error)
+	answer(t *Transaction, ch *scenarios.Challenge, c Choice, now time.Time) (styleStep, error)
 	// opened is the event that records what the style did when its
 	// page first opened (an otp style sends a code); kind "" for none.
 	opened(ch *scenarios.Challenge) (kind EventKind, detail string)
-	// show fills the style's part of the page of t.
-	show(v *ChallengeView, t Transaction, ch *scenarios.Challenge)
+	// show fills the style's part of the page of t at now.
+	show(v *ChallengeView, t Transaction, ch *scenarios.Challenge, now time.Time)
 }
 
 // styleStep is what a style's action did.
@@ -47,6 +48,8 @@ type styleStep struct {
 // (rules made in code, such as the reference's).
 func styleOf(ui string) challengeStyle {
 	switch ui {
+	case scenarios.UIOOB:
+		return oobStyle{}
 	default: // scenarios.UIOTP: the parser knows no other value
 		return otpStyle{}
 	}

@@ -3,6 +3,7 @@ package emulator
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 )
@@ -30,7 +31,7 @@ func (otpStyle) check(c Choice) error {
 	return nil
 }
 
-func (otpStyle) answer(t *Transaction, ch *scenarios.Challenge, c Choice) (styleStep, error) {
+func (otpStyle) answer(t *Transaction, ch *scenarios.Challenge, c Choice, _ time.Time) (styleStep, error) {
 	if c.Action == scenarios.ActionResend {
 		if t.Challenge.Resends >= ch.Resends {
 			return styleStep{}, NewError(CodeTransactionState, EMVInvalidTransaction,
@@ -56,7 +57,7 @@ func (otpStyle) opened(ch *scenarios.Challenge) (EventKind, string) {
 	return EventCodeSent, "code " + passingOTP(ch) + " sent to the cardholder's phone"
 }
 
-func (otpStyle) show(v *ChallengeView, t Transaction, ch *scenarios.Challenge) {
+func (otpStyle) show(v *ChallengeView, t Transaction, ch *scenarios.Challenge, _ time.Time) {
 	v.OTPHint = "Sandbox: code " + passingOTP(ch) + " passes"
 	v.AttemptsLeft = max(maxWrongOTPs-t.Challenge.WrongOTPs, 0)
 	v.ResendsLeft = max(ch.Resends-t.Challenge.Resends, 0)

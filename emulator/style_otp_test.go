@@ -90,7 +90,7 @@ func TestActionsThatDoNotFit(t *testing.T) {
 	tests := []struct {
 		name, action, want string
 	}{
-		{"unknown", "approve-all", "want pass, fail, cancel, otp or resend"},
+		{"unknown", "approve-all", "want pass, fail, cancel, otp, resend, continue, approve or decline"},
 		{"empty", "", "want pass, fail, cancel"},
 		{"case matters", "PASS", `action "PASS"`},
 	}

@@ -169,6 +169,9 @@ type ChallengeState struct {
 	WrongOTPs       int
 	// Resends counts the new codes the cardholder asked for (ui otp).
 	Resends int
+	// App is the bank app's answer to an oob challenge, approve or
+	// decline; "" while it has not answered.
+	App string
 	// Decision names how the challenge ended: pass, fail, cancel, otp,
 	// auto-pass..., timeout-first-creq, timeout-challenge.
 	Decision string

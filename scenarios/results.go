@@ -181,8 +181,8 @@ func (d *decoder) parseChallenge(n *yaml.Node) *Challenge {
 		c.Auto, _ = d.oneOf(m, "auto", autoChoices)
 	}
 	if m.has("autoAfter") {
-		if !m.has("auto") {
-			d.problemf(m.keys["autoAfter"], "autoAfter needs auto (pass, fail or cancel)")
+		if !m.has("auto") && st.UI != UIOOB {
+			d.problemf(m.keys["autoAfter"], "autoAfter needs auto (pass, fail or cancel), or ui oob, whose bank app answers then")
 		}
 		c.AutoAfter, _ = d.duration(m, "autoAfter", MaxAutoAfter)
 	}

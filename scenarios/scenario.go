@@ -214,6 +214,10 @@ type Challenge struct {
 	// Resends is how many new codes the cardholder may ask for (ui otp;
 	// key resends, default DefaultResends).
 	Resends int
+	// App is what the bank app of an oob challenge answers by itself
+	// AutoAfter after the lookup, when AutoAfter is set and Auto is not:
+	// approve or decline (key app, default approve).
+	App string
 	// Auto, when set (pass, fail or cancel), resolves the challenge by
 	// itself AutoAfter after the lookup, with no browser involved.
 	Auto      string

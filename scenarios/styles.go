@@ -15,6 +15,13 @@ const (
 	// ActionResend asks an otp challenge for a new code (EMV
 	// resendChallenge).
 	ActionResend = "resend"
+	// ActionContinue is the oob page's Continue (EMV oobContinue): it
+	// ends the challenge once the bank app has answered.
+	ActionContinue = "continue"
+	// ActionApprove and ActionDecline answer an oob challenge as the bank
+	// app does.
+	ActionApprove = "approve"
+	ActionDecline = "decline"
 )
 
 // CommonActions are the actions every style answers: the tester's
@@ -25,6 +32,15 @@ func CommonActions() []string { return []string{ActionPass, ActionFail, ActionCa
 const (
 	// UIOTP is the code entry, the default.
 	UIOTP = "otp"
+	// UIOOB is out of band: the cardholder approves in the banking app,
+	// then continues.
+	UIOOB = "oob"
+)
+
+// The bank app's answers of an oob scenario (key app).
+const (
+	AppApprove = ActionApprove
+	AppDecline = ActionDecline
 )
 
 // DefaultResends is how many new codes an otp challenge sends when its
@@ -53,6 +69,7 @@ type Style struct {
 func Styles() []Style {
 	return []Style{
 		{UI: UIOTP, AuthenticationType: "02", Keys: []string{"otps", "resends"}, parse: parseOTPStyle},
+		{UI: UIOOB, AuthenticationType: "03", Keys: []string{"app"}, parse: parseOOBStyle},
 	}
 }
 
@@ -124,6 +141,17 @@ func parseOTPStyle(d *decoder, m mapping, c *Challenge) {
 	if m.has("resends") {
 		if n, ok := d.integer(m, "resends", 0, MaxResends); ok {
 			c.Resends = n
+		}
+	}
+}
+
+// parseOOBStyle reads the key of out of band: app, what the bank app
+// answers by itself autoAfter the lookup (approve by default).
+func parseOOBStyle(d *decoder, m mapping, c *Challenge) {
+	c.App = AppApprove
+	if m.has("app") {
+		if v, ok := d.oneOf(m, "app", []string{AppApprove, AppDecline}); ok {
+			c.App = v
 		}
 	}
 }

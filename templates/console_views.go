@@ -162,6 +162,9 @@ type ConsoleTransaction struct {
 	// CodesSent are the one-time codes "sent" to the cardholder's phone
 	// (an otp challenge), oldest first: a phone's inbox for demos.
 	CodesSent []SentCode
+	// AppHref links the banking app page of an oob challenge; empty for
+	// other transactions.
+	AppHref string
 }
 
 // SentCode is one text message of the phone's inbox.

@@ -17,10 +17,11 @@ const (
 	PageResult     = "result"     // view Result
 	PageError      = "error"      // view ErrorPage
 	PageDone       = "done"       // view Done
+	PageBankApp    = "bank-app"   // view BankApp
 )
 
 // pages lists every page Parse must find.
-var pages = []string{PageAutoSubmit, PageChallenge, PageResult, PageError, PageDone, PageConsoleCards, PageConsoleTransactions, PageConsoleTransaction, PageConsoleLogin, PageConsoleDemo, PageConsoleNotify, PageConsoleMessage, PageLanding, PageDocs,
+var pages = []string{PageAutoSubmit, PageChallenge, PageBankApp, PageResult, PageError, PageDone, PageConsoleCards, PageConsoleTransactions, PageConsoleTransaction, PageConsoleLogin, PageConsoleDemo, PageConsoleNotify, PageConsoleMessage, PageLanding, PageDocs,
 	PageDDCMethod, PageDDCMethodNotify, PageDDCCallback}
 
 //go:embed html/*.tmpl

@@ -1,5 +1,7 @@
 package templates
 
+import "html/template"
+
 // Field is one hidden input of an auto-submitted form.
 type Field struct {
 	Name  string
@@ -69,6 +71,13 @@ type ChallengePage struct {
 	// ResendsLeft counts the new codes the cardholder may still ask for
 	// (ui otp); the "send a new code" button shows while it is above 0.
 	ResendsLeft int
+	// App is the banking app's answer so far (ui oob): approve, decline
+	// or "" while none.
+	App string
+	// AppURL is the banking app page of the transaction (ui oob), shown
+	// as a link and as AppQR, an inline SVG QR code of it.
+	AppURL string
+	AppQR  template.HTML
 	// Version is the protocol version of the transaction, e.g. "2.2.0".
 	Version string
 	// Message is shown above the code field as an alert, e.g.
@@ -136,4 +145,19 @@ type Done struct {
 	Nonce string
 	// Message replaces the default "You may close this window." when set.
 	Message string
+}
+
+// BankApp is the view of the "bank-app" page: the simulated banking app
+// of an oob challenge, where the cardholder approves or declines.
+type BankApp struct {
+	Nonce string
+	// FormAction is where Approve and Decline post (field action).
+	FormAction string
+	// MerchantName, Amount, Currency and MaskedPAN describe the purchase.
+	MerchantName, Amount, Currency, MaskedPAN string
+	// Answer is the app's answer so far: approve, decline, or "".
+	Answer string
+	// Final tells that the transaction has ended, with Status.
+	Final  bool
+	Status string
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"html/template"
 	"net/http"
 	"strings"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/gorilla/securecookie"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 	"github.com/threeds-sandbox/threeds-sandbox/templates"
 	"github.com/threeds-sandbox/threeds-sandbox/web/respond"
 )
@@ -80,7 +82,7 @@ func (s *Server) writeHTML(w http.ResponseWriter, r *http.Request, status int, n
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Set("Cache-Control", "no-store")
 	h.Set("Content-Security-Policy", fmt.Sprintf(
-		"default-src 'none'; style-src 'nonce-%s'; script-src 'nonce-%s'; img-src data:; base-uri 'none'; frame-ancestors %s", nonce, nonce, ancestors))
+		"default-src 'none'; style-src 'nonce-%s'; script-src 'nonce-%s'; img-src data:; connect-src 'self'; base-uri 'none'; frame-ancestors %s", nonce, nonce, ancestors))
 	w.WriteHeader(status)
 	_, _ = w.Write(html)
 }
@@ -158,7 +160,18 @@ func (s *Server) challengePage(w http.ResponseWriter, r *http.Request, v emulato
 	}
 	px := windowPixels[v.WindowSize]
 	nonce := respond.Nonce()
+	var appURL string
+	var qr template.HTML
+	if v.UI == scenarios.UIOOB {
+		appURL = s.cfg.Engine.URLs().App(v.ThreeDSServerTransID)
+		if qr, err = qrSVG(appURL); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+	}
 	s.page(w, r, http.StatusOK, templates.PageChallenge, nonce, templates.ChallengePage{
+		AppURL:       appURL,
+		AppQR:        qr,
 		Nonce:        nonce,
 		FormAction:   s.cfg.Engine.URLs().Decision(),
 		State:        state,
@@ -174,6 +187,7 @@ func (s *Server) challengePage(w http.ResponseWriter, r *http.Request, v emulato
 		UI:           v.UI,
 		OTPHint:      v.OTPHint,
 		ResendsLeft:  v.ResendsLeft,
+		App:          v.App,
 		Version:      v.Version,
 		Message:      v.Message,
 		ExpiresIn:    humanDuration(v.ExpiresIn),

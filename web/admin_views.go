@@ -78,6 +78,8 @@ var eventTypes = map[emulator.EventKind]string{
 	emulator.EventCReq:       "creq",
 	emulator.EventAttempt:    "otpAttempt",
 	emulator.EventCodeSent:   "codeSent",
+	emulator.EventApp:        "bankApp",
+	emulator.EventContinue:   "oobContinue",
 	emulator.EventDecision:   "decision",
 	emulator.EventCRes:       "cres",
 	emulator.EventEnquiry:    "enquiry",

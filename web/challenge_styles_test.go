@@ -39,6 +39,14 @@ func TestEveryStyleHasItsPage(t *testing.T) {
 	if want := emulator.ChoiceActions(); !slices.Equal(got, want) {
 		t.Errorf("CompleteRequest.action enum %v, want the engine's actions %v", got, want)
 	}
+	got = nil
+	form := doc.Paths.Value("/acs/decision").Post.RequestBody.Value.Content["application/x-www-form-urlencoded"].Schema.Value
+	for _, v := range form.Properties["action"].Value.Enum {
+		got = append(got, v.(string))
+	}
+	if want := emulator.ChoiceActions(); !slices.Equal(got, want) {
+		t.Errorf("/acs/decision action enum %v, want the engine's actions %v", got, want)
+	}
 }
 
 // TestOTPResendOnThePage: the code entry offers "send a new code" while
@@ -114,4 +122,87 @@ func hooks(t *testing.T, page string) []string {
 	var out []string
 	doc.Find("[data-action]").Each(func(_ int, s *goquery.Selection) { out = append(out, s.AttrOr("data-action", "")) })
 	return out
+}
+
+// TestOOBOnThePage: the oob page shows the banking app as a link and a
+// QR code; Continue says "not approved yet" until the app's page
+// approves; the page's watch reads the app's answer; Continue then ends
+// the challenge, and the enquiry says out of band.
+func TestOOBOnThePage(t *testing.T) {
+	e := newEnv(t)
+	c := e.startChallengeCard(e.card("visa-challenge-oob"))
+	id := c.cr.ThreeDSServerTransID
+	page := e.form("/acs/challenge", url.Values{"creq": {c.creq}})
+	got := hooks(t, page.Raw)
+	for _, want := range []string{"continue", "open-app", "pass", "fail", "cancel"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("oob page hooks %v lack %s", got, want)
+		}
+	}
+	if slices.Contains(got, "otp") || !strings.Contains(page.Raw, `<svg class="qr"`) {
+		t.Errorf("the oob page shows a code field, or no QR code")
+	}
+	appURL := "/acs/app/" + id
+	if !strings.Contains(page.Raw, `href="`+e.URL+appURL+`"`) {
+		t.Fatalf("no link to %s on the page", appURL)
+	}
+	if csp := page.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "connect-src 'self'") {
+		t.Errorf("the page's policy does not let its watch ask the sandbox: %s", csp)
+	}
+	page = e.press(page, scenarios.ActionContinue, "")
+	if !strings.Contains(page.Raw, "Not approved yet") {
+		t.Fatalf("continue before the app: %s", page.Raw)
+	}
+	status := e.call(http.MethodGet, appURL+"/status", "", nil)
+	if status.Status != http.StatusOK || status.Str("answer") != "" || status.Body["final"] != false {
+		t.Fatalf("status before the app: %d %s", status.Status, status.Raw)
+	}
+	app := e.call(http.MethodGet, appURL, "", nil)
+	if app.Status != http.StatusOK || !slices.Equal(hooks(t, app.Raw), []string{"approve", "decline"}) {
+		t.Fatalf("the banking app page: %d %s", app.Status, app.Raw)
+	}
+	approved := e.form(appURL, url.Values{"action": {"approve"}})
+	if approved.Status != http.StatusOK || !strings.Contains(approved.Raw, "Approved") {
+		t.Fatalf("approve in the app: %d %s", approved.Status, approved.Raw)
+	}
+	checkErrorPage(t, e.form(appURL, url.Values{"action": {"decline"}}), http.StatusConflict)
+	if s := e.call(http.MethodGet, appURL+"/status", "", nil); s.Str("answer") != "approve" {
+		t.Errorf("status after the app: %s", s.Raw)
+	}
+	final := e.press(page, scenarios.ActionContinue, "")
+	if !strings.Contains(final.Raw, `name="cres"`) {
+		t.Fatalf("continue after approval does not end the challenge: %s", final.Raw)
+	}
+	q := e.enquiry("tok", map[string]any{"threeDsServerTransId": id})
+	if q.Str("transactionStatus") != "Y" || q.Str("authenticationType") != "03" || q.Str("interactionCounter") != "02" {
+		t.Errorf("enquiry: %s", q.Raw)
+	}
+}
+
+// TestOOBHeadlessAndBadInput: approve and decline end the challenge;
+// actions of another style, unknown actions and the app of another
+// style are refused with the error body.
+func TestOOBHeadlessAndBadInput(t *testing.T) {
+	e := newEnv(t)
+	for _, tt := range []struct{ action, status string }{{"approve", "Y"}, {"decline", "N"}} {
+		id := e.startChallengeCard(e.card("mastercard-challenge-oob")).cr.ThreeDSServerTransID
+		checkErrorBody(t, e.call(http.MethodPost, "/challenge/"+id, "tok", map[string]any{"action": "otp", "otp": "1234"}), http.StatusBadRequest, "203")
+		r := e.call(http.MethodPost, "/challenge/"+id, "tok", map[string]any{"action": tt.action})
+		if r.Status != http.StatusOK || r.Body["final"] != true || r.Str("transStatus") != tt.status {
+			t.Fatalf("%s: %d %s", tt.action, r.Status, r.Raw)
+		}
+		checkErrorBody(t, e.call(http.MethodPost, "/challenge/"+id, "tok", map[string]any{"action": "approve"}), http.StatusConflict, "305")
+	}
+	otp := e.startChallenge(nil).cr.ThreeDSServerTransID
+	checkErrorBody(t, e.call(http.MethodPost, "/challenge/"+otp, "tok", map[string]any{"action": "approve"}), http.StatusBadRequest, "203")
+	checkErrorPage(t, e.call(http.MethodGet, "/acs/app/"+otp, "", nil), http.StatusConflict)
+	checkErrorPage(t, e.call(http.MethodGet, "/acs/app/8a880dc0-d2d2-4067-bcb1-b08d1690b26e", "", nil), http.StatusNotFound)
+}
+
+// checkErrorPage checks that a browser page answered an error page.
+func checkErrorPage(t *testing.T, r result, status int) {
+	t.Helper()
+	if r.Status != status || !strings.Contains(r.Header.Get("Content-Type"), "text/html") {
+		t.Errorf("got %d %s, want an error page %d", r.Status, r.Header.Get("Content-Type"), status)
+	}
 }

@@ -1012,3 +1012,24 @@ func TestConsoleFormsTooLarge(t *testing.T) {
 		}
 	}
 }
+
+// TestConsoleShowsTheCodesSent: the transaction page of an otp challenge
+// shows the codes "sent" to the cardholder's phone, oldest first.
+func TestConsoleShowsTheCodesSent(t *testing.T) {
+	t.Parallel()
+	e := newConsoleEnv(t, consoleOptions{})
+	id := e.lookupID("phone", e.Challenge, nil)
+	e.api("/challenge/"+id, "phone", map[string]string{"action": "resend"})
+	e.api("/challenge/"+id, "phone", map[string]string{"action": "resend"})
+	b := e.browser()
+	b.login("phone")
+	p := b.get("/console/transactions/" + id)
+	var sms []string
+	p.Doc.Find(".inbox li.sms .sms-text").Each(func(_ int, s *goquery.Selection) { sms = append(sms, s.Text()) })
+	if len(sms) != 2 || !strings.Contains(sms[0], "new code 1234 sent") || !strings.Contains(sms[1], "resend 2 of 3") {
+		t.Errorf("the phone shows %q, want the two new codes", sms)
+	}
+	if p.Doc.Find("[data-action=open-app]").Length() != 0 {
+		t.Error("an otp challenge links a banking app")
+	}
+}

@@ -25,7 +25,7 @@ import (
 //	Challenge.WindowSize, .Interactions, .WrongOTPs   varints
 //	[method section]                only when Method is not zero, see appendMethod
 //	[generation section]            only when Generation is not zero: generationV1, uvarint
-//	[style section]                 only when Challenge.Resends is not zero: styleV1, uvarint
+//	[style section]                 only when Challenge.Resends or .App is set: styleV1, uvarint, uvarint length, bytes
 //
 // The sections came later, each opened by its own byte: a record without
 // them (every record written before they existed, every transaction
@@ -118,15 +118,19 @@ func Append(b []byte, t *emulator.Transaction) []byte {
 	if t.Generation != 0 {
 		b = binary.AppendUvarint(append(b, generationV1), t.Generation)
 	}
-	if t.Challenge.Resends != 0 {
+	if t.Challenge.Resends != 0 || t.Challenge.App != "" {
 		b = binary.AppendUvarint(append(b, styleV1), uint64(t.Challenge.Resends))
+		b = binary.AppendUvarint(b, uint64(len(t.Challenge.App)))
+		b = append(b, t.Challenge.App...)
 	}
 	return b
 }
 
 // styleV1 opens the style section of a record: what a challenge style
-// keeps beyond the common fields, today the codes sent again
-// (Challenge.Resends) as a uvarint. It follows the generation section.
+// keeps beyond the common fields: the codes sent again
+// (Challenge.Resends) as a uvarint, then the bank app's answer
+// (Challenge.App) as a uvarint length and its bytes. It follows the
+// generation section.
 const styleV1 byte = 4
 
 // generationV1 opens the generation section of a record: the
@@ -405,6 +409,7 @@ func Decode(rec []byte) (emulator.Transaction, error) {
 	var method emulator.MethodState
 	var generation uint64
 	var resends int
+	var app string
 	// The sections, each at most once and in their order.
 	for last := byte(0); !r.bad && r.off < len(r.b); {
 		tag := r.b[r.off]
@@ -426,6 +431,7 @@ func Decode(rec []byte) (emulator.Transaction, error) {
 			} else {
 				r.fail()
 			}
+			app = string(r.bytes(r.uvarint()))
 		default:
 			r.fail()
 		}
@@ -443,7 +449,7 @@ func Decode(rec []byte) (emulator.Transaction, error) {
 		Challenge: emulator.ChallengeState{
 			NotificationURL: s.at(18), Session: s.at(19), MerchantName: s.at(20), Amount: s.at(21),
 			Currency: s.at(22), PurchaseDate: s.at(23), Decision: s.at(24),
-			WindowSize: windowSize, Interactions: interactions, WrongOTPs: wrongOTPs, Resends: resends,
+			WindowSize: windowSize, Interactions: interactions, WrongOTPs: wrongOTPs, Resends: resends, App: app,
 			OpenedAt: openedAt, DecidedAt: decidedAt,
 		},
 		Method:     method,

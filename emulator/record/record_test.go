@@ -196,7 +196,7 @@ func TestRecordCoversEveryField(t *testing.T) {
 	if got := roundTrip(t, tx); !reflect.DeepEqual(got, tx) {
 		t.Errorf("round trip:\n got %+v\nwant %+v", got, tx)
 	}
-	strs := 0
+	strs := -1 // the style section keeps Challenge.App apart
 	// The method section keeps its strings apart.
 	for _, typ := range []reflect.Type{reflect.TypeFor[emulator.Transaction](), reflect.TypeFor[emulator.ChallengeState]()} {
 		for f := range typ.Fields() {
@@ -355,7 +355,11 @@ func TestRecordStyleSection(t *testing.T) {
 	if _, err := Decode(swapped); err == nil {
 		t.Error("a generation section after the style section decoded")
 	}
-	huge := append(append([]byte{}, base...), styleV1, 0xff, 0xff, 0xff, 0xff, 0x0f)
+	tx.Challenge.Resends, tx.Challenge.App = 0, "approve"
+	if got := roundTrip(t, tx); got.Challenge.App != "approve" || got.Challenge.Resends != 0 {
+		t.Errorf("round trip of the app's answer: %q, %d resends", got.Challenge.App, got.Challenge.Resends)
+	}
+	huge := append(append([]byte{}, base...), styleV1, 0xff, 0xff, 0xff, 0xff, 0x0f, 0)
 	if _, err := Decode(huge); err == nil {
 		t.Error("a style section with resends beyond an int32 decoded")
 	}

@@ -297,6 +297,8 @@ var eventLabels = map[emulator.EventKind]string{
 	emulator.EventCReq:       "CReq received",
 	emulator.EventAttempt:    "Wrong one-time code",
 	emulator.EventCodeSent:   "Code sent to the phone",
+	emulator.EventApp:        "Banking app",
+	emulator.EventContinue:   "Continue before approval",
 	emulator.EventDecision:   "Cardholder decision",
 	emulator.EventAuto:       "Resolved by itself",
 	emulator.EventTimeout:    "Timed out",
@@ -362,8 +364,11 @@ func (c *Console) handleTransaction(w http.ResponseWriter, r *http.Request) {
 			te.SinceStart = humanElapsed(ev.SinceStart)
 		}
 		view.Events = append(view.Events, te)
-		if ev.Kind == emulator.EventCodeSent {
+		switch ev.Kind {
+		case emulator.EventCodeSent:
 			view.CodesSent = append(view.CodesSent, templates.SentCode{Time: te.Time, Text: ev.Detail})
+		case emulator.EventApp: // an oob challenge: its banking app
+			view.AppHref = emulator.NewURLs(c.cfg.PublicURL).App(id)
 		}
 	}
 	c.render(w, r, http.StatusOK, templates.PageConsoleTransaction, nonce, cspOptions{}, view)
