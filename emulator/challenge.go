@@ -43,6 +43,14 @@ type ChallengeView struct {
 	// App is the bank app's answer so far (ui oob): approve, decline, or
 	// "" while it has not answered.
 	App string
+	// Question and its Choices are the knowledge question (ui select and
+	// multiselect: Multi); Answers are the choices that pass, which
+	// AnswerHint tells the tester.
+	Question   string
+	Choices    []string
+	Multi      bool
+	Answers    []string
+	AnswerHint string
 	// Message says why the page is shown again ("Incorrect code. 2
 	// attempts left."), also on a reload after a wrong code; empty the
 	// first time.
@@ -178,6 +186,8 @@ type Choice struct {
 	Action string
 	// OTP is the code typed, for Action otp.
 	OTP string
+	// Choices are the choices picked, for Action select.
+	Choices []string
 	// SessionData is the threeDSSessionData the browser posted with the
 	// CReq, which the final CRes returns byte for byte (a real ACS has no
 	// other copy); nil when there was no CReq (the hosted URL, the
@@ -349,8 +359,11 @@ func (e *Engine) delivery(t Transaction, posted *string) (CResDelivery, error) {
 // describeChoice tells a decision in words for the journal.
 func describeChoice(c Choice, t Transaction) string {
 	s := c.Action
-	if c.Action == scenarios.ActionOTP {
+	switch c.Action {
+	case scenarios.ActionOTP:
 		s = "one-time code " + c.OTP
+	case scenarios.ActionSelect:
+		s = "chose " + strings.Join(c.Choices, ", ")
 	}
 	s += " -> " + t.Status
 	if t.StatusReason != "" {

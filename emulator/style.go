@@ -50,6 +50,10 @@ func styleOf(ui string) challengeStyle {
 	switch ui {
 	case scenarios.UIOOB:
 		return oobStyle{}
+	case scenarios.UISelect:
+		return selectStyle{}
+	case scenarios.UIMultiSelect:
+		return selectStyle{multi: true}
 	default: // scenarios.UIOTP: the parser knows no other value
 		return otpStyle{}
 	}

@@ -214,6 +214,10 @@ type Challenge struct {
 	// Resends is how many new codes the cardholder may ask for (ui otp;
 	// key resends, default DefaultResends).
 	Resends int
+	// Answers are the choices that pass a select (one) or multiselect
+	// challenge (key answers); none: the engine generates them from the
+	// transaction, and the page states them.
+	Answers []string
 	// App is what the bank app of an oob challenge answers by itself
 	// AutoAfter after the lookup, when AutoAfter is set and Auto is not:
 	// approve or decline (key app, default approve).

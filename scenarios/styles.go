@@ -1,6 +1,11 @@
 package scenarios
 
-import "slices"
+import (
+	"regexp"
+	"slices"
+
+	"gopkg.in/yaml.v3"
+)
 
 // The cardholder's actions on a challenge, stated once: the scenario
 // files name the first three (outcomes and auto), the engine decides
@@ -22,6 +27,9 @@ const (
 	// app does.
 	ActionApprove = "approve"
 	ActionDecline = "decline"
+	// ActionSelect answers a select or multiselect challenge with the
+	// choices picked.
+	ActionSelect = "select"
 )
 
 // CommonActions are the actions every style answers: the tester's
@@ -35,7 +43,14 @@ const (
 	// UIOOB is out of band: the cardholder approves in the banking app,
 	// then continues.
 	UIOOB = "oob"
+	// UISelect and UIMultiSelect are a knowledge question: one choice, or
+	// several.
+	UISelect      = "select"
+	UIMultiSelect = "multiselect"
 )
+
+// MaxAnswers bounds the answers of a select or multiselect scenario.
+const MaxAnswers = 4
 
 // The bank app's answers of an oob scenario (key app).
 const (
@@ -70,6 +85,8 @@ func Styles() []Style {
 	return []Style{
 		{UI: UIOTP, AuthenticationType: "02", Keys: []string{"otps", "resends"}, parse: parseOTPStyle},
 		{UI: UIOOB, AuthenticationType: "03", Keys: []string{"app"}, parse: parseOOBStyle},
+		{UI: UISelect, AuthenticationType: "01", Keys: []string{"answers"}, parse: parseAnswers(1)},
+		{UI: UIMultiSelect, AuthenticationType: "01", Keys: []string{"answers"}, parse: parseAnswers(MaxAnswers)},
 	}
 }
 
@@ -96,7 +113,11 @@ func styleNames() []string {
 func styleKeys() []string {
 	var keys []string
 	for _, s := range Styles() {
-		keys = append(keys, s.Keys...)
+		for _, k := range s.Keys {
+			if !slices.Contains(keys, k) {
+				keys = append(keys, k)
+			}
+		}
 	}
 	return keys
 }
@@ -155,3 +176,34 @@ func parseOOBStyle(d *decoder, m mapping, c *Challenge) {
 		}
 	}
 }
+
+// parseAnswers reads the key of a knowledge question: answers, the
+// choices that pass (at most most of them; one for select). Without it
+// the engine generates the answers, and the page states them.
+func parseAnswers(most int) func(d *decoder, m mapping, c *Challenge) {
+	return func(d *decoder, m mapping, c *Challenge) {
+		n, ok := m.values["answers"]
+		if !ok {
+			return
+		}
+		if n.Kind != yaml.SequenceNode || len(n.Content) == 0 || len(n.Content) > most {
+			d.problemf(n, "answers must be a list of 1 to %d choices, got %s", most, describe(n))
+			return
+		}
+		for _, v := range n.Content {
+			v = resolve(v)
+			if v.Kind != yaml.ScalarNode || !answerPattern.MatchString(v.Value) {
+				d.problemf(v, "an answer must be 1-40 letters, digits, spaces or .,'&- , got %s", describe(v))
+				continue
+			}
+			if slices.Contains(c.Answers, v.Value) {
+				d.problemf(v, "answer %q is listed twice", v.Value)
+				continue
+			}
+			c.Answers = append(c.Answers, v.Value)
+		}
+	}
+}
+
+// answerPattern is what an answer of a knowledge question may hold.
+var answerPattern = regexp.MustCompile(`^[\p{L}\p{N}][\p{L}\p{N} .,'&-]{0,39}$`)

@@ -78,6 +78,13 @@ type ChallengePage struct {
 	// as a link and as AppQR, an inline SVG QR code of it.
 	AppURL string
 	AppQR  template.HTML
+	// Question and its Choices are the knowledge question (ui select,
+	// radio buttons; multiselect, Multi, checkboxes); AnswerHint tells
+	// the tester what passes.
+	Question   string
+	Choices    []string
+	Multi      bool
+	AnswerHint string
 	// Version is the protocol version of the transaction, e.g. "2.2.0".
 	Version string
 	// Message is shown above the code field as an alert, e.g.

@@ -188,6 +188,10 @@ func (s *Server) challengePage(w http.ResponseWriter, r *http.Request, v emulato
 		OTPHint:      v.OTPHint,
 		ResendsLeft:  v.ResendsLeft,
 		App:          v.App,
+		Question:     v.Question,
+		Choices:      v.Choices,
+		Multi:        v.Multi,
+		AnswerHint:   v.AnswerHint,
 		Version:      v.Version,
 		Message:      v.Message,
 		ExpiresIn:    humanDuration(v.ExpiresIn),
@@ -226,7 +230,7 @@ func (s *Server) handleDecision(w http.ResponseWriter, r *http.Request) {
 			"the challenge state is missing, forged or altered; the transaction was not changed", "state"))
 		return
 	}
-	choice := emulator.Choice{Action: r.PostForm.Get("action"), OTP: r.PostForm.Get("otp"), SessionData: st.Session, Step: st.Step}
+	choice := emulator.Choice{Action: r.PostForm.Get("action"), OTP: r.PostForm.Get("otp"), Choices: r.PostForm["choice"], SessionData: st.Session, Step: st.Step}
 	d, err := s.cfg.Engine.Decide(r.Context(), st.ID, st.ACS, choice)
 	if err != nil {
 		s.writeError(w, r, err)
@@ -307,6 +311,8 @@ type CompleteRequest struct {
 	// style (otp, resend); see scenarios' Action constants.
 	Action string `json:"action"`
 	OTP    string `json:"otp,omitempty"`
+	// Choices are the choices picked, for action select.
+	Choices []string `json:"choices,omitempty"`
 }
 
 // CompleteResponse is the answer of the headless challenge API: the final
@@ -336,7 +342,7 @@ func (s *Server) handleCompleteChallenge(w http.ResponseWriter, r *http.Request)
 		s.writeError(w, r, emulator.NewError(emulator.CodeMalformedJSON, emulator.EMVMessageInvalid, "the body must be {\"action\":\""+strings.Join(emulator.ChoiceActions(), "|")+"\",\"otp\":\"...\"}: "+err.Error(), "body"))
 		return
 	}
-	d, err := s.cfg.Engine.CompleteChallenge(r.Context(), namespaceOf(r.Context()), mux.Vars(r)["id"], emulator.Choice{Action: req.Action, OTP: req.OTP})
+	d, err := s.cfg.Engine.CompleteChallenge(r.Context(), namespaceOf(r.Context()), mux.Vars(r)["id"], emulator.Choice{Action: req.Action, OTP: req.OTP, Choices: req.Choices})
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"html"
 	"net/http"
 	"net/url"
 	"os"
@@ -204,5 +205,81 @@ func checkErrorPage(t *testing.T, r result, status int) {
 	t.Helper()
 	if r.Status != status || !strings.Contains(r.Header.Get("Content-Type"), "text/html") {
 		t.Errorf("got %d %s, want an error page %d", r.Status, r.Header.Get("Content-Type"), status)
+	}
+}
+
+// TestSelectOnThePage: the question's choices are radio buttons (select)
+// or checkboxes (multiselect) with data-action hooks; the form posts the
+// picked ones as choice fields; a wrong one shows the page again.
+func TestSelectOnThePage(t *testing.T) {
+	e := newEnv(t)
+	for _, tt := range []struct {
+		card, input string
+		answers     []string
+	}{
+		{"visa-challenge-select", "radio", []string{"Chiang Mai"}},
+		{"mastercard-challenge-multiselect", "checkbox", []string{"Sandbox Coffee", "Demo Books"}},
+	} {
+		t.Run(tt.card, func(t *testing.T) {
+			c := e.startChallengeCard(e.card(tt.card))
+			page := e.form("/acs/challenge", url.Values{"creq": {c.creq}})
+			doc, err := goquery.NewDocumentFromReader(strings.NewReader(page.Raw))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var choices []string
+			doc.Find(`input[name=choice][data-action=choice][type=` + tt.input + `]`).Each(func(_ int, s *goquery.Selection) {
+				choices = append(choices, s.AttrOr("value", ""))
+			})
+			for _, a := range tt.answers {
+				if !slices.Contains(choices, a) {
+					t.Fatalf("choices %v lack %s", choices, a)
+				}
+			}
+			if doc.Find("[data-action=select]").Length() != 1 {
+				t.Error("no select button")
+			}
+			var wrong string
+			for _, ch := range choices {
+				if !slices.Contains(tt.answers, ch) {
+					wrong = ch
+				}
+			}
+			m := stateRe.FindStringSubmatch(page.Raw)
+			again := e.form("/acs/decision", url.Values{"state": {html.UnescapeString(m[1])}, "action": {"select"}, "choice": {wrong}})
+			if !strings.Contains(again.Raw, "2 attempts left") {
+				t.Fatalf("a wrong choice: %s", again.Raw)
+			}
+			m = stateRe.FindStringSubmatch(again.Raw)
+			final := e.form("/acs/decision", url.Values{"state": {html.UnescapeString(m[1])}, "action": {"select"}, "choice": tt.answers})
+			if !strings.Contains(final.Raw, `name="cres"`) {
+				t.Fatalf("the right choices do not end the challenge: %s", final.Raw)
+			}
+			q := e.enquiry("tok", map[string]any{"threeDsServerTransId": c.cr.ThreeDSServerTransID})
+			if q.Str("transactionStatus") != "Y" || q.Str("authenticationType") != "01" || q.Str("interactionCounter") != "02" {
+				t.Errorf("enquiry: %s", q.Raw)
+			}
+		})
+	}
+}
+
+// TestSelectHeadless: {"action":"select","choices":[...]} answers; none,
+// unknown ones, or two on a select are refused and use no attempt.
+func TestSelectHeadless(t *testing.T) {
+	e := newEnv(t)
+	id := e.startChallengeCard(e.card("visa-challenge-select")).cr.ThreeDSServerTransID
+	path := "/challenge/" + id
+	checkErrorBody(t, e.call(http.MethodPost, path, "tok", map[string]any{"action": "select"}), http.StatusBadRequest, "201")
+	checkErrorBody(t, e.call(http.MethodPost, path, "tok", map[string]any{"action": "select", "choices": []string{}}), http.StatusBadRequest, "201")
+	checkErrorBody(t, e.call(http.MethodPost, path, "tok", map[string]any{"action": "select", "choices": []string{"Atlantis"}}), http.StatusBadRequest, "203")
+	checkErrorBody(t, e.call(http.MethodPost, path, "tok", map[string]any{"action": "select", "choices": []string{"Chiang Mai", "Atlantis"}}), http.StatusBadRequest, "203")
+	checkErrorBody(t, e.call(http.MethodPost, path, "tok", `{"action":"select","choices":"Chiang Mai"}`), http.StatusBadRequest, "101")
+	checkErrorBody(t, e.call(http.MethodPost, path, "tok", map[string]any{"action": "resend"}), http.StatusBadRequest, "203")
+	r := e.call(http.MethodPost, path, "tok", map[string]any{"action": "select", "choices": []string{"Chiang Mai"}})
+	if r.Status != http.StatusOK || r.Body["final"] != true || r.Str("transStatus") != "Y" {
+		t.Fatalf("the right choice: %d %s", r.Status, r.Raw)
+	}
+	if q := e.enquiry("tok", map[string]any{"threeDsServerTransId": id}); q.Str("interactionCounter") != "01" {
+		t.Errorf("the refused answers counted: %s", q.Raw)
 	}
 }
