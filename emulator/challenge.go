@@ -59,6 +59,9 @@ type ChallengeView struct {
 	// interactions): a page answered once (a wrong code) is not answered
 	// again; see Choice.Step.
 	Step int
+	// TrustPrompt offers "trust this merchant" (the scenario's
+	// trustPrompt).
+	TrustPrompt bool
 	// ExpiresAt is when the challenge times out if nobody decides;
 	// ExpiresIn how long that is from now, by its namespace's clock.
 	ExpiresAt time.Time
@@ -90,6 +93,7 @@ func (e *Engine) view(t Transaction, ch *scenarios.Challenge, message string, no
 		PurchaseDate:         date,
 		WindowSize:           t.Challenge.WindowSize,
 		UI:                   ui,
+		TrustPrompt:          ch.TrustPrompt && t.Version >= scenarios.Version220,
 		Message:              message,
 		Step:                 t.Challenge.Interactions,
 		ExpiresAt:            expires,
@@ -188,6 +192,10 @@ type Choice struct {
 	OTP string
 	// Choices are the choices picked, for Action select.
 	Choices []string
+	// Trust is the cardholder's answer to "trust this merchant", when the
+	// scenario's trustPrompt offers it: the final decision sets
+	// whiteListStatus Y (true) or N, source 03 (ACS).
+	Trust bool
 	// SessionData is the threeDSSessionData the browser posted with the
 	// CReq, which the final CRes returns byte for byte (a real ACS has no
 	// other copy); nil when there was no CReq (the hosted URL, the
@@ -311,6 +319,12 @@ func (e *Engine) decide(ctx context.Context, id string, c Choice, via apiCall, c
 		t.Challenge.Decision = c.Action
 		t.Challenge.DecidedAt = now
 		finish(t, o.Status, o.Reason, o.ECI, o.ChallengeCancel)
+		if ch.TrustPrompt && t.Version >= scenarios.Version220 {
+			t.WhiteListStatus, t.WhiteListStatusSrc = "N", "03"
+			if c.Trust {
+				t.WhiteListStatus = "Y"
+			}
+		}
 		final = true
 		return nil
 	})

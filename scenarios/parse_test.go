@@ -139,6 +139,7 @@ func TestParseRefuses(t *testing.T) {
 		{"unknown outcome key", scenario("    challenge:\n      pass: {status: Y, transStatus: Y}\n"), 5, `unknown key "transStatus" in pass`},
 		{"unknown ui", scenario("    challenge:\n      ui: sms\n"), 5, `ui "sms" is not one of otp`},
 		{"key of another style", scenario("    challenge:\n      ui: oob\n      resends: 1\n"), 6, `resends is a key of ui otp, not of ui oob`},
+		{"trustPrompt on 2.1.0", scenario("    challenge:\n      version: 2.1.0\n      trustPrompt: true\n"), 6, `trustPrompt needs version 2.2.0`},
 		{"select with two answers", scenario("    challenge:\n      ui: select\n      answers: [a, b]\n"), 6, `answers must be a list of 1 to 1 choices`},
 		{"answers not a list", scenario("    challenge:\n      ui: multiselect\n      answers: a\n"), 6, `answers must be a list of 1 to 4 choices`},
 		{"answer with markup", scenario("    challenge:\n      ui: multiselect\n      answers: [\"<b>\"]\n"), 6, `an answer must be 1-40 letters`},

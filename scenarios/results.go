@@ -186,6 +186,13 @@ func (d *decoder) parseChallenge(n *yaml.Node) *Challenge {
 		}
 		c.AutoAfter, _ = d.duration(m, "autoAfter", MaxAutoAfter)
 	}
+	if m.has("trustPrompt") {
+		c.TrustPrompt, _ = d.boolean(m, "trustPrompt")
+		if c.TrustPrompt && c.Version != Version220 {
+			d.problemf(m.keys["trustPrompt"], "trustPrompt needs version 2.2.0: whiteListStatus is not in %s", c.Version)
+			c.TrustPrompt = false
+		}
+	}
 	c.FirstCReqTimeout = d.challengeTimeout(m, "firstCReqTimeout")
 	c.ChallengeTimeout = d.challengeTimeout(m, "challengeTimeout")
 	return c

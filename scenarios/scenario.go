@@ -214,6 +214,10 @@ type Challenge struct {
 	// Resends is how many new codes the cardholder may ask for (ui otp;
 	// key resends, default DefaultResends).
 	Resends int
+	// TrustPrompt offers "trust this merchant" on the page, any style
+	// (key trustPrompt, 2.2.0 only): the enquiry then carries
+	// whiteListStatus Y or N, source 03.
+	TrustPrompt bool
 	// Answers are the choices that pass a select (one) or multiselect
 	// challenge (key answers); none: the engine generates them from the
 	// transaction, and the page states them.

@@ -85,6 +85,9 @@ type ChallengePage struct {
 	Choices    []string
 	Multi      bool
 	AnswerHint string
+	// TrustPrompt offers "trust this merchant" (a checkbox posted as
+	// trust=Y), above any style's part.
+	TrustPrompt bool
 	// Version is the protocol version of the transaction, e.g. "2.2.0".
 	Version string
 	// Message is shown above the code field as an alert, e.g.

@@ -192,6 +192,7 @@ func (s *Server) challengePage(w http.ResponseWriter, r *http.Request, v emulato
 		Choices:      v.Choices,
 		Multi:        v.Multi,
 		AnswerHint:   v.AnswerHint,
+		TrustPrompt:  v.TrustPrompt,
 		Version:      v.Version,
 		Message:      v.Message,
 		ExpiresIn:    humanDuration(v.ExpiresIn),
@@ -230,7 +231,7 @@ func (s *Server) handleDecision(w http.ResponseWriter, r *http.Request) {
 			"the challenge state is missing, forged or altered; the transaction was not changed", "state"))
 		return
 	}
-	choice := emulator.Choice{Action: r.PostForm.Get("action"), OTP: r.PostForm.Get("otp"), Choices: r.PostForm["choice"], SessionData: st.Session, Step: st.Step}
+	choice := emulator.Choice{Action: r.PostForm.Get("action"), OTP: r.PostForm.Get("otp"), Choices: r.PostForm["choice"], Trust: r.PostForm.Get("trust") == "Y", SessionData: st.Session, Step: st.Step}
 	d, err := s.cfg.Engine.Decide(r.Context(), st.ID, st.ACS, choice)
 	if err != nil {
 		s.writeError(w, r, err)
@@ -313,6 +314,9 @@ type CompleteRequest struct {
 	OTP    string `json:"otp,omitempty"`
 	// Choices are the choices picked, for action select.
 	Choices []string `json:"choices,omitempty"`
+	// Trust answers "trust this merchant" when the scenario's
+	// trustPrompt offers it.
+	Trust bool `json:"trust,omitempty"`
 }
 
 // CompleteResponse is the answer of the headless challenge API: the final
@@ -342,7 +346,7 @@ func (s *Server) handleCompleteChallenge(w http.ResponseWriter, r *http.Request)
 		s.writeError(w, r, emulator.NewError(emulator.CodeMalformedJSON, emulator.EMVMessageInvalid, "the body must be {\"action\":\""+strings.Join(emulator.ChoiceActions(), "|")+"\",\"otp\":\"...\"}: "+err.Error(), "body"))
 		return
 	}
-	d, err := s.cfg.Engine.CompleteChallenge(r.Context(), namespaceOf(r.Context()), mux.Vars(r)["id"], emulator.Choice{Action: req.Action, OTP: req.OTP, Choices: req.Choices})
+	d, err := s.cfg.Engine.CompleteChallenge(r.Context(), namespaceOf(r.Context()), mux.Vars(r)["id"], emulator.Choice{Action: req.Action, OTP: req.OTP, Choices: req.Choices, Trust: req.Trust})
 	if err != nil {
 		s.writeError(w, r, err)
 		return

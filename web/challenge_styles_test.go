@@ -283,3 +283,47 @@ func TestSelectHeadless(t *testing.T) {
 		t.Errorf("the refused answers counted: %s", q.Raw)
 	}
 }
+
+// TestTrustPrompt: a scenario's trustPrompt puts "trust this merchant"
+// on the page; the enquiry then carries whiteListStatus Y when it was
+// ticked, N when not, with whiteListStatusSource 03 (the ACS).
+func TestTrustPrompt(t *testing.T) {
+	e := newEnv(t)
+	for _, tt := range []struct {
+		trust bool
+		want  string
+	}{{true, "Y"}, {false, "N"}} {
+		c := e.startChallengeCard(e.card("visa-challenge-trust"))
+		page := e.form("/acs/challenge", url.Values{"creq": {c.creq}})
+		if !slices.Contains(hooks(t, page.Raw), "trust") {
+			t.Fatalf("no trust hook on the page: %v", hooks(t, page.Raw))
+		}
+		m := stateRe.FindStringSubmatch(page.Raw)
+		form := url.Values{"state": {html.UnescapeString(m[1])}, "action": {"otp"}, "otp": {"1234"}}
+		if tt.trust {
+			form.Set("trust", "Y")
+		}
+		if final := e.form("/acs/decision", form); !strings.Contains(final.Raw, `name="cres"`) {
+			t.Fatalf("the code does not end the challenge: %s", final.Raw)
+		}
+		q := e.enquiry("tok", map[string]any{"threeDsServerTransId": c.cr.ThreeDSServerTransID})
+		if q.Str("whiteListStatus") != tt.want || q.Str("whiteListStatusSource") != "03" {
+			t.Errorf("trust %v: enquiry %s", tt.trust, q.Raw)
+		}
+	}
+	id := e.startChallengeCard(e.card("mastercard-challenge-trust")).cr.ThreeDSServerTransID
+	if r := e.call(http.MethodPost, "/challenge/"+id, "tok", map[string]any{"action": "pass", "trust": true}); r.Status != http.StatusOK {
+		t.Fatalf("headless with trust: %d %s", r.Status, r.Raw)
+	}
+	if q := e.enquiry("tok", map[string]any{"threeDsServerTransId": id}); q.Str("whiteListStatus") != "Y" || q.Str("whiteListStatusSource") != "03" {
+		t.Errorf("headless trust: %s", q.Raw)
+	}
+	plain := e.startChallenge(nil)
+	if slices.Contains(hooks(t, e.form("/acs/challenge", url.Values{"creq": {plain.creq}}).Raw), "trust") {
+		t.Error("a scenario without trustPrompt offers trust")
+	}
+	old := e.startChallengeOf(e.card("visa-challenge-trust"), func(m map[string]any) { m["messageVersion"] = "2.1.0" })
+	if slices.Contains(hooks(t, e.form("/acs/challenge", url.Values{"creq": {old.creq}}).Raw), "trust") {
+		t.Error("a 2.1.0 challenge offers trust")
+	}
+}
