@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"encoding/json"
 	"html"
 	"net/http"
 	"net/url"
@@ -325,5 +326,48 @@ func TestTrustPrompt(t *testing.T) {
 	old := e.startChallengeOf(e.card("visa-challenge-trust"), func(m map[string]any) { m["messageVersion"] = "2.1.0" })
 	if slices.Contains(hooks(t, e.form("/acs/challenge", url.Values{"creq": {old.creq}}).Raw), "trust") {
 		t.Error("a 2.1.0 challenge offers trust")
+	}
+}
+
+// TestCatalogueShowsStyles: GET /scenarios shows every challenge's ui,
+// authenticationType and what passes, and the default packs have a plain
+// 2.2.0 card of every style for Visa and Mastercard.
+func TestCatalogueShowsStyles(t *testing.T) {
+	e := newEnv(t)
+	var cat struct {
+		Scenarios []struct {
+			ID, CardScheme, Flow, Version, UI, AuthenticationType, Auto string
+			OTPs, Answers                                               []string
+			TrustPrompt                                                 bool
+		}
+	}
+	r := e.call(http.MethodGet, "/scenarios", "", nil)
+	if err := json.Unmarshal([]byte(r.Raw), &cat); err != nil || len(cat.Scenarios) == 0 {
+		t.Fatalf("%v: %.200s", err, r.Raw)
+	}
+	plain := map[string]bool{}
+	for _, c := range cat.Scenarios {
+		if c.Flow != "challenge" {
+			continue
+		}
+		if c.UI == "" || c.AuthenticationType == "" {
+			t.Errorf("%s: ui %q, authenticationType %q", c.ID, c.UI, c.AuthenticationType)
+		}
+		if c.ID == "visa-challenge" && !slices.Equal(c.OTPs, []string{"1234"}) {
+			t.Errorf("%s: otps %v, want the code that passes", c.ID, c.OTPs)
+		}
+		if c.ID == "visa-challenge-multiselect" && !slices.Equal(c.Answers, []string{"Sandbox Coffee", "Demo Books"}) {
+			t.Errorf("%s: answers %v", c.ID, c.Answers)
+		}
+		if c.Version == "2.2.0" && c.Auto == "" && !c.TrustPrompt {
+			plain[c.CardScheme+" "+c.UI] = true
+		}
+	}
+	for _, scheme := range []string{"VISA", "MASTERCARD"} {
+		for _, st := range scenarios.Styles() {
+			if !plain[scheme+" "+st.UI] {
+				t.Errorf("no plain 2.2.0 %s card of ui %s", scheme, st.UI)
+			}
+		}
 	}
 }
