@@ -1033,3 +1033,21 @@ func TestConsoleShowsTheCodesSent(t *testing.T) {
 		t.Error("an otp challenge links a banking app")
 	}
 }
+
+// TestConsoleDemoOffersEveryStyle: the demo checkout's card picker has a
+// card of each challenge style, for Visa and Mastercard, and its hint
+// says how each is completed.
+func TestConsoleDemoOffersEveryStyle(t *testing.T) {
+	t.Parallel()
+	e := newConsoleEnv(t, consoleOptions{})
+	p := e.browser().get("/console/demo")
+	for _, card := range []string{"4000000000009102", "4000000000009300", "4000000000009326", "4000000000009334",
+		"5200000000009107", "5200000000009305", "5200000000009321", "5200000000009339"} {
+		if p.Doc.Find(`#card option[value="`+card+`"]`).Length() != 1 {
+			t.Errorf("the demo's picker lacks card %s", card)
+		}
+	}
+	if hint := p.Doc.Find("#card ~ .hint, .hint").Text(); !strings.Contains(hint, "banking app") || !strings.Contains(hint, "question") {
+		t.Errorf("the demo's hints do not say how to complete every style: %q", hint)
+	}
+}
