@@ -84,11 +84,7 @@ func (e *Engine) AppChallenge(ctx context.Context, id string) (AppState, error) 
 	if err != nil {
 		return AppState{}, err
 	}
-	ch, err := e.oobRules(ctx, t)
-	if err != nil {
-		return AppState{}, err
-	}
-	now, err := e.clock(ctx, t.Namespace)
+	ch, now, err := e.oobAt(ctx, t)
 	if err != nil {
 		return AppState{}, err
 	}
@@ -121,11 +117,7 @@ func (e *Engine) AnswerApp(ctx context.Context, id, answer string) (AppState, er
 	if err != nil {
 		return AppState{}, e.stateFailure(err, id)
 	}
-	ch, err := e.oobRules(ctx, t)
-	if err != nil {
-		return AppState{}, err
-	}
-	now, err := e.clock(ctx, t.Namespace)
+	ch, now, err := e.oobAt(ctx, t)
 	if err != nil {
 		return AppState{}, err
 	}
@@ -148,17 +140,18 @@ func (e *Engine) AnswerApp(ctx context.Context, id, answer string) (AppState, er
 	return appStateOf(t, ch, now), nil
 }
 
-// oobRules are the challenge rules of t, refused with 305 unless they are
-// out of band.
-func (e *Engine) oobRules(ctx context.Context, t Transaction) (*scenarios.Challenge, error) {
+// oobAt returns the challenge rules of t, refused with 305 unless they
+// are out of band, and the present by its namespace's clock.
+func (e *Engine) oobAt(ctx context.Context, t Transaction) (*scenarios.Challenge, time.Time, error) {
 	sc, err := e.scenarioByID(ctx, t.Namespace, t.ScenarioID)
 	if err != nil {
-		return nil, err
+		return nil, time.Time{}, err
 	}
 	ch := challengeRules(sc)
 	if ch.UI != scenarios.UIOOB {
-		return nil, NewError(CodeTransactionState, EMVInvalidTransaction,
+		return nil, time.Time{}, NewError(CodeTransactionState, EMVInvalidTransaction,
 			"transaction "+t.ThreeDSServerTransID+" has no out-of-band challenge: no banking app answers for it", "threeDsServerTransId")
 	}
-	return ch, nil
+	now, err := e.clock(ctx, t.Namespace)
+	return ch, now, err
 }

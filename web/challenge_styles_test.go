@@ -2,7 +2,6 @@ package web_test
 
 import (
 	"encoding/json"
-	"html"
 	"net/http"
 	"net/url"
 	"os"
@@ -246,13 +245,11 @@ func TestSelectOnThePage(t *testing.T) {
 					wrong = ch
 				}
 			}
-			m := stateRe.FindStringSubmatch(page.Raw)
-			again := e.form("/acs/decision", url.Values{"state": {html.UnescapeString(m[1])}, "action": {"select"}, "choice": {wrong}})
+			again := e.answer(page, url.Values{"action": {"select"}, "choice": {wrong}})
 			if !strings.Contains(again.Raw, "2 attempts left") {
 				t.Fatalf("a wrong choice: %s", again.Raw)
 			}
-			m = stateRe.FindStringSubmatch(again.Raw)
-			final := e.form("/acs/decision", url.Values{"state": {html.UnescapeString(m[1])}, "action": {"select"}, "choice": tt.answers})
+			final := e.answer(again, url.Values{"action": {"select"}, "choice": tt.answers})
 			if !strings.Contains(final.Raw, `name="cres"`) {
 				t.Fatalf("the right choices do not end the challenge: %s", final.Raw)
 			}
@@ -299,12 +296,11 @@ func TestTrustPrompt(t *testing.T) {
 		if !slices.Contains(hooks(t, page.Raw), "trust") {
 			t.Fatalf("no trust hook on the page: %v", hooks(t, page.Raw))
 		}
-		m := stateRe.FindStringSubmatch(page.Raw)
-		form := url.Values{"state": {html.UnescapeString(m[1])}, "action": {"otp"}, "otp": {"1234"}}
+		form := url.Values{"action": {"otp"}, "otp": {"1234"}}
 		if tt.trust {
 			form.Set("trust", "Y")
 		}
-		if final := e.form("/acs/decision", form); !strings.Contains(final.Raw, `name="cres"`) {
+		if final := e.answer(page, form); !strings.Contains(final.Raw, `name="cres"`) {
 			t.Fatalf("the code does not end the challenge: %s", final.Raw)
 		}
 		q := e.enquiry("tok", map[string]any{"threeDsServerTransId": c.cr.ThreeDSServerTransID})

@@ -124,11 +124,18 @@ func (e *env) decide(c challenge, action, otp string) result {
 
 func (e *env) press(page result, action, otp string) result {
 	e.t.Helper()
+	return e.answer(page, url.Values{"action": {action}, "otp": {otp}})
+}
+
+// answer posts the fields of a page's form with the page's state.
+func (e *env) answer(page result, fields url.Values) result {
+	e.t.Helper()
 	m := stateRe.FindStringSubmatch(page.Raw)
 	if m == nil {
 		e.t.Fatalf("no state on the page: %s", page.Raw)
 	}
-	return e.form("/acs/decision", url.Values{"state": {html.UnescapeString(m[1])}, "action": {action}, "otp": {otp}})
+	fields.Set("state", html.UnescapeString(m[1]))
+	return e.form("/acs/decision", fields)
 }
 
 func TestChallengeDecisions(t *testing.T) {
