@@ -103,3 +103,21 @@ func TestOOBHeadless(t *testing.T) {
 		t.Errorf("an app answer that is neither: %v, want 203", err)
 	}
 }
+
+// TestOOBTimesOut: an oob challenge nobody continues times out as an otp
+// one does (N, 14, challengeCancel 04), even when the app approved.
+func TestOOBTimesOut(t *testing.T) {
+	f := newFixture(t)
+	resp := f.lookup("4000000000009300", nil)
+	f.open(resp)
+	if _, err := f.AnswerApp(context.Background(), resp.ThreeDSServerTransID, scenarios.AppApprove); err != nil {
+		t.Fatal(err)
+	}
+	f.clock.Advance(16 * time.Minute)
+	if q := f.enquiry(resp.ThreeDSServerTransID); q.TransactionStatus != "N" || q.StatusReason != "14" || q.ChallengeCancel != "04" {
+		t.Errorf("after the challenge window: %s %s %s, want N 14 04", q.TransactionStatus, q.StatusReason, q.ChallengeCancel)
+	}
+	if _, err := f.CompleteChallenge(context.Background(), ns, resp.ThreeDSServerTransID, emulator.Choice{Action: scenarios.ActionContinue}); emvCode(err) != "305" {
+		t.Errorf("continue after the timeout: %v, want 305", err)
+	}
+}
