@@ -87,10 +87,12 @@ func TestActionsThatDoNotFit(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
 	id := f.lookup(challengeCard, nil).ThreeDSServerTransID
+	acts := emulator.ChoiceActions()
+	every := strings.Join(acts[:len(acts)-1], ", ") + " or " + acts[len(acts)-1]
 	tests := []struct {
 		name, action, want string
 	}{
-		{"unknown", "approve-all", "want pass, fail, cancel, otp, resend, continue, approve or decline"},
+		{"unknown", "approve-all", "want " + every},
 		{"empty", "", "want pass, fail, cancel"},
 		{"case matters", "PASS", `action "PASS"`},
 	}
