@@ -22,6 +22,7 @@ import (
 //go:embed *.md compose.yaml nginx.conf
 //go:embed img/challenge-390x400.png img/landing.png img/console-cards.png
 //go:embed img/demo-challenge.png img/demo-result.png
+//go:embed img/challenge-oob-390x400.png img/challenge-select-390x400.png img/challenge-multiselect-390x400.png
 //go:embed img/console-transactions.png img/console-transaction.png
 var files embed.FS
 

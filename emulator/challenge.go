@@ -11,14 +11,6 @@ import (
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 )
 
-// DefaultOTP is the one-time password that passes every challenge whose
-// scenario does not say otherwise.
-const DefaultOTP = "1234"
-
-// maxWrongOTPs is how many wrong codes end a challenge as N, reason 19
-// (exceeds ACS maximum challenges).
-const maxWrongOTPs = 3
-
 // ChallengeView is everything the challenge page shows: the transport
 // renders it as it is.
 type ChallengeView struct {
@@ -38,13 +30,36 @@ type ChallengeView struct {
 	PurchaseDate time.Time
 	// WindowSize is the challengeWindowSize, 1 to 5.
 	WindowSize int
-	// OTPHint tells the tester which code passes; PassingOTP is that code.
+	// UI is the challenge's style (scenarios.Styles): its page and
+	// actions.
+	UI string
+	// OTPHint tells the tester which code passes; PassingOTP is that code
+	// (ui otp).
 	OTPHint, PassingOTP string
 	// Language is the lookup's browserInfo.language as sent (empty when
 	// absent): the page's texts follow it.
 	Language string
-	// AttemptsLeft counts the wrong codes the cardholder may still type.
+	// Notice names the message of a page shown again (Notice*), so that
+	// the page can say it in the cardholder's language; Message says it
+	// in English.
+	Notice string
+	// AttemptsLeft counts the wrong codes (or answers) the cardholder may
+	// still give.
 	AttemptsLeft int
+	// ResendsLeft counts the new codes the cardholder may still ask for
+	// (ui otp).
+	ResendsLeft int
+	// App is the bank app's answer so far (ui oob): approve, decline, or
+	// "" while it has not answered.
+	App string
+	// Question and its Choices are the knowledge question (ui select and
+	// multiselect: Multi); Answers are the choices that pass, which
+	// AnswerHint tells the tester.
+	Question   string
+	Choices    []string
+	Multi      bool
+	Answers    []string
+	AnswerHint string
 	// Message says why the page is shown again ("Incorrect code. 2
 	// attempts left."), also on a reload after a wrong code; empty the
 	// first time.
@@ -53,6 +68,9 @@ type ChallengeView struct {
 	// interactions): a page answered once (a wrong code) is not answered
 	// again; see Choice.Step.
 	Step int
+	// TrustPrompt offers "trust this merchant" (the scenario's
+	// trustPrompt).
+	TrustPrompt bool
 	// ExpiresAt is when the challenge times out if nobody decides;
 	// ExpiresIn how long that is from now, by its namespace's clock.
 	ExpiresAt time.Time
@@ -68,7 +86,11 @@ func (e *Engine) view(t Transaction, ch *scenarios.Challenge, message string, no
 	}
 	_, window := windows(ch, e.cfg)
 	expires := t.Challenge.OpenedAt.Add(window)
-	return ChallengeView{
+	ui := ch.UI
+	if ui == "" {
+		ui = scenarios.UIOTP
+	}
+	v := ChallengeView{
 		ThreeDSServerTransID: t.ThreeDSServerTransID,
 		ACSTransID:           t.ACSTransID,
 		MerchantName:         t.Challenge.MerchantName,
@@ -79,15 +101,16 @@ func (e *Engine) view(t Transaction, ch *scenarios.Challenge, message string, no
 		Version:              t.Version,
 		PurchaseDate:         date,
 		WindowSize:           t.Challenge.WindowSize,
-		OTPHint:              "Sandbox: code " + passingOTP(ch) + " passes",
-		PassingOTP:           passingOTP(ch),
 		Language:             t.Challenge.Language,
-		AttemptsLeft:         max(maxWrongOTPs-t.Challenge.WrongOTPs, 0),
+		UI:                   ui,
+		TrustPrompt:          ch.TrustPrompt && t.Version >= scenarios.Version220,
 		Message:              message,
 		Step:                 t.Challenge.Interactions,
 		ExpiresAt:            expires,
 		ExpiresIn:            expires.Sub(now),
 	}
+	styleOf(ch.UI).show(&v, t, ch, now)
+	return v
 }
 
 // OpenChallenge checks an initial CReq against its transaction and opens
@@ -132,7 +155,9 @@ func (e *Engine) open(ctx context.Context, t Transaction, size int) (ChallengeVi
 		return ChallengeView{}, err
 	}
 	id := t.ThreeDSServerTransID
+	var first bool
 	t, err = e.store.Update(ctx, id, func(t *Transaction) error {
+		first = false // fn may run again after a conflicting write
 		settleLocked(t, now, ch, e.cfg)
 		switch t.Phase {
 		case PhaseFinal:
@@ -140,6 +165,7 @@ func (e *Engine) open(ctx context.Context, t Transaction, size int) (ChallengeVi
 		case PhaseChallengePending:
 			t.Phase = PhaseChallengeOpened
 			t.Challenge.OpenedAt = now
+			first = true
 		}
 		t.Challenge.WindowSize = size
 		return nil
@@ -148,17 +174,10 @@ func (e *Engine) open(ctx context.Context, t Transaction, size int) (ChallengeVi
 		return ChallengeView{}, e.stateFailure(err, id)
 	}
 	e.transactionEvent(ctx, t, EventCReq, fmt.Sprintf("challenge page shown, window size %d", size))
-	message := ""
-	if t.Challenge.WrongOTPs > 0 { // a reload after a wrong code
-		message = attemptsLeft(t.Challenge.WrongOTPs)
+	if kind, detail := styleOf(ch.UI).opened(ch); first && kind != "" {
+		e.transactionEvent(ctx, t, kind, detail)
 	}
-	return e.view(t, ch, message, now), nil
-}
-
-// attemptsLeft is the page's message after wrong codes.
-func attemptsLeft(wrong int) string {
-	left := maxWrongOTPs - wrong
-	return fmt.Sprintf("Incorrect code. %d attempt%s left.", left, plural(left))
+	return e.view(t, ch, "", now), nil
 }
 
 // completedError is the 305 answer to a challenge step on a finished
@@ -173,26 +192,20 @@ func completedError(t *Transaction) *emv.Error {
 		"threeDsServerTransId")
 }
 
-// passingOTP is the first OTP of the rules that yields Y, or the default.
-func passingOTP(ch *scenarios.Challenge) string {
-	best := ""
-	for otp, o := range ch.OTPs {
-		if o.Status == "Y" && (best == "" || otp < best) {
-			best = otp
-		}
-	}
-	if best == "" {
-		return DefaultOTP
-	}
-	return best
-}
-
 // Choice is what the cardholder (or a headless client) decided.
 type Choice struct {
-	// Action is pass, fail, cancel or otp.
+	// Action is one of scenarios' Action constants that fits the
+	// challenge's style: pass, fail, cancel, or a style's own (otp,
+	// resend).
 	Action string
 	// OTP is the code typed, for Action otp.
 	OTP string
+	// Choices are the choices picked, for Action select.
+	Choices []string
+	// Trust is the cardholder's answer to "trust this merchant", when the
+	// scenario's trustPrompt offers it: the final decision sets
+	// whiteListStatus Y (true) or N, source 03 (ACS).
+	Trust bool
 	// SessionData is the threeDSSessionData the browser posted with the
 	// CReq, which the final CRes returns byte for byte (a real ACS has no
 	// other copy); nil when there was no CReq (the hosted URL, the
@@ -253,14 +266,8 @@ func (e *Engine) CompleteChallenge(ctx context.Context, ns, id string, c Choice)
 }
 
 func (e *Engine) decide(ctx context.Context, id string, c Choice, via apiCall, check func(*Transaction) error) (Decision, error) {
-	switch c.Action {
-	case "pass", "fail", "cancel", "otp":
-	default:
-		return Decision{}, emv.NewError(emv.CodeInvalidField, emv.EMVInvalidFormat, fmt.Sprintf("action %q: want pass, fail, cancel or otp", c.Action), "action")
-	}
-	if c.Action == "otp" && strings.TrimSpace(c.OTP) == "" {
-		// No code is no attempt: nothing is used up.
-		return Decision{}, emv.NewError(emv.CodeMissingField, emv.EMVMissingElement, "action otp needs the code typed, in otp", "otp")
+	if !IsChoiceAction(c.Action) {
+		return Decision{}, emv.NewError(emv.CodeInvalidField, emv.EMVInvalidFormat, fmt.Sprintf("action %q: want %s", c.Action, orList(ChoiceActions())), "action")
 	}
 	t, err := e.store.Get(ctx, id)
 	if err != nil {
@@ -273,14 +280,21 @@ func (e *Engine) decide(ctx context.Context, id string, c Choice, via apiCall, c
 	if err != nil {
 		return Decision{}, err
 	}
+	style, err := fitStyle(c.Action, ch)
+	if err != nil {
+		return Decision{}, err
+	}
+	if err := style.check(c); err != nil {
+		return Decision{}, err
+	}
 	now, err := e.clock(ctx, t.Namespace)
 	if err != nil {
 		return Decision{}, err
 	}
-	var message string
+	var step styleStep
 	var final bool
 	t, err = e.store.Update(ctx, id, func(t *Transaction) error {
-		message, final = "", false // fn may run again after a conflicting write
+		step, final = styleStep{}, false // fn may run again after a conflicting write
 		if err := check(t); err != nil {
 			return err
 		}
@@ -299,26 +313,31 @@ func (e *Engine) decide(ctx context.Context, id string, c Choice, via apiCall, c
 		t.Challenge.Interactions++
 		var o scenarios.Outcome
 		switch c.Action {
-		case "pass":
+		case scenarios.ActionPass:
 			o = ch.Pass
-		case "fail":
+		case scenarios.ActionFail:
 			o = ch.Fail
-		case "cancel":
+		case scenarios.ActionCancel:
 			o = ch.Cancel
-		case "otp":
-			var ok bool
-			if o, ok = lookupOTP(ch, c.OTP); !ok {
-				t.Challenge.WrongOTPs++
-				if t.Challenge.WrongOTPs < maxWrongOTPs {
-					message = attemptsLeft(t.Challenge.WrongOTPs)
-					return nil
-				}
-				o = scenarios.Outcome{Status: "N", Reason: "19"}
+		default:
+			var err error
+			if step, err = style.answer(t, ch, c, now); err != nil {
+				return err
 			}
+			if !step.final {
+				return nil
+			}
+			o = step.outcome
 		}
 		t.Challenge.Decision = c.Action
 		t.Challenge.DecidedAt = now
 		finish(t, o.Status, o.Reason, o.ECI, o.ChallengeCancel)
+		if ch.TrustPrompt && t.Version >= scenarios.Version220 {
+			t.WhiteListStatus, t.WhiteListStatusSrc = "N", "03"
+			if c.Trust {
+				t.WhiteListStatus = "Y"
+			}
+		}
 		final = true
 		return nil
 	})
@@ -327,8 +346,11 @@ func (e *Engine) decide(ctx context.Context, id string, c Choice, via apiCall, c
 	}
 	d := Decision{Final: final, TransStatus: t.Status, NotificationURL: t.Challenge.NotificationURL, Language: t.Challenge.Language}
 	if !final {
-		e.transactionEvent(ctx, t, EventAttempt, message)
-		d.View = e.view(t, ch, message, now)
+		e.transactionEvent(ctx, t, step.kind, step.detail)
+		d.View = e.view(t, ch, step.message, now)
+		if step.notice != "" {
+			d.View.Notice = step.notice
+		}
 		return d, nil
 	}
 	e.transactionEvent(ctx, t, EventDecision, describeChoice(c, t))
@@ -367,8 +389,11 @@ func (e *Engine) delivery(t Transaction, posted *string) (CResDelivery, error) {
 // describeChoice tells a decision in words for the journal.
 func describeChoice(c Choice, t Transaction) string {
 	s := c.Action
-	if c.Action == "otp" {
+	switch c.Action {
+	case scenarios.ActionOTP:
 		s = "one-time code " + c.OTP
+	case scenarios.ActionSelect:
+		s = "chose " + strings.Join(c.Choices, ", ")
 	}
 	s += " -> " + t.Status
 	if t.StatusReason != "" {
@@ -385,20 +410,6 @@ func plural(n int) string {
 		return ""
 	}
 	return "s"
-}
-
-// lookupOTP finds the outcome of a typed code: the scenario's OTP map, or
-// the default code that passes.
-func lookupOTP(ch *scenarios.Challenge, otp string) (scenarios.Outcome, bool) {
-	otp = strings.TrimSpace(otp)
-	if len(ch.OTPs) > 0 {
-		o, ok := ch.OTPs[otp]
-		return o, ok
-	}
-	if otp == DefaultOTP {
-		return ch.Pass, true
-	}
-	return scenarios.Outcome{}, false
 }
 
 // Result is the final result of a challenged transaction as the
@@ -455,9 +466,11 @@ func (e *Engine) Notification(ctx context.Context, c CRes) (Result, error) {
 // defaultChallenge holds the reference's outcomes for a challenge whose
 // scenario cannot be found any more (removed by a reload).
 var defaultChallenge = scenarios.Challenge{
-	Pass:   scenarios.Outcome{Status: "Y"},
-	Fail:   scenarios.Outcome{Status: "N", Reason: "01"},
-	Cancel: scenarios.Outcome{Status: "N", Reason: "01", ChallengeCancel: "01"},
+	UI:      scenarios.UIOTP,
+	Resends: scenarios.DefaultResends,
+	Pass:    scenarios.Outcome{Status: "Y"},
+	Fail:    scenarios.Outcome{Status: "N", Reason: "01"},
+	Cancel:  scenarios.Outcome{Status: "N", Reason: "01", ChallengeCancel: "01"},
 }
 
 // challengeRules are the challenge rules of a transaction's scenario, or

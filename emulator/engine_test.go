@@ -504,7 +504,7 @@ func TestOpenChallenge(t *testing.T) {
 	if _, err := f.OpenHostedChallenge(ctx, "8a880dc0-d2d2-4067-bcb1-b08d1690b26e"); emvCode(err) != "301" {
 		t.Errorf("hosted unknown: %v, want 301", err)
 	}
-	if got := f.events.kinds(resp.ThreeDSServerTransID); got != "lookup,creq,creq,creq" {
+	if got := f.events.kinds(resp.ThreeDSServerTransID); got != "lookup,creq,code-sent,creq,creq" { // the code is sent once, when the page first opens
 		t.Errorf("events = %s", got)
 	}
 	// A frictionless transaction has no challenge to open.

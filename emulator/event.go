@@ -16,12 +16,21 @@ const (
 	EventCReq     EventKind = "creq"     // the browser posted the CReq (or opened the hosted URL); the challenge page is shown
 	EventAttempt  EventKind = "attempt"  // a wrong one-time code was typed
 	EventDecision EventKind = "decision" // the cardholder (or the headless API) decided
-	EventAuto     EventKind = "auto"     // the scenario resolved the challenge by itself
-	EventTimeout  EventKind = "timeout"  // a challenge window ran out
-	EventCRes     EventKind = "cres"     // the final CRes was handed to the browser or the API
-	EventEnquiry  EventKind = "enquiry"  // the enquiry was answered
-	EventDDC      EventKind = "ddc"      // a device data collection was requested
-	EventMethod   EventKind = "method"   // the 3DS Method page opened
+	// EventCodeSent: a one-time code was "sent" to the cardholder's
+	// phone, when an otp page first opened and on each resend.
+	EventCodeSent EventKind = "code-sent"
+	// EventApp: the banking app of an oob challenge was asked to
+	// approve, or answered.
+	EventApp EventKind = "app"
+	// EventContinue: an oob page's Continue was pressed before the app
+	// answered.
+	EventContinue EventKind = "continue"
+	EventAuto     EventKind = "auto"    // the scenario resolved the challenge by itself
+	EventTimeout  EventKind = "timeout" // a challenge window ran out
+	EventCRes     EventKind = "cres"    // the final CRes was handed to the browser or the API
+	EventEnquiry  EventKind = "enquiry" // the enquiry was answered
+	EventDDC      EventKind = "ddc"     // a device data collection was requested
+	EventMethod   EventKind = "method"  // the 3DS Method page opened
 	// EventMethodDone: the 3DS Method completed and notified the 3DS
 	// Requestor.
 	EventMethodDone EventKind = "method-done"

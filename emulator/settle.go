@@ -87,9 +87,9 @@ func settleLocked(t *Transaction, now time.Time, ch *scenarios.Challenge, cfg Co
 	if ch.Auto != "" && !now.Before(t.CreatedAt.Add(ch.AutoAfter)) {
 		o := ch.Pass
 		switch ch.Auto {
-		case "fail":
+		case scenarios.AutoFail:
 			o = ch.Fail
-		case "cancel":
+		case scenarios.AutoCancel:
 			o = ch.Cancel
 		}
 		t.Challenge.Decision = "auto-" + ch.Auto

@@ -170,6 +170,11 @@ type ChallengeState struct {
 	// Language is the lookup's browserInfo.language as sent (a BCP 47
 	// tag, empty when absent): the cardholder pages follow it.
 	Language string
+	// Resends counts the new codes the cardholder asked for (ui otp).
+	Resends int
+	// App is the bank app's answer to an oob challenge, approve or
+	// decline; "" while it has not answered.
+	App string
 	// Decision names how the challenge ended: pass, fail, cancel, otp,
 	// auto-pass..., timeout-first-creq, timeout-challenge.
 	Decision string

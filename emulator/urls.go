@@ -12,6 +12,10 @@ const (
 	// PathACSHosted, followed by the threeDSServerTransID, is the
 	// hostedChallengeUrl.
 	PathACSHosted = "/acs/hosted/"
+	// PathACSApp, followed by the threeDSServerTransID, is the simulated
+	// banking app of an oob challenge: its page (GET), its answer (POST)
+	// and, followed by /status, what the challenge page watches.
+	PathACSApp = "/acs/app/"
 	// PathACSDecision receives the cardholder's choice on the challenge page.
 	PathACSDecision = "/acs/decision"
 	// PathACSNotification receives the final CRes when the lookup had no
@@ -50,6 +54,11 @@ func (u URLs) ACSChallenge() string { return u.base + PathACSChallenge }
 // Hosted is the hostedChallengeUrl of a transaction.
 func (u URLs) Hosted(threeDSServerTransID string) string {
 	return u.base + PathACSHosted + threeDSServerTransID
+}
+
+// App is the banking app page of a transaction's oob challenge.
+func (u URLs) App(threeDSServerTransID string) string {
+	return u.base + PathACSApp + threeDSServerTransID
 }
 
 // Decision is where the challenge page posts the cardholder's choice.

@@ -24,9 +24,9 @@ const (
 
 // Auto-resolution choices of a challenge.
 const (
-	AutoPass   = "pass"
-	AutoFail   = "fail"
-	AutoCancel = "cancel"
+	AutoPass   = ActionPass
+	AutoFail   = ActionFail
+	AutoCancel = ActionCancel
 )
 
 // FallbackID is the id of the built-in fallback scenario that unmatched cards

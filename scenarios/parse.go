@@ -29,7 +29,7 @@ var (
 	methodKeys       = []string{"available", "duration"}
 	frictionlessKeys = []string{"status", "reason", "eci", "version", "authenticationType", "on210"}
 	on210Keys        = []string{"status", "reason", "eci"}
-	challengeKeys    = []string{"version", "authenticationType", "pass", "fail", "cancel", "otps", "auto", "autoAfter", "firstCReqTimeout", "challengeTimeout"}
+	challengeKeys    = append([]string{"version", "ui", "authenticationType", ActionPass, ActionFail, ActionCancel, "auto", "autoAfter", "firstCReqTimeout", "challengeTimeout", "trustPrompt"}, styleKeys()...)
 	outcomeKeys      = []string{"status", "reason", "challengeCancel", "eci"}
 	errorKeys        = []string{"httpStatus", "errorCode", "status", "message", "emvErrorCode", "component", "description", "detail"}
 )

@@ -163,31 +163,35 @@ func (d *decoder) parseChallenge(n *yaml.Node) *Challenge {
 	if !ok {
 		return nil
 	}
-	c := &Challenge{Version: d.parseVersion(m), AuthenticationType: "02", Pass: defaultPass, Fail: defaultFail, Cancel: defaultCancel}
+	st := d.parseUI(m)
+	c := &Challenge{Version: d.parseVersion(m), AuthenticationType: st.AuthenticationType, Pass: defaultPass, Fail: defaultFail, Cancel: defaultCancel}
 	if at, ok := d.parseAuthenticationType(m, c.Version); ok {
 		c.AuthenticationType = at
 	}
 	for _, o := range []struct {
 		key string
 		dst *Outcome
-	}{{"pass", &c.Pass}, {"fail", &c.Fail}, {"cancel", &c.Cancel}} {
+	}{{ActionPass, &c.Pass}, {ActionFail, &c.Fail}, {ActionCancel, &c.Cancel}} {
 		if v, ok := m.values[o.key]; ok {
 			*o.dst = d.parseOutcome(v, o.key, c.Version)
 		}
 	}
-	if v, ok := m.values["otps"]; ok {
-		c.OTPs = d.parseOTPs(v, c.Version)
-	} else {
-		c.OTPs = map[string]Outcome{DefaultOTP: c.Pass}
-	}
+	d.parseStyleKeys(st, m, c)
 	if m.has("auto") {
 		c.Auto, _ = d.oneOf(m, "auto", autoChoices)
 	}
 	if m.has("autoAfter") {
-		if !m.has("auto") {
-			d.problemf(m.keys["autoAfter"], "autoAfter needs auto (pass, fail or cancel)")
+		if !m.has("auto") && st.UI != UIOOB {
+			d.problemf(m.keys["autoAfter"], "autoAfter needs auto (pass, fail or cancel), or ui oob, whose bank app answers then")
 		}
 		c.AutoAfter, _ = d.duration(m, "autoAfter", MaxAutoAfter)
+	}
+	if m.has("trustPrompt") {
+		c.TrustPrompt, _ = d.boolean(m, "trustPrompt")
+		if c.TrustPrompt && c.Version != Version220 {
+			d.problemf(m.keys["trustPrompt"], "trustPrompt needs version 2.2.0: whiteListStatus is not in %s", c.Version)
+			c.TrustPrompt = false
+		}
 	}
 	c.FirstCReqTimeout = d.challengeTimeout(m, "firstCReqTimeout")
 	c.ChallengeTimeout = d.challengeTimeout(m, "challengeTimeout")

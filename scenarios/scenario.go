@@ -201,13 +201,31 @@ type Frictionless struct {
 // Challenge is a lookup answered with status C, and what the cardholder's
 // choices on the challenge page yield.
 type Challenge struct {
-	Version            string // 2.1.0 or 2.2.0; default 2.2.0
-	AuthenticationType string // 01..04; default 02 (dynamic)
+	Version string // 2.1.0 or 2.2.0; default 2.2.0
+	// UI is the challenge's style (see Styles); default otp.
+	UI                 string
+	AuthenticationType string // 01..04; default the style's (otp: 02, dynamic)
 	Pass               Outcome
 	Fail               Outcome
 	Cancel             Outcome
-	// OTPs maps one-time passwords typed on the page to outcomes.
+	// OTPs maps one-time passwords typed on the page to outcomes (ui
+	// otp).
 	OTPs map[string]Outcome
+	// Resends is how many new codes the cardholder may ask for (ui otp;
+	// key resends, default DefaultResends).
+	Resends int
+	// TrustPrompt offers "trust this merchant" on the page, any style
+	// (key trustPrompt, 2.2.0 only): the enquiry then carries
+	// whiteListStatus Y or N, source 03.
+	TrustPrompt bool
+	// Answers are the choices that pass a select (one) or multiselect
+	// challenge (key answers); none: the engine generates them from the
+	// transaction, and the page states them.
+	Answers []string
+	// App is what the bank app of an oob challenge answers by itself
+	// AutoAfter after the lookup, when AutoAfter is set and Auto is not:
+	// approve or decline (key app, default approve).
+	App string
 	// Auto, when set (pass, fail or cancel), resolves the challenge by
 	// itself AutoAfter after the lookup, with no browser involved.
 	Auto      string

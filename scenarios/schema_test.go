@@ -94,6 +94,7 @@ func TestSchemaEnums(t *testing.T) {
 		{"error", "status", errorStatuses},
 		{"error", "component", components},
 		{"challenge", "auto", autoChoices},
+		{"challenge", "ui", styleNames()},
 		{"version", "", versions},
 		{"authenticationType", "", authenticationTypes},
 		{"fault", "kind", faultKinds},

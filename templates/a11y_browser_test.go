@@ -78,6 +78,33 @@ var cardholderPages = []cardholderPage{
 			v.Brand = Brand{Program: "3-D Secure", Mark: "3DS", Style: "generic"}
 		})
 	}},
+	{"challenge-otp-resent-trust", PageChallenge, func(l Lang, size int) any {
+		return challengeAt(l, size, func(v *ChallengePage) { v.CodeSent, v.ResendsLeft, v.TrustPrompt = true, 2, true })
+	}},
+	{"challenge-oob", PageChallenge, func(l Lang, size int) any {
+		return challengeAt(l, size, func(v *ChallengePage) {
+			v.UI, v.AppURL, v.AppQR = "oob", sink+"/app", `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 21 21" role="img" aria-label="QR"><rect width="21" height="21" fill="#fff"/></svg>`
+		})
+	}},
+	{"challenge-oob-not-yet", PageChallenge, func(l Lang, size int) any {
+		return challengeAt(l, size, func(v *ChallengePage) { v.UI, v.AppURL, v.NotApproved = "oob", sink+"/app", true })
+	}},
+	{"challenge-select-wrong", PageChallenge, func(l Lang, size int) any {
+		return challengeAt(l, size, func(v *ChallengePage) {
+			v.UI, v.Choices, v.Answers, v.WrongCode, v.AttemptsLeft = "select", []string{"Lyon", "Porto", "Chiang Mai", "Bremerhaven-Geestemünde"}, "Porto", true, 2
+		})
+	}},
+	{"challenge-multiselect", PageChallenge, func(l Lang, size int) any {
+		return challengeAt(l, size, func(v *ChallengePage) {
+			v.UI, v.Multi, v.Choices, v.Answers = "multiselect", true, []string{"Corner Bakery", "Bookshop", "Garden Centre", "Cycle Repairs", "Café", "Pharmacy"}, "Bookshop; Café"
+		})
+	}},
+	{"bank-app", PageBankApp, func(l Lang, _ int) any {
+		return BankApp{Lang: l, Nonce: "n0nce", FormAction: sink, MerchantName: "Sandbox Coffee", Amount: "49.99", Currency: "EUR", MaskedPAN: "•••• 1091"}
+	}},
+	{"bank-app-approved", PageBankApp, func(l Lang, _ int) any {
+		return BankApp{Lang: l, Nonce: "n0nce", FormAction: sink, MerchantName: "Sandbox Coffee", Answer: "approve"}
+	}},
 	{"submit-creq", PageAutoSubmit, func(l Lang, _ int) any {
 		return AutoSubmit{Lang: l, Nonce: "n0nce", Purpose: SubmitCReq, Action: sink, DelayMS: 60_000, Fields: []Field{{"creq", "eyJhIjoiYiJ9"}}}
 	}},

@@ -159,6 +159,18 @@ type ConsoleTransaction struct {
 	Dropped int
 	// ListHref links back to the listing.
 	ListHref string
+	// CodesSent are the one-time codes "sent" to the cardholder's phone
+	// (an otp challenge), oldest first: a phone's inbox for demos.
+	CodesSent []SentCode
+	// AppHref links the banking app page of an oob challenge; empty for
+	// other transactions.
+	AppHref string
+}
+
+// SentCode is one text message of the phone's inbox.
+type SentCode struct {
+	// Time is when it was sent, as displayed; Text what it says.
+	Time, Text string
 }
 
 // TransactionEvent is one event of a transaction's history.

@@ -7,6 +7,7 @@ import (
 	"html/template"
 	"io"
 	"slices"
+	"strings"
 )
 
 // The names of the pages a Set renders, each with its view struct.
@@ -16,10 +17,11 @@ const (
 	PageResult     = "result"     // view Result
 	PageError      = "error"      // view ErrorPage
 	PageDone       = "done"       // view Done
+	PageBankApp    = "bank-app"   // view BankApp
 )
 
 // pages lists every page Parse must find.
-var pages = []string{PageAutoSubmit, PageChallenge, PageResult, PageError, PageDone, PageConsoleCards, PageConsoleTransactions, PageConsoleTransaction, PageConsoleLogin, PageConsoleDemo, PageConsoleNotify, PageConsoleMessage, PageLanding, PageDocs,
+var pages = []string{PageAutoSubmit, PageChallenge, PageBankApp, PageResult, PageError, PageDone, PageConsoleCards, PageConsoleTransactions, PageConsoleTransaction, PageConsoleLogin, PageConsoleDemo, PageConsoleNotify, PageConsoleMessage, PageLanding, PageDocs,
 	PageDDCMethod, PageDDCMethodNotify, PageDDCCallback}
 
 //go:embed html/*.tmpl text/*.json
@@ -51,6 +53,9 @@ func Parse() (*Set, error) {
 			return nil, fmt.Errorf("parse templates: page %q not defined", name)
 		}
 	}
+	t.Funcs(template.FuncMap{"challengeStyle": func(v ChallengePage) (template.HTML, error) {
+		return renderStyle(t, v)
+	}})
 	return &Set{tmpl: t, text: text}, nil
 }
 
@@ -65,6 +70,32 @@ func (s *Set) Language(preferences ...string) Lang {
 // Languages lists the languages of the catalogues, English first.
 func (s *Set) Languages() []Lang {
 	return slices.Clone(s.text.langs)
+}
+
+// StyleTemplate is the template of the challenge style ui: the body of
+// the challenge page, in html/challenge-<ui>.tmpl.
+func StyleTemplate(ui string) string {
+	if ui == "" {
+		ui = "otp"
+	}
+	return "challenge-" + ui
+}
+
+// HasStyle tells whether the set has the page of challenge style ui.
+func (s *Set) HasStyle(ui string) bool { return s.tmpl.Lookup(StyleTemplate(ui)) != nil }
+
+// renderStyle renders the style's part of a challenge page. Its template
+// is escaped as HTML text, where the page places it.
+func renderStyle(t *template.Template, v ChallengePage) (template.HTML, error) {
+	name := StyleTemplate(v.UI)
+	if t.Lookup(name) == nil {
+		return "", fmt.Errorf("no template %s for challenge style %q", name, v.UI)
+	}
+	var b strings.Builder
+	if err := t.ExecuteTemplate(&b, name, v); err != nil {
+		return "", err
+	}
+	return template.HTML(b.String()), nil //nolint:gosec // the output of an html/template, escaped already
 }
 
 // Render writes the page name (one of the Page constants) for view to w.

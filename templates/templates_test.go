@@ -76,6 +76,7 @@ var views = map[string]any{
 	PageResult:     Result{Nonce: "n0nce", Status: "Y", StatusText: "Authenticated", ECI: "05", ThreeDSServerTransID: "8a880dc0-d2d2-4067-bcb1-b08d1690b26e"},
 	PageError:      ErrorPage{Nonce: "n0nce", EMVErrorCode: "301", EMVDescription: "Transaction ID Not Recognized", Message: "unknown transaction"},
 	PageDone:       Done{Nonce: "n0nce"},
+	PageBankApp:    BankApp{Nonce: "n0nce", FormAction: "https://sandbox.example/acs/app/8a880dc0-d2d2-4067-bcb1-b08d1690b26e", MerchantName: "Shop", Amount: "10.00", Currency: "THB", MaskedPAN: "400000••••1091"},
 }
 
 func TestParseDefinesEveryPage(t *testing.T) {

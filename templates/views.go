@@ -1,5 +1,7 @@
 package templates
 
+import "html/template"
+
 // Purposes of an autosubmit page (AutoSubmit.Purpose): each has its own
 // title and message in every language.
 const (
@@ -87,12 +89,36 @@ type ChallengePage struct {
 	// PassingOTP is the code that passes, told to the tester under the
 	// code field; the hint is left out when empty.
 	PassingOTP string
+	// UI is the challenge's style: the page renders the template
+	// challenge-<UI> (html/challenge-<UI>.tmpl) as its body; "" is otp.
+	UI string
+	// ResendsLeft counts the new codes the cardholder may still ask for
+	// (ui otp); the "send a new code" button shows while it is above 0.
+	ResendsLeft int
+	// App is the banking app's answer so far (ui oob): approve, decline
+	// or "" while none.
+	App string
+	// AppURL is the banking app page of the transaction (ui oob), shown
+	// as a link and as AppQR, an inline SVG QR code of it.
+	AppURL string
+	AppQR  template.HTML
+	// Choices are the choices of the knowledge question (ui select,
+	// radio buttons; multiselect, Multi, checkboxes); Answers tells the
+	// tester what passes, e.g. "Lyon; Porto".
+	Choices []string
+	Multi   bool
+	Answers string
+	// TrustPrompt offers "trust this merchant" (a checkbox posted as
+	// trust=Y), above any style's part.
+	TrustPrompt bool
 	// Version is the protocol version of the transaction, e.g. "2.2.0".
 	Version string
 	// WrongCode shows, above the code field as an alert, that the last
-	// code was wrong and AttemptsLeft codes may still be typed.
-	WrongCode    bool
-	AttemptsLeft int
+	// code (or answer) was wrong and AttemptsLeft may still be given;
+	// CodeSent that a new code was sent (ui otp); NotApproved that the
+	// banking app has not answered yet (ui oob).
+	WrongCode, CodeSent, NotApproved bool
+	AttemptsLeft                     int
 	// Message, when WrongCode is false, is shown above the code field as
 	// an alert, as it is, in no particular language.
 	Message string
@@ -185,4 +211,21 @@ type Brand struct {
 	Mark string
 	// Style is the key of the colours: CSS class scheme-<Style>.
 	Style string
+}
+
+// BankApp is the view of the "bank-app" page: the simulated banking app
+// of an oob challenge, where the cardholder approves or declines.
+type BankApp struct {
+	// Lang is the language of the page's texts and of <html lang>.
+	Lang  Lang
+	Nonce string
+	// FormAction is where Approve and Decline post (field action).
+	FormAction string
+	// MerchantName, Amount, Currency and MaskedPAN describe the purchase.
+	MerchantName, Amount, Currency, MaskedPAN string
+	// Answer is the app's answer so far: approve, decline, or "".
+	Answer string
+	// Final tells that the transaction has ended, with Status.
+	Final  bool
+	Status string
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"html/template"
 	"net/http"
 	"strings"
 	"time"
@@ -82,7 +83,7 @@ func (s *Server) writeHTML(w http.ResponseWriter, r *http.Request, status int, n
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Set("Cache-Control", "no-store")
 	h.Set("Content-Security-Policy", fmt.Sprintf(
-		"default-src 'none'; style-src 'nonce-%s'; script-src 'nonce-%s'; img-src data:; base-uri 'none'; frame-ancestors %s", nonce, nonce, ancestors))
+		"default-src 'none'; style-src 'nonce-%s'; script-src 'nonce-%s'; img-src data:; connect-src 'self'; base-uri 'none'; frame-ancestors %s", nonce, nonce, ancestors))
 	w.WriteHeader(status)
 	_, _ = w.Write(html)
 }
@@ -172,8 +173,19 @@ func (s *Server) challengePage(w http.ResponseWriter, r *http.Request, v emulato
 	}
 	px := windowPixels[v.WindowSize]
 	nonce := respond.Nonce()
+	var appURL string
+	var qr template.HTML
+	if v.UI == scenarios.UIOOB {
+		appURL = s.cfg.Engine.URLs().App(v.ThreeDSServerTransID)
+		if qr, err = qrSVG(appURL); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+	}
 	s.page(w, r, http.StatusOK, templates.PageChallenge, nonce, templates.ChallengePage{
 		Lang:         s.language(r, v.Language),
+		AppURL:       appURL,
+		AppQR:        qr,
 		Nonce:        nonce,
 		FormAction:   s.cfg.Engine.URLs().Decision(),
 		State:        state,
@@ -187,9 +199,18 @@ func (s *Server) challengePage(w http.ResponseWriter, r *http.Request, v emulato
 		Width:        px[0],
 		Height:       px[1],
 		PassingOTP:   v.PassingOTP,
+		UI:           v.UI,
+		ResendsLeft:  v.ResendsLeft,
+		App:          v.App,
+		Choices:      v.Choices,
+		Multi:        v.Multi,
+		Answers:      strings.Join(v.Answers, "; "),
+		TrustPrompt:  v.TrustPrompt,
 		Version:      v.Version,
-		// The engine's only message is the attempts left after a wrong code.
-		WrongCode:      v.Message != "",
+		// The page says the engine's notice in the cardholder's language.
+		WrongCode:      v.Notice == emulator.NoticeWrongCode,
+		CodeSent:       v.Notice == emulator.NoticeCodeSent,
+		NotApproved:    v.Notice == emulator.NoticeNotApproved,
 		AttemptsLeft:   v.AttemptsLeft,
 		ExpiresMinutes: expiresMinutes(v.ExpiresIn),
 	})
@@ -225,7 +246,7 @@ func (s *Server) handleDecision(w http.ResponseWriter, r *http.Request) {
 			"the challenge state is missing, forged or altered; the transaction was not changed", "state"))
 		return
 	}
-	choice := emulator.Choice{Action: r.PostForm.Get("action"), OTP: r.PostForm.Get("otp"), SessionData: st.Session, Step: st.Step}
+	choice := emulator.Choice{Action: r.PostForm.Get("action"), OTP: r.PostForm.Get("otp"), Choices: r.PostForm["choice"], Trust: r.PostForm.Get("trust") == "Y", SessionData: st.Session, Step: st.Step}
 	d, err := s.cfg.Engine.Decide(r.Context(), st.ID, st.ACS, choice)
 	if err != nil {
 		s.writeError(w, r, err)
@@ -302,8 +323,15 @@ func (s *Server) handleNotification(w http.ResponseWriter, r *http.Request) {
 
 // CompleteRequest is the body of the headless challenge API.
 type CompleteRequest struct {
+	// Action is pass, fail, cancel, or an action of the challenge's
+	// style (otp, resend); see scenarios' Action constants.
 	Action string `json:"action"`
 	OTP    string `json:"otp,omitempty"`
+	// Choices are the choices picked, for action select.
+	Choices []string `json:"choices,omitempty"`
+	// Trust answers "trust this merchant" when the scenario's
+	// trustPrompt offers it.
+	Trust bool `json:"trust,omitempty"`
 }
 
 // CompleteResponse is the answer of the headless challenge API: the final
@@ -330,10 +358,10 @@ func (s *Server) handleCompleteChallenge(w http.ResponseWriter, r *http.Request)
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
-		s.writeError(w, r, emv.NewError(emv.CodeMalformedJSON, emv.EMVMessageInvalid, "the body must be {\"action\":\"pass|fail|cancel|otp\",\"otp\":\"...\"}: "+err.Error(), "body"))
+		s.writeError(w, r, emv.NewError(emv.CodeMalformedJSON, emv.EMVMessageInvalid, "the body must be {\"action\":\""+strings.Join(emulator.ChoiceActions(), "|")+"\",\"otp\":\"...\"}: "+err.Error(), "body"))
 		return
 	}
-	d, err := s.cfg.Engine.CompleteChallenge(r.Context(), namespaceOf(r.Context()), mux.Vars(r)["id"], emulator.Choice{Action: req.Action, OTP: req.OTP})
+	d, err := s.cfg.Engine.CompleteChallenge(r.Context(), namespaceOf(r.Context()), mux.Vars(r)["id"], emulator.Choice{Action: req.Action, OTP: req.OTP, Choices: req.Choices, Trust: req.Trust})
 	if err != nil {
 		s.writeError(w, r, err)
 		return

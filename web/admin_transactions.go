@@ -399,9 +399,7 @@ func (s *Server) transaction(ctx context.Context, ns, id string) (TransactionDet
 // a challenge the store holds as decided by a choice: the engine records
 // the decision, then the CRes, and a reader may come in between.
 func awaitsCRes(st *emulator.Settled, e *journal.Entry) bool {
-	switch st.Challenge.Decision {
-	case "pass", "fail", "cancel", "otp":
-	default:
+	if !emulator.IsChoiceAction(st.Challenge.Decision) {
 		return false // not decided, or decided by itself: no CRes
 	}
 	for i := range e.Events {

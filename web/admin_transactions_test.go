@@ -158,7 +158,7 @@ func TestAdminTransactionEvents(t *testing.T) {
 	for _, ev := range d.Events {
 		types = append(types, ev.Type)
 	}
-	if got := strings.Join(types, ","); got != "lookup,creq,otpAttempt,decision,cres,enquiry" || d.Status != "Y" || !d.Final {
+	if got := strings.Join(types, ","); got != "lookup,creq,codeSent,otpAttempt,decision,cres,enquiry" || d.Status != "Y" || !d.Final {
 		t.Fatalf("events %s, status %s final %v", got, d.Status, d.Final)
 	}
 	lookup := d.Events[0]
@@ -171,10 +171,10 @@ func TestAdminTransactionEvents(t *testing.T) {
 	if lookup.Response["status"] != "C" || lookup.Response["threeDsServerTransId"] != id || lookup.At != "2026-11-21T12:00:00.000Z" {
 		t.Errorf("lookup's answer %v at %s", lookup.Response, lookup.At)
 	}
-	if cres := d.Events[4].Response; cres["transStatus"] != "Y" || cres["messageType"] != "CRes" {
+	if cres := d.Events[5].Response; cres["transStatus"] != "Y" || cres["messageType"] != "CRes" {
 		t.Errorf("the final CRes: %v", cres)
 	}
-	if enq := d.Events[5]; enq.Request["threeDsServerTransId"] != id || enq.Response["transactionStatus"] != "Y" {
+	if enq := d.Events[6]; enq.Request["threeDsServerTransId"] != id || enq.Response["transactionStatus"] != "Y" {
 		t.Errorf("enquiry event: %+v", enq)
 	}
 

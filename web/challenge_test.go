@@ -42,7 +42,18 @@ type challenge struct {
 
 func (e *env) startChallenge(mutate func(map[string]any)) challenge {
 	e.t.Helper()
-	r := e.lookup("tok", testkit.LookupBody(e.t, e.card("visa-challenge"), mutate))
+	return e.startChallengeOf(e.card("visa-challenge"), mutate)
+}
+
+// startChallengeCard starts the challenge of another card.
+func (e *env) startChallengeCard(card string) challenge {
+	e.t.Helper()
+	return e.startChallengeOf(card, nil)
+}
+
+func (e *env) startChallengeOf(card string, mutate func(map[string]any)) challenge {
+	e.t.Helper()
+	r := e.lookup("tok", testkit.LookupBody(e.t, card, mutate))
 	if r.Str("status") != "C" {
 		e.t.Fatalf("lookup status = %q, want C: %s", r.Str("status"), r.Raw)
 	}
@@ -113,11 +124,18 @@ func (e *env) decide(c challenge, action, otp string) result {
 
 func (e *env) press(page result, action, otp string) result {
 	e.t.Helper()
+	return e.answer(page, url.Values{"action": {action}, "otp": {otp}})
+}
+
+// answer posts the fields of a page's form with the page's state.
+func (e *env) answer(page result, fields url.Values) result {
+	e.t.Helper()
 	m := stateRe.FindStringSubmatch(page.Raw)
 	if m == nil {
 		e.t.Fatalf("no state on the page: %s", page.Raw)
 	}
-	return e.form("/acs/decision", url.Values{"state": {html.UnescapeString(m[1])}, "action": {action}, "otp": {otp}})
+	fields.Set("state", html.UnescapeString(m[1]))
+	return e.form("/acs/decision", fields)
 }
 
 func TestChallengeDecisions(t *testing.T) {

@@ -1012,3 +1012,42 @@ func TestConsoleFormsTooLarge(t *testing.T) {
 		}
 	}
 }
+
+// TestConsoleShowsTheCodesSent: the transaction page of an otp challenge
+// shows the codes "sent" to the cardholder's phone, oldest first.
+func TestConsoleShowsTheCodesSent(t *testing.T) {
+	t.Parallel()
+	e := newConsoleEnv(t, consoleOptions{})
+	id := e.lookupID("phone", e.Challenge, nil)
+	e.api("/challenge/"+id, "phone", map[string]string{"action": "resend"})
+	e.api("/challenge/"+id, "phone", map[string]string{"action": "resend"})
+	b := e.browser()
+	b.login("phone")
+	p := b.get("/console/transactions/" + id)
+	var sms []string
+	p.Doc.Find(".inbox li.sms .sms-text").Each(func(_ int, s *goquery.Selection) { sms = append(sms, s.Text()) })
+	if len(sms) != 2 || !strings.Contains(sms[0], "new code 1234 sent") || !strings.Contains(sms[1], "resend 2 of 3") {
+		t.Errorf("the phone shows %q, want the two new codes", sms)
+	}
+	if p.Doc.Find("[data-action=open-app]").Length() != 0 {
+		t.Error("an otp challenge links a banking app")
+	}
+}
+
+// TestConsoleDemoOffersEveryStyle: the demo checkout's card picker has a
+// card of each challenge style, for Visa and Mastercard, and its hint
+// says how each is completed.
+func TestConsoleDemoOffersEveryStyle(t *testing.T) {
+	t.Parallel()
+	e := newConsoleEnv(t, consoleOptions{})
+	p := e.browser().get("/console/demo")
+	for _, card := range []string{"4000000000009102", "4000000000009300", "4000000000009326", "4000000000009334",
+		"5200000000009107", "5200000000009305", "5200000000009321", "5200000000009339"} {
+		if p.Doc.Find(`#card option[value="`+card+`"]`).Length() != 1 {
+			t.Errorf("the demo's picker lacks card %s", card)
+		}
+	}
+	if hint := p.Doc.Find("#card ~ .hint, .hint").Text(); !strings.Contains(hint, "banking app") || !strings.Contains(hint, "question") {
+		t.Errorf("the demo's hints do not say how to complete every style: %q", hint)
+	}
+}

@@ -23,11 +23,14 @@ func FuzzHandler(f *testing.F) {
 		"threeDSMethodData=eyJ0aHJlZURTU2VydmVyVHJhbnNJRCI6IngifQ",
 		"bin=4000000000009409&callbackUrl=https%3A%2F%2Fshop.example%2Fcb&ddcId=d-1&jwt=eyJhbGciOiJIUzI1NiJ9.eyJqdGkiOiIxIiwiaWF0IjoxLCJpc3MiOiJzIn0.c2ln",
 		"cardBIN=400000&JWT=x&ddcId=&callbackUrl=javascript:x", "state=x",
-		"grant_type=client_credentials&client_id=c&client_secret=s", "grant_type=password"} {
-		for route := range 13 {
+		"grant_type=client_credentials&client_id=c&client_secret=s", "grant_type=password",
+		`{"action":"select","choices":["Chiang Mai"]}`, `{"action":"select","choices":[1,null]}`, `{"action":"approve","trust":true}`,
+		`{"action":"resend"}`, "action=approve", "action=decline&action=approve", "state=x&action=select&choice=a&choice=b&trust=Y"} {
+		for route := range 17 {
 			f.Add(uint8(route), s)
 		}
 	}
+	oob := e.startChallengeCard(e.card("visa-challenge-oob")).cr.ThreeDSServerTransID
 	routes := []struct {
 		path, contentType string
 		api               bool
@@ -45,6 +48,11 @@ func FuzzHandler(f *testing.F) {
 		{"/V2/ddcCollect/method-notification", "application/x-www-form-urlencoded", false},
 		{"/V2/ddcCollect/complete", "application/x-www-form-urlencoded", false},
 		{"/connect/token", "application/x-www-form-urlencoded", false},
+		// Live challenges of the other styles, and the banking app.
+		{"/challenge/" + e.startChallengeCard(e.card("visa-challenge-select")).cr.ThreeDSServerTransID, "application/json", true},
+		{"/challenge/" + oob, "application/json", true},
+		{"/acs/app/" + oob, "application/x-www-form-urlencoded", false},
+		{"/acs/app/8a880dc0-d2d2-4067-bcb1-b08d1690b26e", "application/x-www-form-urlencoded", false},
 	}
 	handler := e.Server.Config.Handler
 	f.Fuzz(func(t *testing.T, route uint8, body string) {

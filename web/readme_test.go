@@ -136,11 +136,15 @@ func cardTables(t *testing.T) (string, map[string]string) {
 				status = fmt.Sprintf("HTTP %d, %s / EMV %s", e.HTTPStatus, e.ErrorCode, e.EMVErrorCode)
 			}
 			card := "`" + e.CardNumber + "`" + selectorNote(sc.Match)
+			flow := e.Flow
+			if e.UI != "" { // a challenge: its style and authenticationType
+				flow = fmt.Sprintf("%s (%s, %s)", e.Flow, e.UI, e.AuthenticationType)
+			}
 			if _, dup := statuses[card]; !dup {
 				statuses[card] = status
 			}
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n",
-				card, e.CardScheme, e.Flow, status, e.StatusReason, e.ECI, e.Version, e.Description)
+				card, e.CardScheme, flow, status, e.StatusReason, e.ECI, e.Version, e.Description)
 		}
 		if p.pack == scenarios.PackDefaults {
 			fb := cat.Fallback()

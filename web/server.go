@@ -312,6 +312,8 @@ func (s *Server) routes() {
 	acs.HandleFunc(emulator.PathACSChallenge, s.handleCReq).Methods(http.MethodPost)
 	acs.HandleFunc(emulator.PathACSHosted+"{id}", s.handleHosted).Methods(http.MethodGet, http.MethodPost)
 	acs.HandleFunc(emulator.PathACSDecision, s.handleDecision).Methods(http.MethodPost)
+	acs.HandleFunc(emulator.PathACSApp+"{id}", s.handleApp).Methods(http.MethodGet, http.MethodPost)
+	acs.HandleFunc(emulator.PathACSApp+"{id}/status", s.handleAppStatus).Methods(http.MethodGet)
 	acs.HandleFunc(emulator.PathACSNotification, s.handleNotification).Methods(http.MethodPost)
 	acs.HandleFunc(emulator.PathACSMethod, s.handleMethod).Methods(http.MethodPost)
 	acs.HandleFunc(emulator.PathACSMethodDone, s.handleMethodDone).Methods(http.MethodPost)

@@ -118,11 +118,21 @@ func (c *Client) enquiry(ctx context.Context, body map[string]string) (*EnquiryR
 // Action is what the cardholder does on the challenge page.
 type Action string
 
-// The cardholder's choices; a one-time code goes through EnterOTP.
+// The cardholder's choices; a one-time code goes through EnterOTP, the
+// choices of a question through Select.
 const (
 	Pass   Action = "pass"
 	Fail   Action = "fail"
 	Cancel Action = "cancel"
+	// Resend asks a code entry (ui otp) for a new code: Final false.
+	Resend Action = "resend"
+	// Approve and Decline answer an out-of-band challenge (ui oob) as
+	// the banking app, and end it: Y or N.
+	Approve Action = "approve"
+	Decline Action = "decline"
+	// Continue is the out-of-band page's Continue: Final false until the
+	// banking app has answered.
+	Continue Action = "continue"
 )
 
 // CompleteChallenge decides the challenge of transaction id without a
@@ -137,7 +147,30 @@ func (c *Client) EnterOTP(ctx context.Context, id, otp string) (*ChallengeResult
 	return c.challenge(ctx, id, map[string]string{"action": "otp", "otp": otp})
 }
 
-func (c *Client) challenge(ctx context.Context, id string, body map[string]string) (*ChallengeResult, error) {
+// Resend asks the code entry of transaction id for a new code.
+func (c *Client) Resend(ctx context.Context, id string) (*ChallengeResult, error) {
+	return c.CompleteChallenge(ctx, id, Resend)
+}
+
+// Approve approves the out-of-band challenge of transaction id as its
+// banking app would, which ends it Y.
+func (c *Client) Approve(ctx context.Context, id string) (*ChallengeResult, error) {
+	return c.CompleteChallenge(ctx, id, Approve)
+}
+
+// Decline declines the out-of-band challenge of transaction id as its
+// banking app would, which ends it N.
+func (c *Client) Decline(ctx context.Context, id string) (*ChallengeResult, error) {
+	return c.CompleteChallenge(ctx, id, Decline)
+}
+
+// Select answers the question (ui select or multiselect) of transaction
+// id with choices; a wrong answer with attempts left answers Final false.
+func (c *Client) Select(ctx context.Context, id string, choices ...string) (*ChallengeResult, error) {
+	return c.challenge(ctx, id, map[string]any{"action": "select", "choices": choices})
+}
+
+func (c *Client) challenge(ctx context.Context, id string, body any) (*ChallengeResult, error) {
 	var out ChallengeResult
 	if _, err := c.do(ctx, http.MethodPost, "/challenge/"+url.PathEscape(id), body, &out, nil); err != nil {
 		return nil, err

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/cmd/sandboxtest"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 )
 
 // TestOptions: the options reach the sandbox as its flags would.
@@ -174,5 +175,51 @@ func checkDocExample(t *testing.T) {
 	test := words("sandboxtest_test.go", "\tcheckDocExample(t)\n\t"+start, end)
 	if doc != test {
 		t.Errorf("the package comment's example differs from TestPackageDocExample:\n%s\n%s", doc, test)
+	}
+}
+
+// TestStyleHelpers: Resend, Approve, Decline and Select complete each
+// challenge style as the page would, and the action names are the
+// engine's.
+func TestStyleHelpers(t *testing.T) {
+	ctx := context.Background()
+	sb := sandboxtest.Start(t)
+	c := sb.NewClient()
+	lookup := func(card string) string {
+		t.Helper()
+		res, err := c.Lookup(ctx, sandboxtest.LookupBody(card))
+		if err != nil || res.Status != "C" {
+			t.Fatalf("lookup %s: %+v, %v", card, res, err)
+		}
+		return res.ThreeDSServerTransID
+	}
+	otp := lookup("4000000000009102")
+	if r, err := c.Resend(ctx, otp); err != nil || r.Final || !strings.Contains(r.Message, "new code") {
+		t.Errorf("resend: %+v, %v", r, err)
+	}
+	if r, err := c.Approve(ctx, lookup("4000000000009300")); err != nil || !r.Final || r.TransStatus != "Y" {
+		t.Errorf("approve: %+v, %v", r, err)
+	}
+	if r, err := c.Decline(ctx, lookup("5200000000009305")); err != nil || !r.Final || r.TransStatus != "N" {
+		t.Errorf("decline: %+v, %v", r, err)
+	}
+	if r, err := c.CompleteChallenge(ctx, lookup("4000000000009300"), sandboxtest.Continue); err != nil || r.Final {
+		t.Errorf("continue before the app: %+v, %v", r, err)
+	}
+	multi := lookup("4000000000009334")
+	if r, err := c.Select(ctx, multi, "Sandbox Coffee"); err != nil || r.Final {
+		t.Errorf("half the answer: %+v, %v", r, err)
+	}
+	if r, err := c.Select(ctx, multi, "Sandbox Coffee", "Demo Books"); err != nil || !r.Final || r.TransStatus != "Y" {
+		t.Errorf("select: %+v, %v", r, err)
+	}
+	if _, err := c.Select(ctx, lookup("4000000000009326")); err == nil {
+		t.Error("select without choices was accepted")
+	}
+	for _, a := range []sandboxtest.Action{sandboxtest.Pass, sandboxtest.Fail, sandboxtest.Cancel, sandboxtest.Resend,
+		sandboxtest.Approve, sandboxtest.Decline, sandboxtest.Continue} {
+		if !emulator.IsChoiceAction(string(a)) {
+			t.Errorf("sandboxtest.Action %q is not one of the engine's", a)
+		}
 	}
 }

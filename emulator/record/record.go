@@ -26,6 +26,7 @@ import (
 //	[method section]                only when Method is not zero, see appendMethod
 //	[generation section]            only when Generation is not zero: generationV1, uvarint
 //	[language section]              only when Challenge.Language is not empty: languageV1, uvarint length, bytes
+//	[style section]                 only when Challenge.Resends or .App is set: styleV1, uvarint, uvarint length, bytes
 //
 // The sections came later, each opened by its own byte: a record without
 // them (every record written before they existed, every transaction
@@ -122,6 +123,11 @@ func Append(b []byte, t *emulator.Transaction) []byte {
 		b = binary.AppendUvarint(append(b, languageV1), uint64(len(l)))
 		b = append(b, l...)
 	}
+	if t.Challenge.Resends != 0 || t.Challenge.App != "" {
+		b = binary.AppendUvarint(append(b, styleV1), uint64(t.Challenge.Resends))
+		b = binary.AppendUvarint(b, uint64(len(t.Challenge.App)))
+		b = append(b, t.Challenge.App...)
+	}
 	return b
 }
 
@@ -129,6 +135,13 @@ func Append(b []byte, t *emulator.Transaction) []byte {
 // transaction's Challenge.Language follows as a uvarint, then its bytes.
 // It comes after the generation section.
 const languageV1 byte = 4
+
+// styleV1 opens the style section of a record: what a challenge style
+// keeps beyond the common fields: the codes sent again
+// (Challenge.Resends) as a uvarint, then the bank app's answer
+// (Challenge.App) as a uvarint length and its bytes. It follows the
+// language section.
+const styleV1 byte = 5
 
 // generationV1 opens the generation section of a record: the
 // transaction's Generation follows as a uvarint. Its byte follows those
@@ -406,6 +419,8 @@ func Decode(rec []byte) (emulator.Transaction, error) {
 	var method emulator.MethodState
 	var generation uint64
 	var lang string
+	var resends int
+	var app string
 	// The sections, each at most once and in their order.
 	for last := byte(0); !r.bad && r.off < len(r.b); {
 		tag := r.b[r.off]
@@ -423,6 +438,14 @@ func Decode(rec []byte) (emulator.Transaction, error) {
 		case languageV1:
 			r.off++
 			lang = string(r.bytes(r.uvarint()))
+		case styleV1:
+			r.off++
+			if n := r.uvarint(); n <= math.MaxInt32 {
+				resends = int(n)
+			} else {
+				r.fail()
+			}
+			app = string(r.bytes(r.uvarint()))
 		default:
 			r.fail()
 		}
@@ -440,7 +463,7 @@ func Decode(rec []byte) (emulator.Transaction, error) {
 		Challenge: emulator.ChallengeState{
 			NotificationURL: s.at(18), Session: s.at(19), MerchantName: s.at(20), Amount: s.at(21),
 			Currency: s.at(22), PurchaseDate: s.at(23), Decision: s.at(24),
-			WindowSize: windowSize, Interactions: interactions, WrongOTPs: wrongOTPs,
+			WindowSize: windowSize, Interactions: interactions, WrongOTPs: wrongOTPs, Resends: resends, App: app,
 			OpenedAt: openedAt, DecidedAt: decidedAt, Language: lang,
 		},
 		Method:     method,

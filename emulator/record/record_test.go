@@ -197,7 +197,7 @@ func TestRecordCoversEveryField(t *testing.T) {
 	if got := roundTrip(t, tx); !reflect.DeepEqual(got, tx) {
 		t.Errorf("round trip:\n got %+v\nwant %+v", got, tx)
 	}
-	strs := 0
+	strs := -1 // the style section keeps Challenge.App apart
 	// The method section keeps its strings apart.
 	for _, typ := range []reflect.Type{reflect.TypeFor[emulator.Transaction](), reflect.TypeFor[emulator.ChallengeState]()} {
 		for f := range typ.Fields() {
@@ -329,6 +329,41 @@ func TestRecordGenerationSection(t *testing.T) {
 	swapped := append(append(append([]byte{}, noSections...), generationV1, 7), method...)
 	if _, err := Decode(swapped); err == nil {
 		t.Error("a method section after the generation section decoded")
+	}
+}
+
+// TestRecordStyleSection: the codes sent again of a challenge live in a
+// section of their own, after the generation section; a record without
+// it reads with zero resends, and a section out of order is refused.
+func TestRecordStyleSection(t *testing.T) {
+	tx := fullTx()
+	tx.Generation = 9
+	plain := Append(nil, &tx)
+	tx.Challenge.Resends = 2
+	rec := Append(nil, &tx)
+	if string(rec[:len(plain)]) != string(plain) || rec[len(plain)] != styleV1 {
+		t.Fatal("the style section is not a suffix of the record without it")
+	}
+	if got := roundTrip(t, tx); got.Challenge.Resends != 2 || !reflect.DeepEqual(got, tx) {
+		t.Errorf("round trip got resends %d", got.Challenge.Resends)
+	}
+	if got, err := Decode(plain); err != nil || got.Challenge.Resends != 0 {
+		t.Errorf("record without the section: resends %d, %v", got.Challenge.Resends, err)
+	}
+	noGen := tx
+	noGen.Generation, noGen.Challenge.Resends = 0, 0
+	base := Append(nil, &noGen)
+	swapped := append(append(append([]byte{}, base...), styleV1, 2), generationV1, 9)
+	if _, err := Decode(swapped); err == nil {
+		t.Error("a generation section after the style section decoded")
+	}
+	tx.Challenge.Resends, tx.Challenge.App = 0, "approve"
+	if got := roundTrip(t, tx); got.Challenge.App != "approve" || got.Challenge.Resends != 0 {
+		t.Errorf("round trip of the app's answer: %q, %d resends", got.Challenge.App, got.Challenge.Resends)
+	}
+	huge := append(append([]byte{}, base...), styleV1, 0xff, 0xff, 0xff, 0xff, 0x0f, 0)
+	if _, err := Decode(huge); err == nil {
+		t.Error("a style section with resends beyond an int32 decoded")
 	}
 }
 

@@ -6,6 +6,7 @@ package cards
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
@@ -32,7 +33,17 @@ type Entry struct {
 	HTTPStatus   int    `json:"httpStatus,omitempty"`
 	DelayMS      int64  `json:"delayMs,omitempty"`
 	Auto         string `json:"auto,omitempty"`
-	Fallback     bool   `json:"fallback,omitempty"`
+	// UI, AuthenticationType and what passes are a challenge's: its
+	// style, and the codes (OTPs, ui otp) or choices (Answers, ui select
+	// and multiselect; empty when the sandbox draws them, and the page
+	// states them) that pass, so a test robot reads the magic values.
+	UI                 string   `json:"ui,omitempty"`
+	AuthenticationType string   `json:"authenticationType,omitempty"`
+	OTPs               []string `json:"otps,omitempty"`
+	Answers            []string `json:"answers,omitempty"`
+	// TrustPrompt tells that the page offers "trust this merchant".
+	TrustPrompt bool `json:"trustPrompt,omitempty"`
+	Fallback    bool `json:"fallback,omitempty"`
 	// When lists the entry's match conditions as data, keyed by the
 	// request field they test (the card selectors by their scenario
 	// names: cardNumber, cardPrefix, binRange, cardPattern), e.g.
@@ -125,7 +136,15 @@ func Entries(all []scenarios.Scenario, fb *scenarios.Scenario, schemes *emulator
 				e.ECI = emulator.ECIFor(e.CardScheme, f.Status)
 			}
 		case sc.Challenge != nil:
-			e.Status, e.Version, e.Auto = "C", sc.Challenge.Version, sc.Challenge.Auto
+			ch := sc.Challenge
+			e.Status, e.Version, e.Auto = "C", ch.Version, ch.Auto
+			e.UI, e.AuthenticationType, e.Answers, e.TrustPrompt = ch.UI, ch.AuthenticationType, ch.Answers, ch.TrustPrompt
+			for otp, o := range ch.OTPs {
+				if o.Status == "Y" {
+					e.OTPs = append(e.OTPs, otp)
+				}
+			}
+			slices.Sort(e.OTPs)
 		case sc.Error != nil:
 			e.Status = sc.Error.Status
 			if e.Status == "" {

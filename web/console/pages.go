@@ -293,6 +293,9 @@ var eventLabels = map[emulator.EventKind]string{
 	emulator.EventLookup:     "Lookup answered",
 	emulator.EventCReq:       "CReq received",
 	emulator.EventAttempt:    "Wrong one-time code",
+	emulator.EventCodeSent:   "Code sent to the phone",
+	emulator.EventApp:        "Banking app",
+	emulator.EventContinue:   "Continue before approval",
 	emulator.EventDecision:   "Cardholder decision",
 	emulator.EventAuto:       "Resolved by itself",
 	emulator.EventTimeout:    "Timed out",
@@ -358,6 +361,12 @@ func (c *Console) handleTransaction(w http.ResponseWriter, r *http.Request) {
 			te.SinceStart = humanElapsed(ev.SinceStart)
 		}
 		view.Events = append(view.Events, te)
+		switch ev.Kind {
+		case emulator.EventCodeSent:
+			view.CodesSent = append(view.CodesSent, templates.SentCode{Time: te.Time, Text: ev.Detail})
+		case emulator.EventApp: // an oob challenge: its banking app
+			view.AppHref = emulator.NewURLs(c.cfg.PublicURL).App(id)
+		}
 	}
 	c.render(w, r, http.StatusOK, templates.PageConsoleTransaction, nonce, cspOptions{}, view)
 }

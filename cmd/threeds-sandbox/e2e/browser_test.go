@@ -316,7 +316,13 @@ type challengeLookup struct {
 // notificationUrl notify ("" for null), the session and the window size.
 func lookupChallenge(t *testing.T, p *program, notify, session string, windowSize int) challengeLookup {
 	t.Helper()
-	body := testkit.LookupBody(t, challengeCard, func(m map[string]any) {
+	return lookupChallengeCard(t, p, challengeCard, notify, session, windowSize)
+}
+
+// lookupChallengeCard is lookupChallenge with another challenge card.
+func lookupChallengeCard(t *testing.T, p *program, card, notify, session string, windowSize int) challengeLookup {
+	t.Helper()
+	body := testkit.LookupBody(t, card, func(m map[string]any) {
 		m["notificationUrl"] = notify
 		if notify == "" {
 			m["notificationUrl"] = nil

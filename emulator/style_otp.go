@@ -1,0 +1,103 @@
+package emulator
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
+	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
+)
+
+// DefaultOTP is the one-time password that passes every challenge whose
+// scenario does not say otherwise.
+const DefaultOTP = scenarios.DefaultOTP
+
+// maxWrongOTPs is how many wrong codes end a challenge as N, reason 19
+// (exceeds ACS maximum challenges).
+const maxWrongOTPs = 3
+
+// otpStyle is the code entry (ui otp): the cardholder types the one-time
+// code "sent" to the phone, and may ask for a new one (EMV
+// resendChallenge) as often as the scenario's resends allow.
+type otpStyle struct{}
+
+func (otpStyle) actions() []string { return []string{scenarios.ActionOTP, scenarios.ActionResend} }
+
+func (otpStyle) check(c Choice) error {
+	if c.Action == scenarios.ActionOTP && strings.TrimSpace(c.OTP) == "" {
+		// No code is no attempt: nothing is used up.
+		return emv.NewError(emv.CodeMissingField, emv.EMVMissingElement, "action otp needs the code typed, in otp", "otp")
+	}
+	return nil
+}
+
+func (otpStyle) answer(t *Transaction, ch *scenarios.Challenge, c Choice, _ time.Time) (styleStep, error) {
+	if c.Action == scenarios.ActionResend {
+		if t.Challenge.Resends >= ch.Resends {
+			return styleStep{}, emv.NewError(emv.CodeTransactionState, emv.EMVInvalidTransaction,
+				fmt.Sprintf("no new code can be sent: this challenge sends at most %d (scenario key resends); nothing was used up", ch.Resends), "action")
+		}
+		t.Challenge.Resends++
+		code := passingOTP(ch)
+		return styleStep{message: "A new code was sent to your phone.", notice: NoticeCodeSent, kind: EventCodeSent,
+			detail: fmt.Sprintf("new code %s sent to the cardholder's phone (resend %d of %d)", code, t.Challenge.Resends, ch.Resends)}, nil
+	}
+	if o, ok := lookupOTP(ch, c.OTP); ok {
+		return styleStep{final: true, outcome: o}, nil
+	}
+	t.Challenge.WrongOTPs++
+	if t.Challenge.WrongOTPs < maxWrongOTPs {
+		msg := attemptsLeft(t.Challenge.WrongOTPs)
+		return styleStep{message: msg, notice: NoticeWrongCode, kind: EventAttempt, detail: msg}, nil
+	}
+	return styleStep{final: true, outcome: scenarios.Outcome{Status: "N", Reason: "19"}}, nil
+}
+
+func (otpStyle) opened(ch *scenarios.Challenge) (EventKind, string) {
+	return EventCodeSent, "code " + passingOTP(ch) + " sent to the cardholder's phone"
+}
+
+func (otpStyle) show(v *ChallengeView, t Transaction, ch *scenarios.Challenge, _ time.Time) {
+	v.PassingOTP = passingOTP(ch)
+	v.OTPHint = "Sandbox: code " + v.PassingOTP + " passes"
+	v.AttemptsLeft = max(maxWrongOTPs-t.Challenge.WrongOTPs, 0)
+	v.ResendsLeft = max(ch.Resends-t.Challenge.Resends, 0)
+	if v.Message == "" && t.Challenge.WrongOTPs > 0 { // a reload after a wrong code
+		v.Message, v.Notice = attemptsLeft(t.Challenge.WrongOTPs), NoticeWrongCode
+	}
+}
+
+// attemptsLeft is the page's message after wrong codes.
+func attemptsLeft(wrong int) string {
+	left := maxWrongOTPs - wrong
+	return fmt.Sprintf("Incorrect code. %d attempt%s left.", left, plural(left))
+}
+
+// passingOTP is the first OTP of the rules that yields Y, or the default.
+func passingOTP(ch *scenarios.Challenge) string {
+	best := ""
+	for otp, o := range ch.OTPs {
+		if o.Status == "Y" && (best == "" || otp < best) {
+			best = otp
+		}
+	}
+	if best == "" {
+		return DefaultOTP
+	}
+	return best
+}
+
+// lookupOTP finds the outcome of a typed code: the scenario's OTP map, or
+// the default code that passes.
+func lookupOTP(ch *scenarios.Challenge, otp string) (scenarios.Outcome, bool) {
+	otp = strings.TrimSpace(otp)
+	if len(ch.OTPs) > 0 {
+		o, ok := ch.OTPs[otp]
+		return o, ok
+	}
+	if otp == DefaultOTP {
+		return ch.Pass, true
+	}
+	return scenarios.Outcome{}, false
+}

@@ -1,0 +1,125 @@
+package emulator
+
+import (
+	"fmt"
+	"hash/fnv"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/brianvoe/gofakeit/v7"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
+	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
+)
+
+// selectStyle is a knowledge question (ui select, or multiselect when
+// multi): the cardholder picks the right choice, or every right one.
+// The choices are drawn with gofakeit seeded by the transaction, so one
+// transaction always shows the same; the scenario's answers are among
+// them, or generated ones, which the page states. A wrong answer uses an
+// attempt as a wrong code does.
+type selectStyle struct{ multi bool }
+
+// Sizes of a question: its choices, and the generated right ones.
+const (
+	selectChoices      = 4
+	multiSelectChoices = 6
+	multiSelectAnswers = 2
+)
+
+func (selectStyle) actions() []string { return []string{scenarios.ActionSelect} }
+
+func (s selectStyle) check(c Choice) error {
+	if c.Action != scenarios.ActionSelect {
+		return nil
+	}
+	if len(c.Choices) == 0 {
+		return emv.NewError(emv.CodeMissingField, emv.EMVMissingElement, "action select needs the choices picked, in choices; nothing was used up", "choices")
+	}
+	if !s.multi && len(c.Choices) > 1 {
+		return emv.NewError(emv.CodeInvalidField, emv.EMVInvalidFormat, fmt.Sprintf("a select challenge takes one choice, got %d; nothing was used up", len(c.Choices)), "choices")
+	}
+	return nil
+}
+
+func (selectStyle) opened(*scenarios.Challenge) (EventKind, string) { return "", "" }
+
+func (s selectStyle) answer(t *Transaction, ch *scenarios.Challenge, c Choice, _ time.Time) (styleStep, error) {
+	q := s.question(t.ThreeDSServerTransID, ch)
+	picked := make([]string, 0, len(c.Choices))
+	for _, p := range c.Choices {
+		p = strings.TrimSpace(p)
+		if !slices.Contains(q.choices, p) {
+			return styleStep{}, emv.NewError(emv.CodeInvalidField, emv.EMVInvalidFormat,
+				fmt.Sprintf("choice %q is not one of this challenge's: %s; nothing was used up", p, orList(q.choices)), "choices")
+		}
+		if !slices.Contains(picked, p) {
+			picked = append(picked, p)
+		}
+	}
+	slices.Sort(picked)
+	want := slices.Clone(q.answers)
+	slices.Sort(want)
+	if slices.Equal(picked, want) {
+		return styleStep{final: true, outcome: ch.Pass}, nil
+	}
+	t.Challenge.WrongOTPs++
+	if t.Challenge.WrongOTPs < maxWrongOTPs {
+		msg := wrongAnswer(t.Challenge.WrongOTPs)
+		return styleStep{message: msg, notice: NoticeWrongCode, kind: EventAttempt, detail: "wrong answer " + strings.Join(picked, ", ") + ": " + msg}, nil
+	}
+	return styleStep{final: true, outcome: scenarios.Outcome{Status: "N", Reason: "19"}}, nil
+}
+
+func (s selectStyle) show(v *ChallengeView, t Transaction, ch *scenarios.Challenge, _ time.Time) {
+	q := s.question(t.ThreeDSServerTransID, ch)
+	v.Question, v.Choices, v.Multi = q.text, q.choices, s.multi
+	v.Answers = q.answers
+	v.AnswerHint = "Sandbox: pick " + strings.Join(q.answers, "; ")
+	v.AttemptsLeft = max(maxWrongOTPs-t.Challenge.WrongOTPs, 0)
+	if v.Message == "" && t.Challenge.WrongOTPs > 0 { // a reload after a wrong answer
+		v.Message, v.Notice = wrongAnswer(t.Challenge.WrongOTPs), NoticeWrongCode
+	}
+}
+
+// wrongAnswer is the page's message after wrong answers.
+func wrongAnswer(wrong int) string {
+	left := maxWrongOTPs - wrong
+	return fmt.Sprintf("That is not right. %d attempt%s left.", left, plural(left))
+}
+
+// question is a knowledge question as a transaction shows it.
+type question struct {
+	text             string
+	choices, answers []string
+}
+
+// question draws the question of transaction id: the scenario's answers
+// or generated ones, and distractors, in an order of their own.
+func (s selectStyle) question(id string, ch *scenarios.Challenge) question {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(id))
+	f := gofakeit.New(h.Sum64())
+	q := question{text: "In which city did you open this card's account?"}
+	n, draw := selectChoices, f.City
+	answers := 1
+	if s.multi {
+		q.text = "At which of these shops did you pay with this card last month? Pick every one."
+		n, draw, answers = multiSelectChoices, f.Company, multiSelectAnswers
+	}
+	q.answers = slices.Clone(ch.Answers)
+	for len(q.answers) < answers && len(ch.Answers) == 0 {
+		if a := draw(); !slices.Contains(q.answers, a) {
+			q.answers = append(q.answers, a)
+		}
+	}
+	q.choices = slices.Clone(q.answers)
+	for tries := 0; len(q.choices) < max(n, len(q.answers)+2) && tries < 100; tries++ {
+		if c := draw(); !slices.Contains(q.choices, c) {
+			q.choices = append(q.choices, c)
+		}
+	}
+	f.ShuffleStrings(q.choices)
+	return q
+}

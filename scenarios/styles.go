@@ -1,0 +1,209 @@
+package scenarios
+
+import (
+	"regexp"
+	"slices"
+
+	"gopkg.in/yaml.v3"
+)
+
+// The cardholder's actions on a challenge, stated once: the scenario
+// files name the first three (outcomes and auto), the engine decides
+// them, the transports carry them. A style answers the common three and
+// its own (see Style.Actions).
+const (
+	ActionPass   = "pass"
+	ActionFail   = "fail"
+	ActionCancel = "cancel"
+	// ActionOTP answers an otp challenge with a typed code.
+	ActionOTP = "otp"
+	// ActionResend asks an otp challenge for a new code (EMV
+	// resendChallenge).
+	ActionResend = "resend"
+	// ActionContinue is the oob page's Continue (EMV oobContinue): it
+	// ends the challenge once the bank app has answered.
+	ActionContinue = "continue"
+	// ActionApprove and ActionDecline answer an oob challenge as the bank
+	// app does.
+	ActionApprove = "approve"
+	ActionDecline = "decline"
+	// ActionSelect answers a select or multiselect challenge with the
+	// choices picked.
+	ActionSelect = "select"
+)
+
+// CommonActions are the actions every style answers: the tester's
+// shortcuts of the page and of the headless API.
+func CommonActions() []string { return []string{ActionPass, ActionFail, ActionCancel} }
+
+// Challenge styles: the scenario key ui.
+const (
+	// UIOTP is the code entry, the default.
+	UIOTP = "otp"
+	// UIOOB is out of band: the cardholder approves in the banking app,
+	// then continues.
+	UIOOB = "oob"
+	// UISelect and UIMultiSelect are a knowledge question: one choice, or
+	// several.
+	UISelect      = "select"
+	UIMultiSelect = "multiselect"
+)
+
+// MaxAnswers bounds the answers of a select or multiselect scenario.
+const MaxAnswers = 4
+
+// The bank app's answers of an oob scenario (key app).
+const (
+	AppApprove = ActionApprove
+	AppDecline = ActionDecline
+)
+
+// DefaultResends is how many new codes an otp challenge sends when its
+// scenario does not say (key resends).
+const DefaultResends = 3
+
+// MaxResends bounds a scenario's resends.
+const MaxResends = 20
+
+// Style is one challenge style as a scenario file sees it: its ui value,
+// its default authenticationType, the keys of its own and how to read
+// them. The engine's part of a style (its rules and actions) lives in
+// the emulator, its page in templates; docs/architecture.md says where.
+type Style struct {
+	// UI is the scenario's ui value.
+	UI string
+	// AuthenticationType is the challenge's default authenticationType.
+	AuthenticationType string
+	// Keys are the challenge keys only this style reads.
+	Keys []string
+	// parse reads the style's keys of m into c.
+	parse func(d *decoder, m mapping, c *Challenge)
+}
+
+// Styles lists every challenge style, the default first.
+func Styles() []Style {
+	return []Style{
+		{UI: UIOTP, AuthenticationType: "02", Keys: []string{"otps", "resends"}, parse: parseOTPStyle},
+		{UI: UIOOB, AuthenticationType: "03", Keys: []string{"app"}, parse: parseOOBStyle},
+		{UI: UISelect, AuthenticationType: "01", Keys: []string{"answers"}, parse: parseAnswers(1)},
+		{UI: UIMultiSelect, AuthenticationType: "01", Keys: []string{"answers"}, parse: parseAnswers(MaxAnswers)},
+	}
+}
+
+// StyleOf returns the style of ui, false when there is none.
+func StyleOf(ui string) (Style, bool) {
+	for _, s := range Styles() {
+		if s.UI == ui {
+			return s, true
+		}
+	}
+	return Style{}, false
+}
+
+// styleNames lists the ui values, for messages and the schema test.
+func styleNames() []string {
+	var names []string
+	for _, s := range Styles() {
+		names = append(names, s.UI)
+	}
+	return names
+}
+
+// styleKeys lists every style's own keys, for the challenge mapping.
+func styleKeys() []string {
+	var keys []string
+	for _, s := range Styles() {
+		for _, k := range s.Keys {
+			if !slices.Contains(keys, k) {
+				keys = append(keys, k)
+			}
+		}
+	}
+	return keys
+}
+
+// parseUI reads the ui of a challenge: its style, the default when unset
+// or unknown (a problem then).
+func (d *decoder) parseUI(m mapping) Style {
+	st := Styles()[0]
+	if m.has("ui") {
+		if ui, ok := d.oneOf(m, "ui", styleNames()); ok {
+			st, _ = StyleOf(ui)
+		}
+	}
+	return st
+}
+
+// parseStyleKeys reads the keys of the style st into c; a key of another
+// style is a problem.
+func (d *decoder) parseStyleKeys(st Style, m mapping, c *Challenge) {
+	c.UI = st.UI
+	for _, other := range Styles() {
+		if other.UI == st.UI {
+			continue
+		}
+		for _, k := range other.Keys {
+			if m.has(k) && !slices.Contains(st.Keys, k) {
+				d.problemf(m.keys[k], "%s is a key of ui %s, not of ui %s", k, other.UI, st.UI)
+			}
+		}
+	}
+	st.parse(d, m, c)
+}
+
+// parseOTPStyle reads the keys of the code entry: otps and resends.
+func parseOTPStyle(d *decoder, m mapping, c *Challenge) {
+	if v, ok := m.values["otps"]; ok {
+		c.OTPs = d.parseOTPs(v, c.Version)
+	} else {
+		c.OTPs = map[string]Outcome{DefaultOTP: c.Pass}
+	}
+	c.Resends = DefaultResends
+	if m.has("resends") {
+		if n, ok := d.integer(m, "resends", 0, MaxResends); ok {
+			c.Resends = n
+		}
+	}
+}
+
+// parseOOBStyle reads the key of out of band: app, what the bank app
+// answers by itself autoAfter the lookup (approve by default).
+func parseOOBStyle(d *decoder, m mapping, c *Challenge) {
+	c.App = AppApprove
+	if m.has("app") {
+		if v, ok := d.oneOf(m, "app", []string{AppApprove, AppDecline}); ok {
+			c.App = v
+		}
+	}
+}
+
+// parseAnswers reads the key of a knowledge question: answers, the
+// choices that pass (at most most of them; one for select). Without it
+// the engine generates the answers, and the page states them.
+func parseAnswers(most int) func(d *decoder, m mapping, c *Challenge) {
+	return func(d *decoder, m mapping, c *Challenge) {
+		n, ok := m.values["answers"]
+		if !ok {
+			return
+		}
+		if n.Kind != yaml.SequenceNode || len(n.Content) == 0 || len(n.Content) > most {
+			d.problemf(n, "answers must be a list of 1 to %d choices, got %s", most, describe(n))
+			return
+		}
+		for _, v := range n.Content {
+			v = resolve(v)
+			if v.Kind != yaml.ScalarNode || !answerPattern.MatchString(v.Value) {
+				d.problemf(v, "an answer must be 1-40 letters, digits, spaces or .,'&- , got %s", describe(v))
+				continue
+			}
+			if slices.Contains(c.Answers, v.Value) {
+				d.problemf(v, "answer %q is listed twice", v.Value)
+				continue
+			}
+			c.Answers = append(c.Answers, v.Value)
+		}
+	}
+}
+
+// answerPattern is what an answer of a knowledge question may hold.
+var answerPattern = regexp.MustCompile(`^[\p{L}\p{N}][\p{L}\p{N} .,'&-]{0,39}$`)
