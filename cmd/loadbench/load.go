@@ -75,6 +75,9 @@ type stats struct {
 	P99      time.Duration
 	// ByKind are the same figures per request kind (mixed traffic).
 	ByKind map[string]*stats
+	// Redis is the work Redis did in the window, for an emulator on Redis
+	// in the lookup rounds; nil otherwise.
+	Redis *redisUsage
 }
 
 // RPS is the throughput of the window, errors included.
