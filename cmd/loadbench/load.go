@@ -78,6 +78,9 @@ type stats struct {
 	// Redis is the work Redis did in the window, for an emulator on Redis
 	// in the lookup rounds; nil otherwise.
 	Redis *redisUsage
+	// CPU is the server process's own CPU time per request in the
+	// window, when loadbench started it (lookup rounds); 0 otherwise.
+	CPU time.Duration
 }
 
 // RPS is the throughput of the window, errors included.

@@ -319,13 +319,14 @@ func loadPhases(ctx context.Context, o options, bin, dir string, redis *redisPro
 	fmt.Fprintf(stdout, "## Lookup: emulator vs floor\n\nDriver: %s; %d connections, keep-alive, closed loop; %d rounds of %s per server, taking turns (the order rotates each round); card %s (%s).%s\n\n",
 		driver, o.Concurrency, o.Rounds, lookupWindow.Round(100*time.Millisecond), cardIn(frictionless), scenarioFrictionless, serversNote(servers))
 	lookupServers := withPeers(servers, slices.Concat(bounds, peers))
-	lookups, err := rounds(ctx, o.Rounds, lookupServers, lookupWindow, withRedisUsage(ctx, redis, measure), progress)
+	lookups, err := rounds(ctx, o.Rounds, lookupServers, lookupWindow, withProcessCPU(withRedisUsage(ctx, redis, measure)), progress)
 	if err != nil {
 		return err
 	}
 	printRounds(stdout, lookups, lookupServers)
 	printTail(stdout, lookups, lookupServers)
 	printRedisUsage(stdout, lookups, lookupServers)
+	printProcessCPU(stdout, lookups, lookupServers)
 	printBounds(stdout, lookups, lookupServers)
 	printPeers(stdout, o.Peer, lookups, lookupServers)
 

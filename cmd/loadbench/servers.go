@@ -27,6 +27,7 @@ type server struct {
 	URL   string // base URL, e.g. http://127.0.0.1:41234
 	Peer  bool   // another make of mock server (-peers), not an emulator
 	Bound bool   // the floor doing part of a lookup's work (-bounds)
+	pid   int    // its process, when loadbench started it
 	close func() error
 }
 
@@ -207,7 +208,7 @@ func startProcess(ctx context.Context, name string, cmd *exec.Cmd, base, probe s
 		}
 		resp.Body.Close()
 		if resp.StatusCode == http.StatusOK {
-			return &server{Name: name, URL: base, close: func() error { stopProcess(cmd); return nil }}, nil
+			return &server{Name: name, URL: base, pid: cmd.Process.Pid, close: func() error { stopProcess(cmd); return nil }}, nil
 		}
 	}
 	stopProcess(cmd)
