@@ -25,9 +25,11 @@ const targetTail = 2.0
 // total_reads_processed: a pipeline that arrives at once is one read,
 // so these are the round trips as Redis sees them).
 type redisSnapshot struct {
-	cpu   float64 // seconds, used_cpu_user + used_cpu_sys
-	reads int64
-	calls map[string]int64
+	cpu     float64 // seconds, used_cpu_user + used_cpu_sys
+	mainCPU float64 // seconds, the same of the main thread alone
+	reads   int64
+	in, out int64 // total_net_input_bytes, total_net_output_bytes
+	calls   map[string]int64
 }
 
 // redisUsage is the work Redis did during one window, per lookup.
@@ -36,6 +38,11 @@ type redisUsage struct {
 	CPU      time.Duration // per lookup
 	Commands float64       // per lookup
 	Reads    float64       // per lookup
+	// MainCPU is the part of CPU spent by Redis's main thread (the rest:
+	// the append-only file's fsync, the allocator's threads).
+	MainCPU time.Duration
+	// In and Out are the bytes received from and sent to clients per lookup.
+	In, Out float64
 	// Top are the commands with the most calls, "NAME n.nn" per lookup.
 	Top []string
 }
@@ -61,8 +68,15 @@ func parseRedisInfo(info string) redisSnapshot {
 		case k == "used_cpu_user" || k == "used_cpu_sys":
 			f, _ := strconv.ParseFloat(v, 64)
 			s.cpu += f
+		case k == "used_cpu_user_main_thread" || k == "used_cpu_sys_main_thread":
+			f, _ := strconv.ParseFloat(v, 64)
+			s.mainCPU += f
 		case k == "total_reads_processed":
 			s.reads, _ = strconv.ParseInt(v, 10, 64)
+		case k == "total_net_input_bytes":
+			s.in, _ = strconv.ParseInt(v, 10, 64)
+		case k == "total_net_output_bytes":
+			s.out, _ = strconv.ParseInt(v, 10, 64)
 		case strings.HasPrefix(k, "cmdstat_"):
 			calls, _, _ := strings.Cut(strings.TrimPrefix(v, "calls="), ",")
 			n, _ := strconv.ParseInt(calls, 10, 64)
@@ -81,6 +95,8 @@ func usage(a, b redisSnapshot, lookups int) *redisUsage {
 	n := float64(lookups)
 	u.CPU = time.Duration((b.cpu - a.cpu) / n * float64(time.Second))
 	u.Reads = float64(b.reads-a.reads) / n
+	u.MainCPU = time.Duration((b.mainCPU - a.mainCPU) / n * float64(time.Second))
+	u.In, u.Out = float64(b.in-a.in)/n, float64(b.out-a.out)/n
 	type call struct {
 		name string
 		n    int64
@@ -156,10 +172,10 @@ func printRedisUsage(w io.Writer, rs []roundResult, servers []*server) {
 	}
 	fmt.Fprintln(w, "## Redis per lookup")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Redis's own work during each window of the lookup rounds above, divided by the lookups answered: CPU time (`INFO cpu`, used_cpu_user + used_cpu_sys), commands (`INFO commandstats`, a script's and a MULTI's own commands counted each) and reads of client sockets (`INFO stats` total_reads_processed: a pipeline that arrives at once is one read, these are the round trips as Redis sees them). Both emulators on Redis share the one redis-server; the other's background work in the window (its journal's last batch, the callback poller) counts too.")
+	fmt.Fprintln(w, "Redis's own work during each window of the lookup rounds above, divided by the lookups answered: CPU time (`INFO cpu`, used_cpu_user + used_cpu_sys of the whole process, and of its main thread), commands (`INFO commandstats`, a script's and a MULTI's own commands counted each) and reads of client sockets (`INFO stats` total_reads_processed: a pipeline that arrives at once is one read, these are the round trips as Redis sees them), bytes received and sent (total_net_input_bytes, total_net_output_bytes). Both emulators on Redis share the one redis-server; the other's background work in the window (its journal's last batch, the callback poller) counts too.")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| Round | Server | lookups | Redis CPU per lookup | commands per lookup | reads per lookup | commands with most calls, per lookup |")
-	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---|")
+	fmt.Fprintln(w, "| Round | Server | lookups | Redis CPU per lookup | of it the main thread | commands per lookup | reads per lookup | bytes in / out per lookup | commands with most calls, per lookup |")
+	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---:|---:|---|")
 	cpus := map[string][]time.Duration{}
 	for i, r := range rs {
 		for _, name := range names {
@@ -168,8 +184,8 @@ func printRedisUsage(w io.Writer, rs []roundResult, servers []*server) {
 				continue
 			}
 			cpus[name] = append(cpus[name], u.CPU)
-			fmt.Fprintf(w, "| %d | %s | %d | %.1f µs | %.2f | %.2f | %s |\n", i+1, name, u.Lookups,
-				float64(u.CPU)/float64(time.Microsecond), u.Commands, u.Reads, strings.Join(u.Top, ", "))
+			fmt.Fprintf(w, "| %d | %s | %d | %.1f µs | %.1f µs | %.2f | %.2f | %.0f / %.0f | %s |\n", i+1, name, u.Lookups,
+				float64(u.CPU)/float64(time.Microsecond), float64(u.MainCPU)/float64(time.Microsecond), u.Commands, u.Reads, u.In, u.Out, strings.Join(u.Top, ", "))
 		}
 	}
 	fmt.Fprintln(w)
