@@ -81,6 +81,9 @@ type stats struct {
 	// CPU is the server process's own CPU time per request in the
 	// window, when loadbench started it (lookup rounds); 0 otherwise.
 	CPU time.Duration
+	// GC are the collections of the window, for an emulator run with
+	// -gctrace in the lookup rounds; nil otherwise.
+	GC *gcWindow
 }
 
 // RPS is the throughput of the window, errors included.

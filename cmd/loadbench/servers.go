@@ -28,6 +28,8 @@ type server struct {
 	Peer  bool   // another make of mock server (-peers), not an emulator
 	Bound bool   // the floor doing part of a lookup's work (-bounds)
 	pid   int    // its process, when loadbench started it
+	// gc reads its GODEBUG=gctrace=1 output (-gctrace); nil otherwise.
+	gc    *gcTrace
 	close func() error
 }
 
@@ -43,6 +45,12 @@ func (s *server) Close() error { return s.close() }
 // runs with --log-level warn (no line per request); its output is
 // discarded either way.
 func startEmulator(ctx context.Context, name, bin string, log bool, extra ...string) (*server, error) {
+	return startEmulatorTraced(ctx, name, bin, log, false, extra...)
+}
+
+// startEmulatorTraced is startEmulator; with gctrace the emulator runs
+// with GODEBUG=gctrace=1, and the server's gc reads what it reports.
+func startEmulatorTraced(ctx context.Context, name, bin string, log, gctrace bool, extra ...string) (*server, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, err
@@ -55,7 +63,18 @@ func startEmulator(ctx context.Context, name, bin string, log bool, extra ...str
 	}
 	cmd := exec.Command(bin, args...)
 	cmd.Env = cleanEnv()
-	return startProcess(ctx, name, cmd, "http://"+addr, "/readyz")
+	var trace *gcTrace
+	if gctrace {
+		trace = &gcTrace{}
+		cmd.Env = append(cmd.Env, "GODEBUG=gctrace=1")
+		cmd.Stderr = trace
+	}
+	s, err := startProcess(ctx, name, cmd, "http://"+addr, "/readyz")
+	if err != nil {
+		return nil, err
+	}
+	s.gc = trace
+	return s, nil
 }
 
 // floorEnv names the environment variables that turn this program into
