@@ -237,6 +237,7 @@ func (e *Engine) Lookup(ctx context.Context, ns string, req LookupRequest, call 
 	if err != nil {
 		return LookupResponse{}, err
 	}
+	scheme := e.cfg.Schemes.Scheme(req.Card.CardNumber)
 	var sc *scenarios.Scenario
 	if call.ScenarioID != "" {
 		if sc, err = e.scenarioByID(ctx, ns, call.ScenarioID); err != nil {
@@ -247,7 +248,7 @@ func (e *Engine) Lookup(ctx context.Context, ns string, req LookupRequest, call 
 				fmt.Sprintf("no scenario with id %q (see GET /scenarios)", call.ScenarioID), "X-Scenario")
 		}
 	} else {
-		sr := e.scenarioRequest(req)
+		sr := scenarioRequest(req, scheme)
 		sr.ThreeDSCompInd = link.compInd
 		if sc, err = e.match(ctx, ns, sr); err != nil {
 			return LookupResponse{}, err
@@ -266,7 +267,7 @@ func (e *Engine) Lookup(ctx context.Context, ns string, req LookupRequest, call 
 	if err != nil {
 		return LookupResponse{}, err
 	}
-	t := e.newTransaction(ns, req, sc, st)
+	t := e.newTransaction(ns, req, scheme, sc, st)
 	if link.id != "" {
 		t.ThreeDSServerTransID, t.Method = link.id, link.method
 	}
@@ -313,9 +314,9 @@ func (e *Engine) Lookup(ctx context.Context, ns string, req LookupRequest, call 
 	return resp, nil
 }
 
-// newTransaction builds the transaction of a lookup answered by sc, in
-// namespace ns whose state is st.
-func (e *Engine) newTransaction(ns string, req LookupRequest, sc *scenarios.Scenario, st NamespaceState) Transaction {
+// newTransaction builds the transaction of a lookup of a card of scheme
+// answered by sc, in namespace ns whose state is st.
+func (e *Engine) newTransaction(ns string, req LookupRequest, scheme string, sc *scenarios.Scenario, st NamespaceState) Transaction {
 	pan := req.Card.CardNumber
 	var ids [3]string
 	newUUIDs(ids[:])
@@ -329,7 +330,7 @@ func (e *Engine) newTransaction(ns string, req LookupRequest, sc *scenarios.Scen
 		ScenarioID:           sc.ID,
 		Generation:           st.Generation,
 	}
-	t.setCard(pan, e.cfg.Schemes.Scheme(pan))
+	t.setCard(pan, scheme)
 	acs := e.acs.lookup(t.CardBIN)
 	t.ACSReferenceNumber, t.ACSOperatorID = acs.ReferenceNumber, acs.OperatorID
 

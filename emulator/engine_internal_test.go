@@ -6,6 +6,8 @@ import (
 	"encoding/base64"
 	"strings"
 	"testing"
+
+	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 )
 
 func TestSchemeTable(t *testing.T) {
@@ -14,45 +16,45 @@ func TestSchemeTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	tests := []struct{ pan, want string }{
-		{"4000000000001000", SchemeVisa},
-		{"4632080000000001", SchemeITMX}, // configured BIN inside the Visa range: longest prefix wins
-		{"5577550000000000", SchemeITMX},
-		{"5100000000000000", SchemeMastercard},
-		{"5599999999999999", SchemeMastercard},
-		{"2221000000000000", SchemeMastercard},
-		{"2720990000000000", SchemeMastercard},
-		{"2721000000000000", SchemeUnknown},
-		{"340000000000000", SchemeAmex},
-		{"370000000000000", SchemeAmex},
-		{"6011000000000000", SchemeDiscover},
-		{"6440000000000000", SchemeDiscover},
-		{"6500000000000000", SchemeDiscover},
-		{"36000000000000", SchemeDiscover},
-		{"3528000000000000", SchemeJCB},
-		{"3589000000000000", SchemeJCB},
-		{"3590000000000000", SchemeUnknown},
-		{"6200000000000000", SchemeUPI},
-		{"8100000000000000", SchemeUPI},
-		{"9764000000000000", SchemeTPN},
+		{"4000000000001000", scenarios.SchemeVisa},
+		{"4632080000000001", scenarios.SchemeITMX}, // configured BIN inside the Visa range: longest prefix wins
+		{"5577550000000000", scenarios.SchemeITMX},
+		{"5100000000000000", scenarios.SchemeMastercard},
+		{"5599999999999999", scenarios.SchemeMastercard},
+		{"2221000000000000", scenarios.SchemeMastercard},
+		{"2720990000000000", scenarios.SchemeMastercard},
+		{"2721000000000000", scenarios.SchemeUnknown},
+		{"340000000000000", scenarios.SchemeAmex},
+		{"370000000000000", scenarios.SchemeAmex},
+		{"6011000000000000", scenarios.SchemeDiscover},
+		{"6440000000000000", scenarios.SchemeDiscover},
+		{"6500000000000000", scenarios.SchemeDiscover},
+		{"36000000000000", scenarios.SchemeDiscover},
+		{"3528000000000000", scenarios.SchemeJCB},
+		{"3589000000000000", scenarios.SchemeJCB},
+		{"3590000000000000", scenarios.SchemeUnknown},
+		{"6200000000000000", scenarios.SchemeUPI},
+		{"8100000000000000", scenarios.SchemeUPI},
+		{"9764000000000000", scenarios.SchemeTPN},
 		// Maestro is Mastercard; the prefixes around its ranges keep their scheme.
-		{"6759000000000000", SchemeMastercard},
-		{"675940000000000000", SchemeMastercard},
-		{"5018000000000000", SchemeMastercard},
-		{"5020000000000000", SchemeMastercard},
-		{"5038000000000000", SchemeMastercard},
-		{"5893000000000000", SchemeMastercard},
-		{"6304000000000000", SchemeMastercard},
-		{"6761000000000000", SchemeMastercard},
-		{"6762000000000000", SchemeMastercard},
-		{"6763000000000000", SchemeMastercard},
-		{"5019000000000000", SchemeUnknown},
-		{"6760000000000000", SchemeUnknown},
-		{"6764000000000000", SchemeUnknown},
-		{"6011000000000004", SchemeDiscover},
-		{"6500000000000002", SchemeDiscover},
-		{"6221260000000000", SchemeUPI},
-		{"1234567890123", SchemeUnknown},
-		{"", SchemeUnknown},
+		{"6759000000000000", scenarios.SchemeMastercard},
+		{"675940000000000000", scenarios.SchemeMastercard},
+		{"5018000000000000", scenarios.SchemeMastercard},
+		{"5020000000000000", scenarios.SchemeMastercard},
+		{"5038000000000000", scenarios.SchemeMastercard},
+		{"5893000000000000", scenarios.SchemeMastercard},
+		{"6304000000000000", scenarios.SchemeMastercard},
+		{"6761000000000000", scenarios.SchemeMastercard},
+		{"6762000000000000", scenarios.SchemeMastercard},
+		{"6763000000000000", scenarios.SchemeMastercard},
+		{"5019000000000000", scenarios.SchemeUnknown},
+		{"6760000000000000", scenarios.SchemeUnknown},
+		{"6764000000000000", scenarios.SchemeUnknown},
+		{"6011000000000004", scenarios.SchemeDiscover},
+		{"6500000000000002", scenarios.SchemeDiscover},
+		{"6221260000000000", scenarios.SchemeUPI},
+		{"1234567890123", scenarios.SchemeUnknown},
+		{"", scenarios.SchemeUnknown},
 	}
 	for _, tt := range tests {
 		if got := tab.Scheme(tt.pan); got != tt.want {
@@ -78,10 +80,10 @@ func TestParseBINList(t *testing.T) {
 
 func TestECIFor(t *testing.T) {
 	tests := []struct{ scheme, status, want string }{
-		{SchemeVisa, "Y", "05"}, {SchemeVisa, "A", "06"}, {SchemeVisa, "N", "07"}, {SchemeVisa, "I", "07"},
-		{SchemeMastercard, "Y", "02"}, {SchemeMastercard, "A", "01"}, {SchemeMastercard, "U", "00"}, {SchemeMastercard, "I", "06"},
-		{SchemeMastercard, "N", "00"}, {SchemeMastercard, "R", "00"}, {SchemeVisa, "R", "07"}, {SchemeVisa, "U", "07"},
-		{SchemeAmex, "Y", "05"}, {SchemeJCB, "A", "06"}, {SchemeUPI, "R", "07"}, {SchemeDiscover, "C", ""}, {SchemeUnknown, "N", "07"},
+		{scenarios.SchemeVisa, "Y", "05"}, {scenarios.SchemeVisa, "A", "06"}, {scenarios.SchemeVisa, "N", "07"}, {scenarios.SchemeVisa, "I", "07"},
+		{scenarios.SchemeMastercard, "Y", "02"}, {scenarios.SchemeMastercard, "A", "01"}, {scenarios.SchemeMastercard, "U", "00"}, {scenarios.SchemeMastercard, "I", "06"},
+		{scenarios.SchemeMastercard, "N", "00"}, {scenarios.SchemeMastercard, "R", "00"}, {scenarios.SchemeVisa, "R", "07"}, {scenarios.SchemeVisa, "U", "07"},
+		{scenarios.SchemeAmex, "Y", "05"}, {scenarios.SchemeJCB, "A", "06"}, {scenarios.SchemeUPI, "R", "07"}, {scenarios.SchemeDiscover, "C", ""}, {scenarios.SchemeUnknown, "N", "07"},
 	}
 	for _, tt := range tests {
 		if got := ECIFor(tt.scheme, tt.status); got != tt.want {

@@ -51,10 +51,11 @@ func negotiateVersion(requested, acs string) string {
 	return acs
 }
 
-// scenarioRequest is what scenario selectors see of a lookup.
-func (e *Engine) scenarioRequest(r LookupRequest) scenarios.Request {
+// scenarioRequest is what scenario selectors see of a lookup of a card of
+// scheme.
+func scenarioRequest(r LookupRequest, scheme string) scenarios.Request {
 	sr := scenarios.Request{
-		CardScheme:      e.cfg.Schemes.Scheme(r.Card.CardNumber),
+		CardScheme:      scheme,
 		CardNumber:      r.Card.CardNumber,
 		CardholderName:  r.Card.CardholderName,
 		ChallengeInd:    r.ThreeDSRequestorChallengeInd,

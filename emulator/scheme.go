@@ -3,23 +3,9 @@ package emulator
 import (
 	"fmt"
 	"strings"
-)
 
-// Card schemes as the interface names them (spec 2.13 cardScheme).
-const (
-	SchemeVisa       = "VISA"
-	SchemeMastercard = "MASTERCARD"
-	SchemeAmex       = "AMEX"
-	SchemeDiscover   = "DISCOVER"
-	SchemeJCB        = "JCB"
-	SchemeUPI        = "UPI"
-	SchemeITMX       = "ITMX"
-	SchemeTPN        = "TPN"
-	SchemeUnknown    = "UNKNOWN"
+	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 )
-
-// KnownSchemes lists every cardScheme value the interface defines.
-var KnownSchemes = []string{SchemeAmex, SchemeDiscover, SchemeJCB, SchemeMastercard, SchemeVisa, SchemeUnknown, SchemeUPI, SchemeITMX, SchemeTPN}
 
 // SchemeTable finds the card scheme of a PAN by its longest matching BIN
 // prefix. It is immutable once built and safe for concurrent use.
@@ -45,54 +31,45 @@ func NewSchemeTable(extra map[string]string) (*SchemeTable, error) {
 			t.longest = len(p)
 		}
 	}
-	add("4", SchemeVisa)
+	add("4", scenarios.SchemeVisa)
 	for p := 51; p <= 55; p++ {
-		add(fmt.Sprint(p), SchemeMastercard)
+		add(fmt.Sprint(p), scenarios.SchemeMastercard)
 	}
 	for p := 2221; p <= 2720; p++ {
-		add(fmt.Sprint(p), SchemeMastercard)
+		add(fmt.Sprint(p), scenarios.SchemeMastercard)
 	}
 	for _, p := range []string{"5018", "5020", "5038", "5893", "6304", "6759", "6761", "6762", "6763"} {
-		add(p, SchemeMastercard) // Maestro
+		add(p, scenarios.SchemeMastercard) // Maestro
 	}
-	add("34", SchemeAmex)
-	add("37", SchemeAmex)
-	add("6011", SchemeDiscover)
+	add("34", scenarios.SchemeAmex)
+	add("37", scenarios.SchemeAmex)
+	add("6011", scenarios.SchemeDiscover)
 	for p := 644; p <= 649; p++ {
-		add(fmt.Sprint(p), SchemeDiscover)
+		add(fmt.Sprint(p), scenarios.SchemeDiscover)
 	}
-	add("65", SchemeDiscover)
+	add("65", scenarios.SchemeDiscover)
 	for p := 300; p <= 305; p++ {
-		add(fmt.Sprint(p), SchemeDiscover)
+		add(fmt.Sprint(p), scenarios.SchemeDiscover)
 	}
 	for _, p := range []string{"36", "38", "39"} {
-		add(p, SchemeDiscover)
+		add(p, scenarios.SchemeDiscover)
 	}
 	for p := 3528; p <= 3589; p++ {
-		add(fmt.Sprint(p), SchemeJCB)
+		add(fmt.Sprint(p), scenarios.SchemeJCB)
 	}
-	add("62", SchemeUPI)
-	add("81", SchemeUPI)
+	add("62", scenarios.SchemeUPI)
+	add("81", scenarios.SchemeUPI)
 	for p, s := range extra {
 		if p == "" || strings.Trim(p, "0123456789") != "" || len(p) > 11 {
 			return nil, fmt.Errorf("card scheme BIN %q: want 1 to 11 digits", p)
 		}
 		s = strings.ToUpper(s)
-		if !isKnownScheme(s) {
-			return nil, fmt.Errorf("card scheme BIN %s: unknown scheme %q (want one of %s)", p, s, strings.Join(KnownSchemes, ", "))
+		if _, ok := scenarios.LookupScheme(s); !ok {
+			return nil, fmt.Errorf("card scheme BIN %s: unknown scheme %q (want one of %s)", p, s, strings.Join(scenarios.SchemeNames(), ", "))
 		}
 		add(p, s)
 	}
 	return t, nil
-}
-
-func isKnownScheme(s string) bool {
-	for _, k := range KnownSchemes {
-		if k == s {
-			return true
-		}
-	}
-	return false
 }
 
 // Scheme returns the scheme of pan, or UNKNOWN.
@@ -103,7 +80,7 @@ func (t *SchemeTable) Scheme(pan string) string {
 			return s
 		}
 	}
-	return SchemeUnknown
+	return scenarios.SchemeUnknown
 }
 
 // ParseBINList parses "463208=ITMX,557755=ITMX" into a prefix map.
@@ -129,7 +106,7 @@ func ParseBINList(s string) (map[string]string, error) {
 // and 2.15 require an ECI on every final result); I (informational) gets
 // Mastercard's 06 (SCA exemption) or 07 elsewhere; C none.
 func ECIFor(scheme, status string) string {
-	mc := scheme == SchemeMastercard
+	mc := scheme == scenarios.SchemeMastercard
 	switch status {
 	case "Y":
 		if mc {

@@ -54,8 +54,6 @@ var (
 	challengeCancels     = []string{"01", "02", "03", "04", "05", "06", "07", "08"}
 	components           = []string{"C", "S", "D", "A"}
 	autoChoices          = []string{AutoPass, AutoFail, AutoCancel}
-	// cardSchemes are the schemes of the interface (spec 2.13).
-	cardSchemes = []string{"AMEX", "DISCOVER", "JCB", "MASTERCARD", "VISA", "UNKNOWN", "UPI", "ITMX", "TPN"}
 )
 
 // EMVErrorName returns the EMV 3DS specification's name of an error code,

@@ -121,3 +121,25 @@ func TestSchemaReturnsACopy(t *testing.T) {
 		t.Error("changing the returned schema changed the package's copy")
 	}
 }
+
+// TestSchemaSchemesAreTheList: the schema's match.scheme enum is the list
+// of [Schemes], in its order, so that the two cannot drift apart.
+func TestSchemaSchemesAreTheList(t *testing.T) {
+	var doc struct {
+		Defs struct {
+			Match struct {
+				Properties struct {
+					Scheme struct {
+						Enum []string `json:"enum"`
+					} `json:"scheme"`
+				} `json:"properties"`
+			} `json:"match"`
+		} `json:"$defs"`
+	}
+	if err := json.Unmarshal(Schema(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := doc.Defs.Match.Properties.Scheme.Enum, SchemeNames(); !slices.Equal(got, want) {
+		t.Errorf("schema.json $defs/match/scheme enum = %v, want the schemes of schemes.go %v", got, want)
+	}
+}

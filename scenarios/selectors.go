@@ -115,7 +115,7 @@ func (d *decoder) parseMatch(n *yaml.Node) Match {
 		out.AuthInd, _ = d.pattern(m, "authInd", authIndPattern, "two digits 01-06")
 	}
 	if m.has("scheme") {
-		out.Scheme, _ = d.oneOf(m, "scheme", cardSchemes)
+		out.Scheme, _ = d.oneOf(m, "scheme", SchemeNames())
 	}
 	if m.has("threeDSCompInd") {
 		out.ThreeDSCompInd, _ = d.oneOf(m, "threeDSCompInd", compInds)

@@ -59,7 +59,7 @@ func challengeView() ChallengePage {
 		Currency:     "EUR",
 		MaskedPAN:    "•••• 1091",
 		Date:         "2025-03-14 10:22",
-		Scheme:       "VISA",
+		Brand:        Brand{Program: "Visa Secure", Mark: "VISA", Style: "visa"},
 		WindowSize:   3,
 		Width:        500,
 		Height:       600,
@@ -390,9 +390,6 @@ func TestChallengeOptionalRowsLeftOut(t *testing.T) {
 	if got, want := doc.Find(".window").Text(), "full screen"; got != want {
 		t.Errorf("window = %q, want %q", got, want)
 	}
-	if got := doc.Find(".program").Text(); got != "3-D Secure" {
-		t.Errorf("program = %q, want %q", got, "3-D Secure")
-	}
 }
 
 func TestChallengeWindowSize(t *testing.T) {
@@ -413,32 +410,30 @@ func TestChallengeWindowSize(t *testing.T) {
 
 func TestChallengeBrand(t *testing.T) {
 	tests := []struct {
-		scheme, program, class string
+		brand Brand
+		class string
 	}{
-		{"VISA", "Visa Secure", "scheme-visa"},
-		{"MASTERCARD", "Mastercard Identity Check", "scheme-mastercard"},
-		{"AMEX", "American Express SafeKey", "scheme-amex"},
-		{"DISCOVER", "Discover ProtectBuy", "scheme-discover"},
-		{"JCB", "JCB J/Secure", "scheme-jcb"},
-		{"UPI", "UnionPay 3-D Secure", "scheme-upi"},
-		{"visa", "Visa Secure", "scheme-visa"},
-		{"ITMX", "3-D Secure", "scheme-generic"},
-		{"UNKNOWN", "3-D Secure", "scheme-generic"},
-		{`" onmouseover="x`, "3-D Secure", "scheme-generic"},
+		{Brand{Program: "Visa Secure", Mark: "VISA", Style: "visa"}, "scheme-visa"},
+		{Brand{Program: "Mastercard Identity Check", Style: "mastercard"}, "scheme-mastercard"},
+		{Brand{Program: "3-D Secure", Mark: "3DS", Style: "generic"}, "scheme-generic"},
+		{Brand{Program: `" onmouseover="x`, Mark: "<b>", Style: "generic"}, "scheme-generic"},
 	}
 	for _, tt := range tests {
-		t.Run(tt.scheme, func(t *testing.T) {
+		t.Run(tt.brand.Program, func(t *testing.T) {
 			view := challengeView()
-			view.Scheme = tt.scheme
+			view.Brand = tt.brand
 			doc, _ := render(t, PageChallenge, view)
-			if got := doc.Find(".program").Text(); got != tt.program {
-				t.Errorf("program = %q, want %q", got, tt.program)
+			if got := doc.Find(".program").Text(); got != tt.brand.Program {
+				t.Errorf("program = %q, want %q", got, tt.brand.Program)
 			}
 			if got := doc.Find(".acs." + tt.class).Length(); got != 1 {
 				t.Errorf(".acs.%s elements = %d, want 1", tt.class, got)
 			}
-			if got := doc.Find("title").Text(); !strings.Contains(got, tt.program) {
-				t.Errorf("title %q does not name %q", got, tt.program)
+			if got := doc.Find("title").Text(); !strings.Contains(got, tt.brand.Program) {
+				t.Errorf("title %q does not name %q", got, tt.brand.Program)
+			}
+			if got, want := doc.Find(".mark i").Length(), map[bool]int{true: 2, false: 0}[tt.brand.Style == "mastercard"]; got != want {
+				t.Errorf("circles in the mark = %d, want %d", got, want)
 			}
 		})
 	}
@@ -625,23 +620,6 @@ func TestDonePage(t *testing.T) {
 				t.Errorf("message = %q, want %q", got, tt.want)
 			}
 		})
-	}
-}
-
-func TestBrandOf(t *testing.T) {
-	tests := []struct {
-		scheme string
-		want   brand
-	}{
-		{"VISA", brand{Key: "visa", Mark: "VISA", Program: "Visa Secure"}},
-		{" mastercard ", brand{Key: "mastercard", Program: "Mastercard Identity Check"}},
-		{"TPN", genericBrand},
-		{"", genericBrand},
-	}
-	for _, tt := range tests {
-		if got := brandOf(tt.scheme); got != tt.want {
-			t.Errorf("brandOf(%q) = %+v, want %+v", tt.scheme, got, tt.want)
-		}
 	}
 }
 

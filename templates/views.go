@@ -52,10 +52,9 @@ type ChallengePage struct {
 	MaskedPAN string
 	// Date is the purchase date as displayed; the row is left out when empty.
 	Date string
-	// Scheme is the card scheme as the lookup response names it (VISA,
-	// MASTERCARD, AMEX, DISCOVER, JCB, UPI, ITMX, TPN, UNKNOWN); it chooses
-	// the programme name and mark in the header.
-	Scheme string
+	// Brand presents the card scheme in the header: its programme's name,
+	// its mark and its colours.
+	Brand Brand
 	// WindowSize is the challengeWindowSize, 1 to 5; the layout adapts to it.
 	WindowSize int
 	// Width and Height are the window size in pixels, 0 for full screen.
@@ -130,4 +129,16 @@ type Done struct {
 	Nonce string
 	// Message replaces the default "You may close this window." when set.
 	Message string
+}
+
+// Brand is how the challenge page presents a card scheme (the web layer
+// fills it from the scenarios' list of schemes).
+type Brand struct {
+	// Program is the scheme's 3-D Secure programme, e.g. "Visa Secure".
+	Program string
+	// Mark is the short mark drawn in the header; empty for Mastercard,
+	// whose mark is its two circles.
+	Mark string
+	// Style is the key of the colours: CSS class scheme-<Style>.
+	Style string
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/gorilla/securecookie"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 	"github.com/threeds-sandbox/threeds-sandbox/templates"
 	"github.com/threeds-sandbox/threeds-sandbox/web/respond"
 )
@@ -167,7 +168,7 @@ func (s *Server) challengePage(w http.ResponseWriter, r *http.Request, v emulato
 		Currency:     v.Currency,
 		MaskedPAN:    v.MaskedPAN,
 		Date:         v.PurchaseDate.Format("2006-01-02 15:04 UTC"),
-		Scheme:       v.Scheme,
+		Brand:        brandOf(v.Scheme),
 		WindowSize:   v.WindowSize,
 		Width:        px[0],
 		Height:       px[1],
@@ -390,4 +391,12 @@ func (s *Server) methodStep(w http.ResponseWriter, r *http.Request, action, data
 		Nonce: nonce, Action: action, Title: title, Message: message, DelayMS: delay.Milliseconds(),
 		Fields: []templates.Field{{Name: "threeDSMethodData", Value: data}},
 	})
+}
+
+// brandOf presents a card scheme on the challenge page, as the scenarios'
+// list of schemes describes it (a scheme it does not define gets the
+// generic presentation).
+func brandOf(scheme string) templates.Brand {
+	s, _ := scenarios.LookupScheme(scheme)
+	return templates.Brand{Program: s.Program, Mark: s.Mark, Style: s.Style}
 }

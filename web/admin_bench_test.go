@@ -13,15 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/journal"
-	"github.com/threeds-sandbox/threeds-sandbox/emulator/memstore"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/redisstore"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
-	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
-	"github.com/threeds-sandbox/threeds-sandbox/templates"
 	"github.com/threeds-sandbox/threeds-sandbox/web"
-	"github.com/threeds-sandbox/threeds-sandbox/web/auth"
 )
 
 // The automation API's costs: a list of 1000 transactions and one
@@ -67,26 +62,9 @@ func redisServer(b *testing.B) *web.Server {
 		b.Fatal(err)
 	}
 	b.Cleanup(j.Close)
-	cat, err := scenarios.Load(scenarios.LoadOptions{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	engine, err := emulator.New(emulator.Config{PublicURL: "http://127.0.0.1:8080", Seed: 1,
-		Catalogue: func() *scenarios.Catalogue { return cat }, Runtime: rt, Namespaces: spaces, Events: j, StoreMaxAge: time.Hour}, store)
-	if err != nil {
-		b.Fatal(err)
-	}
-	pages, err := templates.Parse()
-	if err != nil {
-		b.Fatal(err)
-	}
-	s, err := web.NewServer(web.Config{HashKey: bytes.Repeat([]byte("h"), 32), BlockKey: bytes.Repeat([]byte("b"), 32),
-		PublicURL: "http://127.0.0.1:8080", Engine: engine, Pages: pages, Sessions: memstore.NewSessions(0, nil), Journal: j,
-		Tokens: auth.NewTokens(nil)})
-	if err != nil {
-		b.Fatal(err)
-	}
-	return s
+	return buildSandbox(b, envOptions{realClock: true, seed: 1, storeMaxAge: time.Hour, state: func(p *stateParts) {
+		p.Store, p.Runtime, p.Namespaces, p.Events, p.Journal = store, rt, spaces, j, j
+	}}, "http://127.0.0.1:8080").Server
 }
 
 // automationServers are the servers the benchmarks compare, by store.

@@ -30,6 +30,17 @@ func clockView(c emulator.Clock) ClockView {
 	return ClockView{Offset: c.Offset.String(), OffsetSeconds: c.Offset.Seconds(), Now: apiTime(c.Now), MaxOffset: c.Max.String()}
 }
 
+// clockRoutes serves the token's clock:
+//
+//	GET    {base}/admin/clock   the token's clock
+//	POST   {base}/admin/clock   move it forward ({"advance":"11m"})
+//	DELETE {base}/admin/clock   set it back to real time
+func (s *Server) clockRoutes(api routeGroup) {
+	api.HandleFunc("/admin/clock", s.handleClock).Methods(http.MethodGet, http.MethodHead)
+	api.HandleFunc("/admin/clock", s.handleAdvanceClock).Methods(http.MethodPost)
+	api.HandleFunc("/admin/clock", s.handleResetClock).Methods(http.MethodDelete)
+}
+
 // AdvanceRequest is the body of POST {base}/admin/clock.
 type AdvanceRequest struct {
 	// Advance is how far to move the token's clock forward, a Go

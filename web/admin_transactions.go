@@ -27,20 +27,14 @@ import (
 //	GET    {base}/admin/transactions        the token's transactions, newest first, filtered and paged
 //	GET    {base}/admin/transactions/{id}   one with its events; ?wait=final waits for its end
 //	DELETE {base}/admin/transactions        forget them all (references and journal too)
-//	GET    {base}/admin/clock               the token's clock
-//	POST   {base}/admin/clock               move it forward ({"advance":"11m"})
-//	DELETE {base}/admin/clock               set it back to real time
 //
-// It reads the journal, so it keeps the journal's bounds (--journal-size
+// and moves the token's clock (clockRoutes). It reads the journal, so it keeps the journal's bounds (--journal-size
 // and --journal-bytes per token), and the store, whose state it settles
 // as the enquiry does.
 func (s *Server) automationRoutes(api routeGroup) {
 	api.HandleFunc("/admin/transactions", s.handleListTransactions).Methods(http.MethodGet, http.MethodHead)
 	api.HandleFunc("/admin/transactions", s.handleForgetTransactions).Methods(http.MethodDelete)
 	api.HandleFunc("/admin/transactions/{id}", s.handleTransaction).Methods(http.MethodGet, http.MethodHead)
-	api.HandleFunc("/admin/clock", s.handleClock).Methods(http.MethodGet, http.MethodHead)
-	api.HandleFunc("/admin/clock", s.handleAdvanceClock).Methods(http.MethodPost)
-	api.HandleFunc("/admin/clock", s.handleResetClock).Methods(http.MethodDelete)
 }
 
 // Bounds of the listing.

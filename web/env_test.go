@@ -60,6 +60,22 @@ type envOptions struct {
 	journalLag  time.Duration // the journal shows each event this late, as a shared one does
 	maxWaits    [2]int        // the admin API's waits in all and per token; 0: the defaults
 	issuerHost  bool          // the OAuth issuer is the URL each request reached (no --public-url)
+	addr        string        // the address web.Server.Open listens on
+	timeouts    web.Timeouts  // the server's connection timeouts
+	// state, when set, replaces or wraps the memory state the sandbox
+	// would keep (a store that refuses writes, a Redis wing).
+	state func(*stateParts)
+}
+
+// stateParts is the state a test sandbox keeps: the memory wing's unless
+// envOptions.state changes them.
+type stateParts struct {
+	Store      emulator.Store
+	Runtime    emulator.RuntimeScenarios
+	Namespaces emulator.Namespaces
+	Sessions   emulator.SessionStore
+	Events     emulator.EventSink
+	Journal    journal.Journal
 }
 
 // sandbox is an emulator's handler and its parts, as the tests build it.
@@ -101,15 +117,22 @@ func buildSandbox(tb testing.TB, o envOptions, public string) sandbox {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	var events emulator.EventSink
-	var reader journal.Journal
+	parts := stateParts{
+		Store:      store,
+		Runtime:    memstore.NewRuntime(scenarios.RuntimeLimits{}),
+		Namespaces: memstore.NewNamespaces(memstore.NamespacesOptions{Now: now}),
+		Sessions:   memstore.NewSessions(0, nil),
+	}
 	if o.journal {
 		b.Journal = memstore.NewJournal(o.journalOpt)
-		events, reader = b.Journal, b.Journal
+		parts.Events, parts.Journal = b.Journal, b.Journal
 		if o.journalLag > 0 {
 			l := &laggingJournal{Journal: b.Journal, lag: o.journalLag}
-			events, reader = l, l
+			parts.Events, parts.Journal = l, l
 		}
+	}
+	if o.state != nil {
+		o.state(&parts)
 	}
 	if o.seed == 0 {
 		o.seed = 7
@@ -128,22 +151,24 @@ func buildSandbox(tb testing.TB, o envOptions, public string) sandbox {
 		FirstCReqTimeout: o.firstCReq,
 		ChallengeTimeout: o.challenge,
 		Catalogue:        func() *scenarios.Catalogue { return cat },
-		Runtime:          memstore.NewRuntime(scenarios.RuntimeLimits{}),
-		Namespaces:       memstore.NewNamespaces(memstore.NamespacesOptions{Now: now}),
+		Runtime:          parts.Runtime,
+		Namespaces:       parts.Namespaces,
 		Now:              now,
 		MaxDelayed:       o.maxDelay,
-		Events:           events,
+		Events:           parts.Events,
 		Chaos:            o.chaos,
 		StrictDDC:        o.strictDDC,
 		StoreMaxAge:      o.storeMaxAge,
 		Captures:         memstore.NewCaptures(memstore.CapturesOptions{Now: now}),
 		Callbacks:        o.callbackState(),
 		CallbackBackoff:  o.backoff,
-	}, store)
+	}, parts.Store)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	b.Server, err = web.NewServer(web.Config{
+		Addr:          o.addr,
+		Timeouts:      o.timeouts,
 		BasePath:      o.basePath,
 		Tokens:        auth.NewTokens(o.tokens),
 		HashKey:       testHashKey,
@@ -153,8 +178,8 @@ func buildSandbox(tb testing.TB, o envOptions, public string) sandbox {
 		Pages:         pages,
 		Logger:        o.logger,
 		ConsoleAuth:   o.consoleAuth,
-		Sessions:      memstore.NewSessions(0, nil),
-		Journal:       reader,
+		Sessions:      parts.Sessions,
+		Journal:       parts.Journal,
 		Merchants:     merchants,
 		TokenLifetime: o.tokenLife,
 		Now:           now,

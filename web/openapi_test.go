@@ -5,10 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -20,6 +22,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
+	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 )
 
 func init() {
@@ -680,5 +683,25 @@ func TestOpenAPIAutomation(t *testing.T) {
 	<-done
 	if r := c.send(api(http.MethodDelete, "/admin/transactions", nil), true); r.Status != http.StatusNoContent {
 		t.Errorf("forget: %d", r.Status)
+	}
+}
+
+// TestOpenAPISchemesAreTheList: the document's CardScheme enum is the
+// scenarios' list of schemes, in its order.
+func TestOpenAPISchemesAreTheList(t *testing.T) {
+	src, err := os.ReadFile("openapi.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := loadDocument(t, src).Components.Schemas["CardScheme"]
+	if s == nil || s.Value == nil {
+		t.Fatal("openapi.yaml has no components.schemas.CardScheme")
+	}
+	var got []string
+	for _, v := range s.Value.Enum {
+		got = append(got, fmt.Sprint(v))
+	}
+	if want := scenarios.SchemeNames(); !slices.Equal(got, want) {
+		t.Errorf("CardScheme enum = %v, want the schemes of scenarios/schemes.go %v", got, want)
 	}
 }

@@ -277,6 +277,7 @@ func (s *Server) routes() {
 	s.callbackRoutes(api)
 	s.oauthRoutes(routeGroup{r: r, kind: routeJSON, baked: baked})
 	s.automationRoutes(api)
+	s.clockRoutes(api)
 
 	data := routeGroup{r: r, kind: routeJSON, baked: baked}
 	data.HandleFunc("/scenarios", s.handleScenarios).Methods(http.MethodGet, http.MethodHead)

@@ -1,7 +1,6 @@
 package web_test
 
 import (
-	"bytes"
 	"io"
 	"net"
 	"net/http"
@@ -9,11 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
-	"github.com/threeds-sandbox/threeds-sandbox/emulator/memstore"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
-	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
-	"github.com/threeds-sandbox/threeds-sandbox/templates"
 	"github.com/threeds-sandbox/threeds-sandbox/web"
 )
 
@@ -36,28 +31,7 @@ func openServerAt(t *testing.T, addr string) *web.Server {
 
 func newServer(t *testing.T, addr string, timeouts web.Timeouts) *web.Server {
 	t.Helper()
-	cat, err := scenarios.Load(scenarios.LoadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	pages, err := templates.Parse()
-	if err != nil {
-		t.Fatal(err)
-	}
-	store, _ := memstore.New(memstore.Options{})
-	engine, err := emulator.New(emulator.Config{Catalogue: func() *scenarios.Catalogue { return cat }, Runtime: memstore.NewRuntime(scenarios.RuntimeLimits{}),
-		Namespaces: memstore.NewNamespaces(memstore.NamespacesOptions{})}, store)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := web.NewServer(web.Config{
-		Addr: addr, Timeouts: timeouts, Engine: engine, Pages: pages, Sessions: memstore.NewSessions(0, nil),
-		HashKey: bytes.Repeat([]byte("h"), 32), BlockKey: bytes.Repeat([]byte("b"), 16),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return srv
+	return buildSandbox(t, envOptions{addr: addr, timeouts: timeouts, realClock: true}, "").Server
 }
 
 // TestSlowHeadersAreCut: a client that never finishes its headers is

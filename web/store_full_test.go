@@ -1,7 +1,6 @@
 package web_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -15,9 +14,6 @@ import (
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/memstore"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
-	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
-	"github.com/threeds-sandbox/threeds-sandbox/templates"
-	"github.com/threeds-sandbox/threeds-sandbox/web"
 )
 
 // errFull is what a store that refuses writes at its memory limit returns.
@@ -62,26 +58,11 @@ func (fullSessions) Create(context.Context, emulator.Session, time.Duration) (st
 // and as a page on the console and the ACS pages; /readyz answers 503;
 // the refusals are counted in /metrics.
 func TestStoreFullAnswers(t *testing.T) {
-	cat, err := scenarios.Load(scenarios.LoadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	pages, err := templates.Parse()
-	if err != nil {
-		t.Fatal(err)
-	}
-	mem, _ := memstore.New(memstore.Options{})
-	store := &fullStore{Store: mem}
-	engine, err := emulator.New(emulator.Config{Catalogue: func() *scenarios.Catalogue { return cat },
-		Runtime: memstore.NewRuntime(scenarios.RuntimeLimits{}), Namespaces: memstore.NewNamespaces(memstore.NamespacesOptions{})}, store)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := web.NewServer(web.Config{Engine: engine, Pages: pages, Sessions: fullSessions{memstore.NewSessions(0, nil)},
-		HashKey: bytes.Repeat([]byte("h"), 32), BlockKey: bytes.Repeat([]byte("b"), 16)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	var store *fullStore
+	srv := buildSandbox(t, envOptions{realClock: true, state: func(p *stateParts) {
+		store = &fullStore{Store: p.Store.(*memstore.Store)}
+		p.Store, p.Sessions = store, fullSessions{p.Sessions}
+	}}, "").Server
 	srv.SetReady(true)
 	ts := httptest.NewServer(srv)
 	t.Cleanup(ts.Close)

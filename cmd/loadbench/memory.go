@@ -50,7 +50,7 @@ func measureMemory(ctx context.Context, req emulator.LookupRequest, n, maxEntrie
 		return memoryResult{}, err
 	}
 	defer sb.Server.Close()
-	engine, store := sb.Engine, sb.Store
+	engine := sb.Engine
 	res := memoryResult{Lookups: n, MaxEntries: maxEntries}
 	base := liveHeap()
 	const quarters = 4
@@ -95,7 +95,7 @@ func measureMemory(ctx context.Context, req emulator.LookupRequest, n, maxEntrie
 		}
 		res.Checkpoints = append(res.Checkpoints, liveHeap()-base)
 	}
-	res.Stored = store.Len()
+	res.Stored, _ = sb.Stored()
 	runtime.KeepAlive(engine)
 	return res, nil
 }

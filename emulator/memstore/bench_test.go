@@ -12,6 +12,7 @@ import (
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/memstore"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
+	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 )
 
 // Allocation budgets of the store's operations, in allocations per call:
@@ -55,7 +56,7 @@ func realisticTx(i int, now time.Time) emulator.Transaction {
 		ExternalReferenceID:  string(append(refb, dec...)),
 		CreatedAt:            now,
 		ScenarioID:           "visa-frictionless-y",
-		CardScheme:           emulator.SchemeVisa,
+		CardScheme:           scenarios.SchemeVisa,
 		CardBIN:              "400000",
 		PANLength:            16,
 		PANLast4:             [4]byte{'1', '0', '0', '0'},

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 )
 
 // fullTx is a challenge transaction with every field set: unicode and
@@ -24,7 +25,7 @@ func fullTx() emulator.Transaction {
 		ExternalReferenceID:  "Bestellung-äöü-日本-🛒",
 		CreatedAt:            created,
 		ScenarioID:           "visa-challenge-otp",
-		CardScheme:           emulator.SchemeVisa,
+		CardScheme:           scenarios.SchemeVisa,
 		CardBIN:              "400000",
 		Version:              "2.2.0",
 		Phase:                emulator.PhaseChallengeOpened,

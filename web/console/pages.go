@@ -23,9 +23,6 @@ import (
 // consoleListLimit is the most transactions the listing shows.
 const consoleListLimit = 200
 
-// schemeOrder ranks card schemes on the console; others follow by name.
-var schemeOrder = map[string]int{"VISA": 1, "MASTERCARD": 2, "AMEX": 3, "DISCOVER": 4, "JCB": 5, "UPI": 6}
-
 // flowOrder ranks flows on the console.
 var flowOrder = map[string]int{"frictionless": 1, "challenge": 2, "error": 3}
 
@@ -90,14 +87,13 @@ func cardSchemes(entries []cards.Entry) []string {
 	return out
 }
 
+// schemeRank ranks card schemes on the console in the scenarios' order of
+// schemes; the cards of no scheme ("Other rules") come last.
 func schemeRank(s string) int {
 	if s == otherRules {
-		return 100
+		return len(scenarios.Schemes()) + 1
 	}
-	if r, ok := schemeOrder[s]; ok {
-		return r
-	}
-	return 50
+	return scenarios.SchemeRank(s)
 }
 
 func packRank(p string) int {

@@ -21,6 +21,8 @@ import (
 // replace with a default.
 func (c *Config) check() []error {
 	var errs []error
+	set := &settings{}
+	defer func() { c.parsed = set }()
 	add := func(bad bool, name, value, want string) {
 		if bad {
 			errs = append(errs, problem(name, value, want))
@@ -62,7 +64,7 @@ func (c *Config) check() []error {
 
 	if bins, err := emulator.ParseBINList(c.CardBINs); err != nil {
 		add(true, "card-bins", fmt.Sprintf("%q", c.CardBINs), err.Error())
-	} else if _, err := emulator.NewSchemeTable(bins); err != nil {
+	} else if set.schemes, err = emulator.NewSchemeTable(bins); err != nil {
 		add(true, "card-bins", fmt.Sprintf("%q", c.CardBINs), err.Error())
 	}
 	add(c.MaxDelayed <= 0, "max-delayed", fmt.Sprint(c.MaxDelayed), "want a positive number of requests")
@@ -75,21 +77,21 @@ func (c *Config) check() []error {
 
 	add(c.StoreMaxEntries <= 0, "store-max-entries", fmt.Sprint(c.StoreMaxEntries), "want a positive number of transactions")
 	positive("store-max-age", c.StoreMaxAge)
-	if c.Store != "memory" {
-		switch {
-		case !strings.HasPrefix(c.Store, "redis://") && !strings.HasPrefix(c.Store, "rediss://"):
-			add(true, "store", fmt.Sprintf("%q", redisstore.Redact(c.Store)), "want memory, or a Redis URL redis://[user:password@]host:port/db (rediss:// for TLS)")
-		case c.StateHashKey == "" || c.StateBlockKey == "":
-			add(true, "store", fmt.Sprintf("%q", redisstore.Redact(c.Store)), fmt.Sprintf(
-				"a store shared by replicas needs the same --state-hash-key (%s) and --state-block-key (%s) on every replica "+
-					"(e.g. openssl rand -hex 32): with random keys one replica refuses the challenge pages of another",
-				EnvName("state-hash-key"), EnvName("state-block-key")))
-		}
+	backend, err := ParseBackend(c.Store)
+	set.backend = backend
+	switch {
+	case err != nil:
+		add(true, "store", fmt.Sprintf("%q", redisstore.Redact(c.Store)), err.Error())
+	case backend.Shared() && (c.StateHashKey == "" || c.StateBlockKey == ""):
+		add(true, "store", fmt.Sprintf("%q", backend), fmt.Sprintf(
+			"a store shared by replicas needs the same --state-hash-key (%s) and --state-block-key (%s) on every replica "+
+				"(e.g. openssl rand -hex 32): with random keys one replica refuses the challenge pages of another",
+			EnvName("state-hash-key"), EnvName("state-block-key")))
 	}
 	if c.StoreCAFile != "" {
-		if !strings.HasPrefix(c.Store, "rediss://") {
+		if rb, ok := backend.(redisBackend); !ok || !rb.tls() {
 			add(true, "store-ca-file", fmt.Sprintf("%q", c.StoreCAFile), "needs a TLS store, --store ("+EnvName("store")+") rediss://...")
-		} else if _, err := loadCAFile(c.StoreCAFile); err != nil {
+		} else if set.storeCAs, err = loadCAFile(c.StoreCAFile); err != nil {
 			add(true, "store-ca-file", fmt.Sprintf("%q", c.StoreCAFile), err.Error())
 		}
 	}
@@ -103,16 +105,22 @@ func (c *Config) check() []error {
 		add(true, "state-hash-key", "(hidden)", "not hex")
 	} else if n := len(b); b != nil && n != 32 && n != 64 {
 		add(true, "state-hash-key", "(hidden)", fmt.Sprintf("%d bytes, want 32 or 64", n))
+	} else {
+		set.hashKey = b
 	}
 	if b, err := key("state-block-key", c.StateBlockKey); err != nil {
 		add(true, "state-block-key", "(hidden)", "not hex")
 	} else if n := len(b); b != nil && n != 16 && n != 24 && n != 32 {
 		add(true, "state-block-key", "(hidden)", fmt.Sprintf("%d bytes, want 16, 24 or 32", n))
+	} else {
+		set.blockKey = b
 	}
 	if pairs, err := keyPairs(c.StatePrevKeys); err != nil {
 		add(true, "state-previous-keys", "(hidden)", "want HASH:BLOCK hex key pairs, comma-separated")
 	} else if len(pairs) > emulator.MaxPreviousKeys {
 		add(true, "state-previous-keys", "(hidden)", fmt.Sprintf("%d pairs, want at most %d", len(pairs), emulator.MaxPreviousKeys))
+	} else {
+		set.previous = pairs
 	}
 
 	p := c.ChaosProbability
@@ -131,7 +139,7 @@ func (c *Config) check() []error {
 	switch c.JournalStore {
 	case "", "local":
 	case "shared":
-		add(c.Store == "memory", "journal-store", `"shared"`, "needs a Redis --store ("+EnvName("store")+"); with the memory store the journal is local")
+		add(backend != nil && !backend.Shared(), "journal-store", `"shared"`, "needs a Redis --store ("+EnvName("store")+"); with the memory store the journal is local")
 	default:
 		add(true, "journal-store", fmt.Sprintf("%q", c.JournalStore), "want shared or local")
 	}
@@ -141,7 +149,7 @@ func (c *Config) check() []error {
 	var level slog.Level
 	add(level.UnmarshalText([]byte(c.LogLevel)) != nil, "log-level", fmt.Sprintf("%q", c.LogLevel), "want debug, info, warn or error")
 	add(c.LogFormat != "text" && c.LogFormat != "json", "log-format", fmt.Sprintf("%q", c.LogFormat), "want text or json")
-	return append(errs, c.checkMerchant()...)
+	return append(errs, c.checkMerchant(set)...)
 }
 
 // checkPublicURL says what is wrong with a --public-url, or "": it must be

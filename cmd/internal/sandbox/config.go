@@ -91,6 +91,9 @@ type Config struct {
 	MaxClockOffset         time.Duration
 	MaxWaits               int
 	MaxWaitsPerToken       int
+
+	// parsed is what Parse read of the values above (settings.go).
+	parsed *settings
 }
 
 // FlagSet declares every flag with its default and help text.
@@ -206,12 +209,12 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Config, []
 			}
 		}
 	})
+	errs = append(errs, c.check()...)
 	// Only replicas behind a load balancer need a drain; a sandbox on a
 	// laptop exits at once on Ctrl-C.
-	if !set["drain-delay"] && c.Store != "memory" {
+	if b := c.parsed.backend; !set["drain-delay"] && b != nil && b.Shared() {
 		c.DrainDelay = DefaultDrainDelay
 	}
-	errs = append(errs, c.check()...)
 	return c, raw.Args(), errors.Join(errs...)
 }
 

@@ -48,18 +48,21 @@ var merchantAreas = map[string]string{
 }
 
 // checkMerchant returns the problems of the merchant flags.
-func (c *Config) checkMerchant() []error {
+func (c *Config) checkMerchant(set *settings) []error {
 	var errs []error
 	add := func(bad bool, name, value, want string) {
 		if bad {
 			errs = append(errs, problem(name, value, want))
 		}
 	}
-	if _, err := auth.ParseMerchants(c.Merchants); err != nil {
+	merchants, err := auth.ParseMerchants(c.Merchants)
+	if err != nil {
 		add(true, "merchants", "(hidden)", err.Error())
 	}
+	set.merchants = merchants
 	add(c.TokenLifetime < time.Second || c.TokenLifetime > 24*time.Hour, "token-lifetime", c.TokenLifetime.String(), "want 1s to 24h")
 	allow, err := callback.ParseAllowlist(c.CallbackAllowHosts)
+	set.allow = allow
 	add(err != nil, "callback-allow-hosts", fmt.Sprintf("%q", c.CallbackAllowHosts), fmt.Sprint("want host names or IP addresses, comma-separated: ", err))
 	if c.CallbackURL != "" && err == nil {
 		if err := allow.Check(c.CallbackURL); err != nil {

@@ -13,16 +13,12 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/gorilla/securecookie"
-
 	"github.com/threeds-sandbox/threeds-sandbox/cmd/internal/fastlog"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
-	"github.com/threeds-sandbox/threeds-sandbox/emulator/memstore"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 	"github.com/threeds-sandbox/threeds-sandbox/templates"
 	"github.com/threeds-sandbox/threeds-sandbox/web"
 	"github.com/threeds-sandbox/threeds-sandbox/web/auth"
-	"github.com/threeds-sandbox/threeds-sandbox/web/callback"
 )
 
 // Sandbox is one emulator, listening and wired, not yet serving.
@@ -32,14 +28,23 @@ type Sandbox struct {
 	Engine    *emulator.Engine
 	Server    *web.Server
 	Source    *scenarios.Source
-	// Store is the memory store; nil when state is kept in Redis.
-	Store   *memstore.Store
-	Metrics *web.Metrics
+	Metrics   *web.Metrics
 
 	cfg        Config
 	log        *slog.Logger
 	closeState func()
 	keys       *keyCheck
+	stats      web.StoreStats // nil when the store cannot count
+}
+
+// Stored returns how many transactions the store holds, and false when
+// it cannot count them cheaply (Redis).
+func (s *Sandbox) Stored() (int, bool) {
+	if s.stats == nil {
+		return 0, false
+	}
+	n, _ := s.stats()
+	return n, true
 }
 
 // New checks c, loads the scenarios, builds every part and listens on
@@ -55,49 +60,19 @@ func New(c Config, log *slog.Logger) (*Sandbox, error) {
 	if err != nil {
 		return nil, fmt.Errorf("[scenarios] %w", err)
 	}
-	bins, err := emulator.ParseBINList(c.CardBINs)
-	if err != nil {
-		return nil, fmt.Errorf("[card-bins] %w", err)
-	}
-	schemes, err := emulator.NewSchemeTable(bins)
-	if err != nil {
-		return nil, fmt.Errorf("[card-bins] %w", err)
-	}
-	hashKey, err := key("state-hash-key", c.StateHashKey)
+	set, err := c.settings()
 	if err != nil {
 		return nil, err
-	}
-	blockKey, err := key("state-block-key", c.StateBlockKey)
-	if err != nil {
-		return nil, err
-	}
-	previous, err := keyPairs(c.StatePrevKeys)
-	if err != nil {
-		return nil, err
-	}
-	if hashKey == nil {
-		hashKey = securecookie.GenerateRandomKey(32)
-	}
-	if blockKey == nil {
-		blockKey = securecookie.GenerateRandomKey(32)
 	}
 	chaos, err := emulator.NewChaos(c.ChaosProbability, SplitList(c.ChaosFaults), c.Seed)
 	if err != nil {
 		return nil, err
 	}
-	merchants, err := auth.ParseMerchants(c.Merchants)
-	if err != nil {
-		return nil, fmt.Errorf("[auth] --merchants: %w", err)
-	}
-	allow, err := callback.ParseAllowlist(c.CallbackAllowHosts)
-	if err != nil {
-		return nil, fmt.Errorf("[callbacks] --callback-allow-hosts: %w", err)
-	}
 	pages, err := templates.Parse()
 	if err != nil {
 		return nil, fmt.Errorf("[templates] %w", err)
 	}
-	st, err := newState(c, log, append([]auth.KeyPair{{Hash: hashKey, Block: blockKey}}, previous...))
+	st, err := set.backend.open(c, set, log)
 	if err != nil {
 		return nil, err
 	}
@@ -124,7 +99,7 @@ func New(c Config, log *slog.Logger) (*Sandbox, error) {
 		Seed:               c.Seed,
 		FirstCReqTimeout:   c.FirstCReqTimeout,
 		ChallengeTimeout:   c.ChallengeTimeout,
-		Schemes:            schemes,
+		Schemes:            set.schemes,
 		Catalogue:          source.Current,
 		Runtime:            st.runtime,
 		Namespaces:         st.spaces,
@@ -154,9 +129,9 @@ func New(c Config, log *slog.Logger) (*Sandbox, error) {
 		Tokens:          auth.NewTokens(SplitList(c.Tokens)),
 		MaxBodyBytes:    c.MaxBodyBytes,
 		ShutdownTimeout: c.ShutdownTimeout,
-		HashKey:         hashKey,
-		BlockKey:        blockKey,
-		PreviousKeys:    previous,
+		HashKey:         set.hashKey,
+		BlockKey:        set.blockKey,
+		PreviousKeys:    set.previous,
 		NamespaceKey:    st.namespaceKey,
 		PublicURL:       publicURL,
 		Engine:          engine,
@@ -166,9 +141,9 @@ func New(c Config, log *slog.Logger) (*Sandbox, error) {
 		ConsoleAuth:     c.ConsoleAuth,
 		Sessions:        st.sessions,
 		Journal:         st.journal,
-		Merchants:       merchants,
+		Merchants:       set.merchants,
 		TokenLifetime:   c.TokenLifetime,
-		Callbacks: web.CallbacksConfig{Allow: allow, Timeout: c.CallbackTimeout, Concurrency: c.CallbackConcurrency,
+		Callbacks: web.CallbacksConfig{Allow: set.allow, Timeout: c.CallbackTimeout, Concurrency: c.CallbackConcurrency,
 			SecretGrace: c.CallbackSecretGrace},
 		MaxWaits: c.MaxWaits,
 		// Per token, as --max-waits-per-token says.
@@ -182,8 +157,8 @@ func New(c Config, log *slog.Logger) (*Sandbox, error) {
 		st.close()
 		return nil, fmt.Errorf("[state] %w", err)
 	}
-	fps := emulator.KeyFingerprints{Current: auth.KeyPair{Hash: hashKey, Block: blockKey}.Fingerprint()}
-	for _, p := range previous {
+	fps := emulator.KeyFingerprints{Current: auth.KeyPair{Hash: set.hashKey, Block: set.blockKey}.Fingerprint()}
+	for _, p := range set.previous {
 		fps.Previous = append(fps.Previous, p.Fingerprint())
 	}
 	keys := &keyCheck{reg: st.keys, fps: fps, log: log, metrics: metrics}
@@ -194,7 +169,7 @@ func New(c Config, log *slog.Logger) (*Sandbox, error) {
 		Engine:     engine,
 		Server:     srv,
 		Source:     source,
-		Store:      st.mem,
+		stats:      st.stats,
 		Metrics:    metrics,
 		cfg:        c,
 		log:        log,
