@@ -39,6 +39,9 @@
 // emulator.ErrStoreFull (nothing was changed); Store.CheckPolicy refuses
 // the allkeys-* policies, which would drop acknowledged transactions.
 //
+// A node of a Redis Cluster is refused by Connect (ErrCluster): the
+// atomic steps above span several hash slots.
+//
 // A call that cannot reach Redis within its timeout returns an error
 // wrapping emulator.ErrUnavailable. A read changes nothing; a write that
 // was sent but not confirmed in time may have been applied, and its error
