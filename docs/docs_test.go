@@ -188,3 +188,22 @@ func TestPagesNameTheInterface(t *testing.T) {
 		}
 	}
 }
+
+// maxPageBytes bounds a page of docs/: one topic, with its history in git.
+const maxPageBytes = 20 << 10
+
+// generatedPages may be longer: they are written by a program, not read
+// through.
+var generatedPages = []string{"test-cards.md"}
+
+// TestPagesAreShort keeps every page of docs/ under maxPageBytes.
+func TestPagesAreShort(t *testing.T) {
+	for _, page := range pages(t) {
+		if page == readme || strings.Contains(page, "/") || slices.Contains(generatedPages, page) {
+			continue
+		}
+		if n := len(read(t, page)); n >= maxPageBytes {
+			t.Errorf("%s has %d bytes, want under %d: split the topic, or leave its history to git", page, n, maxPageBytes)
+		}
+	}
+}

@@ -37,8 +37,11 @@ type ChallengeView struct {
 	PurchaseDate time.Time
 	// WindowSize is the challengeWindowSize, 1 to 5.
 	WindowSize int
-	// OTPHint tells the tester which code passes.
-	OTPHint string
+	// OTPHint tells the tester which code passes; PassingOTP is that code.
+	OTPHint, PassingOTP string
+	// Language is the lookup's browserInfo.language as sent (empty when
+	// absent): the page's texts follow it.
+	Language string
 	// AttemptsLeft counts the wrong codes the cardholder may still type.
 	AttemptsLeft int
 	// Message says why the page is shown again ("Incorrect code. 2
@@ -76,6 +79,8 @@ func (e *Engine) view(t Transaction, ch *scenarios.Challenge, message string, no
 		PurchaseDate:         date,
 		WindowSize:           t.Challenge.WindowSize,
 		OTPHint:              "Sandbox: code " + passingOTP(ch) + " passes",
+		PassingOTP:           passingOTP(ch),
+		Language:             t.Challenge.Language,
 		AttemptsLeft:         max(maxWrongOTPs-t.Challenge.WrongOTPs, 0),
 		Message:              message,
 		Step:                 t.Challenge.Interactions,
@@ -213,6 +218,9 @@ type Decision struct {
 	NotificationURL string
 	// Delivery is the final CRes and the form that carries it, when Final.
 	Delivery CResDelivery
+	// Language is the lookup's browserInfo.language as sent, for the page
+	// that carries the CRes back.
+	Language string
 }
 
 // Decide applies the cardholder's choice on the challenge page to an
@@ -316,7 +324,7 @@ func (e *Engine) decide(ctx context.Context, id string, c Choice, via apiCall, c
 	if err != nil {
 		return Decision{}, e.stateFailure(err, id)
 	}
-	d := Decision{Final: final, TransStatus: t.Status, NotificationURL: t.Challenge.NotificationURL}
+	d := Decision{Final: final, TransStatus: t.Status, NotificationURL: t.Challenge.NotificationURL, Language: t.Challenge.Language}
 	if !final {
 		e.transactionEvent(ctx, t, EventAttempt, message)
 		d.View = e.view(t, ch, message, now)
@@ -403,6 +411,8 @@ type Result struct {
 	StatusReason         string
 	ECI                  string
 	ChallengeCancel      string
+	// Language is the lookup's browserInfo.language as sent.
+	Language string
 	// CRes is the final CRes the page received.
 	CRes CRes
 }
@@ -436,6 +446,7 @@ func (e *Engine) Notification(ctx context.Context, c CRes) (Result, error) {
 		StatusReason:         t.StatusReason,
 		ECI:                  t.ECI,
 		ChallengeCancel:      t.ChallengeCancel,
+		Language:             t.Challenge.Language,
 		CRes:                 c,
 	}, nil
 }

@@ -50,6 +50,8 @@ type ChallengeIndication struct {
 	SessionData string
 	// WindowSize is the challengeWindowSize of the lookup, 1 to 5.
 	WindowSize int
+	// Language is the lookup's browserInfo.language, for the page's texts.
+	Language string
 }
 
 // Fields are the hidden inputs of the challenge form, in order.

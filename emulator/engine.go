@@ -345,6 +345,7 @@ func (e *Engine) newTransaction(ns string, req LookupRequest, scheme string, sc 
 			Session:         strings.Clone(req.Session),
 			WindowSize:      req.ChallengeWindowSize,
 			MerchantName:    strings.Clone(req.MerchantName),
+			Language:        strings.Clone(req.Browser.Language),
 		}
 		if p := req.Purchase; p != nil {
 			t.Challenge.Amount, t.Challenge.Currency = strings.Clone(p.Amount), strings.Clone(p.CurrencyCode)
@@ -388,6 +389,7 @@ func (e *Engine) challengeIndication(t Transaction) (ChallengeIndication, error)
 		CReq:        creq,
 		SessionData: t.Challenge.Session,
 		WindowSize:  t.Challenge.WindowSize,
+		Language:    t.Challenge.Language,
 	}, nil
 }
 

@@ -167,6 +167,9 @@ type ChallengeState struct {
 	DecidedAt       time.Time
 	Interactions    int // challenge attempts, the RReq's interactionCounter
 	WrongOTPs       int
+	// Language is the lookup's browserInfo.language as sent (a BCP 47
+	// tag, empty when absent): the cardholder pages follow it.
+	Language string
 	// Decision names how the challenge ended: pass, fail, cancel, otp,
 	// auto-pass..., timeout-first-creq, timeout-challenge.
 	Decision string

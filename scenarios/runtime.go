@@ -108,7 +108,9 @@ type RuntimeRefusal struct {
 
 // Check returns the bound of l that u breaks, or nil. The stores call it,
 // or enforce the same bounds in one atomic step and report the rule
-// broken with the same usage.
+// broken with the same usage. RuleTotal is not final: at the total, the
+// namespaces holding more bytes than the adding one would give way
+// (Room), and only when they cannot make room is the addition refused.
 func (l RuntimeLimits) Check(u RuntimeUsage) *RuntimeRefusal {
 	l = l.WithDefaults()
 	switch {
@@ -122,6 +124,30 @@ func (l RuntimeLimits) Check(u RuntimeUsage) *RuntimeRefusal {
 		return &RuntimeRefusal{Rule: RuleTotal, Usage: u}
 	}
 	return nil
+}
+
+// Room is what must be freed for u's addition under the total of l, and
+// whether the namespaces holding more than the adding one would (after
+// the addition) can free it: each gives way, its oldest scenarios first,
+// only while it holds more than that, the one holding the most first.
+// held lists the bytes each other namespace holds (any order, the adding
+// one left out or not). A store that cannot make room refuses with
+// RuleTotal; nothing is dropped then.
+func (l RuntimeLimits) Room(u RuntimeUsage, held func(yield func(ns string, bytes int) bool), adding string) (need int, ok bool) {
+	l = l.WithDefaults()
+	need = u.TotalBytes + u.AddingBytes - l.MaxTotalBytes
+	if need <= 0 {
+		return 0, true
+	}
+	after, excess := u.Bytes+u.AddingBytes, 0
+	for ns, b := range held {
+		if ns != adding && b > after {
+			if excess += b - after; excess >= need {
+				return need, true
+			}
+		}
+	}
+	return need, false
 }
 
 // Err is the error of the refusal under l: it wraps ErrLimit,
@@ -138,7 +164,7 @@ func (l RuntimeLimits) Err(r *RuntimeRefusal) error {
 		return fmt.Errorf("%w: the namespace's scenarios take %d bytes, adding %d would pass the limit of %d",
 			ErrTooLarge, u.Bytes, u.AddingBytes, l.MaxBytes)
 	case RuleTotal:
-		return fmt.Errorf("%w: the runtime scenarios of every token take %d bytes together, adding %d would pass the sandbox's limit of %d",
+		return fmt.Errorf("%w: the runtime scenarios of every token take %d bytes together, adding %d would pass the sandbox's limit of %d, and no token holds more than this one would",
 			ErrTooLarge, u.TotalBytes, u.AddingBytes, l.MaxTotalBytes)
 	case RuleID:
 		return fmt.Errorf("%w: id %s is taken in this namespace; delete it first", ErrExists, r.ID)

@@ -22,18 +22,27 @@ const (
 var pages = []string{PageAutoSubmit, PageChallenge, PageResult, PageError, PageDone, PageConsoleCards, PageConsoleTransactions, PageConsoleTransaction, PageConsoleLogin, PageConsoleDemo, PageConsoleNotify, PageConsoleMessage, PageLanding, PageDocs,
 	PageDDCMethod, PageDDCMethodNotify, PageDDCCallback}
 
-//go:embed html/*.tmpl
+//go:embed html/*.tmpl text/*.json
 var files embed.FS
 
 // Set is the parsed template set, parsed once by Parse and safe for
 // concurrent use.
 type Set struct {
 	tmpl *template.Template
+	text *catalogues
 }
 
-// Parse parses the embedded templates and checks that every page is defined.
+// Parse parses the embedded templates and the catalogues of their texts,
+// and checks that every page is defined.
 func Parse() (*Set, error) {
-	t, err := template.New("").Funcs(funcs).ParseFS(files, "html/*.tmpl")
+	text, err := loadCatalogues(files)
+	if err != nil {
+		return nil, fmt.Errorf("parse templates: %w", err)
+	}
+	t, err := template.New("").Funcs(funcs).Funcs(template.FuncMap{
+		"t":      text.text,
+		"plural": text.plural,
+	}).ParseFS(files, "html/*.tmpl")
 	if err != nil {
 		return nil, fmt.Errorf("parse templates: %w", err)
 	}
@@ -42,7 +51,20 @@ func Parse() (*Set, error) {
 			return nil, fmt.Errorf("parse templates: page %q not defined", name)
 		}
 	}
-	return &Set{tmpl: t}, nil
+	return &Set{tmpl: t, text: text}, nil
+}
+
+// Language returns the language of the cardholder pages that best fits
+// the preferences, the first the most wanted: the lookup's
+// browserInfo.language, then the request's Accept-Language, for example.
+// English when none fits.
+func (s *Set) Language(preferences ...string) Lang {
+	return s.text.match(preferences...)
+}
+
+// Languages lists the languages of the catalogues, English first.
+func (s *Set) Languages() []Lang {
+	return slices.Clone(s.text.langs)
 }
 
 // Render writes the page name (one of the Page constants) for view to w.

@@ -51,21 +51,21 @@ func attr(t *testing.T, sel *goquery.Selection, name string) string {
 
 func challengeView() ChallengePage {
 	return ChallengePage{
-		Nonce:        "n0nce",
-		FormAction:   "https://sandbox.example/acs/challenge",
-		State:        "MTcxMDQwMDAwMHxzaWduZWQ=",
-		MerchantName: "Sandbox Coffee",
-		Amount:       "49.99",
-		Currency:     "EUR",
-		MaskedPAN:    "•••• 1091",
-		Date:         "2025-03-14 10:22",
-		Brand:        Brand{Program: "Visa Secure", Mark: "VISA", Style: "visa"},
-		WindowSize:   3,
-		Width:        500,
-		Height:       600,
-		OTPHint:      "Sandbox: code 1234 passes",
-		Version:      "2.2.0",
-		ExpiresIn:    "10 minutes",
+		Nonce:          "n0nce",
+		FormAction:     "https://sandbox.example/acs/challenge",
+		State:          "MTcxMDQwMDAwMHxzaWduZWQ=",
+		MerchantName:   "Sandbox Coffee",
+		Amount:         "49.99",
+		Currency:       "EUR",
+		MaskedPAN:      "•••• 1091",
+		Date:           "2025-03-14 10:22",
+		Brand:          Brand{Program: "Visa Secure", Mark: "VISA", Style: "visa"},
+		WindowSize:     3,
+		Width:          500,
+		Height:         600,
+		PassingOTP:     "1234",
+		Version:        "2.2.0",
+		ExpiresMinutes: 10,
 	}
 }
 
@@ -348,7 +348,7 @@ func TestChallengeContent(t *testing.T) {
 		{"dd.amount", "49.99 EUR"},
 		{"dd.pan", view.MaskedPAN},
 		{"dd.date", view.Date},
-		{"#otp-hint", view.OTPHint},
+		{"#otp-hint", "Sandbox: code 1234 passes"},
 		{".program", "Visa Secure"},
 	}
 	for _, c := range checks {
@@ -451,7 +451,7 @@ func TestChallengeEscapesHostileInput(t *testing.T) {
 			view.MerchantName = h
 			view.MaskedPAN = h
 			view.Message = h
-			view.OTPHint = h
+			view.PassingOTP = h
 			view.State = h
 			doc, raw := render(t, PageChallenge, view)
 			if strings.Contains(raw, h) {
@@ -466,10 +466,13 @@ func TestChallengeEscapesHostileInput(t *testing.T) {
 			if got := doc.Find("style").Length(); got != 1 {
 				t.Errorf("style elements = %d, want 1", got)
 			}
-			for _, sel := range []string{"dd.merchant", "dd.pan", `[role="alert"]`, "#otp-hint"} {
+			for _, sel := range []string{"dd.merchant", "dd.pan", `[role="alert"]`} {
 				if got := strings.TrimSpace(doc.Find(sel).Text()); got != h {
 					t.Errorf("%s text = %q, want %q", sel, got, h)
 				}
+			}
+			if got, want := strings.TrimSpace(doc.Find("#otp-hint").Text()), "Sandbox: code "+h+" passes"; got != want {
+				t.Errorf("#otp-hint text = %q, want %q", got, want)
 			}
 			if got := doc.Find(`input[name="state"]`).AttrOr("value", ""); got != h {
 				t.Errorf("state value = %q, want %q", got, h)

@@ -1,5 +1,20 @@
 package templates
 
+// Purposes of an autosubmit page (AutoSubmit.Purpose): each has its own
+// title and message in every language.
+const (
+	SubmitCReq       = "creq"        // the challengeHtml posting the initial CReq to the ACS
+	SubmitCRes       = "cres"        // the final CRes going back to the merchant
+	SubmitMethod     = "method"      // the 3DS Method collecting device data
+	SubmitMethodDone = "method-done" // the 3DS Method notifying the merchant
+)
+
+// Kinds of an error page (ErrorPage.Kind).
+const (
+	ErrorChallenge = "challenge" // an error on the ACS's pages: "Challenge error 301"
+	ErrorSandbox   = "sandbox"   // any other: "Sandbox error 301"
+)
+
 // Field is one hidden input of an auto-submitted form.
 type Field struct {
 	Name  string
@@ -12,6 +27,12 @@ type Field struct {
 // threeDSSessionData) and the final CRes to the notification URL (fields
 // cres and threeDSSessionData).
 type AutoSubmit struct {
+	// Lang is the language of the page's texts and of <html lang>.
+	Lang Lang
+	// Purpose chooses the page's title and message when Title and
+	// Message are empty: one of the Submit constants, or empty for a
+	// plain "Processing".
+	Purpose string
 	// Nonce is the CSP nonce; empty renders the style and script elements
 	// without one (for challengeHtml, which the merchant page embeds).
 	Nonce string
@@ -19,9 +40,11 @@ type AutoSubmit struct {
 	Action string
 	// Fields are the hidden inputs, in order.
 	Fields []Field
-	// Title is the document title and heading; "Processing" when empty.
+	// Title, when set, is the document title and heading instead of the
+	// Purpose's; it is shown as it is, in no particular language.
 	Title string
-	// Message is the line shown under the heading while the form posts.
+	// Message, when set, is the line shown under the heading while the
+	// form posts, instead of the Purpose's.
 	Message string
 	// DelayMS holds the post back for this many milliseconds (the 3DS
 	// Method page "collects" for that long); 0 posts at once.
@@ -34,6 +57,8 @@ type AutoSubmit struct {
 // otp, pass, fail or cancel, the typed code as otp, and State unchanged as
 // state.
 type ChallengePage struct {
+	// Lang is the language of the page's texts and of <html lang>.
+	Lang Lang
 	// Nonce is the CSP nonce of the style and script elements.
 	Nonce string
 	// FormAction is the URL the form posts to.
@@ -59,21 +84,30 @@ type ChallengePage struct {
 	WindowSize int
 	// Width and Height are the window size in pixels, 0 for full screen.
 	Width, Height int
-	// OTPHint tells the tester which code to type, e.g.
-	// "Sandbox: code 1234 passes".
-	OTPHint string
+	// PassingOTP is the code that passes, told to the tester under the
+	// code field; the hint is left out when empty.
+	PassingOTP string
 	// Version is the protocol version of the transaction, e.g. "2.2.0".
 	Version string
-	// Message is shown above the code field as an alert, e.g.
-	// "Incorrect code, try again".
+	// WrongCode shows, above the code field as an alert, that the last
+	// code was wrong and AttemptsLeft codes may still be typed.
+	WrongCode    bool
+	AttemptsLeft int
+	// Message, when WrongCode is false, is shown above the code field as
+	// an alert, as it is, in no particular language.
 	Message string
-	// ExpiresIn says how long the challenge stays open, e.g. "10 minutes".
-	ExpiresIn string
+	// ExpiresMinutes says how many minutes the challenge stays open; 0
+	// says less than a minute.
+	ExpiresMinutes int
 }
 
 // Result is the view of the "result" page, shown when the lookup had no
 // notificationUrl and the emulator receives the final CRes itself.
 type Result struct {
+	// Lang is the language of the page's texts and of <html lang>. The
+	// EMV texts (StatusText, ReasonText, CancelText, NextStep) stay in
+	// English and are marked so.
+	Lang Lang
 	// Nonce is the CSP nonce of the style element.
 	Nonce string
 	// Status is the transStatus, one letter; Y shows green, N red, any
@@ -104,10 +138,18 @@ type Result struct {
 
 // ErrorPage is the view of the "error" page: a failure told in EMV terms.
 type ErrorPage struct {
+	// Lang is the language of the page's texts and of <html lang>. The
+	// EMV texts (EMVDescription, Message) stay in English and are marked
+	// so.
+	Lang Lang
+	// Kind chooses the title when Title is empty and there is an
+	// EMVErrorCode: ErrorChallenge or ErrorSandbox; otherwise the title
+	// is "Something went wrong" in Lang.
+	Kind string
 	// Nonce is the CSP nonce of the style element.
 	Nonce string
-	// Title is the document title and heading; "Something went wrong"
-	// when empty.
+	// Title, when set, is the document title and heading instead of the
+	// one Kind chooses, as it is.
 	Title string
 	// EMVErrorCode is the three-digit EMV error code, e.g. "301".
 	EMVErrorCode string
@@ -125,6 +167,8 @@ type ErrorPage struct {
 // Done is the view of the "done" page: the challenge is over and the
 // window may be closed.
 type Done struct {
+	// Lang is the language of the page's texts and of <html lang>.
+	Lang Lang
 	// Nonce is the CSP nonce of the style element.
 	Nonce string
 	// Message replaces the default "You may close this window." when set.

@@ -86,11 +86,23 @@ func (s *Server) writeHTML(w http.ResponseWriter, r *http.Request, status int, n
 	_, _ = w.Write(html)
 }
 
-// autoSubmit renders a page whose form posts fields to action by itself.
-// nonce empty renders the challengeHtml of a lookup, which the merchant's
-// page embeds under its own policy.
-func (s *Server) autoSubmit(action string, fields []emulator.FormField, nonce, title, message string) (string, error) {
-	v := templates.AutoSubmit{Nonce: nonce, Action: action, Title: title, Message: message}
+// language is the language of the cardholder pages for r: the lookup's
+// browserInfo.language (empty when unknown) first, then the browser's
+// Accept-Language (r nil: none).
+func (s *Server) language(r *http.Request, browserLanguage string) templates.Lang {
+	accept := ""
+	if r != nil {
+		accept = r.Header.Get("Accept-Language")
+	}
+	return s.cfg.Pages.Language(browserLanguage, accept)
+}
+
+// autoSubmit renders a page whose form posts fields to action by itself,
+// titled for its purpose (a templates.Submit constant) in lang. nonce
+// empty renders the challengeHtml of a lookup, which the merchant's page
+// embeds under its own policy.
+func (s *Server) autoSubmit(action string, fields []emulator.FormField, nonce string, lang templates.Lang, purpose string) (string, error) {
+	v := templates.AutoSubmit{Nonce: nonce, Action: action, Lang: lang, Purpose: purpose}
 	for _, f := range fields {
 		v.Fields = append(v.Fields, templates.Field{Name: f.Name, Value: f.Value})
 	}
@@ -107,7 +119,7 @@ func (s *Server) challengeHTML(c *emulator.ChallengeIndication) (string, error) 
 	if c == nil {
 		return "", nil
 	}
-	return s.autoSubmit(c.ACSURL, c.Fields(), "", "Authenticating", "Connecting to your card issuer…")
+	return s.autoSubmit(c.ACSURL, c.Fields(), "", s.language(nil, c.Language), templates.SubmitCReq)
 }
 
 // handleCReq serves POST {base}/acs/challenge: the browser posts the
@@ -160,6 +172,7 @@ func (s *Server) challengePage(w http.ResponseWriter, r *http.Request, v emulato
 	px := windowPixels[v.WindowSize]
 	nonce := respond.Nonce()
 	s.page(w, r, http.StatusOK, templates.PageChallenge, nonce, templates.ChallengePage{
+		Lang:         s.language(r, v.Language),
 		Nonce:        nonce,
 		FormAction:   s.cfg.Engine.URLs().Decision(),
 		State:        state,
@@ -172,22 +185,22 @@ func (s *Server) challengePage(w http.ResponseWriter, r *http.Request, v emulato
 		WindowSize:   v.WindowSize,
 		Width:        px[0],
 		Height:       px[1],
-		OTPHint:      v.OTPHint,
+		PassingOTP:   v.PassingOTP,
 		Version:      v.Version,
-		Message:      v.Message,
-		ExpiresIn:    humanDuration(v.ExpiresIn),
+		// The engine's only message is the attempts left after a wrong code.
+		WrongCode:      v.Message != "",
+		AttemptsLeft:   v.AttemptsLeft,
+		ExpiresMinutes: expiresMinutes(v.ExpiresIn),
 	})
 }
 
-func humanDuration(d time.Duration) string {
-	switch m := int(d.Round(time.Minute).Minutes()); {
-	case d < time.Minute:
-		return "less than a minute"
-	case m == 1:
-		return "1 minute"
-	default:
-		return fmt.Sprintf("%d minutes", m)
+// expiresMinutes is how many minutes the page says the challenge stays
+// open: 0 for less than a minute.
+func expiresMinutes(d time.Duration) int {
+	if d < time.Minute {
+		return 0
 	}
+	return int(d.Round(time.Minute).Minutes())
 }
 
 // formError reports an unreadable form.
@@ -232,8 +245,7 @@ func (s *Server) handleDecision(w http.ResponseWriter, r *http.Request) {
 		fields = append(fields, emulator.FormField{Name: resultField, Value: tok})
 	}
 	nonce := respond.Nonce()
-	html, err := s.autoSubmit(d.Delivery.NotificationURL, fields, nonce,
-		"Returning to the merchant", "Authentication finished. Returning you to the merchant…")
+	html, err := s.autoSubmit(d.Delivery.NotificationURL, fields, nonce, s.language(r, d.Language), templates.SubmitCRes)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -271,6 +283,7 @@ func (s *Server) handleNotification(w http.ResponseWriter, r *http.Request) {
 	pretty, _ := json.MarshalIndent(res.CRes, "", "  ")
 	nonce := respond.Nonce()
 	s.page(w, r, http.StatusOK, templates.PageResult, nonce, templates.Result{
+		Lang:                 s.language(r, res.Language),
 		Nonce:                nonce,
 		Status:               res.Status,
 		StatusText:           emulator.StatusText[res.Status],
@@ -346,7 +359,7 @@ func (s *Server) methodHTML(resp *emulator.DDCResponse) (string, error) {
 		return "", nil
 	}
 	return s.autoSubmit(resp.MethodURL, []emulator.FormField{{Name: "threeDSMethodData", Value: resp.MethodData}}, "",
-		"3DS Method", "Connecting to your card issuer…")
+		templates.Fallback, templates.SubmitMethod)
 }
 
 // handleMethod serves POST {base}/acs/method, the ACS's 3DS Method URL:
@@ -362,8 +375,7 @@ func (s *Server) handleMethod(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	s.methodStep(w, r, page.DoneURL, page.NotificationData, page.Duration, "Collecting device data",
-		"The card issuer's 3DS Method is reading the browser.")
+	s.methodStep(w, r, page.DoneURL, page.NotificationData, page.Duration, templates.SubmitMethod)
 }
 
 // handleMethodDone serves POST {base}/acs/method/done: the method page has
@@ -380,15 +392,16 @@ func (s *Server) handleMethodDone(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	s.methodStep(w, r, n.NotificationURL, n.Data, 0, "Device data collected", "Notifying the merchant…")
+	s.methodStep(w, r, n.NotificationURL, n.Data, 0, templates.SubmitMethodDone)
 }
 
 // methodStep renders a page of the 3DS Method that posts threeDSMethodData
-// to action after delay.
-func (s *Server) methodStep(w http.ResponseWriter, r *http.Request, action, data string, delay time.Duration, title, message string) {
+// to action after delay. The 3DS Method carries no browserInfo: the page
+// follows the browser's Accept-Language.
+func (s *Server) methodStep(w http.ResponseWriter, r *http.Request, action, data string, delay time.Duration, purpose string) {
 	nonce := respond.Nonce()
 	s.page(w, r, http.StatusOK, templates.PageAutoSubmit, nonce, templates.AutoSubmit{
-		Nonce: nonce, Action: action, Title: title, Message: message, DelayMS: delay.Milliseconds(),
+		Nonce: nonce, Action: action, Lang: s.language(r, ""), Purpose: purpose, DelayMS: delay.Milliseconds(),
 		Fields: []templates.Field{{Name: "threeDSMethodData", Value: data}},
 	})
 }

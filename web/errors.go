@@ -167,14 +167,17 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		respond.JSON(w, status, errorBody(e))
 		return
 	}
-	title := "Sandbox error " + e.EMVCode
+	kind := templates.ErrorSandbox
 	if infoOf(r.Context()).route == routeACS {
-		title = "Challenge error " + e.EMVCode
+		kind = templates.ErrorChallenge
 	}
 	nonce := respond.Nonce()
 	s.page(w, r, status, templates.PageError, nonce, templates.ErrorPage{
+		// An error page has no transaction to read browserInfo from: it
+		// follows the browser's Accept-Language.
+		Lang:           s.language(r, ""),
+		Kind:           kind,
 		Nonce:          nonce,
-		Title:          title,
 		EMVErrorCode:   e.EMVCode,
 		EMVDescription: e.Description,
 		Message:        e.Message,

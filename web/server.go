@@ -34,6 +34,13 @@ const (
 	DefaultShutdownTimeout = 15 * time.Second
 )
 
+// DefaultConsoleStreams and DefaultConsoleStreamsPerToken bound the
+// console's live streams in all and per token (Config.ConsoleStreams).
+const (
+	DefaultConsoleStreams         = console.DefaultMaxStreams
+	DefaultConsoleStreamsPerToken = console.DefaultMaxStreamsPerToken
+)
+
 // Config sets up a Server.
 type Config struct {
 	// Addr is the listen address, e.g. ":8080" or "127.0.0.1:0".
@@ -101,6 +108,10 @@ type Config struct {
 	// (?wait=final) open at once, in all and per token; DefaultMaxWaits
 	// and DefaultMaxWaitsPerToken when zero.
 	MaxWaits, MaxWaitsPerToken int
+	// ConsoleStreams and ConsoleStreamsPerToken bound the console's live
+	// streams in all and per token (console.DefaultMaxStreams and
+	// console.DefaultMaxStreamsPerToken when zero).
+	ConsoleStreams, ConsoleStreamsPerToken int
 }
 
 // CallbacksConfig sets up the result callbacks.
@@ -224,21 +235,24 @@ func NewServer(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("web: %w", err)
 	}
 	s.console, err = console.New(console.Config{
-		Base:          cfg.BasePath,
-		PublicURL:     cfg.PublicURL,
-		Engine:        cfg.Engine,
-		Journal:       cfg.Journal,
-		Sessions:      cfg.Sessions,
-		Authority:     s.authority,
-		Pages:         cfg.Pages,
-		Keys:          append([]KeyPair{{Hash: cfg.HashKey, Block: cfg.BlockKey}}, cfg.PreviousKeys...),
-		BasicAuth:     cfg.ConsoleAuth,
-		MaxBodyBytes:  cfg.MaxBodyBytes,
-		Logger:        cfg.Logger,
-		Errors:        s.writeError,
-		ChallengeHTML: s.challengeHTML,
-		Docs:          s.docs.Pages(),
-		DDCToken:      s.consoleDDCToken,
+		Base:         cfg.BasePath,
+		PublicURL:    cfg.PublicURL,
+		Engine:       cfg.Engine,
+		Journal:      cfg.Journal,
+		Sessions:     cfg.Sessions,
+		Authority:    s.authority,
+		Pages:        cfg.Pages,
+		Keys:         append([]KeyPair{{Hash: cfg.HashKey, Block: cfg.BlockKey}}, cfg.PreviousKeys...),
+		BasicAuth:    cfg.ConsoleAuth,
+		MaxBodyBytes: cfg.MaxBodyBytes,
+		MaxStreams:   cfg.ConsoleStreams,
+		// Per token, as --max-console-streams-per-token says.
+		MaxStreamsPerToken: cfg.ConsoleStreamsPerToken,
+		Logger:             cfg.Logger,
+		Errors:             s.writeError,
+		ChallengeHTML:      s.challengeHTML,
+		Docs:               s.docs.Pages(),
+		DDCToken:           s.consoleDDCToken,
 		Demo: console.DemoAPI{
 			Lookup:  s.demoAPI(s.handleLookup),
 			Enquiry: s.demoAPI(s.handleEnquiry),
@@ -312,7 +326,7 @@ func (s *Server) routes() {
 	// Every request, matched or not, is observed and has its body capped:
 	// composed here once rather than as the router's Use middleware,
 	// which gorilla/mux composes again for every request.
-	s.handler = s.observe(s.limitBody(newStaticRoutes(root, baked)))
+	s.handler = s.observe(s.limitBody(dispatch(root, baked)))
 }
 
 // KeyPair is a securecookie hash key and block key.

@@ -18,16 +18,27 @@ import (
 
 // buildBinary builds cmd/threeds-sandbox into dir and returns its path.
 func buildBinary(ctx context.Context, dir string) (string, error) {
+	return buildTagged(ctx, dir, "")
+}
+
+// buildTagged builds the emulator binary into dir with the build tags
+// tags (none when empty).
+func buildTagged(ctx context.Context, dir, tags string) (string, error) {
 	out, err := exec.CommandContext(ctx, "go", "env", "GOMOD").Output()
 	if err != nil {
 		return "", fmt.Errorf("go env GOMOD: %w", err)
 	}
 	root := filepath.Dir(strings.TrimSpace(string(out)))
 	bin := filepath.Join(dir, "threeds-sandbox")
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/threeds-sandbox")
+	args := []string{"build", "-o", bin}
+	if tags != "" {
+		bin += "-" + tags
+		args = []string{"build", "-tags", tags, "-o", bin}
+	}
+	cmd := exec.CommandContext(ctx, "go", append(args, "./cmd/threeds-sandbox")...)
 	cmd.Dir = root
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build ./cmd/threeds-sandbox: %w\n%s", err, out)
+		return "", fmt.Errorf("go %s ./cmd/threeds-sandbox: %w\n%s", strings.Join(args[:len(args)-2], " "), err, out)
 	}
 	return bin, nil
 }

@@ -11,12 +11,15 @@
 // canned take part in the lookup rounds; with -bounds, so does the floor
 // doing one part of a lookup's work (checking or decoding the body) and
 // nothing else, which bounds the ratio any server doing that work can
-// reach. docs/performance.md shows its output.
+// reach; with -without, so does the emulator without one of its fast
+// paths, and with -compare other builds of it, each with its CPU time and
+// allocations per request. docs/performance.md shows its output.
 //
 //	go run ./cmd/loadbench                    # everything, about 2 minutes
 //	go run ./cmd/loadbench -wrk               # drive the lookup rounds with wrk
 //	go run ./cmd/loadbench -duration 10s -memory 0 -coldstart 0
 //	go run ./cmd/loadbench -wrk -bounds       # with the floor decoding the body too
+//	go run ./cmd/loadbench -wrk -without logbuf,static-routes  # what two fast paths buy
 //	go run ./cmd/loadbench -wrk -peers /tmp/peers  # beside the peers installed there with npm
 package main
 

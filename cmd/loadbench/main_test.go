@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -59,6 +60,9 @@ func TestParseOptionsRefuses(t *testing.T) {
 		{"-rates", "1000,fast"},
 		{"-rates", "-5"},
 		{"-rate-window", "1ms"},
+		{"-without", "fastlog"},
+		{"-without", "logbuf", "-target", "http://127.0.0.1:8080"},
+		{"-compare", "/tmp/x", "-target", "http://127.0.0.1:8080"},
 		{"extra"},
 	}
 	for _, args := range tests {
@@ -256,6 +260,8 @@ func TestBoundsDoTheirWork(t *testing.T) {
 	}{
 		{workJSON, lookup, http.StatusOK},
 		{workJSON, []byte(`{"threeDsServerTransId":`), http.StatusBadRequest},
+		{workStd, lookup, http.StatusOK},
+		{workStd, []byte(`{"a": 1,}`), http.StatusBadRequest},
 		{workWire, lookup, http.StatusOK},
 		{workWire, []byte(`{}`), http.StatusBadRequest}, // valid JSON, not a lookup
 		{workWire, bytes.Replace(lookup, []byte(`"203.0.113.42"`), []byte(`"not an address"`), 1), http.StatusBadRequest},
@@ -291,5 +297,51 @@ func TestShellJoin(t *testing.T) {
 	want := `-wrk -rates '' -body 'my lookup.json' -x 'it'\''s'`
 	if got != want {
 		t.Errorf("got %s, want %s", got, want)
+	}
+}
+
+func TestFindFastPaths(t *testing.T) {
+	tests := []struct {
+		list string
+		want []string
+	}{
+		{"", nil},
+		{"logbuf", []string{"logbuf"}},
+		{" static-routes , gcheadroom,", []string{"static-routes", "gcheadroom"}},
+	}
+	for _, tt := range tests {
+		got, err := findFastPaths(tt.list)
+		if err != nil {
+			t.Errorf("findFastPaths(%q): %v", tt.list, err)
+			continue
+		}
+		var names []string
+		for _, p := range got {
+			names = append(names, p.Name)
+			if p.Tags == "" && len(p.Args) == 0 {
+				t.Errorf("%s: neither build tags nor flags turn it off", p.Name)
+			}
+		}
+		if !slices.Equal(names, tt.want) {
+			t.Errorf("findFastPaths(%q) = %v, want %v", tt.list, names, tt.want)
+		}
+	}
+}
+
+func TestCPUTicksOfThisProcess(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("no /proc on this system")
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for cpuTicks(os.Getpid()) == 0 && time.Now().Before(deadline) {
+		for range 1_000_000 {
+			_ = shellJoin([]string{"spin"})
+		}
+	}
+	if cpuTicks(os.Getpid()) == 0 {
+		t.Error("cpuTicks read no CPU time for this busy process")
+	}
+	if got := cpuTicks(-1); got != 0 {
+		t.Errorf("cpuTicks of no process = %v, want 0", got)
 	}
 }

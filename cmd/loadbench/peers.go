@@ -491,7 +491,7 @@ func printPeers(w io.Writer, o peerOptions, rs []roundResult, servers []*server)
 // emulators returns the emulators among servers: neither the floor, nor
 // a bound, nor a peer.
 func emulators(servers []*server) []*server {
-	return slices.DeleteFunc(slices.Clone(servers), func(s *server) bool { return s.Peer || s.Bound || s.Name == nameFloor })
+	return slices.DeleteFunc(slices.Clone(servers), func(s *server) bool { return s.Peer || s.Bound || s.Without || s.Name == nameFloor })
 }
 
 // printBeside prints a table of the servers rows of the lookup rounds rs
@@ -506,15 +506,7 @@ func printBeside(w io.Writer, label string, rs []roundResult, rows, emus []*serv
 		fmt.Fprintf(&b, " %s/%s |", e.Name, strings.ToLower(label))
 	}
 	b.WriteString("\n|---|---:|---:|" + strings.Repeat("---:|", len(emus)) + "\n")
-	ratio := func(num, den string) string {
-		rats := make([]float64, len(rs))
-		strs := make([]string, len(rs))
-		for i, r := range rs {
-			rats[i] = r[num].RPS() / r[den].RPS()
-			strs[i] = fmt.Sprintf("%.2f", rats[i])
-		}
-		return fmt.Sprintf("**%.2f** (%s)", median(rats), strings.Join(strs, ", "))
-	}
+	ratio := func(num, den string) string { return ratioCell(rs, num, den, "**%.2f**") }
 	for _, p := range rows {
 		fmt.Fprintf(&b, "| %s | %.0f | %s |", p.Name, medianStats(rs, p.Name).rps, ratio(p.Name, nameFloor))
 		for _, e := range emus {
@@ -524,4 +516,16 @@ func printBeside(w io.Writer, label string, rs []roundResult, rows, emus []*serv
 	}
 	b.WriteString("\n")
 	_, _ = w.Write(b.Bytes())
+}
+
+// ratioCell is the throughput of the server num over den's: the median
+// of the rounds rs in format, then each round's in brackets.
+func ratioCell(rs []roundResult, num, den, format string) string {
+	rats := make([]float64, len(rs))
+	strs := make([]string, len(rs))
+	for i, r := range rs {
+		rats[i] = r[num].RPS() / r[den].RPS()
+		strs[i] = fmt.Sprintf("%.2f", rats[i])
+	}
+	return fmt.Sprintf(format+" (%s)", median(rats), strings.Join(strs, ", "))
 }

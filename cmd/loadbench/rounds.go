@@ -88,7 +88,7 @@ func printRounds(w io.Writer, rs []roundResult, servers []*server) {
 	}
 	fmt.Fprintln(w)
 	for _, sv := range servers[:len(servers)-1] {
-		if sv.Peer || sv.Bound {
+		if sv.Peer || sv.Bound || sv.Without {
 			continue // printPeers, printBounds
 		}
 		ratios := make([]float64, len(rs))
@@ -146,7 +146,7 @@ func printBounds(w io.Writer, rs []roundResult, servers []*server) {
 	if len(bounds) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "## Bounds\n\nThe bounds took part in the lookup rounds above, in the same turns: the floor's process answering the same canned answer after doing one part of a lookup's work, and nothing else. `%s` checks the body with `json.Valid`, the least any JSON API does with a body; `%s` decodes and validates it with the emulator's own `wire.DecodeLookup` (every field's rules, all problems collected), the first step of a lookup. A bound's ratio to the floor is the most any server doing that work, and more, can reach on this machine. Ratios are medians of the rounds' ratios; per round in brackets.\n\n",
-		workJSON.Name(), workWire.Name())
+	fmt.Fprintf(w, "## Bounds\n\nThe bounds took part in the lookup rounds above, in the same turns: the floor's process answering the same canned answer after doing one part of a lookup's work, and nothing else. `%s` checks the body with `json.Valid`, the least any JSON API does with a body; `%s` decodes it with `json.Unmarshal` into an `any` (encoding/json's generic decoding, no field judged); `%s` decodes and validates it with the emulator's own `wire.DecodeLookup` (every field's rules, all problems collected), the first step of a lookup. A bound's ratio to the floor is the most any server doing that work, and more, can reach on this machine. Ratios are medians of the rounds' ratios; per round in brackets.\n\n",
+		workJSON.Name(), workStd.Name(), workWire.Name())
 	printBeside(w, "Bound", rs, bounds, emulators(servers))
 }

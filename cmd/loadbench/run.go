@@ -72,6 +72,8 @@ type options struct {
 	RedisMemory int
 	Bounds      bool
 	GCTrace     bool
+	Without     []fastPath
+	Compare     string
 	Peer        peerOptions
 }
 
@@ -96,12 +98,21 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.RedisMemory, "redis-memory", 100_000, "lookups stored to measure Redis memory per transaction (0 skips)")
 	fs.BoolVar(&o.Bounds, "bounds", false, "also run, in the lookup rounds, the floor doing part of a lookup's work and nothing else: json.Valid of the body (floor+valid, the least any JSON API does) and the emulator's own decoding and validation (floor+decode); shows how much of the gap to the floor that part alone accounts for")
 	fs.BoolVar(&o.GCTrace, "gctrace", false, "run the emulators with GODEBUG=gctrace=1 and print, for each lookup round, their collections, stop-the-world pauses and mark time beside the round's p99 and the floor's")
+	without := fs.String("without", "", "also run, in the lookup rounds, the emulator without each of these fast paths (comma-separated: logbuf, gcheadroom, static-routes), and print each one's throughput, allocations and CPU time per request beside the emulator's")
+	fs.StringVar(&o.Compare, "compare", "", "also run, in the lookup rounds, the emulator binaries at these paths (say, built from other commits; comma-separated, each path or name=path) as emulator-compare or emulator-<name>, with the -without rows")
 	var peerNames string
 	peerFlags(fs, &o.Peer, &peerNames)
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
 	errs := checkPeerOptions(&o.Peer, peerNames)
+	var err error
+	if o.Without, err = findFastPaths(*without); err != nil {
+		errs = append(errs, err)
+	}
+	if (len(o.Without) > 0 || o.Compare != "") && o.Target != "" {
+		errs = append(errs, errors.New("-without and -compare start their own emulators: not with -target"))
+	}
 	if fs.NArg() > 0 {
 		errs = append(errs, fmt.Errorf("unexpected arguments %q", fs.Args()))
 	}
@@ -281,6 +292,27 @@ func loadPhases(ctx context.Context, o options, bin, dir string, redis *redisPro
 		}
 	}
 	defer closeAll(bounds)
+	without, err := startWithout(ctx, o.Without, bin, dir, o.Log, progress)
+	if err != nil {
+		return err
+	}
+	defer closeAll(without)
+	for _, c := range strings.Split(o.Compare, ",") {
+		if c == "" {
+			continue
+		}
+		name, bin, ok := strings.Cut(c, "=")
+		if !ok {
+			name, bin = "compare", c
+		}
+		cmp, err := startEmulator(ctx, nameEmulator+"-"+name, bin, o.Log)
+		if err != nil {
+			return err
+		}
+		defer cmp.Close()
+		cmp.Without = true
+		without = append(without, cmp)
+	}
 	peers, err := startPeers(ctx, o.Peer.found, dir, frictionless, cannedFrom(header, canned), progress)
 	if err != nil {
 		return err
@@ -320,9 +352,17 @@ func loadPhases(ctx context.Context, o options, bin, dir string, redis *redisPro
 
 	fmt.Fprintf(stdout, "## Lookup: emulator vs floor\n\nDriver: %s; %d connections, keep-alive, closed loop; %d rounds of %s per server, taking turns (the order rotates each round); card %s (%s).%s\n\n",
 		driver, o.Concurrency, o.Rounds, lookupWindow.Round(100*time.Millisecond), cardIn(frictionless), scenarioFrictionless, serversNote(servers))
-	lookupServers := withPeers(servers, slices.Concat(bounds, peers))
+	lookupServers := withPeers(servers, slices.Concat(without, bounds, peers))
+	counted := slices.Concat(servers[:len(servers)-1], without)
+	var allocs allocCounter
+	if err := allocs.start(ctx, client, counted); err != nil {
+		return err
+	}
 	lookups, err := rounds(ctx, o.Rounds, lookupServers, lookupWindow, withGCTrace(withProcessCPU(withRedisUsage(ctx, redis, measure))), progress)
 	if err != nil {
+		return err
+	}
+	if err := allocs.stop(ctx, client, counted, lookups); err != nil {
 		return err
 	}
 	printRounds(stdout, lookups, lookupServers)
@@ -330,6 +370,7 @@ func loadPhases(ctx context.Context, o options, bin, dir string, redis *redisPro
 	printRedisUsage(stdout, lookups, lookupServers)
 	printProcessCPU(stdout, lookups, lookupServers)
 	printGC(stdout, lookups, lookupServers)
+	printWithout(stdout, lookups, lookupServers, allocs)
 	printBounds(stdout, lookups, lookupServers)
 	printPeers(stdout, o.Peer, lookups, lookupServers)
 

@@ -27,7 +27,10 @@ type server struct {
 	URL   string // base URL, e.g. http://127.0.0.1:41234
 	Peer  bool   // another make of mock server (-peers), not an emulator
 	Bound bool   // the floor doing part of a lookup's work (-bounds)
-	pid   int    // its process, when loadbench started it
+	// Without tells an emulator without one of its fast paths (-without),
+	// or another build of it (-compare).
+	Without bool
+	pid     int // of its process, 0 when not started here
 	// gc reads its GODEBUG=gctrace=1 output (-gctrace); nil otherwise.
 	gc    *gcTrace
 	close func() error
@@ -63,6 +66,9 @@ func startEmulatorTraced(ctx context.Context, name, bin string, log, gctrace boo
 	}
 	cmd := exec.Command(bin, args...)
 	cmd.Env = cleanEnv()
+	// Its log goes down a pipe, read and dropped, as a container
+	// runtime reads it.
+	cmd.Stdout = io.Discard
 	var trace *gcTrace
 	if gctrace {
 		trace = &gcTrace{}
@@ -97,6 +103,9 @@ const (
 	workNone floorWork = ""       // read and discard the body: the floor
 	workJSON floorWork = "valid"  // json.Valid: the least any JSON API does with a body
 	workWire floorWork = "decode" // wire.DecodeLookup: the emulator's decoding and validation of the lookup
+	// workStd is json.Unmarshal into an any: encoding/json's generic
+	// decoding, no field judged.
+	workStd floorWork = "unmarshal"
 )
 
 // Name is the server name of a floor doing w.
@@ -108,7 +117,7 @@ func (w floorWork) Name() string {
 }
 
 // boundWorks are the floors that -bounds adds to the lookup rounds.
-var boundWorks = []floorWork{workJSON, workWire}
+var boundWorks = []floorWork{workJSON, workStd, workWire}
 
 // handler is the floor's handler doing w, answering canned with header.
 // A POST body that w refuses is answered 400, which the rounds count as
@@ -125,8 +134,10 @@ func (w floorWork) handler(header http.Header, canned []byte) (http.Handler, err
 		check = json.Valid
 	case workWire:
 		check = func(b []byte) bool { _, _, err := wire.DecodeLookup(b); return err == nil }
+	case workStd:
+		check = func(b []byte) bool { var v any; return json.Unmarshal(b, &v) == nil }
 	default:
-		return nil, fmt.Errorf("%s %q: want %q, %q or empty", floorWorkEnv, string(w), workJSON, workWire)
+		return nil, fmt.Errorf("%s %q: want %q, %q, %q or empty", floorWorkEnv, string(w), workJSON, workStd, workWire)
 	}
 	// Bodies are read into pooled buffers, as the emulator reads them.
 	pool := sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}

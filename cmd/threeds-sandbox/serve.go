@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/cmd/internal/gcheadroom"
-	"github.com/threeds-sandbox/threeds-sandbox/cmd/internal/logbuf"
 	"github.com/threeds-sandbox/threeds-sandbox/cmd/internal/sandbox"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/redisstore"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
@@ -57,13 +56,13 @@ func serve(ctx context.Context, args []string, getenv func(string) string, envir
 	// The request log gathers its lines under load (see logbuf): at most
 	// logInterval behind, a warning or an error at once with what came
 	// before it, and all of it written when serve returns.
-	out := logbuf.New(stdout, logInterval, logBuffer)
-	defer out.Close()
+	out, wrap, closeOut := logOutput(stdout)
+	defer closeOut()
 	log, err := sandbox.NewLogger(c, out)
 	if err != nil {
 		return configError(err)
 	}
-	log = slog.New(logbuf.Urgent(log.Handler(), out, slog.LevelWarn))
+	log = slog.New(wrap(log.Handler()))
 	for _, w := range sandbox.UnknownEnv(environ()) {
 		log.Warn(w)
 	}

@@ -1,12 +1,12 @@
 package journal
 
 import (
-	"container/heap"
 	"container/list"
 	"strings"
 	"unsafe"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/fairshare"
 )
 
 // History is the journal's read model of the events it is given: per
@@ -25,11 +25,11 @@ type History struct {
 
 	spaces map[string]*space
 	all    *list.List // of *entry, oldest first, across namespaces
-	// largest orders the namespaces by their bytes, the most first: at
-	// a bound of the whole journal, the largest gives way (share.go).
-	largest byBytes
-	seq     uint64 // bumped on every change; versions are taken from it
-	bytes   int64  // the size of every entry, as entry.size counts it
+	// held counts each namespace's bytes: at a bound of the whole
+	// journal, the namespace holding the most gives way (share.go).
+	held  fairshare.Holdings
+	seq   uint64 // bumped on every change; versions are taken from it
+	bytes int64  // the size of every entry, as entry.size counts it
 
 	recorded, dropped, evicted uint64
 }
@@ -40,7 +40,6 @@ type space struct {
 	order   *list.List // of *entry, oldest first
 	version uint64
 	bytes   int64
-	at      int // its place in History.largest
 }
 
 // entry is one transaction as recorded.
@@ -155,9 +154,7 @@ func (en *entry) measure(strs int64) int64 {
 func (j *History) resize(sp *space, en *entry, n int64) {
 	d := n - en.bytes
 	en.bytes, sp.bytes, j.bytes = n, sp.bytes+d, j.bytes+d
-	if d != 0 && sp.at >= 0 {
-		heap.Fix(&j.largest, sp.at)
-	}
+	j.held.Add(en.ns, d)
 }
 
 // add appends an event, dropping the oldest but the first beyond max.

@@ -15,16 +15,19 @@ const maxRecord = 1 << 30
 
 // arena keeps records back to back in large byte chunks. Records are
 // appended to the newest chunk; a chunk is released when the last record
-// in it is freed. Since the store frees records oldest first, chunks empty
-// out in about the order they were filled, and the space a chunk holds
-// beyond its live records is bounded by the records freed out of order:
-// those an update moved to a newer chunk.
+// in it is freed. The store frees records mostly oldest first, so chunks
+// empty out in about the order they were filled; records freed out of
+// order (an update moved them, a tenant beyond its share lost its
+// oldest) leave space behind, which the store takes back by moving the
+// survivors of old chunks (Store.compactLocked) once the chunks take
+// twice what the records need.
 type arena struct {
 	// chunks[i] is the chunk numbered first+i. A released chunk keeps its
 	// place, with a nil buf, until the chunks before it are released too.
 	chunks []chunk
 	first  uint32 // wraps around harmlessly: only differences are used
 	next   int    // size of the last chunk added, unless oversized
+	total  int    // the bytes the chunks take
 }
 
 // chunk is a block of records.
@@ -64,7 +67,11 @@ func (a *arena) alloc(n int) span {
 func (a *arena) addChunk(n int) {
 	a.next = min(max(2*a.next, minChunk), maxChunk)
 	a.chunks = append(a.chunks, chunk{buf: make([]byte, 0, max(n, a.next))})
+	a.total += cap(a.chunks[len(a.chunks)-1].buf)
 }
+
+// size is the memory the arena's chunks take, in bytes.
+func (a *arena) size() int { return a.total }
 
 // bytes returns the record at s, sharing the arena's memory.
 func (a *arena) bytes(s span) []byte {
@@ -95,6 +102,7 @@ func (a *arena) free(s span) {
 
 // release drops chunk i, then the released chunks at the front.
 func (a *arena) release(i int) {
+	a.total -= cap(a.chunks[i].buf)
 	a.chunks[i].buf = nil
 	for len(a.chunks) > 0 && a.chunks[0].buf == nil {
 		a.chunks = a.chunks[1:]

@@ -179,60 +179,75 @@ func BenchmarkMixed(b *testing.B) {
 // BenchmarkMemoryPerTransaction stores 100k realistic transactions in a
 // fresh store per iteration and reports the live heap the store holds
 // (after a full GC): per stored transaction (bytes/tx) and in all (MB),
-// without a bound and with a bound of 10k entries. The 1M-transaction
+// without a bound and with a bound of 10k entries; "arena" is the Store,
+// "plain" the same transactions as Go values in maps (plainStore), what
+// the arena and the record codec save. The 1M-transaction
 // figures of docs/performance.md come from cmd/loadbench, which stores them
 // through Engine.Lookup.
 func BenchmarkMemoryPerTransaction(b *testing.B) {
 	const n = 100_000
 	for _, max := range []int{n, n / 10} {
-		b.Run(fmt.Sprintf("max-entries-%d", max), func(b *testing.B) {
-			now := time.Now()
-			var live, stored int
-			for b.Loop() {
-				before := heapAlloc()
-				s, err := memstore.New(memstore.Options{MaxEntries: max})
+		for _, kind := range []string{"arena", "plain"} {
+			b.Run(fmt.Sprintf("%s/max-entries-%d", kind, max), func(b *testing.B) {
+				now := time.Now()
+				var live, stored int
+				for b.Loop() {
+					before := heapAlloc()
+					s, err := newPutter(kind, max)
+					if err != nil {
+						b.Fatal(err)
+					}
+					for i := range n {
+						if err := s.Put(context.Background(), realisticTx(i, now)); err != nil {
+							b.Fatal(err)
+						}
+					}
+					live, stored = int(heapAlloc())-int(before), s.Len()
+					runtime.KeepAlive(s)
+				}
+				b.ReportMetric(float64(live)/float64(stored), "bytes/tx")
+				b.ReportMetric(float64(live)/1e6, "MB")
+			})
+		}
+	}
+}
+
+// newPutter is a memstore (kind "arena") or a plainStore (kind "plain")
+// bounded at max.
+func newPutter(kind string, max int) (putter, error) {
+	if kind == "plain" {
+		return newPlainStore(max), nil
+	}
+	return memstore.New(memstore.Options{MaxEntries: max})
+}
+
+// BenchmarkGC times a full garbage collection (runtime.GC) of a heap
+// holding a store of 100k realistic transactions, next to an empty store:
+// the difference is what the store costs every GC cycle to mark, for the
+// Store ("arena") and for plainStore ("plain"). It reports ns/GC; the test's own data (no id list is kept) is negligible.
+func BenchmarkGC(b *testing.B) {
+	for _, kind := range []string{"arena", "plain"} {
+		for _, n := range []int{0, 100_000} {
+			b.Run(fmt.Sprintf("%s/stored-%d", kind, n), func(b *testing.B) {
+				s, err := newPutter(kind, memstore.DefaultMaxEntries)
 				if err != nil {
 					b.Fatal(err)
 				}
+				now := time.Now()
 				for i := range n {
 					if err := s.Put(context.Background(), realisticTx(i, now)); err != nil {
 						b.Fatal(err)
 					}
 				}
-				live, stored = int(heapAlloc())-int(before), s.Len()
-				runtime.KeepAlive(s)
-			}
-			b.ReportMetric(float64(live)/float64(stored), "bytes/tx")
-			b.ReportMetric(float64(live)/1e6, "MB")
-		})
-	}
-}
-
-// BenchmarkGC times a full garbage collection (runtime.GC) of a heap
-// holding a store of 100k realistic transactions, next to an empty store:
-// the difference is what the store costs every GC cycle to mark. It
-// reports ns/GC; the test's own data (no id list is kept) is negligible.
-func BenchmarkGC(b *testing.B) {
-	for _, n := range []int{0, 100_000} {
-		b.Run(fmt.Sprintf("stored-%d", n), func(b *testing.B) {
-			s, err := memstore.New(memstore.Options{})
-			if err != nil {
-				b.Fatal(err)
-			}
-			now := time.Now()
-			for i := range n {
-				if err := s.Put(context.Background(), realisticTx(i, now)); err != nil {
-					b.Fatal(err)
-				}
-			}
-			runtime.GC()
-			start := time.Now()
-			for b.Loop() {
 				runtime.GC()
-			}
-			b.ReportMetric(float64(time.Since(start).Nanoseconds())/float64(b.N), "ns/GC")
-			runtime.KeepAlive(s)
-		})
+				start := time.Now()
+				for b.Loop() {
+					runtime.GC()
+				}
+				b.ReportMetric(float64(time.Since(start).Nanoseconds())/float64(b.N), "ns/GC")
+				runtime.KeepAlive(s)
+			})
+		}
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/fairshare"
 )
 
 // DefaultMaxCaptures bounds the ddcIds, and apart the JWT ids, Captures
@@ -94,7 +95,7 @@ type shares struct {
 	entries    map[string]shareEntry
 	// of holds each tenant's keys; sizes finds the tenant holding most.
 	of    map[string]map[string]struct{}
-	sizes sizeIndex
+	sizes fairshare.Holdings
 }
 
 // shareEntry is a value, when it ends, and whose share it counts in.
@@ -122,7 +123,8 @@ func (s *shares) setOnce(tenant, key, value string, now, expires time.Time) bool
 		s.forget(tenant, now)
 	}
 	if len(s.entries) >= s.total {
-		s.forget(s.sizes.largest(), now)
+		most, _ := s.sizes.Largest()
+		s.forget(most, now)
 	}
 	tenant, key = strings.Clone(tenant), strings.Clone(key)
 	s.entries[key] = shareEntry{value: value, expires: expires, tenant: tenant}
@@ -132,7 +134,7 @@ func (s *shares) setOnce(tenant, key, value string, now, expires time.Time) bool
 		s.of[tenant] = keys
 	}
 	keys[key] = struct{}{}
-	s.sizes.add(tenant, 1)
+	s.sizes.Add(tenant, 1)
 	return true
 }
 
@@ -144,7 +146,7 @@ func (s *shares) remove(key, tenant string) {
 	if len(keys) == 0 {
 		delete(s.of, tenant)
 	}
-	s.sizes.add(tenant, -1)
+	s.sizes.Add(tenant, -1)
 }
 
 // forget makes room in tenant's share, at a bounded cost: of a random
@@ -167,48 +169,4 @@ func (s *shares) forget(tenant string, now time.Time) {
 	if !freed && first != "" {
 		s.remove(first, tenant)
 	}
-}
-
-// sizeIndex counts each tenant's entries and finds the tenant holding
-// the most in constant time: at[n] holds the tenants with n entries.
-type sizeIndex struct {
-	of  map[string]int
-	at  []map[string]struct{}
-	top int
-}
-
-// add changes tenant's count by d (+1 or -1).
-func (x *sizeIndex) add(tenant string, d int) {
-	if x.of == nil {
-		x.of, x.at = map[string]int{}, []map[string]struct{}{nil}
-	}
-	n := x.of[tenant]
-	if n > 0 {
-		delete(x.at[n], tenant)
-	}
-	n += d
-	if n <= 0 {
-		delete(x.of, tenant)
-	} else {
-		x.of[tenant] = n
-		for len(x.at) <= n {
-			x.at = append(x.at, map[string]struct{}{})
-		}
-		x.at[n][tenant] = struct{}{}
-		x.top = max(x.top, n)
-	}
-	for x.top > 0 && len(x.at[x.top]) == 0 {
-		x.top--
-	}
-}
-
-// largest is a tenant holding the most entries; "" when none holds any.
-func (x *sizeIndex) largest() string {
-	if x.top == 0 {
-		return ""
-	}
-	for t := range x.at[x.top] {
-		return t
-	}
-	return ""
 }

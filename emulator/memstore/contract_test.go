@@ -2,6 +2,7 @@ package memstore_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -21,6 +22,52 @@ func TestContract(t *testing.T) {
 		}
 		return s
 	})
+}
+
+// TestSharesContract runs the contract of each tenant's share of the
+// transactions, as the Redis store does.
+func TestSharesContract(t *testing.T) {
+	storetest.RunShares(t, func(t *testing.T, perTenant int) emulator.Store {
+		s, err := memstore.New(memstore.Options{MaxEntriesPerTenant: perTenant})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	})
+}
+
+// TestFullStoreTheLargestGivesWay fills the store, every tenant within
+// its share: at the bound of all, the tenant holding the most loses its
+// own oldest, and a tenant holding less loses none.
+func TestFullStoreTheLargestGivesWay(t *testing.T) {
+	s, err := memstore.New(memstore.Options{MaxEntries: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	put := func(ns string, n int) {
+		for i := range n {
+			if err := s.Put(ctx, storetest.Transaction(ns, fmt.Sprintf("%s-%d", ns, i), "")); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	put("small", 3)
+	put("large", 30)
+	for i := range 3 {
+		if _, err := s.Get(ctx, fmt.Sprintf("small-%d", i)); err != nil {
+			t.Errorf("small-%d after the other tenant filled the store: %v", i, err)
+		}
+	}
+	for i := range 30 {
+		_, err := s.Get(ctx, fmt.Sprintf("large-%d", i))
+		if want := i >= 23; (err == nil) != want {
+			t.Errorf("large-%d kept %v, want %v (its newest 7 fill the rest)", i, err == nil, want)
+		}
+	}
+	if s.Len() != 10 || s.Evicted() != 23 {
+		t.Errorf("Len %d, Evicted %d; want 10 and 23", s.Len(), s.Evicted())
+	}
 }
 
 // TestRuntimeContract runs the emulator.RuntimeScenarios contract on the

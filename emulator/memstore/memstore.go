@@ -5,11 +5,13 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/maphash"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/fairshare"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/record"
 )
 
@@ -21,8 +23,14 @@ const (
 
 // Options bound the store.
 type Options struct {
-	// MaxEntries is the most transactions kept; the oldest go first.
+	// MaxEntries is the most transactions kept, of every tenant
+	// (namespace) together; at this bound the tenant holding the most
+	// gives way, its own oldest transaction evicted.
 	MaxEntries int
+	// MaxEntriesPerTenant is a tenant's share: the most transactions of
+	// one namespace kept, beyond which its own oldest is evicted.
+	// MaxEntries when zero, and never above it.
+	MaxEntriesPerTenant int
 	// MaxAge is how long a transaction is kept after it was stored.
 	MaxAge time.Duration
 	// Now is the clock; time.Now when nil.
@@ -44,7 +52,12 @@ const recordBuf = 1024
 const updateRoom = 64
 
 // Store is the in-memory emulator.Store: safe for concurrent use, bounded
-// by a number of transactions and by their age, evicting the oldest first.
+// by a number of transactions and by their age. Beyond its age a
+// transaction goes; beyond a tenant's share (MaxEntriesPerTenant) the
+// tenant's own oldest goes; at the bound of all (MaxEntries) the oldest
+// of the tenant holding the most (package fairshare) goes, so that one
+// tenant's flood of lookups never evicts another's transactions while it
+// holds more than they do.
 //
 // The store costs the garbage collector almost nothing, however many
 // transactions it holds. Kept as Go values, each transaction is some 25
@@ -97,15 +110,32 @@ type Store struct {
 	// force collisions.
 	hashMask uint64
 
+	// live counts the stored transactions: the slots between head and
+	// the end that an eviction of a tenant's oldest has not emptied.
+	live int
+	// liveRoom is the room the live records take in the arena.
+	liveRoom int
+	// held counts each namespace's transactions, tenants lists each
+	// namespace's sequence numbers, the oldest first.
+	held    fairshare.Holdings
+	tenants map[string]*seqQueue
+
 	opts    Options
 	evicted atomic.Uint64
+}
+
+// seqQueue is a namespace's stored transactions in insertion order.
+type seqQueue struct {
+	seqs []uint64
+	head int
 }
 
 // slot is a stored record and the hashes it is indexed by (refHash is
 // zero without a reference), kept so that eviction need not hash again,
 // and the time it was stored (Unix nanoseconds of Options.Now), which the
 // age bound counts from: a transaction's CreatedAt follows its
-// namespace's clock, which may run ahead of real time.
+// namespace's clock, which may run ahead of real time. An evicted slot is
+// zero (its span's cap is 0; a stored record always has room).
 type slot struct {
 	span
 	idHash, refHash uint64
@@ -127,10 +157,14 @@ func New(opts Options) (*Store, error) {
 	if opts.MaxAge == 0 {
 		opts.MaxAge = DefaultMaxAge
 	}
+	if opts.MaxEntriesPerTenant <= 0 || opts.MaxEntriesPerTenant > opts.MaxEntries {
+		opts.MaxEntriesPerTenant = opts.MaxEntries
+	}
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
 	return &Store{
+		tenants:  make(map[string]*seqQueue),
 		ids:      make(map[uint64]uint64),
 		refs:     make(map[uint64]uint64),
 		seed:     maphash.MakeSeed(),
@@ -197,7 +231,16 @@ func (s *Store) Put(_ context.Context, t emulator.Transaction) error {
 	if t.ExternalReferenceID != "" {
 		s.indexRef(t.Namespace, t.ExternalReferenceID, sl.refHash, seq)
 	}
-	s.evictLocked(cutoff)
+	s.live++
+	s.liveRoom += int(sl.cap)
+	q := s.tenants[t.Namespace]
+	if q == nil {
+		q = &seqQueue{}
+		s.tenants[strings.Clone(t.Namespace)] = q
+	}
+	q.seqs = append(q.seqs, seq)
+	s.held.Add(t.Namespace, 1)
+	s.evictLocked(cutoff, t.Namespace)
 	return nil
 }
 
@@ -269,22 +312,21 @@ func (s *Store) expired(seq uint64, cutoff int64) bool {
 // are expired. The store's methods read the clock before taking the lock.
 func (s *Store) cutoff() int64 { return s.opts.Now().Add(-s.opts.MaxAge).UnixNano() }
 
-// evictLocked drops the oldest transactions beyond the count bound and all
-// those stored before cutoff.
-func (s *Store) evictLocked(cutoff int64) {
-	for s.head < len(s.slots) {
-		reason := ""
-		switch {
-		case len(s.slots)-s.head > s.opts.MaxEntries:
-			reason = "capacity"
-		case s.slots[s.head].stored < cutoff:
-			reason = "age"
-		}
-		if reason == "" {
-			break
-		}
-		s.dropOldest(reason)
+// evictLocked drops the transactions stored before cutoff, then the
+// oldest of ns beyond its share, then, beyond the bound of all, the
+// oldest of the namespace holding the most.
+func (s *Store) evictLocked(cutoff int64, ns string) {
+	for s.head < len(s.slots) && s.slots[s.head].stored < cutoff {
+		s.drop(s.base+uint64(s.head), "age")
 	}
+	for s.held.Of(ns) > int64(s.opts.MaxEntriesPerTenant) {
+		s.drop(s.tenants[ns].oldest(), "capacity")
+	}
+	for s.live > s.opts.MaxEntries {
+		most, _ := s.held.Largest()
+		s.drop(s.tenants[most].oldest(), "capacity")
+	}
+	s.compactLocked()
 	// Compact the queue once its dead head is the larger half.
 	if s.head > 1024 && s.head*2 > len(s.slots) {
 		s.base += uint64(s.head)
@@ -293,9 +335,34 @@ func (s *Store) evictLocked(cutoff int64) {
 	}
 }
 
-// dropOldest evicts the oldest transaction.
-func (s *Store) dropOldest(reason string) {
-	seq, sl := s.base+uint64(s.head), s.slots[s.head]
+// compactLocked moves the live records out of the arena's older chunks
+// once the chunks take more than twice the room of the records (and two
+// chunks more): the records of other tenants left behind when a tenant
+// lost its oldest would otherwise pin their chunks. Each move costs the
+// copy of a record, once per doubling of the waste.
+func (s *Store) compactLocked() {
+	if s.arena.size() <= 2*s.liveRoom+2*maxChunk {
+		return
+	}
+	newest := s.arena.first + uint32(len(s.arena.chunks)-1)
+	for i := s.head; i < len(s.slots); i++ {
+		sl := &s.slots[i]
+		if sl.cap == 0 || int32(sl.chunk-newest) >= 0 {
+			continue
+		}
+		moved := s.arena.write(s.arena.alloc(int(sl.cap)), s.arena.bytes(sl.span))
+		s.arena.free(sl.span)
+		sl.span = moved
+	}
+}
+
+// oldest is the sequence number of the namespace's oldest transaction.
+func (q *seqQueue) oldest() uint64 { return q.seqs[q.head] }
+
+// drop evicts the transaction seq, which is the oldest of its namespace.
+func (s *Store) drop(seq uint64, reason string) {
+	i := int(seq - s.base)
+	sl := s.slots[i]
 	h := s.keysOf(seq)
 	if cur, ok := s.ids[sl.idHash]; ok && cur == seq {
 		delete(s.ids, sl.idHash)
@@ -312,13 +379,28 @@ func (s *Store) dropOldest(reason string) {
 			}
 		}
 	}
+	ns := string(h.NS)
+	if q := s.tenants[ns]; q != nil {
+		q.head++
+		if q.head == len(q.seqs) {
+			delete(s.tenants, ns)
+		} else if q.head > 64 && q.head*2 > len(q.seqs) {
+			q.seqs = append(q.seqs[:0:0], q.seqs[q.head:]...)
+			q.head = 0
+		}
+	}
+	s.held.Add(ns, -1)
 	var id string
 	if s.opts.OnEvict != nil {
 		id = string(h.ID)
 	}
 	s.arena.free(sl.span)
-	s.slots[s.head] = slot{}
-	s.head++
+	s.slots[i] = slot{}
+	s.live--
+	s.liveRoom -= int(sl.cap)
+	for s.head < len(s.slots) && s.slots[s.head].cap == 0 {
+		s.head++
+	}
 	s.evicted.Add(1)
 	if s.opts.OnEvict != nil {
 		s.opts.OnEvict(id, reason)
@@ -396,6 +478,7 @@ func (s *Store) Update(_ context.Context, id string, fn func(*emulator.Transacti
 	if len(rec) > int(sl.cap) {
 		moved := s.arena.alloc(len(rec) + updateRoom)
 		s.arena.free(sl.span)
+		s.liveRoom += int(moved.cap) - int(sl.cap)
 		sl.span = moved
 	}
 	sl.span = s.arena.write(sl.span, rec)
@@ -406,7 +489,7 @@ func (s *Store) Update(_ context.Context, id string, fn func(*emulator.Transacti
 func (s *Store) Len() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.slots) - s.head
+	return s.live
 }
 
 // Evicted reports how many transactions were evicted since start.

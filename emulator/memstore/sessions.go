@@ -8,12 +8,15 @@ import (
 	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/fairshare"
 )
 
 // Sessions keeps the console's sessions in this process: at most
-// emulator.MaxSessionsPerToken of a token and max in all; beyond either
-// bound the session that expires first (of the token, or of all) is
-// ended.
+// emulator.MaxSessionsPerToken of a token and max in all. Beyond the
+// token's bound its session that expires first is ended; at the bound of
+// all, the expired ones go, or else the token holding the most sessions
+// (package fairshare) loses its own that expires first, never a token
+// holding fewer.
 type Sessions struct {
 	max int
 	now func() time.Time
@@ -21,6 +24,7 @@ type Sessions struct {
 	mu       sync.Mutex
 	sessions map[string]session
 	byToken  map[string]map[string]struct{} // token hash -> session ids
+	held     fairshare.Holdings             // sessions by token hash
 }
 
 type session struct {
@@ -56,7 +60,11 @@ func (m *Sessions) Create(_ context.Context, s emulator.Session, ttl time.Durati
 		endFirst(m, mine, now)
 	}
 	if len(m.sessions) >= m.max {
-		endFirst(m, m.sessions, now)
+		endExpired(m, now)
+	}
+	if len(m.sessions) >= m.max {
+		most, _ := m.held.Largest()
+		endFirst(m, m.byToken[most], now)
 	}
 	s.TokenHash, s.Namespace = strings.Clone(s.TokenHash), strings.Clone(s.Namespace)
 	m.sessions[id] = session{Session: s, ends: now.Add(ttl)}
@@ -64,7 +72,17 @@ func (m *Sessions) Create(_ context.Context, s emulator.Session, ttl time.Durati
 		m.byToken[s.TokenHash] = map[string]struct{}{}
 	}
 	m.byToken[s.TokenHash][id] = struct{}{}
+	m.held.Add(s.TokenHash, 1)
 	return id, nil
+}
+
+// endExpired ends every expired session.
+func endExpired(m *Sessions, now time.Time) {
+	for id, s := range m.sessions {
+		if !s.ends.After(now) {
+			m.end(id)
+		}
+	}
 }
 
 // endFirst ends, among the sessions of ids, every expired one, and the
@@ -94,6 +112,7 @@ func (m *Sessions) end(id string) {
 		return
 	}
 	delete(m.sessions, id)
+	m.held.Add(s.TokenHash, -1)
 	if mine := m.byToken[s.TokenHash]; mine != nil {
 		delete(mine, id)
 		if len(mine) == 0 {

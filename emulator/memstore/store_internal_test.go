@@ -48,27 +48,42 @@ func (m *model) put(tx emulator.Transaction, now time.Time) error {
 	if tx.ExternalReferenceID != "" {
 		m.refs[refKey{tx.Namespace, tx.ExternalReferenceID}] = tx.ThreeDSServerTransID
 	}
-	for len(m.order) > 0 {
-		id := m.order[0]
-		old := m.txs[id]
-		reason := ""
-		switch {
-		case len(m.order) > m.max:
-			reason = "capacity"
-		case old.CreatedAt.Before(now.Add(-m.maxAge)):
-			reason = "age"
+	for len(m.order) > 0 && m.txs[m.order[0]].CreatedAt.Before(now.Add(-m.maxAge)) {
+		m.evict(0, "age")
+	}
+	for len(m.order) > m.max {
+		// The namespace holding the most gives way; of equal ones, the
+		// first in byte order.
+		held := map[string]int{}
+		for _, id := range m.order {
+			held[m.txs[id].Namespace]++
 		}
-		if reason == "" {
-			break
+		most := ""
+		for ns, n := range held {
+			if most == "" || n > held[most] || n == held[most] && ns < most {
+				most = ns
+			}
 		}
-		m.order = m.order[1:]
-		delete(m.txs, id)
-		if k := (refKey{old.Namespace, old.ExternalReferenceID}); m.refs[k] == id {
-			delete(m.refs, k)
+		for i, id := range m.order {
+			if m.txs[id].Namespace == most {
+				m.evict(i, "capacity")
+				break
+			}
 		}
-		m.evicted = append(m.evicted, id+":"+reason)
 	}
 	return nil
+}
+
+// evict drops the transaction at place i of the order.
+func (m *model) evict(i int, reason string) {
+	id := m.order[i]
+	old := m.txs[id]
+	m.order = append(m.order[:i:i], m.order[i+1:]...)
+	delete(m.txs, id)
+	if k := (refKey{old.Namespace, old.ExternalReferenceID}); m.refs[k] == id {
+		delete(m.refs, k)
+	}
+	m.evicted = append(m.evicted, id+":"+reason)
 }
 
 func (m *model) get(id string, now time.Time) (emulator.Transaction, bool) {
@@ -177,9 +192,26 @@ func checkInvariants(t *testing.T, s *Store) {
 	t.Helper()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	live := s.slots[s.head:]
-	if n := len(s.ids) + len(s.idOverflow); n != len(live) {
-		t.Fatalf("%d ids indexed, %d stored", n, len(live))
+	var live []slot
+	var seqs []uint64
+	room := 0
+	for i, sl := range s.slots[s.head:] {
+		if sl.cap != 0 {
+			live, seqs, room = append(live, sl), append(seqs, s.base+uint64(s.head+i)), room+int(sl.cap)
+		}
+	}
+	if n := len(s.ids) + len(s.idOverflow); n != len(live) || s.live != len(live) || s.liveRoom != room {
+		t.Fatalf("%d ids indexed, %d stored, %d counted live (room %d, counted %d)", n, len(live), s.live, room, s.liveRoom)
+	}
+	queued := 0
+	for ns, q := range s.tenants {
+		queued += len(q.seqs) - q.head
+		if int64(len(q.seqs)-q.head) != s.held.Of(ns) {
+			t.Fatalf("namespace %q: %d queued, %d held", ns, len(q.seqs)-q.head, s.held.Of(ns))
+		}
+	}
+	if queued != len(live) {
+		t.Fatalf("%d queued by namespace, %d stored", queued, len(live))
 	}
 	chunkLive := 0
 	for _, c := range s.arena.chunks {
@@ -189,7 +221,7 @@ func checkInvariants(t *testing.T, s *Store) {
 		t.Fatalf("arena counts %d live records, %d stored", chunkLive, len(live))
 	}
 	for i, sl := range live {
-		seq := s.base + uint64(s.head+i)
+		seq := seqs[i]
 		k := s.keysOf(seq)
 		if got, ok := s.lookupID(string(k.ID), s.hashID(string(k.ID))); !ok || got != seq {
 			t.Fatalf("id %s: lookup finds %d, %v; want %d", k.ID, got, ok, seq)
@@ -316,6 +348,9 @@ func TestArenaStaysBounded(t *testing.T) {
 	for _, sl := range s.slots[s.head:] {
 		live += int(sl.cap)
 	}
+	if live != s.liveRoom {
+		t.Errorf("liveRoom %d, records take %d", s.liveRoom, live)
+	}
 	if size := s.arena.size(); size > live+2*maxChunk {
 		t.Errorf("arena holds %d bytes in %d chunks for %d bytes of records", size, len(s.arena.chunks), live)
 	}
@@ -347,11 +382,32 @@ func TestArenaReusesEmptyNewestChunk(t *testing.T) {
 	}
 }
 
-// size is the memory the arena's chunks take, in bytes.
-func (a *arena) size() int {
-	n := 0
-	for _, c := range a.chunks {
-		n += cap(c.buf)
+// TestTenantEvictionKeepsTheArenaSmall: a tenant that floods the store
+// evicts its own oldest records, out of the order they were written; the
+// records of a quiet tenant scattered among them must not pin the
+// chunks they lie in. The arena stays within twice the room of its
+// records (and three chunks).
+func TestTenantEvictionKeepsTheArenaSmall(t *testing.T) {
+	s, _ := testStore(t, Options{MaxEntries: 20_000, MaxEntriesPerTenant: 15_000}, ^uint64(0))
+	ctx := context.Background()
+	put := func(ns string, i int) {
+		tx := emulator.Transaction{Namespace: ns, ThreeDSServerTransID: fmt.Sprintf("%s-%d", ns, i), Phase: emulator.PhaseFinal,
+			Challenge: emulator.ChallengeState{Session: strings.Repeat("s", 100)}}
+		if err := s.Put(ctx, tx); err != nil {
+			t.Fatal(err)
+		}
 	}
-	return n
+	for i := range 200_000 {
+		put("flood", i)
+		if i < 100_000 && i%20 == 0 {
+			put("quiet", i)
+		}
+	}
+	checkInvariants(t, s)
+	if n := s.held.Of("quiet"); n != 5000 {
+		t.Fatalf("the quiet tenant holds %d, want all its 5000", n)
+	}
+	if size, limit := s.arena.size(), 2*s.liveRoom+3*maxChunk; size > limit {
+		t.Errorf("arena of %d bytes for %d bytes of records (limit %d)", size, s.liveRoom, limit)
+	}
 }

@@ -25,6 +25,7 @@ import (
 //	Challenge.WindowSize, .Interactions, .WrongOTPs   varints
 //	[method section]                only when Method is not zero, see appendMethod
 //	[generation section]            only when Generation is not zero: generationV1, uvarint
+//	[language section]              only when Challenge.Language is not empty: languageV1, uvarint length, bytes
 //
 // The sections came later, each opened by its own byte: a record without
 // them (every record written before they existed, every transaction
@@ -117,8 +118,17 @@ func Append(b []byte, t *emulator.Transaction) []byte {
 	if t.Generation != 0 {
 		b = binary.AppendUvarint(append(b, generationV1), t.Generation)
 	}
+	if l := t.Challenge.Language; l != "" {
+		b = binary.AppendUvarint(append(b, languageV1), uint64(len(l)))
+		b = append(b, l...)
+	}
 	return b
 }
+
+// languageV1 opens the language section of a record: the length of the
+// transaction's Challenge.Language follows as a uvarint, then its bytes.
+// It comes after the generation section.
+const languageV1 byte = 4
 
 // generationV1 opens the generation section of a record: the
 // transaction's Generation follows as a uvarint. Its byte follows those
@@ -395,6 +405,7 @@ func Decode(rec []byte) (emulator.Transaction, error) {
 	windowSize, interactions, wrongOTPs := r.int(), r.int(), r.int()
 	var method emulator.MethodState
 	var generation uint64
+	var lang string
 	// The sections, each at most once and in their order.
 	for last := byte(0); !r.bad && r.off < len(r.b); {
 		tag := r.b[r.off]
@@ -409,6 +420,9 @@ func Decode(rec []byte) (emulator.Transaction, error) {
 		case generationV1:
 			r.off++
 			generation = r.uvarint()
+		case languageV1:
+			r.off++
+			lang = string(r.bytes(r.uvarint()))
 		default:
 			r.fail()
 		}
@@ -427,7 +441,7 @@ func Decode(rec []byte) (emulator.Transaction, error) {
 			NotificationURL: s.at(18), Session: s.at(19), MerchantName: s.at(20), Amount: s.at(21),
 			Currency: s.at(22), PurchaseDate: s.at(23), Decision: s.at(24),
 			WindowSize: windowSize, Interactions: interactions, WrongOTPs: wrongOTPs,
-			OpenedAt: openedAt, DecidedAt: decidedAt,
+			OpenedAt: openedAt, DecidedAt: decidedAt, Language: lang,
 		},
 		Method:     method,
 		Generation: generation,

@@ -206,6 +206,7 @@ func TestRecordCoversEveryField(t *testing.T) {
 			}
 		}
 	}
+	strs-- // Challenge.Language lives in its own section
 	if strs != numStrings {
 		t.Errorf("Transaction has %d string fields, numStrings is %d", strs, numStrings)
 	}
@@ -424,6 +425,37 @@ func BenchmarkDecodeRecord(b *testing.B) {
 	for b.Loop() {
 		if _, err := Decode(rec); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestRecordLanguageSection: a challenge's browserInfo.language is kept in
+// a section of its own, after the generation section; a record without
+// it (every record written before it existed) reads with no language, a
+// record cut inside it is refused, and sections out of order are refused.
+func TestRecordLanguageSection(t *testing.T) {
+	for _, generation := range []uint64{0, 42} {
+		tx := fullTx()
+		tx.Generation = generation
+		plain := Append(nil, &tx)
+		tx.Challenge.Language = "th-TH"
+		rec := Append(nil, &tx)
+		if string(rec[:len(plain)]) != string(plain) || rec[len(plain)] != languageV1 {
+			t.Fatalf("generation %d: the language section is not a suffix of the record without it", generation)
+		}
+		if got := roundTrip(t, tx); !reflect.DeepEqual(got, tx) {
+			t.Errorf("generation %d: round trip got language %q", generation, got.Challenge.Language)
+		}
+		if got, err := Decode(plain); err != nil || got.Challenge.Language != "" {
+			t.Errorf("generation %d: a record without the section: language %q, %v", generation, got.Challenge.Language, err)
+		}
+		for n := len(plain) + 1; n < len(rec); n++ {
+			if _, err := Decode(rec[:n]); err == nil {
+				t.Errorf("generation %d: record cut inside its language section (%d of %d bytes) decoded", generation, n, len(rec))
+			}
+		}
+		if _, err := Decode(append(rec[:len(rec):len(rec)], generationV1, 1)); err == nil {
+			t.Errorf("generation %d: a generation section after the language section decoded", generation)
 		}
 	}
 }

@@ -44,7 +44,9 @@ type RuntimeOptions struct {
 }
 
 // Runtime is the emulator.RuntimeScenarios in Redis: every replica sees
-// the scenarios any replica added, within Revalidate.
+// the scenarios any replica added, within Revalidate. At the total of
+// every namespace's bytes, the namespace holding the most gives way its
+// oldest scenarios, as in memory (addScript).
 type Runtime struct {
 	c   rueidis.Client
 	opt RuntimeOptions
@@ -83,10 +85,12 @@ func NewRuntime(c rueidis.Client, opt RuntimeOptions) (*Runtime, error) {
 }
 
 // keys of a namespace: its scenarios, their selector keys, its version,
-// its bytes, the set of namespaces, and the bytes of every namespace.
+// its bytes, the set of namespaces, the bytes of every namespace, and the
+// namespaces by their bytes (a sorted set, which finds the one holding
+// the most).
 func (r *Runtime) keys(ns string) []string {
 	p := r.opt.Prefix
-	return []string{p + "s:" + ns, p + "sk:" + ns, p + "sv:" + ns, p + "sb:" + ns, p + "sns", p + "sbt"}
+	return []string{p + "s:" + ns, p + "sk:" + ns, p + "sv:" + ns, p + "sb:" + ns, p + "sns", p + "sbt", p + "sbz"}
 }
 
 // A stored scenario is one hash field, id -> value:
@@ -101,42 +105,90 @@ func (r *Runtime) keys(ns string) []string {
 // step, and answers the rule broken by its name (scenarios.RuntimeRule,
 // spliced in below) with the usage it found, which Add turns into the
 // same error as the memory store's: {rule, namespaces, scenarios, bytes,
-// total bytes, adding bytes, id, other}.
+// total bytes, adding bytes, id, other}. At the total it makes room as
+// scenarios.RuntimeLimits.Room and the memory store do: the namespace
+// holding the most (of equal ones, the first in byte order, as package
+// fairshare chooses) loses its oldest scenario, again and again, when
+// those holding more than the adding one would can free enough; each
+// namespace giving way (its keys under ARGV[7]) gets a new version, so
+// that every replica reads it again, and is answered after 'ok'.
 var addScript = rueidis.NewLuaScript(strings.NewReplacer(
 	"RULE_NAMESPACES", string(scenarios.RuleNamespaces), "RULE_COUNT", string(scenarios.RuleCount),
 	"RULE_BYTES", string(scenarios.RuleBytes), "RULE_TOTAL", string(scenarios.RuleTotal),
 	"RULE_ID", string(scenarios.RuleID), "RULE_SELECTOR", string(scenarios.RuleSelector),
-).Replace(`
-local ns, maxScenarios, maxNamespaces, maxBytes, n, maxTotal = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
+).Replace(dropLua + `
+local ns, maxScenarios, maxNamespaces, maxBytes, n, maxTotal, p = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[7]
 local have = redis.call('HLEN', KEYS[1])
 local spaces = redis.call('SCARD', KEYS[5])
 local bytes = tonumber(redis.call('GET', KEYS[4]) or '0')
 local total = tonumber(redis.call('GET', KEYS[6]) or '0')
 local adding = 0
-for i = 0, n - 1 do adding = adding + #ARGV[9 + 3 * i] end
+for i = 0, n - 1 do adding = adding + #ARGV[10 + 3 * i] end
 local function refuse(rule, id, other)
   return {rule, tostring(spaces), tostring(have), tostring(bytes), tostring(total), tostring(adding), id or '', other or ''}
 end
 if have == 0 and spaces >= maxNamespaces then return refuse('RULE_NAMESPACES') end
 if have + n > maxScenarios then return refuse('RULE_COUNT') end
 if bytes + adding > maxBytes then return refuse('RULE_BYTES') end
-if total + adding > maxTotal then return refuse('RULE_TOTAL') end
 for i = 0, n - 1 do
-  local id, key = ARGV[7 + 3 * i], ARGV[8 + 3 * i]
+  local id, key = ARGV[8 + 3 * i], ARGV[9 + 3 * i]
   if redis.call('HEXISTS', KEYS[1], id) == 1 then return refuse('RULE_ID', id) end
   local other = redis.call('HGET', KEYS[2], key)
   if other then return refuse('RULE_SELECTOR', id, other) end
 end
+local need, after, gave = total + adding - maxTotal, bytes + adding, {'ok'}
+if need > 0 then
+  if redis.call('ZCARD', KEYS[7]) < spaces then -- some kept by an earlier version: count their bytes once
+    for _, space in ipairs(redis.call('SMEMBERS', KEYS[5])) do
+      redis.call('ZADD', KEYS[7], tonumber(redis.call('GET', p .. 'sb:' .. space) or '0'), space)
+    end
+  end
+  local excess, offset = 0, 0
+  while excess < need do
+    local batch = redis.call('ZREVRANGEBYSCORE', KEYS[7], '+inf', '(' .. after, 'WITHSCORES', 'LIMIT', offset, 64)
+    if #batch == 0 then break end
+    for i = 2, #batch, 2 do
+      if batch[i - 1] ~= ns then excess = excess + tonumber(batch[i]) - after end
+    end
+    offset = offset + 64
+  end
+  if excess < need then return refuse('RULE_TOTAL') end
+  local oldest = {}
+  while need > 0 do
+    local top = redis.call('ZREVRANGEBYSCORE', KEYS[7], '+inf', '-inf', 'WITHSCORES', 'LIMIT', 0, 1)
+    if not top[1] then break end
+    local most = redis.call('ZRANGEBYSCORE', KEYS[7], top[2], top[2], 'LIMIT', 0, 1)[1] or top[1]
+    local set = p .. 's:' .. most
+    local list = oldest[most]
+    if not list then
+      list = {}
+      local all = redis.call('HGETALL', set)
+      for i = 1, #all, 2 do table.insert(list, {all[i], all[i + 1]}) end
+      table.sort(list, function(a, b) return string.sub(a[2], 1, 16) < string.sub(b[2], 1, 16) end)
+      list.next = 1
+      oldest[most] = list
+      redis.call('INCR', p .. 'sv:' .. most)
+      table.insert(gave, most)
+    end
+    local first = list[list.next]
+    if not first then
+      redis.call('ZREM', KEYS[7], most)
+    else
+      list.next = list.next + 1
+      need = need - drop(set, p .. 'sk:' .. most, p .. 'sb:' .. most, most, first[1], first[2])
+    end
+  end
+end
 local v = redis.call('INCR', KEYS[3])
 for i = 0, n - 1 do
-  local id, key, doc = ARGV[7 + 3 * i], ARGV[8 + 3 * i], ARGV[9 + 3 * i]
+  local id, key, doc = ARGV[8 + 3 * i], ARGV[9 + 3 * i], ARGV[10 + 3 * i]
   redis.call('HSET', KEYS[1], id, string.format('%012d%04d%05d', v, i, #key) .. key .. doc)
   redis.call('HSET', KEYS[2], key, id)
 end
-redis.call('INCRBY', KEYS[4], adding)
+redis.call('ZADD', KEYS[7], redis.call('INCRBY', KEYS[4], adding), ns)
 redis.call('INCRBY', KEYS[6], adding)
 redis.call('SADD', KEYS[5], ns)
-return {'ok'}`))
+return gave`))
 
 // Add parses doc and adds its scenarios to namespace ns, all at once or
 // not at all.
@@ -146,7 +198,7 @@ func (r *Runtime) Add(ctx context.Context, ns string, doc []byte) ([]scenarios.S
 		return nil, err
 	}
 	lim := r.opt.Limits
-	args := []string{ns, strconv.Itoa(lim.MaxScenarios), strconv.Itoa(lim.MaxNamespaces), strconv.Itoa(lim.MaxBytes), strconv.Itoa(len(added)), strconv.Itoa(lim.MaxTotalBytes)}
+	args := []string{ns, strconv.Itoa(lim.MaxScenarios), strconv.Itoa(lim.MaxNamespaces), strconv.Itoa(lim.MaxBytes), strconv.Itoa(len(added)), strconv.Itoa(lim.MaxTotalBytes), r.opt.Prefix}
 	for i := range added {
 		args = append(args, added[i].ID, added[i].SelectorKey(), string(added[i].Document()))
 	}
@@ -157,7 +209,8 @@ func (r *Runtime) Add(ctx context.Context, ns string, doc []byte) ([]scenarios.S
 		return nil, ClassifyWrite("add runtime scenarios", err)
 	}
 	r.forget(ns)
-	if len(reply) == 1 && reply[0] == "ok" {
+	if len(reply) > 0 && reply[0] == "ok" {
+		r.forget(reply[1:]...) // the namespaces that gave way
 		return added, nil
 	}
 	if len(reply) != 8 {
@@ -172,19 +225,35 @@ func (r *Runtime) Add(ctx context.Context, ns string, doc []byte) ([]scenarios.S
 	})
 }
 
+// dropLua defines drop, which the scripts below share: it removes
+// scenario id, stored as val, of namespace space (its hash set, its
+// selector keys and its bytes), counts it out of the bytes of every
+// namespace (KEYS[6]) and of the namespaces by their bytes (KEYS[7]),
+// takes space out of the namespaces (KEYS[5]) when it was its last, and
+// answers the size of its document.
+const dropLua = `
+local function drop(set, selectors, bytes, space, id, val)
+  local kl = tonumber(string.sub(val, 17, 21))
+  local size = #val - 21 - kl
+  redis.call('HDEL', set, id)
+  redis.call('HDEL', selectors, string.sub(val, 22, 21 + kl))
+  redis.call('DECRBY', KEYS[6], size)
+  if redis.call('HLEN', set) == 0 then
+    redis.call('SREM', KEYS[5], space)
+    redis.call('DEL', bytes, selectors)
+    redis.call('ZREM', KEYS[7], space)
+  else
+    redis.call('ZADD', KEYS[7], redis.call('DECRBY', bytes, size), space)
+  end
+  return size
+end
+`
+
 // deleteScript removes one scenario and its selector key.
-var deleteScript = rueidis.NewLuaScript(`
+var deleteScript = rueidis.NewLuaScript(dropLua + `
 local val = redis.call('HGET', KEYS[1], ARGV[2])
 if not val then return 0 end
-local kl = tonumber(string.sub(val, 17, 21))
-redis.call('HDEL', KEYS[1], ARGV[2])
-redis.call('HDEL', KEYS[2], string.sub(val, 22, 21 + kl))
-redis.call('DECRBY', KEYS[4], #val - 21 - kl)
-redis.call('DECRBY', KEYS[6], #val - 21 - kl)
-if redis.call('HLEN', KEYS[1]) == 0 then
-  redis.call('SREM', KEYS[5], ARGV[1])
-  redis.call('DEL', KEYS[4])
-end
+drop(KEYS[1], KEYS[2], KEYS[4], ARGV[1], ARGV[2], val)
 redis.call('INCR', KEYS[3])
 return 1`)
 
@@ -208,6 +277,7 @@ if n == 0 then return 0 end
 redis.call('DECRBY', KEYS[6], tonumber(redis.call('GET', KEYS[4]) or '0'))
 redis.call('DEL', KEYS[1], KEYS[2], KEYS[4])
 redis.call('SREM', KEYS[5], ARGV[1])
+redis.call('ZREM', KEYS[7], ARGV[1])
 redis.call('INCR', KEYS[3])
 return n`)
 
@@ -335,9 +405,11 @@ func (r *Runtime) store(ns string, set *cachedSet) {
 	r.cache[ns] = set
 }
 
-// forget drops a namespace's cached set after this replica changed it.
-func (r *Runtime) forget(ns string) {
+// forget drops namespaces' cached sets after this replica changed them.
+func (r *Runtime) forget(spaces ...string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	delete(r.cache, ns)
+	for _, ns := range spaces {
+		delete(r.cache, ns)
+	}
 }

@@ -17,10 +17,13 @@ import (
 // the token's keyed hash t, the namespace n, an access token's expiry e
 // in Unix milliseconds or 0) with the session's time to live, a sorted
 // set of each token's sessions ("csu:" token hash) and one of all
-// ("csa"), each scored by when the session expires. One script opens a
+// ("csa"), each scored by when the session expires, and a sorted set of
+// the tokens by how many sessions each holds ("cst"). One script opens a
 // session and ends, atomically, the token's that expires first beyond
-// emulator.MaxSessionsPerToken and the first of all beyond the bound; the
-// sets live as long as their newest session.
+// emulator.MaxSessionsPerToken and, at the bound of all, the one that
+// expires first of the token holding the most (of equal ones, the first
+// in byte order, as package fairshare chooses in memory); the sets live
+// as long as their newest session.
 type Sessions struct {
 	c       rueidis.Client
 	prefix  string
@@ -60,12 +63,14 @@ func NewSessions(c rueidis.Client, opt SessionsOptions) (*Sessions, error) {
 
 func (r *Sessions) key(id string) string { return r.prefix + "cs:" + id }
 func (r *Sessions) allKey() string       { return r.prefix + "csa" }
+func (r *Sessions) heldKey() string      { return r.prefix + "cst" }
 
 // sessionCreateScript opens session ARGV[1] (KEYS[1]) of token hash ARGV[2]
-// (its set KEYS[2]; KEYS[3] holds every session): namespace ARGV[3],
-// expiry ARGV[4], for ARGV[5] ms from now ARGV[6]. Beyond ARGV[7]
-// sessions of the token, or ARGV[8] of all, the one that expires first
-// ends (its key under ARGV[9], its token's set under ARGV[10]).
+// (its set KEYS[2]; KEYS[3] holds every session, KEYS[4] the tokens by
+// their count): namespace ARGV[3], expiry ARGV[4], for ARGV[5] ms from
+// now ARGV[6]. Beyond ARGV[7] sessions of the token, the token's that
+// expires first ends; at ARGV[8] of all, that of the token holding the
+// most (its key under ARGV[9], its token's set under ARGV[10]).
 var sessionCreateScript = rueidis.NewLuaScript(`
 local now, ttl = tonumber(ARGV[6]), tonumber(ARGV[5])
 local ends = now + ttl
@@ -73,26 +78,32 @@ local function finish(id)
   local t = redis.call('HGET', ARGV[9] .. id, 't')
   redis.call('DEL', ARGV[9] .. id)
   redis.call('ZREM', KEYS[3], id)
-  if t then redis.call('ZREM', ARGV[10] .. t, id) end
-end
-for _, set in ipairs({KEYS[2], KEYS[3]}) do
-  for _, id in ipairs(redis.call('ZRANGEBYSCORE', set, '-inf', now)) do finish(id); redis.call('ZREM', set, id) end
-end
-local function bound(set, max)
-  while redis.call('ZCARD', set) >= max do
-    local first = redis.call('ZRANGE', set, 0, 0)[1]
-    finish(first)
-    redis.call('ZREM', set, first)
+  if t and redis.call('ZREM', ARGV[10] .. t, id) == 1 then
+    if tonumber(redis.call('ZINCRBY', KEYS[4], -1, t)) <= 0 then redis.call('ZREM', KEYS[4], t) end
   end
 end
-bound(KEYS[2], tonumber(ARGV[7]))
-bound(KEYS[3], tonumber(ARGV[8]))
+for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now)) do finish(id) end
+for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now)) do finish(id) end
+while redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[7]) do finish(redis.call('ZRANGE', KEYS[2], 0, 0)[1]) end
+while redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[8]) do
+  local top = redis.call('ZREVRANGEBYSCORE', KEYS[4], '+inf', '-inf', 'WITHSCORES', 'LIMIT', 0, 1)
+  local most = top[1]
+  if not most then finish(redis.call('ZRANGE', KEYS[3], 0, 0)[1]) else
+    -- of equal counts, the first in byte order gives way
+    local tied = redis.call('ZRANGEBYSCORE', KEYS[4], top[2], top[2], 'LIMIT', 0, 1)
+    most = tied[1] or most
+    local first = redis.call('ZRANGE', ARGV[10] .. most, 0, 0)[1]
+    if first then finish(first) else redis.call('ZREM', KEYS[4], most) end
+  end
+end
 redis.call('HSET', KEYS[1], 't', ARGV[2], 'n', ARGV[3], 'e', ARGV[4])
 redis.call('PEXPIRE', KEYS[1], ttl)
 for _, set in ipairs({KEYS[2], KEYS[3]}) do
   redis.call('ZADD', set, ends, ARGV[1])
   if redis.call('PTTL', set) < ttl then redis.call('PEXPIRE', set, ttl) end
 end
+redis.call('ZINCRBY', KEYS[4], 1, ARGV[2])
+if redis.call('PTTL', KEYS[4]) < ttl then redis.call('PEXPIRE', KEYS[4], ttl) end
 return 1`)
 
 // Create opens a session.
@@ -107,7 +118,7 @@ func (r *Sessions) Create(ctx context.Context, s emulator.Session, ttl time.Dura
 	if !s.Expires.IsZero() {
 		expires = strconv.FormatInt(s.Expires.UnixMilli(), 10)
 	}
-	err := sessionCreateScript.Exec(ctx, r.c, []string{r.key(id), r.prefix + "csu:" + s.TokenHash, r.allKey()}, []string{
+	err := sessionCreateScript.Exec(ctx, r.c, []string{r.key(id), r.prefix + "csu:" + s.TokenHash, r.allKey(), r.heldKey()}, []string{
 		id, s.TokenHash, s.Namespace, expires, strconv.FormatInt(max(ttl.Milliseconds(), 1), 10), ms(time.Now()),
 		strconv.Itoa(emulator.MaxSessionsPerToken), strconv.Itoa(r.max), r.prefix + "cs:", r.prefix + "csu:",
 	}).Error()
@@ -153,12 +164,15 @@ func isWrongType(err error) bool {
 }
 
 // sessionDeleteScript ends session ARGV[1] (KEYS[1]) and takes it out of the
-// set of all (KEYS[2]) and of its token's (under ARGV[2]).
+// set of all (KEYS[2]), of its token's (under ARGV[2]) and of the count
+// of its token (KEYS[3]).
 var sessionDeleteScript = rueidis.NewLuaScript(`
 local t = redis.call('HGET', KEYS[1], 't')
 redis.call('DEL', KEYS[1])
 redis.call('ZREM', KEYS[2], ARGV[1])
-if t then redis.call('ZREM', ARGV[2] .. t, ARGV[1]) end
+if t and redis.call('ZREM', ARGV[2] .. t, ARGV[1]) == 1 then
+  if tonumber(redis.call('ZINCRBY', KEYS[3], -1, t)) <= 0 then redis.call('ZREM', KEYS[3], t) end
+end
 return 1`)
 
 // Delete ends a session.
@@ -168,7 +182,7 @@ func (r *Sessions) Delete(ctx context.Context, id string) error {
 	}
 	ctx, cancel := bounded(ctx, r.timeout)
 	defer cancel()
-	err := sessionDeleteScript.Exec(ctx, r.c, []string{r.key(id), r.allKey()}, []string{id, r.prefix + "csu:"}).Error()
+	err := sessionDeleteScript.Exec(ctx, r.c, []string{r.key(id), r.allKey(), r.heldKey()}, []string{id, r.prefix + "csu:"}).Error()
 	if isWrongType(err) {
 		err = r.c.Do(ctx, r.c.B().Del().Key(r.key(id)).Build()).Error()
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"strconv"
 	"time"
 
 	"github.com/redis/rueidis"
@@ -48,6 +49,10 @@ type Options struct {
 	// required. Replicas sharing the store share it, and a rotation of
 	// the state keys keeps it (auth.ReferenceKey).
 	IndexKey []byte
+	// MaxEntriesPerTenant is a tenant's share: the most transactions of
+	// one namespace kept; beyond it the namespace's own oldest are
+	// deleted. 0 leaves a namespace unbounded but by MaxAge.
+	MaxEntriesPerTenant int
 }
 
 // Store is the emulator.Store in Redis.
@@ -60,6 +65,8 @@ type Store struct {
 	refs    *refHash // names the references in the index's keys
 	// refPrefix begins every key of the reference index.
 	refPrefix string
+	// perTenant is a namespace's share (Options.MaxEntriesPerTenant).
+	perTenant int
 }
 
 var (
@@ -91,7 +98,8 @@ func NewStore(c rueidis.Client, opt Options) (*Store, error) {
 		opt.PolicyRecheck = DefaultPolicyRecheck
 	}
 	return &Store{c: c, prefix: opt.Prefix, maxAge: opt.MaxAge, timeout: opt.Timeout,
-		policy: &policyWatch{c: c, log: opt.Logger, every: opt.PolicyRecheck}, refs: newRefHash(opt.IndexKey), refPrefix: opt.Prefix + "r:"}, nil
+		policy: &policyWatch{c: c, log: opt.Logger, every: opt.PolicyRecheck}, refs: newRefHash(opt.IndexKey), refPrefix: opt.Prefix + "r:",
+		perTenant: max(opt.MaxEntriesPerTenant, 0)}, nil
 }
 
 func (s *Store) txKey(id string) string { return s.prefix + "t:" + id }
@@ -198,51 +206,90 @@ func firstByte(v []byte) int {
 // Put stores a new transaction with a time to live of MaxAge and, when it
 // has a reference, makes it the newest of that reference, in one MULTI
 // without a script (a script call costs Redis several times the two
-// SETs). It never overwrites a stored transaction: an id already stored
-// is refused, though its reference is then set to that id all the same.
-// Ids are random UUIDs (emulator.Store: globally unique), so neither
-// happens but by a bug.
+// SETs). With a share per tenant, the same MULTI lists the transaction
+// in its namespace's set (tn:) and counts it; only a namespace beyond
+// its share pays a second call, which deletes its own oldest
+// (shareScript). It never overwrites a stored transaction: an id already
+// stored is refused, though its reference is then set to that id all the
+// same. Ids are random UUIDs (emulator.Store: globally unique), so
+// neither happens but by a bug.
 func (s *Store) Put(ctx context.Context, t emulator.Transaction) error {
 	ctx, cancel := bounded(ctx, s.timeout)
 	defer cancel()
-	keys := []string{s.txKey(t.ThreeDSServerTransID)}
-	if t.ExternalReferenceID != "" {
-		keys = append(keys, s.refKey(t.Namespace, t.ExternalReferenceID))
-	}
 	ttl := s.maxAge.Milliseconds()
-	put := s.c.B().Set().Key(keys[0]).Value(encode(&t)).Nx().PxMilliseconds(ttl).Build()
-	if len(keys) == 1 {
-		err := s.c.Do(ctx, put).Error()
+	cmds := rueidis.Commands{s.c.B().Multi().Build(),
+		s.c.B().Set().Key(s.txKey(t.ThreeDSServerTransID)).Value(encode(&t)).Nx().PxMilliseconds(ttl).Build()}
+	if t.ExternalReferenceID != "" {
+		cmds = append(cmds, s.c.B().Set().Key(s.refKey(t.Namespace, t.ExternalReferenceID)).Value(refValue(t.ThreeDSServerTransID)).PxMilliseconds(ttl).Build())
+	}
+	if s.perTenant > 0 {
+		// The set of the namespace's transactions by the time they were
+		// stored; those older than MaxAge expired and leave it.
+		set, now := s.tenantKey(t.Namespace), time.Now().UnixMilli()
+		cmds = append(cmds,
+			s.c.B().Zremrangebyscore().Key(set).Min("-inf").Max("("+strconv.FormatInt(now-ttl, 10)).Build(),
+			s.c.B().Zadd().Key(set).ScoreMember().ScoreMember(float64(now), t.ThreeDSServerTransID).Build(),
+			s.c.B().Pexpire().Key(set).Milliseconds(ttl).Build(),
+			s.c.B().Zcard().Key(set).Build())
+	}
+	if len(cmds) == 2 {
+		err := s.c.Do(ctx, cmds[1]).Error()
 		if rueidis.IsRedisNil(err) {
 			return fmt.Errorf("redisstore: transaction %s exists already", t.ThreeDSServerTransID)
 		}
 		return ClassifyWrite("put", err)
 	}
-	res := s.c.DoMulti(ctx, s.c.B().Multi().Build(), put,
-		s.c.B().Set().Key(keys[1]).Value(refValue(t.ThreeDSServerTransID)).PxMilliseconds(ttl).Build(), s.c.B().Exec().Build())
+	queued := len(cmds) - 1
+	res := s.c.DoMulti(ctx, append(cmds, s.c.B().Exec().Build())...)
 	// A command Redis refuses to queue (OOM at its maxmemory) makes EXEC
 	// answer EXECABORT: the queued command's own error says why.
-	for _, queued := range res[1:3] {
-		if err := queued.Error(); err != nil && !rueidis.IsRedisNil(err) {
+	for _, q := range res[1 : 1+queued] {
+		if err := q.Error(); err != nil && !rueidis.IsRedisNil(err) {
 			return ClassifyWrite("put", err)
 		}
 	}
-	vs, err := res[3].ToArray()
+	vs, err := res[len(res)-1].ToArray()
 	if err != nil {
 		return ClassifyWrite("put", err)
 	}
-	if len(vs) != 2 {
-		return ClassifyWrite("put", fmt.Errorf("EXEC answered %d replies for 2 commands", len(vs)))
+	if len(vs) != queued {
+		return ClassifyWrite("put", fmt.Errorf("EXEC answered %d replies for %d commands", len(vs), queued))
 	}
 	if err := vs[0].Error(); rueidis.IsRedisNil(err) {
 		return fmt.Errorf("redisstore: transaction %s exists already", t.ThreeDSServerTransID)
 	} else if err != nil {
 		return ClassifyWrite("put", err)
 	}
-	if err := vs[1].Error(); err != nil {
-		return ClassifyWrite("put", err)
+	for _, v := range vs[1:] {
+		if err := v.Error(); err != nil {
+			return ClassifyWrite("put", err)
+		}
+	}
+	if s.perTenant > 0 {
+		if n, err := vs[len(vs)-1].AsInt64(); err == nil && n > int64(s.perTenant) {
+			return s.trim(ctx, t.Namespace)
+		}
 	}
 	return nil
+}
+
+// tenantKey is the key of the set of a namespace's transactions.
+func (s *Store) tenantKey(ns string) string { return s.prefix + "tn:" + ns }
+
+// shareScript deletes the oldest transactions of a namespace beyond its
+// share (ARGV[1]); ARGV[2] begins the transactions' keys. It answers how
+// many it deleted.
+var shareScript = rueidis.NewLuaScript(`
+local over = redis.call('ZCARD', KEYS[1]) - tonumber(ARGV[1])
+if over <= 0 then return 0 end
+local gone = redis.call('ZPOPMIN', KEYS[1], over)
+for i = 1, #gone, 2 do redis.call('DEL', ARGV[2] .. gone[i]) end
+return over`)
+
+// trim deletes the namespace's oldest transactions beyond its share.
+func (s *Store) trim(ctx context.Context, ns string) error {
+	err := shareScript.Exec(ctx, s.c, []string{s.tenantKey(ns)}, []string{strconv.Itoa(s.perTenant), s.prefix + "t:"}).Error()
+	return ClassifyWrite("put (a tenant beyond its share)", err)
 }
 
 // Get returns the transaction with this threeDSServerTransID.

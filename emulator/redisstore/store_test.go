@@ -34,15 +34,29 @@ func connect(t *testing.T, srv *testkit.Redis) rueidis.Client {
 // TestContract runs the emulator.Store contract against a real
 // redis-server, each test under a prefix of its own.
 func TestContract(t *testing.T) {
-	srv := testkit.StartRedis(t, testkit.RedisOptions{})
-	c := connect(t, srv)
+	c := connect(t, testkit.StartRedis(t, testkit.RedisOptions{}))
 	storetest.Run(t, func(t *testing.T, maxAge time.Duration) emulator.Store {
-		s, err := redisstore.NewStore(c, redisstore.Options{IndexKey: testIndexKey, Prefix: t.Name() + ":", MaxAge: maxAge})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
+		return newStore(t, c, maxAge, 1000)
 	})
+}
+
+// TestSharesContract runs the contract of each tenant's share of the
+// transactions against a real redis-server, as the memory store does.
+func TestSharesContract(t *testing.T) {
+	c := connect(t, testkit.StartRedis(t, testkit.RedisOptions{}))
+	storetest.RunShares(t, func(t *testing.T, perTenant int) emulator.Store {
+		return newStore(t, c, time.Hour, perTenant)
+	})
+}
+
+// newStore is a Store over c under the test's own prefix.
+func newStore(t *testing.T, c rueidis.Client, maxAge time.Duration, perTenant int) emulator.Store {
+	t.Helper()
+	s, err := redisstore.NewStore(c, redisstore.Options{IndexKey: testIndexKey, Prefix: t.Name() + ":", MaxAge: maxAge, MaxEntriesPerTenant: perTenant})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
 // TestCapturesContract runs the captures contract against a real
@@ -188,6 +202,43 @@ func TestRuntimeContract(t *testing.T) {
 		rb, _ := redisstore.NewRuntime(c, opt)
 		return ra, rb
 	})
+}
+
+// TestRuntimeOfAnEarlierVersionGivesWay: runtime scenarios kept before
+// the namespaces were counted by their bytes give way at the total as
+// those added since do.
+func TestRuntimeOfAnEarlierVersionGivesWay(t *testing.T) {
+	ctx := context.Background()
+	srv := testkit.StartRedis(t, testkit.RedisOptions{})
+	c := connect(t, srv)
+	docOf := func(id string) []byte {
+		return []byte("scenarios:\n  - id: " + id + "\n    match: {cardPrefix: \"4" + strings.Repeat(id[1:], 8)[:8] + "\"}\n    frictionless: {status: N, reason: \"05\"}\n")
+	}
+	one, err := scenarios.ParseRuntime(docOf("b1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	size := scenarios.DocumentBytes(one)
+	rt, err := redisstore.NewRuntime(c, redisstore.RuntimeOptions{Prefix: "earlier:", Limits: scenarios.RuntimeLimits{MaxTotalBytes: 4*size + size/2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, add := range []struct{ ns, id string }{{"big", "b1"}, {"big", "b2"}, {"big", "b3"}, {"small", "s1"}} {
+		if _, err := rt.Add(ctx, add.ns, docOf(add.id)); err != nil {
+			t.Fatalf("%s %s: %v", add.ns, add.id, err)
+		}
+	}
+	if err := c.Do(ctx, c.B().Del().Key("earlier:sbz").Build()).Error(); err != nil { // as an earlier version kept them
+		t.Fatal(err)
+	}
+	if _, err := rt.Add(ctx, "newcomer", docOf("n1")); err != nil {
+		t.Fatalf("a newcomer at the total: %v", err)
+	}
+	for ns, want := range map[string]int{"big": 2, "small": 1, "newcomer": 1} {
+		if list, err := rt.List(ctx, ns); err != nil || len(list) != want {
+			t.Errorf("%s holds %d scenarios (%v), want %d", ns, len(list), err, want)
+		}
+	}
 }
 
 // TestNamespacesContract runs the emulator.Namespaces contract against a

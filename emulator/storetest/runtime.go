@@ -27,6 +27,7 @@ func RunRuntime(t *testing.T, newRuntime RuntimeFactory) {
 		{"AllOrNothing", testRuntimeConflicts},
 		{"Limits", testRuntimeLimits},
 		{"TotalBytes", testRuntimeTotalBytes},
+		{"AtTheTotalTheLargestGivesWay", testRuntimeLargestGivesWay},
 		{"ATenantsShare", testRuntimeShare},
 		{"DeleteReset", testRuntimeDelete},
 		{"SeenByEveryReplica", testRuntimeShared},
@@ -213,6 +214,69 @@ func testRuntimeTotalBytes(t *testing.T, newRuntime RuntimeFactory) {
 	if _, err := b.Add(ctx, "ns-6", doc("a")); !errors.Is(err, scenarios.ErrTooLarge) {
 		t.Errorf("over the total again: %v, want ErrTooLarge", err)
 	}
+}
+
+// testRuntimeLargestGivesWay: at the total of every namespace's bytes, a
+// newcomer within its share is added, and only the namespace holding the
+// most loses, its oldest first, and only while it holds more than the
+// newcomer would; every replica stops matching what it lost.
+func testRuntimeLargestGivesWay(t *testing.T, newRuntime RuntimeFactory) {
+	one := len(doc("s1")) // every id below is two bytes: their documents are as long
+	a, b := newRuntime(t, scenarios.RuntimeLimits{MaxTotalBytes: 8*one + one/2})
+	for _, id := range []string{"b1", "b2", "b3", "b4", "b5"} {
+		if _, err := a.Add(ctx, "big", doc(id)); err != nil {
+			t.Fatalf("big %s: %v", id, err)
+		}
+	}
+	for _, add := range []struct{ ns, id string }{{"small-1", "s1"}, {"small-2", "s2"}, {"small-3", "s3"}} {
+		if _, err := a.Add(ctx, add.ns, doc(add.id)); err != nil {
+			t.Fatalf("%s: %v", add.ns, err)
+		}
+	}
+	if cat, err := b.Catalogue(ctx, "big"); err != nil || cat == nil { // the other replica keeps big's scenarios
+		t.Fatalf("big's catalogue: %v, %v", cat, err)
+	}
+	if _, err := a.Add(ctx, "newcomer", doc("n1", "n2")); err != nil {
+		t.Fatalf("a newcomer's two scenarios at the total: %v", err)
+	}
+	want := map[string]string{"big": "b3,b4,b5", "small-1": "s1", "small-2": "s2", "small-3": "s3", "newcomer": "n1,n2"}
+	check := func(when string) {
+		t.Helper()
+		for ns, w := range want {
+			if list, err := a.List(ctx, ns); err != nil || ids(list) != w {
+				t.Errorf("%s: %s holds %s (%v), want %s", when, ns, ids(list), err, w)
+			}
+		}
+	}
+	check("after the newcomer")
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		cat, err := b.Catalogue(ctx, "big")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := cat.ByID("b1"); !ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("a replica still matches the scenario big gave way 2 s later")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+
+	// Big holds 3, the newcomer 2: a third would leave the newcomer
+	// holding as much as big, so big does not give way for it.
+	if _, err := a.Add(ctx, "newcomer", doc("n3")); !errors.Is(err, scenarios.ErrTooLarge) {
+		t.Errorf("the newcomer's third, with no one holding more than it would: %v, want ErrTooLarge", err)
+	}
+	if _, err := b.Add(ctx, "big", doc("b6")); !errors.Is(err, scenarios.ErrTooLarge) {
+		t.Errorf("a namespace holding the most adds at the total: %v, want ErrTooLarge", err)
+	}
+	check("after two refusals")
+	if _, err := a.Add(ctx, "late", doc("l1", "l2", "l3", "l4")); !errors.Is(err, scenarios.ErrTooLarge) {
+		t.Errorf("a newcomer that would hold more than anyone: %v, want ErrTooLarge", err)
+	}
+	check("after a refused newcomer")
 }
 
 func testRuntimeDelete(t *testing.T, newRuntime RuntimeFactory) {

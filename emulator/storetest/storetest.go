@@ -55,7 +55,7 @@ func Transaction(ns, id, ref string) emulator.Transaction {
 		Challenge: emulator.ChallengeState{
 			NotificationURL: "https://shop.example.com/notify", Session: "c2Vzc2lvbg", WindowSize: 2,
 			MerchantName: "Example Shop — ünïcode", Amount: "49.99", Currency: "EUR", PurchaseDate: "2026-11-24 09:00:00",
-			OpenedAt: created.Add(time.Second), Interactions: 1, WrongOTPs: 1,
+			OpenedAt: created.Add(time.Second), Interactions: 1, WrongOTPs: 1, Language: "th-TH",
 		},
 	}
 }

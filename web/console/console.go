@@ -67,6 +67,10 @@ type Config struct {
 	// BasicAuth, "user:password", protects the console with HTTP basic
 	// authentication; empty leaves it open.
 	BasicAuth string
+	// MaxStreams bounds the live streams of every session together,
+	// MaxStreamsPerToken those of one token (DefaultMaxStreams and
+	// DefaultMaxStreamsPerToken when zero).
+	MaxStreams, MaxStreamsPerToken int
 	// MaxBodyBytes is the server's body limit, which the login form's
 	// error names.
 	MaxBodyBytes int64
@@ -111,9 +115,10 @@ type Console struct {
 	stopOnce sync.Once
 	stopping chan struct{} // closed when the HTTP server shuts down
 
-	// streamsMu guards streams: the live event streams open per session.
-	streamsMu sync.Mutex
-	streams   map[string]int
+	// streamsMu guards streams: the live event streams open.
+	streamsMu                      sync.Mutex
+	streams                        streamCounts
+	maxStreams, maxStreamsPerToken int
 }
 
 // consoleSession is the signed and encrypted content of the session
@@ -135,13 +140,20 @@ func New(cfg Config) (*Console, error) {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	c := &Console{
-		cfg:      cfg,
-		base:     cfg.Base,
-		auth:     newBasicAuth(cfg.BasicAuth),
-		secure:   strings.HasPrefix(cfg.PublicURL, "https://"),
-		acs:      origin(cfg.PublicURL),
-		stopping: make(chan struct{}),
-		streams:  map[string]int{},
+		cfg:        cfg,
+		base:       cfg.Base,
+		auth:       newBasicAuth(cfg.BasicAuth),
+		secure:     strings.HasPrefix(cfg.PublicURL, "https://"),
+		acs:        origin(cfg.PublicURL),
+		stopping:   make(chan struct{}),
+		streams:    streamCounts{bySession: map[string]int{}, byNamespace: map[string]int{}},
+		maxStreams: cfg.MaxStreams, maxStreamsPerToken: cfg.MaxStreamsPerToken,
+	}
+	if c.maxStreams <= 0 {
+		c.maxStreams = DefaultMaxStreams
+	}
+	if c.maxStreamsPerToken <= 0 {
+		c.maxStreamsPerToken = DefaultMaxStreamsPerToken
 	}
 	for _, k := range cfg.Keys {
 		sc := securecookie.New(k.Hash, k.Block).MaxAge(int(consoleSessionAge.Seconds()))

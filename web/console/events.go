@@ -20,30 +20,43 @@ const (
 	// millisecond. Changes in between are coalesced into the next.
 	streamMinInterval = 500 * time.Millisecond
 	// maxStreamsPerSession bounds the live streams one console session
-	// holds open (a tab each); maxStreams those of all sessions.
+	// holds open (a tab each).
 	maxStreamsPerSession = 8
-	maxStreams           = 1000
+	// DefaultMaxStreams bounds the live streams of every session
+	// together, DefaultMaxStreamsPerToken those of one token's sessions
+	// (its namespace's), so that one token's streams never take them all.
+	DefaultMaxStreams         = 1000
+	DefaultMaxStreamsPerToken = 64
 )
 
-// openStream counts a new stream of session sid; false when a bound is
-// reached. The returned func closes it.
-func (c *Console) openStream(sid string) (func(), bool) {
+// streamCounts are the live streams open, by session and by namespace.
+type streamCounts struct {
+	bySession, byNamespace map[string]int
+	total                  int
+}
+
+// openStream counts a new stream of session sid of namespace ns; false
+// when a bound is reached. The returned func closes it.
+func (c *Console) openStream(sid, ns string) (func(), bool) {
 	c.streamsMu.Lock()
 	defer c.streamsMu.Unlock()
-	total := 0
-	for _, n := range c.streams {
-		total += n
-	}
-	if c.streams[sid] >= maxStreamsPerSession || total >= maxStreams {
+	s := &c.streams
+	if s.bySession[sid] >= maxStreamsPerSession || s.byNamespace[ns] >= c.maxStreamsPerToken || s.total >= c.maxStreams {
 		return nil, false
 	}
-	c.streams[sid]++
+	s.bySession[sid]++
+	s.byNamespace[ns]++
+	s.total++
 	return func() {
 		c.streamsMu.Lock()
 		defer c.streamsMu.Unlock()
-		if c.streams[sid]--; c.streams[sid] <= 0 {
-			delete(c.streams, sid)
+		if s.bySession[sid]--; s.bySession[sid] <= 0 {
+			delete(s.bySession, sid)
 		}
+		if s.byNamespace[ns]--; s.byNamespace[ns] <= 0 {
+			delete(s.byNamespace, ns)
+		}
+		s.total--
 	}, true
 }
 
@@ -68,10 +81,11 @@ func (c *Console) handleEvents(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sid, _ := c.sessionID(r)
-	done, ok := c.openStream(sid)
+	done, ok := c.openStream(sid, ns)
 	if !ok {
 		w.Header().Set("Retry-After", "30")
-		http.Error(w, fmt.Sprintf("too many live streams open (at most %d per session, %d in all): close a console tab", maxStreamsPerSession, maxStreams), http.StatusTooManyRequests)
+		http.Error(w, fmt.Sprintf("too many live streams open (at most %d per session, %d per token, %d in all): close a console tab",
+			maxStreamsPerSession, c.maxStreamsPerToken, c.maxStreams), http.StatusTooManyRequests)
 		return
 	}
 	defer done()

@@ -57,8 +57,10 @@ func (memoryBackend) open(c Config, s *settings, log *slog.Logger) (*state, erro
 	}
 	mem, err := memstore.New(memstore.Options{
 		MaxEntries: c.StoreMaxEntries,
-		MaxAge:     c.StoreMaxAge,
-		OnEvict:    evictionLogger(log),
+		// Per token, as --store-max-entries-per-token says.
+		MaxEntriesPerTenant: c.StoreMaxEntriesPerToken,
+		MaxAge:              c.StoreMaxAge,
+		OnEvict:             evictionLogger(log),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("[store] %w", err)
@@ -118,7 +120,7 @@ func (b redisBackend) open(c Config, s *settings, log *slog.Logger) (*state, err
 		return nil, fmt.Errorf("[state] %w", err)
 	}
 	store, err := redisstore.NewStore(client, redisstore.Options{Prefix: c.StorePrefix, MaxAge: c.StoreMaxAge, Timeout: c.StoreTimeout,
-		Logger: log, IndexKey: auth.ReferenceKey(nsKey)})
+		Logger: log, IndexKey: auth.ReferenceKey(nsKey), MaxEntriesPerTenant: c.StoreMaxEntriesPerToken})
 	if err != nil {
 		client.Close()
 		return nil, fmt.Errorf("[store] %w", err)

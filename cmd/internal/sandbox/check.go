@@ -76,6 +76,7 @@ func (c *Config) check() []error {
 	add(c.MaxWaitsPerToken <= 0, "max-waits-per-token", fmt.Sprint(c.MaxWaitsPerToken), "want a positive number of waits")
 
 	add(c.StoreMaxEntries <= 0, "store-max-entries", fmt.Sprint(c.StoreMaxEntries), "want a positive number of transactions")
+	add(c.StoreMaxEntriesPerToken <= 0, "store-max-entries-per-token", fmt.Sprint(c.StoreMaxEntriesPerToken), "want a positive number of transactions")
 	positive("store-max-age", c.StoreMaxAge)
 	backend, err := ParseBackend(c.Store)
 	set.backend = backend
@@ -133,6 +134,8 @@ func (c *Config) check() []error {
 	if user, pass, ok := strings.Cut(c.ConsoleAuth, ":"); c.ConsoleAuth != "" && (!ok || user == "" || pass == "") {
 		add(true, "console-auth", "(hidden)", "want user:password")
 	}
+	add(c.ConsoleStreams < 1, "max-console-streams", fmt.Sprint(c.ConsoleStreams), "want 1 or more")
+	add(c.ConsoleStreamsPerToken < 1 || c.ConsoleStreams >= 1 && c.ConsoleStreamsPerToken > c.ConsoleStreams, "max-console-streams-per-token", fmt.Sprint(c.ConsoleStreamsPerToken), "want 1 to --max-console-streams")
 	add(c.ConsoleSessions < 1, "max-console-sessions", fmt.Sprint(c.ConsoleSessions), "want 1 or more")
 	add(c.JournalSize < 0, "journal-size", fmt.Sprint(c.JournalSize), "want 0 (no journal) or more")
 	add(c.JournalBytes < 64<<10, "journal-bytes", fmt.Sprint(c.JournalBytes), "want 65536 bytes or more")

@@ -53,26 +53,31 @@ type Config struct {
 	StorePrefix      string
 	StoreCAFile      string
 	StoreMaxEntries  int
-	StoreMaxAge      time.Duration
-	MaxBodyBytes     int64
-	StateHashKey     string
-	StateBlockKey    string
-	StatePrevKeys    string
-	ShutdownTimeout  time.Duration
-	DrainDelay       time.Duration
-	LogLevel         string
-	LogFormat        string
-	ChaosProbability float64
-	ChaosFaults      string
-	MaxDelayed       int
-	StrictDDC        bool
-	ConsoleAuth      string
-	ConsoleSessions  int
-	JournalSize      int
-	JournalBytes     int64
-	JournalTotal     int64
-	JournalStore     string
-	GCHeadroomMiB    int
+	// StoreMaxEntriesPerToken is each token's share of the transactions.
+	StoreMaxEntriesPerToken int
+	StoreMaxAge             time.Duration
+	MaxBodyBytes            int64
+	StateHashKey            string
+	StateBlockKey           string
+	StatePrevKeys           string
+	ShutdownTimeout         time.Duration
+	DrainDelay              time.Duration
+	LogLevel                string
+	LogFormat               string
+	ChaosProbability        float64
+	ChaosFaults             string
+	MaxDelayed              int
+	StrictDDC               bool
+	ConsoleAuth             string
+	ConsoleSessions         int
+	// ConsoleStreams and ConsoleStreamsPerToken bound the console's live
+	// streams on a replica, in all and per token.
+	ConsoleStreams, ConsoleStreamsPerToken int
+	JournalSize                            int
+	JournalBytes                           int64
+	JournalTotal                           int64
+	JournalStore                           string
+	GCHeadroomMiB                          int
 	// The merchant's credentials and the result callbacks
 	// (config_merchant.go).
 	Merchants           string
@@ -118,7 +123,8 @@ func FlagSet(c *Config, out io.Writer) *flag.FlagSet {
 	fs.DurationVar(&c.StoreWait, "store-wait", 0, "how long start-up waits for a Redis store to answer (0: fail at once)")
 	fs.StringVar(&c.StorePrefix, "store-prefix", redisstore.DefaultPrefix, "prefix of every Redis key, so several sandboxes can share one Redis")
 	fs.StringVar(&c.StoreCAFile, "store-ca-file", "", "PEM `file` of the certificate authorities trusted to sign the certificate of a rediss:// store, in place of the system's (default: the system's, or the roots built into the binary where the system has none)")
-	fs.IntVar(&c.StoreMaxEntries, "store-max-entries", memstore.DefaultMaxEntries, "most transactions kept in memory; the oldest are evicted first (memory store)")
+	fs.IntVar(&c.StoreMaxEntries, "store-max-entries", memstore.DefaultMaxEntries, "most transactions kept in memory, of every token together; at this bound the token holding the most loses its oldest (memory store)")
+	fs.IntVar(&c.StoreMaxEntriesPerToken, "store-max-entries-per-token", memstore.DefaultMaxEntries, "most transactions kept of one token; beyond, its own oldest are evicted (at most --store-max-entries in memory)")
 	fs.DurationVar(&c.StoreMaxAge, "store-max-age", memstore.DefaultMaxAge, "how long a transaction is kept")
 	fs.Int64Var(&c.MaxBodyBytes, "max-body-bytes", web.DefaultMaxBodyBytes, "largest request body accepted")
 	fs.StringVar(&c.StateHashKey, "state-hash-key", "", "hex key (32 or 64 bytes) signing the challenge state (default: random at start-up)")
@@ -129,7 +135,9 @@ func FlagSet(c *Config, out io.Writer) *flag.FlagSet {
 	fs.Float64Var(&c.ChaosProbability, "chaos-probability", 0, "probability (0-1) of an injected fault on any API request; 0 is off")
 	fs.StringVar(&c.ChaosFaults, "chaos-faults", "", "comma-separated fault kinds chaos picks from: drop, malformed, http500, emv402, emv403, emv405 (default all)")
 	fs.StringVar(&c.ConsoleAuth, "console-auth", "", "`user:password` protecting the web console with HTTP basic authentication (empty: open)")
-	fs.IntVar(&c.ConsoleSessions, "max-console-sessions", emulator.DefaultMaxSessions, fmt.Sprintf("console sessions kept in all (each token keeps at most %d); beyond them the one that expires first ends", emulator.MaxSessionsPerToken))
+	fs.IntVar(&c.ConsoleStreams, "max-console-streams", web.DefaultConsoleStreams, "console live streams (a tab each) open at once on a replica, of every token together; more get 429")
+	fs.IntVar(&c.ConsoleStreamsPerToken, "max-console-streams-per-token", web.DefaultConsoleStreamsPerToken, "console live streams open at once on a replica of one token's sessions; more get 429")
+	fs.IntVar(&c.ConsoleSessions, "max-console-sessions", emulator.DefaultMaxSessions, fmt.Sprintf("console sessions kept in all (each token keeps at most %d); at this bound the token holding the most loses its own that expires first", emulator.MaxSessionsPerToken))
 	fs.IntVar(&c.JournalSize, "journal-size", journal.DefaultPerNamespace, "transactions the console's journal keeps per token (0: no journal)")
 	fs.Int64Var(&c.JournalBytes, "journal-bytes", journal.DefaultMaxBytesPerNamespace, "bytes the console's journal keeps per token; beyond them its oldest transactions are forgotten")
 	fs.Int64Var(&c.JournalTotal, "journal-total-bytes", journal.DefaultMaxTotalBytes, "bytes the console's journal keeps in all (per replica with a local journal); beyond them the token holding the most forgets its oldest transactions first")
@@ -309,48 +317,51 @@ func (r recorder) Set(v string) error {
 // areas names the part of the emulator each flag sets; messages about a
 // flag start with it in brackets.
 var areas = map[string]string{
-	"addr":                 "http",
-	"public-url":           "http",
-	"base-path":            "http",
-	"max-body-bytes":       "http",
-	"shutdown-timeout":     "http",
-	"drain-delay":          "http",
-	"tokens":               "auth",
-	"scenarios":            "scenarios",
-	"scenarios-mode":       "scenarios",
-	"packs":                "scenarios",
-	"scenarios-poll":       "scenarios",
-	"fallback":             "scenarios",
-	"card-bins":            "engine",
-	"seed":                 "engine",
-	"max-delayed":          "engine",
-	"strict-ddc":           "engine",
-	"first-creq-timeout":   "challenge",
-	"challenge-timeout":    "challenge",
-	"store":                "store",
-	"store-timeout":        "store",
-	"store-wait":           "store",
-	"store-prefix":         "store",
-	"store-ca-file":        "store",
-	"store-max-entries":    "store",
-	"store-max-age":        "store",
-	"state-hash-key":       "state",
-	"state-block-key":      "state",
-	"state-previous-keys":  "state",
-	"chaos-probability":    "chaos",
-	"chaos-faults":         "chaos",
-	"console-auth":         "console",
-	"max-console-sessions": "console",
-	"journal-size":         "console",
-	"journal-bytes":        "console",
-	"journal-total-bytes":  "console",
-	"journal-store":        "console",
-	"max-clock-offset":     "admin",
-	"max-waits":            "admin",
-	"max-waits-per-token":  "admin",
-	"gc-headroom-mib":      "gc",
-	"log-level":            "log",
-	"log-format":           "log",
+	"addr":                          "http",
+	"public-url":                    "http",
+	"base-path":                     "http",
+	"max-body-bytes":                "http",
+	"shutdown-timeout":              "http",
+	"drain-delay":                   "http",
+	"tokens":                        "auth",
+	"scenarios":                     "scenarios",
+	"scenarios-mode":                "scenarios",
+	"packs":                         "scenarios",
+	"scenarios-poll":                "scenarios",
+	"fallback":                      "scenarios",
+	"card-bins":                     "engine",
+	"seed":                          "engine",
+	"max-delayed":                   "engine",
+	"strict-ddc":                    "engine",
+	"first-creq-timeout":            "challenge",
+	"challenge-timeout":             "challenge",
+	"store":                         "store",
+	"store-timeout":                 "store",
+	"store-wait":                    "store",
+	"store-prefix":                  "store",
+	"store-ca-file":                 "store",
+	"store-max-entries":             "store",
+	"store-max-entries-per-token":   "store",
+	"store-max-age":                 "store",
+	"state-hash-key":                "state",
+	"state-block-key":               "state",
+	"state-previous-keys":           "state",
+	"chaos-probability":             "chaos",
+	"chaos-faults":                  "chaos",
+	"console-auth":                  "console",
+	"max-console-sessions":          "console",
+	"max-console-streams":           "console",
+	"max-console-streams-per-token": "console",
+	"journal-size":                  "console",
+	"journal-bytes":                 "console",
+	"journal-total-bytes":           "console",
+	"journal-store":                 "console",
+	"max-clock-offset":              "admin",
+	"max-waits":                     "admin",
+	"max-waits-per-token":           "admin",
+	"gc-headroom-mib":               "gc",
+	"log-level":                     "log",
+	"log-format":                    "log",
 }
 
 // areaOf is the area of flag name.

@@ -13,7 +13,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/threeds-sandbox/threeds-sandbox/cmd/internal/fastlog"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 	"github.com/threeds-sandbox/threeds-sandbox/templates"
@@ -148,6 +147,9 @@ func New(c Config, log *slog.Logger) (*Sandbox, error) {
 		MaxWaits: c.MaxWaits,
 		// Per token, as --max-waits-per-token says.
 		MaxWaitsPerToken: c.MaxWaitsPerToken,
+		ConsoleStreams:   c.ConsoleStreams,
+		// Per token, as --max-console-streams-per-token says.
+		ConsoleStreamsPerToken: c.ConsoleStreamsPerToken,
 		// Without --public-url the OAuth issuer is the URL each client
 		// reached, not the localhost URL assumed for the pages.
 		IssuerFromRequest: c.PublicURL == "",
@@ -287,8 +289,7 @@ func NewLogger(c Config, out io.Writer) (*slog.Logger, error) {
 	opts := &slog.HandlerOptions{Level: level}
 	switch c.LogFormat {
 	case "text":
-		// slog's text format, written faster for the request log's lines.
-		return slog.New(fastlog.NewText(out, level)), nil
+		return slog.New(slog.NewTextHandler(out, opts)), nil
 	case "json":
 		return slog.New(slog.NewJSONHandler(out, opts)), nil
 	}

@@ -189,13 +189,8 @@ type hostileBody struct {
 // is refused with 413, when the tokens holding scenarios are too many with
 // 429.
 func runtimeScenario(c, i int) hostileBody {
-	var b strings.Builder
-	b.WriteString("scenarios:\n")
-	for k := range 50 {
-		fmt.Fprintf(&b, "  - id: big-%d-%d-%d\n    description: %q\n    match: {cardPrefix: \"4%02d%07d\"}\n    frictionless: {status: N, reason: \"05\"}\n",
-			c, i, k, strings.Repeat("x", 1000), k, c*100000+i)
-	}
-	return hostileBody{"runtime scenario", []byte(b.String()), http.StatusCreated, []int{http.StatusRequestEntityTooLarge, http.StatusTooManyRequests}}
+	doc, _ := runtimeDocument(c, i, 50)
+	return hostileBody{"runtime scenario", doc, http.StatusCreated, []int{http.StatusRequestEntityTooLarge, http.StatusTooManyRequests}}
 }
 
 // hostileBodies are valid lookups made as costly to keep as the limits

@@ -1,0 +1,12 @@
+//go:build !without_static_routes
+
+package web
+
+import (
+	"net/http"
+
+	"github.com/gorilla/mux"
+)
+
+// dispatch is the handler that routes the requests of root.
+func dispatch(root *mux.Router, baked routeSet) http.Handler { return newStaticRoutes(root, baked) }
