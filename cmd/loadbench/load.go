@@ -75,6 +75,15 @@ type stats struct {
 	P99      time.Duration
 	// ByKind are the same figures per request kind (mixed traffic).
 	ByKind map[string]*stats
+	// Redis is the work Redis did in the window, for an emulator on Redis
+	// in the lookup rounds; nil otherwise.
+	Redis *redisUsage
+	// CPU is the server process's own CPU time per request in the
+	// window, when loadbench started it (lookup rounds); 0 otherwise.
+	CPU time.Duration
+	// GC are the collections of the window, for an emulator run with
+	// -gctrace in the lookup rounds; nil otherwise.
+	GC *gcWindow
 }
 
 // RPS is the throughput of the window, errors included.

@@ -135,7 +135,7 @@ func TestRunShort(t *testing.T) {
 	}
 	var out, progress bytes.Buffer
 	args := []string{"-duration", "4s", "-rounds", "1", "-concurrency", "4", "-rates", "100,200", "-rate-window", "500ms", "-memory", "2000", "-memory-bound", "500", "-coldstart", "1",
-		"-redis", testkit.Need(t, "redis-server", "redis-server"), "-redis-memory", "1000", "-bounds"}
+		"-redis", testkit.Need(t, "redis-server", "redis-server"), "-redis-memory", "1000", "-bounds", "-gctrace"}
 	if err := run(context.Background(), args, &out, &progress); err != nil {
 		t.Fatalf("run: %v\n%s", err, progress.String())
 	}
@@ -150,11 +150,20 @@ func TestRunShort(t *testing.T) {
 	if strings.Contains(report, "| 1 | emulator | 0 |") || strings.Contains(report, "| 1 | emulator-redis | 0 |") {
 		t.Errorf("an emulator answered nothing:\n%s", report)
 	}
+	// The rounds' tables, not the tables per round that follow them.
+	inRounds := false
 	for _, line := range strings.Split(report, "\n") {
-		if strings.HasPrefix(line, "| 1 |") && !strings.HasSuffix(line, "| 0 |") {
+		switch {
+		case strings.HasPrefix(line, "| Round | Server | req/s |"):
+			inRounds = true
+		case !strings.HasPrefix(line, "|"):
+			inRounds = false
+		case inRounds && strings.HasPrefix(line, "| 1 |") && !strings.HasSuffix(line, "| 0 |"):
 			t.Errorf("errors in round: %s", line)
 		}
 	}
+	reportHas(t, report, "Tail: p99 over the floor's p99", "## Redis per lookup", "| 1 | emulator-redis |", "requests/s per core |",
+		"Garbage collection in the lookup rounds", "| 1 | emulator-redis-local |")
 }
 
 // reportHas fails t for each of wants that report lacks.

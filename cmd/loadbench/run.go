@@ -71,6 +71,7 @@ type options struct {
 	Redis       string
 	RedisMemory int
 	Bounds      bool
+	GCTrace     bool
 	Without     []fastPath
 	Compare     string
 	Peer        peerOptions
@@ -96,6 +97,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.Redis, "redis", "auto", "also measure the emulator with its state in Redis (--store redis://), next to the memory store and the floor: auto (when redis-server is installed), off, or the path of redis-server")
 	fs.IntVar(&o.RedisMemory, "redis-memory", 100_000, "lookups stored to measure Redis memory per transaction (0 skips)")
 	fs.BoolVar(&o.Bounds, "bounds", false, "also run, in the lookup rounds, the floor doing part of a lookup's work and nothing else: json.Valid of the body (floor+valid, the least any JSON API does) and the emulator's own decoding and validation (floor+decode); shows how much of the gap to the floor that part alone accounts for")
+	fs.BoolVar(&o.GCTrace, "gctrace", false, "run the emulators with GODEBUG=gctrace=1 and print, for each lookup round, their collections, stop-the-world pauses and mark time beside the round's p99 and the floor's")
 	without := fs.String("without", "", "also run, in the lookup rounds, the emulator without each of these fast paths (comma-separated: logbuf, gcheadroom, static-routes), and print each one's throughput, allocations and CPU time per request beside the emulator's")
 	fs.StringVar(&o.Compare, "compare", "", "also run, in the lookup rounds, the emulator binaries at these paths (say, built from other commits; comma-separated, each path or name=path) as emulator-compare or emulator-<name>, with the -without rows")
 	var peerNames string
@@ -245,19 +247,19 @@ func loadPhases(ctx context.Context, o options, bin, dir string, redis *redisPro
 	emu := &server{Name: nameEmulator, URL: strings.TrimRight(o.Target, "/"), close: func() error { return nil }}
 	if o.Target == "" {
 		var err error
-		if emu, err = startEmulator(ctx, nameEmulator, bin, o.Log); err != nil {
+		if emu, err = startEmulatorTraced(ctx, nameEmulator, bin, o.Log, o.GCTrace); err != nil {
 			return err
 		}
 	}
 	defer emu.Close()
 	servers := []*server{emu}
 	if redis != nil {
-		emuRedis, err := startEmulator(ctx, nameRedis, bin, o.Log, redis.Args()...)
+		emuRedis, err := startEmulatorTraced(ctx, nameRedis, bin, o.Log, o.GCTrace, redis.Args()...)
 		if err != nil {
 			return err
 		}
 		defer emuRedis.Close()
-		emuLocal, err := startEmulator(ctx, nameRedisLocal, bin, o.Log, append(redis.Args(), "--journal-store", "local")...)
+		emuLocal, err := startEmulatorTraced(ctx, nameRedisLocal, bin, o.Log, o.GCTrace, append(redis.Args(), "--journal-store", "local")...)
 		if err != nil {
 			return err
 		}
@@ -356,7 +358,7 @@ func loadPhases(ctx context.Context, o options, bin, dir string, redis *redisPro
 	if err := allocs.start(ctx, client, counted); err != nil {
 		return err
 	}
-	lookups, err := rounds(ctx, o.Rounds, lookupServers, lookupWindow, measure, progress)
+	lookups, err := rounds(ctx, o.Rounds, lookupServers, lookupWindow, withGCTrace(withProcessCPU(withRedisUsage(ctx, redis, measure))), progress)
 	if err != nil {
 		return err
 	}
@@ -364,6 +366,10 @@ func loadPhases(ctx context.Context, o options, bin, dir string, redis *redisPro
 		return err
 	}
 	printRounds(stdout, lookups, lookupServers)
+	printTail(stdout, lookups, lookupServers)
+	printRedisUsage(stdout, lookups, lookupServers)
+	printProcessCPU(stdout, lookups, lookupServers)
+	printGC(stdout, lookups, lookupServers)
 	printWithout(stdout, lookups, lookupServers, allocs)
 	printBounds(stdout, lookups, lookupServers)
 	printPeers(stdout, o.Peer, lookups, lookupServers)

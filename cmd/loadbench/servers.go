@@ -31,7 +31,9 @@ type server struct {
 	// or another build of it (-compare).
 	Without bool
 	pid     int // of its process, 0 when not started here
-	close   func() error
+	// gc reads its GODEBUG=gctrace=1 output (-gctrace); nil otherwise.
+	gc    *gcTrace
+	close func() error
 }
 
 // Close stops the server.
@@ -46,6 +48,12 @@ func (s *server) Close() error { return s.close() }
 // runs with --log-level warn (no line per request); its output is
 // discarded either way.
 func startEmulator(ctx context.Context, name, bin string, log bool, extra ...string) (*server, error) {
+	return startEmulatorTraced(ctx, name, bin, log, false, extra...)
+}
+
+// startEmulatorTraced is startEmulator; with gctrace the emulator runs
+// with GODEBUG=gctrace=1, and the server's gc reads what it reports.
+func startEmulatorTraced(ctx context.Context, name, bin string, log, gctrace bool, extra ...string) (*server, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, err
@@ -61,7 +69,18 @@ func startEmulator(ctx context.Context, name, bin string, log bool, extra ...str
 	// Its log goes down a pipe, read and dropped, as a container
 	// runtime reads it.
 	cmd.Stdout = io.Discard
-	return startProcess(ctx, name, cmd, "http://"+addr, "/readyz")
+	var trace *gcTrace
+	if gctrace {
+		trace = &gcTrace{}
+		cmd.Env = append(cmd.Env, "GODEBUG=gctrace=1")
+		cmd.Stderr = trace
+	}
+	s, err := startProcess(ctx, name, cmd, "http://"+addr, "/readyz")
+	if err != nil {
+		return nil, err
+	}
+	s.gc = trace
+	return s, nil
 }
 
 // floorEnv names the environment variables that turn this program into

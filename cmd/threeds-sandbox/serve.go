@@ -67,7 +67,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, envir
 		log.Warn(w)
 	}
 	sb, err := sandbox.New(c, log)
-	if errors.As(err, new(*scenarios.LoadError)) || errors.As(err, new(*sandbox.StoreError)) || errors.Is(err, redisstore.ErrUntrusted) {
+	if errors.As(err, new(*scenarios.LoadError)) || errors.As(err, new(*sandbox.StoreError)) || errors.Is(err, redisstore.ErrUntrusted) || errors.Is(err, redisstore.ErrCluster) {
 		return configError(err)
 	}
 	if err != nil {

@@ -16,7 +16,7 @@ import (
 // which it is trimmed and those it is trimmed to, the channel of changes
 // and the namespace. It reads the lists that describe the entries, never
 // the streams, and returns how many openings it dropped.
-var trimScript = rueidis.NewLuaScript(`
+var trimScript = newScript(`
 local o, s, m, d, zo, zs = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local maxOpen, maxBytes, target = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 local state = redis.call('HMGET', m, 'b', 'no')
@@ -242,7 +242,7 @@ func (j *Journal) flush(batch []queued) {
 		}
 	}
 	if len(trims) > 0 {
-		for _, r := range trimScript.ExecMulti(ctx, j.c, trims...) {
+		for _, r := range trimScript.execMulti(ctx, j.c, trims...) {
 			n, err := r.AsInt64()
 			if err != nil {
 				// The next batch of the namespace tries again.

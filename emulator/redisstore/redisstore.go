@@ -40,6 +40,9 @@
 // emulator.ErrStoreFull (nothing was changed); Store.CheckPolicy refuses
 // the allkeys-* policies, which would drop acknowledged transactions.
 //
+// A node of a Redis Cluster is refused by Connect (ErrCluster): the
+// atomic steps above span several hash slots.
+//
 // A call that cannot reach Redis within its timeout returns an error
 // wrapping emulator.ErrUnavailable. A read changes nothing; a write that
 // was sent but not confirmed in time may have been applied, and its error
@@ -92,6 +95,20 @@ type ConnectOptions struct {
 // mend it, so ConnectWith gives up at once.
 var ErrUntrusted = errors.New("the server's TLS certificate is not trusted")
 
+// ErrCluster is the refusal of a node of a Redis Cluster: the sandbox's
+// scripts and transactions touch keys of several hash slots, which a
+// cluster refuses (CROSSSLOT), so it is refused at start-up rather than
+// left failing request by request. See docs/redis-scale.md.
+var ErrCluster = errors.New("this Redis is a node of a Redis Cluster (cluster_enabled:1), which the sandbox does not run on yet: use a single Redis, or a primary with replicas (Sentinel or a managed service's non-cluster mode); see docs/redis-scale.md")
+
+// inCluster tells a server with cluster mode on, from INFO cluster; a
+// server that does not answer it (a proxy, a command renamed away) is
+// taken as not in a cluster.
+func inCluster(ctx context.Context, c rueidis.Client) bool {
+	info, err := c.Do(ctx, c.B().Info().Section("cluster").Build()).ToString()
+	return err == nil && strings.Contains(info, "cluster_enabled:1")
+}
+
 // ConnectWith is Connect with every setting: see ConnectOptions.
 func ConnectWith(ctx context.Context, rawURL string, o ConnectOptions) (rueidis.Client, error) {
 	opt, err := rueidis.ParseURL(rawURL)
@@ -119,6 +136,11 @@ func ConnectWith(ctx context.Context, rawURL string, o ConnectOptions) (rueidis.
 		if err == nil {
 			pctx, cancel := context.WithTimeout(ctx, timeout)
 			err = c.Do(pctx, c.B().Ping().Build()).Error()
+			if err == nil && inCluster(pctx, c) {
+				cancel()
+				c.Close()
+				return nil, fmt.Errorf("store %s: %w", Redact(rawURL), ErrCluster)
+			}
 			cancel()
 			if err == nil {
 				return c, nil

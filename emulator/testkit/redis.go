@@ -39,6 +39,9 @@ type RedisOptions struct {
 	// allkeys-lru, volatile-ttl...); empty keeps Redis's default,
 	// noeviction.
 	Policy string
+	// Cluster starts the server with cluster mode on (cluster-enabled
+	// yes), as one node of a Redis Cluster: see StartRedisCluster.
+	Cluster bool
 	// TLS, when set, makes the server speak TLS only, with a certificate
 	// for the loopback addresses that this authority issues; the URL is
 	// then rediss://. Clients need no certificate of their own.
@@ -96,6 +99,10 @@ func (s *Redis) start() {
 		args = append(args, "--appendonly", "yes", "--appendfsync", "always")
 	} else {
 		args = append(args, "--appendonly", "no")
+	}
+	if s.opt.Cluster {
+		args = append(args, "--cluster-enabled", "yes", "--cluster-config-file", filepath.Join(s.dir, "nodes.conf"),
+			"--cluster-node-timeout", "2000")
 	}
 	if s.opt.MaxMemory != "" {
 		args = append(args, "--maxmemory", s.opt.MaxMemory)

@@ -95,6 +95,8 @@ func (b redisBackend) connectError(c Config, err error) error {
 		hint = fmt.Sprintf(" (give the authority that signed it with --store-ca-file, %s)", EnvName("store-ca-file"))
 	case errors.Is(err, redisstore.ErrUntrusted):
 		hint = fmt.Sprintf(" (no authority of --store-ca-file %q signed it)", c.StoreCAFile)
+	case errors.Is(err, redisstore.ErrCluster):
+		// The error says what to use instead: waiting does not mend it.
 	case c.StoreWait == 0:
 		hint = fmt.Sprintf(" (--store-wait, %s, lets start-up wait for it)", EnvName("store-wait"))
 	}
