@@ -188,6 +188,9 @@ func TestBrowserChallengeStyles(t *testing.T) {
 		if got := evalIn[string](tb, `document.documentElement.scrollWidth+" "+window.innerWidth`); !fits(got) {
 			t.Errorf("the %s page at window size %02d scrolls sideways: scrollWidth, width = %s", tt.name, size, got)
 		}
+		if got := evalIn[string](tb, clippedJS); got != "none" {
+			t.Errorf("at window size %02d, controls of the %s page reach past the right edge: %s", size, tt.name, got)
+		}
 		if px := windowPixels[size]; px[0] > 0 {
 			if got := evalIn[int](tb, `window.innerWidth`); got != px[0] {
 				t.Errorf("the challenge iframe is %d px wide, want %d", got, px[0])
@@ -253,6 +256,14 @@ func fits(s string) bool {
 	}
 	return scroll <= width
 }
+
+// clippedJS lists the controls and labels that reach past the right edge
+// of the page, which hides them when the page cannot scroll sideways, or
+// says "none".
+const clippedJS = `(function(){var w=document.documentElement.clientWidth,out=[];
+document.querySelectorAll("a,button,input,select,textarea,label,legend,h1,p").forEach(function(e){
+var r=e.getBoundingClientRect();if(r.width>0&&r.right>w+0.5){out.push(e.tagName.toLowerCase()+(e.getAttribute("data-action")?"[data-action="+e.getAttribute("data-action")+"]":"")+" right "+Math.round(r.right)+" > "+w);}});
+return out.length?out.join(", "):"none";})()`
 
 // focusJS names the focused element, inside iframes too: its tag, a colon
 // and its data-action, id or name, and for a radio or checkbox "=" and its
