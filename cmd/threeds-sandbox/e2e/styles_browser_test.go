@@ -31,7 +31,7 @@ type styleCase struct {
 // challenge iframe) and the browser, for the banking app's tab.
 type styleRun struct {
 	tb   *tab
-	base string
+	size int
 	open func(url string) *tab
 }
 
@@ -43,6 +43,18 @@ func (s *styleRun) appTab(t *testing.T) *tab {
 	app := s.open(href)
 	app.waitVisible("[data-action=approve]")
 	return app
+}
+
+// fit checks that the challenge page in the iframe, as it is now, does
+// not scroll sideways and hides no control past its right edge.
+func (s *styleRun) fit(t *testing.T) {
+	t.Helper()
+	if got := evalIn[string](s.tb, `document.documentElement.scrollWidth+" "+window.innerWidth`); !fits(got) {
+		t.Errorf("the page at window size %02d scrolls sideways: scrollWidth, width = %s", s.size, got)
+	}
+	if got := evalIn[string](s.tb, clippedJS); got != "none" {
+		t.Errorf("at window size %02d, controls of the page reach past the right edge: %s", s.size, got)
+	}
 }
 
 // TestBrowserChallengeStyles completes every challenge style in a real
@@ -65,6 +77,7 @@ func TestBrowserChallengeStyles(t *testing.T) {
 				if got := s.tb.text("#otp-message"); !strings.Contains(got, "new code") {
 					t.Errorf("message after a resend = %q", got)
 				}
+				s.fit(t)
 				s.tb.typeText("input[name=otp]", "1234")
 				s.tb.click("[data-action=otp]")
 			},
@@ -85,6 +98,7 @@ func TestBrowserChallengeStyles(t *testing.T) {
 				if got := s.tb.text("#oob-message"); !strings.Contains(got, "Not approved yet") {
 					t.Errorf("continue before the app = %q", got)
 				}
+				s.fit(t)
 				// The app approves on another device; the page notices by
 				// itself and continues.
 				s.appTab(t).click("[data-action=approve]")
@@ -124,6 +138,7 @@ func TestBrowserChallengeStyles(t *testing.T) {
 				s.tb.click(`input[name=choice][value="Sandbox Coffee"]`)
 				s.tb.click("[data-action=select]")
 				s.tb.waitVisible("#choice-message")
+				s.fit(t)
 				s.tb.click(`input[name=choice][value="Sandbox Coffee"]`)
 				s.tb.click(`input[name=choice][value="Demo Books"]`)
 				s.tb.click("[data-action=select]")
@@ -167,7 +182,7 @@ func TestBrowserChallengeStyles(t *testing.T) {
 	}
 	run := func(t *testing.T, tt styleCase, size int, keyboard bool) {
 		tb := newTab(t, browser, 45*time.Second)
-		s := &styleRun{tb: tb, base: p.URL, open: func(u string) *tab {
+		s := &styleRun{tb: tb, size: size, open: func(u string) *tab {
 			app := newTab(t, browser, 30*time.Second)
 			app.do("open the banking app", chromedp.Navigate(u))
 			return app
@@ -185,12 +200,7 @@ func TestBrowserChallengeStyles(t *testing.T) {
 		}
 		tb.frame = true
 		tb.waitVisible(tt.ready)
-		if got := evalIn[string](tb, `document.documentElement.scrollWidth+" "+window.innerWidth`); !fits(got) {
-			t.Errorf("the %s page at window size %02d scrolls sideways: scrollWidth, width = %s", tt.name, size, got)
-		}
-		if got := evalIn[string](tb, clippedJS); got != "none" {
-			t.Errorf("at window size %02d, controls of the %s page reach past the right edge: %s", size, tt.name, got)
-		}
+		s.fit(t)
 		if px := windowPixels[size]; px[0] > 0 {
 			if got := evalIn[int](tb, `window.innerWidth`); got != px[0] {
 				t.Errorf("the challenge iframe is %d px wide, want %d", got, px[0])
