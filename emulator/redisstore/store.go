@@ -224,10 +224,10 @@ func (s *Store) Put(ctx context.Context, t emulator.Transaction) error {
 	}
 	if s.perTenant > 0 {
 		// The set of the namespace's transactions by the time they were
-		// stored; those older than MaxAge expired and leave it.
+		// stored. Those older than MaxAge expired; they leave it when the
+		// count passes the share (shareScript), not on every lookup.
 		set, now := s.tenantKey(t.Namespace), time.Now().UnixMilli()
 		cmds = append(cmds,
-			s.c.B().Zremrangebyscore().Key(set).Min("-inf").Max("("+strconv.FormatInt(now-ttl, 10)).Build(),
 			s.c.B().Zadd().Key(set).ScoreMember().ScoreMember(float64(now), t.ThreeDSServerTransID).Build(),
 			s.c.B().Pexpire().Key(set).Milliseconds(ttl).Build(),
 			s.c.B().Zcard().Key(set).Build())
@@ -267,7 +267,7 @@ func (s *Store) Put(ctx context.Context, t emulator.Transaction) error {
 	}
 	if s.perTenant > 0 {
 		if n, err := vs[len(vs)-1].AsInt64(); err == nil && n > int64(s.perTenant) {
-			return s.trim(ctx, t.Namespace)
+			return s.trim(ctx, t.Namespace, time.Now().UnixMilli()-ttl)
 		}
 	}
 	return nil
@@ -276,19 +276,23 @@ func (s *Store) Put(ctx context.Context, t emulator.Transaction) error {
 // tenantKey is the key of the set of a namespace's transactions.
 func (s *Store) tenantKey(ns string) string { return s.prefix + "tn:" + ns }
 
-// shareScript deletes the oldest transactions of a namespace beyond its
+// shareScript forgets the namespace's expired transactions (stored
+// before ARGV[3], in milliseconds), then deletes its oldest beyond its
 // share (ARGV[1]); ARGV[2] begins the transactions' keys. It answers how
 // many it deleted.
 var shareScript = rueidis.NewLuaScript(`
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[3])
 local over = redis.call('ZCARD', KEYS[1]) - tonumber(ARGV[1])
 if over <= 0 then return 0 end
 local gone = redis.call('ZPOPMIN', KEYS[1], over)
 for i = 1, #gone, 2 do redis.call('DEL', ARGV[2] .. gone[i]) end
 return over`)
 
-// trim deletes the namespace's oldest transactions beyond its share.
-func (s *Store) trim(ctx context.Context, ns string) error {
-	err := shareScript.Exec(ctx, s.c, []string{s.tenantKey(ns)}, []string{strconv.Itoa(s.perTenant), s.prefix + "t:"}).Error()
+// trim forgets the namespace's transactions stored before expired (they
+// expired), then deletes its oldest beyond its share.
+func (s *Store) trim(ctx context.Context, ns string, expired int64) error {
+	err := shareScript.Exec(ctx, s.c, []string{s.tenantKey(ns)},
+		[]string{strconv.Itoa(s.perTenant), s.prefix + "t:", strconv.FormatInt(expired, 10)}).Error()
 	return ClassifyWrite("put (a tenant beyond its share)", err)
 }
 

@@ -49,6 +49,43 @@ func TestSharesContract(t *testing.T) {
 	})
 }
 
+// TestShareForgetsExpiredFirst: a namespace's expired transactions still
+// listed in its set (they leave it only when the count passes the share)
+// never cost it a live one: past its share, the expired go first.
+func TestShareForgetsExpiredFirst(t *testing.T) {
+	c := connect(t, testkit.StartRedis(t, testkit.RedisOptions{}))
+	const maxAge = 300 * time.Millisecond
+	s := newStore(t, c, maxAge, 2)
+	ctx := context.Background()
+	for _, id := range []string{"old-1", "old-2"} {
+		if err := s.Put(ctx, storetest.Transaction("ns", id, "")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(maxAge + 100*time.Millisecond)
+	for _, id := range []string{"new-1", "new-2"} {
+		if err := s.Put(ctx, storetest.Transaction("ns", id, "")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, id := range []string{"new-1", "new-2"} {
+		if _, err := s.Get(ctx, id); err != nil {
+			t.Errorf("%s, within the share once the expired are gone: %v", id, err)
+		}
+	}
+	if err := s.Put(ctx, storetest.Transaction("ns", "new-3", "")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Get(ctx, "new-1"); !errors.Is(err, emulator.ErrNotFound) {
+		t.Errorf("new-1, the oldest live one past the share: %v, want ErrNotFound", err)
+	}
+	for _, id := range []string{"new-2", "new-3"} {
+		if _, err := s.Get(ctx, id); err != nil {
+			t.Errorf("%s: %v", id, err)
+		}
+	}
+}
+
 // newStore is a Store over c under the test's own prefix.
 func newStore(t *testing.T, c rueidis.Client, maxAge time.Duration, perTenant int) emulator.Store {
 	t.Helper()
