@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/message"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 )
 
@@ -105,11 +107,11 @@ func TestNegotiateVersion(t *testing.T) {
 }
 
 func TestIdentityHelpers(t *testing.T) {
-	long := Transaction{CardBIN: "400000", PANLength: 16, PANLast4: [4]byte{'1', '0', '0', '0'}}
+	long := state.Transaction{CardBIN: "400000", PANLength: 16, PANLast4: [4]byte{'1', '0', '0', '0'}}
 	if got := long.MaskedPAN(); got != "400000******1000" {
 		t.Errorf("MaskedPAN = %s", got)
 	}
-	if got := (Transaction{CardBIN: "1234", PANLength: 4}).MaskedPAN(); got != "****" {
+	if got := (state.Transaction{CardBIN: "1234", PANLength: 4}).MaskedPAN(); got != "****" {
 		t.Errorf("MaskedPAN short = %s", got)
 	}
 	k := cavvKey(1)
@@ -141,7 +143,7 @@ func TestDecodeBase64Variants(t *testing.T) {
 		base64.StdEncoding.EncodeToString(raw),
 		base64.RawStdEncoding.EncodeToString(raw),
 	} {
-		got, err := DecodeBase64(s)
+		got, err := message.DecodeBase64(s)
 		if err != nil || string(got) != string(raw) {
 			t.Errorf("DecodeBase64(%q) = %v, %v", s, got, err)
 		}
@@ -173,12 +175,12 @@ func TestValidationErrorOrdering(t *testing.T) {
 // FuzzParseCReq: any creq field gets a CReq or an *Error with an EMV code,
 // never a panic; a valid CReq round-trips.
 func FuzzParseCReq(f *testing.F) {
-	good, _ := EncodeMessage(CReq{ThreeDSServerTransID: "8a880dc0-d2d2-4067-bcb1-b08d1690b26e", ACSTransID: "d7c1ee99-9478-44a6-b1f2-391e29c6b340", MessageType: "CReq", MessageVersion: "2.2.0", ChallengeWindowSize: "05"})
+	good, _ := message.EncodeMessage(message.CReq{ThreeDSServerTransID: "8a880dc0-d2d2-4067-bcb1-b08d1690b26e", ACSTransID: "d7c1ee99-9478-44a6-b1f2-391e29c6b340", MessageType: "CReq", MessageVersion: "2.2.0", ChallengeWindowSize: "05"})
 	for _, s := range []string{good, "", "e30", "eyJ4IjoxfQ", "%%%", good + "==", strings.ReplaceAll(good, "_", "/")} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		c, err := ParseCReq(s)
+		c, err := message.ParseCReq(s)
 		if err != nil {
 			e, ok := AsError(err)
 			if !ok || !strings.Contains("201 202 203 204", e.EMVCode) || len(e.EMVCode) != 3 || e.Detail == "" {
@@ -186,11 +188,11 @@ func FuzzParseCReq(f *testing.F) {
 			}
 			return
 		}
-		again, err := EncodeMessage(c)
+		again, err := message.EncodeMessage(c)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c2, err := ParseCReq(again); err != nil || c2 != c {
+		if c2, err := message.ParseCReq(again); err != nil || c2 != c {
 			t.Fatalf("round trip: %+v vs %+v (%v)", c, c2, err)
 		}
 	})

@@ -1,4 +1,4 @@
-package emulator
+package state
 
 import (
 	"context"
@@ -119,9 +119,9 @@ type MethodState struct {
 	Used bool
 }
 
-// setCard keeps what a transaction may know of card number pan: its
+// SetCard keeps what a transaction may know of card number pan: its
 // scheme, BIN, length and last four digits, never the whole number.
-func (t *Transaction) setCard(pan, scheme string) {
+func (t *Transaction) SetCard(pan, scheme string) {
 	t.CardScheme = scheme
 	t.CardBIN = strings.Clone(pan[:min(6, len(pan))])
 	t.PANLength = uint8(min(len(pan), 255))
