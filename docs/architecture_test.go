@@ -111,7 +111,7 @@ func TestArchitectureRules(t *testing.T) {
 		if slices.Contains(imports, "github.com/redis/rueidis") && pkg != "emulator/redisstore" && !strings.HasPrefix(pkg, "cmd/") {
 			t.Errorf("%s imports rueidis: only emulator/redisstore may", pkg)
 		}
-		engine := pkg == "emulator" || (strings.HasPrefix(pkg, "emulator/") && !slices.Contains([]string{"emulator/testkit", "emulator/storetest", "emulator/redisstore"}, pkg))
+		engine := pkg == "emulator" || (strings.HasPrefix(pkg, "emulator/") && !slices.Contains([]string{"emulator/testkit", "emulator/state/statetest", "emulator/redisstore"}, pkg))
 		if engine {
 			for _, banned := range []string{"net/http", "html/template"} {
 				if slices.Contains(deps, banned) {
