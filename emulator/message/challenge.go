@@ -131,7 +131,7 @@ type messageExtension struct {
 // know are ignored, but an unrecognised message extension marked critical
 // is refused (202); the same key twice is refused (204); the identifiers
 // must be UUIDs and the required elements present (201, 203). Its
-// failures are *Error.
+// failures are *emv.Error.
 func ParseCReq(s string) (CReq, error) {
 	if s == "" {
 		return CReq{}, emv.NewError(emv.CodeMissingField, emv.EMVMissingElement, "the form field creq is missing", "creq")
@@ -260,7 +260,7 @@ func DuplicateKeys(raw []byte) []string {
 }
 
 // ParseCRes decodes the cres form field of a final CRes: Base64 (either
-// alphabet, padded or not) of the CRes JSON. Its failures are *Error with
+// alphabet, padded or not) of the CRes JSON. Its failures are *emv.Error with
 // EMV 201 (no cres) or 203.
 func ParseCRes(s string) (CRes, error) {
 	if s == "" {

@@ -41,7 +41,7 @@ func EncodeMethodData(m MethodData) string {
 
 // DecodeMethodData decodes the threeDSMethodData form field. needURL
 // says whether threeDSMethodNotificationURL must be present (the method
-// page) or may be absent (the notification). Its failures are *Error: 201
+// page) or may be absent (the notification). Its failures are *emv.Error: 201
 // for a missing value, 203 for bad Base64, JSON, id or URL.
 func DecodeMethodData(s string, needURL bool) (MethodData, error) {
 	if s == "" {

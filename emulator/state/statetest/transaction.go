@@ -1,6 +1,7 @@
-// Package storetest is the contract of state.Store as a test suite:
-// every store (in memory, Redis) runs the same tests, so the engine can
-// rely on the same semantics whichever keeps its transactions.
+// Package statetest is the contract of the state ports (package state) as
+// test suites, one Run function per port: every backend (in memory,
+// Redis) runs the same tests, so the engine can rely on the same
+// semantics whichever keeps its state. Run is the suite of state.Store.
 package statetest
 
 import (
