@@ -909,53 +909,6 @@ func TestChaos(t *testing.T) {
 	quiet.lookup(quiet.card("visa-frictionless-y"), nil)
 }
 
-func TestParseMessages(t *testing.T) {
-	enc := func(s string) string {
-		m, _ := message.EncodeMessage(jsonRaw(s))
-		return m
-	}
-	const ids = `"threeDSServerTransID":"8a880dc0-d2d2-4067-bcb1-b08d1690b26e","acsTransID":"D7C1EE99-9478-44A6-B1F2-391E29C6B340"`
-	good := `{` + ids + `,"messageType":"CReq","messageVersion":"2.2.0","challengeWindowSize":"05"}`
-	with := func(extra string) string { return strings.TrimSuffix(good, "}") + "," + extra + "}" }
-	for _, tt := range []struct {
-		name, creq, emv, detail string
-	}{
-		{"valid", enc(good), "", ""},
-		{"an unknown element is ignored", enc(with(`"sdkCounterStoA":"001","future":{"x":[1,2]}`)), "", ""},
-		{"a non-critical extension is ignored", enc(with(`"messageExtension":[{"name":"x","id":"ID-1","criticalityIndicator":false,"data":{"a":1}}]`)), "", ""},
-		{"a critical extension is refused", enc(with(`"messageExtension":[{"name":"x","id":"ID-9","criticalityIndicator":true,"data":{}}]`)), "202", "messageExtension.ID-9"},
-		{"a duplicate key", enc(with(`"messageType":"CReq"`)), "204", "messageType"},
-		{"a duplicate key in an extension", enc(with(`"messageExtension":[{"id":"a","id":"b"}]`)), "204", "messageExtension.id"},
-		{"missing", "", "201", "creq"},
-		{"not Base64", "%%%", "203", "creq"},
-		{"not JSON", enc(`[1]`), "203", "creq"},
-		{"a field missing", enc(`{"threeDSServerTransID":"8a880dc0-d2d2-4067-bcb1-b08d1690b26e","messageType":"CReq","messageVersion":"2.2.0","challengeWindowSize":"05"}`), "201", "acsTransID"},
-		{"a malformed threeDSServerTransID", enc(strings.Replace(good, "8a880dc0-d2d2", "8a880dc0xd2d2", 1)), "203", "threeDSServerTransID"},
-		{"a malformed acsTransID", enc(strings.Replace(good, "D7C1EE99-9478-44A6-B1F2-391E29C6B340", "../../etc", 1)), "203", "acsTransID"},
-		{"wrong messageType", enc(strings.Replace(good, `"CReq"`, `"CRes"`, 1)), "203", "messageType"},
-		{"window size 06", enc(strings.Replace(good, `"05"`, `"06"`, 1)), "203", "challengeWindowSize"},
-	} {
-		_, err := message.ParseCReq(tt.creq)
-		if emvCode(err) != tt.emv {
-			t.Errorf("ParseCReq %s: %v, want %q", tt.name, err, tt.emv)
-			continue
-		}
-		if e, ok := emulator.AsError(err); ok && e.Detail != tt.detail {
-			t.Errorf("ParseCReq %s: detail %q, want %q", tt.name, e.Detail, tt.detail)
-		}
-	}
-	for _, tt := range []struct{ name, cres, emv string }{
-		{"valid", enc(`{"threeDSServerTransID":"a","transStatus":"Y"}`), ""},
-		{"empty", "", "201"},
-		{"not Base64", "***", "203"},
-		{"no id", enc(`{"transStatus":"Y"}`), "203"},
-	} {
-		if _, err := message.ParseCRes(tt.cres); emvCode(err) != tt.emv {
-			t.Errorf("ParseCRes %s: %v, want %q", tt.name, err, tt.emv)
-		}
-	}
-}
-
 // luhn appends the Luhn check digit to a card number's other digits.
 func luhn(digits string) string {
 	sum := 0
@@ -970,11 +923,6 @@ func luhn(digits string) string {
 	}
 	return digits + string(rune('0'+(10-sum%10)%10))
 }
-
-// jsonRaw is a message already in JSON.
-type jsonRaw string
-
-func (j jsonRaw) MarshalJSON() ([]byte, error) { return []byte(j), nil }
 
 func TestURLs(t *testing.T) {
 	u := emulator.NewURLs("https://sandbox.example/3ds/")

@@ -302,30 +302,3 @@ func TestMethodErrors(t *testing.T) {
 		t.Errorf("completion of an unknown transaction: %v, want 301", err)
 	}
 }
-
-// FuzzDecodeMethodData checks that the threeDSMethodData decoder never
-// panics, fails only with *emv.Error, and that what it accepts
-// encodes back to data it accepts the same.
-func FuzzDecodeMethodData(f *testing.F) {
-	f.Add(message.EncodeMethodData(message.MethodData{ThreeDSServerTransID: "5d5e5a1c-0000-4000-8000-000000000000", NotificationURL: "https://m.example/n"}), true)
-	f.Add(message.EncodeMethodData(message.MethodData{ThreeDSServerTransID: "5D5E5A1C-0000-4000-8000-000000000000"}), false)
-	f.Add("eyJ0aHJlZURTU2VydmVyVHJhbnNJRCI6MX0=", true)
-	f.Add("%%", false)
-	f.Add("", true)
-	f.Fuzz(func(t *testing.T, s string, needURL bool) {
-		m, err := message.DecodeMethodData(s, needURL)
-		if err != nil {
-			if _, ok := emulator.AsError(err); !ok {
-				t.Fatalf("failure %v is not an *emv.Error", err)
-			}
-			return
-		}
-		if needURL && m.NotificationURL == "" || len(m.ThreeDSServerTransID) != 36 || m.ThreeDSServerTransID != strings.ToLower(m.ThreeDSServerTransID) {
-			t.Fatalf("accepted %+v", m)
-		}
-		again, err := message.DecodeMethodData(message.EncodeMethodData(m), needURL)
-		if err != nil || again != m {
-			t.Fatalf("round trip of %+v: %+v, %v", m, again, err)
-		}
-	})
-}
