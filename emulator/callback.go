@@ -58,6 +58,17 @@ type CallbackAttempt struct {
 // Delivered tells whether the attempt delivered the result: a 2xx answer.
 func (a CallbackAttempt) Delivered() bool { return a.Status >= 200 && a.Status < 300 }
 
+// Defaults of the result callbacks' delivery (Config).
+const (
+	DefaultCallbackAttempts = 5
+	DefaultCallbackBackoff  = time.Second
+	// DefaultCallbackInFlightPerToken bounds the attempts of one
+	// namespace in flight at once, across replicas.
+	DefaultCallbackInFlightPerToken = 2
+	// MaxCallbackBackoff caps the wait between two attempts.
+	MaxCallbackBackoff = 5 * time.Minute
+)
+
 // Callbacks returns the result callbacks' state, which the admin API
 // registers URLs in; nil when the engine sends none.
 func (e *Engine) Callbacks() state.Callbacks { return e.cfg.Callbacks }
@@ -249,7 +260,7 @@ func (e *Engine) callbackInFlight() int {
 	if e.cfg.CallbackInFlightPerToken > 0 {
 		return e.cfg.CallbackInFlightPerToken
 	}
-	return state.DefaultCallbackInFlightPerToken
+	return DefaultCallbackInFlightPerToken
 }
 
 // callbackAttempts is the most attempts of one delivery.
@@ -257,7 +268,7 @@ func (e *Engine) callbackAttempts() int {
 	if e.cfg.CallbackAttempts > 0 {
 		return e.cfg.CallbackAttempts
 	}
-	return state.DefaultCallbackAttempts
+	return DefaultCallbackAttempts
 }
 
 // callbackBackoff is the wait after failed attempt n (from 1): the first
@@ -265,10 +276,10 @@ func (e *Engine) callbackAttempts() int {
 func (e *Engine) callbackBackoff(n int) time.Duration {
 	b := e.cfg.CallbackBackoff
 	if b <= 0 {
-		b = state.DefaultCallbackBackoff
+		b = DefaultCallbackBackoff
 	}
-	for i := 1; i < n && b < state.MaxCallbackBackoff; i++ {
+	for i := 1; i < n && b < MaxCallbackBackoff; i++ {
 		b *= 2
 	}
-	return min(b, state.MaxCallbackBackoff)
+	return min(b, MaxCallbackBackoff)
 }

@@ -102,13 +102,8 @@ var (
 	ErrLeaseLost = errors.New("result callbacks: the delivery's lease was lost")
 )
 
-// Defaults of the result callbacks.
+// Default bounds of the result callbacks' state (CallbackBounds).
 const (
-	DefaultCallbackAttempts = 5
-	DefaultCallbackBackoff  = time.Second
-	// DefaultCallbackInFlightPerToken bounds the attempts of one
-	// namespace in flight at once, across replicas.
-	DefaultCallbackInFlightPerToken = 2
 	// DefaultCallbackURLs bounds the namespaces with a callback URL, and
 	// those with a rotated signing secret.
 	DefaultCallbackURLs = 10_000
@@ -116,8 +111,6 @@ const (
 	// DefaultCallbackOutboxPerToken those of one namespace.
 	DefaultCallbackOutbox         = 100_000
 	DefaultCallbackOutboxPerToken = 10_000
-	// MaxCallbackBackoff caps the wait between two attempts.
-	MaxCallbackBackoff = 5 * time.Minute
 )
 
 // CallbackBounds bound the result callbacks' state, in every store; a

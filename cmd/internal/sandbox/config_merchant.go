@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 	"github.com/threeds-sandbox/threeds-sandbox/web/auth"
 	"github.com/threeds-sandbox/threeds-sandbox/web/callback"
@@ -21,10 +22,10 @@ func merchantFlags(fs *flag.FlagSet, c *Config) {
 	fs.StringVar(&c.CallbackURL, "callback-url", "", "`URL` that receives the result callbacks of every token that registered none (empty: none)")
 	fs.StringVar(&c.CallbackAllowHosts, "callback-allow-hosts", callback.DefaultAllowlist, "comma-separated `hosts` (names or IP addresses) result callbacks may be sent to; a URL of another host is refused")
 	fs.DurationVar(&c.CallbackTimeout, "callback-timeout", callback.DefaultTimeout, "bound on each result callback attempt, from connection to answer")
-	fs.IntVar(&c.CallbackAttempts, "callback-attempts", state.DefaultCallbackAttempts, "most attempts of one result callback")
-	fs.DurationVar(&c.CallbackBackoff, "callback-backoff", state.DefaultCallbackBackoff, "wait before a result callback's second attempt, doubled before each further one (at most 5m)")
+	fs.IntVar(&c.CallbackAttempts, "callback-attempts", emulator.DefaultCallbackAttempts, "most attempts of one result callback")
+	fs.DurationVar(&c.CallbackBackoff, "callback-backoff", emulator.DefaultCallbackBackoff, "wait before a result callback's second attempt, doubled before each further one (at most 5m)")
 	fs.IntVar(&c.CallbackConcurrency, "callback-concurrency", callback.DefaultConcurrency, "most result callback attempts in flight at once, per replica")
-	fs.IntVar(&c.CallbackInFlight, "callback-concurrency-per-token", state.DefaultCallbackInFlightPerToken, "most result callback attempts of one token in flight at once, on every replica together; the tokens take turns")
+	fs.IntVar(&c.CallbackInFlight, "callback-concurrency-per-token", emulator.DefaultCallbackInFlightPerToken, "most result callback attempts of one token in flight at once, on every replica together; the tokens take turns")
 	fs.IntVar(&c.CallbackOutbox, "callback-outbox", state.DefaultCallbackOutbox, "most result callbacks waiting, of every token together")
 	fs.IntVar(&c.CallbackOutboxPerToken, "callback-outbox-per-token", state.DefaultCallbackOutboxPerToken, "most result callbacks of one token waiting; its further results are not queued")
 	fs.DurationVar(&c.CallbackSecretGrace, "callback-secret-grace", callback.DefaultSecretGrace, "how long after a rotation of a token's callback signing secret its callbacks are signed with the previous secret too")
@@ -71,7 +72,7 @@ func (c *Config) checkMerchant(set *settings) []error {
 	}
 	add(c.CallbackTimeout <= 0 || c.CallbackTimeout > time.Minute, "callback-timeout", c.CallbackTimeout.String(), "want a positive duration of at most 1m")
 	add(c.CallbackAttempts < 1 || c.CallbackAttempts > 20, "callback-attempts", fmt.Sprint(c.CallbackAttempts), "want 1 to 20")
-	add(c.CallbackBackoff <= 0 || c.CallbackBackoff > state.MaxCallbackBackoff, "callback-backoff", c.CallbackBackoff.String(), "want a positive duration of at most 5m")
+	add(c.CallbackBackoff <= 0 || c.CallbackBackoff > emulator.MaxCallbackBackoff, "callback-backoff", c.CallbackBackoff.String(), "want a positive duration of at most 5m")
 	add(c.CallbackConcurrency < 1 || c.CallbackConcurrency > 256, "callback-concurrency", fmt.Sprint(c.CallbackConcurrency), "want 1 to 256")
 	add(c.CallbackInFlight < 1 || c.CallbackInFlight > 256, "callback-concurrency-per-token", fmt.Sprint(c.CallbackInFlight), "want 1 to 256")
 	add(c.CallbackOutbox < 1 || c.CallbackOutbox > 10_000_000, "callback-outbox", fmt.Sprint(c.CallbackOutbox), "want 1 to 10000000")
