@@ -7,7 +7,7 @@
 // merchants' ddcIds and used JWT ids (Captures), the result callbacks'
 // registrations and outbox (Callbacks). It is the only package of the
 // sandbox that speaks to Redis. Each part passes the same contract tests
-// (package storetest) as its twin in package memstore.
+// (package statetest) as its twin in package memstore.
 //
 // Keys, under a prefix ("3ds:" by default):
 //
