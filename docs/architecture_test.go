@@ -99,6 +99,11 @@ func TestArchitectureImports(t *testing.T) {
 // show: only the Redis wing speaks to Redis (cmd/ aside, whose load
 // benchmark does too), and the engine's packages know neither HTTP nor
 // HTML.
+// belowEngine are the packages under emulator/ that the engine imports or
+// that implement its ports: none may import the engine.
+var belowEngine = []string{"emulator/message", "emulator/state", "emulator/state/statetest", "emulator/wire",
+	"emulator/record", "emulator/journal", "emulator/memstore", "emulator/redisstore", "emulator/emv"}
+
 func TestArchitectureRules(t *testing.T) {
 	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}}|{{join .Imports \" \"}}|{{join .Deps \" \"}}", module+"/...").Output()
 	if err != nil {
@@ -111,7 +116,13 @@ func TestArchitectureRules(t *testing.T) {
 		if slices.Contains(imports, "github.com/redis/rueidis") && pkg != "emulator/redisstore" && !strings.HasPrefix(pkg, "cmd/") {
 			t.Errorf("%s imports rueidis: only emulator/redisstore may", pkg)
 		}
-		engine := pkg == "emulator" || (strings.HasPrefix(pkg, "emulator/") && !slices.Contains([]string{"emulator/testkit", "emulator/storetest", "emulator/redisstore"}, pkg))
+		// The messages, the state ports and what works on them (the
+		// decoder, the record codec, the journal, the wings) stand
+		// below the engine that decides: none of them imports it.
+		if slices.Contains(belowEngine, pkg) && slices.Contains(imports, module+"/emulator") {
+			t.Errorf("%s imports the engine (emulator): it must stand below it", pkg)
+		}
+		engine := pkg == "emulator" || (strings.HasPrefix(pkg, "emulator/") && !slices.Contains([]string{"emulator/testkit", "emulator/state/statetest", "emulator/redisstore"}, pkg))
 		if engine {
 			for _, banned := range []string{"net/http", "html/template"} {
 				if slices.Contains(deps, banned) {

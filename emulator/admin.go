@@ -5,12 +5,15 @@ import (
 	"errors"
 	"strings"
 	"time"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/message"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 )
 
 // Settled is a transaction as the admin API reads it: brought up to the
 // present by its namespace's clock.
 type Settled struct {
-	Transaction
+	state.Transaction
 	// Final tells whether no later event can change the result.
 	Final bool
 	// Changed tells whether this read applied a timeout or an automatic
@@ -33,20 +36,20 @@ type Settled struct {
 // another namespace's or forgotten.
 func (e *Engine) Settle(ctx context.Context, ns, id string) (Settled, error) {
 	t, err := e.store.Get(ctx, id)
-	if errors.Is(err, ErrNotFound) && !strings.HasPrefix(id, DDCPrefix) {
-		t, err = e.store.Get(ctx, DDCPrefix+id)
-		if err == nil && t.Phase != PhaseMethod {
-			err = ErrNotFound // a collection a lookup used: its transaction is gone
+	if errors.Is(err, state.ErrNotFound) && !strings.HasPrefix(id, message.DDCPrefix) {
+		t, err = e.store.Get(ctx, message.DDCPrefix+id)
+		if err == nil && t.Phase != state.PhaseMethod {
+			err = state.ErrNotFound // a collection a lookup used: its transaction is gone
 		}
 		t.ThreeDSServerTransID = id
 	}
 	if err == nil && t.Namespace != ns {
-		err = ErrNotFound
+		err = state.ErrNotFound
 	}
 	if err != nil {
 		return Settled{}, err
 	}
-	if t.Phase == PhaseMethod {
+	if t.Phase == state.PhaseMethod {
 		now, err := e.clock(ctx, ns)
 		return Settled{Transaction: t, Now: now}, err
 	}
@@ -59,7 +62,7 @@ func (e *Engine) Settle(ctx context.Context, ns, id string) (Settled, error) {
 	if err != nil {
 		return Settled{}, err
 	}
-	s := Settled{Transaction: t, Final: t.Phase == PhaseFinal, Changed: changed, Now: now}
+	s := Settled{Transaction: t, Final: t.Phase == state.PhaseFinal, Changed: changed, Now: now}
 	s.Due, s.Pending = dueIn(t, now, ch, e.cfg)
 	return s, nil
 }
@@ -77,4 +80,4 @@ func (e *Engine) ByReference(ctx context.Context, ns, ref string) (string, error
 
 // ValidTransactionID tells whether s has the form of a
 // threeDSServerTransID: a UUID.
-func ValidTransactionID(s string) bool { return isUUID(s) }
+func ValidTransactionID(s string) bool { return message.ValidUUID(s) }

@@ -7,6 +7,8 @@ import (
 	"encoding/binary"
 	"hash"
 	"sync"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 )
 
 // The authentication value (CAVV for Visa, AAV for Mastercard) of an
@@ -14,7 +16,7 @@ import (
 
 // AuthenticationValue is the CAVV/AAV of t: present for Y and A only,
 // derived from the transaction id, so it is stable for a transaction.
-func (e *Engine) AuthenticationValue(t Transaction) string {
+func (e *Engine) AuthenticationValue(t state.Transaction) string {
 	if !t.HasAuthenticationValue() {
 		return ""
 	}

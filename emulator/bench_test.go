@@ -8,6 +8,8 @@ import (
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/memstore"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/message"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/wire"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
@@ -49,7 +51,7 @@ func cardOf(tb testing.TB, cat *scenarios.Catalogue, id string) string {
 // engine redacts for each event.
 type benchEngine struct {
 	*emulator.Engine
-	frictionless, challenge emulator.LookupRequest
+	frictionless, challenge message.LookupRequest
 	body                    []byte
 }
 
@@ -57,7 +59,7 @@ type benchEngine struct {
 // measure making the events, not a journal.
 type discardSink struct{}
 
-func (discardSink) Record(context.Context, emulator.Event) {}
+func (discardSink) Record(context.Context, state.Event) {}
 
 // newBenchEngine builds a benchEngine.
 func newBenchEngine(tb testing.TB) benchEngine {
@@ -79,7 +81,7 @@ func newBenchEngine(tb testing.TB) benchEngine {
 		Events:     discardSink{},
 		// As the binary wires it: the captures' ddcIds, the callbacks.
 		Captures:  memstore.NewCaptures(memstore.CapturesOptions{}),
-		Callbacks: memstore.NewCallbacks(emulator.CallbackBounds{}),
+		Callbacks: memstore.NewCallbacks(state.CallbackBounds{}),
 	}, store)
 	if err != nil {
 		tb.Fatal(err)
@@ -95,7 +97,7 @@ func newBenchEngine(tb testing.TB) benchEngine {
 
 // lookupRequest is the realistic lookup of the wire testdata for card,
 // decoded and validated as the API does it.
-func lookupRequest(tb testing.TB, card string) emulator.LookupRequest {
+func lookupRequest(tb testing.TB, card string) message.LookupRequest {
 	tb.Helper()
 	raw := testkit.LookupJSON()
 	req, _, err := wire.DecodeLookup(raw)
@@ -157,7 +159,7 @@ func BenchmarkEnquiry(b *testing.B) {
 		ctx := context.Background()
 		i := 0
 		for pb.Next() {
-			if _, err := e.Enquiry(ctx, benchNamespace, emulator.EnquiryRequest{ThreeDSServerTransID: ids[i%len(ids)]}, emulator.APICall{Body: enquiryBody}); err != nil {
+			if _, err := e.Enquiry(ctx, benchNamespace, message.EnquiryRequest{ThreeDSServerTransID: ids[i%len(ids)]}, emulator.APICall{Body: enquiryBody}); err != nil {
 				b.Error(err)
 				return
 			}
@@ -176,7 +178,7 @@ var challengeHTML = `<!DOCTYPE html><html lang="en"><head><title>"Authenticating
 // encodeResponse writes resp the way package web writes a lookup answer:
 // wire.AppendLookupResponse into a buffer sized for it, with a 2 KB
 // challengeHtml for a challenge.
-func encodeResponse(w io.Writer, resp *emulator.LookupResponse) error {
+func encodeResponse(w io.Writer, resp *message.LookupResponse) error {
 	html := ""
 	if resp.Challenge != nil {
 		html = challengeHTML
@@ -188,11 +190,11 @@ func encodeResponse(w io.Writer, resp *emulator.LookupResponse) error {
 
 // lookupResponses returns one response of each kind, as the engine gives
 // them.
-func lookupResponses(tb testing.TB) map[string]emulator.LookupResponse {
+func lookupResponses(tb testing.TB) map[string]message.LookupResponse {
 	tb.Helper()
 	e := newBenchEngine(tb)
-	out := map[string]emulator.LookupResponse{}
-	for name, req := range map[string]emulator.LookupRequest{"frictionless": e.frictionless, "challenge": e.challenge} {
+	out := map[string]message.LookupResponse{}
+	for name, req := range map[string]message.LookupRequest{"frictionless": e.frictionless, "challenge": e.challenge} {
 		resp, err := e.Lookup(context.Background(), benchNamespace, req, emulator.APICall{Body: e.body})
 		if err != nil {
 			tb.Fatal(err)
@@ -235,7 +237,7 @@ func TestAllocBudgets(t *testing.T) {
 			return err
 		}},
 		testkit.Budget{Name: "Enquiry", Max: budgetEnquiry, Fn: func() error {
-			_, err := e.Enquiry(ctx, benchNamespace, emulator.EnquiryRequest{ThreeDSServerTransID: ids[0]}, emulator.APICall{Body: enquiryBody})
+			_, err := e.Enquiry(ctx, benchNamespace, message.EnquiryRequest{ThreeDSServerTransID: ids[0]}, emulator.APICall{Body: enquiryBody})
 			return err
 		}},
 		testkit.Budget{Name: "EncodeLookupResponse", Max: budgetEncodeLookup, Fn: func() error { return encodeResponse(io.Discard, &resp) }},

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/message"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 )
 
@@ -25,159 +27,19 @@ import (
 // still open then (opened later, so its deadline moved) is looked at
 // again at its new deadline.
 
-// Callbacks keeps the result callbacks: the URL each namespace
-// registered, the generation of each namespace's signing secret, and the
-// outbox of deliveries. An outbox entry is one transaction's delivery; a
-// caller leases it (Claim) to attempt it, so that of several replicas
-// only one delivers it at a time, and a replica that dies mid-way leaves
-// it to another when its lease ends. It is state that outlives a
-// request: in memory by default, shared by every replica in a shared
-// store. Implementations are safe for concurrent use and bounded.
-//
-// The outbox is shared by every namespace, and no namespace may cost
-// another its deliveries: each has a share of the outbox (a namespace
-// with its share waiting has its next delivery refused, no other's), a
-// full outbox makes room by pushing out a delivery of the namespace with
-// the most waiting, and Claim takes the namespaces in turn, with at most
-// a few attempts of each in flight, so that a receiver that never
-// answers holds only its own namespace's turns.
-type Callbacks interface {
-	// Register sets the callback URL of namespace ns; an error wrapping
-	// ErrCallbackLimit when too many namespaces have one.
-	Register(ctx context.Context, ns, url string) error
-	// Registered returns the callback URL of ns, "" when it has none. A
-	// change made on this replica is seen at once; one made on another
-	// as soon as the shared store announces it (within milliseconds).
-	Registered(ctx context.Context, ns string) (string, error)
-	// Unregister removes the URL of ns and reports whether it had one.
-	Unregister(ctx context.Context, ns string) (bool, error)
-	// SigningKey returns the generation of the signing secret of ns: the
-	// zero SigningKey until it is first rotated. Every replica sees a
-	// rotation at once.
-	SigningKey(ctx context.Context, ns string) (SigningKey, error)
-	// RotateSigningKey moves ns to the next generation of its signing
-	// secret, rotated at now, and returns it; an error wrapping
-	// ErrCallbackLimit when too many namespaces have rotated theirs.
-	RotateSigningKey(ctx context.Context, ns string, now time.Time) (SigningKey, error)
-	// Schedule asks for the delivery of transaction d.ID of d.Namespace at
-	// d.Due: a new entry; or, for an entry not leased at now, the earlier
-	// of the two dues; or, for a leased one, a delivery as soon as its
-	// lease is released. A new entry is refused with an error wrapping
-	// ErrCallbackQuota when its namespace has its share of the outbox
-	// waiting. When the outbox is full, it pushes out the newest entry
-	// not leased of the namespace with the most entries, when that one
-	// has more than d's namespace would have, and returns it (its result
-	// will not be delivered); otherwise it is refused with an error
-	// wrapping ErrCallbackLimit.
-	Schedule(ctx context.Context, d Delivery, now time.Time) (pushed Delivery, err error)
-	// Claim leases at most max entries due at now until now+lease, each
-	// with a new Token: no other Claim returns an entry while its lease
-	// lasts. It takes the namespaces with entries due in turn, one entry
-	// each, the namespace served longest ago first; a namespace with
-	// perNamespace entries leased (by any caller, leases not yet ended)
-	// waits until one ends (<= 0: no bound). The stores keep no clock:
-	// the engine's is passed in.
-	Claim(ctx context.Context, now time.Time, lease time.Duration, max, perNamespace int) ([]Delivery, error)
-	// Release ends the lease of d (its Token): the entry, with d.Attempt,
-	// is due at due, or at now when a Schedule came during the lease.
-	// ErrLeaseLost when the lease ended meanwhile.
-	Release(ctx context.Context, d Delivery, due, now time.Time) error
-	// Done removes the entry of d when d.Token still leases it;
-	// ErrLeaseLost otherwise.
-	Done(ctx context.Context, d Delivery) error
-}
-
-// SigningKey is the generation of a namespace's callback signing
-// secret. The secret itself is kept nowhere: the transport derives it
-// from the state key, the namespace and the generation.
-type SigningKey struct {
-	// Generation counts the rotations, from 0.
-	Generation uint64
-	// Rotated is when the last rotation was made; zero before the first.
-	Rotated time.Time
-}
-
-// Delivery is an outbox entry: the delivery of one transaction's result.
-type Delivery struct {
-	// ID is the transaction's threeDSServerTransID.
-	ID        string
-	Namespace string
-	// Due is when it is next attempted.
-	Due time.Time
-	// Attempt counts the attempts made so far.
-	Attempt int
-	// Token names the lease of a claimed entry; empty otherwise.
-	Token string
-}
-
-// Errors of a Callbacks.
-var (
-	// ErrCallbackLimit: the registrations, the rotated secrets or the
-	// outbox are full.
-	ErrCallbackLimit = errors.New("result callbacks: limit reached")
-	// ErrCallbackQuota: a namespace has its share of the outbox waiting.
-	ErrCallbackQuota = errors.New("result callbacks: this token's share of the outbox is full")
-	// ErrLeaseLost: the delivery's lease ended before it was released.
-	ErrLeaseLost = errors.New("result callbacks: the delivery's lease was lost")
-)
-
-// Defaults of the result callbacks.
-const (
-	DefaultCallbackAttempts = 5
-	DefaultCallbackBackoff  = time.Second
-	// DefaultCallbackInFlightPerToken bounds the attempts of one
-	// namespace in flight at once, across replicas.
-	DefaultCallbackInFlightPerToken = 2
-	// DefaultCallbackURLs bounds the namespaces with a callback URL, and
-	// those with a rotated signing secret.
-	DefaultCallbackURLs = 10_000
-	// DefaultCallbackOutbox bounds the deliveries waiting, and
-	// DefaultCallbackOutboxPerToken those of one namespace.
-	DefaultCallbackOutbox         = 100_000
-	DefaultCallbackOutboxPerToken = 10_000
-	// MaxCallbackBackoff caps the wait between two attempts.
-	MaxCallbackBackoff = 5 * time.Minute
-)
-
-// CallbackBounds bound the result callbacks' state, in every store; a
-// zero field takes its default.
-type CallbackBounds struct {
-	// URLs bounds the namespaces with a callback URL, and those with a
-	// rotated signing secret (DefaultCallbackURLs).
-	URLs int
-	// Outbox bounds the deliveries waiting (DefaultCallbackOutbox),
-	// OutboxPerNamespace those of one namespace
-	// (DefaultCallbackOutboxPerToken).
-	Outbox, OutboxPerNamespace int
-}
-
-// WithDefaults returns b with each zero field set to its default.
-func (b CallbackBounds) WithDefaults() CallbackBounds {
-	if b.URLs <= 0 {
-		b.URLs = DefaultCallbackURLs
-	}
-	if b.Outbox <= 0 {
-		b.Outbox = DefaultCallbackOutbox
-	}
-	if b.OutboxPerNamespace <= 0 {
-		b.OutboxPerNamespace = DefaultCallbackOutboxPerToken
-	}
-	return b
-}
-
 // CallbackJob is a result to deliver: the enquiry's answer for the
 // transaction, to URL.
 type CallbackJob struct {
-	Delivery Delivery
+	Delivery state.Delivery
 	URL      string
 	// Result is the enquiry's answer; its body is what is posted.
-	Result EnquiryResponse
+	Result message.EnquiryResponse
 	// Attempt is this attempt's number, from 1.
 	Attempt int
 	// Transaction is the transaction's summary, for the events.
-	Transaction Summary
+	Transaction state.Summary
 	// Key is the generation of the namespace's signing secret.
-	Key SigningKey
+	Key state.SigningKey
 }
 
 // CallbackAttempt is how one delivery attempt went.
@@ -196,9 +58,20 @@ type CallbackAttempt struct {
 // Delivered tells whether the attempt delivered the result: a 2xx answer.
 func (a CallbackAttempt) Delivered() bool { return a.Status >= 200 && a.Status < 300 }
 
+// Defaults of the result callbacks' delivery (Config).
+const (
+	DefaultCallbackAttempts = 5
+	DefaultCallbackBackoff  = time.Second
+	// DefaultCallbackInFlightPerToken bounds the attempts of one
+	// namespace in flight at once, across replicas.
+	DefaultCallbackInFlightPerToken = 2
+	// MaxCallbackBackoff caps the wait between two attempts.
+	MaxCallbackBackoff = 5 * time.Minute
+)
+
 // Callbacks returns the result callbacks' state, which the admin API
 // registers URLs in; nil when the engine sends none.
-func (e *Engine) Callbacks() Callbacks { return e.cfg.Callbacks }
+func (e *Engine) Callbacks() state.Callbacks { return e.cfg.Callbacks }
 
 // DefaultCallbackURL is where the results of namespaces without a URL of
 // their own go; empty for nowhere.
@@ -219,7 +92,7 @@ func (e *Engine) callbackURL(ctx context.Context, ns string) (string, error) {
 // while a challenge waits (rules ch). A failure is recorded as an event:
 // the transaction itself went well. A delivery pushed out of a full
 // outbox to make room is recorded as an event of its own transaction.
-func (e *Engine) scheduleCallback(ctx context.Context, t Transaction, ch *scenarios.Challenge) {
+func (e *Engine) scheduleCallback(ctx context.Context, t state.Transaction, ch *scenarios.Challenge) {
 	if e.cfg.Callbacks == nil {
 		return
 	}
@@ -228,19 +101,19 @@ func (e *Engine) scheduleCallback(ctx context.Context, t Transaction, ch *scenar
 		return
 	}
 	due := e.now()
-	if t.Phase != PhaseFinal {
+	if t.Phase != state.PhaseFinal {
 		due = e.deadline(ctx, t, ch)
 	}
-	var pushed Delivery
+	var pushed state.Delivery
 	if err == nil {
-		pushed, err = e.cfg.Callbacks.Schedule(ctx, Delivery{ID: t.ThreeDSServerTransID, Namespace: t.Namespace, Due: due}, e.now())
+		pushed, err = e.cfg.Callbacks.Schedule(ctx, state.Delivery{ID: t.ThreeDSServerTransID, Namespace: t.Namespace, Due: due}, e.now())
 	}
 	if err != nil {
-		e.transactionEvent(ctx, t, EventCallback, "the result callback was not queued: "+err.Error()+"; the enquiry still answers the result")
+		e.transactionEvent(ctx, t, state.EventCallback, "the result callback was not queued: "+err.Error()+"; the enquiry still answers the result")
 	}
 	if pushed.ID != "" {
 		if p, err := e.store.Get(ctx, pushed.ID); err == nil && p.Namespace == pushed.Namespace {
-			e.transactionEvent(ctx, p, EventCallback, "the result callback was given up: the outbox was full and this token had the most deliveries waiting; the enquiry still answers the result")
+			e.transactionEvent(ctx, p, state.EventCallback, "the result callback was given up: the outbox was full and this token had the most deliveries waiting; the enquiry still answers the result")
 		}
 	}
 }
@@ -250,7 +123,7 @@ func (e *Engine) scheduleCallback(ctx context.Context, t Transaction, ch *scenar
 // window, or the server's), by its token's clock; a little after, as
 // settling needs the time past. A clock advanced later makes it due
 // sooner: the automation API settles the token's open challenges then.
-func (e *Engine) deadline(ctx context.Context, t Transaction, ch *scenarios.Challenge) time.Time {
+func (e *Engine) deadline(ctx context.Context, t state.Transaction, ch *scenarios.Challenge) time.Time {
 	real := e.now()
 	if ch == nil {
 		ch = &defaultChallenge
@@ -293,9 +166,9 @@ func (e *Engine) DueCallbacks(ctx context.Context, max int, lease time.Duration)
 }
 
 // callbackJob prepares the delivery d, or settles what it can without one.
-func (e *Engine) callbackJob(ctx context.Context, d Delivery) (CallbackJob, bool, error) {
+func (e *Engine) callbackJob(ctx context.Context, d state.Delivery) (CallbackJob, bool, error) {
 	t, err := e.store.Get(ctx, d.ID)
-	if errors.Is(err, ErrNotFound) || err == nil && t.Namespace != d.Namespace {
+	if errors.Is(err, state.ErrNotFound) || err == nil && t.Namespace != d.Namespace {
 		return CallbackJob{}, false, e.dropDelivery(ctx, d)
 	}
 	if err != nil {
@@ -309,7 +182,7 @@ func (e *Engine) callbackJob(ctx context.Context, d Delivery) (CallbackJob, bool
 	if t, err = e.settleWith(ctx, t, ch); err != nil {
 		return CallbackJob{}, false, err
 	}
-	if t.Phase != PhaseFinal {
+	if t.Phase != state.PhaseFinal {
 		return CallbackJob{}, false, e.releaseLost(e.cfg.Callbacks.Release(ctx, d, e.deadline(ctx, t, ch), e.now()))
 	}
 	u, err := e.callbackURL(ctx, t.Namespace)
@@ -317,7 +190,7 @@ func (e *Engine) callbackJob(ctx context.Context, d Delivery) (CallbackJob, bool
 		return CallbackJob{}, false, err
 	}
 	if u == "" {
-		e.transactionEvent(ctx, t, EventCallback, "result callback dropped: this token has no callback URL any more")
+		e.transactionEvent(ctx, t, state.EventCallback, "result callback dropped: this token has no callback URL any more")
 		return CallbackJob{}, false, e.dropDelivery(ctx, d)
 	}
 	key, err := e.cfg.Callbacks.SigningKey(ctx, t.Namespace)
@@ -332,13 +205,13 @@ func (e *Engine) callbackJob(ctx context.Context, d Delivery) (CallbackJob, bool
 }
 
 // dropDelivery removes a delivery there is nothing to deliver for.
-func (e *Engine) dropDelivery(ctx context.Context, d Delivery) error {
+func (e *Engine) dropDelivery(ctx context.Context, d state.Delivery) error {
 	return e.releaseLost(e.cfg.Callbacks.Done(ctx, d))
 }
 
 // releaseLost treats a lost lease as done: another caller has the entry.
 func (e *Engine) releaseLost(err error) error {
-	if errors.Is(err, ErrLeaseLost) {
+	if errors.Is(err, state.ErrLeaseLost) {
 		return nil
 	}
 	return err
@@ -367,7 +240,7 @@ func (e *Engine) CallbackDelivered(ctx context.Context, job CallbackJob, a Callb
 		d.Attempt = job.Attempt
 		err = e.cfg.Callbacks.Release(ctx, d, e.now().Add(wait), e.now())
 	}
-	e.emit(ctx, Event{Namespace: d.Namespace, Kind: EventCallback, Detail: detail, Transaction: job.Transaction})
+	e.emit(ctx, state.Event{Namespace: d.Namespace, Kind: state.EventCallback, Detail: detail, Transaction: job.Transaction})
 	if err = e.releaseLost(err); err != nil {
 		return fmt.Errorf("result callback of %s: %w", d.ID, err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/memstore"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 )
 
 const hookURL = "http://127.0.0.1:9/results"
@@ -16,7 +17,7 @@ const hookURL = "http://127.0.0.1:9/results"
 // with ns registered at hookURL, and returns them.
 func withCallbacks(cb **memstore.Callbacks) func(*emulator.Config) {
 	return func(c *emulator.Config) {
-		*cb = memstore.NewCallbacks(emulator.CallbackBounds{})
+		*cb = memstore.NewCallbacks(state.CallbackBounds{})
 		_ = (*cb).Register(context.Background(), ns, hookURL)
 		c.Callbacks = *cb
 		c.CallbackAttempts = 3
@@ -52,7 +53,7 @@ func TestCallbackDelivered(t *testing.T) {
 	if err := f.CallbackDelivered(context.Background(), job, emulator.CallbackAttempt{Status: 204, Took: 3 * time.Millisecond}); err != nil {
 		t.Fatal(err)
 	}
-	if ev := f.events.last(resp.ThreeDSServerTransID); ev.Kind != emulator.EventCallback || !strings.Contains(ev.Detail, "delivered to "+hookURL+": HTTP 204") {
+	if ev := f.events.last(resp.ThreeDSServerTransID); ev.Kind != state.EventCallback || !strings.Contains(ev.Detail, "delivered to "+hookURL+": HTTP 204") {
 		t.Errorf("event %+v", ev)
 	}
 	f.clock.Advance(time.Hour)
@@ -146,7 +147,7 @@ func TestCallbackTimeoutNobodyAsks(t *testing.T) {
 // TestCallbackDefaultURL: the default URL serves namespaces that
 // registered none; unregistering later drops a waiting delivery.
 func TestCallbackDefaultURL(t *testing.T) {
-	cb := memstore.NewCallbacks(emulator.CallbackBounds{})
+	cb := memstore.NewCallbacks(state.CallbackBounds{})
 	f := newFixture(t, func(c *emulator.Config) { c.Callbacks, c.DefaultCallbackURL = cb, "http://localhost:1/default" })
 	f.lookup(f.card("visa-frictionless-y"), nil)
 	if job := f.due(1)[0]; job.URL != "http://localhost:1/default" {
@@ -170,7 +171,7 @@ func TestCallbackDefaultURL(t *testing.T) {
 // in that transaction's journal; a namespace has at most
 // CallbackInFlightPerToken deliveries claimed at once.
 func TestCallbackShares(t *testing.T) {
-	cb := memstore.NewCallbacks(emulator.CallbackBounds{Outbox: 3, OutboxPerNamespace: 2})
+	cb := memstore.NewCallbacks(state.CallbackBounds{Outbox: 3, OutboxPerNamespace: 2})
 	ctx := context.Background()
 	for _, n := range []string{ns, "other", "third"} {
 		_ = cb.Register(ctx, n, hookURL)
@@ -186,19 +187,19 @@ func TestCallbackShares(t *testing.T) {
 	}
 	first, second := lookupOf(ns), lookupOf(ns)
 	over := lookupOf(ns)
-	if ev := f.events.last(over); ev.Kind != emulator.EventCallback || !strings.Contains(ev.Detail, "not queued") ||
+	if ev := f.events.last(over); ev.Kind != state.EventCallback || !strings.Contains(ev.Detail, "not queued") ||
 		!strings.Contains(ev.Detail, "share of the outbox is full: 2 of its deliveries wait") {
 		t.Errorf("beyond the share: %+v", ev)
 	}
-	if ev := f.events.last(lookupOf("other")); ev.Kind == emulator.EventCallback {
+	if ev := f.events.last(lookupOf("other")); ev.Kind == state.EventCallback {
 		t.Errorf("another namespace's result: %+v", ev)
 	}
 	// The outbox holds 3: the third namespace's pushes out ns's newest.
 	third := lookupOf("third")
-	if ev := f.events.last(third); ev.Kind == emulator.EventCallback {
+	if ev := f.events.last(third); ev.Kind == state.EventCallback {
 		t.Errorf("the newcomer's result: %+v", ev)
 	}
-	if ev := f.events.last(second); ev.Kind != emulator.EventCallback || !strings.Contains(ev.Detail, "given up: the outbox was full") {
+	if ev := f.events.last(second); ev.Kind != state.EventCallback || !strings.Contains(ev.Detail, "given up: the outbox was full") {
 		t.Errorf("the pushed-out delivery: %+v", ev)
 	}
 	jobs := f.due(3)
@@ -212,7 +213,7 @@ func TestCallbackShares(t *testing.T) {
 
 	// At most one in flight per namespace: ns's second waits for the first.
 	g := newFixture(t, func(c *emulator.Config) {
-		c.Callbacks, c.CallbackInFlightPerToken = memstore.NewCallbacks(emulator.CallbackBounds{}), 1
+		c.Callbacks, c.CallbackInFlightPerToken = memstore.NewCallbacks(state.CallbackBounds{}), 1
 		_ = c.Callbacks.Register(ctx, ns, hookURL)
 	})
 	g.lookup(g.card("visa-frictionless-y"), nil)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/message"
 )
 
 // TestCaptureTenants: a ddcId and a JWT id are a tenant's own: another
@@ -29,13 +30,13 @@ func TestCaptureTenants(t *testing.T) {
 		if err != nil || got.ThreeDSServerTransID != theirs.ThreeDSServerTransID {
 			t.Errorf("the other tenant's lookup: %+v, %v, want its own capture", got.ThreeDSServerTransID, err)
 		}
-		if resp := f.lookup(card, func(r *emulator.LookupRequest) { r.DDCID = "order-1" }); resp.ThreeDSServerTransID != mine.ThreeDSServerTransID {
+		if resp := f.lookup(card, func(r *message.LookupRequest) { r.DDCID = "order-1" }); resp.ThreeDSServerTransID != mine.ThreeDSServerTransID {
 			t.Errorf("the first tenant's lookup continued %s, want its own %s", resp.ThreeDSServerTransID, mine.ThreeDSServerTransID)
 		}
 	})
 	t.Run("unverified captures of two issuers", func(t *testing.T) {
 		f := newFixture(t, withCaptures, strict)
-		open := func(issuerNS, merchant string) emulator.CaptureOutcome {
+		open := func(issuerNS, merchant string) message.CaptureOutcome {
 			r := f.captureRequest("order-9", "400000", "j1")
 			r.Credential.Namespace, r.Credential.Merchant, r.Credential.Claimable = issuerNS, merchant, true
 			return f.capture(r)
@@ -51,7 +52,7 @@ func TestCaptureTenants(t *testing.T) {
 			t.Errorf("issuer-2's client: %s, %v, want its capture %s", got.ThreeDSServerTransID, err, second.ThreeDSServerTransID)
 		}
 		// Any other token claims the one offered first.
-		if resp := f.lookup(card, func(r *emulator.LookupRequest) { r.DDCID = "order-9" }); resp.ThreeDSServerTransID != first.ThreeDSServerTransID {
+		if resp := f.lookup(card, func(r *message.LookupRequest) { r.DDCID = "order-9" }); resp.ThreeDSServerTransID != first.ThreeDSServerTransID {
 			t.Errorf("a static token's lookup continued %s, want the first offered %s", resp.ThreeDSServerTransID, first.ThreeDSServerTransID)
 		}
 	})
@@ -83,7 +84,7 @@ func TestCaptureAfterForgetting(t *testing.T) {
 		if done := f.FinishCapture(ctx, out.ThreeDSServerTransID); done.Err != nil || done.CompInd != "Y" {
 			t.Fatalf("finish %+v", done)
 		}
-		resp := f.lookup(card, func(r *emulator.LookupRequest) { r.DDCID = "order-1" })
+		resp := f.lookup(card, func(r *message.LookupRequest) { r.DDCID = "order-1" })
 		if resp.ThreeDSServerTransID != out.ThreeDSServerTransID {
 			t.Errorf("lookup %s, want the capture's %s", resp.ThreeDSServerTransID, out.ThreeDSServerTransID)
 		}
@@ -100,7 +101,7 @@ func TestCaptureAfterForgetting(t *testing.T) {
 		r := f.captureRequest("open-1", "400000", "j1")
 		r.Credential.Namespace, r.Credential.Claimable = "merchant-ns", true
 		out := f.capture(r)
-		resp := f.lookup(card, func(r *emulator.LookupRequest) { r.DDCID = "open-1" })
+		resp := f.lookup(card, func(r *message.LookupRequest) { r.DDCID = "open-1" })
 		if resp.ThreeDSServerTransID != out.ThreeDSServerTransID {
 			t.Fatalf("lookup %s, want the capture's %s", resp.ThreeDSServerTransID, out.ThreeDSServerTransID)
 		}

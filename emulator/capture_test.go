@@ -9,6 +9,8 @@ import (
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/memstore"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/message"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 )
 
 // withCaptures gives the fixture's engine the captures of the memory
@@ -19,15 +21,15 @@ func withCaptures(c *emulator.Config) {
 
 // captureRequest is a capture of card by merchant shop-1, its JWT
 // verified and owned by namespace ns.
-func (f *fixture) captureRequest(ddcID, bin, jti string) emulator.CaptureRequest {
-	return emulator.CaptureRequest{
+func (f *fixture) captureRequest(ddcID, bin, jti string) message.CaptureRequest {
+	return message.CaptureRequest{
 		DDCID: ddcID, BIN: bin, CallbackURL: "https://merchant.example/ddc-callback", JWTLength: 300,
-		Credential: emulator.CaptureCredential{Merchant: "shop-1", Namespace: ns, JTI: jti, Expires: f.clock.Now().Add(time.Hour)},
+		Credential: message.CaptureCredential{Merchant: "shop-1", Namespace: ns, JTI: jti, Expires: f.clock.Now().Add(time.Hour)},
 	}
 }
 
 // capture runs a capture that must start.
-func (f *fixture) capture(req emulator.CaptureRequest) emulator.CaptureOutcome {
+func (f *fixture) capture(req message.CaptureRequest) message.CaptureOutcome {
 	f.t.Helper()
 	out := f.Capture(context.Background(), req)
 	if out.Err != nil {
@@ -46,7 +48,7 @@ func TestCapture(t *testing.T) {
 		if out.MethodURL != "https://sandbox.example/3ds/acs/method" || out.CompInd != "" || out.ThreeDSServerTransID == "" {
 			t.Fatalf("outcome %+v", out)
 		}
-		md, err := emulator.DecodeMethodData(out.MethodData, true)
+		md, err := message.DecodeMethodData(out.MethodData, true)
 		if err != nil || md.NotificationURL != "https://sandbox.example/3ds/V2/ddcCollect/method-notification" {
 			t.Fatalf("threeDSMethodData %+v, %v: want the 3DS server's own notification URL", md, err)
 		}
@@ -65,7 +67,7 @@ func TestCapture(t *testing.T) {
 		if again := f.FinishCapture(ctx, out.ThreeDSServerTransID); again.CompInd != "Y" {
 			t.Errorf("a second finish %+v", again)
 		}
-		resp := f.lookup("4000000000009409", func(r *emulator.LookupRequest) { r.DDCID, r.ThreeDSCompInd = done.DDCID, "" })
+		resp := f.lookup("4000000000009409", func(r *message.LookupRequest) { r.DDCID, r.ThreeDSCompInd = done.DDCID, "" })
 		if resp.ThreeDSServerTransID != out.ThreeDSServerTransID {
 			t.Fatalf("lookup %s, want the capture's %s", resp.ThreeDSServerTransID, out.ThreeDSServerTransID)
 		}
@@ -81,7 +83,7 @@ func TestCapture(t *testing.T) {
 		f := newFixture(t, withCaptures)
 		out := f.capture(f.captureRequest("slow", "4000000000009417", "j1"))
 		page, _ := f.StartMethod(ctx, out.MethodData)
-		f.clock.Advance(emulator.MethodTimeout)
+		f.clock.Advance(message.MethodTimeout)
 		if done := f.FinishCapture(ctx, out.ThreeDSServerTransID); done.CompInd != "N" {
 			t.Fatalf("finish after 10s without a notification: %+v", done)
 		}
@@ -89,7 +91,7 @@ func TestCapture(t *testing.T) {
 		if _, err := f.CompleteMethod(ctx, page.NotificationData); err != nil {
 			t.Fatal(err)
 		}
-		resp := f.lookup("4000000000009417", func(r *emulator.LookupRequest) { r.DDCID, r.ThreeDSCompInd = "slow", "Y" })
+		resp := f.lookup("4000000000009417", func(r *message.LookupRequest) { r.DDCID, r.ThreeDSCompInd = "slow", "Y" })
 		if enq := f.enquiry(resp.ThreeDSServerTransID); enq.ThreeDSCompInd != "N" || enq.ThreeDSMethod.RequestorCompInd != "Y" {
 			t.Errorf("enquiry %+v", enq)
 		}
@@ -106,12 +108,12 @@ func TestCapture(t *testing.T) {
 		f.capture(f.captureRequest("taken", "4000000000009409", "j1"))
 		for _, tt := range []struct {
 			name string
-			req  emulator.CaptureRequest
+			req  message.CaptureRequest
 			code emv.ErrorCode
 		}{
 			{"reused jti", f.captureRequest("fresh", "4000000000009409", "j1"), emv.CodeCaptureReplay},
 			{"ddcId in use", f.captureRequest("taken", "4000000000009409", "j2"), emv.CodeCaptureInUse},
-			{"the transport's problem", func() emulator.CaptureRequest {
+			{"the transport's problem", func() message.CaptureRequest {
 				r := f.captureRequest("x", "400000", "j3")
 				r.Problem = emv.NewError(emv.CodeCaptureJWT, emv.EMVAccessDenied, "jwt: bad signature", "jwt")
 				return r
@@ -124,7 +126,7 @@ func TestCapture(t *testing.T) {
 			f.events.mu.Lock()
 			ev := f.events.events[len(f.events.events)-1]
 			f.events.mu.Unlock()
-			if ev.Kind != emulator.EventDDC || ev.Namespace != ns || !strings.Contains(ev.Detail, "refused") || !strings.Contains(ev.Detail, string(tt.code)) {
+			if ev.Kind != state.EventDDC || ev.Namespace != ns || !strings.Contains(ev.Detail, "refused") || !strings.Contains(ev.Detail, string(tt.code)) {
 				t.Errorf("%s: event %+v", tt.name, ev)
 			}
 			if strings.Contains(string(ev.Request), "4000000000009409") {
@@ -153,7 +155,7 @@ func TestCaptureBinding(t *testing.T) {
 		if _, err := f.Lookup(ctx, "other-ns", req, emulator.APICall{}); emvCode(err) != "301" {
 			t.Errorf("another namespace's lookup: %v, want 301 under --strict-ddc", err)
 		}
-		if resp := f.lookup("4000000000009409", func(r *emulator.LookupRequest) { r.DDCID = "mine" }); resp.ThreeDSServerTransID != out.ThreeDSServerTransID {
+		if resp := f.lookup("4000000000009409", func(r *message.LookupRequest) { r.DDCID = "mine" }); resp.ThreeDSServerTransID != out.ThreeDSServerTransID {
 			t.Errorf("its own namespace's lookup did not continue it")
 		}
 	})
@@ -167,17 +169,17 @@ func TestCaptureBinding(t *testing.T) {
 		if _, err := f.Lookup(ctx, "team-a", wrong, emulator.APICall{}); emvCode(err) != "305" {
 			t.Errorf("another BIN: %v, want 305", err)
 		}
-		resp := f.lookup("4000000000009409", func(r *emulator.LookupRequest) { r.DDCID = "open-1" })
+		resp := f.lookup("4000000000009409", func(r *message.LookupRequest) { r.DDCID = "open-1" })
 		if resp.ThreeDSServerTransID != out.ThreeDSServerTransID {
 			t.Fatalf("the first lookup with a card of the BIN did not claim it")
 		}
-		if ev := f.events.last(resp.ThreeDSServerTransID); ev.Kind != emulator.EventLookup || ev.Namespace != ns {
+		if ev := f.events.last(resp.ThreeDSServerTransID); ev.Kind != state.EventLookup || ev.Namespace != ns {
 			t.Errorf("last event %+v", ev)
 		}
 		claimed := false
 		f.events.mu.Lock()
 		for _, ev := range f.events.events {
-			claimed = claimed || ev.Kind == emulator.EventDDC && ev.Namespace == ns && strings.Contains(ev.Detail, "claims")
+			claimed = claimed || ev.Kind == state.EventDDC && ev.Namespace == ns && strings.Contains(ev.Detail, "claims")
 		}
 		f.events.mu.Unlock()
 		if !claimed {
@@ -194,16 +196,16 @@ func TestCaptureBinding(t *testing.T) {
 	})
 	t.Run("the JSON collection takes a merchant's ddcId", func(t *testing.T) {
 		f := newFixture(t, withCaptures, strict)
-		c, err := f.Collect(ctx, ns, emulator.DDCRequest{Card: emulator.Card{CardNumber: "4000000000009409"},
+		c, err := f.Collect(ctx, ns, message.DDCRequest{Card: message.Card{CardNumber: "4000000000009409"},
 			NotificationURL: "https://merchant.example/m", DDCID: "order-42-ddc"}, emulator.APICall{})
 		if err != nil || c.DDCID != "order-42-ddc" {
 			t.Fatalf("collect %+v, %v", c, err)
 		}
-		if _, err := f.Collect(ctx, ns, emulator.DDCRequest{Card: emulator.Card{CardNumber: "4000000000009409"},
+		if _, err := f.Collect(ctx, ns, message.DDCRequest{Card: message.Card{CardNumber: "4000000000009409"},
 			NotificationURL: "https://merchant.example/m", DDCID: "order-42-ddc"}, emulator.APICall{}); !hasCode(err, emv.CodeCaptureInUse) {
 			t.Errorf("the same ddcId again: %v, want DC03", err)
 		}
-		resp := f.lookup("4000000000009409", func(r *emulator.LookupRequest) { r.DDCID = "order-42-ddc" })
+		resp := f.lookup("4000000000009409", func(r *message.LookupRequest) { r.DDCID = "order-42-ddc" })
 		if resp.ThreeDSServerTransID != c.ThreeDSServerTransID {
 			t.Errorf("lookup %s, want the collection's %s", resp.ThreeDSServerTransID, c.ThreeDSServerTransID)
 		}

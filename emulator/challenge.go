@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/message"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 )
 
@@ -79,7 +81,7 @@ type ChallengeView struct {
 
 // view is the challenge page of t, whose scenario's rules are ch, at now
 // by its namespace's clock.
-func (e *Engine) view(t Transaction, ch *scenarios.Challenge, message string, now time.Time) ChallengeView {
+func (e *Engine) view(t state.Transaction, ch *scenarios.Challenge, message string, now time.Time) ChallengeView {
 	date := t.CreatedAt.UTC()
 	if d, err := time.Parse("2006-01-02 15:04:05", t.Challenge.PurchaseDate); err == nil {
 		date = d
@@ -117,7 +119,7 @@ func (e *Engine) view(t Transaction, ch *scenarios.Challenge, message string, no
 // the challenge: the first CReq starts the challenge window; a repeated
 // CReq of an open challenge (a reload) shows the page again, with the
 // attempts left after a wrong code.
-func (e *Engine) OpenChallenge(ctx context.Context, c CReq) (ChallengeView, error) {
+func (e *Engine) OpenChallenge(ctx context.Context, c message.CReq) (ChallengeView, error) {
 	t, err := e.stored(ctx, c.ThreeDSServerTransID)
 	if err != nil {
 		return ChallengeView{}, err
@@ -145,7 +147,7 @@ func (e *Engine) OpenHostedChallenge(ctx context.Context, threeDSServerTransID s
 }
 
 // open opens the challenge of the stored transaction t in a window of size.
-func (e *Engine) open(ctx context.Context, t Transaction, size int) (ChallengeView, error) {
+func (e *Engine) open(ctx context.Context, t state.Transaction, size int) (ChallengeView, error) {
 	ch, err := e.challengeStep(ctx, t, viaBrowser)
 	if err != nil {
 		return ChallengeView{}, err
@@ -156,14 +158,14 @@ func (e *Engine) open(ctx context.Context, t Transaction, size int) (ChallengeVi
 	}
 	id := t.ThreeDSServerTransID
 	var first bool
-	t, err = e.store.Update(ctx, id, func(t *Transaction) error {
+	t, err = e.store.Update(ctx, id, func(t *state.Transaction) error {
 		first = false // fn may run again after a conflicting write
 		settleLocked(t, now, ch, e.cfg)
 		switch t.Phase {
-		case PhaseFinal:
+		case state.PhaseFinal:
 			return completedError(t)
-		case PhaseChallengePending:
-			t.Phase = PhaseChallengeOpened
+		case state.PhaseChallengePending:
+			t.Phase = state.PhaseChallengeOpened
 			t.Challenge.OpenedAt = now
 			first = true
 		}
@@ -173,7 +175,7 @@ func (e *Engine) open(ctx context.Context, t Transaction, size int) (ChallengeVi
 	if err != nil {
 		return ChallengeView{}, e.stateFailure(err, id)
 	}
-	e.transactionEvent(ctx, t, EventCReq, fmt.Sprintf("challenge page shown, window size %d", size))
+	e.transactionEvent(ctx, t, state.EventCReq, fmt.Sprintf("challenge page shown, window size %d", size))
 	if kind, detail := styleOf(ch.UI).opened(ch); first && kind != "" {
 		e.transactionEvent(ctx, t, kind, detail)
 	}
@@ -182,7 +184,7 @@ func (e *Engine) open(ctx context.Context, t Transaction, size int) (ChallengeVi
 
 // completedError is the 305 answer to a challenge step on a finished
 // transaction.
-func completedError(t *Transaction) *emv.Error {
+func completedError(t *state.Transaction) *emv.Error {
 	how := "completed"
 	if t.StatusReason == "14" {
 		how = "timed out"
@@ -231,7 +233,7 @@ type Decision struct {
 	// none.
 	NotificationURL string
 	// Delivery is the final CRes and the form that carries it, when Final.
-	Delivery CResDelivery
+	Delivery message.CResDelivery
 	// Language is the lookup's browserInfo.language as sent, for the page
 	// that carries the CRes back.
 	Language string
@@ -241,11 +243,11 @@ type Decision struct {
 // opened challenge. A decision is accepted once: a finished transaction
 // answers 305.
 func (e *Engine) Decide(ctx context.Context, id, acsTransID string, c Choice) (Decision, error) {
-	return e.decide(ctx, id, c, viaBrowser, func(t *Transaction) error {
+	return e.decide(ctx, id, c, viaBrowser, func(t *state.Transaction) error {
 		if t.ACSTransID != acsTransID {
 			return emv.NewError(emv.CodeTransactionState, emv.EMVInvalidTransaction, "acsTransID "+acsTransID+" does not belong to transaction "+id, "acsTransID")
 		}
-		if t.Phase == PhaseChallengePending {
+		if t.Phase == state.PhaseChallengePending {
 			return emv.NewError(emv.CodeTransactionState, emv.EMVInvalidTransaction, "the challenge of transaction "+id+" was never opened", "threeDsServerTransId")
 		}
 		return nil
@@ -257,15 +259,15 @@ func (e *Engine) Decide(ctx context.Context, id, acsTransID string, c Choice) (D
 // is read in any case.
 func (e *Engine) CompleteChallenge(ctx context.Context, ns, id string, c Choice) (Decision, error) {
 	id = strings.ToLower(id)
-	return e.decide(ctx, id, c, viaAPI, func(t *Transaction) error {
+	return e.decide(ctx, id, c, viaAPI, func(t *state.Transaction) error {
 		if t.Namespace != ns {
-			return ErrNotFound
+			return state.ErrNotFound
 		}
 		return nil
 	})
 }
 
-func (e *Engine) decide(ctx context.Context, id string, c Choice, via apiCall, check func(*Transaction) error) (Decision, error) {
+func (e *Engine) decide(ctx context.Context, id string, c Choice, via apiCall, check func(*state.Transaction) error) (Decision, error) {
 	if !IsChoiceAction(c.Action) {
 		return Decision{}, emv.NewError(emv.CodeInvalidField, emv.EMVInvalidFormat, fmt.Sprintf("action %q: want %s", c.Action, orList(ChoiceActions())), "action")
 	}
@@ -293,13 +295,13 @@ func (e *Engine) decide(ctx context.Context, id string, c Choice, via apiCall, c
 	}
 	var step styleStep
 	var final bool
-	t, err = e.store.Update(ctx, id, func(t *Transaction) error {
+	t, err = e.store.Update(ctx, id, func(t *state.Transaction) error {
 		step, final = styleStep{}, false // fn may run again after a conflicting write
 		if err := check(t); err != nil {
 			return err
 		}
 		settleLocked(t, now, ch, e.cfg)
-		if t.Phase == PhaseFinal {
+		if t.Phase == state.PhaseFinal {
 			return completedError(t)
 		}
 		if c.Step != nil && *c.Step != t.Challenge.Interactions {
@@ -309,7 +311,7 @@ func (e *Engine) decide(ctx context.Context, id string, c Choice, via apiCall, c
 		if t.Challenge.OpenedAt.IsZero() {
 			t.Challenge.OpenedAt = now
 		}
-		t.Phase = PhaseChallengeOpened
+		t.Phase = state.PhaseChallengeOpened
 		t.Challenge.Interactions++
 		var o scenarios.Outcome
 		switch c.Action {
@@ -353,7 +355,7 @@ func (e *Engine) decide(ctx context.Context, id string, c Choice, via apiCall, c
 		}
 		return d, nil
 	}
-	e.transactionEvent(ctx, t, EventDecision, describeChoice(c, t))
+	e.transactionEvent(ctx, t, state.EventDecision, describeChoice(c, t))
 	if d.Delivery, err = e.delivery(t, c.SessionData); err != nil {
 		return Decision{}, err
 	}
@@ -362,15 +364,15 @@ func (e *Engine) decide(ctx context.Context, id string, c Choice, via apiCall, c
 		detail = "final CRes returned by the headless challenge API"
 	}
 	cres := d.Delivery.CRes
-	e.emit(ctx, Event{Namespace: t.Namespace, Kind: EventCRes, Detail: detail, Transaction: summaryOf(t), CRes: &cres})
+	e.emit(ctx, state.Event{Namespace: t.Namespace, Kind: state.EventCRes, Detail: detail, Transaction: summaryOf(t), CRes: &cres})
 	e.scheduleCallback(ctx, t, ch)
 	return d, nil
 }
 
 // delivery is the final CRes of a finished challenge and where it goes,
 // with the session the browser posted (or the lookup's when nil).
-func (e *Engine) delivery(t Transaction, posted *string) (CResDelivery, error) {
-	d := CResDelivery{
+func (e *Engine) delivery(t state.Transaction, posted *string) (message.CResDelivery, error) {
+	d := message.CResDelivery{
 		NotificationURL: t.Challenge.NotificationURL,
 		CRes:            finalCRes(t),
 		SessionData:     t.Challenge.Session,
@@ -382,12 +384,12 @@ func (e *Engine) delivery(t Transaction, posted *string) (CResDelivery, error) {
 		d.NotificationURL = e.urls.Notification()
 	}
 	var err error
-	d.Encoded, err = EncodeMessage(d.CRes)
+	d.Encoded, err = message.EncodeMessage(d.CRes)
 	return d, err
 }
 
 // describeChoice tells a decision in words for the journal.
-func describeChoice(c Choice, t Transaction) string {
+func describeChoice(c Choice, t state.Transaction) string {
 	s := c.Action
 	switch c.Action {
 	case scenarios.ActionOTP:
@@ -426,7 +428,7 @@ type Result struct {
 	// Language is the lookup's browserInfo.language as sent.
 	Language string
 	// CRes is the final CRes the page received.
-	CRes CRes
+	CRes message.CRes
 }
 
 // Notification is the result of the transaction a final CRes names, as
@@ -435,7 +437,7 @@ type Result struct {
 // and the transaction a finished challenge (a frictionless one never had
 // a CRes). The transport checks that the CRes comes from the decision
 // flow (the signed token it posts with it).
-func (e *Engine) Notification(ctx context.Context, c CRes) (Result, error) {
+func (e *Engine) Notification(ctx context.Context, c message.CRes) (Result, error) {
 	t, err := e.stored(ctx, c.ThreeDSServerTransID)
 	if err != nil {
 		return Result{}, err
@@ -447,7 +449,7 @@ func (e *Engine) Notification(ctx context.Context, c CRes) (Result, error) {
 	case t.Challenge.Decision == "":
 		return Result{}, emv.NewError(emv.CodeTransactionState, emv.EMVInvalidTransaction,
 			"transaction "+t.ThreeDSServerTransID+" had no challenge, so no CRes", "threeDsServerTransId")
-	case t.Phase != PhaseFinal:
+	case t.Phase != state.PhaseFinal:
 		return Result{}, emv.NewError(emv.CodeTransactionState, emv.EMVInvalidTransaction,
 			"the challenge of transaction "+t.ThreeDSServerTransID+" is not finished", "threeDsServerTransId")
 	}
@@ -486,7 +488,7 @@ func challengeRules(sc *scenarios.Scenario) *scenarios.Challenge {
 // its challenge step, and returns its challenge rules. A transaction's
 // scenario never changes, so the rules are found before its atomic
 // update, never inside it.
-func (e *Engine) challengeStep(ctx context.Context, t Transaction, via apiCall) (*scenarios.Challenge, error) {
+func (e *Engine) challengeStep(ctx context.Context, t state.Transaction, via apiCall) (*scenarios.Challenge, error) {
 	sc, err := e.scenarioByID(ctx, t.Namespace, t.ScenarioID)
 	if err != nil {
 		return nil, err
@@ -498,20 +500,37 @@ func (e *Engine) challengeStep(ctx context.Context, t Transaction, via apiCall) 
 }
 
 // stored returns a transaction by id, settled to the present.
-func (e *Engine) stored(ctx context.Context, id string) (Transaction, error) {
+func (e *Engine) stored(ctx context.Context, id string) (state.Transaction, error) {
 	t, err := e.store.Get(ctx, id)
 	if err != nil {
-		return Transaction{}, e.stateFailure(err, id)
+		return state.Transaction{}, e.stateFailure(err, id)
 	}
 	return e.settle(ctx, t)
 }
 
 func (e *Engine) stateFailure(err error, id string) error {
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, state.ErrNotFound) {
 		return emv.NewError(emv.CodeUnknownTransaction, emv.EMVUnknownTransaction, "no transaction with threeDsServerTransId "+id+e.expiryHint(), "threeDsServerTransId")
 	}
 	if _, ok := AsError(err); ok {
 		return err
 	}
 	return fmt.Errorf("transaction %s: %w", id, err)
+}
+
+// finalCRes is the CRes a finished challenge sends to the notificationUrl.
+// A final CRes carries only Y or N.
+func finalCRes(t state.Transaction) message.CRes {
+	st := t.Status
+	if st != "Y" {
+		st = "N"
+	}
+	return message.CRes{
+		ThreeDSServerTransID:   t.ThreeDSServerTransID,
+		ACSTransID:             t.ACSTransID,
+		MessageType:            "CRes",
+		MessageVersion:         t.Version,
+		ChallengeCompletionInd: "Y",
+		TransStatus:            st,
+	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/message"
 )
 
 // challengeCard asks for a challenge: 1234 passes, 0000 fails, any
@@ -31,28 +32,28 @@ func TestTransactionIDsInAnyCase(t *testing.T) {
 	}
 
 	creqOf := f.lookup(challengeCard, nil)
-	creq, err := emulator.ParseCReq(creqOf.Challenge.CReq)
+	creq, err := message.ParseCReq(creqOf.Challenge.CReq)
 	if err != nil {
 		t.Fatal(err)
 	}
 	creq.ThreeDSServerTransID, creq.ACSTransID = strings.ToUpper(creq.ThreeDSServerTransID), strings.ToUpper(creq.ACSTransID)
-	raw, err := emulator.EncodeMessage(creq)
+	raw, err := message.EncodeMessage(creq)
 	if err != nil {
 		t.Fatal(err)
 	}
-	upper, err := emulator.ParseCReq(raw)
+	upper, err := message.ParseCReq(raw)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := f.OpenChallenge(ctx, upper); err != nil {
 		t.Errorf("a CReq with upper-case ids: %v", err)
 	}
-	cres, err := emulator.EncodeMessage(emulator.CRes{ThreeDSServerTransID: strings.ToUpper(d.Delivery.CRes.ThreeDSServerTransID),
+	cres, err := message.EncodeMessage(message.CRes{ThreeDSServerTransID: strings.ToUpper(d.Delivery.CRes.ThreeDSServerTransID),
 		ACSTransID: strings.ToUpper(d.Delivery.CRes.ACSTransID), MessageType: "CRes", TransStatus: "Y"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	parsed, err := emulator.ParseCRes(cres)
+	parsed, err := message.ParseCRes(cres)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,18 +138,18 @@ func TestEnquiryByCollectionReference(t *testing.T) {
 	ctx := context.Background()
 	const card = "4000000000009417" // its ACS has a 3DS Method
 	c := f.collect(card)
-	byRef := emulator.EnquiryRequest{ExternalReferenceID: "order-ddc"}
+	byRef := message.EnquiryRequest{ExternalReferenceID: "order-ddc"}
 	_, err := f.Enquiry(ctx, ns, byRef, emulator.APICall{})
 	if emvCode(err) != "301" || !strings.Contains(err.Error(), "without a lookup yet") {
 		t.Errorf("before the lookup: %v, want 301 without a lookup yet", err)
 	}
-	resp := f.lookup(card, func(r *emulator.LookupRequest) { r.DDCID, r.ExternalReferenceID = c.DDCID, "order-lookup" })
+	resp := f.lookup(card, func(r *message.LookupRequest) { r.DDCID, r.ExternalReferenceID = c.DDCID, "order-lookup" })
 	_, err = f.Enquiry(ctx, ns, byRef, emulator.APICall{})
 	if emvCode(err) != "301" || strings.Contains(err.Error(), "without a lookup") ||
 		!strings.Contains(err.Error(), `"order-lookup"`) || !strings.Contains(err.Error(), resp.ThreeDSServerTransID) {
 		t.Errorf("after a lookup with another reference: %v, want 301 naming the lookup's id and reference", err)
 	}
-	if got, err := f.Enquiry(ctx, ns, emulator.EnquiryRequest{ExternalReferenceID: "order-lookup"}, emulator.APICall{}); err != nil ||
+	if got, err := f.Enquiry(ctx, ns, message.EnquiryRequest{ExternalReferenceID: "order-lookup"}, emulator.APICall{}); err != nil ||
 		got.ThreeDSServerTransID != resp.ThreeDSServerTransID {
 		t.Errorf("by the lookup's reference: %+v, %v", got, err)
 	}
@@ -163,7 +164,7 @@ func TestDecoupledNotSupported(t *testing.T) {
 	for _, card := range []string{"4000000000009003", challengeCard, f.card("visa-frictionless-n")} {
 		plain := f.lookup(card, nil)
 		for _, feature := range []int{3, 4} {
-			got := f.lookup(card, func(r *emulator.LookupRequest) { r.RequestFeatures, r.ThreeDSRequestorDecMaxTime = feature, 30 })
+			got := f.lookup(card, func(r *message.LookupRequest) { r.RequestFeatures, r.ThreeDSRequestorDecMaxTime = feature, 30 })
 			if got.Status != plain.Status || got.StatusReason != plain.StatusReason || got.AuthenticationType != plain.AuthenticationType ||
 				got.ECI != plain.ECI || got.WhiteListStatus != "" {
 				t.Errorf("card %s, requestFeatures %d: %+v, want the answer without it: %+v", card, feature, got, plain)

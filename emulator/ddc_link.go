@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/message"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 )
 
 // A lookup that names a ddcId continues the device data collection made
@@ -17,7 +19,7 @@ import (
 type ddcLink struct {
 	// id is the threeDSServerTransID to continue; "" for a new one.
 	id     string
-	method MethodState
+	method state.MethodState
 	// compInd is threeDSCompInd for the scenario selectors.
 	compInd string
 	// flag says what the lookup event notes about the ddcId; the words
@@ -62,7 +64,7 @@ func (l ddcLink) detail() string {
 // used, atomically: each collection continues one lookup. An unknown or
 // reused ddcId starts a new transaction and is flagged in the event, or,
 // with Config.StrictDDC, refuses the lookup.
-func (e *Engine) linkCollection(ctx context.Context, ns string, req LookupRequest, call APICall) (ddcLink, error) {
+func (e *Engine) linkCollection(ctx context.Context, ns string, req message.LookupRequest, call APICall) (ddcLink, error) {
 	compInd := req.ThreeDSCompInd
 	if compInd == "" {
 		compInd = "U"
@@ -77,7 +79,7 @@ func (e *Engine) linkCollection(ctx context.Context, ns string, req LookupReques
 	}
 	t, reused, claimedFrom, err := e.markCollectionUsed(ctx, ns, key, req.ThreeDSCompInd, req.Card.CardNumber)
 	switch {
-	case errors.Is(err, ErrNotFound):
+	case errors.Is(err, state.ErrNotFound):
 		return e.strictDDC(unknown, req.DDCID, false)
 	case errors.Is(err, errOtherCard):
 		unknown.flag = ddcOtherCard
@@ -93,14 +95,14 @@ func (e *Engine) linkCollection(ctx context.Context, ns string, req LookupReques
 		unknown.flag = ddcReused
 		return e.strictDDC(unknown, req.DDCID, true)
 	}
-	link := ddcLink{id: strings.TrimPrefix(t.ThreeDSServerTransID, DDCPrefix), method: t.Method, compInd: t.Method.CompInd,
+	link := ddcLink{id: strings.TrimPrefix(t.ThreeDSServerTransID, message.DDCPrefix), method: t.Method, compInd: t.Method.CompInd,
 		ddcID: req.DDCID, sent: req.ThreeDSCompInd}
 	link.method.DDCID = req.DDCID
 	if req.ThreeDSCompInd != "" && req.ThreeDSCompInd != t.Method.CompInd {
 		link.flag = ddcDisagree
 	}
 	if claimedFrom != "" {
-		e.emit(ctx, Event{Namespace: ns, Kind: EventDDC, Transaction: collectionSummary(t), Detail: fmt.Sprintf(
+		e.emit(ctx, state.Event{Namespace: ns, Kind: state.EventDDC, Transaction: collectionSummary(t), Detail: fmt.Sprintf(
 			"this token's lookup claims the device data capture of ddcId %s, made by merchant %s with a JWT no configured secret verified; its earlier events are in the namespace of that merchant",
 			req.DDCID, t.Method.Merchant)})
 	}
@@ -119,12 +121,12 @@ var errOtherCard = errors.New("device data collection made for another card")
 // another namespace is claimed for ns: claimedFrom is the namespace it
 // came from. It is a function of its own so that the closure's captures
 // cost a lookup without a collection nothing.
-func (e *Engine) markCollectionUsed(ctx context.Context, ns, key, sent, pan string) (t Transaction, reused bool, claimedFrom string, err error) {
-	var other Transaction
-	t, err = e.store.Update(ctx, key, func(t *Transaction) error {
+func (e *Engine) markCollectionUsed(ctx context.Context, ns, key, sent, pan string) (t state.Transaction, reused bool, claimedFrom string, err error) {
+	var other state.Transaction
+	t, err = e.store.Update(ctx, key, func(t *state.Transaction) error {
 		claimedFrom = "" // fn may run again after a conflicting write
-		if t.Phase != PhaseMethod || t.Namespace != ns && !t.Method.Claimable {
-			return ErrNotFound
+		if t.Phase != state.PhaseMethod || t.Namespace != ns && !t.Method.Claimable {
+			return state.ErrNotFound
 		}
 		if reused = t.Method.Used; reused {
 			return nil
@@ -152,7 +154,7 @@ func (e *Engine) markCollectionUsed(ctx context.Context, ns, key, sent, pan stri
 
 // collectionCard names the card a collection was made for, masked: its
 // number, or for a capture of a BIN alone, the BIN.
-func collectionCard(t Transaction) string {
+func collectionCard(t state.Transaction) string {
 	if t.Method.PartialCard {
 		return "cards of BIN " + t.CardBIN
 	}
@@ -162,9 +164,9 @@ func collectionCard(t Transaction) string {
 // captureCard reports whether pan is a card a collection continues: the
 // card it was made for (sameCard), or for a capture made from a BIN
 // alone, any card of that BIN.
-func captureCard(t Transaction, pan string) bool {
+func captureCard(t state.Transaction, pan string) bool {
 	if t.Method.PartialCard {
-		return len(pan) >= FullCardDigits && strings.HasPrefix(pan, t.CardBIN)
+		return len(pan) >= message.FullCardDigits && strings.HasPrefix(pan, t.CardBIN)
 	}
 	return sameCard(t, pan)
 }
@@ -172,9 +174,9 @@ func captureCard(t Transaction, pan string) bool {
 // sameCard reports whether pan is the card a transaction was made for,
 // as far as the transaction keeps it: its BIN, length and last four
 // digits (no full card number is stored).
-func sameCard(t Transaction, pan string) bool {
-	var c Transaction
-	c.setCard(pan, "")
+func sameCard(t state.Transaction, pan string) bool {
+	var c state.Transaction
+	c.SetCard(pan, "")
 	return len(pan) >= 4 && c.PANLength == t.PANLength && c.CardBIN == t.CardBIN && c.PANLast4 == t.PANLast4
 }
 

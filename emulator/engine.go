@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/message"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 )
 
@@ -49,18 +51,18 @@ type Config struct {
 	// Runtime holds the scenarios added through the admin API, per
 	// namespace; they win over the catalogue. Kept by the state store
 	// (memstore.NewRuntime, redisstore.NewRuntime); required.
-	Runtime RuntimeScenarios
+	Runtime state.RuntimeScenarios
 	// Namespaces keeps what each namespace sets for its own transactions
 	// through the admin API: its clock and its forgetting. Kept by the
 	// state store (memstore.NewNamespaces, redisstore.NewNamespaces);
 	// required.
-	Namespaces Namespaces
+	Namespaces state.Namespaces
 	// MaxClockOffset bounds how far a namespace may move its clock
 	// ahead; DefaultMaxClockOffset when zero.
 	MaxClockOffset time.Duration
 	// Events receives every event of every transaction (the console's
 	// journal); nil records none.
-	Events EventSink
+	Events state.EventSink
 	// Chaos, when set, injects faults into the API steps at random.
 	Chaos *Chaos
 	// Now is the real clock; time.Now when nil. Each namespace's clock
@@ -81,10 +83,10 @@ type Config struct {
 	// Captures keeps the ddcIds merchants choose and the JWT ids their
 	// captures used (memstore.NewCaptures, redisstore.NewCaptures); nil
 	// refuses the browser's capture and a merchant-chosen ddcId.
-	Captures Captures
+	Captures state.Captures
 	// Callbacks keeps the result callbacks' registrations and deliveries
 	// (memstore.NewCallbacks, redisstore.NewCallbacks); nil sends none.
-	Callbacks Callbacks
+	Callbacks state.Callbacks
 	// DefaultCallbackURL receives the results of the namespaces that
 	// registered no URL of their own; empty: none.
 	DefaultCallbackURL string
@@ -108,8 +110,8 @@ type Engine struct {
 	cfg Config
 	// store is raw as the engine sees it: without the transactions their
 	// namespaces forgot (scopedStore).
-	store  Store
-	raw    Store
+	store  state.Store
+	raw    state.Store
 	urls   URLs
 	cavv   *cavvHashes
 	now    func() time.Time
@@ -122,7 +124,7 @@ type Engine struct {
 }
 
 // New returns an Engine over store.
-func New(cfg Config, store Store) (*Engine, error) {
+func New(cfg Config, store state.Store) (*Engine, error) {
 	if cfg.Catalogue == nil {
 		return nil, errors.New("emulator: config needs a scenario catalogue")
 	}
@@ -143,7 +145,7 @@ func New(cfg Config, store Store) (*Engine, error) {
 		return nil, errors.New("emulator: config needs the namespace states of its state store")
 	}
 	if cfg.MaxClockOffset <= 0 {
-		cfg.MaxClockOffset = DefaultMaxClockOffset
+		cfg.MaxClockOffset = state.DefaultMaxClockOffset
 	}
 	if cfg.FirstCReqTimeout <= 0 {
 		cfg.FirstCReqTimeout = DefaultFirstCReqTimeout
@@ -181,7 +183,7 @@ func (e *Engine) Catalogue() *scenarios.Catalogue { return e.cfg.Catalogue() }
 
 // Runtime returns the runtime scenarios, which the admin API changes and
 // lookups match first.
-func (e *Engine) Runtime() RuntimeScenarios { return e.cfg.Runtime }
+func (e *Engine) Runtime() state.RuntimeScenarios { return e.cfg.Runtime }
 
 // Ping tells whether the state behind the engine takes writes now: nil
 // for a store in memory. It fails while the store refused more than half
@@ -191,7 +193,7 @@ func (e *Engine) Ping(ctx context.Context) error {
 	if err := e.Writes(); err != nil {
 		return err
 	}
-	if p, ok := e.raw.(Pinger); ok {
+	if p, ok := e.raw.(state.Pinger); ok {
 		return p.Ping(ctx)
 	}
 	return nil
@@ -199,7 +201,7 @@ func (e *Engine) Ping(ctx context.Context) error {
 
 // Events returns the sink the engine records its events into; nil when
 // none is configured.
-func (e *Engine) Events() EventSink { return e.cfg.Events }
+func (e *Engine) Events() state.EventSink { return e.cfg.Events }
 
 // URLs returns the absolute URLs of the browser flows.
 func (e *Engine) URLs() URLs { return e.urls }
@@ -233,49 +235,49 @@ type APICall struct {
 // stores the new transaction and returns the frictionless result or the
 // challenge indication (as data, in LookupResponse.Challenge). A scenario
 // error comes back as *Error, an injected transport fault as *Fault.
-func (e *Engine) Lookup(ctx context.Context, ns string, req LookupRequest, call APICall) (LookupResponse, error) {
+func (e *Engine) Lookup(ctx context.Context, ns string, req message.LookupRequest, call APICall) (message.LookupResponse, error) {
 	link, err := e.linkCollection(ctx, ns, req, call)
 	if err != nil {
-		return LookupResponse{}, err
+		return message.LookupResponse{}, err
 	}
 	scheme := e.cfg.Schemes.Scheme(req.Card.CardNumber)
 	var sc *scenarios.Scenario
 	if call.ScenarioID != "" {
 		if sc, err = e.scenarioByID(ctx, ns, call.ScenarioID); err != nil {
-			return LookupResponse{}, err
+			return message.LookupResponse{}, err
 		}
 		if sc == nil {
-			return LookupResponse{}, emv.NewError(emv.CodeUnknownScenario, emv.EMVInvalidFormat,
+			return message.LookupResponse{}, emv.NewError(emv.CodeUnknownScenario, emv.EMVInvalidFormat,
 				fmt.Sprintf("no scenario with id %q (see GET /scenarios)", call.ScenarioID), "X-Scenario")
 		}
 	} else {
 		sr := scenarioRequest(req, scheme)
 		sr.ThreeDSCompInd = link.compInd
 		if sc, err = e.match(ctx, ns, sr); err != nil {
-			return LookupResponse{}, err
+			return message.LookupResponse{}, err
 		}
 	}
 	if err := e.applyStep(ctx, sc, StepLookup, viaAPI); err != nil {
-		return LookupResponse{}, err
+		return message.LookupResponse{}, err
 	}
 	if sc.Error != nil {
 		se := scenarioError(sc.Error)
 		se.Scenario = sc.ID
-		return LookupResponse{}, se
+		return message.LookupResponse{}, se
 	}
 
 	st, err := e.state(ctx, ns)
 	if err != nil {
-		return LookupResponse{}, err
+		return message.LookupResponse{}, err
 	}
 	t := e.newTransaction(ns, req, scheme, sc, st)
 	if link.id != "" {
 		t.ThreeDSServerTransID, t.Method = link.id, link.method
 	}
 	if err := e.store.Put(ctx, t); err != nil {
-		return LookupResponse{}, fmt.Errorf("lookup: store transaction: %w", err)
+		return message.LookupResponse{}, fmt.Errorf("lookup: store transaction: %w", err)
 	}
-	resp := LookupResponse{
+	resp := message.LookupResponse{
 		Status:               t.Status,
 		Version:              t.Version,
 		DSTransID:            t.DSTransID,
@@ -298,7 +300,7 @@ func (e *Engine) Lookup(ctx context.Context, ns string, req LookupRequest, call 
 	if t.Status == "C" {
 		ind, err := e.challengeIndication(t)
 		if err != nil {
-			return LookupResponse{}, fmt.Errorf("lookup: %w", err)
+			return message.LookupResponse{}, fmt.Errorf("lookup: %w", err)
 		}
 		resp.Challenge = &ind
 		resp.HostedChallengeURL = e.urls.Hosted(t.ThreeDSServerTransID)
@@ -306,7 +308,7 @@ func (e *Engine) Lookup(ctx context.Context, ns string, req LookupRequest, call 
 	summary := lookupSummary(t, req)
 	summary.Fallback = resp.Fallback
 	if e.cfg.Events != nil {
-		e.emit(ctx, Event{Namespace: ns, Kind: EventLookup, Transaction: summary, Detail: withNote(link.detail(), call.Note),
+		e.emit(ctx, state.Event{Namespace: ns, Kind: state.EventLookup, Transaction: summary, Detail: withNote(link.detail(), call.Note),
 			Request: e.redactBody(call.Body), Lookup: &resp})
 	}
 	if e.cfg.Callbacks != nil {
@@ -317,11 +319,11 @@ func (e *Engine) Lookup(ctx context.Context, ns string, req LookupRequest, call 
 
 // newTransaction builds the transaction of a lookup of a card of scheme
 // answered by sc, in namespace ns whose state is st.
-func (e *Engine) newTransaction(ns string, req LookupRequest, scheme string, sc *scenarios.Scenario, st NamespaceState) Transaction {
+func (e *Engine) newTransaction(ns string, req message.LookupRequest, scheme string, sc *scenarios.Scenario, st state.NamespaceState) state.Transaction {
 	pan := req.Card.CardNumber
 	var ids [3]string
 	newUUIDs(ids[:])
-	t := Transaction{
+	t := state.Transaction{
 		Namespace:            ns,
 		ThreeDSServerTransID: ids[0],
 		ACSTransID:           ids[1],
@@ -331,17 +333,17 @@ func (e *Engine) newTransaction(ns string, req LookupRequest, scheme string, sc 
 		ScenarioID:           sc.ID,
 		Generation:           st.Generation,
 	}
-	t.setCard(pan, scheme)
+	t.SetCard(pan, scheme)
 	acs := e.acs.lookup(t.CardBIN)
 	t.ACSReferenceNumber, t.ACSOperatorID = acs.ReferenceNumber, acs.OperatorID
 
 	if ch := sc.Challenge; ch != nil {
 		t.Version = negotiateVersion(req.MessageVersion, ch.Version)
-		t.Phase = PhaseChallengePending
+		t.Phase = state.PhaseChallengePending
 		t.Status = "C"
 		t.AuthenticationType = ch.AuthenticationType
 		// Copies: the request's strings may share the request body's memory.
-		t.Challenge = ChallengeState{
+		t.Challenge = state.ChallengeState{
 			NotificationURL: strings.Clone(req.NotificationURL),
 			Session:         strings.Clone(req.Session),
 			WindowSize:      req.ChallengeWindowSize,
@@ -355,7 +357,7 @@ func (e *Engine) newTransaction(ns string, req LookupRequest, scheme string, sc 
 	} else {
 		f := sc.Frictionless
 		t.Version = negotiateVersion(req.MessageVersion, f.Version)
-		t.Phase = PhaseFinal
+		t.Phase = state.PhaseFinal
 		t.AuthenticationType = f.AuthenticationType
 		status, reason, eci := f.Status, f.Reason, f.ECI
 		if o := f.On210; o != nil && t.Version < "2.2.0" {
@@ -374,18 +376,18 @@ func (e *Engine) newTransaction(ns string, req LookupRequest, scheme string, sc 
 
 // challengeIndication is the challenge of a new transaction as data: the
 // initial CReq and the Requestor's session, to be posted to the ACS.
-func (e *Engine) challengeIndication(t Transaction) (ChallengeIndication, error) {
-	creq, err := EncodeMessage(CReq{
+func (e *Engine) challengeIndication(t state.Transaction) (message.ChallengeIndication, error) {
+	creq, err := message.EncodeMessage(message.CReq{
 		ThreeDSServerTransID: t.ThreeDSServerTransID,
 		ACSTransID:           t.ACSTransID,
 		MessageType:          "CReq",
 		MessageVersion:       t.Version,
-		ChallengeWindowSize:  windowSizeCode(t.Challenge.WindowSize),
+		ChallengeWindowSize:  message.WindowSizeCode(t.Challenge.WindowSize),
 	})
 	if err != nil {
-		return ChallengeIndication{}, err
+		return message.ChallengeIndication{}, err
 	}
-	return ChallengeIndication{
+	return message.ChallengeIndication{
 		ACSURL:      e.urls.ACSChallenge(),
 		CReq:        creq,
 		SessionData: t.Challenge.Session,
@@ -396,14 +398,14 @@ func (e *Engine) challengeIndication(t Transaction) (ChallengeIndication, error)
 
 // finish sets the final result of t: status, reason, ECI (the override, or
 // the scheme table) and the authentication value for Y and A.
-func finish(t *Transaction, status, reason, eciOverride, cancel string) {
+func finish(t *state.Transaction, status, reason, eciOverride, cancel string) {
 	if t.Version < "2.2.0" {
 		status, reason = downgrade210(status, reason)
 		if t.AuthenticationType == "04" {
 			t.AuthenticationType = ""
 		}
 	}
-	t.Phase = PhaseFinal
+	t.Phase = state.PhaseFinal
 	t.Status = status
 	t.StatusReason = reason
 	t.ChallengeCancel = cancel

@@ -12,6 +12,8 @@ import (
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/memstore"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/message"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/wire"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
@@ -28,10 +30,10 @@ const ns = "ns-test"
 // recorder keeps the events it is given.
 type recorder struct {
 	mu     sync.Mutex
-	events []emulator.Event
+	events []state.Event
 }
 
-func (r *recorder) Record(_ context.Context, ev emulator.Event) {
+func (r *recorder) Record(_ context.Context, ev state.Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.events = append(r.events, ev)
@@ -51,7 +53,7 @@ func (r *recorder) kinds(id string) string {
 }
 
 // last returns the latest event of transaction id.
-func (r *recorder) last(id string) emulator.Event {
+func (r *recorder) last(id string) state.Event {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for i := len(r.events) - 1; i >= 0; i-- {
@@ -59,7 +61,7 @@ func (r *recorder) last(id string) emulator.Event {
 			return r.events[i]
 		}
 	}
-	return emulator.Event{}
+	return state.Event{}
 }
 
 // fixture is an engine over the embedded catalogue.
@@ -116,7 +118,7 @@ func (f *fixture) card(id string) string {
 }
 
 // request is the realistic lookup of the wire testdata for card.
-func (f *fixture) request(card string) emulator.LookupRequest {
+func (f *fixture) request(card string) message.LookupRequest {
 	f.t.Helper()
 	req, _, err := wire.DecodeLookup(f.body)
 	if err != nil {
@@ -127,7 +129,7 @@ func (f *fixture) request(card string) emulator.LookupRequest {
 }
 
 // lookup runs a lookup of card in ns that must succeed.
-func (f *fixture) lookup(card string, change func(*emulator.LookupRequest)) emulator.LookupResponse {
+func (f *fixture) lookup(card string, change func(*message.LookupRequest)) message.LookupResponse {
 	f.t.Helper()
 	req := f.request(card)
 	if change != nil {
@@ -141,9 +143,9 @@ func (f *fixture) lookup(card string, change func(*emulator.LookupRequest)) emul
 }
 
 // enquiry asks for a transaction by id in ns.
-func (f *fixture) enquiry(id string) emulator.EnquiryResponse {
+func (f *fixture) enquiry(id string) message.EnquiryResponse {
 	f.t.Helper()
-	resp, err := f.Enquiry(context.Background(), ns, emulator.EnquiryRequest{ThreeDSServerTransID: id}, emulator.APICall{})
+	resp, err := f.Enquiry(context.Background(), ns, message.EnquiryRequest{ThreeDSServerTransID: id}, emulator.APICall{})
 	if err != nil {
 		f.t.Fatalf("enquiry %s: %v", id, err)
 	}
@@ -151,9 +153,9 @@ func (f *fixture) enquiry(id string) emulator.EnquiryResponse {
 }
 
 // open posts the initial CReq of a challenge lookup.
-func (f *fixture) open(resp emulator.LookupResponse) emulator.ChallengeView {
+func (f *fixture) open(resp message.LookupResponse) emulator.ChallengeView {
 	f.t.Helper()
-	creq, err := emulator.ParseCReq(resp.Challenge.CReq)
+	creq, err := message.ParseCReq(resp.Challenge.CReq)
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -230,9 +232,9 @@ func TestLookupFrictionless(t *testing.T) {
 func TestLookupEvent(t *testing.T) {
 	f := newFixture(t)
 	card := f.card("visa-frictionless-y")
-	resp := f.lookup(card, func(r *emulator.LookupRequest) { r.Card.CardholderName = "Jane Doe" })
+	resp := f.lookup(card, func(r *message.LookupRequest) { r.Card.CardholderName = "Jane Doe" })
 	ev := f.events.last(resp.ThreeDSServerTransID)
-	if ev.Kind != emulator.EventLookup || ev.Namespace != ns || !ev.Time.Equal(t0) || ev.Lookup == nil || ev.Lookup.Status != "Y" {
+	if ev.Kind != state.EventLookup || ev.Namespace != ns || !ev.Time.Equal(t0) || ev.Lookup == nil || ev.Lookup.Status != "Y" {
 		t.Fatalf("lookup event = %+v", ev)
 	}
 	s := ev.Transaction
@@ -253,7 +255,7 @@ func TestLookupEvent(t *testing.T) {
 
 func TestLookupChallenge(t *testing.T) {
 	f := newFixture(t)
-	resp := f.lookup(f.card("visa-challenge"), func(r *emulator.LookupRequest) {
+	resp := f.lookup(f.card("visa-challenge"), func(r *message.LookupRequest) {
 		r.Session, r.ChallengeWindowSize = "c2Vzc2lvbg", 2
 	})
 	if resp.Status != "C" || resp.ECI != "" || resp.AuthenticationValue != "" {
@@ -269,7 +271,7 @@ func TestLookupChallenge(t *testing.T) {
 	if want := "https://sandbox.example/3ds/acs/hosted/" + resp.ThreeDSServerTransID; resp.HostedChallengeURL != want {
 		t.Errorf("hostedChallengeUrl = %s, want %s", resp.HostedChallengeURL, want)
 	}
-	creq, err := emulator.ParseCReq(c.CReq)
+	creq, err := message.ParseCReq(c.CReq)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,13 +280,13 @@ func TestLookupChallenge(t *testing.T) {
 		t.Errorf("CReq = %+v", creq)
 	}
 	fields := c.Fields()
-	if len(fields) != 2 || fields[0] != (emulator.FormField{Name: "creq", Value: c.CReq}) || fields[1].Name != "threeDSSessionData" {
+	if len(fields) != 2 || fields[0] != (message.FormField{Name: "creq", Value: c.CReq}) || fields[1].Name != "threeDSSessionData" {
 		t.Errorf("fields = %+v", fields)
 	}
 	if enq := f.enquiry(resp.ThreeDSServerTransID); enq.TransactionStatus != "C" {
 		t.Errorf("enquiry during the challenge: %s, want C", enq.TransactionStatus)
 	}
-	if got := (emulator.ChallengeIndication{CReq: "x"}).Fields(); len(got) != 1 {
+	if got := (message.ChallengeIndication{CReq: "x"}).Fields(); len(got) != 1 {
 		t.Errorf("no session gives %d fields, want 1", len(got))
 	}
 }
@@ -345,26 +347,26 @@ func TestLookupScenarioChoice(t *testing.T) {
 func TestLookupVersionAndWhiteList(t *testing.T) {
 	f := newFixture(t)
 	// The lower of the request's messageVersion and the ACS's.
-	if got := f.lookup(f.card("visa-frictionless-y"), func(r *emulator.LookupRequest) { r.MessageVersion = "2.1.0" }); got.Version != "2.1.0" {
+	if got := f.lookup(f.card("visa-frictionless-y"), func(r *message.LookupRequest) { r.MessageVersion = "2.1.0" }); got.Version != "2.1.0" {
 		t.Errorf("version = %s, want 2.1.0", got.Version)
 	}
 	// Whitelisting asked (requestFeatures 2) on 2.2.0: U / 03 unless the
 	// scenario says otherwise; not on 2.1.0.
-	got := f.lookup(f.card("visa-frictionless-y"), func(r *emulator.LookupRequest) { r.RequestFeatures = 2 })
+	got := f.lookup(f.card("visa-frictionless-y"), func(r *message.LookupRequest) { r.RequestFeatures = 2 })
 	if got.WhiteListStatus != "U" || got.WhiteListStatusSrc != "03" {
 		t.Errorf("whiteList = %s/%s, want U/03", got.WhiteListStatus, got.WhiteListStatusSrc)
 	}
 	if enq := f.enquiry(got.ThreeDSServerTransID); enq.WhiteListStatus != "U" || enq.WhiteListStatusSource != "03" {
 		t.Errorf("enquiry whiteList = %s/%s", enq.WhiteListStatus, enq.WhiteListStatusSource)
 	}
-	old := f.lookup(f.card("visa-frictionless-y"), func(r *emulator.LookupRequest) { r.RequestFeatures, r.MessageVersion = 2, "2.1.0" })
+	old := f.lookup(f.card("visa-frictionless-y"), func(r *message.LookupRequest) { r.RequestFeatures, r.MessageVersion = 2, "2.1.0" })
 	if old.WhiteListStatus != "" {
 		t.Errorf("2.1.0 answer has whiteListStatus %q", old.WhiteListStatus)
 	}
 	if _, err := f.Runtime().Add(context.Background(), ns, []byte("scenarios:\n  - id: wl\n    match: {cardNumber: \"4111111111111111\"}\n    frictionless: {status: Y}\n    whiteList: {status: Y, source: \"03\"}\n")); err != nil {
 		t.Fatal(err)
 	}
-	if w := f.lookup("4111111111111111", func(r *emulator.LookupRequest) { r.RequestFeatures = 2 }); w.WhiteListStatus != "Y" {
+	if w := f.lookup("4111111111111111", func(r *message.LookupRequest) { r.RequestFeatures = 2 }); w.WhiteListStatus != "Y" {
 		t.Errorf("scenario whiteList = %q, want Y", w.WhiteListStatus)
 	}
 }
@@ -395,7 +397,7 @@ func TestDowngrade210(t *testing.T) {
 			if _, err := f.Runtime().Add(context.Background(), ns, []byte(doc)); err != nil {
 				t.Fatal(err)
 			}
-			got := f.lookup(card, func(r *emulator.LookupRequest) { r.MessageVersion = "2.1.0" })
+			got := f.lookup(card, func(r *message.LookupRequest) { r.MessageVersion = "2.1.0" })
 			if (got.AuthenticationValue != "") != (got.Status == "Y" || got.Status == "A") {
 				t.Errorf("status %s with authenticationValue %q", got.Status, got.AuthenticationValue)
 			}
@@ -419,16 +421,16 @@ func TestEnquiry(t *testing.T) {
 	tests := []struct {
 		name   string
 		ns     string
-		req    emulator.EnquiryRequest
+		req    message.EnquiryRequest
 		wantID string
 		emv    string
 	}{
-		{"by id", ns, emulator.EnquiryRequest{ThreeDSServerTransID: first.ThreeDSServerTransID}, first.ThreeDSServerTransID, ""},
-		{"by reference: the newest", ns, emulator.EnquiryRequest{ExternalReferenceID: "ORD-20240611-000123"}, newest.ThreeDSServerTransID, ""},
-		{"the id wins over the reference", ns, emulator.EnquiryRequest{ThreeDSServerTransID: first.ThreeDSServerTransID, ExternalReferenceID: "ORD-20240611-000123"}, first.ThreeDSServerTransID, ""},
-		{"another namespace's id", "other", emulator.EnquiryRequest{ThreeDSServerTransID: first.ThreeDSServerTransID}, "", "301"},
-		{"another namespace's reference", "other", emulator.EnquiryRequest{ExternalReferenceID: "ORD-20240611-000123"}, "", "301"},
-		{"unknown id", ns, emulator.EnquiryRequest{ThreeDSServerTransID: "8a880dc0-d2d2-4067-bcb1-b08d1690b26e"}, "", "301"},
+		{"by id", ns, message.EnquiryRequest{ThreeDSServerTransID: first.ThreeDSServerTransID}, first.ThreeDSServerTransID, ""},
+		{"by reference: the newest", ns, message.EnquiryRequest{ExternalReferenceID: "ORD-20240611-000123"}, newest.ThreeDSServerTransID, ""},
+		{"the id wins over the reference", ns, message.EnquiryRequest{ThreeDSServerTransID: first.ThreeDSServerTransID, ExternalReferenceID: "ORD-20240611-000123"}, first.ThreeDSServerTransID, ""},
+		{"another namespace's id", "other", message.EnquiryRequest{ThreeDSServerTransID: first.ThreeDSServerTransID}, "", "301"},
+		{"another namespace's reference", "other", message.EnquiryRequest{ExternalReferenceID: "ORD-20240611-000123"}, "", "301"},
+		{"unknown id", ns, message.EnquiryRequest{ThreeDSServerTransID: "8a880dc0-d2d2-4067-bcb1-b08d1690b26e"}, "", "301"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -439,7 +441,7 @@ func TestEnquiry(t *testing.T) {
 			if err == nil && got.ThreeDSServerTransID != tt.wantID {
 				t.Errorf("answered %s, want %s", got.ThreeDSServerTransID, tt.wantID)
 			}
-			if err == nil && f.events.last(tt.wantID).Kind != emulator.EventEnquiry {
+			if err == nil && f.events.last(tt.wantID).Kind != state.EventEnquiry {
 				t.Error("no enquiry event")
 			}
 		})
@@ -449,8 +451,8 @@ func TestEnquiry(t *testing.T) {
 func TestOpenChallenge(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
-	resp := f.lookup(f.card("visa-challenge"), func(r *emulator.LookupRequest) { r.ChallengeWindowSize = 2 })
-	good, _ := emulator.ParseCReq(resp.Challenge.CReq)
+	resp := f.lookup(f.card("visa-challenge"), func(r *message.LookupRequest) { r.ChallengeWindowSize = 2 })
+	good, _ := message.ParseCReq(resp.Challenge.CReq)
 
 	wrongACS := good
 	wrongACS.ACSTransID = "d7c1ee99-9478-44a6-b1f2-391e29c6b340"
@@ -460,7 +462,7 @@ func TestOpenChallenge(t *testing.T) {
 	unknown.ThreeDSServerTransID = "8a880dc0-d2d2-4067-bcb1-b08d1690b26e"
 	for _, tt := range []struct {
 		name string
-		c    emulator.CReq
+		c    message.CReq
 		emv  string
 	}{
 		{"acsTransID of another transaction", wrongACS, "305"},
@@ -532,7 +534,7 @@ func TestDecide(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFixture(t)
 			ctx := context.Background()
-			resp := f.lookup(f.card("visa-challenge"), func(r *emulator.LookupRequest) { r.Session = "s-1" })
+			resp := f.lookup(f.card("visa-challenge"), func(r *message.LookupRequest) { r.Session = "s-1" })
 			f.open(resp)
 			var d emulator.Decision
 			for i, c := range tt.choices {
@@ -558,7 +560,7 @@ func TestDecide(t *testing.T) {
 			if d.Delivery.NotificationURL != "https://shop.example.com/checkout/3ds/notify" || d.Delivery.SessionData != "s-1" {
 				t.Errorf("delivery goes to %q with session %q", d.Delivery.NotificationURL, d.Delivery.SessionData)
 			}
-			if got, _ := emulator.ParseCRes(d.Delivery.Encoded); got != c {
+			if got, _ := message.ParseCRes(d.Delivery.Encoded); got != c {
 				t.Errorf("encoded CRes decodes to %+v", got)
 			}
 			if f := d.Delivery.Fields(); len(f) != 2 || f[0].Name != "cres" || f[1].Value != "s-1" {
@@ -611,7 +613,7 @@ func TestDecideRefuses(t *testing.T) {
 func TestCompleteChallenge(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
-	resp := f.lookup(f.card("visa-challenge"), func(r *emulator.LookupRequest) { r.NotificationURL = "" })
+	resp := f.lookup(f.card("visa-challenge"), func(r *message.LookupRequest) { r.NotificationURL = "" })
 	if _, err := f.CompleteChallenge(ctx, "other", resp.ThreeDSServerTransID, emulator.Choice{Action: "pass"}); emvCode(err) != "301" {
 		t.Errorf("another namespace: %v, want 301", err)
 	}
@@ -622,7 +624,7 @@ func TestCompleteChallenge(t *testing.T) {
 		t.Fatalf("complete: %v %+v", err, d)
 	}
 	ev := f.events.last(resp.ThreeDSServerTransID)
-	if ev.Kind != emulator.EventCRes || ev.CRes == nil || ev.CRes.TransStatus != "N" || !strings.Contains(ev.Detail, "headless") {
+	if ev.Kind != state.EventCRes || ev.CRes == nil || ev.CRes.TransStatus != "N" || !strings.Contains(ev.Detail, "headless") {
 		t.Errorf("cres event = %+v", ev)
 	}
 	// The emulator's own notification page learns the result from the CRes.
@@ -635,14 +637,14 @@ func TestCompleteChallenge(t *testing.T) {
 	pending := f.lookup(f.card("visa-challenge"), nil)
 	for _, tt := range []struct {
 		name string
-		c    emulator.CRes
+		c    message.CRes
 		emv  string
 	}{
-		{"unknown transaction", emulator.CRes{ThreeDSServerTransID: "8a880dc0-d2d2-4067-bcb1-b08d1690b26e"}, "301"},
-		{"no acsTransID", emulator.CRes{ThreeDSServerTransID: resp.ThreeDSServerTransID}, "305"},
-		{"another transaction's acsTransID", emulator.CRes{ThreeDSServerTransID: resp.ThreeDSServerTransID, ACSTransID: pending.ACSTransID}, "305"},
-		{"a frictionless transaction", emulator.CRes{ThreeDSServerTransID: frictionless.ThreeDSServerTransID, ACSTransID: frictionless.ACSTransID}, "305"},
-		{"a challenge not finished", emulator.CRes{ThreeDSServerTransID: pending.ThreeDSServerTransID, ACSTransID: pending.ACSTransID}, "305"},
+		{"unknown transaction", message.CRes{ThreeDSServerTransID: "8a880dc0-d2d2-4067-bcb1-b08d1690b26e"}, "301"},
+		{"no acsTransID", message.CRes{ThreeDSServerTransID: resp.ThreeDSServerTransID}, "305"},
+		{"another transaction's acsTransID", message.CRes{ThreeDSServerTransID: resp.ThreeDSServerTransID, ACSTransID: pending.ACSTransID}, "305"},
+		{"a frictionless transaction", message.CRes{ThreeDSServerTransID: frictionless.ThreeDSServerTransID, ACSTransID: frictionless.ACSTransID}, "305"},
+		{"a challenge not finished", message.CRes{ThreeDSServerTransID: pending.ThreeDSServerTransID, ACSTransID: pending.ACSTransID}, "305"},
 	} {
 		if _, err := f.Notification(ctx, tt.c); emvCode(err) != tt.emv {
 			t.Errorf("notification, %s: %v, want EMV %s", tt.name, err, tt.emv)
@@ -693,7 +695,7 @@ func TestTimeouts(t *testing.T) {
 			if got := strings.Count(f.events.kinds(resp.ThreeDSServerTransID), "timeout"); got != 1 {
 				t.Errorf("%d timeout events, want 1", got)
 			}
-			if ev := f.events.last(resp.ThreeDSServerTransID); ev.Kind != emulator.EventEnquiry {
+			if ev := f.events.last(resp.ThreeDSServerTransID); ev.Kind != state.EventEnquiry {
 				t.Errorf("last event %s", ev.Kind)
 			}
 			// A timed-out challenge cannot be decided any more.
@@ -800,7 +802,7 @@ func TestStepFaults(t *testing.T) {
 		t.Errorf("emvError fault: %v", err)
 	}
 	resp := f.lookup("4111111111111129", nil)
-	_, err = f.Enquiry(ctx, ns, emulator.EnquiryRequest{ThreeDSServerTransID: resp.ThreeDSServerTransID}, emulator.APICall{})
+	_, err = f.Enquiry(ctx, ns, message.EnquiryRequest{ThreeDSServerTransID: resp.ThreeDSServerTransID}, emulator.APICall{})
 	if e, ok := emulator.AsError(err); !ok || e.HTTPStatus != 502 {
 		t.Errorf("httpError fault: %v", err)
 	}
@@ -871,7 +873,7 @@ func TestChaos(t *testing.T) {
 			case emvCode(err) == "" || emvCode(err) == "?":
 				t.Errorf("chaos %s: lookup %v", kind, err)
 			}
-			_, err = f.Enquiry(ctx, ns, emulator.EnquiryRequest{ExternalReferenceID: "x"}, emulator.APICall{})
+			_, err = f.Enquiry(ctx, ns, message.EnquiryRequest{ExternalReferenceID: "x"}, emulator.APICall{})
 			if err == nil || emvCode(err) == "301" {
 				t.Errorf("chaos %s spared the enquiry: %v", kind, err)
 			}
@@ -907,53 +909,6 @@ func TestChaos(t *testing.T) {
 	quiet.lookup(quiet.card("visa-frictionless-y"), nil)
 }
 
-func TestParseMessages(t *testing.T) {
-	enc := func(s string) string {
-		m, _ := emulator.EncodeMessage(jsonRaw(s))
-		return m
-	}
-	const ids = `"threeDSServerTransID":"8a880dc0-d2d2-4067-bcb1-b08d1690b26e","acsTransID":"D7C1EE99-9478-44A6-B1F2-391E29C6B340"`
-	good := `{` + ids + `,"messageType":"CReq","messageVersion":"2.2.0","challengeWindowSize":"05"}`
-	with := func(extra string) string { return strings.TrimSuffix(good, "}") + "," + extra + "}" }
-	for _, tt := range []struct {
-		name, creq, emv, detail string
-	}{
-		{"valid", enc(good), "", ""},
-		{"an unknown element is ignored", enc(with(`"sdkCounterStoA":"001","future":{"x":[1,2]}`)), "", ""},
-		{"a non-critical extension is ignored", enc(with(`"messageExtension":[{"name":"x","id":"ID-1","criticalityIndicator":false,"data":{"a":1}}]`)), "", ""},
-		{"a critical extension is refused", enc(with(`"messageExtension":[{"name":"x","id":"ID-9","criticalityIndicator":true,"data":{}}]`)), "202", "messageExtension.ID-9"},
-		{"a duplicate key", enc(with(`"messageType":"CReq"`)), "204", "messageType"},
-		{"a duplicate key in an extension", enc(with(`"messageExtension":[{"id":"a","id":"b"}]`)), "204", "messageExtension.id"},
-		{"missing", "", "201", "creq"},
-		{"not Base64", "%%%", "203", "creq"},
-		{"not JSON", enc(`[1]`), "203", "creq"},
-		{"a field missing", enc(`{"threeDSServerTransID":"8a880dc0-d2d2-4067-bcb1-b08d1690b26e","messageType":"CReq","messageVersion":"2.2.0","challengeWindowSize":"05"}`), "201", "acsTransID"},
-		{"a malformed threeDSServerTransID", enc(strings.Replace(good, "8a880dc0-d2d2", "8a880dc0xd2d2", 1)), "203", "threeDSServerTransID"},
-		{"a malformed acsTransID", enc(strings.Replace(good, "D7C1EE99-9478-44A6-B1F2-391E29C6B340", "../../etc", 1)), "203", "acsTransID"},
-		{"wrong messageType", enc(strings.Replace(good, `"CReq"`, `"CRes"`, 1)), "203", "messageType"},
-		{"window size 06", enc(strings.Replace(good, `"05"`, `"06"`, 1)), "203", "challengeWindowSize"},
-	} {
-		_, err := emulator.ParseCReq(tt.creq)
-		if emvCode(err) != tt.emv {
-			t.Errorf("ParseCReq %s: %v, want %q", tt.name, err, tt.emv)
-			continue
-		}
-		if e, ok := emulator.AsError(err); ok && e.Detail != tt.detail {
-			t.Errorf("ParseCReq %s: detail %q, want %q", tt.name, e.Detail, tt.detail)
-		}
-	}
-	for _, tt := range []struct{ name, cres, emv string }{
-		{"valid", enc(`{"threeDSServerTransID":"a","transStatus":"Y"}`), ""},
-		{"empty", "", "201"},
-		{"not Base64", "***", "203"},
-		{"no id", enc(`{"transStatus":"Y"}`), "203"},
-	} {
-		if _, err := emulator.ParseCRes(tt.cres); emvCode(err) != tt.emv {
-			t.Errorf("ParseCRes %s: %v, want %q", tt.name, err, tt.emv)
-		}
-	}
-}
-
 // luhn appends the Luhn check digit to a card number's other digits.
 func luhn(digits string) string {
 	sum := 0
@@ -968,11 +923,6 @@ func luhn(digits string) string {
 	}
 	return digits + string(rune('0'+(10-sum%10)%10))
 }
-
-// jsonRaw is a message already in JSON.
-type jsonRaw string
-
-func (j jsonRaw) MarshalJSON() ([]byte, error) { return []byte(j), nil }
 
 func TestURLs(t *testing.T) {
 	u := emulator.NewURLs("https://sandbox.example/3ds/")

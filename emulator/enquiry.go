@@ -7,51 +7,53 @@ import (
 	"strings"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/message"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 )
 
 // Enquiry returns the current result of a transaction of namespace ns, found
 // by threeDsServerTransId when given, else by externalReferenceId (the
 // newest transaction with that reference).
-func (e *Engine) Enquiry(ctx context.Context, ns string, req EnquiryRequest, call APICall) (EnquiryResponse, error) {
+func (e *Engine) Enquiry(ctx context.Context, ns string, req message.EnquiryRequest, call APICall) (message.EnquiryResponse, error) {
 	var (
-		t   Transaction
+		t   state.Transaction
 		err error
 	)
 	field, value := "threeDsServerTransId", req.ThreeDSServerTransID
 	if req.ThreeDSServerTransID != "" {
 		t, err = e.store.Get(ctx, req.ThreeDSServerTransID)
 		if err == nil && t.Namespace != ns {
-			err = ErrNotFound
+			err = state.ErrNotFound
 		}
 	} else {
 		field, value = "externalReferenceId", req.ExternalReferenceID
 		t, err = e.store.GetByExternalRef(ctx, ns, req.ExternalReferenceID)
 	}
-	if err == nil && t.Phase == PhaseMethod {
-		return EnquiryResponse{}, e.collectionOnly(ctx, ns, t, field, value)
+	if err == nil && t.Phase == state.PhaseMethod {
+		return message.EnquiryResponse{}, e.collectionOnly(ctx, ns, t, field, value)
 	}
 	var sc *scenarios.Scenario
 	if err == nil {
 		if sc, err = e.scenarioByID(ctx, ns, t.ScenarioID); err != nil {
-			return EnquiryResponse{}, err
+			return message.EnquiryResponse{}, err
 		}
 	}
 	if err := e.applyStep(ctx, sc, StepEnquiry, viaAPI); err != nil {
-		return EnquiryResponse{}, err
+		return message.EnquiryResponse{}, err
 	}
 	if err != nil {
-		return EnquiryResponse{}, e.lookupFailure(err, field, value)
+		return message.EnquiryResponse{}, e.lookupFailure(err, field, value)
 	}
 	t, err = e.settleWith(ctx, t, challengeRules(sc))
 	if err != nil {
-		return EnquiryResponse{}, e.lookupFailure(err, field, value)
+		return message.EnquiryResponse{}, e.lookupFailure(err, field, value)
 	}
 	resp := e.enquiryResponse(t)
 	if resp.ThreeDSMethod = e.methodTimeline(ctx, t); resp.ThreeDSMethod != nil {
 		resp.DDCID, resp.ThreeDSCompInd = t.Method.DDCID, t.Method.CompInd
 	}
-	e.emit(ctx, Event{Namespace: ns, Kind: EventEnquiry, Transaction: summaryOf(t), Detail: call.Note,
+	e.emit(ctx, state.Event{Namespace: ns, Kind: state.EventEnquiry, Transaction: summaryOf(t), Detail: call.Note,
 		Request: e.redactBody(call.Body), Enquiry: &resp})
 	return resp, nil
 }
@@ -60,10 +62,10 @@ func (e *Engine) Enquiry(ctx context.Context, ns string, req EnquiryRequest, cal
 // data collection, not an authentication: one without a lookup yet, or
 // one whose lookup carries another externalReferenceId (the reference
 // then names the collection alone) or stored no transaction.
-func (e *Engine) collectionOnly(ctx context.Context, ns string, c Transaction, field, value string) error {
+func (e *Engine) collectionOnly(ctx context.Context, ns string, c state.Transaction, field, value string) error {
 	msg := fmt.Sprintf("%s %q names the device data collection %s, without a lookup yet", field, value, c.ThreeDSServerTransID)
 	if c.Method.CompInd != "" { // a lookup used it
-		id := strings.TrimPrefix(c.ThreeDSServerTransID, DDCPrefix)
+		id := strings.TrimPrefix(c.ThreeDSServerTransID, message.DDCPrefix)
 		switch t, err := e.store.Get(ctx, id); {
 		case err == nil && t.Namespace == ns && t.ExternalReferenceID != c.ExternalReferenceID:
 			msg = fmt.Sprintf("%s %q names the device data collection %s, whose lookup carries externalReferenceId %q: "+
@@ -71,7 +73,7 @@ func (e *Engine) collectionOnly(ctx context.Context, ns string, c Transaction, f
 		case err == nil && t.Namespace == ns:
 			msg = fmt.Sprintf("%s %q names the device data collection %s; its lookup is threeDsServerTransId %s: enquire by that id",
 				field, value, c.ThreeDSServerTransID, id)
-		case errors.Is(err, ErrNotFound):
+		case errors.Is(err, state.ErrNotFound):
 			msg = fmt.Sprintf("%s %q names the device data collection %s, whose lookup stored no transaction (it was answered with an error)",
 				field, value, c.ThreeDSServerTransID)
 		case err != nil:
@@ -83,7 +85,7 @@ func (e *Engine) collectionOnly(ctx context.Context, ns string, c Transaction, f
 
 // lookupFailure turns a store failure into the error the caller sees.
 func (e *Engine) lookupFailure(err error, field, value string) error {
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, state.ErrNotFound) {
 		return emv.NewError(emv.CodeUnknownTransaction, emv.EMVUnknownTransaction,
 			fmt.Sprintf("no transaction with %s %q for this token%s", field, value, e.expiryHint()), field)
 	}
@@ -102,8 +104,8 @@ func (e *Engine) expiryHint() string {
 	return fmt.Sprintf("; transactions expire %s after their lookup (--store-max-age), go earlier when the store is full, and belong to the token that made them", e.cfg.StoreMaxAge)
 }
 
-func (e *Engine) enquiryResponse(t Transaction) EnquiryResponse {
-	r := EnquiryResponse{
+func (e *Engine) enquiryResponse(t state.Transaction) message.EnquiryResponse {
+	r := message.EnquiryResponse{
 		ThreeDSServerTransID:       t.ThreeDSServerTransID,
 		DSTransID:                  t.DSTransID,
 		ACSTransactionID:           t.ACSTransID,

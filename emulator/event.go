@@ -2,103 +2,15 @@ package emulator
 
 import (
 	"context"
-	"time"
 
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/message"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/redact"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 )
-
-// EventKind names something that happened to a transaction.
-type EventKind string
-
-// The events of a transaction's life.
-const (
-	EventLookup   EventKind = "lookup"   // the lookup was answered
-	EventCReq     EventKind = "creq"     // the browser posted the CReq (or opened the hosted URL); the challenge page is shown
-	EventAttempt  EventKind = "attempt"  // a wrong one-time code was typed
-	EventDecision EventKind = "decision" // the cardholder (or the headless API) decided
-	// EventCodeSent: a one-time code was "sent" to the cardholder's
-	// phone, when an otp page first opened and on each resend.
-	EventCodeSent EventKind = "code-sent"
-	// EventApp: the banking app of an oob challenge was asked to
-	// approve, or answered.
-	EventApp EventKind = "app"
-	// EventContinue: an oob page's Continue was pressed before the app
-	// answered.
-	EventContinue EventKind = "continue"
-	EventAuto     EventKind = "auto"    // the scenario resolved the challenge by itself
-	EventTimeout  EventKind = "timeout" // a challenge window ran out
-	EventCRes     EventKind = "cres"    // the final CRes was handed to the browser or the API
-	EventEnquiry  EventKind = "enquiry" // the enquiry was answered
-	EventDDC      EventKind = "ddc"     // a device data collection was requested
-	EventMethod   EventKind = "method"  // the 3DS Method page opened
-	// EventMethodDone: the 3DS Method completed and notified the 3DS
-	// Requestor.
-	EventMethodDone EventKind = "method-done"
-	EventCallback   EventKind = "callback" // a result callback was attempted, delivered or given up
-)
-
-// Event is one entry of a transaction's history. The engine makes every
-// event, once, when the thing happens; nothing else records any. An event
-// holds no full card number: the summary carries the masked one, and the
-// request body is a redacted copy.
-type Event struct {
-	Time      time.Time
-	Namespace string
-	Kind      EventKind
-	// Detail says more in words ("pass -> Y", "challenge page shown,
-	// window size 2").
-	Detail string
-	// Transaction is the transaction after the event.
-	Transaction Summary
-	// Request is the API request of a lookup or an enquiry: its JSON body
-	// compacted, card numbers masked and long values cut (package
-	// redact); nil for other events.
-	Request []byte
-	// The engine's answer, typed: Lookup on a lookup event, Enquiry on an
-	// enquiry event, CRes on a cres event; nil otherwise.
-	Lookup  *LookupResponse
-	Enquiry *EnquiryResponse
-	CRes    *CRes
-}
-
-// Summary is a transaction as the console lists it. Fields marked "lookup
-// only" are known when the lookup is answered and empty on later events
-// (the engine does not store them).
-type Summary struct {
-	ThreeDSServerTransID string
-	ExternalReferenceID  string
-	ScenarioID           string
-	// MaskedPAN is the card number with only its BIN and last four
-	// digits.
-	MaskedPAN       string
-	CardBIN         string
-	CardScheme      string
-	Version         string
-	Status          string // transStatus after the event
-	StatusReason    string
-	ECI             string
-	ChallengeCancel string
-
-	// Fallback is whether the catalogue's fallback answered the lookup (no
-	// scenario matched the card); lookup only.
-	Fallback bool
-
-	CardholderName string // lookup only
-	MerchantName   string // lookup only, or a challenge's
-	Amount         string // lookup only, or a challenge's
-	Currency       string // lookup only, or a challenge's
-}
-
-// EventSink receives the engine's events, e.g. the console's journal. It
-// must be safe for concurrent use and quick: it runs on the request path,
-// and a failure to record is its own to log, never the request's.
-type EventSink interface {
-	Record(ctx context.Context, ev Event)
-}
 
 // summaryOf is the summary of a stored transaction.
-func summaryOf(t Transaction) Summary {
-	return Summary{
+func summaryOf(t state.Transaction) state.Summary {
+	return state.Summary{
 		ThreeDSServerTransID: t.ThreeDSServerTransID,
 		ExternalReferenceID:  t.ExternalReferenceID,
 		ScenarioID:           t.ScenarioID,
@@ -117,7 +29,7 @@ func summaryOf(t Transaction) Summary {
 }
 
 // lookupSummary adds what only the lookup request knows.
-func lookupSummary(t Transaction, req LookupRequest) Summary {
+func lookupSummary(t state.Transaction, req message.LookupRequest) state.Summary {
 	s := summaryOf(t)
 	s.CardholderName = req.Card.CardholderName
 	s.MerchantName = req.MerchantName
@@ -127,37 +39,26 @@ func lookupSummary(t Transaction, req LookupRequest) Summary {
 	return s
 }
 
-// masked is the summary as the console and the automation API show it:
-// every card number in its free-text fields masked (redact.Text), as in
-// the request body an event keeps. The answers of the API still carry
-// what the merchant sent.
-func (s Summary) masked() Summary {
-	for _, f := range [...]*string{&s.ExternalReferenceID, &s.ScenarioID, &s.CardholderName, &s.MerchantName, &s.Amount, &s.Currency} {
-		*f = redact.Text(*f)
-	}
-	return s
-}
-
 // StoredSummary is the summary of a stored transaction as the console
 // and the automation API show it, masked as every event's is.
-func StoredSummary(t Transaction) Summary { return summaryOf(t).masked() }
+func StoredSummary(t state.Transaction) state.Summary { return summaryOf(t).Masked() }
 
 // emit hands an event to the sink, when there is one, with its summary
 // and detail masked. The summary's strings may share the request's
 // memory: the sink copies what it keeps.
-func (e *Engine) emit(ctx context.Context, ev Event) {
+func (e *Engine) emit(ctx context.Context, ev state.Event) {
 	if e.cfg.Events == nil {
 		return
 	}
 	ev.Time = e.clockOr(ctx, ev.Namespace)
-	ev.Transaction = ev.Transaction.masked()
+	ev.Transaction = ev.Transaction.Masked()
 	ev.Detail = redact.Text(ev.Detail)
 	e.cfg.Events.Record(ctx, ev)
 }
 
 // transactionEvent is the event kind of a transaction with a detail.
-func (e *Engine) transactionEvent(ctx context.Context, t Transaction, kind EventKind, detail string) {
-	e.emit(ctx, Event{Namespace: t.Namespace, Kind: kind, Detail: detail, Transaction: summaryOf(t)})
+func (e *Engine) transactionEvent(ctx context.Context, t state.Transaction, kind state.EventKind, detail string) {
+	e.emit(ctx, state.Event{Namespace: t.Namespace, Kind: kind, Detail: detail, Transaction: summaryOf(t)})
 }
 
 // redactBody is the copy of a request body an event keeps.

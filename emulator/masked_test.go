@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/message"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 )
 
 // TestEventsMaskFreeText: the summary every event carries, and its
@@ -13,7 +15,7 @@ import (
 // merchant sent; a stored transaction's summary is masked the same way.
 func TestEventsMaskFreeText(t *testing.T) {
 	f := newFixture(t)
-	resp := f.lookup("4000000000009003", func(r *emulator.LookupRequest) {
+	resp := f.lookup("4000000000009003", func(r *message.LookupRequest) {
 		r.ExternalReferenceID = "4111111111111111"
 		r.Card.CardholderName = "Jane 4000 0000 0000 9003"
 		r.MerchantName = "Shop 5200000000001005"
@@ -22,7 +24,7 @@ func TestEventsMaskFreeText(t *testing.T) {
 		t.Errorf("the answer's reference = %q, want it as sent", resp.ExternalReferenceID)
 	}
 	s := f.events.last(resp.ThreeDSServerTransID).Transaction
-	want := emulator.Summary{ExternalReferenceID: "411111******1111", CardholderName: "Jane 4000 00** **** 9003", MerchantName: "Shop 520000******1005"}
+	want := state.Summary{ExternalReferenceID: "411111******1111", CardholderName: "Jane 4000 00** **** 9003", MerchantName: "Shop 520000******1005"}
 	if s.ExternalReferenceID != want.ExternalReferenceID || s.CardholderName != want.CardholderName || s.MerchantName != want.MerchantName {
 		t.Errorf("the event's summary = %+v, want the free text masked as %+v", s, want)
 	}

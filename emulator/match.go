@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/message"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 )
 
@@ -54,7 +55,7 @@ func negotiateVersion(requested, acs string) string {
 
 // scenarioRequest is what scenario selectors see of a lookup of a card of
 // scheme.
-func scenarioRequest(r LookupRequest, scheme string) scenarios.Request {
+func scenarioRequest(r message.LookupRequest, scheme string) scenarios.Request {
 	sr := scenarios.Request{
 		CardScheme:      scheme,
 		CardNumber:      r.Card.CardNumber,

@@ -2,14 +2,14 @@ package emulator
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"strings"
 	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/message"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 )
 
@@ -25,145 +25,65 @@ import (
 // method may still complete after the lookup, so the enquiry reads its
 // timeline from the collection.
 
-// MethodTimeout is how long a 3DS Requestor waits for the 3DS Method's
-// notification before it sends the lookup with threeDSCompInd N (EMV 3DS:
-// 10 seconds).
-const MethodTimeout = 10 * time.Second
-
-// DDCPrefix starts every ddcId the emulator hands out.
-const DDCPrefix = "ddc-"
-
-// MaxMethodData bounds the threeDSMethodData form field, in characters.
-const MaxMethodData = 4096
-
-// MethodData is the content of threeDSMethodData: Base64Url of this JSON
-// object. The method page receives both members; the notification to the
-// 3DS Requestor carries only the transaction id.
-type MethodData struct {
-	ThreeDSServerTransID string `json:"threeDSServerTransID"`
-	NotificationURL      string `json:"threeDSMethodNotificationURL,omitempty"`
-}
-
-// EncodeMethodData encodes m as threeDSMethodData: Base64Url without
-// padding of its JSON.
-func EncodeMethodData(m MethodData) string {
-	s, err := EncodeMessage(m)
-	if err != nil { // two strings always marshal
-		panic(fmt.Sprintf("emulator: encode threeDSMethodData: %v", err))
-	}
-	return s
-}
-
-// DecodeMethodData decodes the threeDSMethodData form field. needURL
-// says whether threeDSMethodNotificationURL must be present (the method
-// page) or may be absent (the notification). Its failures are *Error: 201
-// for a missing value, 203 for bad Base64, JSON, id or URL.
-func DecodeMethodData(s string, needURL bool) (MethodData, error) {
-	if s == "" {
-		return MethodData{}, emv.NewError(emv.CodeMissingField, emv.EMVMissingElement, "the form field threeDSMethodData is missing", "threeDSMethodData")
-	}
-	if len(s) > MaxMethodData {
-		return MethodData{}, emv.NewError(emv.CodeInvalidField, emv.EMVInvalidFormat,
-			fmt.Sprintf("threeDSMethodData is %d characters long, at most %d", len(s), MaxMethodData), "threeDSMethodData")
-	}
-	raw, err := DecodeBase64(s)
-	if err != nil {
-		return MethodData{}, emv.NewError(emv.CodeInvalidField, emv.EMVInvalidFormat, "threeDSMethodData is not Base64Url: "+err.Error(), "threeDSMethodData")
-	}
-	if dups := duplicateKeys(raw); len(dups) > 0 {
-		return MethodData{}, emv.NewError(emv.CodeDuplicateField, emv.EMVDuplicateElement, "threeDSMethodData holds "+strings.Join(dups, ", ")+" more than once", strings.Join(dups, ","))
-	}
-	var m MethodData
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return MethodData{}, emv.NewError(emv.CodeInvalidField, emv.EMVInvalidFormat, "threeDSMethodData is not a JSON object of strings: "+err.Error(), "threeDSMethodData")
-	}
-	if m.ThreeDSServerTransID == "" {
-		return MethodData{}, emv.NewError(emv.CodeMissingField, emv.EMVMissingElement, "threeDSMethodData has no threeDSServerTransID", "threeDSServerTransID")
-	}
-	if !isUUID(m.ThreeDSServerTransID) {
-		return MethodData{}, emv.NewError(emv.CodeInvalidField, emv.EMVInvalidFormat, "threeDSServerTransID in threeDSMethodData is not a UUID", "threeDSServerTransID")
-	}
-	m.ThreeDSServerTransID = strings.ToLower(m.ThreeDSServerTransID)
-	switch {
-	case m.NotificationURL == "" && needURL:
-		return MethodData{}, emv.NewError(emv.CodeMissingField, emv.EMVMissingElement,
-			"threeDSMethodData has no threeDSMethodNotificationURL: the method cannot notify the 3DS Requestor", "threeDSMethodNotificationURL")
-	case m.NotificationURL != "" && !isWebURL(m.NotificationURL):
-		return MethodData{}, emv.NewError(emv.CodeInvalidField, emv.EMVInvalidFormat,
-			"threeDSMethodNotificationURL in threeDSMethodData is not an absolute http or https URL", "threeDSMethodNotificationURL")
-	}
-	return m, nil
-}
-
-// isWebURL tells whether s is an absolute http or https URL with a host,
-// at most 2048 characters.
-func isWebURL(s string) bool {
-	if len(s) > 2048 {
-		return false
-	}
-	u, err := url.Parse(s)
-	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && u.Opaque == ""
-}
-
 // Collect answers a device data collection request of namespace ns: it
 // finds the card's scenario, stores the collection under the merchant's
 // ddcId (DDCPrefix and a new transaction id when it chose none) and
 // returns the method URL and threeDSMethodData when the card's ACS has a
 // 3DS Method (else the advice to send threeDSCompInd U).
-func (e *Engine) Collect(ctx context.Context, ns string, req DDCRequest, call APICall) (DDCResponse, error) {
+func (e *Engine) Collect(ctx context.Context, ns string, req message.DDCRequest, call APICall) (message.DDCResponse, error) {
 	pan := req.Card.CardNumber
 	scheme := e.cfg.Schemes.Scheme(pan)
 	var sc *scenarios.Scenario
 	var err error
 	if call.ScenarioID != "" {
 		if sc, err = e.scenarioByID(ctx, ns, call.ScenarioID); err != nil {
-			return DDCResponse{}, err
+			return message.DDCResponse{}, err
 		}
 		if sc == nil {
-			return DDCResponse{}, emv.NewError(emv.CodeUnknownScenario, emv.EMVInvalidFormat,
+			return message.DDCResponse{}, emv.NewError(emv.CodeUnknownScenario, emv.EMVInvalidFormat,
 				fmt.Sprintf("no scenario with id %q (see GET /scenarios)", call.ScenarioID), "X-Scenario")
 		}
 	} else if sc, err = e.match(ctx, ns, scenarios.Request{
 		CardNumber: pan, CardholderName: req.Card.CardholderName, CardScheme: scheme,
 	}); err != nil {
-		return DDCResponse{}, err
+		return message.DDCResponse{}, err
 	}
 	id := newUUID()
 	st, err := e.state(ctx, ns)
 	if err != nil {
-		return DDCResponse{}, err
+		return message.DDCResponse{}, err
 	}
 	now := e.now().Add(st.Offset)
-	ddcID := DDCPrefix + id
+	ddcID := message.DDCPrefix + id
 	if req.DDCID != "" {
-		if err := e.bindDDC(ctx, DDCKey{Tenant: ns, Generation: st.Generation, DDCID: req.DDCID}, id); err != nil {
-			return DDCResponse{}, err
+		if err := e.bindDDC(ctx, state.DDCKey{Tenant: ns, Generation: st.Generation, DDCID: req.DDCID}, id); err != nil {
+			return message.DDCResponse{}, err
 		}
 		ddcID = req.DDCID
 	}
-	t := Transaction{
+	t := state.Transaction{
 		Namespace:            ns,
-		ThreeDSServerTransID: DDCPrefix + id,
+		ThreeDSServerTransID: message.DDCPrefix + id,
 		ExternalReferenceID:  strings.Clone(req.ExternalReferenceID),
 		CreatedAt:            now,
 		ScenarioID:           sc.ID,
-		Phase:                PhaseMethod,
+		Phase:                state.PhaseMethod,
 		Generation:           st.Generation,
-		Method: MethodState{
+		Method: state.MethodState{
 			DDCID:           strings.Clone(ddcID),
 			NotificationURL: strings.Clone(req.NotificationURL),
 			Available:       true,
 			RequestedAt:     now,
 		},
 	}
-	t.setCard(pan, scheme)
+	t.SetCard(pan, scheme)
 	if m := sc.Method; m != nil {
 		t.Method.Available, t.Method.Duration = m.Available, m.Duration
 	}
 	if err := e.store.Put(ctx, t); err != nil {
-		return DDCResponse{}, fmt.Errorf("device data collection: store: %w", err)
+		return message.DDCResponse{}, fmt.Errorf("device data collection: store: %w", err)
 	}
-	resp := DDCResponse{
+	resp := message.DDCResponse{
 		DDCID:                t.Method.DDCID,
 		ThreeDSServerTransID: id,
 		ExternalReferenceID:  t.ExternalReferenceID,
@@ -172,20 +92,20 @@ func (e *Engine) Collect(ctx context.Context, ns string, req DDCRequest, call AP
 	detail := "device data collection; the ACS has no 3DS Method: threeDSCompInd U"
 	if t.Method.Available {
 		resp.MethodURL = e.urls.ACSMethod()
-		resp.MethodData = EncodeMethodData(MethodData{ThreeDSServerTransID: id, NotificationURL: t.Method.NotificationURL})
+		resp.MethodData = message.EncodeMethodData(message.MethodData{ThreeDSServerTransID: id, NotificationURL: t.Method.NotificationURL})
 		detail = fmt.Sprintf("device data collection; 3DS Method at %s, takes %s", resp.MethodURL, t.Method.Duration)
 	} else {
 		resp.CompIndHint = "U"
 	}
 	summary := collectionSummary(t)
 	summary.CardholderName = req.Card.CardholderName
-	e.emit(ctx, Event{Namespace: ns, Kind: EventDDC, Detail: withNote(detail, call.Note), Transaction: summary, Request: e.redactBody(call.Body)})
+	e.emit(ctx, state.Event{Namespace: ns, Kind: state.EventDDC, Detail: withNote(detail, call.Note), Transaction: summary, Request: e.redactBody(call.Body)})
 	return resp, nil
 }
 
 // bindDDC binds a merchant's ddcId to the collection of transaction id,
 // or says why it cannot.
-func (e *Engine) bindDDC(ctx context.Context, k DDCKey, id string) error {
+func (e *Engine) bindDDC(ctx context.Context, k state.DDCKey, id string) error {
 	if e.cfg.Captures == nil {
 		return emv.NewError(emv.CodeInvalidField, emv.EMVInvalidFormat, "this sandbox keeps no merchant-chosen ddcId: leave ddcId out", "ddcId")
 	}
@@ -202,9 +122,9 @@ func (e *Engine) bindDDC(ctx context.Context, k DDCKey, id string) error {
 
 // collectionSummary is the summary of a stored collection: its events
 // belong to the transaction id the lookup will carry, not to its ddcId.
-func collectionSummary(t Transaction) Summary {
+func collectionSummary(t state.Transaction) state.Summary {
 	s := summaryOf(t)
-	s.ThreeDSServerTransID = strings.TrimPrefix(t.ThreeDSServerTransID, DDCPrefix)
+	s.ThreeDSServerTransID = strings.TrimPrefix(t.ThreeDSServerTransID, message.DDCPrefix)
 	return s
 }
 
@@ -223,12 +143,12 @@ type MethodPage struct {
 // threeDSMethodData, records that the browser arrived (the first time)
 // and the notification URL to use, and returns the page to render.
 func (e *Engine) StartMethod(ctx context.Context, data string) (MethodPage, error) {
-	md, err := DecodeMethodData(data, true)
+	md, err := message.DecodeMethodData(data, true)
 	if err != nil {
 		return MethodPage{}, err
 	}
 	var first bool
-	t, err := e.store.Update(ctx, DDCPrefix+md.ThreeDSServerTransID, func(t *Transaction) error {
+	t, err := e.store.Update(ctx, message.DDCPrefix+md.ThreeDSServerTransID, func(t *state.Transaction) error {
 		if !t.Method.Available {
 			return emv.NewError(emv.CodeTransactionState, emv.EMVInvalidTransaction,
 				"the ACS of this card has no 3DS Method: send the lookup with threeDSCompInd U", "threeDSMethodData")
@@ -248,14 +168,14 @@ func (e *Engine) StartMethod(ctx context.Context, data string) (MethodPage, erro
 		return MethodPage{}, e.methodFailure(err, md.ThreeDSServerTransID)
 	}
 	if first {
-		e.emit(ctx, Event{Namespace: t.Namespace, Kind: EventMethod, Transaction: collectionSummary(t),
+		e.emit(ctx, state.Event{Namespace: t.Namespace, Kind: state.EventMethod, Transaction: collectionSummary(t),
 			Detail: fmt.Sprintf("3DS Method page opened; collects for %s", t.Method.Duration)})
 	}
 	return MethodPage{
 		ThreeDSServerTransID: md.ThreeDSServerTransID,
 		Duration:             t.Method.Duration,
 		DoneURL:              e.urls.ACSMethodDone(),
-		NotificationData:     EncodeMethodData(MethodData{ThreeDSServerTransID: md.ThreeDSServerTransID}),
+		NotificationData:     message.EncodeMethodData(message.MethodData{ThreeDSServerTransID: md.ThreeDSServerTransID}),
 	}, nil
 }
 
@@ -270,12 +190,12 @@ type MethodNotification struct {
 // threeDSMethodData completed (the first time) and returns the
 // notification to post to the 3DS Requestor.
 func (e *Engine) CompleteMethod(ctx context.Context, data string) (MethodNotification, error) {
-	md, err := DecodeMethodData(data, false)
+	md, err := message.DecodeMethodData(data, false)
 	if err != nil {
 		return MethodNotification{}, err
 	}
 	var first bool
-	t, err := e.store.Update(ctx, DDCPrefix+md.ThreeDSServerTransID, func(t *Transaction) error {
+	t, err := e.store.Update(ctx, message.DDCPrefix+md.ThreeDSServerTransID, func(t *state.Transaction) error {
 		if t.Method.StartedAt.IsZero() {
 			return emv.NewError(emv.CodeTransactionState, emv.EMVInvalidTransaction,
 				"the 3DS Method of this transaction never started: post threeDSMethodData to the method URL first", "threeDSMethodData")
@@ -296,21 +216,21 @@ func (e *Engine) CompleteMethod(ctx context.Context, data string) (MethodNotific
 	if first {
 		took := t.Method.CompletedAt.Sub(t.Method.StartedAt).Round(time.Millisecond)
 		detail := fmt.Sprintf("3DS Method completed after %s; notified the 3DS Requestor", took)
-		if took > MethodTimeout {
-			detail += fmt.Sprintf(" (beyond %s: a lookup sent before now gets threeDSCompInd N)", MethodTimeout)
+		if took > message.MethodTimeout {
+			detail += fmt.Sprintf(" (beyond %s: a lookup sent before now gets threeDSCompInd N)", message.MethodTimeout)
 		}
-		e.emit(ctx, Event{Namespace: t.Namespace, Kind: EventMethodDone, Transaction: collectionSummary(t), Detail: detail})
+		e.emit(ctx, state.Event{Namespace: t.Namespace, Kind: state.EventMethodDone, Transaction: collectionSummary(t), Detail: detail})
 	}
 	return MethodNotification{
 		NotificationURL: t.Method.NotificationURL,
-		Data:            EncodeMethodData(MethodData{ThreeDSServerTransID: md.ThreeDSServerTransID}),
+		Data:            message.EncodeMethodData(message.MethodData{ThreeDSServerTransID: md.ThreeDSServerTransID}),
 	}, nil
 }
 
 // methodFailure turns a store failure of the method pages into the error
 // the browser sees.
 func (e *Engine) methodFailure(err error, id string) error {
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, state.ErrNotFound) {
 		return emv.NewError(emv.CodeUnknownTransaction, emv.EMVUnknownTransaction,
 			fmt.Sprintf("no device data collection for threeDSServerTransID %q (POST /authentication/ddc first; collections expire with transactions)", id),
 			"threeDSServerTransID")
@@ -324,11 +244,11 @@ func (e *Engine) methodFailure(err error, id string) error {
 // settledCompInd is threeDSCompInd as the server saw the method: U when
 // the ACS has none, Y when it notified within MethodTimeout of its start,
 // N otherwise (not started, not completed, or too slow).
-func settledCompInd(m MethodState) string {
+func settledCompInd(m state.MethodState) string {
 	switch {
 	case !m.Available:
 		return "U"
-	case !m.StartedAt.IsZero() && !m.CompletedAt.IsZero() && m.CompletedAt.Sub(m.StartedAt) <= MethodTimeout:
+	case !m.StartedAt.IsZero() && !m.CompletedAt.IsZero() && m.CompletedAt.Sub(m.StartedAt) <= message.MethodTimeout:
 		return "Y"
 	default:
 		return "N"
@@ -338,15 +258,15 @@ func settledCompInd(m MethodState) string {
 // methodTimeline is the enquiry's view of a transaction's method, read
 // from its collection when it is still stored (the method may complete
 // after the lookup).
-func (e *Engine) methodTimeline(ctx context.Context, t Transaction) *MethodTimeline {
+func (e *Engine) methodTimeline(ctx context.Context, t state.Transaction) *message.MethodTimeline {
 	m := t.Method
-	if m == (MethodState{}) {
+	if m == (state.MethodState{}) {
 		return nil
 	}
-	if c, err := e.store.Get(ctx, DDCPrefix+t.ThreeDSServerTransID); err == nil && c.Namespace == t.Namespace {
+	if c, err := e.store.Get(ctx, message.DDCPrefix+t.ThreeDSServerTransID); err == nil && c.Namespace == t.Namespace {
 		m.StartedAt, m.CompletedAt = c.Method.StartedAt, c.Method.CompletedAt
 	}
-	return &MethodTimeline{
+	return &message.MethodTimeline{
 		Available:        m.Available,
 		RequestedAt:      stamp(m.RequestedAt),
 		StartedAt:        stamp(m.StartedAt),

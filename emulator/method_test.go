@@ -9,13 +9,15 @@ import (
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/message"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 )
 
 // collect makes a device data collection of card in ns that must succeed.
-func (f *fixture) collect(card string) emulator.DDCResponse {
+func (f *fixture) collect(card string) message.DDCResponse {
 	f.t.Helper()
-	resp, err := f.Collect(context.Background(), ns, emulator.DDCRequest{
-		Card:                emulator.Card{CardNumber: card},
+	resp, err := f.Collect(context.Background(), ns, message.DDCRequest{
+		Card:                message.Card{CardNumber: card},
 		NotificationURL:     "https://merchant.example/3ds/method-done",
 		ExternalReferenceID: "order-ddc",
 	}, emulator.APICall{})
@@ -27,7 +29,7 @@ func (f *fixture) collect(card string) emulator.DDCResponse {
 
 // runMethod opens the method page of a collection, waits took on the
 // clock and completes it (took < 0: opens only).
-func (f *fixture) runMethod(c emulator.DDCResponse, took time.Duration) {
+func (f *fixture) runMethod(c message.DDCResponse, took time.Duration) {
 	f.t.Helper()
 	page, err := f.StartMethod(context.Background(), c.MethodData)
 	if err != nil {
@@ -47,8 +49,8 @@ func (f *fixture) runMethod(c emulator.DDCResponse, took time.Duration) {
 	if n.NotificationURL != "https://merchant.example/3ds/method-done" {
 		f.t.Errorf("notification URL %q", n.NotificationURL)
 	}
-	md, err := emulator.DecodeMethodData(n.Data, false)
-	if err != nil || md != (emulator.MethodData{ThreeDSServerTransID: c.ThreeDSServerTransID}) {
+	md, err := message.DecodeMethodData(n.Data, false)
+	if err != nil || md != (message.MethodData{ThreeDSServerTransID: c.ThreeDSServerTransID}) {
 		f.t.Errorf("notification threeDSMethodData %+v, %v: want only the transaction id", md, err)
 	}
 }
@@ -74,7 +76,7 @@ func TestCollect(t *testing.T) {
 			t.Errorf("%s: method URL %q, hint %q; want method %v, hint %q", tt.card, c.MethodURL, c.CompIndHint, tt.method, tt.hint)
 		}
 		if tt.method {
-			md, err := emulator.DecodeMethodData(c.MethodData, true)
+			md, err := message.DecodeMethodData(c.MethodData, true)
 			if err != nil || md.ThreeDSServerTransID != c.ThreeDSServerTransID || md.NotificationURL != "https://merchant.example/3ds/method-done" {
 				t.Errorf("%s: threeDSMethodData %+v, %v", tt.card, md, err)
 			}
@@ -82,7 +84,7 @@ func TestCollect(t *testing.T) {
 				t.Errorf("method URL %q", c.MethodURL)
 			}
 		}
-		if ev := f.events.last(c.ThreeDSServerTransID); ev.Kind != emulator.EventDDC {
+		if ev := f.events.last(c.ThreeDSServerTransID); ev.Kind != state.EventDDC {
 			t.Errorf("%s: last event %q, want ddc", tt.card, ev.Kind)
 		}
 	}
@@ -118,7 +120,7 @@ func TestCompIndRule(t *testing.T) {
 			if tt.start {
 				f.runMethod(c, tt.took)
 			}
-			resp := f.lookup(tt.card, func(r *emulator.LookupRequest) { r.DDCID, r.ThreeDSCompInd = c.DDCID, tt.sent })
+			resp := f.lookup(tt.card, func(r *message.LookupRequest) { r.DDCID, r.ThreeDSCompInd = c.DDCID, tt.sent })
 			if resp.ThreeDSServerTransID != c.ThreeDSServerTransID {
 				t.Fatalf("lookup id %s, want the collection's %s", resp.ThreeDSServerTransID, c.ThreeDSServerTransID)
 			}
@@ -145,7 +147,7 @@ func TestLookupDDCID(t *testing.T) {
 	const card = "4000000000009409"
 	t.Run("unknown ddcId is a new transaction, flagged", func(t *testing.T) {
 		f := newFixture(t)
-		resp := f.lookup(card, func(r *emulator.LookupRequest) { r.DDCID, r.ThreeDSCompInd = "ddc-nothing", "Y" })
+		resp := f.lookup(card, func(r *message.LookupRequest) { r.DDCID, r.ThreeDSCompInd = "ddc-nothing", "Y" })
 		if ev := f.events.last(resp.ThreeDSServerTransID); !strings.Contains(ev.Detail, "the ddcId names no device data collection") {
 			t.Errorf("detail %q", ev.Detail)
 		}
@@ -156,8 +158,8 @@ func TestLookupDDCID(t *testing.T) {
 	t.Run("reused ddcId is a new transaction, flagged", func(t *testing.T) {
 		f := newFixture(t)
 		c := f.collect(card)
-		first := f.lookup(card, func(r *emulator.LookupRequest) { r.DDCID = c.DDCID })
-		again := f.lookup(card, func(r *emulator.LookupRequest) { r.DDCID = c.DDCID })
+		first := f.lookup(card, func(r *message.LookupRequest) { r.DDCID = c.DDCID })
+		again := f.lookup(card, func(r *message.LookupRequest) { r.DDCID = c.DDCID })
 		if first.ThreeDSServerTransID != c.ThreeDSServerTransID || again.ThreeDSServerTransID == c.ThreeDSServerTransID {
 			t.Fatalf("ids %s, %s for collection %s", first.ThreeDSServerTransID, again.ThreeDSServerTransID, c.ThreeDSServerTransID)
 		}
@@ -190,7 +192,7 @@ func TestLookupDDCID(t *testing.T) {
 	t.Run("strict refuses a reused ddcId", func(t *testing.T) {
 		f := newFixture(t, strict)
 		c := f.collect(card)
-		f.lookup(card, func(r *emulator.LookupRequest) { r.DDCID = c.DDCID })
+		f.lookup(card, func(r *message.LookupRequest) { r.DDCID = c.DDCID })
 		req := f.request(card)
 		req.DDCID = c.DDCID
 		_, err := f.Lookup(context.Background(), ns, req, emulator.APICall{})
@@ -202,14 +204,14 @@ func TestLookupDDCID(t *testing.T) {
 		f := newFixture(t)
 		c := f.collect(card)
 		const other = "4000000000009433" // same BIN and length, other last four
-		resp := f.lookup(other, func(r *emulator.LookupRequest) { r.DDCID = c.DDCID })
+		resp := f.lookup(other, func(r *message.LookupRequest) { r.DDCID = c.DDCID })
 		if resp.ThreeDSServerTransID == c.ThreeDSServerTransID {
 			t.Fatalf("another card's lookup continued collection %s", c.ThreeDSServerTransID)
 		}
 		if ev := f.events.last(resp.ThreeDSServerTransID); !strings.Contains(ev.Detail, "made for another card") {
 			t.Errorf("detail %q", ev.Detail)
 		}
-		if own := f.lookup(card, func(r *emulator.LookupRequest) { r.DDCID = c.DDCID }); own.ThreeDSServerTransID != c.ThreeDSServerTransID {
+		if own := f.lookup(card, func(r *message.LookupRequest) { r.DDCID = c.DDCID }); own.ThreeDSServerTransID != c.ThreeDSServerTransID {
 			t.Errorf("the card's own lookup after it: %s, want the collection's %s", own.ThreeDSServerTransID, c.ThreeDSServerTransID)
 		}
 	})
@@ -232,7 +234,7 @@ func TestLookupDDCID(t *testing.T) {
 		c := f.collect("4000000000009417")
 		f.runMethod(c, -1)
 		f.clock.Advance(10 * time.Second)
-		resp := f.lookup("4000000000009417", func(r *emulator.LookupRequest) { r.DDCID, r.ThreeDSCompInd = c.DDCID, "N" })
+		resp := f.lookup("4000000000009417", func(r *message.LookupRequest) { r.DDCID, r.ThreeDSCompInd = c.DDCID, "N" })
 		if enq := f.enquiry(resp.ThreeDSServerTransID); enq.ThreeDSMethod.CompletedAt != "" {
 			t.Fatalf("completed before it did: %+v", enq.ThreeDSMethod)
 		}
@@ -252,7 +254,7 @@ func TestLookupDDCID(t *testing.T) {
 	t.Run("enquiry of a collection without a lookup", func(t *testing.T) {
 		f := newFixture(t)
 		f.collect(card)
-		_, err := f.Enquiry(context.Background(), ns, emulator.EnquiryRequest{ExternalReferenceID: "order-ddc"}, emulator.APICall{})
+		_, err := f.Enquiry(context.Background(), ns, message.EnquiryRequest{ExternalReferenceID: "order-ddc"}, emulator.APICall{})
 		if emvCode(err) != "301" || !strings.Contains(err.Error(), "without a lookup yet") {
 			t.Errorf("%v, want 301 without a lookup yet", err)
 		}
@@ -264,7 +266,7 @@ func TestMethodErrors(t *testing.T) {
 	c := f.collect("4000000000009409")
 	none := f.collect("4000000000009425")
 	b64 := func(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) }
-	enc := emulator.EncodeMethodData
+	enc := message.EncodeMethodData
 	unknown := "5d5e5a1c-0000-4000-8000-000000000000"
 	tests := []struct {
 		name, data, emv, detail string
@@ -275,13 +277,13 @@ func TestMethodErrors(t *testing.T) {
 		{"JSON array", b64(`["x"]`), "203", "threeDSMethodData"},
 		{"duplicate key", b64(`{"threeDSServerTransID":"` + c.ThreeDSServerTransID + `","threeDSServerTransID":"x"}`), "204", "threeDSServerTransID"},
 		{"no transaction id", b64(`{"threeDSMethodNotificationURL":"https://m.example/n"}`), "201", "threeDSServerTransID"},
-		{"transaction id not a UUID", enc(emulator.MethodData{ThreeDSServerTransID: "ddc-1", NotificationURL: "https://m.example/n"}), "203", "threeDSServerTransID"},
-		{"no notification URL", enc(emulator.MethodData{ThreeDSServerTransID: c.ThreeDSServerTransID}), "201", "threeDSMethodNotificationURL"},
-		{"relative notification URL", enc(emulator.MethodData{ThreeDSServerTransID: c.ThreeDSServerTransID, NotificationURL: "/n"}), "203", "threeDSMethodNotificationURL"},
-		{"javascript notification URL", enc(emulator.MethodData{ThreeDSServerTransID: c.ThreeDSServerTransID, NotificationURL: "javascript:alert(1)"}), "203", "threeDSMethodNotificationURL"},
-		{"too long", strings.Repeat("A", emulator.MaxMethodData+1), "203", "threeDSMethodData"},
-		{"unknown transaction", enc(emulator.MethodData{ThreeDSServerTransID: unknown, NotificationURL: "https://m.example/n"}), "301", "threeDSServerTransID"},
-		{"ACS without a method", enc(emulator.MethodData{ThreeDSServerTransID: none.ThreeDSServerTransID, NotificationURL: "https://m.example/n"}), "305", "threeDSMethodData"},
+		{"transaction id not a UUID", enc(message.MethodData{ThreeDSServerTransID: "ddc-1", NotificationURL: "https://m.example/n"}), "203", "threeDSServerTransID"},
+		{"no notification URL", enc(message.MethodData{ThreeDSServerTransID: c.ThreeDSServerTransID}), "201", "threeDSMethodNotificationURL"},
+		{"relative notification URL", enc(message.MethodData{ThreeDSServerTransID: c.ThreeDSServerTransID, NotificationURL: "/n"}), "203", "threeDSMethodNotificationURL"},
+		{"javascript notification URL", enc(message.MethodData{ThreeDSServerTransID: c.ThreeDSServerTransID, NotificationURL: "javascript:alert(1)"}), "203", "threeDSMethodNotificationURL"},
+		{"too long", strings.Repeat("A", message.MaxMethodData+1), "203", "threeDSMethodData"},
+		{"unknown transaction", enc(message.MethodData{ThreeDSServerTransID: unknown, NotificationURL: "https://m.example/n"}), "301", "threeDSServerTransID"},
+		{"ACS without a method", enc(message.MethodData{ThreeDSServerTransID: none.ThreeDSServerTransID, NotificationURL: "https://m.example/n"}), "305", "threeDSMethodData"},
 	}
 	for _, tt := range tests {
 		_, err := f.StartMethod(context.Background(), tt.data)
@@ -291,39 +293,12 @@ func TestMethodErrors(t *testing.T) {
 		}
 	}
 	// The completion needs a started method, and no notification URL.
-	_, err := f.CompleteMethod(context.Background(), enc(emulator.MethodData{ThreeDSServerTransID: c.ThreeDSServerTransID}))
+	_, err := f.CompleteMethod(context.Background(), enc(message.MethodData{ThreeDSServerTransID: c.ThreeDSServerTransID}))
 	if emvCode(err) != "305" {
 		t.Errorf("completion before the start: %v, want 305", err)
 	}
-	_, err = f.CompleteMethod(context.Background(), enc(emulator.MethodData{ThreeDSServerTransID: unknown}))
+	_, err = f.CompleteMethod(context.Background(), enc(message.MethodData{ThreeDSServerTransID: unknown}))
 	if emvCode(err) != "301" {
 		t.Errorf("completion of an unknown transaction: %v, want 301", err)
 	}
-}
-
-// FuzzDecodeMethodData checks that the threeDSMethodData decoder never
-// panics, fails only with *emv.Error, and that what it accepts
-// encodes back to data it accepts the same.
-func FuzzDecodeMethodData(f *testing.F) {
-	f.Add(emulator.EncodeMethodData(emulator.MethodData{ThreeDSServerTransID: "5d5e5a1c-0000-4000-8000-000000000000", NotificationURL: "https://m.example/n"}), true)
-	f.Add(emulator.EncodeMethodData(emulator.MethodData{ThreeDSServerTransID: "5D5E5A1C-0000-4000-8000-000000000000"}), false)
-	f.Add("eyJ0aHJlZURTU2VydmVyVHJhbnNJRCI6MX0=", true)
-	f.Add("%%", false)
-	f.Add("", true)
-	f.Fuzz(func(t *testing.T, s string, needURL bool) {
-		m, err := emulator.DecodeMethodData(s, needURL)
-		if err != nil {
-			if _, ok := emulator.AsError(err); !ok {
-				t.Fatalf("failure %v is not an *emv.Error", err)
-			}
-			return
-		}
-		if needURL && m.NotificationURL == "" || len(m.ThreeDSServerTransID) != 36 || m.ThreeDSServerTransID != strings.ToLower(m.ThreeDSServerTransID) {
-			t.Fatalf("accepted %+v", m)
-		}
-		again, err := emulator.DecodeMethodData(emulator.EncodeMethodData(m), needURL)
-		if err != nil || again != m {
-			t.Fatalf("round trip of %+v: %+v, %v", m, again, err)
-		}
-	})
 }

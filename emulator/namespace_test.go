@@ -9,6 +9,8 @@ import (
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/message"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 )
 
 // TestScenarioWindows: the default cards ...914 and ...915 time out after
@@ -54,7 +56,7 @@ func TestScenarioWindows(t *testing.T) {
 func TestTokenClock(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t)
-	other := func(card string) emulator.LookupResponse {
+	other := func(card string) message.LookupResponse {
 		resp, err := f.Lookup(ctx, "ns-other", f.request(card), emulator.APICall{})
 		if err != nil {
 			t.Fatal(err)
@@ -68,7 +70,7 @@ func TestTokenClock(t *testing.T) {
 	theirs := other(f.card("visa-challenge"))
 
 	c, err := f.AdvanceClock(ctx, ns, 11*time.Minute)
-	if err != nil || c.Offset != 11*time.Minute || !c.Now.Equal(t0.Add(11*time.Minute)) || c.Max != emulator.DefaultMaxClockOffset {
+	if err != nil || c.Offset != 11*time.Minute || !c.Now.Equal(t0.Add(11*time.Minute)) || c.Max != state.DefaultMaxClockOffset {
 		t.Fatalf("AdvanceClock 11m = %+v, %v", c, err)
 	}
 	for _, tt := range []struct {
@@ -83,10 +85,10 @@ func TestTokenClock(t *testing.T) {
 			t.Errorf("%s: %s/%s/%s, want %s/%s/%s", tt.id, got.TransactionStatus, got.StatusReason, got.ChallengeCancel, tt.status, tt.reason, tt.cancel)
 		}
 	}
-	if ev := f.events.last(pending.ThreeDSServerTransID); ev.Kind != emulator.EventEnquiry || !ev.Time.Equal(t0.Add(11*time.Minute)) {
+	if ev := f.events.last(pending.ThreeDSServerTransID); ev.Kind != state.EventEnquiry || !ev.Time.Equal(t0.Add(11*time.Minute)) {
 		t.Errorf("the enquiry's event at %s, want the token's now %s", ev.Time, t0.Add(11*time.Minute))
 	}
-	q, err := f.Enquiry(ctx, "ns-other", emulator.EnquiryRequest{ThreeDSServerTransID: theirs.ThreeDSServerTransID}, emulator.APICall{})
+	q, err := f.Enquiry(ctx, "ns-other", message.EnquiryRequest{ThreeDSServerTransID: theirs.ThreeDSServerTransID}, emulator.APICall{})
 	if err != nil || q.TransactionStatus != "C" {
 		t.Errorf("another token's challenge: %s, %v; want C (its clock did not move)", q.TransactionStatus, err)
 	}
@@ -117,7 +119,7 @@ func TestTokenClock(t *testing.T) {
 	if _, err := f.CompleteMethod(ctx, page.NotificationData); err != nil {
 		t.Fatal(err)
 	}
-	l := f.lookup(f.card("visa-frictionless-y"), func(r *emulator.LookupRequest) { r.DDCID = c2.DDCID })
+	l := f.lookup(f.card("visa-frictionless-y"), func(r *message.LookupRequest) { r.DDCID = c2.DDCID })
 	if got := f.enquiry(l.ThreeDSServerTransID); got.ThreeDSCompInd != "N" {
 		t.Errorf("method completed 11s later by the token's clock: threeDSCompInd %s, want N", got.ThreeDSCompInd)
 	}
@@ -129,7 +131,7 @@ func TestTokenClock(t *testing.T) {
 	if _, err := f.AdvanceClock(ctx, ns, -time.Minute); emvCode(err) != "203" {
 		t.Errorf("advance -1m: %v", err)
 	}
-	_, err = f.AdvanceClock(ctx, ns, emulator.DefaultMaxClockOffset)
+	_, err = f.AdvanceClock(ctx, ns, state.DefaultMaxClockOffset)
 	if e, ok := emulator.AsError(err); !ok || e.Code != emv.CodeClockLimit || e.Detail != "advance" {
 		t.Errorf("advance beyond the bound: %v", err)
 	}
@@ -146,7 +148,7 @@ func TestTokenClock(t *testing.T) {
 func TestTokenClockExpiry(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t, func(c *emulator.Config) { c.StoreMaxAge = 24 * time.Hour })
-	resp := f.lookup(f.card("visa-frictionless-y"), func(r *emulator.LookupRequest) { r.ExternalReferenceID = "old" })
+	resp := f.lookup(f.card("visa-frictionless-y"), func(r *message.LookupRequest) { r.ExternalReferenceID = "old" })
 	if _, err := f.AdvanceClock(ctx, ns, 24*time.Hour); err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +156,7 @@ func TestTokenClockExpiry(t *testing.T) {
 	if _, err := f.AdvanceClock(ctx, ns, time.Second); err != nil {
 		t.Fatal(err)
 	}
-	for _, req := range []emulator.EnquiryRequest{{ThreeDSServerTransID: resp.ThreeDSServerTransID}, {ExternalReferenceID: "old"}} {
+	for _, req := range []message.EnquiryRequest{{ThreeDSServerTransID: resp.ThreeDSServerTransID}, {ExternalReferenceID: "old"}} {
 		if _, err := f.Enquiry(ctx, ns, req, emulator.APICall{}); emvCode(err) != "301" {
 			t.Errorf("enquiry %+v beyond the age bound by the token's clock: %v", req, err)
 		}
@@ -167,7 +169,7 @@ func TestTokenClockExpiry(t *testing.T) {
 func TestForget(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t)
-	mine := f.lookup(f.card("visa-challenge"), func(r *emulator.LookupRequest) { r.ExternalReferenceID = "order-1" })
+	mine := f.lookup(f.card("visa-challenge"), func(r *message.LookupRequest) { r.ExternalReferenceID = "order-1" })
 	collection := f.collect(f.card("visa-frictionless-y"))
 	theirs, err := f.Lookup(ctx, "ns-other", f.request(f.card("visa-frictionless-y")), emulator.APICall{})
 	if err != nil {
@@ -176,7 +178,7 @@ func TestForget(t *testing.T) {
 	if err := f.Forget(ctx, ns); err != nil {
 		t.Fatal(err)
 	}
-	for _, req := range []emulator.EnquiryRequest{{ThreeDSServerTransID: mine.ThreeDSServerTransID}, {ExternalReferenceID: "order-1"}} {
+	for _, req := range []message.EnquiryRequest{{ThreeDSServerTransID: mine.ThreeDSServerTransID}, {ExternalReferenceID: "order-1"}} {
 		if _, err := f.Enquiry(ctx, ns, req, emulator.APICall{}); emvCode(err) != "301" {
 			t.Errorf("enquiry %+v after forgetting: %v", req, err)
 		}
@@ -190,18 +192,18 @@ func TestForget(t *testing.T) {
 	if _, err := f.StartMethod(ctx, collection.MethodData); emvCode(err) != "301" {
 		t.Errorf("method of a forgotten collection: %v", err)
 	}
-	if _, err := f.Settle(ctx, ns, mine.ThreeDSServerTransID); !errors.Is(err, emulator.ErrNotFound) {
+	if _, err := f.Settle(ctx, ns, mine.ThreeDSServerTransID); !errors.Is(err, state.ErrNotFound) {
 		t.Errorf("Settle of a forgotten transaction: %v", err)
 	}
-	l := f.lookup(f.card("visa-frictionless-y"), func(r *emulator.LookupRequest) { r.DDCID = collection.DDCID })
+	l := f.lookup(f.card("visa-frictionless-y"), func(r *message.LookupRequest) { r.DDCID = collection.DDCID })
 	if l.ThreeDSServerTransID == collection.ThreeDSServerTransID {
 		t.Error("a lookup continued a forgotten collection")
 	}
-	if _, err := f.Enquiry(ctx, "ns-other", emulator.EnquiryRequest{ThreeDSServerTransID: theirs.ThreeDSServerTransID}, emulator.APICall{}); err != nil {
+	if _, err := f.Enquiry(ctx, "ns-other", message.EnquiryRequest{ThreeDSServerTransID: theirs.ThreeDSServerTransID}, emulator.APICall{}); err != nil {
 		t.Errorf("another token's transaction after forgetting: %v", err)
 	}
-	again := f.lookup(f.card("visa-frictionless-y"), func(r *emulator.LookupRequest) { r.ExternalReferenceID = "order-1" })
-	if got, err := f.Enquiry(ctx, ns, emulator.EnquiryRequest{ExternalReferenceID: "order-1"}, emulator.APICall{}); err != nil ||
+	again := f.lookup(f.card("visa-frictionless-y"), func(r *message.LookupRequest) { r.ExternalReferenceID = "order-1" })
+	if got, err := f.Enquiry(ctx, ns, message.EnquiryRequest{ExternalReferenceID: "order-1"}, emulator.APICall{}); err != nil ||
 		got.ThreeDSServerTransID != again.ThreeDSServerTransID {
 		t.Errorf("a reference used again after forgetting: %+v, %v", got, err)
 	}
@@ -232,16 +234,16 @@ func TestSettle(t *testing.T) {
 		t.Errorf("events %s", f.events.kinds(auto.ThreeDSServerTransID))
 	}
 	c := f.collect(f.card("visa-frictionless-y"))
-	if s, err = f.Settle(ctx, ns, c.ThreeDSServerTransID); err != nil || s.Phase != emulator.PhaseMethod || s.Final ||
+	if s, err = f.Settle(ctx, ns, c.ThreeDSServerTransID); err != nil || s.Phase != state.PhaseMethod || s.Final ||
 		s.ThreeDSServerTransID != c.ThreeDSServerTransID {
 		t.Errorf("a collection awaiting its lookup: %+v, %v", s, err)
 	}
 	for _, id := range []string{"8a880dc0-d2d2-4067-bcb1-b08d1690b26e", c.DDCID} {
-		if _, err := f.Settle(ctx, "ns-other", id); !errors.Is(err, emulator.ErrNotFound) {
+		if _, err := f.Settle(ctx, "ns-other", id); !errors.Is(err, state.ErrNotFound) {
 			t.Errorf("Settle(%s) of another namespace: %v", id, err)
 		}
 	}
-	if _, err := f.Settle(ctx, "ns-other", y.ThreeDSServerTransID); !errors.Is(err, emulator.ErrNotFound) {
+	if _, err := f.Settle(ctx, "ns-other", y.ThreeDSServerTransID); !errors.Is(err, state.ErrNotFound) {
 		t.Errorf("Settle of another namespace's transaction: %v", err)
 	}
 	if !emulator.ValidTransactionID(y.ThreeDSServerTransID) || emulator.ValidTransactionID("nope") {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 )
 
@@ -16,31 +17,31 @@ import (
 // settle brings a stored challenge up to the present: an automatic
 // decision or a timeout that fell due since is applied and stored, so the
 // enquiry reports it even if nobody came back.
-func (e *Engine) settle(ctx context.Context, t Transaction) (Transaction, error) {
-	if t.Phase == PhaseFinal {
+func (e *Engine) settle(ctx context.Context, t state.Transaction) (state.Transaction, error) {
+	if t.Phase == state.PhaseFinal {
 		return t, nil
 	}
 	sc, err := e.scenarioByID(ctx, t.Namespace, t.ScenarioID)
 	if err != nil {
-		return Transaction{}, err
+		return state.Transaction{}, err
 	}
 	return e.settleWith(ctx, t, challengeRules(sc))
 }
 
 // settleWith is settle with the transaction's challenge rules known.
-func (e *Engine) settleWith(ctx context.Context, t Transaction, ch *scenarios.Challenge) (Transaction, error) {
+func (e *Engine) settleWith(ctx context.Context, t state.Transaction, ch *scenarios.Challenge) (state.Transaction, error) {
 	t, _, _, err := e.settleAt(ctx, t, ch)
 	return t, err
 }
 
 // settleAt is settleWith that also tells whether it changed t (and
 // recorded the event), and the namespace's now it settled t at.
-func (e *Engine) settleAt(ctx context.Context, t Transaction, ch *scenarios.Challenge) (Transaction, bool, time.Time, error) {
+func (e *Engine) settleAt(ctx context.Context, t state.Transaction, ch *scenarios.Challenge) (state.Transaction, bool, time.Time, error) {
 	now, err := e.clock(ctx, t.Namespace)
 	if err != nil {
-		return Transaction{}, false, now, err
+		return state.Transaction{}, false, now, err
 	}
-	if t.Phase == PhaseFinal {
+	if t.Phase == state.PhaseFinal {
 		return t, false, now, nil
 	}
 	probe := t
@@ -48,14 +49,14 @@ func (e *Engine) settleAt(ctx context.Context, t Transaction, ch *scenarios.Chal
 		return t, false, now, nil
 	}
 	changed := false
-	settled, err := e.store.Update(ctx, t.ThreeDSServerTransID, func(t *Transaction) error {
+	settled, err := e.store.Update(ctx, t.ThreeDSServerTransID, func(t *state.Transaction) error {
 		changed = settleLocked(t, now, ch, e.cfg)
 		return nil
 	})
 	if err == nil && changed {
-		kind := EventTimeout
+		kind := state.EventTimeout
 		if strings.HasPrefix(settled.Challenge.Decision, "auto-") {
-			kind = EventAuto
+			kind = state.EventAuto
 		}
 		e.transactionEvent(ctx, settled, kind, settled.Challenge.Decision)
 		e.scheduleCallback(ctx, settled, ch)
@@ -80,8 +81,8 @@ func windows(ch *scenarios.Challenge, cfg Config) (firstCReq, challenge time.Dur
 // settleLocked applies a due automatic decision (by the rules ch) or a
 // timeout (by the windows of ch, or of cfg) to t and tells whether it
 // changed anything.
-func settleLocked(t *Transaction, now time.Time, ch *scenarios.Challenge, cfg Config) bool {
-	if t.Phase == PhaseFinal {
+func settleLocked(t *state.Transaction, now time.Time, ch *scenarios.Challenge, cfg Config) bool {
+	if t.Phase == state.PhaseFinal {
 		return false
 	}
 	if ch.Auto != "" && !now.Before(t.CreatedAt.Add(ch.AutoAfter)) {
@@ -99,14 +100,14 @@ func settleLocked(t *Transaction, now time.Time, ch *scenarios.Challenge, cfg Co
 	}
 	firstCReq, challenge := windows(ch, cfg)
 	switch t.Phase {
-	case PhaseChallengePending:
+	case state.PhaseChallengePending:
 		if now.Sub(t.CreatedAt) > firstCReq {
 			t.Challenge.Decision = "timeout-first-creq"
 			t.Challenge.DecidedAt = t.CreatedAt.Add(firstCReq)
 			finish(t, "N", "14", "", "05")
 			return true
 		}
-	case PhaseChallengeOpened:
+	case state.PhaseChallengeOpened:
 		if now.Sub(t.Challenge.OpenedAt) > challenge {
 			t.Challenge.Decision = "timeout-challenge"
 			t.Challenge.DecidedAt = t.Challenge.OpenedAt.Add(challenge)
@@ -120,13 +121,13 @@ func settleLocked(t *Transaction, now time.Time, ch *scenarios.Challenge, cfg Co
 // dueIn is how long from now (the namespace's) until settleLocked would
 // change the pending challenge t by itself; false when it never will (t
 // is final, or not a challenge).
-func dueIn(t Transaction, now time.Time, ch *scenarios.Challenge, cfg Config) (time.Duration, bool) {
+func dueIn(t state.Transaction, now time.Time, ch *scenarios.Challenge, cfg Config) (time.Duration, bool) {
 	var at time.Time
 	firstCReq, challenge := windows(ch, cfg)
 	switch t.Phase {
-	case PhaseChallengePending:
+	case state.PhaseChallengePending:
 		at = t.CreatedAt.Add(firstCReq)
-	case PhaseChallengeOpened:
+	case state.PhaseChallengeOpened:
 		at = t.Challenge.OpenedAt.Add(challenge)
 	default:
 		return 0, false

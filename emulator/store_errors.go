@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 )
 
 // AsError returns err as an *Error when it is (or wraps) one. An error
@@ -18,17 +19,17 @@ func AsError(err error) (*emv.Error, bool) {
 	if e, ok := emv.As(err); ok {
 		return e, true
 	}
-	if errors.Is(err, ErrStoreFull) {
+	if errors.Is(err, state.ErrStoreFull) {
 		return emv.NewError(emv.CodeStoreFull, emv.EMVPermanentFailure,
 			"the sandbox's shared state store is full (Redis reached its maxmemory) and refuses changes; nothing was changed, "+
 				"and retrying will not help until its operator frees memory or raises maxmemory", "store"), true
 	}
-	if errors.Is(err, ErrMaybeApplied) {
+	if errors.Is(err, state.ErrMaybeApplied) {
 		return emv.NewError(emv.CodeStoreUnavailable, emv.EMVTransientFailure,
 			"the sandbox's shared state store did not confirm the change in time; it may not have been applied, "+
 				"or may have been: check with the enquiry before trying again", "store"), true
 	}
-	if errors.Is(err, ErrUnavailable) {
+	if errors.Is(err, state.ErrUnavailable) {
 		return emv.NewError(emv.CodeStoreUnavailable, emv.EMVTransientFailure,
 			"the sandbox's shared state store is unreachable or too slow; nothing was changed, try again", "store"), true
 	}

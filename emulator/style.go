@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 )
 
@@ -25,12 +26,12 @@ type challengeStyle interface {
 	// inside its atomic update: a step that ends the challenge with an
 	// outcome, or one that shows the page again. An error changes
 	// nothing.
-	answer(t *Transaction, ch *scenarios.Challenge, c Choice, now time.Time) (styleStep, error)
+	answer(t *state.Transaction, ch *scenarios.Challenge, c Choice, now time.Time) (styleStep, error)
 	// opened is the event that records what the style did when its
 	// page first opened (an otp style sends a code); kind "" for none.
-	opened(ch *scenarios.Challenge) (kind EventKind, detail string)
+	opened(ch *scenarios.Challenge) (kind state.EventKind, detail string)
 	// show fills the style's part of the page of t at now.
-	show(v *ChallengeView, t Transaction, ch *scenarios.Challenge, now time.Time)
+	show(v *ChallengeView, t state.Transaction, ch *scenarios.Challenge, now time.Time)
 }
 
 // styleStep is what a style's action did.
@@ -42,7 +43,7 @@ type styleStep struct {
 	// kind with detail is the event that records the step, when not final.
 	message string
 	notice  string
-	kind    EventKind
+	kind    state.EventKind
 	detail  string
 }
 

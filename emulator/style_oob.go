@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 )
 
@@ -23,11 +24,11 @@ func (oobStyle) actions() []string {
 
 func (oobStyle) check(Choice) error { return nil }
 
-func (oobStyle) opened(*scenarios.Challenge) (EventKind, string) {
-	return EventApp, "approval requested in the cardholder's banking app"
+func (oobStyle) opened(*scenarios.Challenge) (state.EventKind, string) {
+	return state.EventApp, "approval requested in the cardholder's banking app"
 }
 
-func (oobStyle) answer(t *Transaction, ch *scenarios.Challenge, c Choice, now time.Time) (styleStep, error) {
+func (oobStyle) answer(t *state.Transaction, ch *scenarios.Challenge, c Choice, now time.Time) (styleStep, error) {
 	switch c.Action {
 	case scenarios.ActionApprove:
 		t.Challenge.App = scenarios.AppApprove
@@ -43,16 +44,16 @@ func (oobStyle) answer(t *Transaction, ch *scenarios.Challenge, c Choice, now ti
 		return styleStep{final: true, outcome: ch.Fail}, nil
 	}
 	const msg = "Not approved yet. Approve the purchase in your banking app, then continue."
-	return styleStep{message: msg, notice: NoticeNotApproved, kind: EventContinue, detail: "continue pressed before the banking app answered"}, nil
+	return styleStep{message: msg, notice: NoticeNotApproved, kind: state.EventContinue, detail: "continue pressed before the banking app answered"}, nil
 }
 
-func (oobStyle) show(v *ChallengeView, t Transaction, ch *scenarios.Challenge, now time.Time) {
+func (oobStyle) show(v *ChallengeView, t state.Transaction, ch *scenarios.Challenge, now time.Time) {
 	v.App = appAnswer(&t, ch, now)
 }
 
 // appAnswer is the bank app's answer to the oob challenge t at now: its
 // own, or the scenario's once autoAfter has passed; "" while none.
-func appAnswer(t *Transaction, ch *scenarios.Challenge, now time.Time) string {
+func appAnswer(t *state.Transaction, ch *scenarios.Challenge, now time.Time) string {
 	if t.Challenge.App != "" {
 		return t.Challenge.App
 	}
@@ -95,7 +96,7 @@ func (e *Engine) AppChallenge(ctx context.Context, id string) (AppState, error) 
 	return appStateOf(t, ch, now), nil
 }
 
-func appStateOf(t Transaction, ch *scenarios.Challenge, now time.Time) AppState {
+func appStateOf(t state.Transaction, ch *scenarios.Challenge, now time.Time) AppState {
 	return AppState{
 		ThreeDSServerTransID: t.ThreeDSServerTransID,
 		MerchantName:         t.Challenge.MerchantName,
@@ -105,7 +106,7 @@ func appStateOf(t Transaction, ch *scenarios.Challenge, now time.Time) AppState 
 		Scheme:               t.CardScheme,
 		Language:             t.Challenge.Language,
 		Answer:               appAnswer(&t, ch, now),
-		Final:                t.Phase == PhaseFinal,
+		Final:                t.Phase == state.PhaseFinal,
 		Status:               t.Status,
 	}
 }
@@ -126,9 +127,9 @@ func (e *Engine) AnswerApp(ctx context.Context, id, answer string) (AppState, er
 	if err != nil {
 		return AppState{}, err
 	}
-	t, err = e.store.Update(ctx, id, func(t *Transaction) error {
+	t, err = e.store.Update(ctx, id, func(t *state.Transaction) error {
 		settleLocked(t, now, ch, e.cfg)
-		if t.Phase == PhaseFinal {
+		if t.Phase == state.PhaseFinal {
 			return completedError(t)
 		}
 		if a := appAnswer(t, ch, now); a != "" {
@@ -141,13 +142,13 @@ func (e *Engine) AnswerApp(ctx context.Context, id, answer string) (AppState, er
 	if err != nil {
 		return AppState{}, e.stateFailure(err, id)
 	}
-	e.transactionEvent(ctx, t, EventApp, "the banking app answered "+answer)
+	e.transactionEvent(ctx, t, state.EventApp, "the banking app answered "+answer)
 	return appStateOf(t, ch, now), nil
 }
 
 // oobAt returns the challenge rules of t, refused with 305 unless they
 // are out of band, and the present by its namespace's clock.
-func (e *Engine) oobAt(ctx context.Context, t Transaction) (*scenarios.Challenge, time.Time, error) {
+func (e *Engine) oobAt(ctx context.Context, t state.Transaction) (*scenarios.Challenge, time.Time, error) {
 	sc, err := e.scenarioByID(ctx, t.Namespace, t.ScenarioID)
 	if err != nil {
 		return nil, time.Time{}, err

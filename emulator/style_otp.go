@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 )
 
@@ -32,7 +33,7 @@ func (otpStyle) check(c Choice) error {
 	return nil
 }
 
-func (otpStyle) answer(t *Transaction, ch *scenarios.Challenge, c Choice, _ time.Time) (styleStep, error) {
+func (otpStyle) answer(t *state.Transaction, ch *scenarios.Challenge, c Choice, _ time.Time) (styleStep, error) {
 	if c.Action == scenarios.ActionResend {
 		if t.Challenge.Resends >= ch.Resends {
 			return styleStep{}, emv.NewError(emv.CodeTransactionState, emv.EMVInvalidTransaction,
@@ -40,7 +41,7 @@ func (otpStyle) answer(t *Transaction, ch *scenarios.Challenge, c Choice, _ time
 		}
 		t.Challenge.Resends++
 		code := passingOTP(ch)
-		return styleStep{message: "A new code was sent to your phone.", notice: NoticeCodeSent, kind: EventCodeSent,
+		return styleStep{message: "A new code was sent to your phone.", notice: NoticeCodeSent, kind: state.EventCodeSent,
 			detail: fmt.Sprintf("new code %s sent to the cardholder's phone (resend %d of %d)", code, t.Challenge.Resends, ch.Resends)}, nil
 	}
 	if o, ok := lookupOTP(ch, c.OTP); ok {
@@ -49,16 +50,16 @@ func (otpStyle) answer(t *Transaction, ch *scenarios.Challenge, c Choice, _ time
 	t.Challenge.WrongOTPs++
 	if t.Challenge.WrongOTPs < maxWrongOTPs {
 		msg := attemptsLeft(t.Challenge.WrongOTPs)
-		return styleStep{message: msg, notice: NoticeWrongCode, kind: EventAttempt, detail: msg}, nil
+		return styleStep{message: msg, notice: NoticeWrongCode, kind: state.EventAttempt, detail: msg}, nil
 	}
 	return styleStep{final: true, outcome: scenarios.Outcome{Status: "N", Reason: "19"}}, nil
 }
 
-func (otpStyle) opened(ch *scenarios.Challenge) (EventKind, string) {
-	return EventCodeSent, "code " + passingOTP(ch) + " sent to the cardholder's phone"
+func (otpStyle) opened(ch *scenarios.Challenge) (state.EventKind, string) {
+	return state.EventCodeSent, "code " + passingOTP(ch) + " sent to the cardholder's phone"
 }
 
-func (otpStyle) show(v *ChallengeView, t Transaction, ch *scenarios.Challenge, _ time.Time) {
+func (otpStyle) show(v *ChallengeView, t state.Transaction, ch *scenarios.Challenge, _ time.Time) {
 	v.PassingOTP = passingOTP(ch)
 	v.OTPHint = "Sandbox: code " + v.PassingOTP + " passes"
 	v.AttemptsLeft = max(maxWrongOTPs-t.Challenge.WrongOTPs, 0)

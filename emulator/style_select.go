@@ -10,6 +10,7 @@ import (
 	"github.com/brianvoe/gofakeit/v7"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 )
 
@@ -43,9 +44,9 @@ func (s selectStyle) check(c Choice) error {
 	return nil
 }
 
-func (selectStyle) opened(*scenarios.Challenge) (EventKind, string) { return "", "" }
+func (selectStyle) opened(*scenarios.Challenge) (state.EventKind, string) { return "", "" }
 
-func (s selectStyle) answer(t *Transaction, ch *scenarios.Challenge, c Choice, _ time.Time) (styleStep, error) {
+func (s selectStyle) answer(t *state.Transaction, ch *scenarios.Challenge, c Choice, _ time.Time) (styleStep, error) {
 	q := s.question(t.ThreeDSServerTransID, ch)
 	picked := make([]string, 0, len(c.Choices))
 	for _, p := range c.Choices {
@@ -67,12 +68,12 @@ func (s selectStyle) answer(t *Transaction, ch *scenarios.Challenge, c Choice, _
 	t.Challenge.WrongOTPs++
 	if t.Challenge.WrongOTPs < maxWrongOTPs {
 		msg := wrongAnswer(t.Challenge.WrongOTPs)
-		return styleStep{message: msg, notice: NoticeWrongCode, kind: EventAttempt, detail: "wrong answer " + strings.Join(picked, ", ") + ": " + msg}, nil
+		return styleStep{message: msg, notice: NoticeWrongCode, kind: state.EventAttempt, detail: "wrong answer " + strings.Join(picked, ", ") + ": " + msg}, nil
 	}
 	return styleStep{final: true, outcome: scenarios.Outcome{Status: "N", Reason: "19"}}, nil
 }
 
-func (s selectStyle) show(v *ChallengeView, t Transaction, ch *scenarios.Challenge, _ time.Time) {
+func (s selectStyle) show(v *ChallengeView, t state.Transaction, ch *scenarios.Challenge, _ time.Time) {
 	q := s.question(t.ThreeDSServerTransID, ch)
 	v.Question, v.Choices, v.Multi = q.text, q.choices, s.multi
 	v.Answers = q.answers

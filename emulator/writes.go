@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync/atomic"
 	"time"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 )
 
 // How readiness follows the writes the store refused. A probe write may
@@ -48,9 +50,9 @@ func writeOutcome(err error) (bits int64, ok bool) {
 	switch {
 	case err == nil:
 		return 0, true
-	case errors.Is(err, ErrStoreFull):
+	case errors.Is(err, state.ErrStoreFull):
 		return writeRefused | writeFull, true
-	case errors.Is(err, ErrUnavailable) && !errors.Is(err, ErrMaybeApplied):
+	case errors.Is(err, state.ErrUnavailable) && !errors.Is(err, state.ErrMaybeApplied):
 		return writeRefused, true
 	}
 	return 0, false
@@ -96,13 +98,13 @@ func (w *writeWatch) verdict(now time.Time) error {
 	}
 	msg := fmt.Sprintf("the store refused %d of the last %d writes within %s", refused, seen, WriteWindowAge)
 	if 2*full > refused {
-		return fmt.Errorf("%w: %w: %s", ErrUnavailable, ErrStoreFull, msg)
+		return fmt.Errorf("%w: %w: %s", state.ErrUnavailable, state.ErrStoreFull, msg)
 	}
-	return fmt.Errorf("%w: %s", ErrUnavailable, msg)
+	return fmt.Errorf("%w: %s", state.ErrUnavailable, msg)
 }
 
 // Put stores a new transaction and records whether the store took it.
-func (s scopedStore) Put(ctx context.Context, t Transaction) error {
+func (s scopedStore) Put(ctx context.Context, t state.Transaction) error {
 	err := s.Store.Put(ctx, t)
 	s.e.writes.observe(s.e.now(), err)
 	return err

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 )
 
 // TestWriteWatch: readiness follows the writes the store refused, not
@@ -17,9 +18,9 @@ import (
 // WriteWindowAge are forgotten, and failures that say nothing of the
 // store (a conflict, a write that may have been applied) do not count.
 func TestWriteWatch(t *testing.T) {
-	full := fmt.Errorf("%w: %w: redis put: OOM", ErrUnavailable, ErrStoreFull)
-	down := fmt.Errorf("%w: redis put: connection refused", ErrUnavailable)
-	maybe := fmt.Errorf("%w: %w: redis put: i/o timeout", ErrUnavailable, ErrMaybeApplied)
+	full := fmt.Errorf("%w: %w: redis put: OOM", state.ErrUnavailable, state.ErrStoreFull)
+	down := fmt.Errorf("%w: redis put: connection refused", state.ErrUnavailable)
+	maybe := fmt.Errorf("%w: %w: redis put: i/o timeout", state.ErrUnavailable, state.ErrMaybeApplied)
 	conflict := emv.NewError(emv.CodeTransactionState, emv.EMVTransientFailure, "decided already", "action")
 	at := time.Unix(1_800_000_000, 0)
 	tests := []struct {
@@ -47,7 +48,7 @@ func TestWriteWatch(t *testing.T) {
 				w.observe(at, err)
 			}
 			err := w.verdict(at.Add(tt.age))
-			if (err != nil) != tt.wantErr || errors.Is(err, ErrStoreFull) != tt.wantFull || (err != nil && !errors.Is(err, ErrUnavailable)) {
+			if (err != nil) != tt.wantErr || errors.Is(err, state.ErrStoreFull) != tt.wantFull || (err != nil && !errors.Is(err, state.ErrUnavailable)) {
 				t.Fatalf("verdict = %v, want error %v (full %v)", err, tt.wantErr, tt.wantFull)
 			}
 			if err != nil && !strings.Contains(err.Error(), "of the last") {
@@ -68,7 +69,7 @@ func TestWriteWatchConcurrent(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for range 100 {
-				w.observe(at, ErrStoreFull)
+				w.observe(at, state.ErrStoreFull)
 			}
 		}()
 	}

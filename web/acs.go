@@ -15,6 +15,7 @@ import (
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/message"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 	"github.com/threeds-sandbox/threeds-sandbox/templates"
 	"github.com/threeds-sandbox/threeds-sandbox/web/respond"
@@ -103,7 +104,7 @@ func (s *Server) language(r *http.Request, browserLanguage string) templates.Lan
 // titled for its purpose (a templates.Submit constant) in lang. nonce
 // empty renders the challengeHtml of a lookup, which the merchant's page
 // embeds under its own policy.
-func (s *Server) autoSubmit(action string, fields []emulator.FormField, nonce string, lang templates.Lang, purpose string) (string, error) {
+func (s *Server) autoSubmit(action string, fields []message.FormField, nonce string, lang templates.Lang, purpose string) (string, error) {
 	v := templates.AutoSubmit{Nonce: nonce, Action: action, Lang: lang, Purpose: purpose}
 	for _, f := range fields {
 		v.Fields = append(v.Fields, templates.Field{Name: f.Name, Value: f.Value})
@@ -117,7 +118,7 @@ func (s *Server) autoSubmit(action string, fields []emulator.FormField, nonce st
 
 // challengeHTML renders the challengeHtml of a lookup answered C: the page
 // that posts the initial CReq and the Requestor's session to the ACS.
-func (s *Server) challengeHTML(c *emulator.ChallengeIndication) (string, error) {
+func (s *Server) challengeHTML(c *message.ChallengeIndication) (string, error) {
 	if c == nil {
 		return "", nil
 	}
@@ -131,7 +132,7 @@ func (s *Server) handleCReq(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, formError(err, s.cfg.MaxBodyBytes))
 		return
 	}
-	creq, err := emulator.ParseCReq(r.PostForm.Get("creq"))
+	creq, err := message.ParseCReq(r.PostForm.Get("creq"))
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -139,9 +140,9 @@ func (s *Server) handleCReq(w http.ResponseWriter, r *http.Request) {
 	// The session posted with the CReq, none when none was: the final
 	// CRes returns exactly that, as an ACS keeps no other copy.
 	session := r.PostForm.Get("threeDSSessionData")
-	if n := utf8.RuneCountInString(session); n > emulator.MaxSessionData {
+	if n := utf8.RuneCountInString(session); n > message.MaxSessionData {
 		s.writeError(w, r, emv.NewError(emv.CodeInvalidField, emv.EMVInvalidFormat,
-			fmt.Sprintf("threeDSSessionData is %d characters long, at most %d", n, emulator.MaxSessionData), "threeDSSessionData"))
+			fmt.Sprintf("threeDSSessionData is %d characters long, at most %d", n, message.MaxSessionData), "threeDSSessionData"))
 		return
 	}
 	view, err := s.cfg.Engine.OpenChallenge(r.Context(), creq)
@@ -264,7 +265,7 @@ func (s *Server) handleDecision(w http.ResponseWriter, r *http.Request) {
 			s.writeError(w, r, fmt.Errorf("sign the result token: %w", err))
 			return
 		}
-		fields = append(fields, emulator.FormField{Name: resultField, Value: tok})
+		fields = append(fields, message.FormField{Name: resultField, Value: tok})
 	}
 	nonce := respond.Nonce()
 	html, err := s.autoSubmit(d.Delivery.NotificationURL, fields, nonce, s.language(r, d.Language), templates.SubmitCRes)
@@ -285,7 +286,7 @@ func (s *Server) handleNotification(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, formError(err, s.cfg.MaxBodyBytes))
 		return
 	}
-	cres, err := emulator.ParseCRes(r.PostForm.Get("cres"))
+	cres, err := message.ParseCRes(r.PostForm.Get("cres"))
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -337,13 +338,13 @@ type CompleteRequest struct {
 // CompleteResponse is the answer of the headless challenge API: the final
 // CRes as the browser would have posted it, and the transaction's result.
 type CompleteResponse struct {
-	Final              bool           `json:"final"`
-	Message            string         `json:"message,omitempty"`
-	TransStatus        string         `json:"transStatus"`
-	CRes               string         `json:"cres,omitempty"`
-	CResJSON           *emulator.CRes `json:"cresJson,omitempty"`
-	ThreeDSSessionData string         `json:"threeDSSessionData,omitempty"`
-	NotificationURL    string         `json:"notificationUrl,omitempty"`
+	Final              bool          `json:"final"`
+	Message            string        `json:"message,omitempty"`
+	TransStatus        string        `json:"transStatus"`
+	CRes               string        `json:"cres,omitempty"`
+	CResJSON           *message.CRes `json:"cresJson,omitempty"`
+	ThreeDSSessionData string        `json:"threeDSSessionData,omitempty"`
+	NotificationURL    string        `json:"notificationUrl,omitempty"`
 }
 
 // handleCompleteChallenge serves POST {base}/challenge/{id}: completes a
@@ -383,11 +384,11 @@ func (s *Server) handleCompleteChallenge(w http.ResponseWriter, r *http.Request)
 // methodHTML renders the threeDSMethodHtml of a device data collection:
 // the page, for a hidden iframe, that posts threeDSMethodData to the
 // ACS's 3DS Method URL. Empty when the card's ACS has no method.
-func (s *Server) methodHTML(resp *emulator.DDCResponse) (string, error) {
+func (s *Server) methodHTML(resp *message.DDCResponse) (string, error) {
 	if resp.MethodURL == "" {
 		return "", nil
 	}
-	return s.autoSubmit(resp.MethodURL, []emulator.FormField{{Name: "threeDSMethodData", Value: resp.MethodData}}, "",
+	return s.autoSubmit(resp.MethodURL, []message.FormField{{Name: "threeDSMethodData", Value: resp.MethodData}}, "",
 		templates.Fallback, templates.SubmitMethod)
 }
 

@@ -8,8 +8,8 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 	"github.com/threeds-sandbox/threeds-sandbox/web/callback"
 	"github.com/threeds-sandbox/threeds-sandbox/web/respond"
 )
@@ -176,7 +176,7 @@ func (s *Server) handleCallbackPut(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := cb.Register(r.Context(), namespaceOf(r.Context()), req.URL); err != nil {
-		if errors.Is(err, emulator.ErrCallbackLimit) {
+		if errors.Is(err, state.ErrCallbackLimit) {
 			err = emv.NewError(emv.CodeCallbackLimit, emv.EMVLimitExceeded, err.Error(), "url")
 		}
 		s.writeError(w, r, err)
@@ -189,7 +189,7 @@ func (s *Server) handleCallbackRotate(w http.ResponseWriter, r *http.Request) {
 	cb := s.cfg.Engine.Callbacks()
 	if cb != nil {
 		if _, err := cb.RotateSigningKey(r.Context(), namespaceOf(r.Context()), time.Now()); err != nil {
-			if errors.Is(err, emulator.ErrCallbackLimit) {
+			if errors.Is(err, state.ErrCallbackLimit) {
 				err = emv.NewError(emv.CodeCallbackLimit, emv.EMVLimitExceeded, err.Error(), "signingSecret")
 			}
 			s.writeError(w, r, err)

@@ -19,6 +19,7 @@ import (
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/journal"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 	"github.com/threeds-sandbox/threeds-sandbox/web/respond"
 )
 
@@ -227,7 +228,7 @@ func (s *Server) awaitReference(ctx context.Context, ns, ref string) error {
 		return nil
 	}
 	id, err := s.cfg.Engine.ByReference(ctx, ns, ref)
-	if errors.Is(err, emulator.ErrNotFound) {
+	if errors.Is(err, state.ErrNotFound) {
 		return nil
 	}
 	if err != nil {
@@ -358,7 +359,7 @@ func (s *Server) handleTransaction(w http.ResponseWriter, r *http.Request) {
 func (s *Server) transaction(ctx context.Context, ns, id string) (TransactionDetail, error) {
 	st, err := s.cfg.Engine.Settle(ctx, ns, id)
 	stored := err == nil
-	if err != nil && !errors.Is(err, emulator.ErrNotFound) {
+	if err != nil && !errors.Is(err, state.ErrNotFound) {
 		return TransactionDetail{}, err
 	}
 	if s.cfg.Journal == nil {
@@ -375,7 +376,7 @@ func (s *Server) transaction(ctx context.Context, ns, id string) (TransactionDet
 		if err != nil {
 			return TransactionDetail{}, err
 		}
-		behind := stored && (!ok || st.Phase != emulator.PhaseMethod && e.Status != st.Status || awaitsCRes(&st, &e))
+		behind := stored && (!ok || st.Phase != state.PhaseMethod && e.Status != st.Status || awaitsCRes(&st, &e))
 		// A change made a moment ago: the journal shows it in a moment (a
 		// local one records the events just after the store's change, a
 		// shared one a few milliseconds later, on every replica). A local
@@ -403,7 +404,7 @@ func awaitsCRes(st *emulator.Settled, e *journal.Entry) bool {
 		return false // not decided, or decided by itself: no CRes
 	}
 	for i := range e.Events {
-		if e.Events[i].Kind == emulator.EventCRes {
+		if e.Events[i].Kind == state.EventCRes {
 			return false
 		}
 	}

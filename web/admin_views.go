@@ -7,6 +7,7 @@ import (
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/journal"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 )
 
 // The JSON of the automation API's transactions: what a test reads back
@@ -70,27 +71,27 @@ type TransactionEvent struct {
 }
 
 // eventTypes name the engine's event kinds in the API.
-var eventTypes = map[emulator.EventKind]string{
-	emulator.EventDDC:        "collection",
-	emulator.EventMethod:     "methodStart",
-	emulator.EventMethodDone: "methodCompletion",
-	emulator.EventLookup:     "lookup",
-	emulator.EventCReq:       "creq",
-	emulator.EventAttempt:    "otpAttempt",
-	emulator.EventCodeSent:   "codeSent",
-	emulator.EventApp:        "bankApp",
-	emulator.EventContinue:   "oobContinue",
-	emulator.EventDecision:   "decision",
-	emulator.EventCRes:       "cres",
-	emulator.EventEnquiry:    "enquiry",
-	emulator.EventAuto:       "automaticDecision",
-	emulator.EventTimeout:    "timeout",
-	emulator.EventCallback:   "resultCallback",
+var eventTypes = map[state.EventKind]string{
+	state.EventDDC:        "collection",
+	state.EventMethod:     "methodStart",
+	state.EventMethodDone: "methodCompletion",
+	state.EventLookup:     "lookup",
+	state.EventCReq:       "creq",
+	state.EventAttempt:    "otpAttempt",
+	state.EventCodeSent:   "codeSent",
+	state.EventApp:        "bankApp",
+	state.EventContinue:   "oobContinue",
+	state.EventDecision:   "decision",
+	state.EventCRes:       "cres",
+	state.EventEnquiry:    "enquiry",
+	state.EventAuto:       "automaticDecision",
+	state.EventTimeout:    "timeout",
+	state.EventCallback:   "resultCallback",
 }
 
 // eventType names an event kind in the API: a kind it does not list
 // keeps the engine's name.
-func eventType(k emulator.EventKind) string {
+func eventType(k state.EventKind) string {
 	if t, ok := eventTypes[k]; ok {
 		return t
 	}
@@ -145,7 +146,7 @@ func summaryOf(s *journal.Summary) TransactionSummary {
 
 // lastChange is the latest time the stored transaction t changed, by
 // its namespace's clock.
-func lastChange(t *emulator.Transaction) time.Time {
+func lastChange(t *state.Transaction) time.Time {
 	last := t.CreatedAt
 	for _, at := range []time.Time{t.Challenge.OpenedAt, t.Challenge.DecidedAt, t.Method.RequestedAt, t.Method.StartedAt, t.Method.CompletedAt} {
 		if at.After(last) {
@@ -159,7 +160,7 @@ func lastChange(t *emulator.Transaction) time.Time {
 // result, which the journal may show a moment later.
 func (v *TransactionSummary) overlay(st *emulator.Settled) {
 	t := &st.Transaction
-	if t.Phase != emulator.PhaseMethod {
+	if t.Phase != state.PhaseMethod {
 		v.Status, v.StatusReason, v.ChallengeCancel = t.Status, t.StatusReason, t.ChallengeCancel
 		if t.ECI != "" {
 			v.ECI = t.ECI

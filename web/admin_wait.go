@@ -8,8 +8,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 )
 
 // Bounds of the waits (GET {base}/admin/transactions/{id}?wait=final).
@@ -172,7 +172,7 @@ func (s *Server) waitFinal(ctx context.Context, ns, id string, timeout time.Dura
 		clock := spaces.Changed(ns)
 		st, err := s.cfg.Engine.Settle(ctx, ns, id)
 		switch {
-		case errors.Is(err, emulator.ErrNotFound):
+		case errors.Is(err, state.ErrNotFound):
 			// Gone from the store, or never there: the journal's word.
 			return s.transaction(ctx, ns, id)
 		case err != nil:

@@ -14,6 +14,7 @@ import (
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/message"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/wire"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 	"github.com/threeds-sandbox/threeds-sandbox/web/cards"
@@ -95,7 +96,7 @@ const responseSize = 768
 // lookupResponseSize is the capacity that holds a lookup answer with its
 // challengeHtml encoded in one allocation: the page is a few kilobytes of
 // HTML, a tenth more once its quotes and line breaks are escaped.
-func lookupResponseSize(resp *emulator.LookupResponse, challengeHTML string) int {
+func lookupResponseSize(resp *message.LookupResponse, challengeHTML string) int {
 	n := len(challengeHTML) + len(resp.HostedChallengeURL)
 	return responseSize + n + n/10
 }

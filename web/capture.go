@@ -13,6 +13,7 @@ import (
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/message"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/wire"
 	"github.com/threeds-sandbox/threeds-sandbox/templates"
 	"github.com/threeds-sandbox/threeds-sandbox/web/auth"
@@ -98,7 +99,7 @@ func (s *Server) handleDDCCollect(w http.ResponseWriter, r *http.Request) {
 	s.ddcPage(w, r, http.StatusOK, templates.PageDDCMethod, nonce, templates.DDCMethod{
 		Nonce: nonce, DDCID: out.DDCID, ThreeDSServerTransID: out.ThreeDSServerTransID,
 		MethodURL: out.MethodURL, MethodData: out.MethodData, CompleteURL: s.cfg.Engine.URLs().DDCComplete(), State: state,
-		TimeoutMS: emulator.MethodTimeout.Milliseconds(), TimeoutSeconds: int64(emulator.MethodTimeout.Seconds()),
+		TimeoutMS: message.MethodTimeout.Milliseconds(), TimeoutSeconds: int64(message.MethodTimeout.Seconds()),
 	})
 }
 
@@ -106,12 +107,12 @@ func (s *Server) handleDDCCollect(w http.ResponseWriter, r *http.Request) {
 // the namespace the capture belongs to (the console's session for its own
 // JWTs, the merchant's for a verified one) or is recorded in until a
 // lookup claims it (an unverified one: the open default).
-func (s *Server) captureCredential(c auth.DDCCredential) emulator.CaptureCredential {
+func (s *Server) captureCredential(c auth.DDCCredential) message.CaptureCredential {
 	merchant := c.Issuer
 	if merchant == "" {
 		merchant = UnattributedMerchant
 	}
-	cc := emulator.CaptureCredential{Merchant: merchant, Namespace: auth.ClientNamespace(merchant), JTI: c.JTI, Expires: c.Expires,
+	cc := message.CaptureCredential{Merchant: merchant, Namespace: auth.ClientNamespace(merchant), JTI: c.JTI, Expires: c.Expires,
 		Claimable: !c.Verified, Notes: c.Notes}
 	if c.Console && c.Verified && auth.ValidNamespace(c.OrgUnitID) {
 		cc.Namespace = c.OrgUnitID
@@ -150,7 +151,7 @@ func (s *Server) handleDDCMethodNotification(w http.ResponseWriter, r *http.Requ
 	status := http.StatusOK
 	if err := r.ParseForm(); err != nil {
 		view.Error, status = "The form could not be read.", StatusOf(emulatorError(formError(err, s.cfg.MaxBodyBytes)))
-	} else if md, err := emulator.DecodeMethodData(r.PostForm.Get("threeDSMethodData"), false); err != nil {
+	} else if md, err := message.DecodeMethodData(r.PostForm.Get("threeDSMethodData"), false); err != nil {
 		e := emulatorError(err)
 		view.Error, status = "threeDSMethodData is not a 3DS Method notification: "+e.Message, StatusOf(e)
 	} else {
@@ -183,7 +184,7 @@ func (s *Server) handleDDCComplete(w http.ResponseWriter, r *http.Request) {
 // ddcCallback renders the capture's end, in success and in failure: the
 // message to the merchant's window and the form post of the outcome to
 // callbackUrl (when valid).
-func (s *Server) ddcCallback(w http.ResponseWriter, r *http.Request, callback string, out emulator.CaptureOutcome) {
+func (s *Server) ddcCallback(w http.ResponseWriter, r *http.Request, callback string, out message.CaptureOutcome) {
 	nonce := respond.Nonce()
 	v := templates.DDCCallback{Nonce: nonce, Status: "completed", CallbackURL: callback, TargetOrigin: "*"}
 	if o := originOf(callback); o != "" {

@@ -3,7 +3,7 @@ package web
 import (
 	"encoding/json"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/message"
 )
 
 // profileCompleted is the message a capture's outcome page posts to the
@@ -48,7 +48,7 @@ type profileResult struct {
 }
 
 // profileMessage is the JSON text of the message for a capture's outcome.
-func profileMessage(out emulator.CaptureOutcome) string {
+func profileMessage(out message.CaptureOutcome) string {
 	m := profileCompleted{MessageType: "profile.completed", SessionID: out.DDCID, DDCID: out.DDCID,
 		Payload: profilePayload{ActionCode: "SUCCESS", SessionID: out.DDCID}}
 	if e := out.Err; e != nil {

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/message"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 )
 
@@ -37,7 +37,7 @@ func (e *env) form(path string, values url.Values) result {
 type challenge struct {
 	lookup result
 	creq   string
-	cr     emulator.CReq
+	cr     message.CReq
 }
 
 func (e *env) startChallenge(mutate func(map[string]any)) challenge {
@@ -77,7 +77,7 @@ func formFields(page string) map[string]string {
 	return m
 }
 
-func encodeCReq(t *testing.T, c emulator.CReq) string {
+func encodeCReq(t *testing.T, c message.CReq) string {
 	b, err := json.Marshal(c)
 	if err != nil {
 		t.Fatal(err)
@@ -97,7 +97,7 @@ func TestChallengeHTML(t *testing.T) {
 			t.Errorf("challengeHtml lacks %s", want)
 		}
 	}
-	want := emulator.CReq{
+	want := message.CReq{
 		ThreeDSServerTransID: c.lookup.Str("threeDsServerTransId"),
 		ACSTransID:           c.lookup.Str("acsTransId"),
 		MessageType:          "CReq",
@@ -166,11 +166,11 @@ func TestChallengeDecisions(t *testing.T) {
 			if err != nil {
 				t.Fatalf("cres: %v", err)
 			}
-			var cres emulator.CRes
+			var cres message.CRes
 			if err := json.Unmarshal(raw, &cres); err != nil {
 				t.Fatal(err)
 			}
-			wantCRes := emulator.CRes{
+			wantCRes := message.CRes{
 				ThreeDSServerTransID: c.cr.ThreeDSServerTransID, ACSTransID: c.cr.ACSTransID,
 				MessageType: "CRes", MessageVersion: c.cr.MessageVersion, ChallengeCompletionInd: "Y", TransStatus: tt.status,
 			}
@@ -226,7 +226,7 @@ func TestCReqErrors(t *testing.T) {
 	done := e.startChallenge(nil)
 	e.decide(done, "pass", "")
 
-	mod := func(f func(*emulator.CReq)) string {
+	mod := func(f func(*message.CReq)) string {
 		cr := c.cr
 		f(&cr)
 		return encodeCReq(t, cr)
@@ -247,13 +247,13 @@ func TestCReqErrors(t *testing.T) {
 		{"a non-critical extension is ignored", withMember(t, c.cr, `"messageExtension":[{"name":"n","id":"E1","criticalityIndicator":false,"data":{}}]`), 200, ""},
 		{"a critical extension is refused", withMember(t, c.cr, `"messageExtension":[{"name":"n","id":"E2","criticalityIndicator":true,"data":{}}]`), 400, "202"},
 		{"a duplicate key", withMember(t, c.cr, `"messageType":"CReq"`), 400, "204"},
-		{"a malformed threeDSServerTransID", mod(func(c *emulator.CReq) { c.ThreeDSServerTransID = "not-a-uuid" }), 400, "203"},
-		{"missing ids", mod(func(c *emulator.CReq) { c.ACSTransID = "" }), 400, "201"},
-		{"wrong messageType", mod(func(c *emulator.CReq) { c.MessageType = "AReq" }), 400, "203"},
-		{"bad window size", mod(func(c *emulator.CReq) { c.ChallengeWindowSize = "06" }), 400, "203"},
-		{"unknown transaction", mod(func(c *emulator.CReq) { c.ThreeDSServerTransID = "8a880dc0-d2d2-4067-bcb1-b08d1690b26e" }), 404, "301"},
-		{"acsTransID of another transaction", mod(func(c *emulator.CReq) { c.ACSTransID = other.cr.ACSTransID }), 409, "305"},
-		{"wrong messageVersion", mod(func(c *emulator.CReq) { c.MessageVersion = "2.1.0" }), 400, "203"},
+		{"a malformed threeDSServerTransID", mod(func(c *message.CReq) { c.ThreeDSServerTransID = "not-a-uuid" }), 400, "203"},
+		{"missing ids", mod(func(c *message.CReq) { c.ACSTransID = "" }), 400, "201"},
+		{"wrong messageType", mod(func(c *message.CReq) { c.MessageType = "AReq" }), 400, "203"},
+		{"bad window size", mod(func(c *message.CReq) { c.ChallengeWindowSize = "06" }), 400, "203"},
+		{"unknown transaction", mod(func(c *message.CReq) { c.ThreeDSServerTransID = "8a880dc0-d2d2-4067-bcb1-b08d1690b26e" }), 404, "301"},
+		{"acsTransID of another transaction", mod(func(c *message.CReq) { c.ACSTransID = other.cr.ACSTransID }), 409, "305"},
+		{"wrong messageVersion", mod(func(c *message.CReq) { c.MessageVersion = "2.1.0" }), 400, "203"},
 		{"completed transaction", encodeCReq(t, done.cr), 409, "305"},
 		{"padded base64 is accepted", padded, 200, ""},
 		{"standard base64 is accepted", std, 200, ""},
@@ -282,7 +282,7 @@ func TestCReqErrors(t *testing.T) {
 }
 
 // withMember is the Base64Url CReq cr with one more member (raw JSON).
-func withMember(t *testing.T, cr emulator.CReq, member string) string {
+func withMember(t *testing.T, cr message.CReq, member string) string {
 	js := mustJSON(t, cr)
 	return base64.RawURLEncoding.EncodeToString([]byte(strings.TrimSuffix(js, "}") + "," + member + "}"))
 }
@@ -532,7 +532,7 @@ func TestHeadlessChallenge(t *testing.T) {
 				t.Fatalf("headless: %d %s", r.Status, r.Raw)
 			}
 			raw, _ := base64.RawURLEncoding.DecodeString(r.Str("cres"))
-			var cres emulator.CRes
+			var cres message.CRes
 			if err := json.Unmarshal(raw, &cres); err != nil || cres.TransStatus != tt.status || cres.MessageType != "CRes" {
 				t.Errorf("cres = %s (%v)", raw, err)
 			}

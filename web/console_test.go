@@ -21,8 +21,8 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/memstore"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/message"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 	"github.com/threeds-sandbox/threeds-sandbox/templates"
 	"github.com/threeds-sandbox/threeds-sandbox/web/cards"
@@ -895,7 +895,7 @@ func TestConsoleLogoutEndsTheSession(t *testing.T) {
 func TestConsoleDemoNotify(t *testing.T) {
 	t.Parallel()
 	e := newConsoleEnv(t, consoleOptions{})
-	cres, err := emulator.EncodeMessage(emulator.CRes{ThreeDSServerTransID: "8a880dc0-d2d2-4067-bcb1-b08d1690b26e", MessageType: "CRes", TransStatus: "Y"})
+	cres, err := message.EncodeMessage(message.CRes{ThreeDSServerTransID: "8a880dc0-d2d2-4067-bcb1-b08d1690b26e", MessageType: "CRes", TransStatus: "Y"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/journal"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/memstore"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 	"github.com/threeds-sandbox/threeds-sandbox/templates"
@@ -70,11 +71,11 @@ type envOptions struct {
 // stateParts is the state a test sandbox keeps: the memory wing's unless
 // envOptions.state changes them.
 type stateParts struct {
-	Store      emulator.Store
-	Runtime    emulator.RuntimeScenarios
-	Namespaces emulator.Namespaces
-	Sessions   emulator.SessionStore
-	Events     emulator.EventSink
+	Store      state.Store
+	Runtime    state.RuntimeScenarios
+	Namespaces state.Namespaces
+	Sessions   state.SessionStore
+	Events     state.EventSink
 	Journal    journal.Journal
 }
 
@@ -88,11 +89,11 @@ type sandbox struct {
 }
 
 // callbacks are the result callbacks of o, or none.
-func (o envOptions) callbackState() emulator.Callbacks {
+func (o envOptions) callbackState() state.Callbacks {
 	if !o.callbacks {
 		return nil
 	}
-	return memstore.NewCallbacks(emulator.CallbackBounds{})
+	return memstore.NewCallbacks(state.CallbackBounds{})
 }
 
 // buildSandbox wires an emulator whose browser pages live at public, the
@@ -327,7 +328,7 @@ type laggingJournal struct {
 	tail chan struct{} // closed once the latest event is recorded
 }
 
-func (l *laggingJournal) Record(ctx context.Context, ev emulator.Event) {
+func (l *laggingJournal) Record(ctx context.Context, ev state.Event) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	due := time.Now().Add(l.lag)

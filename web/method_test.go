@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/message"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 )
 
@@ -147,7 +147,7 @@ func TestMethodErrorPages(t *testing.T) {
 	id := c.Str("threeDsServerTransId")
 	none := e.ddc("tok", ddcBody("4000000000009425")).Str("threeDsServerTransId")
 	b64 := func(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) }
-	enc := emulator.EncodeMethodData
+	enc := message.EncodeMethodData
 	tests := []struct {
 		name, path, data string
 		status           int
@@ -157,12 +157,12 @@ func TestMethodErrorPages(t *testing.T) {
 		{"bad Base64", "/acs/method", "%%%not-base64%%%", 400, "203", "not Base64Url"},
 		{"bad JSON", "/acs/method", b64("{threeDSServerTransID}"), 400, "203", "not a JSON object"},
 		{"no transaction id", "/acs/method", b64(`{"threeDSMethodNotificationURL":"https://m.example/n"}`), 400, "201", "no threeDSServerTransID"},
-		{"unknown transaction", "/acs/method", enc(emulator.MethodData{ThreeDSServerTransID: "8a880dc0-d2d2-4067-bcb1-b08d1690b26e", NotificationURL: "https://m.example/n"}), 404, "301", "no device data collection"},
-		{"missing notification URL", "/acs/method", enc(emulator.MethodData{ThreeDSServerTransID: id}), 400, "201", "no threeDSMethodNotificationURL"},
-		{"bad notification URL", "/acs/method", enc(emulator.MethodData{ThreeDSServerTransID: id, NotificationURL: "ftp://m.example/n"}), 400, "203", "not an absolute http or https URL"},
-		{"ACS without a method", "/acs/method", enc(emulator.MethodData{ThreeDSServerTransID: none, NotificationURL: "https://m.example/n"}), 409, "305", "has no 3DS Method"},
-		{"done before the start", "/acs/method/done", enc(emulator.MethodData{ThreeDSServerTransID: id}), 409, "305", "never started"},
-		{"done of an unknown transaction", "/acs/method/done", enc(emulator.MethodData{ThreeDSServerTransID: "8a880dc0-d2d2-4067-bcb1-b08d1690b26e"}), 404, "301", "no device data collection"},
+		{"unknown transaction", "/acs/method", enc(message.MethodData{ThreeDSServerTransID: "8a880dc0-d2d2-4067-bcb1-b08d1690b26e", NotificationURL: "https://m.example/n"}), 404, "301", "no device data collection"},
+		{"missing notification URL", "/acs/method", enc(message.MethodData{ThreeDSServerTransID: id}), 400, "201", "no threeDSMethodNotificationURL"},
+		{"bad notification URL", "/acs/method", enc(message.MethodData{ThreeDSServerTransID: id, NotificationURL: "ftp://m.example/n"}), 400, "203", "not an absolute http or https URL"},
+		{"ACS without a method", "/acs/method", enc(message.MethodData{ThreeDSServerTransID: none, NotificationURL: "https://m.example/n"}), 409, "305", "has no 3DS Method"},
+		{"done before the start", "/acs/method/done", enc(message.MethodData{ThreeDSServerTransID: id}), 409, "305", "never started"},
+		{"done of an unknown transaction", "/acs/method/done", enc(message.MethodData{ThreeDSServerTransID: "8a880dc0-d2d2-4067-bcb1-b08d1690b26e"}), 404, "301", "no device data collection"},
 		{"done without data", "/acs/method/done", "", 400, "201", "threeDSMethodData is missing"},
 	}
 	for _, tt := range tests {

@@ -22,6 +22,7 @@ import (
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/journal"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 	"github.com/threeds-sandbox/threeds-sandbox/templates"
 	"github.com/threeds-sandbox/threeds-sandbox/web/auth"
 	"github.com/threeds-sandbox/threeds-sandbox/web/callback"
@@ -88,7 +89,7 @@ type Config struct {
 	// authentication; empty leaves it open.
 	ConsoleAuth string
 	// Sessions keep the console's sessions; required.
-	Sessions emulator.SessionStore
+	Sessions state.SessionStore
 	// Journal is the read model of the engine's events that the console,
 	// the automation API and the metrics read (the engine's event sink);
 	// nil runs without one.

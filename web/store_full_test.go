@@ -11,13 +11,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/memstore"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 )
 
 // errFull is what a store that refuses writes at its memory limit returns.
-var errFull = fmt.Errorf("%w: %w: redis put: OOM command not allowed", emulator.ErrUnavailable, emulator.ErrStoreFull)
+var errFull = fmt.Errorf("%w: %w: redis put: OOM command not allowed", state.ErrUnavailable, state.ErrStoreFull)
 
 // fullStore refuses every write with errFull once full is set; reads work.
 type fullStore struct {
@@ -25,16 +25,16 @@ type fullStore struct {
 	full bool
 }
 
-func (s *fullStore) Put(ctx context.Context, t emulator.Transaction) error {
+func (s *fullStore) Put(ctx context.Context, t state.Transaction) error {
 	if s.full {
 		return errFull
 	}
 	return s.Store.Put(ctx, t)
 }
 
-func (s *fullStore) Update(ctx context.Context, id string, fn func(*emulator.Transaction) error) (emulator.Transaction, error) {
+func (s *fullStore) Update(ctx context.Context, id string, fn func(*state.Transaction) error) (state.Transaction, error) {
 	if s.full {
-		return emulator.Transaction{}, errFull
+		return state.Transaction{}, errFull
 	}
 	return s.Store.Update(ctx, id, fn)
 }
@@ -47,9 +47,9 @@ func (s *fullStore) Ping(context.Context) error {
 }
 
 // fullSessions refuses to open a session.
-type fullSessions struct{ emulator.SessionStore }
+type fullSessions struct{ state.SessionStore }
 
-func (fullSessions) Create(context.Context, emulator.Session, time.Duration) (string, error) {
+func (fullSessions) Create(context.Context, state.Session, time.Duration) (string, error) {
 	return "", errFull
 }
 

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/message"
 )
 
 // memoryResult is the live heap a store holds after a number of lookups.
@@ -44,7 +45,7 @@ const namespace = "5e1f0c2a9b7d4e61"
 // fresh in-memory store bounded at maxEntries, each with its own
 // externalReferenceId as a checkout farm sends them, and reports the live
 // heap the store holds.
-func measureMemory(ctx context.Context, req emulator.LookupRequest, n, maxEntries int) (memoryResult, error) {
+func measureMemory(ctx context.Context, req message.LookupRequest, n, maxEntries int) (memoryResult, error) {
 	sb, err := newSandbox(maxEntries)
 	if err != nil {
 		return memoryResult{}, err

@@ -15,6 +15,7 @@ import (
 
 	"github.com/threeds-sandbox/threeds-sandbox/cmd/internal/sandbox"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/message"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/redisstore"
 )
 
@@ -99,7 +100,7 @@ func (r *redisProc) usedMemory(ctx context.Context) (int64, error) {
 // n frictionless lookups through Engine.Lookup of an emulator built as
 // the binary builds it with --store redis://, each with its own
 // externalReferenceId; used_memory before and after, on an emptied Redis.
-func redisMemoryPhase(ctx context.Context, n int, redis *redisProc, req emulator.LookupRequest, stdout io.Writer, progress func(string, ...any)) error {
+func redisMemoryPhase(ctx context.Context, n int, redis *redisProc, req message.LookupRequest, stdout io.Writer, progress func(string, ...any)) error {
 	progress("redis memory: %d lookups", n)
 	if err := redis.client.Do(ctx, redis.client.B().Flushall().Build()).Error(); err != nil {
 		return fmt.Errorf("redis FLUSHALL: %w", err)

@@ -17,8 +17,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/examples"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/message"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/wire"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 )
@@ -438,7 +438,7 @@ func fixedRatePhase(ctx context.Context, o options, client *http.Client, servers
 
 // memoryPhase measures the live heap per stored transaction, unbounded and
 // bounded.
-func memoryPhase(ctx context.Context, o options, req emulator.LookupRequest, stdout io.Writer, progress func(string, ...any)) error {
+func memoryPhase(ctx context.Context, o options, req message.LookupRequest, stdout io.Writer, progress func(string, ...any)) error {
 	fmt.Fprintf(stdout, "## Memory per stored transaction\n\n%d frictionless lookups through Engine.Lookup into a fresh in-memory store, each with its own externalReferenceId; live heap after a full GC, above the empty engine.\n\n", o.Memory)
 	fmt.Fprintln(stdout, "| --store-max-entries | stored | live heap at 25% | 50% | 75% | 100% | bytes per stored transaction |")
 	fmt.Fprintln(stdout, "|---:|---:|---:|---:|---:|---:|---:|")

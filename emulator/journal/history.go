@@ -5,8 +5,8 @@ import (
 	"strings"
 	"unsafe"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/fairshare"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 )
 
 // History is the journal's read model of the events it is given: per
@@ -78,13 +78,13 @@ func NewHistory(opt Options) *History {
 
 // Keeps tells whether the history keeps ev: events without a namespace or
 // a transaction id are ignored.
-func Keeps(ev emulator.Event) bool {
+func Keeps(ev state.Event) bool {
 	return ev.Namespace != "" && ev.Transaction.ThreeDSServerTransID != ""
 }
 
 // Add keeps e, the stored form of ev (see NewEvent), unless Keeps(ev) is
 // false.
-func (j *History) Add(ev emulator.Event, e Event) {
+func (j *History) Add(ev state.Event, e Event) {
 	if !Keeps(ev) {
 		return
 	}

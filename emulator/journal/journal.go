@@ -18,8 +18,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/message"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/redact"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/wire"
 )
 
@@ -27,7 +28,7 @@ import (
 // them (as the engine's EventSink) and answers the console's pages, per
 // namespace (bearer token). Implementations are safe for concurrent use.
 type Journal interface {
-	emulator.EventSink
+	state.EventSink
 	// List returns the summaries of the most recent transactions of ns,
 	// newest first; at most limit of them (all when limit <= 0).
 	List(ctx context.Context, ns string, limit int) ([]Summary, error)
@@ -144,7 +145,7 @@ type Summary struct {
 	// ECI is the ECI after the latest event that had one.
 	ECI string
 	// LastEvent is the kind of the latest event.
-	LastEvent emulator.EventKind
+	LastEvent state.EventKind
 	// Events counts every event recorded, dropped ones included.
 	Events int
 	// Enquiries counts the enquiries answered.
@@ -188,7 +189,7 @@ type Entry struct {
 
 // Event is one step of a transaction's history.
 type Event struct {
-	Kind   emulator.EventKind
+	Kind   state.EventKind
 	Time   time.Time
 	Status string
 	Detail string
@@ -198,7 +199,7 @@ type Event struct {
 	Request, Response []byte
 	// Challenge is the challenge indication of a lookup answered C, from
 	// which the console shows its challengeHtml; nil otherwise.
-	Challenge *emulator.ChallengeIndication
+	Challenge *message.ChallengeIndication
 	// SincePrevious is the time since the event before (0 for the first);
 	// SinceStart the time since the first event. Set by Get.
 	SincePrevious, SinceStart time.Duration
@@ -208,13 +209,13 @@ type Event struct {
 // encoded as the API wrote it (but for challengeHtml, kept as data). Its
 // strings are the summary's after merge (status) or the engine's own
 // (detail), never the request's memory.
-func NewEvent(ev emulator.Event) Event {
+func NewEvent(ev state.Event) Event {
 	e := Event{Kind: ev.Kind, Time: ev.Time, Detail: ev.Detail, Request: ev.Request}
 	switch {
 	case ev.Lookup != nil:
 		e.Response = wire.AppendLookupResponse(make([]byte, 0, responseCap), ev.Lookup, "")
 		if c := ev.Lookup.Challenge; c != nil {
-			e.Challenge = &emulator.ChallengeIndication{
+			e.Challenge = &message.ChallengeIndication{
 				ACSURL: c.ACSURL, CReq: c.CReq, SessionData: strings.Clone(c.SessionData), WindowSize: c.WindowSize,
 			}
 		}
@@ -248,7 +249,7 @@ const responseCap = 768
 // the event knows replaces the old one. The strings are then packed into
 // one allocation of the journal's own: none refers to a request's memory,
 // and the summary's size is exactly what pack counts, which merge returns.
-func (s *Summary) merge(ev emulator.Event) int {
+func (s *Summary) merge(ev state.Event) int {
 	t := ev.Transaction
 	set := func(dst *string, v string) {
 		if v != "" {
@@ -271,12 +272,12 @@ func (s *Summary) merge(ev emulator.Event) int {
 	set(&s.Amount, t.Amount)
 	set(&s.Currency, t.Currency)
 	set(&s.ExternalReferenceID, t.ExternalReferenceID)
-	if ev.Kind == emulator.EventLookup {
+	if ev.Kind == state.EventLookup {
 		s.LookupStatus, s.Fallback = t.Status, t.Fallback
 	}
 	s.LastEvent = ev.Kind
 	s.Events++
-	if ev.Kind == emulator.EventEnquiry {
+	if ev.Kind == state.EventEnquiry {
 		s.Enquiries++
 	}
 	return s.pack()

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/memstore"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 )
@@ -30,7 +30,7 @@ const (
 // is its own allocation, as after decoding a request. The strings are
 // built with appends, not fmt, so that the benchmarks that make one per
 // operation measure the store rather than the formatting.
-func realisticTx(i int, now time.Time) emulator.Transaction {
+func realisticTx(i int, now time.Time) state.Transaction {
 	n := uint64(i)
 	uuid := func(kind uint64) string {
 		var b [36]byte
@@ -48,7 +48,7 @@ func realisticTx(i int, now time.Time) emulator.Transaction {
 		refb = append(refb, '0')
 	}
 	var ns [16]byte
-	return emulator.Transaction{
+	return state.Transaction{
 		Namespace:            string(appendHex(ns[:0], 0xa11ce, 16)),
 		ThreeDSServerTransID: uuid(1),
 		ACSTransID:           uuid(2),
@@ -61,7 +61,7 @@ func realisticTx(i int, now time.Time) emulator.Transaction {
 		PANLength:            16,
 		PANLast4:             [4]byte{'1', '0', '0', '0'},
 		Version:              "2.2.0",
-		Phase:                emulator.PhaseFinal,
+		Phase:                state.PhaseFinal,
 		Status:               "Y",
 		ECI:                  "05",
 		ACSReferenceNumber:   "3DS_LOA_ACS_PRIC_020200_17135",
@@ -162,7 +162,7 @@ func BenchmarkMixed(b *testing.B) {
 			case i%10 < 9:
 				_, err = s.Get(ctx, recent[i%len(recent)])
 			default:
-				_, err = s.Update(ctx, recent[i%len(recent)], func(t *emulator.Transaction) error {
+				_, err = s.Update(ctx, recent[i%len(recent)], func(t *state.Transaction) error {
 					t.Challenge.Interactions++
 					return nil
 				})
@@ -269,7 +269,7 @@ func TestAllocBudgets(t *testing.T) {
 	now := time.Now()
 	// Transactions built ahead, so that only the store's own allocations
 	// are counted.
-	fresh := make([]emulator.Transaction, 200)
+	fresh := make([]state.Transaction, 200)
 	for i := range fresh {
 		fresh[i] = realisticTx(len(ids)+i, now)
 	}
@@ -284,7 +284,7 @@ func TestAllocBudgets(t *testing.T) {
 			return err
 		}},
 		testkit.Budget{Name: "Update", Max: budgetUpdate, Fn: func() error {
-			_, err := s.Update(ctx, ids[1], func(t *emulator.Transaction) error { t.Status = "N"; return nil })
+			_, err := s.Update(ctx, ids[1], func(t *state.Transaction) error { t.Status = "N"; return nil })
 			return err
 		}},
 	)

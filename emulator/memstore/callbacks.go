@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 )
 
 // Callbacks keeps the result callbacks in this process: each namespace's
@@ -17,20 +17,20 @@ import (
 // namespace (see outbox.go) so that no namespace costs another its
 // deliveries or its turns.
 type Callbacks struct {
-	opt emulator.CallbackBounds
+	opt state.CallbackBounds
 
 	mu     sync.Mutex
 	urls   map[string]string
-	keys   map[string]emulator.SigningKey
+	keys   map[string]state.SigningKey
 	outbox outbox
 }
 
-var _ emulator.Callbacks = (*Callbacks)(nil)
+var _ state.Callbacks = (*Callbacks)(nil)
 
 // NewCallbacks returns empty callbacks bounded by b (the defaults for
 // its zero fields).
-func NewCallbacks(b emulator.CallbackBounds) *Callbacks {
-	return &Callbacks{opt: b.WithDefaults(), urls: map[string]string{}, keys: map[string]emulator.SigningKey{}, outbox: newOutbox()}
+func NewCallbacks(b state.CallbackBounds) *Callbacks {
+	return &Callbacks{opt: b.WithDefaults(), urls: map[string]string{}, keys: map[string]state.SigningKey{}, outbox: newOutbox()}
 }
 
 // Register sets the URL of ns.
@@ -38,7 +38,7 @@ func (c *Callbacks) Register(_ context.Context, ns, url string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if _, ok := c.urls[ns]; !ok && len(c.urls) >= c.opt.URLs {
-		return fmt.Errorf("%w: %d namespaces have a callback URL", emulator.ErrCallbackLimit, len(c.urls))
+		return fmt.Errorf("%w: %d namespaces have a callback URL", state.ErrCallbackLimit, len(c.urls))
 	}
 	c.urls[strings.Clone(ns)] = strings.Clone(url)
 	return nil
@@ -61,28 +61,28 @@ func (c *Callbacks) Unregister(_ context.Context, ns string) (bool, error) {
 }
 
 // SigningKey returns the generation of the signing secret of ns.
-func (c *Callbacks) SigningKey(_ context.Context, ns string) (emulator.SigningKey, error) {
+func (c *Callbacks) SigningKey(_ context.Context, ns string) (state.SigningKey, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.keys[ns], nil
 }
 
 // RotateSigningKey moves ns to its next generation.
-func (c *Callbacks) RotateSigningKey(_ context.Context, ns string, now time.Time) (emulator.SigningKey, error) {
+func (c *Callbacks) RotateSigningKey(_ context.Context, ns string, now time.Time) (state.SigningKey, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	k, ok := c.keys[ns]
 	if !ok && len(c.keys) >= c.opt.URLs {
-		return emulator.SigningKey{}, fmt.Errorf("%w: %d namespaces have rotated their signing secret", emulator.ErrCallbackLimit, len(c.keys))
+		return state.SigningKey{}, fmt.Errorf("%w: %d namespaces have rotated their signing secret", state.ErrCallbackLimit, len(c.keys))
 	}
-	k = emulator.SigningKey{Generation: k.Generation + 1, Rotated: now}
+	k = state.SigningKey{Generation: k.Generation + 1, Rotated: now}
 	c.keys[strings.Clone(ns)] = k
 	return k, nil
 }
 
 // Schedule adds or advances a delivery; a new one within the namespace's
 // share, pushing out another namespace's newest when the outbox is full.
-func (c *Callbacks) Schedule(_ context.Context, d emulator.Delivery, now time.Time) (emulator.Delivery, error) {
+func (c *Callbacks) Schedule(_ context.Context, d state.Delivery, now time.Time) (state.Delivery, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	o := &c.outbox
@@ -94,33 +94,33 @@ func (c *Callbacks) Schedule(_ context.Context, d emulator.Delivery, now time.Ti
 			o.setDue(e, d.Due)
 			o.place(e.owner)
 		}
-		return emulator.Delivery{}, nil
+		return state.Delivery{}, nil
 	}
 	n := o.size(d.Namespace)
 	if n >= c.opt.OutboxPerNamespace {
-		return emulator.Delivery{}, fmt.Errorf("%w: %d of its deliveries wait", emulator.ErrCallbackQuota, n)
+		return state.Delivery{}, fmt.Errorf("%w: %d of its deliveries wait", state.ErrCallbackQuota, n)
 	}
-	var pushed emulator.Delivery
+	var pushed state.Delivery
 	if len(o.entries) >= c.opt.Outbox {
 		victim := o.pushOut(n+1, now)
 		if victim == nil {
-			return emulator.Delivery{}, fmt.Errorf("%w: the outbox is full (%d deliveries) and this token has as many waiting as any", emulator.ErrCallbackLimit, len(o.entries))
+			return state.Delivery{}, fmt.Errorf("%w: the outbox is full (%d deliveries) and this token has as many waiting as any", state.ErrCallbackLimit, len(o.entries))
 		}
 		pushed = victim.d
 		pushed.Token = ""
 		o.remove(victim)
 	}
-	o.add(emulator.Delivery{ID: strings.Clone(d.ID), Namespace: strings.Clone(d.Namespace), Due: d.Due})
+	o.add(state.Delivery{ID: strings.Clone(d.ID), Namespace: strings.Clone(d.Namespace), Due: d.Due})
 	return pushed, nil
 }
 
 // Claim leases the due deliveries, the namespaces in turn.
-func (c *Callbacks) Claim(_ context.Context, now time.Time, lease time.Duration, max, perNamespace int) ([]emulator.Delivery, error) {
+func (c *Callbacks) Claim(_ context.Context, now time.Time, lease time.Duration, max, perNamespace int) ([]state.Delivery, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	o := &c.outbox
 	o.wake(now)
-	var out []emulator.Delivery
+	var out []state.Delivery
 	for len(out) < max && o.ready.Len() > 0 {
 		t := o.ready.items[0]
 		e := t.head()
@@ -149,13 +149,13 @@ func (c *Callbacks) Claim(_ context.Context, now time.Time, lease time.Duration,
 }
 
 // Release ends a lease.
-func (c *Callbacks) Release(_ context.Context, d emulator.Delivery, due, now time.Time) error {
+func (c *Callbacks) Release(_ context.Context, d state.Delivery, due, now time.Time) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	o := &c.outbox
 	e, ok := o.entries[d.ID]
 	if !ok || d.Token == "" || e.d.Token != d.Token {
-		return emulator.ErrLeaseLost
+		return state.ErrLeaseLost
 	}
 	if e.rearm {
 		due = now
@@ -168,12 +168,12 @@ func (c *Callbacks) Release(_ context.Context, d emulator.Delivery, due, now tim
 }
 
 // Done removes a delivery.
-func (c *Callbacks) Done(_ context.Context, d emulator.Delivery) error {
+func (c *Callbacks) Done(_ context.Context, d state.Delivery) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.outbox.entries[d.ID]
 	if !ok || d.Token == "" || e.d.Token != d.Token {
-		return emulator.ErrLeaseLost
+		return state.ErrLeaseLost
 	}
 	c.outbox.remove(e)
 	return nil

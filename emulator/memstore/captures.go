@@ -6,8 +6,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/fairshare"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 )
 
 // DefaultMaxCaptures bounds the ddcIds, and apart the JWT ids, Captures
@@ -28,14 +28,14 @@ type Captures struct {
 	jtis *shares
 }
 
-var _ emulator.Captures = (*Captures)(nil)
+var _ state.Captures = (*Captures)(nil)
 
 // CapturesOptions set up Captures.
 type CapturesOptions struct {
 	// Max bounds the entries of each kind of all tenants together;
 	// DefaultMaxCaptures when <= 0.
 	Max int
-	// PerTenant bounds those of one tenant; emulator.MaxCapturesPerTenant
+	// PerTenant bounds those of one tenant; state.MaxCapturesPerTenant
 	// when <= 0, and never above Max.
 	PerTenant int
 	// Now is the clock; time.Now when nil.
@@ -48,7 +48,7 @@ func NewCaptures(opt CapturesOptions) *Captures {
 		opt.Max = DefaultMaxCaptures
 	}
 	if opt.PerTenant <= 0 {
-		opt.PerTenant = emulator.MaxCapturesPerTenant
+		opt.PerTenant = state.MaxCapturesPerTenant
 	}
 	opt.PerTenant = min(opt.PerTenant, opt.Max)
 	if opt.Now == nil {
@@ -58,10 +58,10 @@ func NewCaptures(opt CapturesOptions) *Captures {
 }
 
 // ddcKey is the key of k in the map of ddcIds: its scope, then the ddcId.
-func ddcKey(k emulator.DDCKey) string { return k.Scope() + "\x00" + k.DDCID }
+func ddcKey(k state.DDCKey) string { return k.Scope() + "\x00" + k.DDCID }
 
 // BindDDC binds k to transaction id unless it is bound already.
-func (c *Captures) BindDDC(_ context.Context, k emulator.DDCKey, id string, ttl time.Duration) (bool, error) {
+func (c *Captures) BindDDC(_ context.Context, k state.DDCKey, id string, ttl time.Duration) (bool, error) {
 	now := c.now()
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -69,13 +69,13 @@ func (c *Captures) BindDDC(_ context.Context, k emulator.DDCKey, id string, ttl 
 }
 
 // DDC returns the transaction id k names.
-func (c *Captures) DDC(_ context.Context, k emulator.DDCKey) (string, error) {
+func (c *Captures) DDC(_ context.Context, k state.DDCKey) (string, error) {
 	now := c.now()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.ddcs.entries[ddcKey(k)]
 	if !ok || !e.expires.After(now) {
-		return "", emulator.ErrNotFound
+		return "", state.ErrNotFound
 	}
 	return e.value, nil
 }

@@ -6,16 +6,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/journal"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/memstore"
-	"github.com/threeds-sandbox/threeds-sandbox/emulator/storetest"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state/statetest"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 )
 
-// TestContract runs the emulator.Store contract, as the Redis store does.
+// TestContract runs the state.Store contract, as the Redis store does.
 func TestContract(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, maxAge time.Duration) emulator.Store {
+	statetest.Run(t, func(t *testing.T, maxAge time.Duration) state.Store {
 		s, err := memstore.New(memstore.Options{MaxAge: maxAge})
 		if err != nil {
 			t.Fatal(err)
@@ -27,7 +27,7 @@ func TestContract(t *testing.T) {
 // TestSharesContract runs the contract of each tenant's share of the
 // transactions, as the Redis store does.
 func TestSharesContract(t *testing.T) {
-	storetest.RunShares(t, func(t *testing.T, perTenant int) emulator.Store {
+	statetest.RunShares(t, func(t *testing.T, perTenant int) state.Store {
 		s, err := memstore.New(memstore.Options{MaxEntriesPerTenant: perTenant})
 		if err != nil {
 			t.Fatal(err)
@@ -47,7 +47,7 @@ func TestFullStoreTheLargestGivesWay(t *testing.T) {
 	ctx := context.Background()
 	put := func(ns string, n int) {
 		for i := range n {
-			if err := s.Put(ctx, storetest.Transaction(ns, fmt.Sprintf("%s-%d", ns, i), "")); err != nil {
+			if err := s.Put(ctx, statetest.Transaction(ns, fmt.Sprintf("%s-%d", ns, i), "")); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -70,10 +70,10 @@ func TestFullStoreTheLargestGivesWay(t *testing.T) {
 	}
 }
 
-// TestRuntimeContract runs the emulator.RuntimeScenarios contract on the
+// TestRuntimeContract runs the state.RuntimeScenarios contract on the
 // in-memory runtime scenarios (one process: both "replicas" are the same).
 func TestRuntimeContract(t *testing.T) {
-	storetest.RunRuntime(t, func(t *testing.T, lim scenarios.RuntimeLimits) (a, b emulator.RuntimeScenarios) {
+	statetest.RunRuntime(t, func(t *testing.T, lim scenarios.RuntimeLimits) (a, b state.RuntimeScenarios) {
 		rt := memstore.NewRuntime(lim)
 		return rt, rt
 	})
@@ -82,16 +82,16 @@ func TestRuntimeContract(t *testing.T) {
 // TestJournalContract runs the journal contract on the memory journal
 // (one process: the writer and the reader are the same).
 func TestJournalContract(t *testing.T) {
-	storetest.RunJournal(t, func(t *testing.T, opt journal.Options) storetest.JournalPair {
+	statetest.RunJournal(t, func(t *testing.T, opt journal.Options) statetest.JournalPair {
 		j := memstore.NewJournal(opt)
-		return storetest.JournalPair{Writer: j, Reader: j, Sync: func() {}}
+		return statetest.JournalPair{Writer: j, Reader: j, Sync: func() {}}
 	})
 }
 
-// TestNamespacesContract runs the emulator.Namespaces contract on the
+// TestNamespacesContract runs the state.Namespaces contract on the
 // namespace states of this process (both "replicas" are the same).
 func TestNamespacesContract(t *testing.T) {
-	storetest.RunNamespaces(t, func(t *testing.T) (a, b emulator.Namespaces) {
+	statetest.RunNamespaces(t, func(t *testing.T) (a, b state.Namespaces) {
 		n := memstore.NewNamespaces(memstore.NamespacesOptions{})
 		return n, n
 	})
@@ -99,7 +99,7 @@ func TestNamespacesContract(t *testing.T) {
 
 // TestSessionsContract runs the session contract on the memory store.
 func TestSessionsContract(t *testing.T) {
-	storetest.RunSessions(t, func(t *testing.T, max int) (a, b emulator.SessionStore) {
+	statetest.RunSessions(t, func(t *testing.T, max int) (a, b state.SessionStore) {
 		m := memstore.NewSessions(max, nil)
 		return m, m
 	})
@@ -107,7 +107,7 @@ func TestSessionsContract(t *testing.T) {
 
 // TestCapturesContract runs the captures contract on the memory store.
 func TestCapturesContract(t *testing.T) {
-	storetest.RunCaptures(t, func(t *testing.T, perTenant int) (a, b emulator.Captures) {
+	statetest.RunCaptures(t, func(t *testing.T, perTenant int) (a, b state.Captures) {
 		c := memstore.NewCaptures(memstore.CapturesOptions{PerTenant: perTenant})
 		return c, c
 	})
@@ -121,7 +121,7 @@ func TestCapturesBound(t *testing.T) {
 	ctx := context.Background()
 	clock := time.Unix(1e9, 0)
 	c := memstore.NewCaptures(memstore.CapturesOptions{Max: 4, PerTenant: 4, Now: func() time.Time { return clock }})
-	key := func(tenant, id string) emulator.DDCKey { return emulator.DDCKey{Tenant: tenant, DDCID: id} }
+	key := func(tenant, id string) state.DDCKey { return state.DDCKey{Tenant: tenant, DDCID: id} }
 	if ok, _ := c.BindDDC(ctx, key("small", "s"), "tx", time.Hour); !ok {
 		t.Fatal("bind refused")
 	}
@@ -143,7 +143,7 @@ func TestCapturesBound(t *testing.T) {
 	if ok, _ := c.BindDDC(ctx, key("third", "e"), "tx", time.Hour); !ok {
 		t.Fatal("bind refused")
 	}
-	for _, k := range []emulator.DDCKey{key("small", "s"), key("big", "c"), key("third", "d"), key("third", "e")} {
+	for _, k := range []state.DDCKey{key("small", "s"), key("big", "c"), key("third", "d"), key("third", "e")} {
 		if _, err := c.DDC(ctx, k); err != nil {
 			t.Errorf("%+v was forgotten while an expired entry was at hand: %v", k, err)
 		}
@@ -153,7 +153,7 @@ func TestCapturesBound(t *testing.T) {
 // TestCallbacksContract runs the result callbacks' contract on the
 // memory store.
 func TestCallbacksContract(t *testing.T) {
-	storetest.RunCallbacks(t, func(t *testing.T, b emulator.CallbackBounds) (emulator.Callbacks, emulator.Callbacks) {
+	statetest.RunCallbacks(t, func(t *testing.T, b state.CallbackBounds) (state.Callbacks, state.Callbacks) {
 		c := memstore.NewCallbacks(b)
 		return c, c
 	})
@@ -161,7 +161,7 @@ func TestCallbacksContract(t *testing.T) {
 
 // TestKeyRegistryContract runs the key registry's contract in memory.
 func TestKeyRegistryContract(t *testing.T) {
-	storetest.RunKeyRegistry(t, func(t *testing.T) (a, b emulator.KeyRegistry) {
+	statetest.RunKeyRegistry(t, func(t *testing.T) (a, b state.KeyRegistry) {
 		r := memstore.NewKeyRegistry(nil)
 		return r, r
 	})

@@ -7,5 +7,5 @@
 // It is the
 // embedded default: `go run` needs nothing else. Each part is bounded in
 // count and in bytes, and passes the same contract tests (package
-// storetest) as its twin in package redisstore.
+// statetest) as its twin in package redisstore.
 package memstore

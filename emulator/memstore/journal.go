@@ -4,8 +4,8 @@ import (
 	"context"
 	"sync"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/journal"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 )
 
 // Journal is the console's journal kept in this process: a
@@ -31,7 +31,7 @@ func NewJournal(opt journal.Options) *Journal {
 
 // Record keeps ev. Events without a namespace or a transaction id are
 // ignored.
-func (j *Journal) Record(_ context.Context, ev emulator.Event) {
+func (j *Journal) Record(_ context.Context, ev state.Event) {
 	if !journal.Keeps(ev) {
 		return
 	}

@@ -8,18 +8,19 @@ import (
 	"testing"
 	"time"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/journal"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/memstore"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/message"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 )
 
 var t0 = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 
 var ctx = context.Background()
 
-func ev(ns, id string, kind emulator.EventKind, at time.Duration, status string) emulator.Event {
-	return emulator.Event{Namespace: ns, Kind: kind, Time: t0.Add(at),
-		Transaction: emulator.Summary{ThreeDSServerTransID: id, Status: status}}
+func ev(ns, id string, kind state.EventKind, at time.Duration, status string) state.Event {
+	return state.Event{Namespace: ns, Kind: kind, Time: t0.Add(at),
+		Transaction: state.Summary{ThreeDSServerTransID: id, Status: status}}
 }
 
 // list, get and version read the journal, failing the test on an error.
@@ -53,24 +54,24 @@ func version(t testing.TB, j journal.Journal, ns string) uint64 {
 func TestJournalRecordsATransaction(t *testing.T) {
 	t.Parallel()
 	j := memstore.NewJournal(journal.Options{})
-	lookup := ev("ns1", "tx-1", emulator.EventLookup, 0, "C")
-	lookup.Transaction = emulator.Summary{
+	lookup := ev("ns1", "tx-1", state.EventLookup, 0, "C")
+	lookup.Transaction = state.Summary{
 		ThreeDSServerTransID: "tx-1", ExternalReferenceID: "ORD-1", ScenarioID: "visa-challenge",
 		MaskedPAN: "400000******1109", CardBIN: "400000", CardScheme: "VISA", Version: "2.2.0", Status: "C",
 		CardholderName: "Jane Doe", MerchantName: "Example <Shop>", Amount: "129.99", Currency: "EUR",
 	}
 	lookup.Request = []byte(`{"card":{"cardNumber":"400000******1109"}}`)
-	lookup.Lookup = &emulator.LookupResponse{Status: "C", ThreeDSServerTransID: "tx-1", CardScheme: "VISA",
-		Challenge: &emulator.ChallengeIndication{ACSURL: "http://acs.example/acs/challenge", CReq: "eyJ9", WindowSize: 2}}
+	lookup.Lookup = &message.LookupResponse{Status: "C", ThreeDSServerTransID: "tx-1", CardScheme: "VISA",
+		Challenge: &message.ChallengeIndication{ACSURL: "http://acs.example/acs/challenge", CReq: "eyJ9", WindowSize: 2}}
 	j.Record(ctx, lookup)
-	j.Record(ctx, ev("ns1", "tx-1", emulator.EventCReq, 2*time.Second, "C"))
-	d := ev("ns1", "tx-1", emulator.EventDecision, 5*time.Second, "Y")
+	j.Record(ctx, ev("ns1", "tx-1", state.EventCReq, 2*time.Second, "C"))
+	d := ev("ns1", "tx-1", state.EventDecision, 5*time.Second, "Y")
 	d.Detail = "pass"
 	d.Transaction.ECI = "05"
 	j.Record(ctx, d)
-	enq := ev("ns1", "tx-1", emulator.EventEnquiry, 6500*time.Millisecond, "Y")
+	enq := ev("ns1", "tx-1", state.EventEnquiry, 6500*time.Millisecond, "Y")
 	enq.Transaction.ECI = "05"
-	enq.Enquiry = &emulator.EnquiryResponse{TransactionStatus: "Y", ECI: "05"}
+	enq.Enquiry = &message.EnquiryResponse{TransactionStatus: "Y", ECI: "05"}
 	j.Record(ctx, enq)
 
 	got, ok := get(t, j, "ns1", "tx-1")
@@ -79,7 +80,7 @@ func TestJournalRecordsATransaction(t *testing.T) {
 	}
 	want := journal.Summary{
 		ID: "tx-1", Created: t0, Updated: t0.Add(6500 * time.Millisecond), Status: "Y",
-		LastEvent: emulator.EventEnquiry, Events: 4, Enquiries: 1, ScenarioID: "visa-challenge", Version: "2.2.0",
+		LastEvent: state.EventEnquiry, Events: 4, Enquiries: 1, ScenarioID: "visa-challenge", Version: "2.2.0",
 		MaskedPAN: "400000******1109", CardBIN: "400000", Scheme: "VISA", CardholderName: "Jane Doe",
 		MerchantName: "Example <Shop>", Amount: "129.99", Currency: "EUR", ExternalReferenceID: "ORD-1",
 		LookupStatus: "C", ECI: "05",
@@ -87,7 +88,7 @@ func TestJournalRecordsATransaction(t *testing.T) {
 	if got.Summary != want {
 		t.Errorf("summary =\n%+v\nwant\n%+v", got.Summary, want)
 	}
-	kinds := []emulator.EventKind{emulator.EventLookup, emulator.EventCReq, emulator.EventDecision, emulator.EventEnquiry}
+	kinds := []state.EventKind{state.EventLookup, state.EventCReq, state.EventDecision, state.EventEnquiry}
 	since := []time.Duration{0, 2 * time.Second, 3 * time.Second, 1500 * time.Millisecond}
 	if len(got.Events) != len(kinds) {
 		t.Fatalf("%d events, want %d", len(got.Events), len(kinds))
@@ -118,8 +119,8 @@ func TestJournalRecordsATransaction(t *testing.T) {
 func TestJournalNamespacesAreIsolated(t *testing.T) {
 	t.Parallel()
 	j := memstore.NewJournal(journal.Options{})
-	j.Record(ctx, ev("a", "tx-a", emulator.EventLookup, 0, "Y"))
-	j.Record(ctx, ev("b", "tx-b", emulator.EventLookup, 0, "Y"))
+	j.Record(ctx, ev("a", "tx-a", state.EventLookup, 0, "Y"))
+	j.Record(ctx, ev("b", "tx-b", state.EventLookup, 0, "Y"))
 	if _, ok := get(t, j, "a", "tx-b"); ok {
 		t.Error("Get(a, tx-b) found b's transaction")
 	}
@@ -134,8 +135,8 @@ func TestJournalNamespacesAreIsolated(t *testing.T) {
 func TestJournalIgnoresEventsWithoutIDs(t *testing.T) {
 	t.Parallel()
 	j := memstore.NewJournal(journal.Options{})
-	j.Record(ctx, ev("", "tx", emulator.EventLookup, 0, "Y"))
-	j.Record(ctx, ev("ns", "", emulator.EventEnquiry, 0, "U"))
+	j.Record(ctx, ev("", "tx", state.EventLookup, 0, "Y"))
+	j.Record(ctx, ev("ns", "", state.EventEnquiry, 0, "U"))
 	if got := j.Len(); got != 0 {
 		t.Errorf("Len() = %d, want 0", got)
 	}
@@ -146,7 +147,7 @@ func TestJournalListsNewestFirstAndEvictsOldest(t *testing.T) {
 	tests := []struct {
 		name    string
 		opt     journal.Options
-		events  []emulator.Event
+		events  []state.Event
 		ns      string
 		limit   int
 		wantIDs []string
@@ -155,7 +156,7 @@ func TestJournalListsNewestFirstAndEvictsOldest(t *testing.T) {
 		{
 			name:    "newest first with a limit",
 			opt:     journal.Options{},
-			events:  []emulator.Event{ev("n", "1", emulator.EventLookup, 0, "Y"), ev("n", "2", emulator.EventLookup, 1, "Y"), ev("n", "3", emulator.EventLookup, 2, "Y")},
+			events:  []state.Event{ev("n", "1", state.EventLookup, 0, "Y"), ev("n", "2", state.EventLookup, 1, "Y"), ev("n", "3", state.EventLookup, 2, "Y")},
 			ns:      "n",
 			limit:   2,
 			wantIDs: []string{"3", "2"},
@@ -164,7 +165,7 @@ func TestJournalListsNewestFirstAndEvictsOldest(t *testing.T) {
 		{
 			name:    "per-namespace bound",
 			opt:     journal.Options{PerNamespace: 2},
-			events:  []emulator.Event{ev("n", "1", emulator.EventLookup, 0, "Y"), ev("m", "m1", emulator.EventLookup, 1, "Y"), ev("n", "2", emulator.EventLookup, 2, "Y"), ev("n", "3", emulator.EventLookup, 3, "Y")},
+			events:  []state.Event{ev("n", "1", state.EventLookup, 0, "Y"), ev("m", "m1", state.EventLookup, 1, "Y"), ev("n", "2", state.EventLookup, 2, "Y"), ev("n", "3", state.EventLookup, 3, "Y")},
 			ns:      "n",
 			wantIDs: []string{"3", "2"},
 			wantLen: 3,
@@ -172,7 +173,7 @@ func TestJournalListsNewestFirstAndEvictsOldest(t *testing.T) {
 		{
 			name:    "global bound evicts the oldest of any namespace",
 			opt:     journal.Options{Total: 2},
-			events:  []emulator.Event{ev("m", "m1", emulator.EventLookup, 0, "Y"), ev("n", "1", emulator.EventLookup, 1, "Y"), ev("n", "2", emulator.EventLookup, 2, "Y")},
+			events:  []state.Event{ev("m", "m1", state.EventLookup, 0, "Y"), ev("n", "1", state.EventLookup, 1, "Y"), ev("n", "2", state.EventLookup, 2, "Y")},
 			ns:      "m",
 			wantIDs: nil,
 			wantLen: 2,
@@ -180,7 +181,7 @@ func TestJournalListsNewestFirstAndEvictsOldest(t *testing.T) {
 		{
 			name:    "a later event does not renew a transaction",
 			opt:     journal.Options{PerNamespace: 2},
-			events:  []emulator.Event{ev("n", "1", emulator.EventLookup, 0, "C"), ev("n", "2", emulator.EventLookup, 1, "Y"), ev("n", "1", emulator.EventCReq, 2, "C"), ev("n", "3", emulator.EventLookup, 3, "Y")},
+			events:  []state.Event{ev("n", "1", state.EventLookup, 0, "C"), ev("n", "2", state.EventLookup, 1, "Y"), ev("n", "1", state.EventCReq, 2, "C"), ev("n", "3", state.EventLookup, 3, "Y")},
 			ns:      "n",
 			wantIDs: []string{"3", "2"},
 			wantLen: 2,
@@ -210,9 +211,9 @@ func TestJournalListsNewestFirstAndEvictsOldest(t *testing.T) {
 func TestJournalBoundsEventsPerTransaction(t *testing.T) {
 	t.Parallel()
 	j := memstore.NewJournal(journal.Options{MaxEvents: 3})
-	j.Record(ctx, ev("n", "1", emulator.EventLookup, 0, "C"))
+	j.Record(ctx, ev("n", "1", state.EventLookup, 0, "C"))
 	for i := 1; i <= 5; i++ {
-		j.Record(ctx, ev("n", "1", emulator.EventEnquiry, time.Duration(i)*time.Second, "C"))
+		j.Record(ctx, ev("n", "1", state.EventEnquiry, time.Duration(i)*time.Second, "C"))
 	}
 	e, _ := get(t, j, "n", "1")
 	if got, want := len(e.Events), 3; got != want {
@@ -221,7 +222,7 @@ func TestJournalBoundsEventsPerTransaction(t *testing.T) {
 	if got, want := e.Dropped, 3; got != want {
 		t.Errorf("Dropped = %d, want %d", got, want)
 	}
-	if got, want := e.Events[0].Kind, emulator.EventLookup; got != want {
+	if got, want := e.Events[0].Kind, state.EventLookup; got != want {
 		t.Errorf("first event = %q, want the lookup kept", got)
 	}
 	if got, want := e.Events[2].Time, t0.Add(5*time.Second); !got.Equal(want) {
@@ -240,7 +241,7 @@ func TestJournalChangedAndVersion(t *testing.T) {
 	}
 	ch := j.Changed("n")
 	other := j.Changed("m")
-	j.Record(ctx, ev("n", "1", emulator.EventLookup, 0, "Y"))
+	j.Record(ctx, ev("n", "1", state.EventLookup, 0, "Y"))
 	select {
 	case <-ch:
 	default:
@@ -252,7 +253,7 @@ func TestJournalChangedAndVersion(t *testing.T) {
 	default:
 	}
 	v1 := version(t, j, "n")
-	j.Record(ctx, ev("n", "1", emulator.EventEnquiry, 1, "Y"))
+	j.Record(ctx, ev("n", "1", state.EventEnquiry, 1, "Y"))
 	if v2 := version(t, j, "n"); v2 <= v1 {
 		t.Errorf("Version after a second event = %d, want more than %d", v2, v1)
 	}
@@ -271,7 +272,7 @@ func TestJournalConcurrentUse(t *testing.T) {
 			ns := fmt.Sprintf("ns%d", w%3)
 			for i := range 200 {
 				id := fmt.Sprintf("%d-%d", w, i/3)
-				e := ev(ns, id, emulator.EventLookup, time.Duration(i), "Y")
+				e := ev(ns, id, state.EventLookup, time.Duration(i), "Y")
 				e.Request = []byte(`{"card":{"cardNumber":"400000******1109"}}`)
 				j.Record(ctx, e)
 			}
@@ -307,9 +308,9 @@ func TestJournalConcurrentUse(t *testing.T) {
 
 func BenchmarkRecord(b *testing.B) {
 	j := memstore.NewJournal(journal.Options{})
-	e := ev("n", "", emulator.EventLookup, 0, "Y")
+	e := ev("n", "", state.EventLookup, 0, "Y")
 	e.Request = []byte(`{"externalReferenceId":"ORD-1","card":{"cardNumber":"400000******1109"}}`)
-	e.Lookup = &emulator.LookupResponse{Status: "Y", ThreeDSServerTransID: "tx", ECI: "05", CardScheme: "VISA"}
+	e.Lookup = &message.LookupResponse{Status: "Y", ThreeDSServerTransID: "tx", ECI: "05", CardScheme: "VISA"}
 	ids := make([]string, 1000)
 	for i := range ids {
 		ids[i] = fmt.Sprint(i)
@@ -332,12 +333,12 @@ func TestJournalBoundedInBytes(t *testing.T) {
 	body = append(body, strings.Repeat(" ", 1000)...)
 	for i := range 300 {
 		for _, ns := range []string{"a", "b", "c"} {
-			e := ev(ns, fmt.Sprint(i), emulator.EventLookup, time.Duration(i), "Y")
+			e := ev(ns, fmt.Sprint(i), state.EventLookup, time.Duration(i), "Y")
 			e.Request = body
 			j.Record(ctx, e)
 		}
 		if ns := "a"; i < 10 {
-			e := ev(ns, "0", emulator.EventEnquiry, time.Duration(i), "Y")
+			e := ev(ns, "0", state.EventEnquiry, time.Duration(i), "Y")
 			e.Request = body
 			j.Record(ctx, e)
 		}
@@ -363,7 +364,7 @@ func TestJournalBoundedInBytes(t *testing.T) {
 	j = memstore.NewJournal(journal.Options{MaxBytesPerNamespace: perNS, MaxEvents: 1000})
 	big := []byte(`"` + strings.Repeat("y", 4000) + `"`)
 	for i := range 100 {
-		e := ev("a", "tx", emulator.EventEnquiry, time.Duration(i), "Y")
+		e := ev("a", "tx", state.EventEnquiry, time.Duration(i), "Y")
 		e.Request = big
 		j.Record(ctx, e)
 	}

@@ -8,23 +8,23 @@ import (
 	"sync"
 	"time"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 )
 
 // KeyRegistry keeps the fingerprints of the state keys and the sealed
 // namespace key in this process: one process agrees with itself, and the
-// registry only keeps the rules of emulator.JudgeKeys and
-// emulator.JudgeNamespaceKey, as the shared one does.
+// registry only keeps the rules of state.JudgeKeys and
+// state.JudgeNamespaceKey, as the shared one does.
 type KeyRegistry struct {
 	now func() time.Time
 
 	mu    sync.Mutex
-	kept  emulator.KeyFingerprints
+	kept  state.KeyFingerprints
 	until time.Time
-	nsKey emulator.SealedKey // the namespace key: no time to live
+	nsKey state.SealedKey // the namespace key: no time to live
 }
 
-var _ emulator.KeyRegistry = (*KeyRegistry)(nil)
+var _ state.KeyRegistry = (*KeyRegistry)(nil)
 
 // NewKeyRegistry returns an empty registry; now nil is time.Now.
 func NewKeyRegistry(now func() time.Time) *KeyRegistry {
@@ -35,19 +35,19 @@ func NewKeyRegistry(now func() time.Time) *KeyRegistry {
 }
 
 // Check compares f with the fingerprints kept.
-func (r *KeyRegistry) Check(_ context.Context, f emulator.KeyFingerprints, ttl time.Duration) (emulator.KeysVerdict, error) {
+func (r *KeyRegistry) Check(_ context.Context, f state.KeyFingerprints, ttl time.Duration) (state.KeysVerdict, error) {
 	if !f.Valid() {
-		return emulator.KeysMismatch, errors.New("memstore: key fingerprints are 16 hex digits each")
+		return state.KeysMismatch, errors.New("memstore: key fingerprints are 16 hex digits each")
 	}
 	now := r.now()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if !now.Before(r.until) {
-		r.kept = emulator.KeyFingerprints{}
+		r.kept = state.KeyFingerprints{}
 	}
-	v, replace := emulator.JudgeKeys(r.kept, f)
+	v, replace := state.JudgeKeys(r.kept, f)
 	if replace {
-		r.kept = emulator.KeyFingerprints{Current: f.Current, Previous: slices.Clone(f.Previous)}
+		r.kept = state.KeyFingerprints{Current: f.Current, Previous: slices.Clone(f.Previous)}
 	}
 	if v.Agree() {
 		r.until = now.Add(ttl)
@@ -56,27 +56,27 @@ func (r *KeyRegistry) Check(_ context.Context, f emulator.KeyFingerprints, ttl t
 }
 
 // NamespaceKey returns the namespace key kept in this process.
-func (r *KeyRegistry) NamespaceKey(context.Context) (emulator.SealedKey, error) {
+func (r *KeyRegistry) NamespaceKey(context.Context) (state.SealedKey, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return emulator.SealedKey{ID: r.nsKey.ID, Sealed: maps.Clone(r.nsKey.Sealed)}, nil
+	return state.SealedKey{ID: r.nsKey.ID, Sealed: maps.Clone(r.nsKey.Sealed)}, nil
 }
 
 // KeepNamespaceKey keeps a sealed copy of the namespace key id, by the
-// rule of emulator.JudgeNamespaceKey.
-func (r *KeyRegistry) KeepNamespaceKey(_ context.Context, id, fp, sealed string) (emulator.SealedKey, error) {
+// rule of state.JudgeNamespaceKey.
+func (r *KeyRegistry) KeepNamespaceKey(_ context.Context, id, fp, sealed string) (state.SealedKey, error) {
 	if id == "" || fp == "" || sealed == "" {
-		return emulator.SealedKey{}, errors.New("memstore: a sealed namespace key needs its id, a fingerprint and the copy")
+		return state.SealedKey{}, errors.New("memstore: a sealed namespace key needs its id, a fingerprint and the copy")
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	keep, drop := emulator.JudgeNamespaceKey(r.nsKey, id, fp)
+	keep, drop := state.JudgeNamespaceKey(r.nsKey, id, fp)
 	if keep {
 		if r.nsKey.ID == "" {
-			r.nsKey = emulator.SealedKey{ID: id, Sealed: map[string]string{}}
+			r.nsKey = state.SealedKey{ID: id, Sealed: map[string]string{}}
 		}
 		delete(r.nsKey.Sealed, drop)
 		r.nsKey.Sealed[fp] = sealed
 	}
-	return emulator.SealedKey{ID: r.nsKey.ID, Sealed: maps.Clone(r.nsKey.Sealed)}, nil
+	return state.SealedKey{ID: r.nsKey.ID, Sealed: maps.Clone(r.nsKey.Sealed)}, nil
 }

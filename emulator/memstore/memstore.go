@@ -10,9 +10,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/fairshare"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/record"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 )
 
 // Defaults for the bounds.
@@ -51,7 +51,7 @@ const recordBuf = 1024
 // get none; a record that outgrows its space moves, with this room again.
 const updateRoom = 64
 
-// Store is the in-memory emulator.Store: safe for concurrent use, bounded
+// Store is the in-memory state.Store: safe for concurrent use, bounded
 // by a number of transactions and by their age. Beyond its age a
 // transaction goes; beyond a tenant's share (MaxEntriesPerTenant) the
 // tenant's own oldest goes; at the bound of all (MaxEntries) the oldest
@@ -144,7 +144,7 @@ type slot struct {
 
 type refKey struct{ ns, ref string }
 
-var _ emulator.Store = (*Store)(nil)
+var _ state.Store = (*Store)(nil)
 
 // New returns an empty store. Zero bounds take the defaults.
 func New(opts Options) (*Store, error) {
@@ -190,7 +190,7 @@ func (s *Store) hashRef(ns, ref string) uint64 {
 }
 
 // Put stores a new transaction, evicting the oldest ones beyond the bounds.
-func (s *Store) Put(_ context.Context, t emulator.Transaction) error {
+func (s *Store) Put(_ context.Context, t state.Transaction) error {
 	id := t.ThreeDSServerTransID
 	if id == "" {
 		return fmt.Errorf("memstore: put: transaction without threeDSServerTransID")
@@ -201,7 +201,7 @@ func (s *Store) Put(_ context.Context, t emulator.Transaction) error {
 		return fmt.Errorf("memstore: put: transaction %s too large (%d bytes encoded)", id, len(rec))
 	}
 	room := 0
-	if t.Phase != emulator.PhaseFinal {
+	if t.Phase != state.PhaseFinal {
 		room = updateRoom
 	}
 	sl := slot{idHash: s.hashID(id)}
@@ -417,15 +417,15 @@ func (s *Store) copyLive(dst []byte, seq uint64, found bool, cutoff int64) ([]by
 }
 
 // decodeFound decodes what copyLive copied.
-func decodeFound(rec []byte, found bool) (emulator.Transaction, error) {
+func decodeFound(rec []byte, found bool) (state.Transaction, error) {
 	if !found {
-		return emulator.Transaction{}, emulator.ErrNotFound
+		return state.Transaction{}, state.ErrNotFound
 	}
 	return record.Decode(rec)
 }
 
 // Get returns a copy of the transaction with this id.
-func (s *Store) Get(_ context.Context, id string) (emulator.Transaction, error) {
+func (s *Store) Get(_ context.Context, id string) (state.Transaction, error) {
 	h, cutoff := s.hashID(id), s.cutoff()
 	var buf [recordBuf]byte
 	s.mu.Lock()
@@ -437,9 +437,9 @@ func (s *Store) Get(_ context.Context, id string) (emulator.Transaction, error) 
 
 // GetByExternalRef returns a copy of the newest transaction of namespace
 // that carries ref.
-func (s *Store) GetByExternalRef(_ context.Context, namespace, ref string) (emulator.Transaction, error) {
+func (s *Store) GetByExternalRef(_ context.Context, namespace, ref string) (state.Transaction, error) {
 	if ref == "" {
-		return emulator.Transaction{}, emulator.ErrNotFound
+		return state.Transaction{}, state.ErrNotFound
 	}
 	h, cutoff := s.hashRef(namespace, ref), s.cutoff()
 	var buf [recordBuf]byte
@@ -452,17 +452,17 @@ func (s *Store) GetByExternalRef(_ context.Context, namespace, ref string) (emul
 
 // Update applies fn to a copy of the transaction and stores the copy when
 // fn succeeds. The identifiers and namespace cannot be changed.
-func (s *Store) Update(_ context.Context, id string, fn func(*emulator.Transaction) error) (emulator.Transaction, error) {
+func (s *Store) Update(_ context.Context, id string, fn func(*state.Transaction) error) (state.Transaction, error) {
 	h, cutoff := s.hashID(id), s.cutoff()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	seq, ok := s.lookupID(id, h)
 	if !ok || s.expired(seq, cutoff) {
-		return emulator.Transaction{}, emulator.ErrNotFound
+		return state.Transaction{}, state.ErrNotFound
 	}
 	old, err := record.Decode(s.record(seq))
 	if err != nil {
-		return emulator.Transaction{}, err
+		return state.Transaction{}, err
 	}
 	c := old
 	if err := fn(&c); err != nil {

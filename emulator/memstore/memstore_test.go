@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/memstore"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 )
 
@@ -25,8 +25,8 @@ func newStore(t *testing.T, opts memstore.Options) (*memstore.Store, *testkit.Cl
 	return s, clk
 }
 
-func tx(clk *testkit.Clock, id, ns, ref string) emulator.Transaction {
-	return emulator.Transaction{ThreeDSServerTransID: id, Namespace: ns, ExternalReferenceID: ref, CreatedAt: clk.Now(), Status: "C"}
+func tx(clk *testkit.Clock, id, ns, ref string) state.Transaction {
+	return state.Transaction{ThreeDSServerTransID: id, Namespace: ns, ExternalReferenceID: ref, CreatedAt: clk.Now(), Status: "C"}
 }
 
 func TestPutGet(t *testing.T) {
@@ -38,14 +38,14 @@ func TestPutGet(t *testing.T) {
 	if err := s.Put(ctx, tx(clk, "a", "ns1", "ref")); err == nil {
 		t.Error("second Put of one id succeeded")
 	}
-	if err := s.Put(ctx, emulator.Transaction{}); err == nil {
+	if err := s.Put(ctx, state.Transaction{}); err == nil {
 		t.Error("Put without id succeeded")
 	}
 	got, err := s.Get(ctx, "a")
 	if err != nil || got.Namespace != "ns1" {
 		t.Fatalf("Get = %+v, %v", got, err)
 	}
-	if _, err := s.Get(ctx, "b"); !errors.Is(err, emulator.ErrNotFound) {
+	if _, err := s.Get(ctx, "b"); !errors.Is(err, state.ErrNotFound) {
 		t.Errorf("Get unknown: %v, want ErrNotFound", err)
 	}
 }
@@ -53,7 +53,7 @@ func TestPutGet(t *testing.T) {
 func TestExternalRefNewestWinsPerNamespace(t *testing.T) {
 	ctx := context.Background()
 	s, clk := newStore(t, memstore.Options{})
-	for _, x := range []emulator.Transaction{tx(clk, "1", "ns1", "r"), tx(clk, "2", "ns2", "r"), tx(clk, "3", "ns1", "r")} {
+	for _, x := range []state.Transaction{tx(clk, "1", "ns1", "r"), tx(clk, "2", "ns2", "r"), tx(clk, "3", "ns1", "r")} {
 		if err := s.Put(ctx, x); err != nil {
 			t.Fatal(err)
 		}
@@ -65,7 +65,7 @@ func TestExternalRefNewestWinsPerNamespace(t *testing.T) {
 			t.Errorf("GetByExternalRef(%s) = %s, %v; want %s", tt.ns, got.ThreeDSServerTransID, err, tt.want)
 		}
 	}
-	if _, err := s.GetByExternalRef(ctx, "ns3", "r"); !errors.Is(err, emulator.ErrNotFound) {
+	if _, err := s.GetByExternalRef(ctx, "ns3", "r"); !errors.Is(err, state.ErrNotFound) {
 		t.Errorf("other namespace: %v, want ErrNotFound", err)
 	}
 }
@@ -85,7 +85,7 @@ func TestEvictionByCount(t *testing.T) {
 	if fmt.Sprint(evicted) != "[0:capacity 1:capacity]" {
 		t.Errorf("evicted %v, want the two oldest", evicted)
 	}
-	if _, err := s.GetByExternalRef(ctx, "ns", "ref0"); !errors.Is(err, emulator.ErrNotFound) {
+	if _, err := s.GetByExternalRef(ctx, "ns", "ref0"); !errors.Is(err, state.ErrNotFound) {
 		t.Errorf("reference of an evicted transaction still found: %v", err)
 	}
 	if _, err := s.Get(ctx, "4"); err != nil {
@@ -98,7 +98,7 @@ func TestEvictionByAge(t *testing.T) {
 	s, clk := newStore(t, memstore.Options{MaxAge: time.Hour})
 	_ = s.Put(ctx, tx(clk, "old", "ns", ""))
 	clk.Advance(61 * time.Minute)
-	if _, err := s.Get(ctx, "old"); !errors.Is(err, emulator.ErrNotFound) {
+	if _, err := s.Get(ctx, "old"); !errors.Is(err, state.ErrNotFound) {
 		t.Errorf("expired transaction found: %v", err)
 	}
 	_ = s.Put(ctx, tx(clk, "new", "ns", ""))
@@ -112,20 +112,20 @@ func TestUpdate(t *testing.T) {
 	s, clk := newStore(t, memstore.Options{})
 	_ = s.Put(ctx, tx(clk, "a", "ns", "ref"))
 	boom := errors.New("boom")
-	if _, err := s.Update(ctx, "a", func(t *emulator.Transaction) error { t.Status = "Y"; return boom }); !errors.Is(err, boom) {
+	if _, err := s.Update(ctx, "a", func(t *state.Transaction) error { t.Status = "Y"; return boom }); !errors.Is(err, boom) {
 		t.Errorf("Update error = %v, want boom", err)
 	}
 	if got, _ := s.Get(ctx, "a"); got.Status != "C" {
 		t.Errorf("failed Update changed status to %s", got.Status)
 	}
-	got, err := s.Update(ctx, "a", func(t *emulator.Transaction) error {
+	got, err := s.Update(ctx, "a", func(t *state.Transaction) error {
 		t.Status, t.Namespace, t.ThreeDSServerTransID = "Y", "stolen", "b"
 		return nil
 	})
 	if err != nil || got.Status != "Y" || got.Namespace != "ns" || got.ThreeDSServerTransID != "a" {
 		t.Errorf("Update = %+v, %v; want status Y with identity kept", got, err)
 	}
-	if _, err := s.Update(ctx, "zz", func(*emulator.Transaction) error { return nil }); !errors.Is(err, emulator.ErrNotFound) {
+	if _, err := s.Update(ctx, "zz", func(*state.Transaction) error { return nil }); !errors.Is(err, state.ErrNotFound) {
 		t.Errorf("Update unknown: %v", err)
 	}
 }
@@ -143,7 +143,7 @@ func TestConcurrentUpdates(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := range each {
-				_, _ = s.Update(ctx, "counter", func(t *emulator.Transaction) error { t.Challenge.Interactions++; return nil })
+				_, _ = s.Update(ctx, "counter", func(t *state.Transaction) error { t.Challenge.Interactions++; return nil })
 				_ = s.Put(ctx, tx(clk, fmt.Sprintf("w%d-%d", w, i), "ns", ""))
 			}
 		}()
@@ -178,14 +178,14 @@ func TestEvictionByAgeInOrder(t *testing.T) {
 	// Created at 0, 20, 40 and 60 minutes; now 80: 0 is expired.
 	clk.Advance(5 * time.Minute) // 85: 20 is expired too
 	for _, id := range []string{"0", "1"} {
-		if _, err := s.Get(ctx, id); !errors.Is(err, emulator.ErrNotFound) {
+		if _, err := s.Get(ctx, id); !errors.Is(err, state.ErrNotFound) {
 			t.Errorf("Get(%s) of an expired transaction: %v", id, err)
 		}
-		if _, err := s.Update(ctx, id, func(*emulator.Transaction) error { return nil }); !errors.Is(err, emulator.ErrNotFound) {
+		if _, err := s.Update(ctx, id, func(*state.Transaction) error { return nil }); !errors.Is(err, state.ErrNotFound) {
 			t.Errorf("Update(%s) of an expired transaction: %v", id, err)
 		}
 	}
-	if _, err := s.GetByExternalRef(ctx, "ns", "ref1"); !errors.Is(err, emulator.ErrNotFound) {
+	if _, err := s.GetByExternalRef(ctx, "ns", "ref1"); !errors.Is(err, state.ErrNotFound) {
 		t.Errorf("GetByExternalRef of an expired transaction: %v", err)
 	}
 	if s.Len() != 4 {
@@ -211,8 +211,8 @@ func TestTimesSurvive(t *testing.T) {
 	utc := tx(clk, "utc", "ns", "")
 	utc.Challenge.DecidedAt = clk.Now().Add(time.Nanosecond)
 	now := time.Now()
-	local := emulator.Transaction{ThreeDSServerTransID: "local", CreatedAt: now, Challenge: emulator.ChallengeState{OpenedAt: now}}
-	for _, x := range []emulator.Transaction{utc, local} {
+	local := state.Transaction{ThreeDSServerTransID: "local", CreatedAt: now, Challenge: state.ChallengeState{OpenedAt: now}}
+	for _, x := range []state.Transaction{utc, local} {
 		if err := s.Put(ctx, x); err != nil {
 			t.Fatal(err)
 		}
@@ -247,16 +247,16 @@ func TestConcurrentUse(t *testing.T) {
 				back := fmt.Sprintf("w%d-%d", w, max(0, i-i%50)) // recent or long evicted
 				if got, err := s.Get(ctx, back); err == nil && (got.ThreeDSServerTransID != back || got.Namespace != ns) {
 					t.Errorf("Get(%s) = %+v", back, got)
-				} else if err != nil && !errors.Is(err, emulator.ErrNotFound) {
+				} else if err != nil && !errors.Is(err, state.ErrNotFound) {
 					t.Error(err)
 				}
 				// Evicted already if the others put 64 since.
 				if got, err := s.GetByExternalRef(ctx, ns, ref); err == nil && got.ThreeDSServerTransID != id {
 					t.Errorf("GetByExternalRef(%s, %s) = %s, want %s", ns, ref, got.ThreeDSServerTransID, id)
-				} else if err != nil && !errors.Is(err, emulator.ErrNotFound) {
+				} else if err != nil && !errors.Is(err, state.ErrNotFound) {
 					t.Error(err)
 				}
-				got, err := s.Update(ctx, back, func(t *emulator.Transaction) error {
+				got, err := s.Update(ctx, back, func(t *state.Transaction) error {
 					t.Challenge.Interactions++
 					t.Challenge.Session = strings.Repeat("s", t.Challenge.Interactions) // grows: moves sometimes
 					return nil

@@ -6,8 +6,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/journal"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 )
 
 // DefaultMaxNamespaces bounds how many namespaces keep a state at once.
@@ -20,13 +20,13 @@ type NamespacesOptions struct {
 	MaxAge time.Duration
 	// Max is the most namespaces with a state at once;
 	// DefaultMaxNamespaces when zero. Beyond it, a change of one more is
-	// refused (emulator.ErrNamespaceLimit).
+	// refused (state.ErrNamespaceLimit).
 	Max int
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
 }
 
-// Namespaces is the emulator.Namespaces of this process: each
+// Namespaces is the state.Namespaces of this process: each
 // namespace's clock offset and generation in a map, read under a shared
 // lock on every step of a transaction.
 type Namespaces struct {
@@ -39,11 +39,11 @@ type Namespaces struct {
 
 // kept is a namespace's state and the time of its last change.
 type kept struct {
-	emulator.NamespaceState
+	state.NamespaceState
 	changed time.Time
 }
 
-var _ emulator.Namespaces = (*Namespaces)(nil)
+var _ state.Namespaces = (*Namespaces)(nil)
 
 // NewNamespaces returns namespaces that all have the zero state.
 func NewNamespaces(opt NamespacesOptions) *Namespaces {
@@ -61,19 +61,19 @@ func NewNamespaces(opt NamespacesOptions) *Namespaces {
 
 // State returns the state of ns: the zero state when it set none, or
 // when its last change is older than MaxAge.
-func (n *Namespaces) State(_ context.Context, ns string) (emulator.NamespaceState, error) {
+func (n *Namespaces) State(_ context.Context, ns string) (state.NamespaceState, error) {
 	n.mu.RLock()
 	k, ok := n.states[ns]
 	n.mu.RUnlock()
 	if !ok || n.opt.Now().Sub(k.changed) > n.opt.MaxAge {
-		return emulator.NamespaceState{}, nil
+		return state.NamespaceState{}, nil
 	}
 	return k.NamespaceState, nil
 }
 
 // change applies fn to the state of ns and keeps the result, dropping
 // the zero state; fn's error leaves everything as it was.
-func (n *Namespaces) change(ns string, fn func(*emulator.NamespaceState) error) (emulator.NamespaceState, error) {
+func (n *Namespaces) change(ns string, fn func(*state.NamespaceState) error) (state.NamespaceState, error) {
 	now := n.opt.Now()
 	n.mu.Lock()
 	k, ok := n.states[ns]
@@ -87,14 +87,14 @@ func (n *Namespaces) change(ns string, fn func(*emulator.NamespaceState) error) 
 		n.mu.Unlock()
 		return k.NamespaceState, err
 	}
-	if !ok && st != (emulator.NamespaceState{}) && len(n.states) >= n.opt.Max {
+	if !ok && st != (state.NamespaceState{}) && len(n.states) >= n.opt.Max {
 		n.prune(now)
 		if len(n.states) >= n.opt.Max {
 			n.mu.Unlock()
-			return emulator.NamespaceState{}, fmt.Errorf("memstore: %w (%d)", emulator.ErrNamespaceLimit, n.opt.Max)
+			return state.NamespaceState{}, fmt.Errorf("memstore: %w (%d)", state.ErrNamespaceLimit, n.opt.Max)
 		}
 	}
-	if st == (emulator.NamespaceState{}) {
+	if st == (state.NamespaceState{}) {
 		delete(n.states, ns)
 	} else {
 		n.states[ns] = kept{NamespaceState: st, changed: now}
@@ -115,10 +115,10 @@ func (n *Namespaces) prune(now time.Time) {
 
 // Advance moves the clock of ns forward by d, unless its offset would
 // then exceed max.
-func (n *Namespaces) Advance(_ context.Context, ns string, d, max time.Duration) (emulator.NamespaceState, error) {
-	return n.change(ns, func(st *emulator.NamespaceState) error {
+func (n *Namespaces) Advance(_ context.Context, ns string, d, max time.Duration) (state.NamespaceState, error) {
+	return n.change(ns, func(st *state.NamespaceState) error {
 		if d > max-st.Offset {
-			return fmt.Errorf("memstore: %w: %s + %s > %s", emulator.ErrClockLimit, st.Offset, d, max)
+			return fmt.Errorf("memstore: %w: %s + %s > %s", state.ErrClockLimit, st.Offset, d, max)
 		}
 		st.Offset += d
 		return nil
@@ -126,18 +126,18 @@ func (n *Namespaces) Advance(_ context.Context, ns string, d, max time.Duration)
 }
 
 // ResetClock sets the offset of ns back to zero.
-func (n *Namespaces) ResetClock(_ context.Context, ns string) (emulator.NamespaceState, error) {
-	return n.change(ns, func(st *emulator.NamespaceState) error {
+func (n *Namespaces) ResetClock(_ context.Context, ns string) (state.NamespaceState, error) {
+	return n.change(ns, func(st *state.NamespaceState) error {
 		st.Offset = 0
 		return nil
 	})
 }
 
 // Forget raises the generation of ns above every one before.
-func (n *Namespaces) Forget(_ context.Context, ns string) (emulator.NamespaceState, error) {
+func (n *Namespaces) Forget(_ context.Context, ns string) (state.NamespaceState, error) {
 	now := n.opt.Now()
-	return n.change(ns, func(st *emulator.NamespaceState) error {
-		st.Generation = emulator.NextGeneration(st.Generation, now)
+	return n.change(ns, func(st *state.NamespaceState) error {
+		st.Generation = state.NextGeneration(st.Generation, now)
 		return nil
 	})
 }

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/memstore"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 )
 
@@ -25,10 +25,10 @@ func TestNamespacesExpireAndBound(t *testing.T) {
 	if _, err := n.Advance(ctx, "b", time.Minute, time.Hour); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := n.Advance(ctx, "c", time.Minute, time.Hour); !errors.Is(err, emulator.ErrNamespaceLimit) {
+	if _, err := n.Advance(ctx, "c", time.Minute, time.Hour); !errors.Is(err, state.ErrNamespaceLimit) {
 		t.Errorf("a third namespace: %v, want ErrNamespaceLimit", err)
 	}
-	if st, _ := n.State(ctx, "c"); st != (emulator.NamespaceState{}) {
+	if st, _ := n.State(ctx, "c"); st != (state.NamespaceState{}) {
 		t.Errorf("a refused namespace has state %+v", st)
 	}
 	// Resetting the clock of a namespace with no state keeps none.
@@ -36,7 +36,7 @@ func TestNamespacesExpireAndBound(t *testing.T) {
 		t.Errorf("ResetClock of a namespace with no state: %v", err)
 	}
 	clk.Advance(time.Hour + time.Second)
-	if st, _ := n.State(ctx, "a"); st != (emulator.NamespaceState{}) {
+	if st, _ := n.State(ctx, "a"); st != (state.NamespaceState{}) {
 		t.Errorf("state after MaxAge = %+v, want zero", st)
 	}
 	if st, err := n.Advance(ctx, "c", time.Minute, time.Hour); err != nil || st.Offset != time.Minute {

@@ -4,7 +4,7 @@ import (
 	"container/heap"
 	"time"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 )
 
 // outbox is the deliveries waiting, kept per namespace (a tenant): each
@@ -41,7 +41,7 @@ func newOutbox() outbox {
 
 // outboxEntry is a delivery and its lease.
 type outboxEntry struct {
-	d     emulator.Delivery
+	d     state.Delivery
 	owner *tenant
 	// version changes with every new due: a queue item of another version
 	// is stale.
@@ -81,14 +81,14 @@ func (o *outbox) size(ns string) int {
 }
 
 // add makes a new entry of d, due at d.Due.
-func (o *outbox) add(d emulator.Delivery) {
+func (o *outbox) add(d state.Delivery) {
 	t, ok := o.tenants[d.Namespace]
 	if !ok {
 		t = &tenant{ns: d.Namespace, entries: map[string]*outboxEntry{}, leases: map[string]*outboxEntry{}, idx: [3]int{-1, -1, -1}}
 		o.tenants[t.ns] = t
 		o.largest.add(t)
 	}
-	e := &outboxEntry{d: emulator.Delivery{ID: d.ID, Namespace: t.ns}, owner: t}
+	e := &outboxEntry{d: state.Delivery{ID: d.ID, Namespace: t.ns}, owner: t}
 	o.entries[d.ID] = e
 	t.entries[d.ID] = e
 	t.order = append(t.order, d.ID)

@@ -3,7 +3,7 @@ package memstore_test
 import (
 	"context"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 )
 
 // plainStore is the store as it would be without its arena and record
@@ -12,17 +12,17 @@ import (
 // BenchmarkGC measure what the arena and the codec save against it.
 type plainStore struct {
 	max   int
-	byID  map[string]*emulator.Transaction
-	byRef map[[2]string]*emulator.Transaction
+	byID  map[string]*state.Transaction
+	byRef map[[2]string]*state.Transaction
 	queue []string
 }
 
 func newPlainStore(max int) *plainStore {
-	return &plainStore{max: max, byID: map[string]*emulator.Transaction{}, byRef: map[[2]string]*emulator.Transaction{}}
+	return &plainStore{max: max, byID: map[string]*state.Transaction{}, byRef: map[[2]string]*state.Transaction{}}
 }
 
 // Put stores a copy of t, evicting the oldest beyond the bound.
-func (p *plainStore) Put(_ context.Context, t emulator.Transaction) error {
+func (p *plainStore) Put(_ context.Context, t state.Transaction) error {
 	p.byID[t.ThreeDSServerTransID] = &t
 	p.byRef[[2]string{t.Namespace, t.ExternalReferenceID}] = &t
 	p.queue = append(p.queue, t.ThreeDSServerTransID)
@@ -40,6 +40,6 @@ func (p *plainStore) Len() int { return len(p.byID) }
 
 // putter is what the memory benchmarks need of a store.
 type putter interface {
-	Put(context.Context, emulator.Transaction) error
+	Put(context.Context, state.Transaction) error
 	Len() int
 }

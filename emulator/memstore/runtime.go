@@ -5,13 +5,13 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/fairshare"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 )
 
 // Runtime holds the scenarios each namespace adds at run time through the
-// admin API, in this process: the emulator.RuntimeScenarios of the memory
+// admin API, in this process: the state.RuntimeScenarios of the memory
 // store, bounded by scenarios.RuntimeLimits. At the bound of every
 // namespace's bytes, the namespace holding the most (package fairshare)
 // loses its oldest scenarios, while it holds more than the adding one
@@ -26,7 +26,7 @@ type Runtime struct {
 	held   fairshare.Holdings // DocumentBytes by namespace
 }
 
-var _ emulator.RuntimeScenarios = (*Runtime)(nil)
+var _ state.RuntimeScenarios = (*Runtime)(nil)
 
 // NewRuntime returns empty runtime scenarios with the given bounds (zero
 // fields take the defaults).

@@ -7,12 +7,12 @@ import (
 	"sync"
 	"time"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/fairshare"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 )
 
 // Sessions keeps the console's sessions in this process: at most
-// emulator.MaxSessionsPerToken of a token and max in all. Beyond the
+// state.MaxSessionsPerToken of a token and max in all. Beyond the
 // token's bound its session that expires first is ended; at the bound of
 // all, the expired ones go, or else the token holding the most sessions
 // (package fairshare) loses its own that expires first, never a token
@@ -28,17 +28,17 @@ type Sessions struct {
 }
 
 type session struct {
-	emulator.Session
+	state.Session
 	ends time.Time // when the session expires
 }
 
-var _ emulator.SessionStore = (*Sessions)(nil)
+var _ state.SessionStore = (*Sessions)(nil)
 
 // NewSessions returns an empty store keeping at most max sessions
-// (emulator.DefaultMaxSessions when max <= 0); now nil is time.Now.
+// (state.DefaultMaxSessions when max <= 0); now nil is time.Now.
 func NewSessions(max int, now func() time.Time) *Sessions {
 	if max <= 0 {
-		max = emulator.DefaultMaxSessions
+		max = state.DefaultMaxSessions
 	}
 	if now == nil {
 		now = time.Now
@@ -47,16 +47,16 @@ func NewSessions(max int, now func() time.Time) *Sessions {
 }
 
 // Create opens a session.
-func (m *Sessions) Create(_ context.Context, s emulator.Session, ttl time.Duration) (string, error) {
-	if !emulator.ValidTokenHash(s.TokenHash) {
+func (m *Sessions) Create(_ context.Context, s state.Session, ttl time.Duration) (string, error) {
+	if !state.ValidTokenHash(s.TokenHash) {
 		return "", errors.New("memstore: a console session needs the keyed hash of its token")
 	}
-	id := emulator.NewSessionID()
+	id := state.NewSessionID()
 	now := m.now()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	mine := m.byToken[s.TokenHash]
-	if len(mine) >= emulator.MaxSessionsPerToken {
+	if len(mine) >= state.MaxSessionsPerToken {
 		endFirst(m, mine, now)
 	}
 	if len(m.sessions) >= m.max {
@@ -122,16 +122,16 @@ func (m *Sessions) end(id string) {
 }
 
 // Session returns a live session.
-func (m *Sessions) Session(_ context.Context, id string) (emulator.Session, bool, error) {
+func (m *Sessions) Session(_ context.Context, id string) (state.Session, bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	s, ok := m.sessions[id]
 	if !ok {
-		return emulator.Session{}, false, nil
+		return state.Session{}, false, nil
 	}
 	if !s.ends.After(m.now()) {
 		m.end(id)
-		return emulator.Session{}, false, nil
+		return state.Session{}, false, nil
 	}
 	return s.Session, true, nil
 }

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 )
 
 // testStore returns a store on a settable clock whose hashes keep only
@@ -33,13 +33,13 @@ func testStore(t *testing.T, opts Options, mask uint64) (*Store, *time.Time) {
 type model struct {
 	max     int
 	maxAge  time.Duration
-	txs     map[string]emulator.Transaction
+	txs     map[string]state.Transaction
 	order   []string
 	refs    map[refKey]string
 	evicted []string
 }
 
-func (m *model) put(tx emulator.Transaction, now time.Time) error {
+func (m *model) put(tx state.Transaction, now time.Time) error {
 	if _, dup := m.txs[tx.ThreeDSServerTransID]; dup {
 		return errors.New("duplicate")
 	}
@@ -86,10 +86,10 @@ func (m *model) evict(i int, reason string) {
 	m.evicted = append(m.evicted, id+":"+reason)
 }
 
-func (m *model) get(id string, now time.Time) (emulator.Transaction, bool) {
+func (m *model) get(id string, now time.Time) (state.Transaction, bool) {
 	tx, ok := m.txs[id]
 	if !ok || tx.CreatedAt.Before(now.Add(-m.maxAge)) {
-		return emulator.Transaction{}, false
+		return state.Transaction{}, false
 	}
 	return tx, true
 }
@@ -105,7 +105,7 @@ func TestAgainstModel(t *testing.T) {
 			s, now := testStore(t, Options{MaxEntries: 40, MaxAge: time.Hour, OnEvict: func(id, reason string) {
 				evicted = append(evicted, id+":"+reason)
 			}}, mask)
-			m := &model{max: 40, maxAge: time.Hour, txs: map[string]emulator.Transaction{}, refs: map[refKey]string{}}
+			m := &model{max: 40, maxAge: time.Hour, txs: map[string]state.Transaction{}, refs: map[refKey]string{}}
 			rnd := rand.New(rand.NewPCG(1, mask))
 			id := func() string { return fmt.Sprintf("tx-%d", rnd.IntN(150)) }
 			ns := func() string { return fmt.Sprintf("ns-%d", rnd.IntN(3)) }
@@ -118,8 +118,8 @@ func TestAgainstModel(t *testing.T) {
 			for i := range 8000 {
 				switch op := rnd.IntN(10); {
 				case op < 4:
-					tx := emulator.Transaction{ThreeDSServerTransID: id(), Namespace: ns(), ExternalReferenceID: ref(), CreatedAt: *now,
-						Status: "C", Phase: emulator.Phase(rnd.IntN(3)), Challenge: emulator.ChallengeState{Session: strings.Repeat("s", rnd.IntN(100))}}
+					tx := state.Transaction{ThreeDSServerTransID: id(), Namespace: ns(), ExternalReferenceID: ref(), CreatedAt: *now,
+						Status: "C", Phase: state.Phase(rnd.IntN(3)), Challenge: state.ChallengeState{Session: strings.Repeat("s", rnd.IntN(100))}}
 					got, want := s.Put(ctx, tx), m.put(tx, *now)
 					if (got == nil) != (want == nil) {
 						t.Fatalf("op %d: Put(%s) = %v, model %v", i, tx.ThreeDSServerTransID, got, want)
@@ -140,7 +140,7 @@ func TestAgainstModel(t *testing.T) {
 					}
 				case op < 9:
 					id, session, status := id(), strings.Repeat("u", rnd.IntN(200)), fmt.Sprint(i)
-					got, err := s.Update(ctx, id, func(tx *emulator.Transaction) error {
+					got, err := s.Update(ctx, id, func(tx *state.Transaction) error {
 						tx.Challenge.Session, tx.Status = session, status
 						tx.Challenge.Interactions++
 						return nil
@@ -173,7 +173,7 @@ func TestAgainstModel(t *testing.T) {
 			}
 			// Once everything expired, the indexes are empty again.
 			*now = now.Add(2 * time.Hour)
-			if err := s.Put(ctx, emulator.Transaction{ThreeDSServerTransID: "last", CreatedAt: *now}); err != nil {
+			if err := s.Put(ctx, state.Transaction{ThreeDSServerTransID: "last", CreatedAt: *now}); err != nil {
 				t.Fatal(err)
 			}
 			// (The last id may sit in the overflow: its hash was taken
@@ -240,7 +240,7 @@ func TestCollidingIDs(t *testing.T) {
 	s, now := testStore(t, Options{MaxEntries: 2}, 0)
 	put := func(id, ref string) {
 		t.Helper()
-		if err := s.Put(ctx, emulator.Transaction{ThreeDSServerTransID: id, Namespace: "ns", ExternalReferenceID: ref, CreatedAt: *now}); err != nil {
+		if err := s.Put(ctx, state.Transaction{ThreeDSServerTransID: id, Namespace: "ns", ExternalReferenceID: ref, CreatedAt: *now}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -257,17 +257,17 @@ func TestCollidingIDs(t *testing.T) {
 			t.Errorf("GetByExternalRef(%s) = %s, %v; want %s", ref, got.ThreeDSServerTransID, err, id)
 		}
 	}
-	if _, err := s.Get(ctx, "c"); !errors.Is(err, emulator.ErrNotFound) {
+	if _, err := s.Get(ctx, "c"); !errors.Is(err, state.ErrNotFound) {
 		t.Errorf("Get of an unknown id with a taken hash: %v, want ErrNotFound", err)
 	}
 	put("c", "r2") // evicts a; r2 now names c, the newest
 	if got, err := s.GetByExternalRef(ctx, "ns", "r2"); err != nil || got.ThreeDSServerTransID != "c" {
 		t.Errorf("GetByExternalRef(r2) = %s, %v; want c", got.ThreeDSServerTransID, err)
 	}
-	if err := s.Put(ctx, emulator.Transaction{ThreeDSServerTransID: "b"}); err == nil {
+	if err := s.Put(ctx, state.Transaction{ThreeDSServerTransID: "b"}); err == nil {
 		t.Error("duplicate of an id in the overflow accepted")
 	}
-	if got, err := s.Update(ctx, "b", func(tx *emulator.Transaction) error { tx.Status = "Y"; return nil }); err != nil || got.Status != "Y" {
+	if got, err := s.Update(ctx, "b", func(tx *state.Transaction) error { tx.Status = "Y"; return nil }); err != nil || got.Status != "Y" {
 		t.Errorf("Update(b) = %+v, %v", got, err)
 	}
 	put("d", "")
@@ -283,12 +283,12 @@ func TestUpdateGrowsRecord(t *testing.T) {
 	ctx := context.Background()
 	s, now := testStore(t, Options{}, ^uint64(0))
 	for i := range 3 {
-		if err := s.Put(ctx, emulator.Transaction{ThreeDSServerTransID: fmt.Sprint(i), ExternalReferenceID: "r", CreatedAt: *now}); err != nil {
+		if err := s.Put(ctx, state.Transaction{ThreeDSServerTransID: fmt.Sprint(i), ExternalReferenceID: "r", CreatedAt: *now}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	before := s.slots[1]
-	grow := func(tx *emulator.Transaction) error {
+	grow := func(tx *state.Transaction) error {
 		tx.Challenge.Session = strings.Repeat("Ω", 2*recordBuf) // beyond the stack buffers too
 		tx.Challenge.OpenedAt = *now
 		return nil
@@ -304,7 +304,7 @@ func TestUpdateGrowsRecord(t *testing.T) {
 	if stored, err := s.Get(ctx, "1"); err != nil || !reflect.DeepEqual(stored, got) {
 		t.Errorf("Get after growing Update = %+v, %v; want %+v", stored, err, got)
 	}
-	if _, err := s.Update(ctx, "1", func(tx *emulator.Transaction) error { tx.Challenge.Session = "short"; return nil }); err != nil {
+	if _, err := s.Update(ctx, "1", func(tx *state.Transaction) error { tx.Challenge.Session = "short"; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if s.slots[1].span.off != moved.off || s.slots[1].chunk != moved.chunk {
@@ -330,12 +330,12 @@ func TestArenaStaysBounded(t *testing.T) {
 	s, now := testStore(t, Options{MaxEntries: keep}, ^uint64(0))
 	for i := range 20 * keep {
 		id := fmt.Sprintf("%08d-0000-4000-8000-000000000000", i)
-		tx := emulator.Transaction{ThreeDSServerTransID: id, ExternalReferenceID: id[:8], Namespace: "ns", CreatedAt: *now, Phase: emulator.PhaseChallengePending}
+		tx := state.Transaction{ThreeDSServerTransID: id, ExternalReferenceID: id[:8], Namespace: "ns", CreatedAt: *now, Phase: state.PhaseChallengePending}
 		if err := s.Put(ctx, tx); err != nil {
 			t.Fatal(err)
 		}
 		for _, grow := range []int{10, 200} {
-			if _, err := s.Update(ctx, id, func(tx *emulator.Transaction) error {
+			if _, err := s.Update(ctx, id, func(tx *state.Transaction) error {
 				tx.Challenge.Decision = strings.Repeat("d", grow)
 				return nil
 			}); err != nil {
@@ -356,7 +356,7 @@ func TestArenaStaysBounded(t *testing.T) {
 	}
 	// Once all expired, a single record is left.
 	*now = now.Add(DefaultMaxAge + time.Second)
-	if err := s.Put(ctx, emulator.Transaction{ThreeDSServerTransID: "last", CreatedAt: *now}); err != nil {
+	if err := s.Put(ctx, state.Transaction{ThreeDSServerTransID: "last", CreatedAt: *now}); err != nil {
 		t.Fatal(err)
 	}
 	if s.Len() != 1 || len(s.arena.chunks) != 1 {
@@ -391,8 +391,8 @@ func TestTenantEvictionKeepsTheArenaSmall(t *testing.T) {
 	s, _ := testStore(t, Options{MaxEntries: 20_000, MaxEntriesPerTenant: 15_000}, ^uint64(0))
 	ctx := context.Background()
 	put := func(ns string, i int) {
-		tx := emulator.Transaction{Namespace: ns, ThreeDSServerTransID: fmt.Sprintf("%s-%d", ns, i), Phase: emulator.PhaseFinal,
-			Challenge: emulator.ChallengeState{Session: strings.Repeat("s", 100)}}
+		tx := state.Transaction{Namespace: ns, ThreeDSServerTransID: fmt.Sprintf("%s-%d", ns, i), Phase: state.PhaseFinal,
+			Challenge: state.ChallengeState{Session: strings.Repeat("s", 100)}}
 		if err := s.Put(ctx, tx); err != nil {
 			t.Fatal(err)
 		}

@@ -11,7 +11,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 )
 
 // A record is one transaction encoded into bytes, so that the store keeps
@@ -44,7 +44,7 @@ const numStrings = 25
 
 // stringsOf returns the string fields of t in record order, the three the
 // indexes use first. Decode lists them in the same order.
-func stringsOf(t *emulator.Transaction) [numStrings]string {
+func stringsOf(t *state.Transaction) [numStrings]string {
 	c := &t.Challenge
 	return [numStrings]string{
 		t.Namespace, t.ThreeDSServerTransID, t.ExternalReferenceID,
@@ -92,7 +92,7 @@ func appendTime(b []byte, t time.Time) []byte {
 }
 
 // Append appends the record of t to b.
-func Append(b []byte, t *emulator.Transaction) []byte {
+func Append(b []byte, t *state.Transaction) []byte {
 	b = appendTime(b, t.CreatedAt)
 	strs := stringsOf(t)
 	n := 0
@@ -113,7 +113,7 @@ func Append(b []byte, t *emulator.Transaction) []byte {
 	b = binary.AppendVarint(b, int64(t.Challenge.WindowSize))
 	b = binary.AppendVarint(b, int64(t.Challenge.Interactions))
 	b = binary.AppendVarint(b, int64(t.Challenge.WrongOTPs))
-	if t.Method != (emulator.MethodState{}) {
+	if t.Method != (state.MethodState{}) {
 		b = appendMethod(b, &t.Method)
 	}
 	if t.Generation != 0 {
@@ -174,7 +174,7 @@ const (
 )
 
 // appendMethod appends the method section of m.
-func appendMethod(b []byte, m *emulator.MethodState) []byte {
+func appendMethod(b []byte, m *state.MethodState) []byte {
 	b = append(b, methodV2)
 	for _, s := range [...]string{m.DDCID, m.NotificationURL, m.CompInd, m.RequestorCompInd} {
 		b = binary.AppendUvarint(b, uint64(len(s)))
@@ -205,8 +205,8 @@ func appendMethod(b []byte, m *emulator.MethodState) []byte {
 }
 
 // method reads what appendMethod wrote, of either version.
-func (r *reader) method() emulator.MethodState {
-	var m emulator.MethodState
+func (r *reader) method() state.MethodState {
+	var m state.MethodState
 	version := r.byte()
 	if version != methodV1 && version != methodV2 {
 		r.fail()
@@ -408,7 +408,7 @@ func ReadCreatedAt(rec []byte) (time.Time, error) {
 
 // Decode decodes a record made by Append. The string fields share one
 // allocation; the record's memory is not retained.
-func Decode(rec []byte) (emulator.Transaction, error) {
+func Decode(rec []byte) (state.Transaction, error) {
 	r := reader{b: rec}
 	createdAt := r.time()
 	var s stringTable
@@ -416,7 +416,7 @@ func Decode(rec []byte) (emulator.Transaction, error) {
 	openedAt, decidedAt := r.time(), r.time()
 	fixed := r.bytes(6)
 	windowSize, interactions, wrongOTPs := r.int(), r.int(), r.int()
-	var method emulator.MethodState
+	var method state.MethodState
 	var generation uint64
 	var lang string
 	var resends int
@@ -451,16 +451,16 @@ func Decode(rec []byte) (emulator.Transaction, error) {
 		}
 	}
 	if r.bad || r.off != len(r.b) {
-		return emulator.Transaction{}, ErrCorrupt
+		return state.Transaction{}, ErrCorrupt
 	}
 	s.all = string(strs)
-	return emulator.Transaction{
+	return state.Transaction{
 		Namespace: s.at(0), ThreeDSServerTransID: s.at(1), ExternalReferenceID: s.at(2),
 		ACSTransID: s.at(3), DSTransID: s.at(4), ScenarioID: s.at(5),
 		CardScheme: s.at(6), CardBIN: s.at(7), Version: s.at(8),
 		Status: s.at(9), StatusReason: s.at(10), ECI: s.at(11), AuthenticationType: s.at(12), ChallengeCancel: s.at(13),
 		WhiteListStatus: s.at(14), WhiteListStatusSrc: s.at(15), ACSReferenceNumber: s.at(16), ACSOperatorID: s.at(17),
-		Challenge: emulator.ChallengeState{
+		Challenge: state.ChallengeState{
 			NotificationURL: s.at(18), Session: s.at(19), MerchantName: s.at(20), Amount: s.at(21),
 			Currency: s.at(22), PurchaseDate: s.at(23), Decision: s.at(24),
 			WindowSize: windowSize, Interactions: interactions, WrongOTPs: wrongOTPs, Resends: resends, App: app,
@@ -469,7 +469,7 @@ func Decode(rec []byte) (emulator.Transaction, error) {
 		Method:     method,
 		Generation: generation,
 		CreatedAt:  createdAt,
-		Phase:      emulator.Phase(fixed[0]),
+		Phase:      state.Phase(fixed[0]),
 		PANLength:  fixed[1],
 		PANLast4:   [4]byte(fixed[2:6]),
 	}, nil

@@ -8,16 +8,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 )
 
 // fullTx is a challenge transaction with every field set: unicode and
 // empty-looking values, times in UTC, and a session long enough to need
 // multi-byte lengths.
-func fullTx() emulator.Transaction {
+func fullTx() state.Transaction {
 	created := time.Date(2026, 3, 29, 1, 59, 59, 999_999_999, time.UTC)
-	return emulator.Transaction{
+	return state.Transaction{
 		Namespace:            "5e1f0c2a9b7d4e61",
 		ThreeDSServerTransID: "8a880dc0-d2d2-4067-bcb1-b08d1690b26e",
 		ACSTransID:           "d7c1ee99-9478-44a6-b1f2-391e29c6b340",
@@ -28,7 +28,7 @@ func fullTx() emulator.Transaction {
 		CardScheme:           scenarios.SchemeVisa,
 		CardBIN:              "400000",
 		Version:              "2.2.0",
-		Phase:                emulator.PhaseChallengeOpened,
+		Phase:                state.PhaseChallengeOpened,
 		PANLength:            19,
 		PANLast4:             [4]byte{'9', '0', '0', '3'},
 		Status:               "C",
@@ -40,7 +40,7 @@ func fullTx() emulator.Transaction {
 		WhiteListStatusSrc:   "01",
 		ACSReferenceNumber:   "3DS_LOA_ACS_PRIC_020200_17135",
 		ACSOperatorID:        "ACS-PRIC-9444-7396",
-		Method: emulator.MethodState{
+		Method: state.MethodState{
 			DDCID:            "ddc-8a880dc0-d2d2-4067-bcb1-b08d1690b26e",
 			NotificationURL:  "https://merchant.example/3ds/method?o=Größe",
 			CompInd:          "Y",
@@ -55,7 +55,7 @@ func fullTx() emulator.Transaction {
 			PartialCard:      true,
 			Used:             true,
 		},
-		Challenge: emulator.ChallengeState{
+		Challenge: state.ChallengeState{
 			NotificationURL: "https://merchant.example/3ds/notify?o=Größe",
 			Session:         strings.Repeat("c2Vzc2lvbg==", 40),
 			WindowSize:      5,
@@ -73,7 +73,7 @@ func fullTx() emulator.Transaction {
 }
 
 // roundTrip encodes and decodes t.
-func roundTrip(t *testing.T, tx emulator.Transaction) emulator.Transaction {
+func roundTrip(t *testing.T, tx state.Transaction) state.Transaction {
 	t.Helper()
 	rec := Append(nil, &tx)
 	got, err := Decode(rec)
@@ -98,7 +98,7 @@ func TestRecordRoundTrip(t *testing.T) {
 	extremes.PANLength = 255
 	extremes.Phase = 255
 	extremes.Challenge.Session = strings.Repeat("x", 3<<10) // a long record
-	tests := map[string]emulator.Transaction{
+	tests := map[string]state.Transaction{
 		"full":       fullTx(),
 		"zero times": zeroTimes,
 		"local":      local,
@@ -138,7 +138,7 @@ func TestRecordTimes(t *testing.T) {
 		time.Time{}.In(time.Local), // zero too, and comes back as time.Time{}
 	}
 	for _, want := range tests {
-		tx := emulator.Transaction{CreatedAt: want}
+		tx := state.Transaction{CreatedAt: want}
 		got := roundTrip(t, tx).CreatedAt
 		if !got.Equal(want) || got.IsZero() != want.IsZero() {
 			t.Errorf("%v came back as %v", want, got)
@@ -163,7 +163,7 @@ func TestRecordTimes(t *testing.T) {
 // reflection, to a distinct value and expects it back: a field added to
 // Transaction but not to the record fails here.
 func TestRecordCoversEveryField(t *testing.T) {
-	var tx emulator.Transaction
+	var tx state.Transaction
 	n := 0
 	var fill func(v reflect.Value)
 	fill = func(v reflect.Value) {
@@ -199,7 +199,7 @@ func TestRecordCoversEveryField(t *testing.T) {
 	}
 	strs := -1 // the style section keeps Challenge.App apart
 	// The method section keeps its strings apart.
-	for _, typ := range []reflect.Type{reflect.TypeFor[emulator.Transaction](), reflect.TypeFor[emulator.ChallengeState]()} {
+	for _, typ := range []reflect.Type{reflect.TypeFor[state.Transaction](), reflect.TypeFor[state.ChallengeState]()} {
 		for f := range typ.Fields() {
 			if f.Type.Kind() == reflect.String {
 				strs++
@@ -218,7 +218,7 @@ func TestDecodeRejectsDamage(t *testing.T) {
 	tx := fullTx()
 	rec := Append(nil, &tx)
 	noMethod := tx
-	noMethod.Method = emulator.MethodState{}
+	noMethod.Method = state.MethodState{}
 	old := len(Append(nil, &noMethod)) // a record without its method section is whole
 	for n := range len(rec) {
 		if n == old {
@@ -240,7 +240,7 @@ func TestDecodeRejectsDamage(t *testing.T) {
 // without a collection still encodes to exactly those bytes.
 func TestRecordWithoutMethodSection(t *testing.T) {
 	tx := fullTx()
-	tx.Method = emulator.MethodState{}
+	tx.Method = state.MethodState{}
 	rec := Append(nil, &tx)
 	withMethod := fullTx()
 	if full := Append(nil, &withMethod); len(full) <= len(rec) || string(full[:len(rec)]) != string(rec) {
@@ -267,7 +267,7 @@ func TestMethodSectionV1(t *testing.T) {
 	tx := fullTx()
 	tx.Method.Merchant, tx.Method.Claimable, tx.Method.PartialCard, tx.Method.Used = "", false, false, true
 	noMethod := tx
-	noMethod.Method = emulator.MethodState{}
+	noMethod.Method = state.MethodState{}
 	start := len(Append(nil, &noMethod))
 	v2 := Append(nil, &tx)
 	// Version 1 is version 2 without the merchant's length (0) and flags.
@@ -302,7 +302,7 @@ func TestRecordGenerationSection(t *testing.T) {
 	for _, withMethod := range []bool{true, false} {
 		tx := fullTx()
 		if !withMethod {
-			tx.Method = emulator.MethodState{}
+			tx.Method = state.MethodState{}
 		}
 		plain := Append(nil, &tx)
 		tx.Generation = 1_765_000_000_123_456
@@ -323,7 +323,7 @@ func TestRecordGenerationSection(t *testing.T) {
 		}
 	}
 	tx := fullTx()
-	tx.Method = emulator.MethodState{}
+	tx.Method = state.MethodState{}
 	noSections := Append(nil, &tx)
 	method := Append(nil, ptr(fullTx()))[len(noSections):]
 	swapped := append(append(append([]byte{}, noSections...), generationV1, 7), method...)
@@ -400,15 +400,15 @@ func FuzzRecord(f *testing.F) {
 		case 3:
 			created = time.Time{}
 		}
-		tx := emulator.Transaction{
+		tx := state.Transaction{
 			Namespace: ns, ThreeDSServerTransID: id, ExternalReferenceID: ref,
 			ACSTransID: a, DSTransID: b, ScenarioID: a + b, CardScheme: b + a,
 			CardBIN: ns, Version: id, Status: ref, StatusReason: a, ECI: b,
 			AuthenticationType: ns + a, ChallengeCancel: id + b, WhiteListStatus: ref + a,
 			WhiteListStatusSrc: b, ACSReferenceNumber: a, ACSOperatorID: ns,
-			CreatedAt: created, Phase: emulator.Phase(small), PANLength: small ^ 0xff,
+			CreatedAt: created, Phase: state.Phase(small), PANLength: small ^ 0xff,
 			PANLast4: [4]byte{small, small + 1, small + 2, small + 3},
-			Challenge: emulator.ChallengeState{
+			Challenge: state.ChallengeState{
 				NotificationURL: a, Session: b, MerchantName: id, Amount: ref, Currency: ns, PurchaseDate: a, Decision: b,
 				WindowSize: n1, Interactions: n2, WrongOTPs: n1 ^ n2,
 				OpenedAt: created.Add(time.Duration(n1)), DecidedAt: time.Unix(int64(n2), 0).UTC(),
@@ -416,7 +416,7 @@ func FuzzRecord(f *testing.F) {
 		}
 		old := len(Append(nil, &tx)) // without a method section
 		if small&1 == 1 {
-			tx.Method = emulator.MethodState{
+			tx.Method = state.MethodState{
 				DDCID: ref, NotificationURL: b, CompInd: a, RequestorCompInd: id, Available: small&2 != 0,
 				Merchant: ns, Claimable: small&4 != 0, PartialCard: small&8 != 0, Used: small&16 != 0,
 				Duration:    (time.Duration(n1) * time.Millisecond).Truncate(time.Millisecond),

@@ -10,7 +10,7 @@ import (
 
 	"github.com/redis/rueidis"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 )
 
 // DefaultCallbackRevalidate is how long a replica uses a namespace's
@@ -43,7 +43,7 @@ type Callbacks struct {
 	sub     *subscription
 }
 
-var _ emulator.Callbacks = (*Callbacks)(nil)
+var _ state.Callbacks = (*Callbacks)(nil)
 
 // CallbacksOptions set up Callbacks.
 type CallbacksOptions struct {
@@ -53,7 +53,7 @@ type CallbacksOptions struct {
 	Timeout time.Duration
 	// Bounds bound the registrations, the rotated secrets and the outbox
 	// (the defaults for its zero fields).
-	Bounds emulator.CallbackBounds
+	Bounds state.CallbackBounds
 	// Revalidate is how long a cached URL is used before it is read
 	// again; DefaultCallbackRevalidate when zero.
 	Revalidate time.Duration
@@ -111,7 +111,7 @@ func (r *Callbacks) Register(ctx context.Context, ns, url string) error {
 		return ClassifyWrite("register a callback URL", err)
 	}
 	if n < 0 {
-		return fmt.Errorf("%w: %d namespaces have a callback URL", emulator.ErrCallbackLimit, r.opt.Bounds.URLs)
+		return fmt.Errorf("%w: %d namespaces have a callback URL", state.ErrCallbackLimit, r.opt.Bounds.URLs)
 	}
 	return nil
 }
@@ -161,35 +161,35 @@ return gen`)
 
 // SigningKey returns the generation of the signing secret of ns, read
 // from Redis each time: a rotation holds on every replica at once.
-func (r *Callbacks) SigningKey(ctx context.Context, ns string) (emulator.SigningKey, error) {
+func (r *Callbacks) SigningKey(ctx context.Context, ns string) (state.SigningKey, error) {
 	ctx, cancel := bounded(ctx, r.timeout)
 	defer cancel()
 	v, err := r.c.Do(ctx, r.c.B().Hget().Key(r.keysKey()).Field(ns).Build()).ToString()
 	if rueidis.IsRedisNil(err) {
-		return emulator.SigningKey{}, nil
+		return state.SigningKey{}, nil
 	}
 	if err != nil {
-		return emulator.SigningKey{}, Classify("read a callback signing key", err)
+		return state.SigningKey{}, Classify("read a callback signing key", err)
 	}
 	gen, at, _ := strings.Cut(v, " ")
 	g, err1 := strconv.ParseUint(gen, 10, 64)
 	t, err2 := strconv.ParseInt(at, 10, 64)
 	if err1 != nil || err2 != nil {
-		return emulator.SigningKey{}, fmt.Errorf("redisstore: the callback signing key of %s reads %q", ns, v)
+		return state.SigningKey{}, fmt.Errorf("redisstore: the callback signing key of %s reads %q", ns, v)
 	}
-	return emulator.SigningKey{Generation: g, Rotated: time.UnixMilli(t)}, nil
+	return state.SigningKey{Generation: g, Rotated: time.UnixMilli(t)}, nil
 }
 
 // RotateSigningKey moves ns to its next generation.
-func (r *Callbacks) RotateSigningKey(ctx context.Context, ns string, now time.Time) (emulator.SigningKey, error) {
+func (r *Callbacks) RotateSigningKey(ctx context.Context, ns string, now time.Time) (state.SigningKey, error) {
 	ctx, cancel := bounded(ctx, r.timeout)
 	defer cancel()
 	n, err := rotateScript.Exec(ctx, r.c, []string{r.keysKey()}, []string{ns, ms(now), strconv.Itoa(r.opt.Bounds.URLs)}).AsInt64()
 	if err != nil {
-		return emulator.SigningKey{}, ClassifyWrite("rotate a callback signing key", err)
+		return state.SigningKey{}, ClassifyWrite("rotate a callback signing key", err)
 	}
 	if n < 0 {
-		return emulator.SigningKey{}, fmt.Errorf("%w: %d namespaces have rotated their signing secret", emulator.ErrCallbackLimit, r.opt.Bounds.URLs)
+		return state.SigningKey{}, fmt.Errorf("%w: %d namespaces have rotated their signing secret", state.ErrCallbackLimit, r.opt.Bounds.URLs)
 	}
-	return emulator.SigningKey{Generation: uint64(n), Rotated: time.UnixMilli(now.UnixMilli())}, nil
+	return state.SigningKey{Generation: uint64(n), Rotated: time.UnixMilli(now.UnixMilli())}, nil
 }

@@ -11,7 +11,7 @@ import (
 
 	"github.com/redis/rueidis"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 )
 
 // Captures keeps the merchants' ddcIds and the JWT ids their captures
@@ -27,7 +27,7 @@ import (
 //	jtt:{hash of tenant}          sorted set of the tenant's jt: hashes, by expiry
 //
 // One script sets an entry once and keeps the tenant's set within
-// emulator.MaxCapturesPerTenant, ending the tenant's own entry that
+// state.MaxCapturesPerTenant, ending the tenant's own entry that
 // expires first beyond it, never another tenant's. After a key rotation
 // the entries hashed under a previous key (Keys) are still found and
 // still refuse a second use, until they expire.
@@ -39,7 +39,7 @@ type Captures struct {
 	keys      [][]byte // the current first
 }
 
-var _ emulator.Captures = (*Captures)(nil)
+var _ state.Captures = (*Captures)(nil)
 
 // CapturesOptions set up Captures.
 type CapturesOptions struct {
@@ -52,7 +52,7 @@ type CapturesOptions struct {
 	// under each. At least one is required.
 	Keys [][]byte
 	// PerTenant bounds each tenant's entries of each kind;
-	// emulator.MaxCapturesPerTenant when zero.
+	// state.MaxCapturesPerTenant when zero.
 	PerTenant int
 }
 
@@ -71,7 +71,7 @@ func NewCaptures(c rueidis.Client, opt CapturesOptions) (*Captures, error) {
 		opt.Timeout = DefaultTimeout
 	}
 	if opt.PerTenant <= 0 {
-		opt.PerTenant = emulator.MaxCapturesPerTenant
+		opt.PerTenant = state.MaxCapturesPerTenant
 	}
 	r := &Captures{c: c, prefix: opt.Prefix, timeout: opt.Timeout, perTenant: opt.PerTenant}
 	for _, k := range opt.Keys {
@@ -92,12 +92,12 @@ func (r *Captures) name(i int, parts ...string) string {
 }
 
 // BindDDC binds k to transaction id unless it is bound already.
-func (r *Captures) BindDDC(ctx context.Context, k emulator.DDCKey, id string, ttl time.Duration) (bool, error) {
+func (r *Captures) BindDDC(ctx context.Context, k state.DDCKey, id string, ttl time.Duration) (bool, error) {
 	return r.setOnce(ctx, "bind a ddcId", "dd:", "ddt:", k.Tenant, []string{k.Scope(), k.DDCID}, id, ttl)
 }
 
 // DDC returns the transaction id k names.
-func (r *Captures) DDC(ctx context.Context, k emulator.DDCKey) (string, error) {
+func (r *Captures) DDC(ctx context.Context, k state.DDCKey) (string, error) {
 	ctx, cancel := bounded(ctx, r.timeout)
 	defer cancel()
 	names := make([]string, len(r.keys))
@@ -113,7 +113,7 @@ func (r *Captures) DDC(ctx context.Context, k emulator.DDCKey) (string, error) {
 			return id, nil
 		}
 	}
-	return "", emulator.ErrNotFound
+	return "", state.ErrNotFound
 }
 
 // UseJTI records jti of tenant unless it was recorded already.

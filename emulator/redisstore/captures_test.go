@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/redisstore"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 )
 
@@ -24,7 +24,7 @@ func TestCapturesKeyNames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k := emulator.DDCKey{Tenant: tenant, Generation: 7, DDCID: ddcID}
+	k := state.DDCKey{Tenant: tenant, Generation: 7, DDCID: ddcID}
 	if ok, err := old.BindDDC(ctx, k, "tx-1", time.Hour); !ok || err != nil {
 		t.Fatalf("BindDDC = %v, %v", ok, err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/redisstore"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 )
 
 // TestClassifyWrite: a write that timed out or lost its connection may
@@ -35,10 +36,10 @@ func TestClassifyWrite(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			err := redisstore.ClassifyWrite("put", tt.err)
-			if !errors.Is(err, emulator.ErrUnavailable) {
+			if !errors.Is(err, state.ErrUnavailable) {
 				t.Fatalf("ClassifyWrite(%v) = %v, want it to wrap ErrUnavailable", tt.err, err)
 			}
-			if got := errors.Is(err, emulator.ErrMaybeApplied); got != tt.maybe {
+			if got := errors.Is(err, state.ErrMaybeApplied); got != tt.maybe {
 				t.Errorf("ClassifyWrite(%v) wraps ErrMaybeApplied: %v, want %v", tt.err, got, tt.maybe)
 			}
 			e, ok := emulator.AsError(err)
@@ -53,7 +54,7 @@ func TestClassifyWrite(t *testing.T) {
 	if err := redisstore.ClassifyWrite("put", nil); err != nil {
 		t.Errorf("ClassifyWrite(nil) = %v, want nil", err)
 	}
-	if err := redisstore.ClassifyWrite("put", errors.New("ERR wrong number of arguments")); errors.Is(err, emulator.ErrUnavailable) {
+	if err := redisstore.ClassifyWrite("put", errors.New("ERR wrong number of arguments")); errors.Is(err, state.ErrUnavailable) {
 		t.Errorf("a command error is %v, want it not to be unavailable", err)
 	}
 }

@@ -11,7 +11,8 @@ import (
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/redisstore"
-	"github.com/threeds-sandbox/threeds-sandbox/emulator/storetest"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state/statetest"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 )
 
@@ -36,17 +37,17 @@ func TestFull(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	if err := s.Put(ctx, storetest.Transaction("ns", "id-before", "ORD-B")); err != nil {
+	if err := s.Put(ctx, statetest.Transaction("ns", "id-before", "ORD-B")); err != nil {
 		t.Fatal(err)
 	}
 	if err := srv.Do("CONFIG", "SET", "maxmemory", "1"); err != nil {
 		t.Fatal(err)
 	}
 	writes := map[string]func() error{
-		"Put with a reference":    func() error { return s.Put(ctx, storetest.Transaction("ns", "id-full", "ORD-F")) },
-		"Put without a reference": func() error { return s.Put(ctx, storetest.Transaction("ns", "id-full-2", "")) },
+		"Put with a reference":    func() error { return s.Put(ctx, statetest.Transaction("ns", "id-full", "ORD-F")) },
+		"Put without a reference": func() error { return s.Put(ctx, statetest.Transaction("ns", "id-full-2", "")) },
 		"Update": func() error {
-			_, err := s.Update(ctx, "id-before", func(t *emulator.Transaction) error { t.Status = "N"; return nil })
+			_, err := s.Update(ctx, "id-before", func(t *state.Transaction) error { t.Status = "N"; return nil })
 			return err
 		},
 		"Runtime.Add": func() error {
@@ -54,14 +55,14 @@ func TestFull(t *testing.T) {
 			return err
 		},
 		"Sessions.Create": func() error {
-			_, err := sessions.Create(ctx, emulator.Session{TokenHash: "0123456789abcdef", Namespace: "ns"}, time.Hour)
+			_, err := sessions.Create(ctx, state.Session{TokenHash: "0123456789abcdef", Namespace: "ns"}, time.Hour)
 			return err
 		},
 		"Ping": func() error { return s.Ping(ctx) },
 	}
 	for name, write := range writes {
 		err := write()
-		if !errors.Is(err, emulator.ErrStoreFull) {
+		if !errors.Is(err, state.ErrStoreFull) {
 			t.Errorf("%s with Redis full: %v, want ErrStoreFull", name, err)
 			continue
 		}
@@ -74,7 +75,7 @@ func TestFull(t *testing.T) {
 	if got, err := s.Get(ctx, "id-before"); err != nil || got.Status != "C" {
 		t.Errorf("Get with Redis full: %+v, %v; want the stored transaction, unchanged", got, err)
 	}
-	if _, err := s.Get(ctx, "id-full"); !errors.Is(err, emulator.ErrNotFound) {
+	if _, err := s.Get(ctx, "id-full"); !errors.Is(err, state.ErrNotFound) {
 		t.Errorf("the refused Put left a transaction: %v", err)
 	}
 	if _, err := rt.List(ctx, "ns"); err != nil {
@@ -86,7 +87,7 @@ func TestFull(t *testing.T) {
 	if err := s.Ping(ctx); err != nil {
 		t.Errorf("Ping with memory back: %v", err)
 	}
-	if err := s.Put(ctx, storetest.Transaction("ns", "id-after", "ORD-A")); err != nil {
+	if err := s.Put(ctx, statetest.Transaction("ns", "id-after", "ORD-A")); err != nil {
 		t.Errorf("Put with memory back: %v", err)
 	}
 }

@@ -15,8 +15,8 @@ import (
 	"github.com/klauspost/compress/s2"
 	"github.com/redis/rueidis"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/journal"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 )
 
 // Defaults of JournalOptions.
@@ -76,7 +76,7 @@ type JournalOptions struct {
 // event. When the queue is full or Redis fails, events are dropped,
 // counted and logged at most every ten seconds; the API does not notice.
 // The console's reads go to Redis and return its errors (wrapping
-// emulator.ErrUnavailable when it cannot be reached).
+// state.ErrUnavailable when it cannot be reached).
 //
 // Keys, under Prefix + "j:" + namespace + ":" (every one with a TTL of
 // MaxAge, renewed by each event of the namespace):
@@ -141,7 +141,7 @@ func (q *queued) size() int64 { return int64(len(q.id) + len(q.value)) }
 
 // packedSize is about what packEvent takes for e, the event of a
 // transaction with summary t: never less, so that one allocation holds it.
-func packedSize(e *journal.Event, t emulator.Summary) int {
+func packedSize(e *journal.Event, t state.Summary) int {
 	n := 4 + 64 + len(e.Kind) + len(e.Status) + len(e.Detail) + len(e.Request) + len(e.Response) // the record
 	if c := e.Challenge; c != nil {
 		n += 32 + len(c.ACSURL) + len(c.CReq) + len(c.SessionData)
@@ -158,7 +158,7 @@ func packedSize(e *journal.Event, t emulator.Summary) int {
 // packEvent appends the value of an event in its stream entry: the length
 // of its record in four bytes (big endian), the record (see appendRecord),
 // then the summary fields it sets (see appendSummary).
-func packEvent(b []byte, e *journal.Event, ev emulator.Event) []byte {
+func packEvent(b []byte, e *journal.Event, ev state.Event) []byte {
 	at := len(b)
 	b = appendRecord(append(b, 0, 0, 0, 0), e)
 	binary.BigEndian.PutUint32(b[at:], uint32(len(b)-at-4))
@@ -292,7 +292,7 @@ func appendTimeField(b []byte, t time.Time) []byte {
 
 // Record queues ev to be written, or drops it (counted) when the queue is
 // full or the journal closed. It never waits for Redis.
-func (j *Journal) Record(_ context.Context, ev emulator.Event) {
+func (j *Journal) Record(_ context.Context, ev state.Event) {
 	id := ev.Transaction.ThreeDSServerTransID
 	if ev.Namespace == "" || id == "" {
 		return
@@ -312,7 +312,7 @@ func (j *Journal) Record(_ context.Context, ev emulator.Event) {
 	// The record and the summary fields go into one buffer, viewed as a
 	// string without a copy (the buffer is never written again).
 	buf := make([]byte, 0, packedSize(&e, t))
-	q := queued{ns: ev.Namespace, id: id, opening: opens(ev.Kind), enquiry: ev.Kind == emulator.EventEnquiry,
+	q := queued{ns: ev.Namespace, id: id, opening: opens(ev.Kind), enquiry: ev.Kind == state.EventEnquiry,
 		value: rueidis.BinaryString(packEvent(buf, &e, ev))}
 	size := q.size()
 	if j.queuedBytes.Load()+size > j.opt.QueueBytes {
@@ -336,7 +336,7 @@ func btoi(b bool) int {
 
 // opens reports whether an event of kind k opens a transaction: the
 // engine's transactions begin with their lookup or their collection.
-func opens(k emulator.EventKind) bool { return k == emulator.EventLookup || k == emulator.EventDDC }
+func opens(k state.EventKind) bool { return k == state.EventLookup || k == state.EventDDC }
 
 // drop counts n dropped events and says so in the log, at most every
 // dropLogInterval.

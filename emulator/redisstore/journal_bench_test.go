@@ -12,8 +12,9 @@ import (
 
 	"github.com/redis/rueidis"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/message"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/redisstore"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 )
 
@@ -73,16 +74,16 @@ func benchJournal(b *testing.B) (*redisstore.Journal, rueidis.Client, []byte) {
 // journal takes in the process.
 func BenchmarkRedisRecord(b *testing.B) {
 	j, c, body := benchJournal(b)
-	events := make([]emulator.Event, 4096)
+	events := make([]state.Event, 4096)
 	for i := range events {
 		id := fmt.Sprintf("8a880dc0-d2d2-4067-bcb1-%012d", i)
-		events[i] = emulator.Event{
-			Namespace: fmt.Sprintf("token-%d", i%4), Kind: emulator.EventLookup, Time: time.Now(), Detail: "pass -> Y",
+		events[i] = state.Event{
+			Namespace: fmt.Sprintf("token-%d", i%4), Kind: state.EventLookup, Time: time.Now(), Detail: "pass -> Y",
 			Request: body,
-			Transaction: emulator.Summary{ThreeDSServerTransID: id, ExternalReferenceID: "ORD-1", ScenarioID: "visa-frictionless",
+			Transaction: state.Summary{ThreeDSServerTransID: id, ExternalReferenceID: "ORD-1", ScenarioID: "visa-frictionless",
 				MaskedPAN: "400000******1091", CardBIN: "400000", CardScheme: "VISA", Version: "2.2.0", Status: "Y", ECI: "05",
 				CardholderName: "Jane Doe", MerchantName: "Example Shop", Amount: "129.99", Currency: "EUR"},
-			Lookup: &emulator.LookupResponse{Status: "Y", ThreeDSServerTransID: id, ECI: "05"},
+			Lookup: &message.LookupResponse{Status: "Y", ThreeDSServerTransID: id, ECI: "05"},
 		}
 	}
 	ctx := context.Background()
@@ -136,16 +137,16 @@ func BenchmarkRedisRead(b *testing.B) {
 	var last string
 	for i := range 400 {
 		id := fmt.Sprintf("8a880dc0-d2d2-4067-bcb1-%012d", i)
-		sum := emulator.Summary{ThreeDSServerTransID: id, ExternalReferenceID: "ORD-1", ScenarioID: "visa-challenge",
+		sum := state.Summary{ThreeDSServerTransID: id, ExternalReferenceID: "ORD-1", ScenarioID: "visa-challenge",
 			MaskedPAN: "400000******1109", CardBIN: "400000", CardScheme: "VISA", Version: "2.2.0", Status: "C",
 			CardholderName: "Jane Doe", MerchantName: "Example Shop", Amount: "129.99", Currency: "EUR"}
 		at := t0.Add(time.Duration(i) * time.Second)
-		j.Record(ctx, emulator.Event{Namespace: "ns", Kind: emulator.EventLookup, Time: at, Request: body, Transaction: sum,
-			Lookup: &emulator.LookupResponse{Status: "C", ThreeDSServerTransID: id}})
+		j.Record(ctx, state.Event{Namespace: "ns", Kind: state.EventLookup, Time: at, Request: body, Transaction: sum,
+			Lookup: &message.LookupResponse{Status: "C", ThreeDSServerTransID: id}})
 		for k := range 5 {
-			j.Record(ctx, emulator.Event{Namespace: "ns", Kind: emulator.EventEnquiry, Time: at.Add(time.Duration(k+1) * time.Millisecond),
+			j.Record(ctx, state.Event{Namespace: "ns", Kind: state.EventEnquiry, Time: at.Add(time.Duration(k+1) * time.Millisecond),
 				Request: []byte(`{"threeDsServerTransId":"` + id + `"}`), Transaction: sum,
-				Enquiry: &emulator.EnquiryResponse{TransactionStatus: "C", ThreeDSServerTransID: id}})
+				Enquiry: &message.EnquiryResponse{TransactionStatus: "C", ThreeDSServerTransID: id}})
 		}
 		last = id
 	}

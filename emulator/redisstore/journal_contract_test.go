@@ -10,10 +10,10 @@ import (
 
 	"github.com/redis/rueidis"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/journal"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/redisstore"
-	"github.com/threeds-sandbox/threeds-sandbox/emulator/storetest"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state/statetest"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 )
 
@@ -23,7 +23,7 @@ func TestJournalContract(t *testing.T) {
 	srv := testkit.StartRedis(t, testkit.RedisOptions{})
 	c := connect(t, srv)
 	var n atomic.Int64
-	storetest.RunJournal(t, func(t *testing.T, opt journal.Options) storetest.JournalPair {
+	statetest.RunJournal(t, func(t *testing.T, opt journal.Options) statetest.JournalPair {
 		ro := redisstore.JournalOptions{Options: opt, Prefix: fmt.Sprintf("test%d:", n.Add(1)), MaxAge: time.Hour, Timeout: time.Second}
 		w, err := redisstore.NewJournal(c, ro)
 		if err != nil {
@@ -35,7 +35,7 @@ func TestJournalContract(t *testing.T) {
 		}
 		t.Cleanup(w.Close)
 		t.Cleanup(r.Close)
-		return storetest.JournalPair{Writer: w, Reader: r, Sync: func() {
+		return statetest.JournalPair{Writer: w, Reader: r, Sync: func() {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
 			if err := w.Flush(ctx); err != nil {
@@ -59,18 +59,18 @@ func TestRedisDown(t *testing.T) {
 	srv.Kill()
 	start := time.Now()
 	for i := range 1000 {
-		j.Record(ctx, ev("n", fmt.Sprint(i), emulator.EventLookup, 0, "Y"))
+		j.Record(ctx, ev("n", fmt.Sprint(i), state.EventLookup, 0, "Y"))
 	}
 	if d := time.Since(start); d > time.Second {
 		t.Errorf("1000 events took %v to record with Redis down, want no wait", d)
 	}
-	if _, err := j.List(ctx, "n", 0); !errors.Is(err, emulator.ErrUnavailable) {
+	if _, err := j.List(ctx, "n", 0); !errors.Is(err, state.ErrUnavailable) {
 		t.Errorf("List with Redis down: %v, want ErrUnavailable", err)
 	}
-	if _, _, err := j.Get(ctx, "n", "1"); !errors.Is(err, emulator.ErrUnavailable) {
+	if _, _, err := j.Get(ctx, "n", "1"); !errors.Is(err, state.ErrUnavailable) {
 		t.Errorf("Get with Redis down: %v, want ErrUnavailable", err)
 	}
-	if _, err := j.Version(ctx, "n"); !errors.Is(err, emulator.ErrUnavailable) {
+	if _, err := j.Version(ctx, "n"); !errors.Is(err, state.ErrUnavailable) {
 		t.Errorf("Version with Redis down: %v, want ErrUnavailable", err)
 	}
 	done := make(chan struct{})
@@ -103,7 +103,7 @@ func TestRedisPublishesTheNamespace(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer j.Close()
-	j.Record(ctx, ev("token-ns:1", "tx", emulator.EventLookup, 0, "Y"))
+	j.Record(ctx, ev("token-ns:1", "tx", state.EventLookup, 0, "Y"))
 	select {
 	case ns := <-got:
 		if ns != "token-ns:1" {
@@ -115,7 +115,7 @@ func TestRedisPublishesTheNamespace(t *testing.T) {
 }
 
 // ev is an event of transaction id of namespace ns, at t0 + at.
-func ev(ns, id string, kind emulator.EventKind, at time.Duration, status string) emulator.Event {
-	return emulator.Event{Namespace: ns, Kind: kind, Time: testkit.T0.Add(at),
-		Transaction: emulator.Summary{ThreeDSServerTransID: id, Status: status}}
+func ev(ns, id string, kind state.EventKind, at time.Duration, status string) state.Event {
+	return state.Event{Namespace: ns, Kind: kind, Time: testkit.T0.Add(at),
+		Transaction: state.Summary{ThreeDSServerTransID: id, Status: status}}
 }

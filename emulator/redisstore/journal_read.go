@@ -10,8 +10,8 @@ import (
 
 	"github.com/redis/rueidis"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/journal"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 )
 
 // Version returns the version of ns: the count of its changes, 0 when it
@@ -140,7 +140,7 @@ func (j *Journal) fold(ctx context.Context, ns, op, only string) (*folded, error
 		return nil, Classify(op, err)
 	}
 	type stored struct {
-		ev emulator.Event
+		ev state.Event
 		e  journal.Event
 	}
 	held := make(map[string]bool, len(opened))
@@ -201,7 +201,7 @@ func (j *Journal) fold(ctx context.Context, ns, op, only string) (*folded, error
 // the event's time ("c"), then those the event knows (an empty one keeps
 // the earlier value), and those that always follow the latest event. A
 // read folds them back into the transaction's summary (see eventOf).
-func appendSummary(b []byte, ev emulator.Event) []byte {
+func appendSummary(b []byte, ev state.Event) []byte {
 	t := ev.Transaction
 	field := func(b []byte, k, v string) []byte {
 		b = append(b, k...)
@@ -224,7 +224,7 @@ func appendSummary(b []byte, ev emulator.Event) []byte {
 			b = field(b, f.k, f.v)
 		}
 	}
-	if ev.Kind == emulator.EventLookup {
+	if ev.Kind == state.EventLookup {
 		b = field(b, "ls", t.Status)
 		b = field(b, "fb", strconv.FormatBool(t.Fallback))
 	}
@@ -255,18 +255,18 @@ func unpackSummary(m map[string]string, s string) {
 // eventOf is the engine's event as its summary fields (see appendSummary)
 // describe it, for the in-memory journal to keep again; false when they
 // are not a summary.
-func eventOf(ns, id, packed string) (emulator.Event, bool) {
+func eventOf(ns, id, packed string) (state.Event, bool) {
 	m := make(map[string]string, 20)
 	unpackSummary(m, packed)
 	if m["id"] != id || m["le"] == "" {
-		return emulator.Event{}, false
+		return state.Event{}, false
 	}
 	at, err := strconv.ParseInt(m["c"], 10, 64)
 	if err != nil {
-		return emulator.Event{}, false
+		return state.Event{}, false
 	}
-	return emulator.Event{Namespace: ns, Kind: emulator.EventKind(m["le"]), Time: time.Unix(0, at).UTC(),
-		Transaction: emulator.Summary{
+	return state.Event{Namespace: ns, Kind: state.EventKind(m["le"]), Time: time.Unix(0, at).UTC(),
+		Transaction: state.Summary{
 			ThreeDSServerTransID: id, ExternalReferenceID: m["ref"], ScenarioID: m["sc"], MaskedPAN: m["pan"],
 			CardBIN: m["bin"], CardScheme: m["sch"], Version: m["ver"], Status: m["st"], StatusReason: m["sr"],
 			ECI: m["eci"], ChallengeCancel: m["cc"], Fallback: m["fb"] == "true", CardholderName: m["chn"],

@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/journal"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/message"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 )
 
 // recordFormat is the first byte of an event as the shared journal stores
@@ -59,7 +60,7 @@ func decodeRecord(b []byte) (journal.Event, error) {
 	d.b = d.b[1:]
 	var e journal.Event
 	e.Time = time.Unix(0, d.varint()).UTC()
-	e.Kind = emulator.EventKind(d.field())
+	e.Kind = state.EventKind(d.field())
 	e.Status = string(d.field())
 	e.Detail = string(d.field())
 	e.Request = d.bytes()
@@ -67,7 +68,7 @@ func decodeRecord(b []byte) (journal.Event, error) {
 	switch d.byte() {
 	case 0:
 	case 1:
-		e.Challenge = &emulator.ChallengeIndication{
+		e.Challenge = &message.ChallengeIndication{
 			ACSURL: string(d.field()), CReq: string(d.field()), SessionData: string(d.field()),
 		}
 		w := d.varint()

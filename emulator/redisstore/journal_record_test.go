@@ -8,16 +8,17 @@ import (
 
 	"github.com/klauspost/compress/s2"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/journal"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/message"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 )
 
 // FuzzDecodeRecord: whatever Redis hands back, decoding never panics, and
 // what decodes encodes back to the same bytes.
 func FuzzDecodeRecord(f *testing.F) {
-	e := journal.Event{Kind: emulator.EventLookup, Time: time.Unix(1700000000, 5).UTC(), Status: "C", Detail: "d",
+	e := journal.Event{Kind: state.EventLookup, Time: time.Unix(1700000000, 5).UTC(), Status: "C", Detail: "d",
 		Request: []byte(`{"a":1}`), Response: []byte(`{"status":"C"}`),
-		Challenge: &emulator.ChallengeIndication{ACSURL: "https://a", CReq: "x", SessionData: "s", WindowSize: 2}}
+		Challenge: &message.ChallengeIndication{ACSURL: "https://a", CReq: "x", SessionData: "s", WindowSize: 2}}
 	f.Add(appendRecord(nil, &e))
 	e.Challenge, e.Request = nil, nil
 	f.Add(appendRecord(nil, &e))
@@ -50,8 +51,8 @@ func sameEvent(a, b journal.Event) bool {
 // unpacking never panics, keeps the fields already set, and what
 // appendSummary packs unpacks to the values it packed.
 func FuzzUnpackSummary(f *testing.F) {
-	ev := emulator.Event{Kind: emulator.EventLookup, Time: time.Unix(1700000000, 5),
-		Transaction: emulator.Summary{ThreeDSServerTransID: "tx=1:", Status: "C", CardholderName: "Jane\x00 Doe=3:",
+	ev := state.Event{Kind: state.EventLookup, Time: time.Unix(1700000000, 5),
+		Transaction: state.Summary{ThreeDSServerTransID: "tx=1:", Status: "C", CardholderName: "Jane\x00 Doe=3:",
 			MerchantName: "Shop", Fallback: true}}
 	f.Add(string(appendSummary(nil, ev)), "x")
 	f.Add("st=1:Y", "")
@@ -78,8 +79,8 @@ func FuzzUnpackSummary(f *testing.F) {
 // packEvent packs splits back into the record and the summary it packed,
 // and the summary folds back into the event it came from.
 func FuzzUnpackEvent(f *testing.F) {
-	ev := emulator.Event{Namespace: "ns", Kind: emulator.EventEnquiry, Time: time.Unix(1700000000, 5).UTC(),
-		Transaction: emulator.Summary{ThreeDSServerTransID: "tx-1", Status: "Y", ECI: "05", MerchantName: "Shop"}}
+	ev := state.Event{Namespace: "ns", Kind: state.EventEnquiry, Time: time.Unix(1700000000, 5).UTC(),
+		Transaction: state.Summary{ThreeDSServerTransID: "tx-1", Status: "Y", ECI: "05", MerchantName: "Shop"}}
 	e := journal.Event{Kind: ev.Kind, Time: ev.Time, Status: "Y", Response: []byte(`{"transactionStatus":"Y"}`)}
 	f.Add(string(packEvent(nil, &e, ev)), "Shop")
 	f.Add("\x00\x00\x00\x05E", "")
@@ -134,15 +135,15 @@ func FuzzReadChunk(f *testing.F) {
 // TestPackedSize: packEvent fits in the buffer packedSize asks for, so a
 // recorded event takes one allocation.
 func TestPackedSize(t *testing.T) {
-	sum := emulator.Summary{ThreeDSServerTransID: "8a880dc0-d2d2-4067-bcb1-000000000001", ExternalReferenceID: strings.Repeat("R", 64),
+	sum := state.Summary{ThreeDSServerTransID: "8a880dc0-d2d2-4067-bcb1-000000000001", ExternalReferenceID: strings.Repeat("R", 64),
 		ScenarioID: "visa-challenge-long-name", MaskedPAN: "400000******1109", CardBIN: "400000", CardScheme: "MASTERCARD",
 		Version: "2.2.0", Status: "C", StatusReason: "01", ECI: "05", ChallengeCancel: "01", Fallback: true,
 		CardholderName: strings.Repeat("N", 45), MerchantName: strings.Repeat("M", 40), Amount: "1234567.89", Currency: "EUR"}
-	for _, kind := range []emulator.EventKind{emulator.EventLookup, emulator.EventEnquiry, emulator.EventDecision} {
-		ev := emulator.Event{Namespace: "ns", Kind: kind, Time: time.Now(), Detail: "pass -> Y", Transaction: sum,
+	for _, kind := range []state.EventKind{state.EventLookup, state.EventEnquiry, state.EventDecision} {
+		ev := state.Event{Namespace: "ns", Kind: kind, Time: time.Now(), Detail: "pass -> Y", Transaction: sum,
 			Request: []byte(`{"a":1}`)}
 		e := journal.Event{Kind: kind, Time: ev.Time, Status: "C", Detail: ev.Detail, Request: ev.Request, Response: []byte(`{"status":"C"}`),
-			Challenge: &emulator.ChallengeIndication{ACSURL: "https://acs.example/c", CReq: strings.Repeat("c", 300), SessionData: "sd", WindowSize: 5}}
+			Challenge: &message.ChallengeIndication{ACSURL: "https://acs.example/c", CReq: strings.Repeat("c", 300), SessionData: "sd", WindowSize: 5}}
 		n := packedSize(&e, sum)
 		if got := len(packEvent(make([]byte, 0, n), &e, ev)); got > n {
 			t.Errorf("%s: packEvent took %d bytes, packedSize said %d", kind, got, n)

@@ -10,14 +10,14 @@ import (
 
 	"github.com/redis/rueidis"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 )
 
 // KeyRegistry keeps the sealed namespace key (see NamespaceKey) and the
 // fingerprints of the state keys of the replicas sharing a Redis, these
 // in one key (prefix "keys": the fingerprints separated
 // by spaces, the current one first) with a time to live that each
-// agreeing replica renews. The rule is emulator.JudgeKeys, in Go; a
+// agreeing replica renews. The rule is state.JudgeKeys, in Go; a
 // script only sets the key if it still holds what the rule was applied
 // to, and the check is tried again otherwise.
 type KeyRegistry struct {
@@ -27,7 +27,7 @@ type KeyRegistry struct {
 	timeout time.Duration
 }
 
-var _ emulator.KeyRegistry = (*KeyRegistry)(nil)
+var _ state.KeyRegistry = (*KeyRegistry)(nil)
 
 // NewKeyRegistry returns the registry kept over client c under prefix
 // (DefaultPrefix when empty); every call is bounded by timeout
@@ -53,18 +53,18 @@ redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
 return 1`)
 
 // Check compares f with the fingerprints kept.
-func (r *KeyRegistry) Check(ctx context.Context, f emulator.KeyFingerprints, ttl time.Duration) (emulator.KeysVerdict, error) {
+func (r *KeyRegistry) Check(ctx context.Context, f state.KeyFingerprints, ttl time.Duration) (state.KeysVerdict, error) {
 	if !f.Valid() {
-		return emulator.KeysMismatch, errors.New("redisstore: key fingerprints are 16 hex digits each")
+		return state.KeysMismatch, errors.New("redisstore: key fingerprints are 16 hex digits each")
 	}
 	ctx, cancel := bounded(ctx, r.timeout)
 	defer cancel()
 	for range 5 {
 		raw, err := r.c.Do(ctx, r.c.B().Get().Key(r.key).Build()).ToString()
 		if err != nil && !rueidis.IsRedisNil(err) {
-			return emulator.KeysMismatch, Classify("read the state keys' fingerprints", err)
+			return state.KeysMismatch, Classify("read the state keys' fingerprints", err)
 		}
-		v, replace := emulator.JudgeKeys(emulator.ParseKeyFingerprints(raw), f)
+		v, replace := state.JudgeKeys(state.ParseKeyFingerprints(raw), f)
 		if !v.Agree() {
 			return v, nil
 		}
@@ -74,14 +74,14 @@ func (r *KeyRegistry) Check(ctx context.Context, f emulator.KeyFingerprints, ttl
 		}
 		n, err := swapScript.Exec(ctx, r.c, []string{r.key}, []string{raw, next, strconv.FormatInt(max(ttl.Milliseconds(), 1), 10)}).AsInt64()
 		if err != nil {
-			return emulator.KeysMismatch, ClassifyWrite("keep the state keys' fingerprints", err)
+			return state.KeysMismatch, ClassifyWrite("keep the state keys' fingerprints", err)
 		}
 		if n == 1 {
 			return v, nil
 		}
 		// Another replica changed them in between: judge again.
 	}
-	return emulator.KeysMismatch, fmt.Errorf("%w: the state keys' fingerprints kept changing", emulator.ErrUnavailable)
+	return state.KeysMismatch, fmt.Errorf("%w: the state keys' fingerprints kept changing", state.ErrUnavailable)
 }
 
 // The namespace key is one hash without a time to live (prefix "nsk"):
@@ -92,7 +92,7 @@ const (
 	nsKeySealed = "s:"
 )
 
-// keepSealedScript applies what emulator.JudgeNamespaceKey decided, if
+// keepSealedScript applies what state.JudgeNamespaceKey decided, if
 // the hash KEYS[1] still keeps the id ARGV[1] it was judged on (an absent
 // one keeps ""): it sets the id ARGV[2] and the copy ARGV[3] = ARGV[4],
 // and removes the copy ARGV[5] when not empty; 1 when it did.
@@ -103,16 +103,16 @@ redis.call('HSET', KEYS[1], 'id', ARGV[2], ARGV[3], ARGV[4])
 return 1`)
 
 // NamespaceKey returns the namespace key the replicas keep.
-func (r *KeyRegistry) NamespaceKey(ctx context.Context) (emulator.SealedKey, error) {
+func (r *KeyRegistry) NamespaceKey(ctx context.Context) (state.SealedKey, error) {
 	ctx, cancel := bounded(ctx, r.timeout)
 	defer cancel()
 	m, err := r.c.Do(ctx, r.c.B().Hgetall().Key(r.nsKey).Build()).AsStrMap()
 	if err != nil {
-		return emulator.SealedKey{}, Classify("read the namespace key", err)
+		return state.SealedKey{}, Classify("read the namespace key", err)
 	}
-	k := emulator.SealedKey{ID: m[nsKeyID]}
+	k := state.SealedKey{ID: m[nsKeyID]}
 	if k.ID == "" {
-		return emulator.SealedKey{}, nil
+		return state.SealedKey{}, nil
 	}
 	k.Sealed = map[string]string{}
 	for f, v := range m {
@@ -124,19 +124,19 @@ func (r *KeyRegistry) NamespaceKey(ctx context.Context) (emulator.SealedKey, err
 }
 
 // KeepNamespaceKey keeps a sealed copy of the namespace key id, by the
-// rule of emulator.JudgeNamespaceKey applied in Go to what it read, then
+// rule of state.JudgeNamespaceKey applied in Go to what it read, then
 // set by a script if the key kept did not change in between (else it
 // reads and judges again).
-func (r *KeyRegistry) KeepNamespaceKey(ctx context.Context, id, fp, sealed string) (emulator.SealedKey, error) {
+func (r *KeyRegistry) KeepNamespaceKey(ctx context.Context, id, fp, sealed string) (state.SealedKey, error) {
 	if id == "" || fp == "" || sealed == "" {
-		return emulator.SealedKey{}, errors.New("redisstore: a sealed namespace key needs its id, a fingerprint and the copy")
+		return state.SealedKey{}, errors.New("redisstore: a sealed namespace key needs its id, a fingerprint and the copy")
 	}
 	for range 5 {
 		kept, err := r.NamespaceKey(ctx)
 		if err != nil {
-			return emulator.SealedKey{}, err
+			return state.SealedKey{}, err
 		}
-		keep, drop := emulator.JudgeNamespaceKey(kept, id, fp)
+		keep, drop := state.JudgeNamespaceKey(kept, id, fp)
 		if !keep || kept.Sealed[fp] == sealed {
 			return kept, nil
 		}
@@ -147,11 +147,11 @@ func (r *KeyRegistry) KeepNamespaceKey(ctx context.Context, id, fp, sealed strin
 		n, err := keepSealedScript.Exec(bctx, r.c, []string{r.nsKey}, []string{kept.ID, id, nsKeySealed + fp, sealed, drop}).AsInt64()
 		cancel()
 		if err != nil {
-			return emulator.SealedKey{}, ClassifyWrite("keep the namespace key", err)
+			return state.SealedKey{}, ClassifyWrite("keep the namespace key", err)
 		}
 		if n == 1 {
 			return r.NamespaceKey(ctx)
 		}
 	}
-	return emulator.SealedKey{}, fmt.Errorf("%w: the namespace key kept changing", emulator.ErrUnavailable)
+	return state.SealedKey{}, fmt.Errorf("%w: the namespace key kept changing", state.ErrUnavailable)
 }

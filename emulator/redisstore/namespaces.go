@@ -10,8 +10,8 @@ import (
 
 	"github.com/redis/rueidis"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/journal"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 )
 
 // DefaultNamespaceRevalidate is how long a replica uses a namespace's
@@ -33,7 +33,7 @@ type NamespacesOptions struct {
 	Revalidate time.Duration
 }
 
-// Namespaces is the emulator.Namespaces in Redis: each namespace's state
+// Namespaces is the state.Namespaces in Redis: each namespace's state
 // is one key, prefix "n:" namespace, holding "offset generation" (the
 // offset in nanoseconds, the generation in Unix microseconds) with a TTL
 // of MaxAge renewed by each change. Every change is a script that also
@@ -51,11 +51,11 @@ type Namespaces struct {
 	opt      NamespacesOptions
 	now      func() time.Time
 	watchers *journal.Watchers
-	cache    *announced[emulator.NamespaceState]
+	cache    *announced[state.NamespaceState]
 	sub      *subscription
 }
 
-var _ emulator.Namespaces = (*Namespaces)(nil)
+var _ state.Namespaces = (*Namespaces)(nil)
 
 // NewNamespaces returns the namespace states kept over client c and
 // starts the subscription to their changes; Close stops it.
@@ -76,7 +76,7 @@ func NewNamespaces(c rueidis.Client, opt NamespacesOptions) (*Namespaces, error)
 		opt.Revalidate = DefaultNamespaceRevalidate
 	}
 	n := &Namespaces{c: c, opt: opt, now: time.Now, watchers: journal.NewWatchers(maxCached),
-		cache: newAnnounced[emulator.NamespaceState](opt.Revalidate)}
+		cache: newAnnounced[state.NamespaceState](opt.Revalidate)}
 	n.sub = startSubscription(c, n.channel(), opt.Timeout, n.changed, n.reset)
 	return n, nil
 }
@@ -103,19 +103,19 @@ func (n *Namespaces) reset() {
 }
 
 // parseState reads a stored state, "offset generation".
-func parseState(v string) (emulator.NamespaceState, error) {
+func parseState(v string) (state.NamespaceState, error) {
 	o, g, ok := strings.Cut(v, " ")
 	offset, err1 := strconv.ParseInt(o, 10, 64)
 	gen, err2 := strconv.ParseUint(g, 10, 64)
 	if !ok || err1 != nil || err2 != nil || offset < 0 {
-		return emulator.NamespaceState{}, fmt.Errorf("redisstore: namespace state %q is damaged", v)
+		return state.NamespaceState{}, fmt.Errorf("redisstore: namespace state %q is damaged", v)
 	}
-	return emulator.NamespaceState{Offset: time.Duration(offset), Generation: gen}, nil
+	return state.NamespaceState{Offset: time.Duration(offset), Generation: gen}, nil
 }
 
 // State returns the state of ns, from this replica's cache while it is
 // younger than Revalidate and no change was announced.
-func (n *Namespaces) State(ctx context.Context, ns string) (emulator.NamespaceState, error) {
+func (n *Namespaces) State(ctx context.Context, ns string) (state.NamespaceState, error) {
 	now := n.now()
 	cached, ok, drops := n.cache.get(ns, now)
 	if ok {
@@ -124,14 +124,14 @@ func (n *Namespaces) State(ctx context.Context, ns string) (emulator.NamespaceSt
 	rctx, cancel := bounded(ctx, n.opt.Timeout)
 	defer cancel()
 	v, err := n.c.Do(rctx, n.c.B().Get().Key(n.key(ns)).Build()).ToString()
-	var st emulator.NamespaceState
+	var st state.NamespaceState
 	switch {
 	case rueidis.IsRedisNil(err):
 	case err != nil:
-		return emulator.NamespaceState{}, Classify("namespace state", err)
+		return state.NamespaceState{}, Classify("namespace state", err)
 	default:
 		if st, err = parseState(v); err != nil {
-			return emulator.NamespaceState{}, err
+			return state.NamespaceState{}, err
 		}
 	}
 	n.cache.put(ns, st, now, drops)
@@ -167,48 +167,48 @@ redis.call('PUBLISH', ARGV[5], ARGV[6])
 return {1, nv}`)
 
 // change runs changeScript and forgets this replica's cached state.
-func (n *Namespaces) change(ctx context.Context, ns, op string, amount int64, max time.Duration) (emulator.NamespaceState, error) {
+func (n *Namespaces) change(ctx context.Context, ns, op string, amount int64, max time.Duration) (state.NamespaceState, error) {
 	ctx, cancel := bounded(ctx, n.opt.Timeout)
 	defer cancel()
 	reply, err := changeScript.Exec(ctx, n.c, []string{n.key(ns)}, []string{op, strconv.FormatInt(amount, 10),
 		strconv.FormatInt(int64(max), 10), strconv.FormatInt(n.opt.MaxAge.Milliseconds(), 10), n.channel(), ns}).ToArray()
 	n.changed(ns)
 	if err != nil {
-		return emulator.NamespaceState{}, ClassifyWrite("change a namespace state", err)
+		return state.NamespaceState{}, ClassifyWrite("change a namespace state", err)
 	}
 	if len(reply) != 2 {
-		return emulator.NamespaceState{}, fmt.Errorf("redisstore: change a namespace state: %d replies", len(reply))
+		return state.NamespaceState{}, fmt.Errorf("redisstore: change a namespace state: %d replies", len(reply))
 	}
 	done, err1 := reply[0].AsInt64()
 	v, err2 := reply[1].ToString()
 	if err := errors.Join(err1, err2); err != nil {
-		return emulator.NamespaceState{}, fmt.Errorf("redisstore: change a namespace state: %w", err)
+		return state.NamespaceState{}, fmt.Errorf("redisstore: change a namespace state: %w", err)
 	}
 	st, err := parseState(v)
 	if err != nil {
-		return emulator.NamespaceState{}, err
+		return state.NamespaceState{}, err
 	}
 	if done == 0 {
-		return st, fmt.Errorf("redisstore: %w: %s + %s > %s", emulator.ErrClockLimit, st.Offset, time.Duration(amount), max)
+		return st, fmt.Errorf("redisstore: %w: %s + %s > %s", state.ErrClockLimit, st.Offset, time.Duration(amount), max)
 	}
 	return st, nil
 }
 
 // Advance moves the clock of ns forward by d, unless its offset would
 // then exceed max.
-func (n *Namespaces) Advance(ctx context.Context, ns string, d, max time.Duration) (emulator.NamespaceState, error) {
+func (n *Namespaces) Advance(ctx context.Context, ns string, d, max time.Duration) (state.NamespaceState, error) {
 	return n.change(ctx, ns, "advance", int64(d), max)
 }
 
 // ResetClock sets the offset of ns back to zero.
-func (n *Namespaces) ResetClock(ctx context.Context, ns string) (emulator.NamespaceState, error) {
+func (n *Namespaces) ResetClock(ctx context.Context, ns string) (state.NamespaceState, error) {
 	return n.change(ctx, ns, "reset", 0, 0)
 }
 
 // Forget raises the generation of ns above every one before: to this
 // replica's time in Unix microseconds, or one more than the last.
-func (n *Namespaces) Forget(ctx context.Context, ns string) (emulator.NamespaceState, error) {
-	return n.change(ctx, ns, "forget", int64(emulator.NextGeneration(0, n.now())), 0)
+func (n *Namespaces) Forget(ctx context.Context, ns string) (state.NamespaceState, error) {
+	return n.change(ctx, ns, "forget", int64(state.NextGeneration(0, n.now())), 0)
 }
 
 // Changed returns a channel closed when a change of the state of ns is

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/redisstore"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 )
 
@@ -51,5 +51,5 @@ func TestNamespacesKeys(t *testing.T) {
 	if _, err := redisstore.NewNamespaces(connect(t, srv), redisstore.NamespacesOptions{}); err == nil {
 		t.Error("NewNamespaces without a max age")
 	}
-	var _ emulator.Namespaces = n
+	var _ state.Namespaces = n
 }

@@ -10,7 +10,7 @@ import (
 
 	"github.com/redis/rueidis"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 )
 
 // The outbox of the result callbacks, kept per namespace (a tenant) so
@@ -116,28 +116,28 @@ if pushed then return {1, pushed, from} end
 return {1}`)
 
 // Schedule adds or advances a delivery.
-func (r *Callbacks) Schedule(ctx context.Context, d emulator.Delivery, now time.Time) (emulator.Delivery, error) {
+func (r *Callbacks) Schedule(ctx context.Context, d state.Delivery, now time.Time) (state.Delivery, error) {
 	ctx, cancel := bounded(ctx, r.timeout)
 	defer cancel()
 	vs, err := scheduleScript.Exec(ctx, r.c, r.outboxKeys(), []string{r.prefix, d.ID, d.Namespace, ms(d.Due), ms(now),
 		strconv.Itoa(r.opt.Bounds.Outbox), strconv.Itoa(r.opt.Bounds.OutboxPerNamespace)}).ToArray()
 	if err != nil {
-		return emulator.Delivery{}, ClassifyWrite("schedule a result callback", err)
+		return state.Delivery{}, ClassifyWrite("schedule a result callback", err)
 	}
 	code, _ := vs[0].AsInt64()
 	switch {
 	case code == -2:
 		n, _ := vs[1].AsInt64()
-		return emulator.Delivery{}, fmt.Errorf("%w: %d of its deliveries wait", emulator.ErrCallbackQuota, n)
+		return state.Delivery{}, fmt.Errorf("%w: %d of its deliveries wait", state.ErrCallbackQuota, n)
 	case code == -1:
 		n, _ := vs[1].AsInt64()
-		return emulator.Delivery{}, fmt.Errorf("%w: the outbox is full (%d deliveries) and this token has as many waiting as any", emulator.ErrCallbackLimit, n)
+		return state.Delivery{}, fmt.Errorf("%w: the outbox is full (%d deliveries) and this token has as many waiting as any", state.ErrCallbackLimit, n)
 	case len(vs) == 3:
 		id, _ := vs[1].ToString()
 		ns, _ := vs[2].ToString()
-		return emulator.Delivery{ID: id, Namespace: ns}, nil
+		return state.Delivery{ID: id, Namespace: ns}, nil
 	}
-	return emulator.Delivery{}, nil
+	return state.Delivery{}, nil
 }
 
 // claimScript: ARGV now, the leases' end, most entries, token seed, most
@@ -201,7 +201,7 @@ end
 return out`)
 
 // Claim leases the due deliveries, the namespaces in turn.
-func (r *Callbacks) Claim(ctx context.Context, now time.Time, lease time.Duration, max, perNamespace int) ([]emulator.Delivery, error) {
+func (r *Callbacks) Claim(ctx context.Context, now time.Time, lease time.Duration, max, perNamespace int) ([]state.Delivery, error) {
 	ctx, cancel := bounded(ctx, r.timeout)
 	defer cancel()
 	var seed [8]byte
@@ -212,10 +212,10 @@ func (r *Callbacks) Claim(ctx context.Context, now time.Time, lease time.Duratio
 	if err != nil {
 		return nil, ClassifyWrite("claim result callbacks", err)
 	}
-	out := make([]emulator.Delivery, 0, len(vs)/4)
+	out := make([]state.Delivery, 0, len(vs)/4)
 	for i := 0; i+3 < len(vs); i += 4 {
 		attempt, _ := strconv.Atoi(vs[i+2])
-		out = append(out, emulator.Delivery{ID: vs[i], Namespace: vs[i+1], Attempt: attempt, Token: vs[i+3], Due: until})
+		out = append(out, state.Delivery{ID: vs[i], Namespace: vs[i+1], Attempt: attempt, Token: vs[i+3], Due: until})
 	}
 	return out, nil
 }
@@ -238,9 +238,9 @@ place(e.n)
 return 1`)
 
 // Release ends a lease.
-func (r *Callbacks) Release(ctx context.Context, d emulator.Delivery, due, now time.Time) error {
+func (r *Callbacks) Release(ctx context.Context, d state.Delivery, due, now time.Time) error {
 	if d.Token == "" {
-		return emulator.ErrLeaseLost
+		return state.ErrLeaseLost
 	}
 	ctx, cancel := bounded(ctx, r.timeout)
 	defer cancel()
@@ -250,7 +250,7 @@ func (r *Callbacks) Release(ctx context.Context, d emulator.Delivery, due, now t
 		return ClassifyWrite("release a result callback", err)
 	}
 	if n == 0 {
-		return emulator.ErrLeaseLost
+		return state.ErrLeaseLost
 	}
 	return nil
 }
@@ -265,9 +265,9 @@ drop(ARGV[2], e.n)
 return 1`)
 
 // Done removes a delivery.
-func (r *Callbacks) Done(ctx context.Context, d emulator.Delivery) error {
+func (r *Callbacks) Done(ctx context.Context, d state.Delivery) error {
 	if d.Token == "" {
-		return emulator.ErrLeaseLost
+		return state.ErrLeaseLost
 	}
 	ctx, cancel := bounded(ctx, r.timeout)
 	defer cancel()
@@ -276,7 +276,7 @@ func (r *Callbacks) Done(ctx context.Context, d emulator.Delivery) error {
 		return ClassifyWrite("finish a result callback", err)
 	}
 	if n == 0 {
-		return emulator.ErrLeaseLost
+		return state.ErrLeaseLost
 	}
 	return nil
 }

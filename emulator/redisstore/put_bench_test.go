@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/redisstore"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 )
 
@@ -26,7 +26,7 @@ func BenchmarkRedisPut(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	base := emulator.Transaction{Namespace: "bench", Status: "Y", ECI: "05", ACSTransID: "8f3c2a1e-5b7d-4c9e-a1f2-3b4c5d6e7f80",
+	base := state.Transaction{Namespace: "bench", Status: "Y", ECI: "05", ACSTransID: "8f3c2a1e-5b7d-4c9e-a1f2-3b4c5d6e7f80",
 		DSTransID: "1a2b3c4d-5e6f-4a8b-9c0d-1e2f3a4b5c6d", CardBIN: "40000000", CardScheme: "visa", Version: "2.2.0"}
 	var n atomic.Int64
 	b.SetParallelism(16) // 32 goroutines on 2 CPUs

@@ -7,7 +7,7 @@
 // merchants' ddcIds and used JWT ids (Captures), the result callbacks'
 // registrations and outbox (Callbacks). It is the only package of the
 // sandbox that speaks to Redis. Each part passes the same contract tests
-// (package storetest) as its twin in package memstore.
+// (package statetest) as its twin in package memstore.
 //
 // Keys, under a prefix ("3ds:" by default):
 //
@@ -37,16 +37,16 @@
 //
 // Redis must not evict: under maxmemory-policy noeviction a full Redis
 // refuses writes, and a write refused so returns an error wrapping
-// emulator.ErrStoreFull (nothing was changed); Store.CheckPolicy refuses
+// state.ErrStoreFull (nothing was changed); Store.CheckPolicy refuses
 // the allkeys-* policies, which would drop acknowledged transactions.
 //
 // A node of a Redis Cluster is refused by Connect (ErrCluster): the
 // atomic steps above span several hash slots.
 //
 // A call that cannot reach Redis within its timeout returns an error
-// wrapping emulator.ErrUnavailable. A read changes nothing; a write that
+// wrapping state.ErrUnavailable. A read changes nothing; a write that
 // was sent but not confirmed in time may have been applied, and its error
-// also wraps emulator.ErrMaybeApplied.
+// also wraps state.ErrMaybeApplied.
 package redisstore
 
 import (
@@ -61,7 +61,7 @@ import (
 
 	"github.com/redis/rueidis"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 )
 
 // Defaults of Options.
@@ -195,11 +195,11 @@ func Classify(op string, err error) error {
 	case err == nil:
 		return nil
 	case rueidis.IsRedisNil(err):
-		return emulator.ErrNotFound
+		return state.ErrNotFound
 	case outOfMemory(err):
-		return fmt.Errorf("%w: %w: redis %s: %v", emulator.ErrUnavailable, emulator.ErrStoreFull, op, err)
+		return fmt.Errorf("%w: %w: redis %s: %v", state.ErrUnavailable, state.ErrStoreFull, op, err)
 	case unavailable(err):
-		return fmt.Errorf("%w: redis %s: %v", emulator.ErrUnavailable, op, err)
+		return fmt.Errorf("%w: redis %s: %v", state.ErrUnavailable, op, err)
 	}
 	return fmt.Errorf("redis %s: %w", op, err)
 }
@@ -207,12 +207,12 @@ func Classify(op string, err error) error {
 // ClassifyWrite is Classify for a call that changes state: when the
 // write may have reached Redis before the failure (a timeout or a lost
 // connection, not a refused one), its error also wraps
-// emulator.ErrMaybeApplied, since Redis may have applied it.
+// state.ErrMaybeApplied, since Redis may have applied it.
 func ClassifyWrite(op string, err error) error {
 	if err == nil || !unavailable(err) || rueidis.IsRedisNil(err) || neverSent(err) {
 		return Classify(op, err)
 	}
-	return fmt.Errorf("%w: %w: redis %s: %v", emulator.ErrUnavailable, emulator.ErrMaybeApplied, op, err)
+	return fmt.Errorf("%w: %w: redis %s: %v", state.ErrUnavailable, state.ErrMaybeApplied, op, err)
 }
 
 // neverSent tells a failure that happened before a command could reach

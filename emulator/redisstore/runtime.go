@@ -13,7 +13,7 @@ import (
 
 	"github.com/redis/rueidis"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 )
 
@@ -43,7 +43,7 @@ type RuntimeOptions struct {
 	Limits scenarios.RuntimeLimits
 }
 
-// Runtime is the emulator.RuntimeScenarios in Redis: every replica sees
+// Runtime is the state.RuntimeScenarios in Redis: every replica sees
 // the scenarios any replica added, within Revalidate. At the total of
 // every namespace's bytes, the namespace holding the most gives way its
 // oldest scenarios, as in memory (addScript).
@@ -64,7 +64,7 @@ type cachedSet struct {
 	checked time.Time
 }
 
-var _ emulator.RuntimeScenarios = (*Runtime)(nil)
+var _ state.RuntimeScenarios = (*Runtime)(nil)
 
 // NewRuntime returns the runtime scenarios kept over client c.
 func NewRuntime(c rueidis.Client, opt RuntimeOptions) (*Runtime, error) {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/redis/rueidis"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 )
 
 // Sessions keeps the console's sessions in Redis, so every replica knows
@@ -20,7 +20,7 @@ import (
 // ("csa"), each scored by when the session expires, and a sorted set of
 // the tokens by how many sessions each holds ("cst"). One script opens a
 // session and ends, atomically, the token's that expires first beyond
-// emulator.MaxSessionsPerToken and, at the bound of all, the one that
+// state.MaxSessionsPerToken and, at the bound of all, the one that
 // expires first of the token holding the most (of equal ones, the first
 // in byte order, as package fairshare chooses in memory); the sets live
 // as long as their newest session.
@@ -31,13 +31,13 @@ type Sessions struct {
 	timeout time.Duration
 }
 
-var _ emulator.SessionStore = (*Sessions)(nil)
+var _ state.SessionStore = (*Sessions)(nil)
 
 // SessionsOptions set up Sessions.
 type SessionsOptions struct {
 	// Prefix of every key; DefaultPrefix when empty.
 	Prefix string
-	// Max bounds the sessions of all tokens; emulator.DefaultMaxSessions
+	// Max bounds the sessions of all tokens; state.DefaultMaxSessions
 	// when zero.
 	Max int
 	// Timeout bounds every call; DefaultTimeout when zero.
@@ -56,7 +56,7 @@ func NewSessions(c rueidis.Client, opt SessionsOptions) (*Sessions, error) {
 		opt.Timeout = DefaultTimeout
 	}
 	if opt.Max <= 0 {
-		opt.Max = emulator.DefaultMaxSessions
+		opt.Max = state.DefaultMaxSessions
 	}
 	return &Sessions{c: c, prefix: opt.Prefix, max: opt.Max, timeout: opt.Timeout}, nil
 }
@@ -107,20 +107,20 @@ if redis.call('PTTL', KEYS[4]) < ttl then redis.call('PEXPIRE', KEYS[4], ttl) en
 return 1`)
 
 // Create opens a session.
-func (r *Sessions) Create(ctx context.Context, s emulator.Session, ttl time.Duration) (string, error) {
-	if !emulator.ValidTokenHash(s.TokenHash) {
+func (r *Sessions) Create(ctx context.Context, s state.Session, ttl time.Duration) (string, error) {
+	if !state.ValidTokenHash(s.TokenHash) {
 		return "", errors.New("redisstore: a console session needs the keyed hash of its token")
 	}
 	ctx, cancel := bounded(ctx, r.timeout)
 	defer cancel()
-	id := emulator.NewSessionID()
+	id := state.NewSessionID()
 	expires := "0"
 	if !s.Expires.IsZero() {
 		expires = strconv.FormatInt(s.Expires.UnixMilli(), 10)
 	}
 	err := sessionCreateScript.Exec(ctx, r.c, []string{r.key(id), r.prefix + "csu:" + s.TokenHash, r.allKey(), r.heldKey()}, []string{
 		id, s.TokenHash, s.Namespace, expires, strconv.FormatInt(max(ttl.Milliseconds(), 1), 10), ms(time.Now()),
-		strconv.Itoa(emulator.MaxSessionsPerToken), strconv.Itoa(r.max), r.prefix + "cs:", r.prefix + "csu:",
+		strconv.Itoa(state.MaxSessionsPerToken), strconv.Itoa(r.max), r.prefix + "cs:", r.prefix + "csu:",
 	}).Error()
 	if err != nil {
 		return "", ClassifyWrite("create a console session", err)
@@ -130,27 +130,27 @@ func (r *Sessions) Create(ctx context.Context, s emulator.Session, ttl time.Dura
 
 // Session returns a live session. A key of an earlier version, which
 // held the token itself, is ended when read.
-func (r *Sessions) Session(ctx context.Context, id string) (emulator.Session, bool, error) {
-	if !emulator.ValidSessionID(id) {
-		return emulator.Session{}, false, nil
+func (r *Sessions) Session(ctx context.Context, id string) (state.Session, bool, error) {
+	if !state.ValidSessionID(id) {
+		return state.Session{}, false, nil
 	}
 	ctx, cancel := bounded(ctx, r.timeout)
 	defer cancel()
 	vals, err := r.c.Do(ctx, r.c.B().Hmget().Key(r.key(id)).Field("t", "n", "e").Build()).ToArray()
 	if err != nil {
 		if isWrongType(err) {
-			return emulator.Session{}, false, Classify("end a console session of an earlier version", r.c.Do(ctx, r.c.B().Del().Key(r.key(id)).Build()).Error())
+			return state.Session{}, false, Classify("end a console session of an earlier version", r.c.Do(ctx, r.c.B().Del().Key(r.key(id)).Build()).Error())
 		}
-		return emulator.Session{}, false, Classify("read a console session", err)
+		return state.Session{}, false, Classify("read a console session", err)
 	}
 	var f [3]string
 	for i := range min(len(vals), len(f)) {
 		f[i], _ = vals[i].ToString() // nil: no such session
 	}
 	if f[0] == "" {
-		return emulator.Session{}, false, nil
+		return state.Session{}, false, nil
 	}
-	s := emulator.Session{TokenHash: f[0], Namespace: f[1]}
+	s := state.Session{TokenHash: f[0], Namespace: f[1]}
 	if e, err := strconv.ParseInt(f[2], 10, 64); err == nil && e > 0 {
 		s.Expires = time.UnixMilli(e)
 	}
@@ -177,7 +177,7 @@ return 1`)
 
 // Delete ends a session.
 func (r *Sessions) Delete(ctx context.Context, id string) error {
-	if !emulator.ValidSessionID(id) {
+	if !state.ValidSessionID(id) {
 		return nil
 	}
 	ctx, cancel := bounded(ctx, r.timeout)

@@ -11,8 +11,8 @@ import (
 
 	"github.com/redis/rueidis"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/record"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 )
 
 // formatV1 is the first byte of every stored transaction: the value's
@@ -55,7 +55,7 @@ type Options struct {
 	MaxEntriesPerTenant int
 }
 
-// Store is the emulator.Store in Redis.
+// Store is the state.Store in Redis.
 type Store struct {
 	c       rueidis.Client
 	prefix  string
@@ -70,8 +70,8 @@ type Store struct {
 }
 
 var (
-	_ emulator.Store  = (*Store)(nil)
-	_ emulator.Pinger = (*Store)(nil)
+	_ state.Store  = (*Store)(nil)
+	_ state.Pinger = (*Store)(nil)
 )
 
 // NewStore returns the Store over client c.
@@ -112,7 +112,7 @@ func (s *Store) refKey(ns, ref string) string {
 }
 
 // encode is the stored value of t.
-func encode(t *emulator.Transaction) string {
+func encode(t *state.Transaction) string {
 	c := *t
 	c.ThreeDSServerTransID = ""
 	var flags byte
@@ -128,14 +128,14 @@ func encode(t *emulator.Transaction) string {
 }
 
 // decode reads the stored value of transaction id.
-func decode(id string, v []byte) (emulator.Transaction, error) {
+func decode(id string, v []byte) (state.Transaction, error) {
 	if len(v) < 2 || v[0] != formatV1 {
-		return emulator.Transaction{}, fmt.Errorf("redisstore: stored transaction %s of unknown format %d", id, firstByte(v))
+		return state.Transaction{}, fmt.Errorf("redisstore: stored transaction %s of unknown format %d", id, firstByte(v))
 	}
 	flags := v[1]
 	t, err := record.Decode(v[2:])
 	if err != nil {
-		return emulator.Transaction{}, fmt.Errorf("redisstore: stored transaction %s: %w", id, err)
+		return state.Transaction{}, fmt.Errorf("redisstore: stored transaction %s: %w", id, err)
 	}
 	t.ThreeDSServerTransID = id
 	if flags&flagACS != 0 {
@@ -211,9 +211,9 @@ func firstByte(v []byte) int {
 // its share pays a second call, which deletes its own oldest
 // (shareScript). It never overwrites a stored transaction: an id already
 // stored is refused, though its reference is then set to that id all the
-// same. Ids are random UUIDs (emulator.Store: globally unique), so
+// same. Ids are random UUIDs (state.Store: globally unique), so
 // neither happens but by a bug.
-func (s *Store) Put(ctx context.Context, t emulator.Transaction) error {
+func (s *Store) Put(ctx context.Context, t state.Transaction) error {
 	ctx, cancel := bounded(ctx, s.timeout)
 	defer cancel()
 	ttl := s.maxAge.Milliseconds()
@@ -297,12 +297,12 @@ func (s *Store) trim(ctx context.Context, ns string, expired int64) error {
 }
 
 // Get returns the transaction with this threeDSServerTransID.
-func (s *Store) Get(ctx context.Context, id string) (emulator.Transaction, error) {
+func (s *Store) Get(ctx context.Context, id string) (state.Transaction, error) {
 	ctx, cancel := bounded(ctx, s.timeout)
 	defer cancel()
 	v, err := s.c.Do(ctx, s.c.B().Get().Key(s.txKey(id)).Build()).AsBytes()
 	if err != nil {
-		return emulator.Transaction{}, Classify("get", err)
+		return state.Transaction{}, Classify("get", err)
 	}
 	return decode(id, v)
 }
@@ -335,12 +335,12 @@ func idOf(v string) string {
 // carries this externalReferenceId: the reference's index, then the
 // transaction (two reads; a transaction that expires in between is not
 // found, as it would be a moment later).
-func (s *Store) GetByExternalRef(ctx context.Context, namespace, ref string) (emulator.Transaction, error) {
+func (s *Store) GetByExternalRef(ctx context.Context, namespace, ref string) (state.Transaction, error) {
 	ctx, cancel := bounded(ctx, s.timeout)
 	defer cancel()
 	v, err := s.c.Do(ctx, s.c.B().Get().Key(s.refKey(namespace, ref)).Build()).ToString()
 	if err != nil {
-		return emulator.Transaction{}, Classify("get by reference", err)
+		return state.Transaction{}, Classify("get by reference", err)
 	}
 	return s.Get(ctx, idOf(v))
 }
@@ -363,21 +363,21 @@ const maxConflicts = 50
 // the transaction, applies fn, and stores the result only if nobody
 // changed it in between; otherwise it reads again and retries, so fn may
 // run more than once. A change fn makes no difference to is not written.
-func (s *Store) Update(ctx context.Context, id string, fn func(*emulator.Transaction) error) (emulator.Transaction, error) {
+func (s *Store) Update(ctx context.Context, id string, fn func(*state.Transaction) error) (state.Transaction, error) {
 	ctx, cancel := bounded(ctx, s.timeout)
 	defer cancel()
 	key := s.txKey(id)
 	for attempt := 0; ; attempt++ {
 		old, err := s.c.Do(ctx, s.c.B().Get().Key(key).Build()).ToString()
 		if err != nil {
-			return emulator.Transaction{}, Classify("update", err)
+			return state.Transaction{}, Classify("update", err)
 		}
 		t, err := decode(id, []byte(old))
 		if err != nil {
-			return emulator.Transaction{}, err
+			return state.Transaction{}, err
 		}
 		if err := fn(&t); err != nil {
-			return emulator.Transaction{}, err
+			return state.Transaction{}, err
 		}
 		next := encode(&t)
 		if next == old {
@@ -386,13 +386,13 @@ func (s *Store) Update(ctx context.Context, id string, fn func(*emulator.Transac
 		n, err := casScript.Exec(ctx, s.c, []string{key}, []string{old, next}).AsInt64()
 		switch {
 		case err != nil:
-			return emulator.Transaction{}, ClassifyWrite("update", err)
+			return state.Transaction{}, ClassifyWrite("update", err)
 		case n == 1:
 			return t, nil
 		case n == -1:
-			return emulator.Transaction{}, emulator.ErrNotFound
+			return state.Transaction{}, state.ErrNotFound
 		case attempt >= maxConflicts:
-			return emulator.Transaction{}, fmt.Errorf("redisstore: transaction %s changed %d times while being updated", id, attempt)
+			return state.Transaction{}, fmt.Errorf("redisstore: transaction %s changed %d times while being updated", id, attempt)
 		}
 		// Another change won: let it settle for a moment, then read again.
 		if attempt > 2 {
@@ -404,7 +404,7 @@ func (s *Store) Update(ctx context.Context, id string, fn func(*emulator.Transac
 // Ping tells whether Redis takes writes now, for the readiness probe: it
 // writes a small key with a short time to live, since a Redis at its
 // maxmemory still answers PING but refuses writes (an error wrapping
-// emulator.ErrStoreFull). At most every PolicyRecheck it also reads the
+// state.ErrStoreFull). At most every PolicyRecheck it also reads the
 // eviction policy again, and answers its *PolicyError while the policy
 // is one the sandbox refuses.
 func (s *Store) Ping(ctx context.Context) error {

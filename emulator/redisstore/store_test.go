@@ -10,9 +10,9 @@ import (
 
 	"github.com/redis/rueidis"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/redisstore"
-	"github.com/threeds-sandbox/threeds-sandbox/emulator/storetest"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state/statetest"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 )
@@ -31,11 +31,11 @@ func connect(t *testing.T, srv *testkit.Redis) rueidis.Client {
 	return c
 }
 
-// TestContract runs the emulator.Store contract against a real
+// TestContract runs the state.Store contract against a real
 // redis-server, each test under a prefix of its own.
 func TestContract(t *testing.T) {
 	c := connect(t, testkit.StartRedis(t, testkit.RedisOptions{}))
-	storetest.Run(t, func(t *testing.T, maxAge time.Duration) emulator.Store {
+	statetest.Run(t, func(t *testing.T, maxAge time.Duration) state.Store {
 		return newStore(t, c, maxAge, 1000)
 	})
 }
@@ -44,7 +44,7 @@ func TestContract(t *testing.T) {
 // transactions against a real redis-server, as the memory store does.
 func TestSharesContract(t *testing.T) {
 	c := connect(t, testkit.StartRedis(t, testkit.RedisOptions{}))
-	storetest.RunShares(t, func(t *testing.T, perTenant int) emulator.Store {
+	statetest.RunShares(t, func(t *testing.T, perTenant int) state.Store {
 		return newStore(t, c, time.Hour, perTenant)
 	})
 }
@@ -58,13 +58,13 @@ func TestShareForgetsExpiredFirst(t *testing.T) {
 	s := newStore(t, c, maxAge, 2)
 	ctx := context.Background()
 	for _, id := range []string{"old-1", "old-2"} {
-		if err := s.Put(ctx, storetest.Transaction("ns", id, "")); err != nil {
+		if err := s.Put(ctx, statetest.Transaction("ns", id, "")); err != nil {
 			t.Fatal(err)
 		}
 	}
 	time.Sleep(maxAge + 100*time.Millisecond)
 	for _, id := range []string{"new-1", "new-2"} {
-		if err := s.Put(ctx, storetest.Transaction("ns", id, "")); err != nil {
+		if err := s.Put(ctx, statetest.Transaction("ns", id, "")); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -73,10 +73,10 @@ func TestShareForgetsExpiredFirst(t *testing.T) {
 			t.Errorf("%s, within the share once the expired are gone: %v", id, err)
 		}
 	}
-	if err := s.Put(ctx, storetest.Transaction("ns", "new-3", "")); err != nil {
+	if err := s.Put(ctx, statetest.Transaction("ns", "new-3", "")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Get(ctx, "new-1"); !errors.Is(err, emulator.ErrNotFound) {
+	if _, err := s.Get(ctx, "new-1"); !errors.Is(err, state.ErrNotFound) {
 		t.Errorf("new-1, the oldest live one past the share: %v, want ErrNotFound", err)
 	}
 	for _, id := range []string{"new-2", "new-3"} {
@@ -87,7 +87,7 @@ func TestShareForgetsExpiredFirst(t *testing.T) {
 }
 
 // newStore is a Store over c under the test's own prefix.
-func newStore(t *testing.T, c rueidis.Client, maxAge time.Duration, perTenant int) emulator.Store {
+func newStore(t *testing.T, c rueidis.Client, maxAge time.Duration, perTenant int) state.Store {
 	t.Helper()
 	s, err := redisstore.NewStore(c, redisstore.Options{IndexKey: testIndexKey, Prefix: t.Name() + ":", MaxAge: maxAge, MaxEntriesPerTenant: perTenant})
 	if err != nil {
@@ -102,7 +102,7 @@ func newStore(t *testing.T, c rueidis.Client, maxAge time.Duration, perTenant in
 func TestCapturesContract(t *testing.T) {
 	srv := testkit.StartRedis(t, testkit.RedisOptions{})
 	c := connect(t, srv)
-	storetest.RunCaptures(t, func(t *testing.T, perTenant int) (a, b emulator.Captures) {
+	statetest.RunCaptures(t, func(t *testing.T, perTenant int) (a, b state.Captures) {
 		opt := redisstore.CapturesOptions{Prefix: t.Name() + ":", Timeout: time.Second, Keys: [][]byte{[]byte("capture key")}, PerTenant: perTenant}
 		ra, err := redisstore.NewCaptures(c, opt)
 		if err != nil {
@@ -123,7 +123,7 @@ func TestCapturesContract(t *testing.T) {
 func TestCallbacksContract(t *testing.T) {
 	srv := testkit.StartRedis(t, testkit.RedisOptions{})
 	c := connect(t, srv)
-	storetest.RunCallbacks(t, func(t *testing.T, b emulator.CallbackBounds) (emulator.Callbacks, emulator.Callbacks) {
+	statetest.RunCallbacks(t, func(t *testing.T, b state.CallbackBounds) (state.Callbacks, state.Callbacks) {
 		// A cached URL is never read again within the test: only the
 		// announcements carry a change from one replica to the other.
 		opt := redisstore.CallbacksOptions{Prefix: t.Name() + ":", Timeout: time.Second, Revalidate: time.Hour, Bounds: b}
@@ -152,25 +152,25 @@ func TestUnavailable(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	tx := storetest.Transaction("ns", "id-before", "ORD-B")
+	tx := statetest.Transaction("ns", "id-before", "ORD-B")
 	if err := s.Put(ctx, tx); err != nil {
 		t.Fatal(err)
 	}
 	srv.Stop()
 	calls := map[string]func() error{
-		"Put":  func() error { return s.Put(ctx, storetest.Transaction("ns", "id-during", "")) },
+		"Put":  func() error { return s.Put(ctx, statetest.Transaction("ns", "id-during", "")) },
 		"Get":  func() error { _, err := s.Get(ctx, "id-before"); return err },
 		"Ref":  func() error { _, err := s.GetByExternalRef(ctx, "ns", "ORD-B"); return err },
 		"Ping": func() error { return s.Ping(ctx) },
 		"Update": func() error {
-			_, err := s.Update(ctx, "id-before", func(*emulator.Transaction) error { return nil })
+			_, err := s.Update(ctx, "id-before", func(*state.Transaction) error { return nil })
 			return err
 		},
 	}
 	for name, call := range calls {
 		start := time.Now()
 		err := call()
-		if !errors.Is(err, emulator.ErrUnavailable) {
+		if !errors.Is(err, state.ErrUnavailable) {
 			t.Errorf("%s with Redis down: %v, want ErrUnavailable", name, err)
 		}
 		if d := time.Since(start); d > 3*time.Second {
@@ -188,7 +188,7 @@ func TestUnavailable(t *testing.T) {
 	if got, err := s.Get(ctx, "id-before"); err != nil || got.ExternalReferenceID != "ORD-B" {
 		t.Errorf("after the restart: %v, want the transaction kept by the append-only file", err)
 	}
-	if _, err := s.Get(ctx, "id-during"); !errors.Is(err, emulator.ErrNotFound) {
+	if _, err := s.Get(ctx, "id-during"); !errors.Is(err, state.ErrNotFound) {
 		t.Errorf("the Put that failed stored something: %v", err)
 	}
 }
@@ -224,12 +224,12 @@ func TestConnect(t *testing.T) {
 	}
 }
 
-// TestRuntimeContract runs the emulator.RuntimeScenarios contract against
+// TestRuntimeContract runs the state.RuntimeScenarios contract against
 // a real redis-server, with two Runtimes over it as two replicas.
 func TestRuntimeContract(t *testing.T) {
 	srv := testkit.StartRedis(t, testkit.RedisOptions{})
 	c := connect(t, srv)
-	storetest.RunRuntime(t, func(t *testing.T, lim scenarios.RuntimeLimits) (a, b emulator.RuntimeScenarios) {
+	statetest.RunRuntime(t, func(t *testing.T, lim scenarios.RuntimeLimits) (a, b state.RuntimeScenarios) {
 		opt := redisstore.RuntimeOptions{Prefix: t.Name() + ":", Revalidate: 200 * time.Millisecond,
 			Limits: lim}
 		ra, err := redisstore.NewRuntime(c, opt)
@@ -278,12 +278,12 @@ func TestRuntimeOfAnEarlierVersionGivesWay(t *testing.T) {
 	}
 }
 
-// TestNamespacesContract runs the emulator.Namespaces contract against a
+// TestNamespacesContract runs the state.Namespaces contract against a
 // real redis-server, with two Namespaces over it as two replicas.
 func TestNamespacesContract(t *testing.T) {
 	srv := testkit.StartRedis(t, testkit.RedisOptions{})
 	c := connect(t, srv)
-	storetest.RunNamespaces(t, func(t *testing.T) (a, b emulator.Namespaces) {
+	statetest.RunNamespaces(t, func(t *testing.T) (a, b state.Namespaces) {
 		opt := redisstore.NamespacesOptions{Prefix: t.Name() + ":", MaxAge: time.Hour, Timeout: time.Second}
 		na, err := redisstore.NewNamespaces(c, opt)
 		if err != nil {
@@ -309,13 +309,13 @@ func TestPutKeepsAStoredTransaction(t *testing.T) {
 	}
 	ctx := context.Background()
 	for _, ref := range []string{"", "ORD-2"} {
-		first := storetest.Transaction("ns", "dup-"+ref, "ORD-1")
+		first := statetest.Transaction("ns", "dup-"+ref, "ORD-1")
 		if err := s.Put(ctx, first); err != nil {
 			t.Fatal(err)
 		}
-		again := storetest.Transaction("ns", "dup-"+ref, ref)
+		again := statetest.Transaction("ns", "dup-"+ref, ref)
 		again.Status = "N"
-		if err := s.Put(ctx, again); err == nil || errors.Is(err, emulator.ErrUnavailable) {
+		if err := s.Put(ctx, again); err == nil || errors.Is(err, state.ErrUnavailable) {
 			t.Errorf("second Put of %s (reference %q): %v, want refused", again.ThreeDSServerTransID, ref, err)
 		}
 		got, err := s.Get(ctx, first.ThreeDSServerTransID)
@@ -331,7 +331,7 @@ func TestPutKeepsAStoredTransaction(t *testing.T) {
 func TestSessionsContract(t *testing.T) {
 	srv := testkit.StartRedis(t, testkit.RedisOptions{})
 	c := connect(t, srv)
-	storetest.RunSessions(t, func(t *testing.T, max int) (a, b emulator.SessionStore) {
+	statetest.RunSessions(t, func(t *testing.T, max int) (a, b state.SessionStore) {
 		opt := redisstore.SessionsOptions{Prefix: t.Name() + ":", Max: max, Timeout: time.Second}
 		ra, _ := redisstore.NewSessions(c, opt)
 		rb, _ := redisstore.NewSessions(connect(t, srv), opt)
@@ -371,7 +371,7 @@ func TestSessionOfAnEarlierVersion(t *testing.T) {
 func TestKeyRegistryContract(t *testing.T) {
 	srv := testkit.StartRedis(t, testkit.RedisOptions{})
 	c := connect(t, srv)
-	storetest.RunKeyRegistry(t, func(t *testing.T) (a, b emulator.KeyRegistry) {
+	statetest.RunKeyRegistry(t, func(t *testing.T) (a, b state.KeyRegistry) {
 		ra, _ := redisstore.NewKeyRegistry(c, t.Name()+":", time.Second)
 		rb, _ := redisstore.NewKeyRegistry(connect(t, srv), t.Name()+":", time.Second)
 		return ra, rb
@@ -431,7 +431,7 @@ func TestReferenceKeyNames(t *testing.T) {
 	refs := []string{"4111111111111111", "ORD-2026-000123", "a:b:c"}
 	for i, ref := range refs {
 		for _, ns := range []string{"ns-a", "ns-b"} {
-			if err := s.Put(ctx, storetest.Transaction(ns, fmt.Sprintf("%s-%d", ns, i), ref)); err != nil {
+			if err := s.Put(ctx, statetest.Transaction(ns, fmt.Sprintf("%s-%d", ns, i), ref)); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -455,7 +455,7 @@ func TestReferenceKeyNames(t *testing.T) {
 		}
 	}
 	other, _ := redisstore.NewStore(c, redisstore.Options{IndexKey: []byte("another index key of 32 bytes.."), MaxAge: time.Hour})
-	if _, err := other.GetByExternalRef(ctx, "ns-a", refs[0]); !errors.Is(err, emulator.ErrNotFound) {
+	if _, err := other.GetByExternalRef(ctx, "ns-a", refs[0]); !errors.Is(err, state.ErrNotFound) {
 		t.Errorf("a store under another index key: %v, want ErrNotFound", err)
 	}
 	if _, err := redisstore.NewStore(c, redisstore.Options{MaxAge: time.Hour}); err == nil {

@@ -5,15 +5,15 @@ import (
 	"net/url"
 	"unicode/utf8"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/message"
 )
 
 // CaptureForm is the device data capture form as the browser posted it
 // to {base}/V2/ddcCollect, decoded and checked: every field that passed
 // its check, and the problems of the others.
 type CaptureForm struct {
-	Request emulator.CaptureRequest
+	Request message.CaptureRequest
 	// JWT is the jwt field, to be verified by the transport.
 	JWT string
 }
@@ -25,10 +25,10 @@ var captureFields = []struct {
 	names [2]string
 	max   int
 }{
-	{[2]string{"bin", "cardBIN"}, emulator.MaxBIN},
-	{[2]string{"callbackUrl"}, emulator.MaxCallbackURL},
-	{[2]string{"ddcId"}, emulator.MaxDDCID},
-	{[2]string{"jwt", "JWT"}, emulator.MaxCaptureJWT},
+	{[2]string{"bin", "cardBIN"}, message.MaxBIN},
+	{[2]string{"callbackUrl"}, message.MaxCallbackURL},
+	{[2]string{"ddcId"}, message.MaxDDCID},
+	{[2]string{"jwt", "JWT"}, message.MaxCaptureJWT},
 }
 
 // DecodeCaptureForm checks the fields of a capture form: bin (cardBIN)
@@ -67,7 +67,7 @@ func DecodeCaptureForm(form url.Values) (CaptureForm, *emv.Error) {
 		values[i] = got[0]
 	}
 	bin, callback, ddcID, jwt := values[0], values[1], values[2], values[3]
-	if bin != "" && (len(bin) < emulator.MinBIN || !isDigits(bin)) {
+	if bin != "" && (len(bin) < message.MinBIN || !isDigits(bin)) {
 		add("bin", emvFormat, "must be the card's first 6 digits up to its whole number, got "+quote(bin))
 		bin = ""
 	}
@@ -77,11 +77,11 @@ func DecodeCaptureForm(form url.Values) (CaptureForm, *emv.Error) {
 			callback = ""
 		}
 	}
-	if ddcID != "" && !emulator.ValidDDCID(ddcID) {
+	if ddcID != "" && !message.ValidDDCID(ddcID) {
 		add("ddcId", emvFormat, "must be 1 to 36 letters, digits, '-', '_' or '.' (a UUID), got "+quote(ddcID))
 		ddcID = ""
 	}
-	out.Request = emulator.CaptureRequest{DDCID: ddcID, BIN: bin, CallbackURL: callback, JWTLength: len(jwt)}
+	out.Request = message.CaptureRequest{DDCID: ddcID, BIN: bin, CallbackURL: callback, JWTLength: len(jwt)}
 	out.JWT = jwt
 	if len(problems) > 0 {
 		return out, emv.ValidationError(problems)

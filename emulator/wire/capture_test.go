@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/message"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/wire"
 )
 
@@ -101,8 +101,8 @@ func FuzzDecodeCaptureForm(f *testing.F) {
 			return
 		}
 		r := c.Request
-		if !emulator.ValidDDCID(r.DDCID) || len(r.BIN) < emulator.MinBIN || len(r.BIN) > emulator.MaxBIN ||
-			len(r.CallbackURL) > emulator.MaxCallbackURL || c.JWT == "" || len(c.JWT) > emulator.MaxCaptureJWT {
+		if !message.ValidDDCID(r.DDCID) || len(r.BIN) < message.MinBIN || len(r.BIN) > message.MaxBIN ||
+			len(r.CallbackURL) > message.MaxCallbackURL || c.JWT == "" || len(c.JWT) > message.MaxCaptureJWT {
 			t.Fatalf("accepted %+v", c)
 		}
 	})

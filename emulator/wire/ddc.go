@@ -1,8 +1,8 @@
 package wire
 
 import (
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/message"
 )
 
 // DecodeDDC parses and validates the body of a device data collection
@@ -10,13 +10,13 @@ import (
 // threeDSMethodNotificationURL are required, externalReferenceId and the
 // merchant's own ddcId are optional. It returns the dotted paths of the fields it ignored, and an
 // *emv.Error as DecodeLookup does.
-func DecodeDDC(body []byte) (emulator.DDCRequest, []string, error) {
-	d := new(decoding[emulator.DDCRequest])
+func DecodeDDC(body []byte) (message.DDCRequest, []string, error) {
+	d := new(decoding[message.DDCRequest])
 	if err := decodeBody(d, body, bodyLimits, ddcRules); err != nil {
-		return emulator.DDCRequest{}, nil, malformed(err)
+		return message.DDCRequest{}, nil, malformed(err)
 	}
 	if c := &d.c; len(c.problems) > 0 {
-		return emulator.DDCRequest{}, c.ignored, emv.ValidationError(c.problems)
+		return message.DDCRequest{}, c.ignored, emv.ValidationError(c.problems)
 	}
 	return d.req, d.c.ignored, nil
 }
@@ -25,23 +25,23 @@ func DecodeDDC(body []byte) (emulator.DDCRequest, []string, error) {
 // lookup bounds notificationUrl.
 const MaxMethodNotificationURL = 2048
 
-var ddcRules = newRuleSet([]rule[*emulator.DDCRequest]{
+var ddcRules = newRuleSet([]rule[*message.DDCRequest]{
 	{names: []string{"card"}, kind: fieldObject, required: always,
-		object: func(c *checker, p *parser, depth int, path string, r *emulator.DDCRequest) error {
+		object: func(c *checker, p *parser, depth int, path string, r *message.DDCRequest) error {
 			return decodeStream(p, c, depth, path, cardRules, &r.Card)
 		}},
 	{names: []string{"threeDSMethodNotificationURL"}, required: always, max: MaxMethodNotificationURL, check: webURL,
 		hints:     []string{"threeDSMethodNotificationUrl", "notificationUrl"},
-		setString: func(r *emulator.DDCRequest, s string) { r.NotificationURL = s }},
+		setString: func(r *message.DDCRequest, s string) { r.NotificationURL = s }},
 	{names: []string{"externalReferenceId"}, max: 50,
-		setString: func(r *emulator.DDCRequest, s string) { r.ExternalReferenceID = s }},
-	{names: []string{"ddcId"}, max: emulator.MaxDDCID, check: ddcID,
-		setString: func(r *emulator.DDCRequest, s string) { r.DDCID = s }},
+		setString: func(r *message.DDCRequest, s string) { r.ExternalReferenceID = s }},
+	{names: []string{"ddcId"}, max: message.MaxDDCID, check: ddcID,
+		setString: func(r *message.DDCRequest, s string) { r.DDCID = s }},
 })
 
 // ddcID checks a merchant-chosen ddcId.
 func ddcID(s string) (string, string) {
-	if emulator.ValidDDCID(s) {
+	if message.ValidDDCID(s) {
 		return "", ""
 	}
 	return emvFormat, "must be 1 to 36 letters, digits, '-', '_' or '.' (a UUID), got " + quote(s)
@@ -51,7 +51,7 @@ func ddcID(s string) (string, string) {
 // answer to b, with methodHTML (the page the transport rendered from
 // r.MethodURL and r.MethodData) as threeDSMethodHtml; empty leaves the
 // member out.
-func AppendDDCResponse(b []byte, r *emulator.DDCResponse, methodHTML string) []byte {
+func AppendDDCResponse(b []byte, r *message.DDCResponse, methodHTML string) []byte {
 	o := object{b: b}
 	o.open()
 	o.field("ddcId", r.DDCID)

@@ -6,23 +6,23 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/message"
 )
 
 func TestDecodeDDC(t *testing.T) {
 	tests := []struct {
 		name    string
 		body    string
-		want    emulator.DDCRequest
+		want    message.DDCRequest
 		ignored []string
 	}{
 		{"minimal", `{"card": {"cardNumber": "4000000000009409"}, "threeDSMethodNotificationURL": "https://shop.example/m"}`,
-			emulator.DDCRequest{Card: emulator.Card{CardNumber: "4000000000009409"}, NotificationURL: "https://shop.example/m"}, nil},
+			message.DDCRequest{Card: message.Card{CardNumber: "4000000000009409"}, NotificationURL: "https://shop.example/m"}, nil},
 		{"with reference and card details", `{"card": {"cardNumber": "4000000000009409", "expiryDate": "2912", "cardholderName": "Ada L"}, "threeDSMethodNotificationURL": "http://localhost:3000/m?x=1", "externalReferenceId": "ORD-1"}`,
-			emulator.DDCRequest{Card: emulator.Card{CardNumber: "4000000000009409", ExpiryDate: "2912", CardholderName: "Ada L"},
+			message.DDCRequest{Card: message.Card{CardNumber: "4000000000009409", ExpiryDate: "2912", CardholderName: "Ada L"},
 				NotificationURL: "http://localhost:3000/m?x=1", ExternalReferenceID: "ORD-1"}, nil},
 		{"unknown field ignored", `{"card": {"cardNumber": "4000000000009409"}, "threeDSMethodNotificationURL": "https://shop.example/m", "browserInfo": {}}`,
-			emulator.DDCRequest{Card: emulator.Card{CardNumber: "4000000000009409"}, NotificationURL: "https://shop.example/m"}, []string{"browserInfo"}},
+			message.DDCRequest{Card: message.Card{CardNumber: "4000000000009409"}, NotificationURL: "https://shop.example/m"}, []string{"browserInfo"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -102,14 +102,14 @@ func TestDecodeLookupThreeDSCompInd(t *testing.T) {
 
 func TestAppendDDCResponseMatchesEncodingJSON(t *testing.T) {
 	for _, s := range tricky {
-		var r emulator.DDCResponse
+		var r message.DDCResponse
 		fill(&r, func(i int) string { return s + string(rune('a'+i)) })
 		r.ScenarioID = "" // not a member
 		if got, want := AppendDDCResponse(nil, &r, ""), stdEncode(t, r); !bytes.Equal(got, want) {
 			t.Errorf("AppendDDCResponse(%q):\n got %s\nwant %s", s, got, want)
 		}
 	}
-	r := emulator.DDCResponse{DDCID: "ddc-1", ThreeDSServerTransID: "1", MethodURL: "u", MethodData: "d"}
+	r := message.DDCResponse{DDCID: "ddc-1", ThreeDSServerTransID: "1", MethodURL: "u", MethodData: "d"}
 	if got := string(AppendDDCResponse(nil, &r, "<p>\"x\"</p>")); !strings.Contains(got, `"threeDSMethodData":"d","threeDSMethodHtml":"<p>\"x\"</p>"}`) {
 		t.Errorf("threeDSMethodHtml: %s", got)
 	}
@@ -117,10 +117,10 @@ func TestAppendDDCResponseMatchesEncodingJSON(t *testing.T) {
 
 func TestAppendEnquiryWithMethodMatchesEncodingJSON(t *testing.T) {
 	for _, s := range tricky {
-		var e emulator.EnquiryResponse
+		var e message.EnquiryResponse
 		fill(&e, func(i int) string { return s + string(rune('a'+i)) })
 		for _, avail := range []bool{true, false} {
-			m := emulator.MethodTimeline{Available: avail}
+			m := message.MethodTimeline{Available: avail}
 			fill(&m, func(i int) string {
 				if i == 2 {
 					return "" // a step not reached

@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/message"
 )
 
 // This file writes the success bodies of the interface without
@@ -15,7 +15,7 @@ import (
 // AppendLookupResponse appends the JSON body of a lookup answer (spec
 // 2.13) to b, with challengeHTML (the page the transport rendered from
 // r.Challenge) as challengeHtml; empty leaves the member out.
-func AppendLookupResponse(b []byte, r *emulator.LookupResponse, challengeHTML string) []byte {
+func AppendLookupResponse(b []byte, r *message.LookupResponse, challengeHTML string) []byte {
 	o := object{b: b}
 	o.open()
 	o.field("status", r.Status)
@@ -41,7 +41,7 @@ func AppendLookupResponse(b []byte, r *emulator.LookupResponse, challengeHTML st
 
 // AppendEnquiryResponse appends the JSON body of an enquiry answer (spec
 // 2.15) to b.
-func AppendEnquiryResponse(b []byte, r *emulator.EnquiryResponse) []byte {
+func AppendEnquiryResponse(b []byte, r *message.EnquiryResponse) []byte {
 	o := object{b: b}
 	o.open()
 	o.field("threeDsServerTransId", r.ThreeDSServerTransID)

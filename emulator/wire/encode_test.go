@@ -6,7 +6,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/message"
 )
 
 // stdEncode is what encoding/json writes for v with HTML left unescaped,
@@ -56,7 +56,7 @@ func TestAppendResponsesMatchEncodingJSON(t *testing.T) {
 				}
 				return s + string(rune('a'+i))
 			}
-			var l emulator.LookupResponse
+			var l message.LookupResponse
 			fill(&l, value)
 			if got, want := AppendLookupResponse(nil, &l, ""), stdEncode(t, l); !bytes.Equal(got, want) {
 				t.Errorf("AppendLookupResponse(%q):\n got %s\nwant %s", s, got, want)
@@ -68,14 +68,14 @@ func TestAppendResponsesMatchEncodingJSON(t *testing.T) {
 			if got := AppendLookupResponse(nil, &l, html); !bytes.HasPrefix(got, head) {
 				t.Errorf("AppendLookupResponse with challengeHtml %q:\n got %s\nwant prefix %s", html, got, head)
 			}
-			var e emulator.EnquiryResponse
+			var e message.EnquiryResponse
 			fill(&e, value)
 			if got, want := AppendEnquiryResponse(nil, &e), stdEncode(t, e); !bytes.Equal(got, want) {
 				t.Errorf("AppendEnquiryResponse(%q):\n got %s\nwant %s", s, got, want)
 			}
 		}
 	}
-	if got, want := AppendLookupResponse(nil, &emulator.LookupResponse{}, ""), stdEncode(t, emulator.LookupResponse{}); !bytes.Equal(got, want) {
+	if got, want := AppendLookupResponse(nil, &message.LookupResponse{}, ""), stdEncode(t, message.LookupResponse{}); !bytes.Equal(got, want) {
 		t.Errorf("zero LookupResponse:\n got %s\nwant %s", got, want)
 	}
 }
@@ -120,8 +120,8 @@ func BenchmarkEncodeLookupResponseStd(b *testing.B) {
 	}
 }
 
-func sampleLookupResponse() emulator.LookupResponse {
-	return emulator.LookupResponse{
+func sampleLookupResponse() message.LookupResponse {
+	return message.LookupResponse{
 		Status: "Y", Version: "2.2.0", DSTransID: "f1e2d3c4-b5a6-4978-8a6b-5c4d3e2f1a0b",
 		ACSTransID: "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d", ThreeDSServerTransID: "8a880dc0-d2d2-4067-bcb1-b08d1690b26e",
 		AuthenticationValue: "AJkBBkhgQQAAAE4gSEJydQAAAAA=", ECI: "05", CardScheme: "VISA", CardBIN: "400000",

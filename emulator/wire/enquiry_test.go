@@ -4,7 +4,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/message"
 )
 
 func TestDecodeEnquiry(t *testing.T) {
@@ -12,21 +12,21 @@ func TestDecodeEnquiry(t *testing.T) {
 	tests := []struct {
 		name    string
 		body    string
-		want    emulator.EnquiryRequest
+		want    message.EnquiryRequest
 		ignored []string
 	}{
 		{"transaction id", `{"threeDsServerTransId": "` + id + `"}`,
-			emulator.EnquiryRequest{ThreeDSServerTransID: id}, nil},
+			message.EnquiryRequest{ThreeDSServerTransID: id}, nil},
 		{"upper-case id is lowered", `{"threeDsServerTransId": "8A880DC0-D2D2-4067-BCB1-B08D1690B26E"}`,
-			emulator.EnquiryRequest{ThreeDSServerTransID: id}, nil},
+			message.EnquiryRequest{ThreeDSServerTransID: id}, nil},
 		{"reference", `{"externalReferenceId": "ORD-1"}`,
-			emulator.EnquiryRequest{ExternalReferenceID: "ORD-1"}, nil},
+			message.EnquiryRequest{ExternalReferenceID: "ORD-1"}, nil},
 		{"both", `{"threeDsServerTransId": "` + id + `", "externalReferenceId": "ORD-1"}`,
-			emulator.EnquiryRequest{ThreeDSServerTransID: id, ExternalReferenceID: "ORD-1"}, nil},
+			message.EnquiryRequest{ThreeDSServerTransID: id, ExternalReferenceID: "ORD-1"}, nil},
 		{"null id with reference", `{"threeDsServerTransId": null, "externalReferenceId": "ORD-1"}`,
-			emulator.EnquiryRequest{ExternalReferenceID: "ORD-1"}, nil},
+			message.EnquiryRequest{ExternalReferenceID: "ORD-1"}, nil},
 		{"unknown field", `{"externalReferenceId": "ORD-1", "merchantCode": "M1"}`,
-			emulator.EnquiryRequest{ExternalReferenceID: "ORD-1"}, []string{"merchantCode"}},
+			message.EnquiryRequest{ExternalReferenceID: "ORD-1"}, []string{"merchantCode"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

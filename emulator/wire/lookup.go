@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/message"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios/iso"
 )
 
@@ -20,22 +20,22 @@ import (
 //
 // The request's strings share memory with body, which must not be changed
 // afterwards; copy what is kept beyond the request.
-func DecodeLookup(body []byte) (emulator.LookupRequest, []string, error) {
+func DecodeLookup(body []byte) (message.LookupRequest, []string, error) {
 	return decodeLookup(body, bodyLimits)
 }
 
 // decodeLookup is DecodeLookup within lim.
-func decodeLookup(body []byte, lim limits) (emulator.LookupRequest, []string, error) {
+func decodeLookup(body []byte, lim limits) (message.LookupRequest, []string, error) {
 	d := new(lookupDecoding)
 	d.c.parts = &d.parts
-	d.req = emulator.LookupRequest{
+	d.req = message.LookupRequest{
 		ChallengeWindowSize:          3,
 		ThreeDSRequestorChallengeInd: 1,
 		ThreeDSRequestorDecMaxTime:   15,
 		RequestFeatures:              -1,
 	}
 	if err := decodeBody(&d.decoding, body, lim, lookupRules); err != nil {
-		return emulator.LookupRequest{}, nil, malformed(err)
+		return message.LookupRequest{}, nil, malformed(err)
 	}
 	c, req := &d.c, &d.req
 
@@ -51,9 +51,9 @@ func decodeLookup(body []byte, lim limits) (emulator.LookupRequest, []string, er
 	if channelOnly {
 		e := emv.NewError(emv.CodeDeviceChannel, emvFormat, channelReason(req.DeviceChannel), "deviceChannel")
 		e.Problems = c.problems
-		return emulator.LookupRequest{}, c.ignored, e
+		return message.LookupRequest{}, c.ignored, e
 	}
-	return emulator.LookupRequest{}, c.ignored, emv.ValidationError(c.problems)
+	return message.LookupRequest{}, c.ignored, emv.ValidationError(c.problems)
 }
 
 // lookupDecoding is a lookup's decoding with room for the objects a
@@ -61,22 +61,22 @@ func decodeLookup(body []byte, lim limits) (emulator.LookupRequest, []string, er
 // The request returned points into it: a few hundred bytes kept alive
 // for as long as the request is, and the engine copies what it keeps.
 type lookupDecoding struct {
-	decoding[emulator.LookupRequest]
+	decoding[message.LookupRequest]
 	parts lookupParts
 }
 
 // lookupParts holds the objects of a lookup request that are pointers in
-// emulator.LookupRequest, set when the body has them.
+// message.LookupRequest, set when the body has them.
 type lookupParts struct {
-	purchase          emulator.Purchase
-	recurring         emulator.Recurring
-	requestor         emulator.Requestor
-	billing, shipping emulator.Address
-	home, mobile      emulator.Phone
-	work              emulator.Phone
-	account           emulator.AccountInfo
-	additional        emulator.AdditionalAccountInfo
-	merchantRisk      emulator.MerchantRiskIndicator
+	purchase          message.Purchase
+	recurring         message.Recurring
+	requestor         message.Requestor
+	billing, shipping message.Address
+	home, mobile      message.Phone
+	work              message.Phone
+	account           message.AccountInfo
+	additional        message.AdditionalAccountInfo
+	merchantRisk      message.MerchantRiskIndicator
 }
 
 // checkInstalments holds instalmentData (2.2) and purchase.instalData
@@ -85,7 +85,7 @@ type lookupParts struct {
 // make instalmentData required only when instalData is absent), both must
 // agree, and neither belongs to a valid threeDsRequestorAuthInd other than
 // 03 (decodePurchase reports instalData).
-func checkInstalments(c *checker, req *emulator.LookupRequest) {
+func checkInstalments(c *checker, req *message.LookupRequest) {
 	if req.InstalmentData == 0 {
 		return
 	}
@@ -131,12 +131,12 @@ func instalmentWithoutInstalData(c *checker) bool { return c.authInd == "03" && 
 // interface (section 2.3) marks them.
 func unlessJSDisabled(c *checker) bool { return !c.jsDisabled || c.messageVersion == "2.1.0" }
 
-type lookup = emulator.LookupRequest
+type lookup = message.LookupRequest
 
 // normalDDCID reads a ddcId: one the sandbox handed out ("ddc-" and a
 // transaction id) in any case, as every transaction id; any other as sent.
 func normalDDCID(s string) string {
-	if len(s) > len(emulator.DDCPrefix) && strings.EqualFold(s[:len(emulator.DDCPrefix)], emulator.DDCPrefix) {
+	if len(s) > len(message.DDCPrefix) && strings.EqualFold(s[:len(message.DDCPrefix)], message.DDCPrefix) {
 		return strings.ToLower(s)
 	}
 	return s
@@ -282,69 +282,69 @@ var lookupRules = newRuleSet([]rule[*lookup]{
 // browserRules read browserInfo (2.3). When javascriptEnabled is false,
 // the properties only a script can read become optional, as in EMV 2.2.0,
 // but on messageVersion 2.1.0, whose EMV version has no such exception.
-var browserRules = newRuleSet([]rule[*emulator.BrowserInfo]{
+var browserRules = newRuleSet([]rule[*message.BrowserInfo]{
 	{names: []string{"acceptHeader"}, required: always, max: 2048, hints: []string{"browserAcceptHeader"},
-		setString: func(b *emulator.BrowserInfo, s string) { b.AcceptHeader = s }},
+		setString: func(b *message.BrowserInfo, s string) { b.AcceptHeader = s }},
 	{names: []string{"ip"}, max: 45, check: ipAddress,
-		setString: func(b *emulator.BrowserInfo, s string) { b.IP = s }},
+		setString: func(b *message.BrowserInfo, s string) { b.IP = s }},
 	{names: []string{"javascriptEnabled"}, kind: fieldBool, required: always, hints: []string{"browserJavascriptEnabled"},
 		watch:   func(c *checker, v value) { c.jsDisabled = v.kind == kindBool && !v.boolean },
-		setBool: func(b *emulator.BrowserInfo, v bool) { b.JavascriptEnabled = v }},
+		setBool: func(b *message.BrowserInfo, v bool) { b.JavascriptEnabled = v }},
 	{names: []string{"javaEnabled"}, kind: fieldBool, required: unlessJSDisabled, hints: []string{"browserJavaEnabled"},
-		setBool: func(b *emulator.BrowserInfo, v bool) { b.JavaEnabled = v }},
+		setBool: func(b *message.BrowserInfo, v bool) { b.JavaEnabled = v }},
 	{names: []string{"language"}, required: always, min: 1, max: 8, check: languageTag, hints: []string{"browserLanguage"},
-		setString: func(b *emulator.BrowserInfo, s string) { b.Language = s }},
+		setString: func(b *message.BrowserInfo, s string) { b.Language = s }},
 	{names: []string{"colorDepth"}, kind: fieldNumeric, required: unlessJSDisabled, min: 1, max: 2, check: digits,
 		hints:     []string{"browserColorDepth", "colourDepth"},
-		setString: func(b *emulator.BrowserInfo, s string) { b.ColorDepth = s }},
+		setString: func(b *message.BrowserInfo, s string) { b.ColorDepth = s }},
 	{names: []string{"screenHeight"}, kind: fieldNumeric, required: unlessJSDisabled, min: 1, max: 6, check: digits,
 		hints:     []string{"browserScreenHeight"},
-		setString: func(b *emulator.BrowserInfo, s string) { b.ScreenHeight = s }},
+		setString: func(b *message.BrowserInfo, s string) { b.ScreenHeight = s }},
 	{names: []string{"screenWidth"}, kind: fieldNumeric, required: unlessJSDisabled, min: 1, max: 6, check: digits,
 		hints:     []string{"browserScreenWidth"},
-		setString: func(b *emulator.BrowserInfo, s string) { b.ScreenWidth = s }},
+		setString: func(b *message.BrowserInfo, s string) { b.ScreenWidth = s }},
 	{names: []string{"timeZone"}, kind: fieldNumeric, required: unlessJSDisabled, min: 1, max: 5, check: timeZoneOffset,
 		hints:     []string{"browserTZ"},
-		setString: func(b *emulator.BrowserInfo, s string) { b.TimeZone = s }},
+		setString: func(b *message.BrowserInfo, s string) { b.TimeZone = s }},
 	{names: []string{"userAgent"}, required: always, max: 2048, hints: []string{"browserUserAgent"},
-		setString: func(b *emulator.BrowserInfo, s string) { b.UserAgent = s }},
+		setString: func(b *message.BrowserInfo, s string) { b.UserAgent = s }},
 })
 
-var cardRules = newRuleSet([]rule[*emulator.Card]{
+var cardRules = newRuleSet([]rule[*message.Card]{
 	{names: []string{"expiryDate"}, check: expiryYYMM,
-		setString: func(c *emulator.Card, s string) { c.ExpiryDate = s }},
+		setString: func(c *message.Card, s string) { c.ExpiryDate = s }},
 	{names: []string{"cardNumber"}, required: always, check: cardNumber, hints: []string{"acctNumber", "pan"},
-		setString: func(c *emulator.Card, s string) { c.CardNumber = s }},
+		setString: func(c *message.Card, s string) { c.CardNumber = s }},
 	{names: []string{"cardholderName"}, min: 2, max: 45, check: cardholderName,
-		setString: func(c *emulator.Card, s string) { c.CardholderName = s }},
+		setString: func(c *message.Card, s string) { c.CardholderName = s }},
 })
 
-var requestorRules = newRuleSet([]rule[*emulator.Requestor]{
+var requestorRules = newRuleSet([]rule[*message.Requestor]{
 	{names: []string{"id"}, required: always, max: 35, hints: []string{"threeDSRequestorID"},
-		setString: func(r *emulator.Requestor, s string) { r.ID = s }},
+		setString: func(r *message.Requestor, s string) { r.ID = s }},
 	{names: []string{"name"}, required: always, max: 40, hints: []string{"threeDSRequestorName"},
-		setString: func(r *emulator.Requestor, s string) { r.Name = s }},
+		setString: func(r *message.Requestor, s string) { r.Name = s }},
 	{names: []string{"url"}, required: always, max: 2048, check: webURL, hints: []string{"threeDSRequestorURL"},
-		setString: func(r *emulator.Requestor, s string) { r.URL = s }},
+		setString: func(r *message.Requestor, s string) { r.URL = s }},
 	{names: []string{"cardholderAccountId"}, max: 64,
-		setString: func(r *emulator.Requestor, s string) { r.CardholderAccountID = s }},
+		setString: func(r *message.Requestor, s string) { r.CardholderAccountID = s }},
 })
 
-var addressRules = newRuleSet([]rule[*emulator.Address]{
+var addressRules = newRuleSet([]rule[*message.Address]{
 	{names: []string{"countryCode"}, required: always, check: country, hints: []string{"country", "billAddrCountry", "shipAddrCountry"},
-		setString: func(a *emulator.Address, s string) { a.CountryCode = s }},
+		setString: func(a *message.Address, s string) { a.CountryCode = s }},
 	{names: []string{"city"}, max: 50,
-		setString: func(a *emulator.Address, s string) { a.City = s }},
+		setString: func(a *message.Address, s string) { a.City = s }},
 	{names: []string{"postCode"}, max: 16,
-		setString: func(a *emulator.Address, s string) { a.PostCode = s }},
+		setString: func(a *message.Address, s string) { a.PostCode = s }},
 	{names: []string{"line1"}, max: 50,
-		setString: func(a *emulator.Address, s string) { a.Line1 = s }},
+		setString: func(a *message.Address, s string) { a.Line1 = s }},
 	{names: []string{"line2"}, max: 50,
-		setString: func(a *emulator.Address, s string) { a.Line2 = s }},
+		setString: func(a *message.Address, s string) { a.Line2 = s }},
 	{names: []string{"line3"}, max: 50,
-		setString: func(a *emulator.Address, s string) { a.Line3 = s }},
+		setString: func(a *message.Address, s string) { a.Line3 = s }},
 	{names: []string{"state"}, max: 3, check: alphanumeric,
-		setString: func(a *emulator.Address, s string) { a.State = s }},
+		setString: func(a *message.Address, s string) { a.State = s }},
 })
 
 // decodePurchase reads purchase (2.7) into dst. The amount may not be
@@ -353,7 +353,7 @@ var addressRules = newRuleSet([]rule[*emulator.Address]{
 // belongs to instalment authentications only: with a valid
 // threeDsRequestorAuthInd other than 03 it is refused (203), once the whole
 // request is read.
-func decodePurchase(c *checker, p *parser, depth int, path string, dst *emulator.Purchase) error {
+func decodePurchase(c *checker, p *parser, depth int, path string, dst *message.Purchase) error {
 	if err := decodeStream(p, c, depth, path, purchaseRules, dst); err != nil {
 		return err
 	}
@@ -377,94 +377,94 @@ func decodePurchase(c *checker, p *parser, depth int, path string, dst *emulator
 	return nil
 }
 
-var purchaseRules = newRuleSet([]rule[*emulator.Purchase]{
+var purchaseRules = newRuleSet([]rule[*message.Purchase]{
 	{names: []string{"date"}, required: always, check: purchaseDate, hints: []string{"purchaseDate"},
-		setString: func(p *emulator.Purchase, s string) { p.Date = s }},
+		setString: func(p *message.Purchase, s string) { p.Date = s }},
 	{names: []string{"instalData"}, kind: fieldInt, min: 2, max: 999, maxLen: 3,
-		setInt: func(p *emulator.Purchase, n int) { p.InstalData = n }},
+		setInt: func(p *message.Purchase, n int) { p.InstalData = n }},
 	{names: []string{"amount"}, kind: fieldDecimal, required: always, max: 48, check: decimal, hints: []string{"purchaseAmount"},
-		setString: func(p *emulator.Purchase, s string) { p.Amount = s }},
+		setString: func(p *message.Purchase, s string) { p.Amount = s }},
 	{names: []string{"currencyCode"}, required: always, check: currency, hints: []string{"purchaseCurrency", "currency"},
-		setString: func(p *emulator.Purchase, s string) { p.CurrencyCode = s }},
+		setString: func(p *message.Purchase, s string) { p.CurrencyCode = s }},
 })
 
-var recurringRules = newRuleSet([]rule[*emulator.Recurring]{
+var recurringRules = newRuleSet([]rule[*message.Recurring]{
 	{names: []string{"expiry"}, required: authIndIs("02", "03"), check: dateYYYYMMDD, hints: []string{"recurringExpiry"},
-		setString: func(r *emulator.Recurring, s string) { r.Expiry = s }},
+		setString: func(r *message.Recurring, s string) { r.Expiry = s }},
 	{names: []string{"frequency"}, kind: fieldInt, required: authIndIs("02", "03"), min: 1, max: 9999, hints: []string{"recurringFrequency"},
-		setInt: func(r *emulator.Recurring, n int) { r.Frequency = n }},
+		setInt: func(r *message.Recurring, n int) { r.Frequency = n }},
 })
 
-var phoneRules = newRuleSet([]rule[*emulator.Phone]{
+var phoneRules = newRuleSet([]rule[*message.Phone]{
 	{names: []string{"countryCode"}, kind: fieldNumeric, required: always, min: 1, max: 3, check: digits, hints: []string{"cc"},
-		setString: func(p *emulator.Phone, s string) { p.CountryCode = s }},
+		setString: func(p *message.Phone, s string) { p.CountryCode = s }},
 	{names: []string{"subscriber"}, kind: fieldNumeric, required: always, max: 15, check: digits,
-		setString: func(p *emulator.Phone, s string) { p.Subscriber = s }},
+		setString: func(p *message.Phone, s string) { p.Subscriber = s }},
 })
 
 // accountInfoRules accept the short names of the spec table and the long
 // names of the example payload for the same fields.
-var accountInfoRules = newRuleSet([]rule[*emulator.AccountInfo]{
+var accountInfoRules = newRuleSet([]rule[*message.AccountInfo]{
 	{names: []string{"chAccAgeInd", "accountAgeIndicator"}, check: code2('5'),
-		setString: func(a *emulator.AccountInfo, s string) { a.ChAccAgeInd = s }},
+		setString: func(a *message.AccountInfo, s string) { a.ChAccAgeInd = s }},
 	{names: []string{"chAccChange", "accountChangeDate"}, check: dateYYYYMMDD,
-		setString: func(a *emulator.AccountInfo, s string) { a.ChAccChange = s }},
+		setString: func(a *message.AccountInfo, s string) { a.ChAccChange = s }},
 	{names: []string{"chAccChangeInd", "accountChangeIndicator"}, check: code2('4'),
-		setString: func(a *emulator.AccountInfo, s string) { a.ChAccChangeInd = s }},
+		setString: func(a *message.AccountInfo, s string) { a.ChAccChangeInd = s }},
 	{names: []string{"chAccDate", "accountDate"}, check: dateYYYYMMDD,
-		setString: func(a *emulator.AccountInfo, s string) { a.ChAccDate = s }},
+		setString: func(a *message.AccountInfo, s string) { a.ChAccDate = s }},
 	{names: []string{"chAccPwChange", "passwordChangeDate"}, check: dateYYYYMMDD,
-		setString: func(a *emulator.AccountInfo, s string) { a.ChAccPwChange = s }},
+		setString: func(a *message.AccountInfo, s string) { a.ChAccPwChange = s }},
 	{names: []string{"chAccPwChangeInd", "passwordChangeIndicator"}, check: code2('5'),
-		setString: func(a *emulator.AccountInfo, s string) { a.ChAccPwChangeInd = s }},
+		setString: func(a *message.AccountInfo, s string) { a.ChAccPwChangeInd = s }},
 	{names: []string{"nbPurchaseAccount", "accountPurchaseNumber", "purchaseCount"}, kind: fieldNumeric, max: 4, check: digits,
-		setString: func(a *emulator.AccountInfo, s string) { a.NbPurchaseAccount = s }},
+		setString: func(a *message.AccountInfo, s string) { a.NbPurchaseAccount = s }},
 	{names: []string{"provisionAttemptsDay", "provisionAttemptsPerDay"}, kind: fieldNumeric, max: 3, check: digits,
-		setString: func(a *emulator.AccountInfo, s string) { a.ProvisionAttemptsDay = s }},
+		setString: func(a *message.AccountInfo, s string) { a.ProvisionAttemptsDay = s }},
 	{names: []string{"txnActivityDay", "transactionActivityDay"}, kind: fieldNumeric, max: 3, check: digits,
-		setString: func(a *emulator.AccountInfo, s string) { a.TxnActivityDay = s }},
+		setString: func(a *message.AccountInfo, s string) { a.TxnActivityDay = s }},
 	{names: []string{"txnActivityYear", "transactionActivityYear"}, kind: fieldNumeric, max: 3, check: digits,
-		setString: func(a *emulator.AccountInfo, s string) { a.TxnActivityYear = s }},
+		setString: func(a *message.AccountInfo, s string) { a.TxnActivityYear = s }},
 	{names: []string{"paymentAccAge", "paymentAccountAge"}, check: dateYYYYMMDD,
-		setString: func(a *emulator.AccountInfo, s string) { a.PaymentAccAge = s }},
+		setString: func(a *message.AccountInfo, s string) { a.PaymentAccAge = s }},
 	{names: []string{"paymentAccInd", "paymentAccountIndicator"}, check: code2('5'),
-		setString: func(a *emulator.AccountInfo, s string) { a.PaymentAccInd = s }},
+		setString: func(a *message.AccountInfo, s string) { a.PaymentAccInd = s }},
 	{names: []string{"shipAddressUsage", "shippingAddressUsageDate"}, check: dateYYYYMMDD,
-		setString: func(a *emulator.AccountInfo, s string) { a.ShipAddressUsage = s }},
+		setString: func(a *message.AccountInfo, s string) { a.ShipAddressUsage = s }},
 	{names: []string{"shipAddressUsageInd", "shippingAddressUsageIndicator"}, check: code2('4'),
-		setString: func(a *emulator.AccountInfo, s string) { a.ShipAddressUsageInd = s }},
+		setString: func(a *message.AccountInfo, s string) { a.ShipAddressUsageInd = s }},
 	{names: []string{"shipNameIndicator", "shippingNameIndicator"}, check: code2('2'),
-		setString: func(a *emulator.AccountInfo, s string) { a.ShipNameIndicator = s }},
+		setString: func(a *message.AccountInfo, s string) { a.ShipNameIndicator = s }},
 	{names: []string{"suspiciousAccActivity", "suspiciousAccountActivity"}, check: code2('2'),
-		setString: func(a *emulator.AccountInfo, s string) { a.SuspiciousAccActivity = s }},
+		setString: func(a *message.AccountInfo, s string) { a.SuspiciousAccActivity = s }},
 })
 
-var additionalInfoRules = newRuleSet([]rule[*emulator.AdditionalAccountInfo]{
+var additionalInfoRules = newRuleSet([]rule[*message.AdditionalAccountInfo]{
 	{names: []string{"accountType"}, kind: fieldInt, min: 1, max: 3, maxLen: 2,
-		setInt: func(a *emulator.AdditionalAccountInfo, n int) { a.AccountType = n }},
+		setInt: func(a *message.AdditionalAccountInfo, n int) { a.AccountType = n }},
 	{names: []string{"authenticationMethod"}, kind: fieldInt, min: 1, max: 6, maxLen: 2,
-		setInt: func(a *emulator.AdditionalAccountInfo, n int) { a.AuthenticationMethod = n }},
+		setInt: func(a *message.AdditionalAccountInfo, n int) { a.AuthenticationMethod = n }},
 	{names: []string{"authenticationTimeStamp"}, check: timestamp14,
-		setString: func(a *emulator.AdditionalAccountInfo, s string) { a.AuthenticationTimeStamp = s }},
+		setString: func(a *message.AdditionalAccountInfo, s string) { a.AuthenticationTimeStamp = s }},
 })
 
-var merchantRiskRules = newRuleSet([]rule[*emulator.MerchantRiskIndicator]{
+var merchantRiskRules = newRuleSet([]rule[*message.MerchantRiskIndicator]{
 	{names: []string{"deliveryEmailAddress"}, max: 254, check: email,
-		setString: func(m *emulator.MerchantRiskIndicator, s string) { m.DeliveryEmailAddress = s }},
+		setString: func(m *message.MerchantRiskIndicator, s string) { m.DeliveryEmailAddress = s }},
 	{names: []string{"deliveryTimeframe"}, check: code2('4'),
-		setString: func(m *emulator.MerchantRiskIndicator, s string) { m.DeliveryTimeframe = s }},
+		setString: func(m *message.MerchantRiskIndicator, s string) { m.DeliveryTimeframe = s }},
 	{names: []string{"giftCardAmount"}, kind: fieldNumeric, max: 15, check: digits,
-		setString: func(m *emulator.MerchantRiskIndicator, s string) { m.GiftCardAmount = s }},
+		setString: func(m *message.MerchantRiskIndicator, s string) { m.GiftCardAmount = s }},
 	{names: []string{"giftCardCount"}, min: 2, max: 2, check: digits,
-		setString: func(m *emulator.MerchantRiskIndicator, s string) { m.GiftCardCount = s }},
+		setString: func(m *message.MerchantRiskIndicator, s string) { m.GiftCardCount = s }},
 	{names: []string{"giftCardCurr"}, check: currency,
-		setString: func(m *emulator.MerchantRiskIndicator, s string) { m.GiftCardCurr = s }},
+		setString: func(m *message.MerchantRiskIndicator, s string) { m.GiftCardCurr = s }},
 	{names: []string{"preOrderDate"}, check: dateYYYYMMDD,
-		setString: func(m *emulator.MerchantRiskIndicator, s string) { m.PreOrderDate = s }},
+		setString: func(m *message.MerchantRiskIndicator, s string) { m.PreOrderDate = s }},
 	{names: []string{"preOrderPurchaseInd"}, check: code2('2'),
-		setString: func(m *emulator.MerchantRiskIndicator, s string) { m.PreOrderPurchaseInd = s }},
+		setString: func(m *message.MerchantRiskIndicator, s string) { m.PreOrderPurchaseInd = s }},
 	{names: []string{"reorderItemsInd"}, check: code2('2'),
-		setString: func(m *emulator.MerchantRiskIndicator, s string) { m.ReorderItemsInd = s }},
+		setString: func(m *message.MerchantRiskIndicator, s string) { m.ReorderItemsInd = s }},
 	{names: []string{"shipIndicator"}, check: code2('7'),
-		setString: func(m *emulator.MerchantRiskIndicator, s string) { m.ShipIndicator = s }},
+		setString: func(m *message.MerchantRiskIndicator, s string) { m.ShipIndicator = s }},
 })

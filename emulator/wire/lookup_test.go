@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/message"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/wire/wiretest"
 )
 
@@ -18,12 +18,12 @@ func TestDecodeLookupBase(t *testing.T) {
 	if len(ignored) != 0 {
 		t.Errorf("ignored = %v, want none", ignored)
 	}
-	want := emulator.LookupRequest{
+	want := message.LookupRequest{
 		ExternalReferenceID:     "ORD-20240611-000123",
 		DDCID:                   "0_6b0cbd4f-3e4a-4c1c-9f5e-2f3c1f5a7d10",
 		ThreeDSRequestorAuthInd: "01",
 		Session:                 "eyJvcmRlciI6IjAwMDEyMyJ9",
-		Browser: emulator.BrowserInfo{
+		Browser: message.BrowserInfo{
 			AcceptHeader:      "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8",
 			IP:                "203.0.113.42",
 			JavascriptEnabled: true,
@@ -46,23 +46,23 @@ func TestDecodeLookupBase(t *testing.T) {
 		MessageVersion:               "2.2.0",
 		RequestFeatures:              0,
 		ThreeDSRequestorDecMaxTime:   15,
-		Card:                         emulator.Card{ExpiryDate: "2812", CardNumber: "4000000000009003", CardholderName: "Jane A. Doe"},
+		Card:                         message.Card{ExpiryDate: "2812", CardNumber: "4000000000009003", CardholderName: "Jane A. Doe"},
 		MerchantName:                 "Example Shop",
-		Purchase:                     &emulator.Purchase{Date: "2024-06-11 14:03:27", Amount: "129.99", CurrencyCode: "EUR"},
-		Requestor:                    &emulator.Requestor{ID: "REQ-0042", Name: "Example Shop", URL: "https://shop.example.com", CardholderAccountID: "cust-7781"},
-		BillingAddress: &emulator.Address{CountryCode: "GBR", City: "London", PostCode: "SW1A 1AA",
+		Purchase:                     &message.Purchase{Date: "2024-06-11 14:03:27", Amount: "129.99", CurrencyCode: "EUR"},
+		Requestor:                    &message.Requestor{ID: "REQ-0042", Name: "Example Shop", URL: "https://shop.example.com", CardholderAccountID: "cust-7781"},
+		BillingAddress: &message.Address{CountryCode: "GBR", City: "London", PostCode: "SW1A 1AA",
 			Line1: "10 Example Street", Line2: "Flat 3", State: "LND"},
-		ShippingAddress: &emulator.Address{CountryCode: "826", City: "London", PostCode: "SW1A 1AA", Line1: "10 Example Street"},
+		ShippingAddress: &message.Address{CountryCode: "826", City: "London", PostCode: "SW1A 1AA", Line1: "10 Example Street"},
 		Email:           "jane.doe@example.com",
-		MobilePhone:     &emulator.Phone{CountryCode: "44", Subscriber: "7700900123"},
-		AccountInfo: &emulator.AccountInfo{
+		MobilePhone:     &message.Phone{CountryCode: "44", Subscriber: "7700900123"},
+		AccountInfo: &message.AccountInfo{
 			ChAccAgeInd: "05", ChAccChange: "20240102", ChAccChangeInd: "04", ChAccDate: "20190315",
 			ChAccPwChange: "20231120", ChAccPwChangeInd: "05", NbPurchaseAccount: "12", ProvisionAttemptsDay: "0",
 			TxnActivityDay: "1", TxnActivityYear: "15", PaymentAccAge: "20200601", PaymentAccInd: "05",
 			ShipAddressUsage: "20190315", ShipAddressUsageInd: "04", ShipNameIndicator: "01", SuspiciousAccActivity: "01",
 		},
-		AdditionalAccountInfo: &emulator.AdditionalAccountInfo{AccountType: 2, AuthenticationMethod: 2, AuthenticationTimeStamp: "20240611140012"},
-		MerchantRiskInfo: &emulator.MerchantRiskIndicator{
+		AdditionalAccountInfo: &message.AdditionalAccountInfo{AccountType: 2, AuthenticationMethod: 2, AuthenticationTimeStamp: "20240611140012"},
+		MerchantRiskInfo: &message.MerchantRiskIndicator{
 			DeliveryEmailAddress: "jane.doe@example.com", DeliveryTimeframe: "04", GiftCardAmount: "0", GiftCardCount: "00",
 			GiftCardCurr: "EUR", PreOrderPurchaseInd: "01", ReorderItemsInd: "02", ShipIndicator: "01",
 		},
@@ -131,11 +131,11 @@ func TestDecodeLookupAccepts(t *testing.T) {
 	tests := []struct {
 		name  string
 		edits []wiretest.Edit
-		check func(t *testing.T, r emulator.LookupRequest)
+		check func(t *testing.T, r message.LookupRequest)
 	}{
 		{"defaults when absent", []wiretest.Edit{del("challengeWindowSize"), del("threeDsRequestorChallengeInd"),
 			del("threeDSRequestorDecMaxTime"), del("requestFeatures"), del("messageVersion")},
-			func(t *testing.T, r emulator.LookupRequest) {
+			func(t *testing.T, r message.LookupRequest) {
 				if r.ChallengeWindowSize != 3 || r.ThreeDSRequestorChallengeInd != 1 || r.ThreeDSRequestorDecMaxTime != 15 ||
 					r.RequestFeatures != -1 || r.MessageVersion != "" {
 					t.Errorf("defaults = %d, %d, %d, %d, %q; want 3, 1, 15, -1, \"\"", r.ChallengeWindowSize,
@@ -144,7 +144,7 @@ func TestDecodeLookupAccepts(t *testing.T) {
 			}},
 		{"int fields as digit strings", []wiretest.Edit{set("deviceChannel", "2"), set("challengeWindowSize", "05"),
 			set("threeDsRequestorChallengeInd", "04"), set("requestFeatures", "99"), set("threeDSRequestorDecMaxTime", "10080")},
-			func(t *testing.T, r emulator.LookupRequest) {
+			func(t *testing.T, r message.LookupRequest) {
 				if r.DeviceChannel != 2 || r.ChallengeWindowSize != 5 || r.ThreeDSRequestorChallengeInd != 4 ||
 					r.RequestFeatures != 99 || r.ThreeDSRequestorDecMaxTime != 10080 {
 					t.Errorf("got %d, %d, %d, %d, %d; want 2, 5, 4, 99, 10080", r.DeviceChannel, r.ChallengeWindowSize,
@@ -153,191 +153,191 @@ func TestDecodeLookupAccepts(t *testing.T) {
 			}},
 		{"browser numbers as JSON numbers", []wiretest.Edit{set("browserInfo.colorDepth", num("32")), set("browserInfo.screenHeight", num("900")),
 			set("browserInfo.screenWidth", num("1440")), set("browserInfo.timeZone", "+120")},
-			func(t *testing.T, r emulator.LookupRequest) {
+			func(t *testing.T, r message.LookupRequest) {
 				b := r.Browser
 				if b.ColorDepth != "32" || b.ScreenHeight != "900" || b.ScreenWidth != "1440" || b.TimeZone != "+120" {
 					t.Errorf("browser = %+v", b)
 				}
 			}},
 		{"cardholderName with < and >", []wiretest.Edit{set("card.cardholderName", "<Jane> O'Brien & Co. #1 ~{x}")},
-			func(t *testing.T, r emulator.LookupRequest) {
+			func(t *testing.T, r message.LookupRequest) {
 				if got, want := r.Card.CardholderName, "<Jane> O'Brien & Co. #1 ~{x}"; got != want {
 					t.Errorf("CardholderName = %q, want %q", got, want)
 				}
 			}},
 		{"language tags", []wiretest.Edit{set("browserInfo.language", "zh-Hant")},
-			func(t *testing.T, r emulator.LookupRequest) {
+			func(t *testing.T, r message.LookupRequest) {
 				if got, want := r.Browser.Language, "zh-Hant"; got != want {
 					t.Errorf("Language = %q, want %q", got, want)
 				}
 			}},
 		{"timeZone at its bounds", []wiretest.Edit{set("browserInfo.timeZone", num("-840"))},
-			func(t *testing.T, r emulator.LookupRequest) {
+			func(t *testing.T, r message.LookupRequest) {
 				if got, want := r.Browser.TimeZone, "-840"; got != want {
 					t.Errorf("TimeZone = %q, want %q", got, want)
 				}
 			}},
 		{"timeZone at its other bound", []wiretest.Edit{set("browserInfo.timeZone", "0720")},
-			func(t *testing.T, r emulator.LookupRequest) {
+			func(t *testing.T, r message.LookupRequest) {
 				if got, want := r.Browser.TimeZone, "0720"; got != want {
 					t.Errorf("TimeZone = %q, want %q", got, want)
 				}
 			}},
 		{"timeZone zero with a sign", []wiretest.Edit{set("browserInfo.timeZone", "-0")},
-			func(t *testing.T, r emulator.LookupRequest) {
+			func(t *testing.T, r message.LookupRequest) {
 				if got, want := r.Browser.TimeZone, "-0"; got != want {
 					t.Errorf("TimeZone = %q, want %q", got, want)
 				}
 			}},
 		{"acquirerBIN spelling", []wiretest.Edit{del("acquirerBin"), set("acquirerBIN", "400000")},
-			func(t *testing.T, r emulator.LookupRequest) {
+			func(t *testing.T, r message.LookupRequest) {
 				if got, want := r.AcquirerBIN, "400000"; got != want {
 					t.Errorf("AcquirerBIN = %q, want %q", got, want)
 				}
 			}},
 		{"acquirerBIN both spellings equal", []wiretest.Edit{set("acquirerBIN", "412345")},
-			func(t *testing.T, r emulator.LookupRequest) {
+			func(t *testing.T, r message.LookupRequest) {
 				if got, want := r.AcquirerBIN, "412345"; got != want {
 					t.Errorf("AcquirerBIN = %q, want %q", got, want)
 				}
 			}},
 		{"decMaxTime lower-case s spelling", []wiretest.Edit{del("threeDSRequestorDecMaxTime"), set("threeDsRequestorDecMaxTime", num("60"))},
-			func(t *testing.T, r emulator.LookupRequest) {
+			func(t *testing.T, r message.LookupRequest) {
 				if got, want := r.ThreeDSRequestorDecMaxTime, 60; got != want {
 					t.Errorf("ThreeDSRequestorDecMaxTime = %d, want %d", got, want)
 				}
 			}},
 		{"amount as string", []wiretest.Edit{set("purchase.amount", "0010.50")},
-			func(t *testing.T, r emulator.LookupRequest) {
+			func(t *testing.T, r message.LookupRequest) {
 				if got, want := r.Purchase.Amount, "0010.50"; got != want {
 					t.Errorf("Amount = %q, want %q", got, want)
 				}
 			}},
 		{"amount zero integer", []wiretest.Edit{set("purchase.amount", num("0"))},
-			func(t *testing.T, r emulator.LookupRequest) {
+			func(t *testing.T, r message.LookupRequest) {
 				if got, want := r.Purchase.Amount, "0"; got != want {
 					t.Errorf("Amount = %q, want %q", got, want)
 				}
 			}},
 		{"amount with an exponent", []wiretest.Edit{set("purchase.amount", num("1.5e2"))},
-			func(t *testing.T, r emulator.LookupRequest) {
+			func(t *testing.T, r message.LookupRequest) {
 				if got, want := r.Purchase.Amount, "150"; got != want {
 					t.Errorf("Amount = %q, want %q", got, want)
 				}
 			}},
 		{"amount at the minor units of its currency", []wiretest.Edit{set("purchase.currencyCode", "BHD"), set("purchase.amount", num("1.234"))},
-			func(t *testing.T, r emulator.LookupRequest) {
+			func(t *testing.T, r message.LookupRequest) {
 				if got, want := r.Purchase.Amount, "1.234"; got != want {
 					t.Errorf("Amount = %q, want %q", got, want)
 				}
 			}},
 		{"amount with trailing zeros past the minor units", []wiretest.Edit{set("purchase.currencyCode", "JPY"), set("purchase.amount", "1500.000")},
-			func(t *testing.T, r emulator.LookupRequest) {
+			func(t *testing.T, r message.LookupRequest) {
 				if got, want := r.Purchase.Amount, "1500.000"; got != want {
 					t.Errorf("Amount = %q, want %q", got, want)
 				}
 			}},
 		{"currencies next to the EMV exclusions", []wiretest.Edit{set("purchase.currencyCode", "951"), set("merchantRiskInfo.giftCardCurr", "XUA")},
-			func(t *testing.T, r emulator.LookupRequest) {
+			func(t *testing.T, r message.LookupRequest) {
 				if r.Purchase.CurrencyCode != "951" || r.MerchantRiskInfo.GiftCardCurr != "XUA" {
 					t.Errorf("codes = %q, %q", r.Purchase.CurrencyCode, r.MerchantRiskInfo.GiftCardCurr)
 				}
 			}},
 		{"numeric currency and country", []wiretest.Edit{set("purchase.currencyCode", "978"), set("billingAddress.countryCode", "840")},
-			func(t *testing.T, r emulator.LookupRequest) {
+			func(t *testing.T, r message.LookupRequest) {
 				if r.Purchase.CurrencyCode != "978" || r.BillingAddress.CountryCode != "840" {
 					t.Errorf("codes = %q, %q", r.Purchase.CurrencyCode, r.BillingAddress.CountryCode)
 				}
 			}},
 		{"optional fields null or empty", []wiretest.Edit{set("notificationUrl", nil), set("session", ""), set("requestor", nil),
 			set("card.cardholderName", ""), set("browserInfo.ip", nil), set("email", "")},
-			func(t *testing.T, r emulator.LookupRequest) {
+			func(t *testing.T, r message.LookupRequest) {
 				if r.NotificationURL != "" || r.Session != "" || r.Requestor != nil || r.Card.CardholderName != "" ||
 					r.Browser.IP != "" || r.Email != "" {
 					t.Errorf("request = %+v, want the optional fields empty", r)
 				}
 			}},
 		{"http notificationUrl", []wiretest.Edit{set("notificationUrl", "http://localhost:8080/3ds")},
-			func(t *testing.T, r emulator.LookupRequest) {
+			func(t *testing.T, r message.LookupRequest) {
 				if got, want := r.NotificationURL, "http://localhost:8080/3ds"; got != want {
 					t.Errorf("NotificationURL = %q, want %q", got, want)
 				}
 			}},
 		{"IPv6", []wiretest.Edit{set("browserInfo.ip", "2001:db8::8a2e:370:7334")},
-			func(t *testing.T, r emulator.LookupRequest) {
+			func(t *testing.T, r message.LookupRequest) {
 				if got, want := r.Browser.IP, "2001:db8::8a2e:370:7334"; got != want {
 					t.Errorf("IP = %q, want %q", got, want)
 				}
 			}},
 		{"non-payment without purchase", []wiretest.Edit{set("messageCategory", "02"), del("purchase"), set("threeDsRequestorAuthInd", "04")},
-			func(t *testing.T, r emulator.LookupRequest) {
+			func(t *testing.T, r message.LookupRequest) {
 				if r.Purchase != nil {
 					t.Errorf("Purchase = %+v, want nil", r.Purchase)
 				}
 			}},
 		{"recurring", []wiretest.Edit{set("threeDsRequestorAuthInd", "02"), set("recurring", map[string]any{"expiry": "20251231", "frequency": "30"})},
-			func(t *testing.T, r emulator.LookupRequest) {
-				if r.Recurring == nil || *r.Recurring != (emulator.Recurring{Expiry: "20251231", Frequency: 30}) {
+			func(t *testing.T, r message.LookupRequest) {
+				if r.Recurring == nil || *r.Recurring != (message.Recurring{Expiry: "20251231", Frequency: 30}) {
 					t.Errorf("Recurring = %+v", r.Recurring)
 				}
 			}},
 		{"instalment", []wiretest.Edit{set("threeDsRequestorAuthInd", "03"), set("instalmentData", num("12")),
 			set("purchase.instalData", "012"), set("recurring", map[string]any{"expiry": "20251231", "frequency": num("30")})},
-			func(t *testing.T, r emulator.LookupRequest) {
+			func(t *testing.T, r message.LookupRequest) {
 				if r.InstalmentData != 12 || r.Purchase.InstalData != 12 {
 					t.Errorf("InstalmentData, InstalData = %d, %d; want 12, 12", r.InstalmentData, r.Purchase.InstalData)
 				}
 			}},
 		{"instalment by purchase.instalData alone", []wiretest.Edit{set("threeDsRequestorAuthInd", "03"), set("purchase.instalData", num("6")),
 			set("recurring", map[string]any{"expiry": "20251231", "frequency": num("30")})},
-			func(t *testing.T, r emulator.LookupRequest) {
+			func(t *testing.T, r message.LookupRequest) {
 				if r.InstalmentData != 0 || r.Purchase.InstalData != 6 {
 					t.Errorf("InstalmentData, InstalData = %d, %d; want 0, 6", r.InstalmentData, r.Purchase.InstalData)
 				}
 			}},
 		{"instalmentData as a string of digits", []wiretest.Edit{set("threeDsRequestorAuthInd", "03"), set("instalmentData", "002"),
 			set("recurring", map[string]any{"expiry": "20251231", "frequency": num("30")})},
-			func(t *testing.T, r emulator.LookupRequest) {
+			func(t *testing.T, r message.LookupRequest) {
 				if r.InstalmentData != 2 {
 					t.Errorf("InstalmentData = %d, want 2", r.InstalmentData)
 				}
 			}},
 		{"no JavaScript", []wiretest.Edit{set("browserInfo.javascriptEnabled", false), del("browserInfo.javaEnabled"),
 			del("browserInfo.colorDepth"), del("browserInfo.screenHeight"), del("browserInfo.screenWidth"), del("browserInfo.timeZone")},
-			func(t *testing.T, r emulator.LookupRequest) {
+			func(t *testing.T, r message.LookupRequest) {
 				if r.Browser.JavascriptEnabled || r.Browser.ColorDepth != "" {
 					t.Errorf("Browser = %+v", r.Browser)
 				}
 			}},
 		{"a ddcId of the sandbox in upper case", []wiretest.Edit{set("ddcId", "DDC-8A880DC0-D2D2-4067-BCB1-B08D1690B26E")},
-			func(t *testing.T, r emulator.LookupRequest) {
+			func(t *testing.T, r message.LookupRequest) {
 				if r.DDCID != "ddc-8a880dc0-d2d2-4067-bcb1-b08d1690b26e" {
 					t.Errorf("DDCID = %q, want it in lower case", r.DDCID)
 				}
 			}},
 		{"another ddcId as sent", []wiretest.Edit{set("ddcId", "Order-DDC-7")},
-			func(t *testing.T, r emulator.LookupRequest) {
+			func(t *testing.T, r message.LookupRequest) {
 				if r.DDCID != "Order-DDC-7" {
 					t.Errorf("DDCID = %q, want it as sent", r.DDCID)
 				}
 			}},
 		{"phones", []wiretest.Edit{set("homePhone", map[string]any{"countryCode": num("1"), "subscriber": num("2125550100")}),
 			set("workPhone", map[string]any{"countryCode": "33", "subscriber": "142685300"})},
-			func(t *testing.T, r emulator.LookupRequest) {
-				if *r.HomePhone != (emulator.Phone{CountryCode: "1", Subscriber: "2125550100"}) ||
-					*r.WorkPhone != (emulator.Phone{CountryCode: "33", Subscriber: "142685300"}) {
+			func(t *testing.T, r message.LookupRequest) {
+				if *r.HomePhone != (message.Phone{CountryCode: "1", Subscriber: "2125550100"}) ||
+					*r.WorkPhone != (message.Phone{CountryCode: "33", Subscriber: "142685300"}) {
 					t.Errorf("phones = %+v, %+v", r.HomePhone, r.WorkPhone)
 				}
 			}},
 		{"leap day", []wiretest.Edit{set("purchase.date", "2024-02-29 23:59:59")},
-			func(t *testing.T, r emulator.LookupRequest) {
+			func(t *testing.T, r message.LookupRequest) {
 				if got, want := r.Purchase.Date, "2024-02-29 23:59:59"; got != want {
 					t.Errorf("Date = %q, want %q", got, want)
 				}
 			}},
 		{"Unicode text, escaped or not", []wiretest.Edit{set("merchantName", wiretest.Raw(`"Caf\u00e9 \ud83d\ude00 \/ \ufffd Zoë"`)),
 			set("billingAddress.city", long("é", 50)), set("session", "tab\u2009and\u00a0spaces")},
-			func(t *testing.T, r emulator.LookupRequest) {
+			func(t *testing.T, r message.LookupRequest) {
 				if got, want := r.MerchantName, "Café 😀 / \ufffd Zoë"; got != want {
 					t.Errorf("MerchantName = %q, want %q", got, want)
 				}
@@ -346,7 +346,7 @@ func TestDecodeLookupAccepts(t *testing.T) {
 				}
 			}},
 		{"test PAN failing Luhn", []wiretest.Edit{set("card.cardNumber", "4000000000001001")},
-			func(t *testing.T, r emulator.LookupRequest) {
+			func(t *testing.T, r message.LookupRequest) {
 				if got, want := r.Card.CardNumber, "4000000000001001"; got != want {
 					t.Errorf("CardNumber = %q, want %q", got, want)
 				}

@@ -47,7 +47,7 @@ const (
 func (k fieldKind) takesText() bool { return k <= fieldDecimal }
 
 // rule describes one field of an object decoded into the Go value P
-// points to: P is a pointer type (*emulator.Card, not emulator.Card).
+// points to: P is a pointer type (*message.Card, not message.Card).
 // Every pointer type has the same shape for the compiler, so the decoding
 // functions parameterised by P are compiled once for all the objects of a
 // request, not once for each of the thirteen object types: code that,

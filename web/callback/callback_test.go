@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/message"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 	"github.com/threeds-sandbox/threeds-sandbox/web/callback"
 )
 
@@ -115,8 +117,8 @@ func (e *engine) CallbackDelivered(_ context.Context, _ emulator.CallbackJob, a 
 }
 
 func job(url string) emulator.CallbackJob {
-	return emulator.CallbackJob{URL: url, Attempt: 1, Delivery: emulator.Delivery{ID: "8a880dc0-d2d2-4067-bcb1-b08d1690b26e", Namespace: "ns-1"},
-		Result: emulator.EnquiryResponse{ThreeDSServerTransID: "8a880dc0-d2d2-4067-bcb1-b08d1690b26e", TransactionStatus: "Y", ExternalReferenceID: "order-1"}}
+	return emulator.CallbackJob{URL: url, Attempt: 1, Delivery: state.Delivery{ID: "8a880dc0-d2d2-4067-bcb1-b08d1690b26e", Namespace: "ns-1"},
+		Result: message.EnquiryResponse{ThreeDSServerTransID: "8a880dc0-d2d2-4067-bcb1-b08d1690b26e", TransactionStatus: "Y", ExternalReferenceID: "order-1"}}
 }
 
 // TestSender: a signed post to an allowed loopback receiver; a redirect

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 )
 
 // DefaultSecretGrace is how long, after a rotation of a namespace's
@@ -19,7 +19,7 @@ const DefaultSecretGrace = 24 * time.Hour
 // HMAC-SHA256, under a state hash key, of a label naming this one
 // purpose, the namespace and the secret's generation. No secret is
 // stored: the callbacks keep only each namespace's generation
-// (emulator.SigningKey). A secret is no other credential (no client
+// (state.SigningKey). A secret is no other credential (no client
 // secret, no key of the capture's JWTs or the access tokens), so
 // learning it lets one sign callbacks of that namespace, nothing else,
 // until it is rotated.
@@ -49,13 +49,13 @@ func Secret(key []byte, ns string, gen uint64) string {
 
 // Current is the secret of ns at generation k: the one its token is
 // shown.
-func (s Secrets) Current(ns string, k emulator.SigningKey) string {
+func (s Secrets) Current(ns string, k state.SigningKey) string {
 	return Secret(s.Key, ns, k.Generation)
 }
 
 // PreviousUntil is when the previous generation stops signing, after
 // the rotation k; zero when it signs no more at now.
-func (s Secrets) PreviousUntil(k emulator.SigningKey, now time.Time) time.Time {
+func (s Secrets) PreviousUntil(k state.SigningKey, now time.Time) time.Time {
 	grace := s.Grace
 	if grace == 0 {
 		grace = DefaultSecretGrace
@@ -73,7 +73,7 @@ func (s Secrets) PreviousUntil(k emulator.SigningKey, now time.Time) time.Time {
 // current generation's under the current key, then under each previous
 // key, then, during the grace period after a rotation, the previous
 // generation's under the current key.
-func (s Secrets) Signing(ns string, k emulator.SigningKey, now time.Time) [][]byte {
+func (s Secrets) Signing(ns string, k state.SigningKey, now time.Time) [][]byte {
 	out := make([][]byte, 0, 2+len(s.Previous))
 	out = append(out, []byte(Secret(s.Key, ns, k.Generation)))
 	for _, p := range s.Previous {

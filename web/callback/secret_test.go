@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 	"github.com/threeds-sandbox/threeds-sandbox/web/callback"
 )
@@ -38,7 +38,7 @@ func TestSecrets(t *testing.T) {
 	}
 
 	rotated := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
-	k := emulator.SigningKey{Generation: 2, Rotated: rotated}
+	k := state.SigningKey{Generation: 2, Rotated: rotated}
 	s := callback.Secrets{Key: key, Previous: [][]byte{old}, Grace: time.Hour}
 	if s.Current("ns-1", k) != callback.Secret(key, "ns-1", 2) {
 		t.Error("Current is not the current generation under the current key")
@@ -46,12 +46,12 @@ func TestSecrets(t *testing.T) {
 	body := []byte(`{"transactionStatus":"Y"}`)
 	for _, tt := range []struct {
 		name  string
-		k     emulator.SigningKey
+		k     state.SigningKey
 		now   time.Time
 		until time.Time
 		want  []string
 	}{
-		{"never rotated", emulator.SigningKey{}, rotated, time.Time{}, []string{callback.Secret(key, "ns-1", 0), callback.Secret(old, "ns-1", 0)}},
+		{"never rotated", state.SigningKey{}, rotated, time.Time{}, []string{callback.Secret(key, "ns-1", 0), callback.Secret(old, "ns-1", 0)}},
 		{"in the grace period", k, rotated.Add(59 * time.Minute), rotated.Add(time.Hour),
 			[]string{callback.Secret(key, "ns-1", 2), callback.Secret(old, "ns-1", 2), callback.Secret(key, "ns-1", 1)}},
 		{"after it", k, rotated.Add(time.Hour), time.Time{}, []string{callback.Secret(key, "ns-1", 2), callback.Secret(old, "ns-1", 2)}},

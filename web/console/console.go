@@ -20,6 +20,8 @@ import (
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/journal"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/message"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 	"github.com/threeds-sandbox/threeds-sandbox/templates"
 	"github.com/threeds-sandbox/threeds-sandbox/web/auth"
 	"github.com/threeds-sandbox/threeds-sandbox/web/docsite"
@@ -52,7 +54,7 @@ type Config struct {
 	// runs without one.
 	Journal journal.Journal
 	// Sessions keep the console's sign-in sessions.
-	Sessions emulator.SessionStore
+	Sessions state.SessionStore
 	// Authority decides who may sign in (a static token, or an access
 	// token of the token endpoint, each to its namespace) and whether an
 	// open session still stands.
@@ -81,7 +83,7 @@ type Config struct {
 	Errors func(http.ResponseWriter, *http.Request, error)
 	// ChallengeHTML renders a lookup's challengeHtml from its indication,
 	// as the API writes it.
-	ChallengeHTML func(*emulator.ChallengeIndication) (string, error)
+	ChallengeHTML func(*message.ChallengeIndication) (string, error)
 	// Docs are the pages of the documentation the sandbox serves, which
 	// the front door lists.
 	Docs []docsite.Page
@@ -384,7 +386,7 @@ func (c *Console) openSession(w http.ResponseWriter, r *http.Request, g auth.Gra
 	if !g.Expires.IsZero() {
 		ttl = min(ttl, time.Until(g.Expires))
 	}
-	id, err := c.cfg.Sessions.Create(r.Context(), emulator.Session{TokenHash: g.TokenHash, Namespace: g.Namespace, Expires: g.Expires}, ttl)
+	id, err := c.cfg.Sessions.Create(r.Context(), state.Session{TokenHash: g.TokenHash, Namespace: g.Namespace, Expires: g.Expires}, ttl)
 	if err != nil {
 		return fmt.Errorf("open a console session: %w", err)
 	}

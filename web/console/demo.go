@@ -6,8 +6,8 @@ import (
 	"net/http"
 	"unicode/utf8"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/message"
 	"github.com/threeds-sandbox/threeds-sandbox/templates"
 	"github.com/threeds-sandbox/threeds-sandbox/web/cards"
 	"github.com/threeds-sandbox/threeds-sandbox/web/respond"
@@ -125,7 +125,7 @@ func (c *Console) handleDemoNotify(w http.ResponseWriter, r *http.Request) {
 		}
 	} else {
 		view.CRes, view.Session = r.PostForm.Get("cres"), r.PostForm.Get("threeDSSessionData")
-		cres, err := emulator.ParseCRes(view.CRes)
+		cres, err := message.ParseCRes(view.CRes)
 		if err != nil {
 			view.Error, status = "The form field cres is not a Base64Url CRes.", http.StatusBadRequest
 		}

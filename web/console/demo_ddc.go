@@ -5,7 +5,7 @@ import (
 	"io"
 	"net/http"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/message"
 	"github.com/threeds-sandbox/threeds-sandbox/templates"
 	"github.com/threeds-sandbox/threeds-sandbox/web/respond"
 )
@@ -38,7 +38,7 @@ func (c *Console) handleDemoDDCJWT(w http.ResponseWriter, r *http.Request) {
 		DDCID string `json:"ddcId"`
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, 1024))
-	if err != nil || json.Unmarshal(body, &req) != nil || !emulator.ValidDDCID(req.DDCID) {
+	if err != nil || json.Unmarshal(body, &req) != nil || !message.ValidDDCID(req.DDCID) {
 		fail(http.StatusBadRequest, `the body must be {"ddcId":"<a UUID>"}`)
 		return
 	}
@@ -73,7 +73,7 @@ func (c *Console) handleDemoDDCCallback(w http.ResponseWriter, r *http.Request) 
 	status := http.StatusOK
 	if err := r.ParseForm(); err != nil {
 		view.Error, status = "The form could not be read.", http.StatusBadRequest
-	} else if f := r.PostForm; !emulator.ValidDDCID(f.Get("ddcId")) {
+	} else if f := r.PostForm; !message.ValidDDCID(f.Get("ddcId")) {
 		view.Error, status = "The form has no ddcId: it is not the capture's notification.", http.StatusBadRequest
 	} else {
 		view.DDCID, view.DDCStatus, view.CompInd = f.Get("ddcId"), f.Get("status"), f.Get("threeDSCompInd")

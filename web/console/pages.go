@@ -15,6 +15,7 @@ import (
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/journal"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 	"github.com/threeds-sandbox/threeds-sandbox/templates"
 	"github.com/threeds-sandbox/threeds-sandbox/web/cards"
@@ -289,22 +290,22 @@ func scenarioLabel(s journal.Summary) string {
 }
 
 // eventLabels say each event kind in words.
-var eventLabels = map[emulator.EventKind]string{
-	emulator.EventLookup:     "Lookup answered",
-	emulator.EventCReq:       "CReq received",
-	emulator.EventAttempt:    "Wrong one-time code",
-	emulator.EventCodeSent:   "Code sent to the phone",
-	emulator.EventApp:        "Banking app",
-	emulator.EventContinue:   "Continue before approval",
-	emulator.EventDecision:   "Cardholder decision",
-	emulator.EventAuto:       "Resolved by itself",
-	emulator.EventTimeout:    "Timed out",
-	emulator.EventCRes:       "Final CRes sent",
-	emulator.EventEnquiry:    "Enquiry answered",
-	emulator.EventDDC:        "Device data collection",
-	emulator.EventMethod:     "3DS Method",
-	emulator.EventMethodDone: "3DS Method completed",
-	emulator.EventCallback:   "Result callback",
+var eventLabels = map[state.EventKind]string{
+	state.EventLookup:     "Lookup answered",
+	state.EventCReq:       "CReq received",
+	state.EventAttempt:    "Wrong one-time code",
+	state.EventCodeSent:   "Code sent to the phone",
+	state.EventApp:        "Banking app",
+	state.EventContinue:   "Continue before approval",
+	state.EventDecision:   "Cardholder decision",
+	state.EventAuto:       "Resolved by itself",
+	state.EventTimeout:    "Timed out",
+	state.EventCRes:       "Final CRes sent",
+	state.EventEnquiry:    "Enquiry answered",
+	state.EventDDC:        "Device data collection",
+	state.EventMethod:     "3DS Method",
+	state.EventMethodDone: "3DS Method completed",
+	state.EventCallback:   "Result callback",
 }
 
 // handleTransaction serves GET {base}/console/transactions/{id}, the id
@@ -362,9 +363,9 @@ func (c *Console) handleTransaction(w http.ResponseWriter, r *http.Request) {
 		}
 		view.Events = append(view.Events, te)
 		switch ev.Kind {
-		case emulator.EventCodeSent:
+		case state.EventCodeSent:
 			view.CodesSent = append(view.CodesSent, templates.SentCode{Time: te.Time, Text: ev.Detail})
-		case emulator.EventApp: // an oob challenge: its banking app
+		case state.EventApp: // an oob challenge: its banking app
 			view.AppHref = emulator.NewURLs(c.cfg.PublicURL).App(id)
 		}
 	}

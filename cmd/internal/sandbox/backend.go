@@ -27,7 +27,7 @@ type Backend interface {
 	String() string
 	// open builds every store, for the state key pairs (the current
 	// first), and finds the namespace key the state keeps for them.
-	open(c Config, s *settings, log *slog.Logger) (*state, error)
+	open(c Config, s *settings, log *slog.Logger) (*stores, error)
 }
 
 // ParseBackend reads --store: "memory", or a Redis URL
@@ -49,7 +49,7 @@ type memoryBackend struct{}
 func (memoryBackend) Shared() bool   { return false }
 func (memoryBackend) String() string { return "memory" }
 
-func (memoryBackend) open(c Config, s *settings, log *slog.Logger) (*state, error) {
+func (memoryBackend) open(c Config, s *settings, log *slog.Logger) (*stores, error) {
 	reg := memstore.NewKeyRegistry(nil)
 	nsKey, shared, err := namespaceKey(context.Background(), reg, s.pairs())
 	if err != nil {
@@ -65,7 +65,7 @@ func (memoryBackend) open(c Config, s *settings, log *slog.Logger) (*state, erro
 	if err != nil {
 		return nil, fmt.Errorf("[store] %w", err)
 	}
-	st := &state{store: mem, runtime: memstore.NewRuntime(scenarios.RuntimeLimits{}),
+	st := &stores{store: mem, runtime: memstore.NewRuntime(scenarios.RuntimeLimits{}),
 		spaces:   memstore.NewNamespaces(memstore.NamespacesOptions{MaxAge: c.StoreMaxAge}),
 		sessions: memstore.NewSessions(c.ConsoleSessions, nil), close: func() {},
 		captures: memstore.NewCaptures(memstore.CapturesOptions{}), callbacks: memstore.NewCallbacks(c.callbackBounds()),
@@ -103,7 +103,7 @@ func (b redisBackend) connectError(c Config, err error) error {
 	return fmt.Errorf("[store] %w%s", err, hint)
 }
 
-func (b redisBackend) open(c Config, s *settings, log *slog.Logger) (*state, error) {
+func (b redisBackend) open(c Config, s *settings, log *slog.Logger) (*stores, error) {
 	connect := redisstore.ConnectOptions{Timeout: c.StoreTimeout, Wait: c.StoreWait, RootCAs: s.storeCAs}
 	client, err := redisstore.ConnectWith(context.Background(), b.url, connect)
 	if err != nil {
@@ -161,7 +161,7 @@ func (b redisBackend) open(c Config, s *settings, log *slog.Logger) (*state, err
 		return nil, fmt.Errorf("[store] %w", err)
 	}
 	closeClient := func() { spaces.Close(); callbacks.Close(); client.Close() }
-	st := &state{store: store, runtime: runtime, spaces: spaces, sessions: sessions, close: closeClient, captures: captures, callbacks: callbacks,
+	st := &stores{store: store, runtime: runtime, spaces: spaces, sessions: sessions, close: closeClient, captures: captures, callbacks: callbacks,
 		keys: keys, namespaceKey: nsKey, sharedKey: shared}
 	journalAt := "none"
 	switch {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/redisstore"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 	"github.com/threeds-sandbox/threeds-sandbox/web"
 )
@@ -118,8 +119,8 @@ func (c *Config) check() []error {
 	}
 	if pairs, err := keyPairs(c.StatePrevKeys); err != nil {
 		add(true, "state-previous-keys", "(hidden)", "want HASH:BLOCK hex key pairs, comma-separated")
-	} else if len(pairs) > emulator.MaxPreviousKeys {
-		add(true, "state-previous-keys", "(hidden)", fmt.Sprintf("%d pairs, want at most %d", len(pairs), emulator.MaxPreviousKeys))
+	} else if len(pairs) > state.MaxPreviousKeys {
+		add(true, "state-previous-keys", "(hidden)", fmt.Sprintf("%d pairs, want at most %d", len(pairs), state.MaxPreviousKeys))
 	} else {
 		set.previous = pairs
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/journal"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/memstore"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/redisstore"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 	"github.com/threeds-sandbox/threeds-sandbox/web"
 )
 
@@ -137,12 +138,12 @@ func FlagSet(c *Config, out io.Writer) *flag.FlagSet {
 	fs.StringVar(&c.ConsoleAuth, "console-auth", "", "`user:password` protecting the web console with HTTP basic authentication (empty: open)")
 	fs.IntVar(&c.ConsoleStreams, "max-console-streams", web.DefaultConsoleStreams, "console live streams (a tab each) open at once on a replica, of every token together; more get 429")
 	fs.IntVar(&c.ConsoleStreamsPerToken, "max-console-streams-per-token", web.DefaultConsoleStreamsPerToken, "console live streams open at once on a replica of one token's sessions; more get 429")
-	fs.IntVar(&c.ConsoleSessions, "max-console-sessions", emulator.DefaultMaxSessions, fmt.Sprintf("console sessions kept in all (each token keeps at most %d); at this bound the token holding the most loses its own that expires first", emulator.MaxSessionsPerToken))
+	fs.IntVar(&c.ConsoleSessions, "max-console-sessions", state.DefaultMaxSessions, fmt.Sprintf("console sessions kept in all (each token keeps at most %d); at this bound the token holding the most loses its own that expires first", state.MaxSessionsPerToken))
 	fs.IntVar(&c.JournalSize, "journal-size", journal.DefaultPerNamespace, "transactions the console's journal keeps per token (0: no journal)")
 	fs.Int64Var(&c.JournalBytes, "journal-bytes", journal.DefaultMaxBytesPerNamespace, "bytes the console's journal keeps per token; beyond them its oldest transactions are forgotten")
 	fs.Int64Var(&c.JournalTotal, "journal-total-bytes", journal.DefaultMaxTotalBytes, "bytes the console's journal keeps in all (per replica with a local journal); beyond them the token holding the most forgets its oldest transactions first")
 	fs.StringVar(&c.JournalStore, "journal-store", "", "where the console's journal lives: shared (in the Redis of --store, seen by every replica) or local (in each replica's memory); default shared with a Redis store, local otherwise")
-	fs.DurationVar(&c.MaxClockOffset, "max-clock-offset", emulator.DefaultMaxClockOffset, "how far a token may move its clock ahead of real time in all (POST /admin/clock)")
+	fs.DurationVar(&c.MaxClockOffset, "max-clock-offset", state.DefaultMaxClockOffset, "how far a token may move its clock ahead of real time in all (POST /admin/clock)")
 	fs.IntVar(&c.MaxWaits, "max-waits", web.DefaultMaxWaits, "most waits for a transaction's end (GET /admin/transactions/{id}?wait=final) open at once in all; when all are taken, a token holding at least two fewer than another takes that one's oldest, else 429")
 	fs.IntVar(&c.MaxWaitsPerToken, "max-waits-per-token", web.DefaultMaxWaitsPerToken, "most such waits open at once per token; more get 429")
 	fs.IntVar(&c.MaxDelayed, "max-delayed", emulator.DefaultMaxDelayed, "most requests held in scenario delays at once; more get 503 at once")

@@ -6,25 +6,25 @@ import (
 	"sync"
 	"time"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 	"github.com/threeds-sandbox/threeds-sandbox/web"
 )
 
 // keyCheck compares this replica's state keys with those of the replicas
-// sharing its store (emulator.KeyRegistry), at start-up and every
-// emulator.KeysRecheck after: a replica whose keys match neither the
+// sharing its store (state.KeyRegistry), at start-up and every
+// state.KeysRecheck after: a replica whose keys match neither the
 // current nor a previous key of the others says so in the log and in
 // threeds_state_keys_mismatch, instead of refusing their pages as forged
 // without a word.
 type keyCheck struct {
-	reg     emulator.KeyRegistry
-	fps     emulator.KeyFingerprints
+	reg     state.KeyRegistry
+	fps     state.KeyFingerprints
 	log     *slog.Logger
 	metrics *web.Metrics
 
 	mu      sync.Mutex
 	checked bool
-	last    emulator.KeysVerdict
+	last    state.KeysVerdict
 }
 
 // mismatchMessage is what the log says of keys that match none of the
@@ -38,7 +38,7 @@ const mismatchMessage = "the state keys (--state-hash-key, --state-block-key) ma
 // check (everything the first time). A store that does not answer keeps
 // the last verdict.
 func (k *keyCheck) check(ctx context.Context) {
-	v, err := k.reg.Check(ctx, k.fps, emulator.KeysTTL)
+	v, err := k.reg.Check(ctx, k.fps, state.KeysTTL)
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if err != nil {
@@ -47,8 +47,8 @@ func (k *keyCheck) check(ctx context.Context) {
 		}
 		return
 	}
-	if v == emulator.KeysFirst {
-		v = emulator.KeysSame // for the log: the store keeps this replica's keys
+	if v == state.KeysFirst {
+		v = state.KeysSame // for the log: the store keeps this replica's keys
 	}
 	first, changed := !k.checked, !k.checked || v != k.last
 	k.checked, k.last = true, v
@@ -58,12 +58,12 @@ func (k *keyCheck) check(ctx context.Context) {
 	}
 	fp := slog.String("key_fingerprint", k.fps.Current)
 	switch v {
-	case emulator.KeysMismatch:
+	case state.KeysMismatch:
 		k.log.Warn(mismatchMessage, fp)
-	case emulator.KeysNewer:
+	case state.KeysNewer:
 		k.log.Info("state keys rotated: the replicas sharing this store now know this replica's keys as the current ones; "+
 			"those still on the previous keys agree", fp)
-	case emulator.KeysOlder:
+	case state.KeysOlder:
 		k.log.Info("another replica rotated the state keys: this replica's current keys are its previous ones; "+
 			"restart this one with the new pair as current and its own in --state-previous-keys", fp)
 	default:

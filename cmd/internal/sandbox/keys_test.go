@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/memstore"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 	"github.com/threeds-sandbox/threeds-sandbox/web"
 )
@@ -19,13 +19,13 @@ import (
 // keeps the namespace key as the memory registry does.
 type verdicts struct {
 	*memstore.KeyRegistry
-	seq []emulator.KeysVerdict
+	seq []state.KeysVerdict
 	err error
 }
 
-func (v *verdicts) Check(context.Context, emulator.KeyFingerprints, time.Duration) (emulator.KeysVerdict, error) {
+func (v *verdicts) Check(context.Context, state.KeyFingerprints, time.Duration) (state.KeysVerdict, error) {
 	if v.err != nil {
-		return emulator.KeysMismatch, v.err
+		return state.KeysMismatch, v.err
 	}
 	out := v.seq[0]
 	if len(v.seq) > 1 {
@@ -52,9 +52,9 @@ func gauge(t *testing.T, m *web.Metrics) string {
 // clears it; a store that does not answer keeps the last verdict.
 func TestKeyCheck(t *testing.T) {
 	var out testkit.Buffer
-	reg := &verdicts{seq: []emulator.KeysVerdict{emulator.KeysFirst, emulator.KeysMismatch, emulator.KeysMismatch, emulator.KeysMismatch, emulator.KeysSame, emulator.KeysSame}}
+	reg := &verdicts{seq: []state.KeysVerdict{state.KeysFirst, state.KeysMismatch, state.KeysMismatch, state.KeysMismatch, state.KeysSame, state.KeysSame}}
 	m := web.NewMetrics(nil)
-	k := &keyCheck{reg: reg, fps: emulator.KeyFingerprints{Current: "0123456789abcdef"}, log: slog.New(slog.NewTextHandler(&out, nil)), metrics: m}
+	k := &keyCheck{reg: reg, fps: state.KeyFingerprints{Current: "0123456789abcdef"}, log: slog.New(slog.NewTextHandler(&out, nil)), metrics: m}
 	want := []string{"0", "1", "1", "1", "0", "0"}
 	for i, w := range want {
 		k.check(context.Background())

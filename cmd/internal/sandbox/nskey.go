@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 	"github.com/threeds-sandbox/threeds-sandbox/web/auth"
 )
 
@@ -17,7 +17,7 @@ import (
 // had before. shared is false when the store keeps a key that none of
 // pairs opens (a replica with unrelated keys): the replica then uses its
 // own, and its namespaces differ from the others'.
-func namespaceKey(ctx context.Context, reg emulator.KeyRegistry, pairs []auth.KeyPair) (key []byte, shared bool, err error) {
+func namespaceKey(ctx context.Context, reg state.KeyRegistry, pairs []auth.KeyPair) (key []byte, shared bool, err error) {
 	cur := pairs[0]
 	curFP := cur.Fingerprint()
 	kept, err := reg.NamespaceKey(ctx)
@@ -55,14 +55,14 @@ func namespaceKey(ctx context.Context, reg emulator.KeyRegistry, pairs []auth.Ke
 
 // keepNamespaceKey seals key under the pair p and asks the store to keep
 // the copy.
-func keepNamespaceKey(ctx context.Context, reg emulator.KeyRegistry, p auth.KeyPair, key []byte) (emulator.SealedKey, error) {
+func keepNamespaceKey(ctx context.Context, reg state.KeyRegistry, p auth.KeyPair, key []byte) (state.SealedKey, error) {
 	sealed, err := auth.SealNamespaceKey(p, key)
 	if err != nil {
-		return emulator.SealedKey{}, err
+		return state.SealedKey{}, err
 	}
 	kept, err := reg.KeepNamespaceKey(ctx, auth.NamespaceKeyID(key), p.Fingerprint(), sealed)
 	if err != nil {
-		return emulator.SealedKey{}, fmt.Errorf("keep the namespace key: %w", err)
+		return state.SealedKey{}, fmt.Errorf("keep the namespace key: %w", err)
 	}
 	return kept, nil
 }

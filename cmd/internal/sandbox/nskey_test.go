@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/memstore"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/redisstore"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 	"github.com/threeds-sandbox/threeds-sandbox/web/auth"
 )
@@ -25,9 +25,9 @@ func TestNamespaceKey(t *testing.T) {
 		return auth.KeyPair{Hash: bytes.Repeat([]byte{c}, 32), Block: bytes.Repeat([]byte{c + 1}, 32)}
 	}
 	k1, k2, k3, stranger := pair('1'), pair('3'), pair('5'), pair('7')
-	registries := map[string]func(t *testing.T) emulator.KeyRegistry{
-		"memory": func(*testing.T) emulator.KeyRegistry { return memstore.NewKeyRegistry(nil) },
-		"redis": func(t *testing.T) emulator.KeyRegistry {
+	registries := map[string]func(t *testing.T) state.KeyRegistry{
+		"memory": func(*testing.T) state.KeyRegistry { return memstore.NewKeyRegistry(nil) },
+		"redis": func(t *testing.T) state.KeyRegistry {
 			srv := testkit.StartRedis(t, testkit.RedisOptions{})
 			c, err := redisstore.Connect(context.Background(), srv.URL, time.Second, 0)
 			if err != nil {

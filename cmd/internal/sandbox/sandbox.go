@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 	"github.com/threeds-sandbox/threeds-sandbox/templates"
 	"github.com/threeds-sandbox/threeds-sandbox/web"
@@ -159,7 +160,7 @@ func New(c Config, log *slog.Logger) (*Sandbox, error) {
 		st.close()
 		return nil, fmt.Errorf("[state] %w", err)
 	}
-	fps := emulator.KeyFingerprints{Current: auth.KeyPair{Hash: set.hashKey, Block: set.blockKey}.Fingerprint()}
+	fps := state.KeyFingerprints{Current: auth.KeyPair{Hash: set.hashKey, Block: set.blockKey}.Fingerprint()}
 	for _, p := range set.previous {
 		fps.Previous = append(fps.Previous, p.Fingerprint())
 	}
@@ -200,7 +201,7 @@ func (s *Sandbox) serve(ctx context.Context, ready func(), drain time.Duration) 
 	s.log.Info("3-D Secure sandbox serving", slog.String("addr", s.Server.Addr()), slog.String("public_url", s.PublicURL),
 		slog.String("console", s.PublicURL+"/console/"), slog.Int("scenarios", s.Source.Current().Len()))
 	go s.reloadScenarios(ctx)
-	go s.keys.watch(ctx, emulator.KeysRecheck)
+	go s.keys.watch(ctx, state.KeysRecheck)
 	if ready != nil {
 		ready()
 	}

@@ -1,33 +1,33 @@
 package sandbox
 
 import (
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/journal"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 	"github.com/threeds-sandbox/threeds-sandbox/web"
 )
 
-// state is everything that outlives a request: the transactions, the
+// stores is everything that outlives a request: the transactions, the
 // runtime scenarios, the console's journal and its sessions, the
 // captures' ddcIds and JWT ids, the result callbacks, all in this
 // process (--store memory) or all in one Redis shared by replicas, as the
 // Backend opened them.
-type state struct {
-	store    emulator.Store
-	runtime  emulator.RuntimeScenarios
-	spaces   emulator.Namespaces   // each token's clock and forgetting
-	journal  journal.Journal       // nil with --journal-size 0
-	sessions emulator.SessionStore // the console's
-	stats    web.StoreStats        // the store's size; nil when it cannot count (Redis)
+type stores struct {
+	store    state.Store
+	runtime  state.RuntimeScenarios
+	spaces   state.Namespaces   // each token's clock and forgetting
+	journal  journal.Journal    // nil with --journal-size 0
+	sessions state.SessionStore // the console's
+	stats    web.StoreStats     // the store's size; nil when it cannot count (Redis)
 	close    func()
 	// captures keep the merchants' ddcIds and used JWT ids; callbacks the
 	// result callbacks' registrations and outbox.
-	captures  emulator.Captures
-	callbacks emulator.Callbacks
+	captures  state.Captures
+	callbacks state.Callbacks
 	// keys keeps the fingerprints of the state keys of the replicas and
 	// the sealed namespace key; namespaceKey is that key, opened, and
 	// sharedKey false when the store keeps one none of this replica's
 	// pairs opens.
-	keys         emulator.KeyRegistry
+	keys         state.KeyRegistry
 	namespaceKey []byte
 	sharedKey    bool
 }
@@ -49,12 +49,12 @@ func (c Config) journalOptions() journal.Options {
 }
 
 // callbackBounds are the bounds of the result callbacks.
-func (c Config) callbackBounds() emulator.CallbackBounds {
-	return emulator.CallbackBounds{Outbox: c.CallbackOutbox, OutboxPerNamespace: c.CallbackOutboxPerToken}
+func (c Config) callbackBounds() state.CallbackBounds {
+	return state.CallbackBounds{Outbox: c.CallbackOutbox, OutboxPerNamespace: c.CallbackOutboxPerToken}
 }
 
 // events is the sink of the engine's events: the journal, or none.
-func (s *state) events() emulator.EventSink {
+func (s *stores) events() state.EventSink {
 	if s.journal == nil {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package storetest
+package statetest
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 )
 
 // RunCallbacksTenants runs the part of the callbacks' contract between
@@ -25,12 +25,12 @@ import (
 func RunCallbacksTenants(t *testing.T, newCallbacks CallbacksFactory) {
 	ctx := context.Background()
 	t0 := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
-	schedule := func(t *testing.T, c emulator.Callbacks, ns string, n int, due time.Time) []string {
+	schedule := func(t *testing.T, c state.Callbacks, ns string, n int, due time.Time) []string {
 		t.Helper()
 		var ids []string
 		for i := range n {
 			id := fmt.Sprintf("%s-tx-%d", ns, i)
-			if _, err := c.Schedule(ctx, emulator.Delivery{ID: id, Namespace: ns, Due: due}, t0); err != nil {
+			if _, err := c.Schedule(ctx, state.Delivery{ID: id, Namespace: ns, Due: due}, t0); err != nil {
 				t.Fatalf("schedule %s: %v", id, err)
 			}
 			ids = append(ids, id)
@@ -38,13 +38,13 @@ func RunCallbacksTenants(t *testing.T, newCallbacks CallbacksFactory) {
 		return ids
 	}
 	t.Run("share", func(t *testing.T) {
-		a, b := newCallbacks(t, emulator.CallbackBounds{Outbox: 100, OutboxPerNamespace: 3})
+		a, b := newCallbacks(t, state.CallbackBounds{Outbox: 100, OutboxPerNamespace: 3})
 		schedule(t, a, "hostile", 3, t0)
-		_, err := b.Schedule(ctx, emulator.Delivery{ID: "hostile-tx-3", Namespace: "hostile", Due: t0}, t0)
-		if !errors.Is(err, emulator.ErrCallbackQuota) {
+		_, err := b.Schedule(ctx, state.Delivery{ID: "hostile-tx-3", Namespace: "hostile", Due: t0}, t0)
+		if !errors.Is(err, state.ErrCallbackQuota) {
 			t.Errorf("a delivery beyond the namespace's share: %v, want ErrCallbackQuota", err)
 		}
-		if _, err := b.Schedule(ctx, emulator.Delivery{ID: "hostile-tx-0", Namespace: "hostile", Due: t0.Add(-time.Second)}, t0); err != nil {
+		if _, err := b.Schedule(ctx, state.Delivery{ID: "hostile-tx-0", Namespace: "hostile", Due: t0.Add(-time.Second)}, t0); err != nil {
 			t.Errorf("a delivery already waiting, at the share: %v", err)
 		}
 		schedule(t, b, "victim", 3, t0)
@@ -58,25 +58,25 @@ func RunCallbacksTenants(t *testing.T, newCallbacks CallbacksFactory) {
 				break
 			}
 		}
-		if _, err := b.Schedule(ctx, emulator.Delivery{ID: "hostile-tx-3", Namespace: "hostile", Due: t0}, t0); err != nil {
+		if _, err := b.Schedule(ctx, state.Delivery{ID: "hostile-tx-3", Namespace: "hostile", Due: t0}, t0); err != nil {
 			t.Errorf("after one of its deliveries ended: %v", err)
 		}
 	})
 	t.Run("a full outbox pushes out the largest", func(t *testing.T) {
-		a, b := newCallbacks(t, emulator.CallbackBounds{Outbox: 5, OutboxPerNamespace: 4})
+		a, b := newCallbacks(t, state.CallbackBounds{Outbox: 5, OutboxPerNamespace: 4})
 		schedule(t, a, "big", 4, t0)
 		schedule(t, a, "small", 1, t0)
-		pushed, err := b.Schedule(ctx, emulator.Delivery{ID: "new-tx-0", Namespace: "new", Due: t0}, t0)
+		pushed, err := b.Schedule(ctx, state.Delivery{ID: "new-tx-0", Namespace: "new", Due: t0}, t0)
 		if err != nil || pushed.Namespace != "big" || pushed.ID == "" {
 			t.Fatalf("a newcomer into the full outbox: pushed %+v, %v; want one of big's", pushed, err)
 		}
-		pushed2, err := a.Schedule(ctx, emulator.Delivery{ID: "small-tx-1", Namespace: "small", Due: t0}, t0)
+		pushed2, err := a.Schedule(ctx, state.Delivery{ID: "small-tx-1", Namespace: "small", Due: t0}, t0)
 		if err != nil || pushed2.Namespace != "big" || pushed2.ID == pushed.ID {
 			t.Fatalf("small's second: pushed %+v, %v; want another of big's", pushed2, err)
 		}
 		// big 2, small 2, new 1: small would have 3, big has no more.
-		_, err = b.Schedule(ctx, emulator.Delivery{ID: "small-tx-2", Namespace: "small", Due: t0}, t0)
-		if !errors.Is(err, emulator.ErrCallbackLimit) {
+		_, err = b.Schedule(ctx, state.Delivery{ID: "small-tx-2", Namespace: "small", Due: t0}, t0)
+		if !errors.Is(err, state.ErrCallbackLimit) {
 			t.Errorf("a newcomer with as many as any, into the full outbox: %v, want ErrCallbackLimit", err)
 		}
 		got, _ := a.Claim(ctx, t0, time.Minute, 10, 0)
@@ -92,17 +92,17 @@ func RunCallbacksTenants(t *testing.T, newCallbacks CallbacksFactory) {
 		}
 	})
 	t.Run("leased deliveries are not pushed out", func(t *testing.T) {
-		a, b := newCallbacks(t, emulator.CallbackBounds{Outbox: 2, OutboxPerNamespace: 2})
+		a, b := newCallbacks(t, state.CallbackBounds{Outbox: 2, OutboxPerNamespace: 2})
 		schedule(t, a, "big", 2, t0)
 		if got, _ := a.Claim(ctx, t0, time.Minute, 10, 0); len(got) != 2 {
 			t.Fatalf("claimed %d, want 2", len(got))
 		}
-		if _, err := b.Schedule(ctx, emulator.Delivery{ID: "new-tx-0", Namespace: "new", Due: t0}, t0); !errors.Is(err, emulator.ErrCallbackLimit) {
+		if _, err := b.Schedule(ctx, state.Delivery{ID: "new-tx-0", Namespace: "new", Due: t0}, t0); !errors.Is(err, state.ErrCallbackLimit) {
 			t.Errorf("with every delivery leased: %v, want ErrCallbackLimit", err)
 		}
 	})
 	t.Run("turns", func(t *testing.T) {
-		a, b := newCallbacks(t, emulator.CallbackBounds{})
+		a, b := newCallbacks(t, state.CallbackBounds{})
 		// The hostile namespace's 20 are due before the others' one each.
 		schedule(t, a, "hostile", 20, t0.Add(-time.Minute))
 		schedule(t, b, "victim-1", 1, t0)
@@ -129,7 +129,7 @@ func RunCallbacksTenants(t *testing.T, newCallbacks CallbacksFactory) {
 		}
 	})
 	t.Run("leases per namespace", func(t *testing.T) {
-		a, b := newCallbacks(t, emulator.CallbackBounds{})
+		a, b := newCallbacks(t, state.CallbackBounds{})
 		schedule(t, a, "hostile", 10, t0.Add(-time.Minute))
 		schedule(t, a, "victim", 1, t0)
 		got, _ := a.Claim(ctx, t0, 30*time.Second, 8, 2)
@@ -140,7 +140,7 @@ func RunCallbacksTenants(t *testing.T, newCallbacks CallbacksFactory) {
 		if len(got) != 3 || seen["hostile"] != 2 || seen["victim"] != 1 {
 			t.Fatalf("claimed %v, want hostile 2, victim 1", seen)
 		}
-		var held []emulator.Delivery
+		var held []state.Delivery
 		for _, d := range got {
 			if d.Namespace == "hostile" {
 				held = append(held, d)

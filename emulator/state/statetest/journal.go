@@ -1,4 +1,4 @@
-package storetest
+package statetest
 
 import (
 	"context"
@@ -8,8 +8,9 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/journal"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/message"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 )
 
 // JournalPair is a journal as two replicas see it: events recorded through
@@ -26,9 +27,9 @@ type JournalOpener func(t *testing.T, opt journal.Options) JournalPair
 
 var t0 = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 
-func event(ns, id string, kind emulator.EventKind, at time.Duration, status string) emulator.Event {
-	return emulator.Event{Namespace: ns, Kind: kind, Time: t0.Add(at),
-		Transaction: emulator.Summary{ThreeDSServerTransID: id, Status: status}}
+func event(ns, id string, kind state.EventKind, at time.Duration, status string) state.Event {
+	return state.Event{Namespace: ns, Kind: kind, Time: t0.Add(at),
+		Transaction: state.Summary{ThreeDSServerTransID: id, Status: status}}
 }
 
 // RunJournal runs the journal contract against the journals open makes. It starts no
@@ -48,12 +49,12 @@ func RunJournal(t *testing.T, open JournalOpener) {
 			i := strings.Index(string(body), s)
 			return unsafe.String(&body[i], len(s))
 		}
-		lookup := event("ns1", shared(id), emulator.EventLookup, 0, "Y")
+		lookup := event("ns1", shared(id), state.EventLookup, 0, "Y")
 		lookup.Transaction.ExternalReferenceID = shared("ORD-COPY")
 		lookup.Request = []byte(`{"kept":"as given"}`) // the engine's own redacted copy
 		p.Writer.Record(ctx, lookup)
-		enq := event("ns1", shared(id), emulator.EventEnquiry, time.Second, "Y")
-		enq.Enquiry = &emulator.EnquiryResponse{TransactionStatus: "Y"}
+		enq := event("ns1", shared(id), state.EventEnquiry, time.Second, "Y")
+		enq.Enquiry = &message.EnquiryResponse{TransactionStatus: "Y"}
 		p.Writer.Record(ctx, enq)
 		for i := range body {
 			body[i] = '#'
@@ -69,23 +70,23 @@ func RunJournal(t *testing.T, open JournalOpener) {
 	})
 	t.Run("RecordsATransaction", func(t *testing.T) {
 		p := open(t, journal.Options{})
-		lookup := event("ns1", "tx-1", emulator.EventLookup, 0, "C")
-		lookup.Transaction = emulator.Summary{
+		lookup := event("ns1", "tx-1", state.EventLookup, 0, "C")
+		lookup.Transaction = state.Summary{
 			ThreeDSServerTransID: "tx-1", ExternalReferenceID: "ORD-1", ScenarioID: "visa-challenge",
 			MaskedPAN: "400000******1109", CardBIN: "400000", CardScheme: "VISA", Version: "2.2.0", Status: "C",
 			CardholderName: "Jane Doe", MerchantName: "Example <Shop>", Amount: "129.99", Currency: "EUR", Fallback: true,
 		}
 		lookup.Request = []byte(`{"card":{"cardNumber":"400000******1109"}}`)
-		lookup.Lookup = &emulator.LookupResponse{Status: "C", ThreeDSServerTransID: "tx-1",
-			Challenge: &emulator.ChallengeIndication{ACSURL: "https://acs.example/c", CReq: "eyJ9", SessionData: "sd", WindowSize: 3}}
+		lookup.Lookup = &message.LookupResponse{Status: "C", ThreeDSServerTransID: "tx-1",
+			Challenge: &message.ChallengeIndication{ACSURL: "https://acs.example/c", CReq: "eyJ9", SessionData: "sd", WindowSize: 3}}
 		p.Writer.Record(ctx, lookup)
-		decision := event("ns1", "tx-1", emulator.EventDecision, 2*time.Second, "Y")
+		decision := event("ns1", "tx-1", state.EventDecision, 2*time.Second, "Y")
 		decision.Transaction.ECI = "05"
 		decision.Detail = "pass -> Y"
 		p.Writer.Record(ctx, decision)
-		enq := event("ns1", "tx-1", emulator.EventEnquiry, 3*time.Second, "Y")
+		enq := event("ns1", "tx-1", state.EventEnquiry, 3*time.Second, "Y")
 		enq.Request = []byte(`{"threeDsServerTransId":"tx-1"}`)
-		enq.Enquiry = &emulator.EnquiryResponse{TransactionStatus: "Y", ECI: "05"}
+		enq.Enquiry = &message.EnquiryResponse{TransactionStatus: "Y", ECI: "05"}
 		p.Writer.Record(ctx, enq)
 		p.Sync()
 
@@ -97,7 +98,7 @@ func RunJournal(t *testing.T, open JournalOpener) {
 		want := journal.Summary{ID: "tx-1", Status: "Y", ECI: "05", ScenarioID: "visa-challenge", Version: "2.2.0",
 			MaskedPAN: "400000******1109", CardBIN: "400000", Scheme: "VISA", CardholderName: "Jane Doe",
 			MerchantName: "Example <Shop>", Amount: "129.99", Currency: "EUR", ExternalReferenceID: "ORD-1",
-			LookupStatus: "C", Fallback: true, LastEvent: emulator.EventEnquiry, Events: 3, Enquiries: 1,
+			LookupStatus: "C", Fallback: true, LastEvent: state.EventEnquiry, Events: 3, Enquiries: 1,
 			Created: t0, Updated: t0.Add(3 * time.Second)}
 		if !s.Created.Equal(want.Created) || !s.Updated.Equal(want.Updated) {
 			t.Errorf("Created, Updated = %v, %v; want %v, %v", s.Created, s.Updated, want.Created, want.Updated)
@@ -111,22 +112,22 @@ func RunJournal(t *testing.T, open JournalOpener) {
 			t.Fatalf("Get = %+v, %v, %v; want 3 events", e, ok, err)
 		}
 		ev := e.Events
-		if ev[0].Kind != emulator.EventLookup || string(ev[0].Request) != string(lookup.Request) ||
+		if ev[0].Kind != state.EventLookup || string(ev[0].Request) != string(lookup.Request) ||
 			!strings.Contains(string(ev[0].Response), `"status":"C"`) || ev[0].Challenge == nil || *ev[0].Challenge != *lookup.Lookup.Challenge {
 			t.Errorf("lookup event = %+v", ev[0])
 		}
-		if ev[1].Kind != emulator.EventDecision || ev[1].Detail != "pass -> Y" || ev[1].Status != "Y" || ev[1].Request != nil ||
+		if ev[1].Kind != state.EventDecision || ev[1].Detail != "pass -> Y" || ev[1].Status != "Y" || ev[1].Request != nil ||
 			ev[1].SincePrevious != 2*time.Second || ev[1].SinceStart != 2*time.Second {
 			t.Errorf("decision event = %+v", ev[1])
 		}
-		if ev[2].Kind != emulator.EventEnquiry || !strings.Contains(string(ev[2].Response), `"transactionStatus":"Y"`) {
+		if ev[2].Kind != state.EventEnquiry || !strings.Contains(string(ev[2].Response), `"transactionStatus":"Y"`) {
 			t.Errorf("enquiry event = %+v", ev[2])
 		}
 	})
 
 	t.Run("NamespacesAreIsolated", func(t *testing.T) {
 		p := open(t, journal.Options{})
-		p.Writer.Record(ctx, event("a", "tx", emulator.EventLookup, 0, "Y"))
+		p.Writer.Record(ctx, event("a", "tx", state.EventLookup, 0, "Y"))
 		p.Sync()
 		if _, ok, err := p.Reader.Get(ctx, "b", "tx"); ok || err != nil {
 			t.Errorf("another namespace's transaction: found %v, err %v; want not found", ok, err)
@@ -145,7 +146,7 @@ func RunJournal(t *testing.T, open JournalOpener) {
 	t.Run("BoundedInTransactions", func(t *testing.T) {
 		p := open(t, journal.Options{PerNamespace: 5})
 		for i := range 8 {
-			p.Writer.Record(ctx, event("n", fmt.Sprint(i), emulator.EventLookup, time.Duration(i)*time.Millisecond, "Y"))
+			p.Writer.Record(ctx, event("n", fmt.Sprint(i), state.EventLookup, time.Duration(i)*time.Millisecond, "Y"))
 		}
 		p.Sync()
 		l, err := p.Reader.List(ctx, "n", 0)
@@ -162,7 +163,7 @@ func RunJournal(t *testing.T, open JournalOpener) {
 		p := open(t, journal.Options{MaxBytesPerNamespace: bound})
 		body := []byte(`"` + strings.Repeat("x", 4000) + `"`)
 		for i := range 60 {
-			e := event("n", fmt.Sprint(i), emulator.EventLookup, time.Duration(i)*time.Millisecond, "Y")
+			e := event("n", fmt.Sprint(i), state.EventLookup, time.Duration(i)*time.Millisecond, "Y")
 			e.Request = body
 			p.Writer.Record(ctx, e)
 		}
@@ -172,9 +173,9 @@ func RunJournal(t *testing.T, open JournalOpener) {
 			t.Errorf("kept %d transactions of %d bytes (newest %v, err %v); want the newest within %d bytes", len(l), len(body), l, err, bound)
 		}
 		// One transaction beyond the bound keeps its first and last events.
-		p.Writer.Record(ctx, event("one", "tx", emulator.EventLookup, 0, "Y"))
+		p.Writer.Record(ctx, event("one", "tx", state.EventLookup, 0, "Y"))
 		for i := 1; i < 30; i++ {
-			e := event("one", "tx", emulator.EventEnquiry, time.Duration(i)*time.Millisecond, "Y")
+			e := event("one", "tx", state.EventEnquiry, time.Duration(i)*time.Millisecond, "Y")
 			e.Request = body
 			p.Writer.Record(ctx, e)
 		}
@@ -183,7 +184,7 @@ func RunJournal(t *testing.T, open JournalOpener) {
 		if err != nil || !ok || len(e.Events)*len(body) > bound || e.Dropped == 0 || e.Events[len(e.Events)-1].Time != t0.Add(29*time.Millisecond) {
 			t.Fatalf("one large transaction: %d events, %d dropped, %v, %v; want within %d bytes, the last kept", len(e.Events), e.Dropped, ok, err, bound)
 		}
-		if e.Events[0].Kind != emulator.EventLookup || e.Summary.Events != 30 || e.Enquiries != 29 || e.Dropped != 30-len(e.Events) {
+		if e.Events[0].Kind != state.EventLookup || e.Summary.Events != 30 || e.Enquiries != 29 || e.Dropped != 30-len(e.Events) {
 			t.Errorf("one large transaction: first event %s, %d events counted, %d enquiries, %d dropped of 30 with %d kept; want its lookup kept and every event counted",
 				e.Events[0].Kind, e.Summary.Events, e.Enquiries, e.Dropped, len(e.Events))
 		}
@@ -196,9 +197,9 @@ func RunJournal(t *testing.T, open JournalOpener) {
 
 	t.Run("BoundedInEvents", func(t *testing.T) {
 		p := open(t, journal.Options{MaxEvents: 3})
-		p.Writer.Record(ctx, event("n", "tx", emulator.EventLookup, 0, "Y"))
+		p.Writer.Record(ctx, event("n", "tx", state.EventLookup, 0, "Y"))
 		for i := 1; i < 6; i++ {
-			p.Writer.Record(ctx, event("n", "tx", emulator.EventEnquiry, time.Duration(i)*time.Second, "Y"))
+			p.Writer.Record(ctx, event("n", "tx", state.EventEnquiry, time.Duration(i)*time.Second, "Y"))
 		}
 		p.Sync()
 		e, ok, err := p.Reader.Get(ctx, "n", "tx")
@@ -217,7 +218,7 @@ func RunJournal(t *testing.T, open JournalOpener) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p.Writer.Record(ctx, event("w", "tx", emulator.EventLookup, 0, "Y"))
+		p.Writer.Record(ctx, event("w", "tx", state.EventLookup, 0, "Y"))
 		select {
 		case <-ch:
 		case <-time.After(5 * time.Second):
@@ -253,7 +254,7 @@ func testJournalQuery(t *testing.T, open JournalOpener) {
 		if i%3 == 0 {
 			status = "C"
 		}
-		e := event("q", fmt.Sprint(i), emulator.EventLookup, time.Duration(i)*time.Second, status)
+		e := event("q", fmt.Sprint(i), state.EventLookup, time.Duration(i)*time.Second, status)
 		e.Transaction.ScenarioID, e.Transaction.ExternalReferenceID = "odd", "ref-odd"
 		if i%2 == 0 {
 			e.Transaction.ScenarioID, e.Transaction.ExternalReferenceID = "even", "ref-even"
@@ -261,8 +262,8 @@ func testJournalQuery(t *testing.T, open JournalOpener) {
 		p.Writer.Record(ctx, e)
 	}
 	// 3's challenge ends: it is open no more.
-	p.Writer.Record(ctx, event("q", "3", emulator.EventDecision, 20*time.Second, "N"))
-	p.Writer.Record(ctx, event("other", "x", emulator.EventLookup, 0, "C"))
+	p.Writer.Record(ctx, event("q", "3", state.EventDecision, 20*time.Second, "N"))
+	p.Writer.Record(ctx, event("other", "x", state.EventLookup, 0, "C"))
 	p.Sync()
 
 	query := func(q journal.Query) journal.Page {
@@ -302,7 +303,7 @@ func testJournalQuery(t *testing.T, open JournalOpener) {
 		page := query(q)
 		pages = append(pages, summaryIDs(page.Summaries))
 		if len(pages) == 1 {
-			p.Writer.Record(ctx, event("q", "10", emulator.EventLookup, 30*time.Second, "Y"))
+			p.Writer.Record(ctx, event("q", "10", state.EventLookup, 30*time.Second, "Y"))
 			p.Sync()
 		}
 		if page.Next.IsZero() {
@@ -335,7 +336,7 @@ func testJournalQuery(t *testing.T, open JournalOpener) {
 	}
 	// A reference that is a card number is kept masked, as the engine
 	// hands it over, and found by the reference as sent.
-	e := event("masked", "m", emulator.EventLookup, 0, "Y")
+	e := event("masked", "m", state.EventLookup, 0, "Y")
 	e.Transaction.ExternalReferenceID = "411111******1111"
 	p.Writer.Record(ctx, e)
 	p.Sync()
@@ -351,9 +352,9 @@ func testJournalForget(t *testing.T, open JournalOpener) {
 	ctx := context.Background()
 	p := open(t, journal.Options{})
 	for i := range 3 {
-		p.Writer.Record(ctx, event("f", fmt.Sprint(i), emulator.EventLookup, time.Duration(i)*time.Second, "Y"))
+		p.Writer.Record(ctx, event("f", fmt.Sprint(i), state.EventLookup, time.Duration(i)*time.Second, "Y"))
 	}
-	p.Writer.Record(ctx, event("kept", "k", emulator.EventLookup, 0, "Y"))
+	p.Writer.Record(ctx, event("kept", "k", state.EventLookup, 0, "Y"))
 	p.Sync()
 	changed := p.Reader.Changed("f")
 	if err := p.Writer.Forget(ctx, "f"); err != nil {
@@ -376,7 +377,7 @@ func testJournalForget(t *testing.T, open JournalOpener) {
 	if err := p.Writer.Forget(ctx, "never"); err != nil {
 		t.Errorf("Forget of an empty namespace: %v", err)
 	}
-	p.Writer.Record(ctx, event("f", "new", emulator.EventLookup, 10*time.Second, "Y"))
+	p.Writer.Record(ctx, event("f", "new", state.EventLookup, 10*time.Second, "Y"))
 	p.Sync()
 	if l, err := p.Reader.List(ctx, "f", 0); err != nil || summaryIDs(l) != "new" {
 		t.Errorf("after Forget and a new lookup: %s, %v", summaryIDs(l), err)
@@ -401,12 +402,12 @@ func testJournalShare(t *testing.T, open JournalOpener) {
 		t.Run(tt.name, func(t *testing.T) {
 			p := open(t, tt.opt)
 			for i := range 5 {
-				e := event("quiet", fmt.Sprint(i), emulator.EventLookup, time.Duration(i)*time.Millisecond, "Y")
+				e := event("quiet", fmt.Sprint(i), state.EventLookup, time.Duration(i)*time.Millisecond, "Y")
 				e.Request = body
 				p.Writer.Record(ctx, e)
 			}
 			for i := range 300 {
-				e := event(fmt.Sprintf("hostile-%d", i%3), fmt.Sprint(i), emulator.EventLookup, time.Second+time.Duration(i)*time.Millisecond, "Y")
+				e := event(fmt.Sprintf("hostile-%d", i%3), fmt.Sprint(i), state.EventLookup, time.Second+time.Duration(i)*time.Millisecond, "Y")
 				e.Request = body
 				p.Writer.Record(ctx, e)
 			}

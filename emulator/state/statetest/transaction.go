@@ -1,7 +1,8 @@
-// Package storetest is the contract of emulator.Store as a test suite:
-// every store (in memory, Redis) runs the same tests, so the engine can
-// rely on the same semantics whichever keeps its transactions.
-package storetest
+// Package statetest is the contract of the state ports (package state) as
+// test suites, one Run function per port: every backend (in memory,
+// Redis) runs the same tests, so the engine can rely on the same
+// semantics whichever keeps its state. Run is the suite of state.Store.
+package statetest
 
 import (
 	"context"
@@ -12,11 +13,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 )
 
 // Factory returns a new, empty store that keeps transactions for maxAge.
-type Factory func(t *testing.T, maxAge time.Duration) emulator.Store
+type Factory func(t *testing.T, maxAge time.Duration) state.Store
 
 // Run runs the contract against the stores newStore makes.
 func Run(t *testing.T, newStore Factory) {
@@ -43,16 +44,16 @@ var ctx = context.Background()
 
 // Transaction returns a full transaction, every field set, with id and
 // reference ref in namespace ns.
-func Transaction(ns, id, ref string) emulator.Transaction {
+func Transaction(ns, id, ref string) state.Transaction {
 	created := time.Now().UTC().Truncate(time.Millisecond)
-	return emulator.Transaction{
+	return state.Transaction{
 		Namespace: ns, ThreeDSServerTransID: id, ExternalReferenceID: ref,
 		ACSTransID: "d7c1ee99-9478-44a6-b1f2-391e29c6b340", DSTransID: "0b6c7b9e-52f0-4a24-9a0b-6f2b0d0e9a11",
 		CreatedAt: created, ScenarioID: "visa-challenge", CardScheme: "VISA", CardBIN: "400000", Version: "2.2.0",
-		Phase: emulator.PhaseChallengeOpened, PANLength: 16, PANLast4: [4]byte{'9', '1', '0', '2'},
+		Phase: state.PhaseChallengeOpened, PANLength: 16, PANLast4: [4]byte{'9', '1', '0', '2'},
 		Status: "C", AuthenticationType: "02", WhiteListStatus: "U", WhiteListStatusSrc: "03",
 		ACSReferenceNumber: "3DS_LOA_ACS_PRIC_020200_17135", ACSOperatorID: "ACS-PRIC-9444-7396",
-		Challenge: emulator.ChallengeState{
+		Challenge: state.ChallengeState{
 			NotificationURL: "https://shop.example.com/notify", Session: "c2Vzc2lvbg", WindowSize: 2,
 			MerchantName: "Example Shop — ünïcode", Amount: "49.99", Currency: "EUR", PurchaseDate: "2026-11-24 09:00:00",
 			OpenedAt: created.Add(time.Second), Interactions: 1, WrongOTPs: 1, Language: "th-TH",
@@ -61,7 +62,7 @@ func Transaction(ns, id, ref string) emulator.Transaction {
 }
 
 // same compares two transactions field by field, times with Equal.
-func same(a, b emulator.Transaction) bool {
+func same(a, b state.Transaction) bool {
 	if !a.CreatedAt.Equal(b.CreatedAt) || !a.Challenge.OpenedAt.Equal(b.Challenge.OpenedAt) || !a.Challenge.DecidedAt.Equal(b.Challenge.DecidedAt) {
 		return false
 	}
@@ -83,11 +84,11 @@ func same(a, b emulator.Transaction) bool {
 func testMethod(t *testing.T, newStore Factory) {
 	s := newStore(t, time.Hour)
 	created := time.Now().UTC().Truncate(time.Millisecond)
-	c := emulator.Transaction{
+	c := state.Transaction{
 		Namespace: "ns", ThreeDSServerTransID: "ddc-8a880dc0-d2d2-4067-bcb1-b08d1690b26e", ExternalReferenceID: "ORD-M",
 		CreatedAt: created, ScenarioID: "visa-method-y", CardScheme: "VISA", CardBIN: "400000",
-		Phase: emulator.PhaseMethod, PANLength: 16, PANLast4: [4]byte{'9', '4', '0', '9'},
-		Method: emulator.MethodState{
+		Phase: state.PhaseMethod, PANLength: 16, PANLast4: [4]byte{'9', '4', '0', '9'},
+		Method: state.MethodState{
 			DDCID: "ddc-8a880dc0-d2d2-4067-bcb1-b08d1690b26e", NotificationURL: "https://shop.example.com/method",
 			Available: true, Duration: 1500 * time.Millisecond, RequestedAt: created,
 		},
@@ -99,7 +100,7 @@ func testMethod(t *testing.T, newStore Factory) {
 		t.Fatalf("Get = %+v, %v\nwant %+v", got, err, c)
 	}
 	started, completed := created.Add(time.Second), created.Add(2500*time.Millisecond)
-	got, err := s.Update(ctx, c.ThreeDSServerTransID, func(t *emulator.Transaction) error {
+	got, err := s.Update(ctx, c.ThreeDSServerTransID, func(t *state.Transaction) error {
 		t.Method.StartedAt, t.Method.CompletedAt, t.Method.CompInd, t.Method.RequestorCompInd = started, completed, "Y", "N"
 		return nil
 	})
@@ -107,7 +108,7 @@ func testMethod(t *testing.T, newStore Factory) {
 		t.Fatal(err)
 	}
 	again, err := s.Get(ctx, c.ThreeDSServerTransID)
-	if err != nil || !same(again, got) || !again.Method.CompletedAt.Equal(completed) || again.Method.CompInd != "Y" || again.Phase != emulator.PhaseMethod {
+	if err != nil || !same(again, got) || !again.Method.CompletedAt.Equal(completed) || again.Method.CompInd != "Y" || again.Phase != state.PhaseMethod {
 		t.Errorf("Get after Update = %+v, %v; want the timeline", again.Method, err)
 	}
 }
@@ -137,13 +138,13 @@ func testPutGet(t *testing.T, newStore Factory) {
 
 func testUnknown(t *testing.T, newStore Factory) {
 	s := newStore(t, time.Hour)
-	if _, err := s.Get(ctx, "no-such-id"); !errors.Is(err, emulator.ErrNotFound) {
+	if _, err := s.Get(ctx, "no-such-id"); !errors.Is(err, state.ErrNotFound) {
 		t.Errorf("Get unknown: %v, want ErrNotFound", err)
 	}
-	if _, err := s.GetByExternalRef(ctx, "ns", "no-such-ref"); !errors.Is(err, emulator.ErrNotFound) {
+	if _, err := s.GetByExternalRef(ctx, "ns", "no-such-ref"); !errors.Is(err, state.ErrNotFound) {
 		t.Errorf("GetByExternalRef unknown: %v, want ErrNotFound", err)
 	}
-	if _, err := s.Update(ctx, "no-such-id", func(*emulator.Transaction) error { return nil }); !errors.Is(err, emulator.ErrNotFound) {
+	if _, err := s.Update(ctx, "no-such-id", func(*state.Transaction) error { return nil }); !errors.Is(err, state.ErrNotFound) {
 		t.Errorf("Update unknown: %v, want ErrNotFound", err)
 	}
 }
@@ -153,7 +154,7 @@ func testByReference(t *testing.T, newStore Factory) {
 	older := Transaction("ns-a", "id-older", "ORD-7")
 	newer := Transaction("ns-a", "id-newer", "ORD-7")
 	other := Transaction("ns-b", "id-other", "ORD-7")
-	for _, tx := range []emulator.Transaction{older, newer, other} {
+	for _, tx := range []state.Transaction{older, newer, other} {
 		if err := s.Put(ctx, tx); err != nil {
 			t.Fatal(err)
 		}
@@ -172,7 +173,7 @@ func testByReference(t *testing.T, newStore Factory) {
 	if err := s.Put(ctx, odd); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.GetByExternalRef(ctx, "ns-a:x", "y"); !errors.Is(err, emulator.ErrNotFound) {
+	if _, err := s.GetByExternalRef(ctx, "ns-a:x", "y"); !errors.Is(err, state.ErrNotFound) {
 		t.Errorf("namespace ns-a:x reached ns-a's reference x:y: %v", err)
 	}
 }
@@ -184,8 +185,8 @@ func testUpdate(t *testing.T, newStore Factory) {
 		t.Fatal(err)
 	}
 	decided := tx.CreatedAt.Add(time.Minute)
-	got, err := s.Update(ctx, "id-up", func(t *emulator.Transaction) error {
-		t.Phase, t.Status, t.ECI = emulator.PhaseFinal, "Y", "05"
+	got, err := s.Update(ctx, "id-up", func(t *state.Transaction) error {
+		t.Phase, t.Status, t.ECI = state.PhaseFinal, "Y", "05"
 		t.Challenge.Decision, t.Challenge.DecidedAt = "pass", decided
 		t.Challenge.Interactions++
 		return nil
@@ -204,7 +205,7 @@ func testUpdate(t *testing.T, newStore Factory) {
 		t.Errorf("by reference after Update: %s, %v", byRef.Status, err)
 	}
 	// A change that makes no difference is fine too.
-	if _, err := s.Update(ctx, "id-up", func(*emulator.Transaction) error { return nil }); err != nil {
+	if _, err := s.Update(ctx, "id-up", func(*state.Transaction) error { return nil }); err != nil {
 		t.Errorf("no-op Update: %v", err)
 	}
 }
@@ -216,7 +217,7 @@ func testUpdateError(t *testing.T, newStore Factory) {
 		t.Fatal(err)
 	}
 	refused := errors.New("refused")
-	_, err := s.Update(ctx, "id-err", func(t *emulator.Transaction) error {
+	_, err := s.Update(ctx, "id-err", func(t *state.Transaction) error {
 		t.Status = "N"
 		return refused
 	})
@@ -244,7 +245,7 @@ func testConcurrentUpdates(t *testing.T, newStore Factory) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, err := s.Update(ctx, "id-count", func(t *emulator.Transaction) error {
+			_, err := s.Update(ctx, "id-count", func(t *state.Transaction) error {
 				t.Challenge.Interactions++
 				return nil
 			})
@@ -281,11 +282,11 @@ func testOneDecisionWins(t *testing.T, newStore Factory) {
 		go func() {
 			defer wg.Done()
 			decision := fmt.Sprintf("d%d", i)
-			_, err := s.Update(ctx, "id-race", func(t *emulator.Transaction) error {
-				if t.Phase == emulator.PhaseFinal {
+			_, err := s.Update(ctx, "id-race", func(t *state.Transaction) error {
+				if t.Phase == state.PhaseFinal {
 					return final
 				}
-				t.Phase, t.Challenge.Decision = emulator.PhaseFinal, decision
+				t.Phase, t.Challenge.Decision = state.PhaseFinal, decision
 				return nil
 			})
 			switch {
@@ -321,7 +322,7 @@ func testExpiry(t *testing.T, newStore Factory) {
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		_, err := s.Get(ctx, "id-old")
-		if errors.Is(err, emulator.ErrNotFound) {
+		if errors.Is(err, state.ErrNotFound) {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -329,7 +330,7 @@ func testExpiry(t *testing.T, newStore Factory) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	if _, err := s.GetByExternalRef(ctx, "ns", "ORD-OLD"); !errors.Is(err, emulator.ErrNotFound) {
+	if _, err := s.GetByExternalRef(ctx, "ns", "ORD-OLD"); !errors.Is(err, state.ErrNotFound) {
 		t.Errorf("by reference after expiry: %v, want ErrNotFound", err)
 	}
 }

@@ -1,16 +1,16 @@
-package storetest
+package statetest
 
 import (
 	"errors"
 	"fmt"
 	"testing"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 )
 
 // SharesFactory returns a new, empty store keeping at most perTenant
 // transactions of one namespace.
-type SharesFactory func(t *testing.T, perTenant int) emulator.Store
+type SharesFactory func(t *testing.T, perTenant int) state.Store
 
 // RunShares checks each tenant's share of the transactions: a namespace
 // storing beyond its share loses its own oldest transactions, by id and
@@ -43,7 +43,7 @@ func RunShares(t *testing.T, newStore SharesFactory) {
 				if i < flood-share {
 					t.Errorf("flood-%d kept beyond the share: the oldest must go first", i)
 				}
-			case !errors.Is(err, emulator.ErrNotFound):
+			case !errors.Is(err, state.ErrNotFound):
 				t.Fatalf("flood-%d: %v", i, err)
 			case i >= flood-share:
 				t.Errorf("flood-%d, among the newest %d of its namespace, is gone", i, share)
@@ -52,13 +52,13 @@ func RunShares(t *testing.T, newStore SharesFactory) {
 		if kept != share {
 			t.Errorf("the flooding namespace keeps %d transactions, want its share %d", kept, share)
 		}
-		if _, err := s.GetByExternalRef(ctx, "flood", "F-0"); !errors.Is(err, emulator.ErrNotFound) {
+		if _, err := s.GetByExternalRef(ctx, "flood", "F-0"); !errors.Is(err, state.ErrNotFound) {
 			t.Errorf("the reference of an evicted transaction: %v, want ErrNotFound", err)
 		}
 	})
 }
 
-func put(t *testing.T, s emulator.Store, tx emulator.Transaction) {
+func put(t *testing.T, s state.Store, tx state.Transaction) {
 	t.Helper()
 	if err := s.Put(ctx, tx); err != nil {
 		t.Fatalf("Put(%s): %v", tx.ThreeDSServerTransID, err)

@@ -1,4 +1,4 @@
-package storetest
+package statetest
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 )
 
 // fp is a fingerprint of the tests: 16 hex digits of c.
@@ -21,24 +21,24 @@ func fp(c byte) string {
 
 // keys is the fingerprints of a replica with current key cur and
 // previous keys prev.
-func keys(cur byte, prev ...byte) emulator.KeyFingerprints {
-	f := emulator.KeyFingerprints{Current: fp(cur)}
+func keys(cur byte, prev ...byte) state.KeyFingerprints {
+	f := state.KeyFingerprints{Current: fp(cur)}
 	for _, p := range prev {
 		f.Previous = append(f.Previous, fp(p))
 	}
 	return f
 }
 
-// RunKeyRegistry runs the contract every emulator.KeyRegistry keeps on
+// RunKeyRegistry runs the contract every state.KeyRegistry keeps on
 // two values over one new, empty registry, as two replicas see it (the
 // same value twice for a local one): the first keys are kept; a rotation
 // (new current, old as previous) replaces them and the replicas still on
 // the old keys agree; unrelated keys are a mismatch that changes nothing;
 // the fingerprints go when no agreeing replica renews them; the namespace
 // key is kept once, with a sealed copy per key pair and no time to live.
-func RunKeyRegistry(t *testing.T, newRegistries func(t *testing.T) (a, b emulator.KeyRegistry)) {
+func RunKeyRegistry(t *testing.T, newRegistries func(t *testing.T) (a, b state.KeyRegistry)) {
 	ctx := context.Background()
-	check := func(t *testing.T, r emulator.KeyRegistry, f emulator.KeyFingerprints, ttl time.Duration, want emulator.KeysVerdict) {
+	check := func(t *testing.T, r state.KeyRegistry, f state.KeyFingerprints, ttl time.Duration, want state.KeysVerdict) {
 		t.Helper()
 		if got, err := r.Check(ctx, f, ttl); err != nil || got != want {
 			t.Errorf("Check(%v) = %v, %v; want %v", f, got, err, want)
@@ -46,53 +46,53 @@ func RunKeyRegistry(t *testing.T, newRegistries func(t *testing.T) (a, b emulato
 	}
 	t.Run("Rotation", func(t *testing.T) {
 		a, b := newRegistries(t)
-		check(t, a, keys('1'), time.Hour, emulator.KeysFirst)
-		check(t, b, keys('1'), time.Hour, emulator.KeysSame)
-		check(t, b, keys('2', '1'), time.Hour, emulator.KeysNewer)
-		check(t, a, keys('1'), time.Hour, emulator.KeysOlder)
-		check(t, a, keys('1', '0'), time.Hour, emulator.KeysOlder)
-		check(t, b, keys('2'), time.Hour, emulator.KeysSame)
-		check(t, a, keys('3'), time.Hour, emulator.KeysMismatch)
-		check(t, a, keys('4', '5', '1'), time.Hour, emulator.KeysMismatch)
-		check(t, b, keys('2', '1'), time.Hour, emulator.KeysSame)
-		check(t, a, keys('1'), time.Hour, emulator.KeysOlder)
+		check(t, a, keys('1'), time.Hour, state.KeysFirst)
+		check(t, b, keys('1'), time.Hour, state.KeysSame)
+		check(t, b, keys('2', '1'), time.Hour, state.KeysNewer)
+		check(t, a, keys('1'), time.Hour, state.KeysOlder)
+		check(t, a, keys('1', '0'), time.Hour, state.KeysOlder)
+		check(t, b, keys('2'), time.Hour, state.KeysSame)
+		check(t, a, keys('3'), time.Hour, state.KeysMismatch)
+		check(t, a, keys('4', '5', '1'), time.Hour, state.KeysMismatch)
+		check(t, b, keys('2', '1'), time.Hour, state.KeysSame)
+		check(t, a, keys('1'), time.Hour, state.KeysOlder)
 		// The next rotation: the keys before the last are forgotten.
-		check(t, a, keys('6', '2'), time.Hour, emulator.KeysNewer)
-		check(t, b, keys('2', '1'), time.Hour, emulator.KeysOlder)
-		check(t, b, keys('1'), time.Hour, emulator.KeysMismatch)
+		check(t, a, keys('6', '2'), time.Hour, state.KeysNewer)
+		check(t, b, keys('2', '1'), time.Hour, state.KeysOlder)
+		check(t, b, keys('1'), time.Hour, state.KeysMismatch)
 	})
 	t.Run("Invalid", func(t *testing.T) {
 		a, _ := newRegistries(t)
-		for _, f := range []emulator.KeyFingerprints{{}, {Current: "short"}, {Current: fp('A')}, {Current: fp('1'), Previous: []string{"x y"}}} {
+		for _, f := range []state.KeyFingerprints{{}, {Current: "short"}, {Current: fp('A')}, {Current: fp('1'), Previous: []string{"x y"}}} {
 			if _, err := a.Check(ctx, f, time.Hour); err == nil {
 				t.Errorf("Check(%v): no error", f)
 			}
 		}
-		check(t, a, keys('7'), time.Hour, emulator.KeysFirst)
+		check(t, a, keys('7'), time.Hour, state.KeysFirst)
 	})
 	t.Run("Expiry", func(t *testing.T) {
 		a, b := newRegistries(t)
-		check(t, a, keys('1'), 300*time.Millisecond, emulator.KeysFirst)
-		check(t, b, keys('9'), time.Hour, emulator.KeysMismatch)
+		check(t, a, keys('1'), 300*time.Millisecond, state.KeysFirst)
+		check(t, b, keys('9'), time.Hour, state.KeysMismatch)
 		deadline := time.Now().Add(3 * time.Second)
 		for {
 			v, err := b.Check(ctx, keys('9'), time.Hour)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if v == emulator.KeysFirst {
+			if v == state.KeysFirst {
 				break
 			}
-			if v != emulator.KeysMismatch || time.Now().After(deadline) {
+			if v != state.KeysMismatch || time.Now().After(deadline) {
 				t.Fatalf("a stranger's keys: %v; want a mismatch, then kept once the others' expire", v)
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
-		check(t, a, keys('1'), time.Hour, emulator.KeysMismatch)
+		check(t, a, keys('1'), time.Hour, state.KeysMismatch)
 	})
 	t.Run("Concurrent", func(t *testing.T) {
 		a, b := newRegistries(t)
-		check(t, a, keys('1'), time.Hour, emulator.KeysFirst)
+		check(t, a, keys('1'), time.Hour, state.KeysFirst)
 		var wg sync.WaitGroup
 		for i := range 20 {
 			r, f := a, keys('1')
@@ -106,11 +106,11 @@ func RunKeyRegistry(t *testing.T, newRegistries func(t *testing.T) (a, b emulato
 			})
 		}
 		wg.Wait()
-		check(t, a, keys('1'), time.Hour, emulator.KeysOlder)
+		check(t, a, keys('1'), time.Hour, state.KeysOlder)
 	})
 	t.Run("NamespaceKey", func(t *testing.T) {
 		a, b := newRegistries(t)
-		read := func(t *testing.T, r emulator.KeyRegistry) emulator.SealedKey {
+		read := func(t *testing.T, r state.KeyRegistry) state.SealedKey {
 			t.Helper()
 			k, err := r.NamespaceKey(ctx)
 			if err != nil {
@@ -118,7 +118,7 @@ func RunKeyRegistry(t *testing.T, newRegistries func(t *testing.T) (a, b emulato
 			}
 			return k
 		}
-		keep := func(t *testing.T, r emulator.KeyRegistry, id, fp, sealed string) emulator.SealedKey {
+		keep := func(t *testing.T, r state.KeyRegistry, id, fp, sealed string) state.SealedKey {
 			t.Helper()
 			k, err := r.KeepNamespaceKey(ctx, id, fp, sealed)
 			if err != nil {
@@ -149,10 +149,10 @@ func RunKeyRegistry(t *testing.T, newRegistries func(t *testing.T) (a, b emulato
 			t.Fatalf("a copy replaced: %+v", k)
 		}
 		// Bounded: the copy being kept stays, another goes.
-		for i := range emulator.MaxSealedCopies + 3 {
+		for i := range state.MaxSealedCopies + 3 {
 			f := fmt.Sprintf("%016x", 0x1000+i)
-			if k := keep(t, a, idA, f, "copy "+f); len(k.Sealed) > emulator.MaxSealedCopies || k.Sealed[f] != "copy "+f {
-				t.Fatalf("copy %d: %d copies kept (at most %d), its own %q", i, len(k.Sealed), emulator.MaxSealedCopies, k.Sealed[f])
+			if k := keep(t, a, idA, f, "copy "+f); len(k.Sealed) > state.MaxSealedCopies || k.Sealed[f] != "copy "+f {
+				t.Fatalf("copy %d: %d copies kept (at most %d), its own %q", i, len(k.Sealed), state.MaxSealedCopies, k.Sealed[f])
 			}
 		}
 		for _, bad := range [][3]string{{"", fp('1'), "x"}, {idA, "", "x"}, {idA, fp('1'), ""}} {

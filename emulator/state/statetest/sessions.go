@@ -1,4 +1,4 @@
-package storetest
+package statetest
 
 import (
 	"context"
@@ -7,21 +7,21 @@ import (
 	"testing"
 	"time"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 )
 
 // SessionsFactory returns two values over one new, empty session store
 // that keeps at most max sessions in all, as two replicas see it (the
 // same value twice for a local store).
-type SessionsFactory func(t *testing.T, max int) (a, b emulator.SessionStore)
+type SessionsFactory func(t *testing.T, max int) (a, b state.SessionStore)
 
 // tokenHash is a token hash of the tests: 32 hex digits from i.
 func tokenHash(i int) string { return fmt.Sprintf("%032x", i+1) }
 
-// RunSessions runs the contract every emulator.SessionStore keeps: a
+// RunSessions runs the contract every state.SessionStore keeps: a
 // session opened through one replica is known to the other, with what it
 // keeps of its token (never the token); a token has at most
-// emulator.MaxSessionsPerToken sessions, its own that expires first
+// state.MaxSessionsPerToken sessions, its own that expires first
 // ending beyond; the store at most its bound, where the token holding the
 // most sessions loses its own that expires first, atomically.
 func RunSessions(t *testing.T, newStores SessionsFactory) {
@@ -34,21 +34,21 @@ func RunSessions(t *testing.T, newStores SessionsFactory) {
 func testSessionBasics(t *testing.T, newStores SessionsFactory) {
 	ctx := context.Background()
 	a, b := newStores(t, 0)
-	want := emulator.Session{TokenHash: tokenHash(0), Namespace: "0123456789abcdef"}
+	want := state.Session{TokenHash: tokenHash(0), Namespace: "0123456789abcdef"}
 	id, err := a.Create(ctx, want, time.Hour)
-	if err != nil || !emulator.ValidSessionID(id) {
+	if err != nil || !state.ValidSessionID(id) {
 		t.Fatalf("Create = %q, %v", id, err)
 	}
 	if got, ok, err := b.Session(ctx, id); !ok || err != nil || got != want {
 		t.Errorf("Session on the other replica = %+v, %v, %v; want %+v", got, ok, err, want)
 	}
-	access := emulator.Session{TokenHash: tokenHash(1), Namespace: "fedcba9876543210", Expires: time.UnixMilli(time.Now().Add(time.Hour).UnixMilli())}
+	access := state.Session{TokenHash: tokenHash(1), Namespace: "fedcba9876543210", Expires: time.UnixMilli(time.Now().Add(time.Hour).UnixMilli())}
 	aid, _ := a.Create(ctx, access, time.Hour)
 	if got, ok, _ := b.Session(ctx, aid); !ok || !got.Expires.Equal(access.Expires) || got.Namespace != access.Namespace {
 		t.Errorf("an access token's session = %+v, %v; want %+v", got, ok, access)
 	}
 	for _, bad := range []string{"", "0", "not hex: 0123456789abcdef", "0123456789ABCDEF", "csu:0123456789abcdef"} {
-		if _, err := a.Create(ctx, emulator.Session{TokenHash: bad, Namespace: "n"}, time.Hour); err == nil {
+		if _, err := a.Create(ctx, state.Session{TokenHash: bad, Namespace: "n"}, time.Hour); err == nil {
 			t.Errorf("Create with token hash %q: no error", bad)
 		}
 	}
@@ -87,7 +87,7 @@ func testSessionBasics(t *testing.T, newStores SessionsFactory) {
 	var wg sync.WaitGroup
 	for i := range 20 {
 		wg.Go(func() {
-			s := emulator.Session{TokenHash: tokenHash(100 + i), Namespace: fmt.Sprint("ns-", i)}
+			s := state.Session{TokenHash: tokenHash(100 + i), Namespace: fmt.Sprint("ns-", i)}
 			id, err := a.Create(ctx, s, time.Minute)
 			if err != nil {
 				t.Error(err)
@@ -102,7 +102,7 @@ func testSessionBasics(t *testing.T, newStores SessionsFactory) {
 }
 
 // live counts the sessions of ids that s still knows.
-func live(t *testing.T, s emulator.SessionStore, ids []string) (n int, alive []bool) {
+func live(t *testing.T, s state.SessionStore, ids []string) (n int, alive []bool) {
 	t.Helper()
 	for _, id := range ids {
 		_, ok, err := s.Session(context.Background(), id)
@@ -122,18 +122,18 @@ func testSessionsPerToken(t *testing.T, newStores SessionsFactory) {
 	a, b := newStores(t, 0)
 	const extra = 4
 	var ids []string
-	for i := range emulator.MaxSessionsPerToken + extra {
+	for i := range state.MaxSessionsPerToken + extra {
 		// Each expires after the one before: the first are the oldest.
-		id, err := a.Create(ctx, emulator.Session{TokenHash: tokenHash(0), Namespace: "n"}, time.Hour+time.Duration(i)*time.Second)
+		id, err := a.Create(ctx, state.Session{TokenHash: tokenHash(0), Namespace: "n"}, time.Hour+time.Duration(i)*time.Second)
 		if err != nil {
 			t.Fatal(err)
 		}
 		ids = append(ids, id)
 	}
-	other, _ := b.Create(ctx, emulator.Session{TokenHash: tokenHash(1), Namespace: "n"}, time.Minute)
+	other, _ := b.Create(ctx, state.Session{TokenHash: tokenHash(1), Namespace: "n"}, time.Minute)
 	n, alive := live(t, b, ids)
-	if n != emulator.MaxSessionsPerToken {
-		t.Errorf("%d sessions of one token live, want %d", n, emulator.MaxSessionsPerToken)
+	if n != state.MaxSessionsPerToken {
+		t.Errorf("%d sessions of one token live, want %d", n, state.MaxSessionsPerToken)
 	}
 	for i := range extra {
 		if alive[i] {
@@ -150,9 +150,9 @@ func testSessionsPerToken(t *testing.T, newStores SessionsFactory) {
 	if err := b.Delete(ctx, ids[extra]); err != nil {
 		t.Fatal(err)
 	}
-	last, _ := a.Create(ctx, emulator.Session{TokenHash: tokenHash(0), Namespace: "n"}, 2*time.Hour)
-	if n, _ := live(t, b, append(ids[extra+1:], last)); n != emulator.MaxSessionsPerToken {
-		t.Errorf("after a logout and a login: %d of the token's sessions live, want all %d", n, emulator.MaxSessionsPerToken)
+	last, _ := a.Create(ctx, state.Session{TokenHash: tokenHash(0), Namespace: "n"}, 2*time.Hour)
+	if n, _ := live(t, b, append(ids[extra+1:], last)); n != state.MaxSessionsPerToken {
+		t.Errorf("after a logout and a login: %d of the token's sessions live, want all %d", n, state.MaxSessionsPerToken)
 	}
 }
 
@@ -162,7 +162,7 @@ func testSessionsInAll(t *testing.T, newStores SessionsFactory) {
 	a, b := newStores(t, max)
 	var ids []string
 	for i := range max + 5 {
-		id, err := a.Create(ctx, emulator.Session{TokenHash: tokenHash(i), Namespace: "n"}, time.Hour+time.Duration(i)*time.Second)
+		id, err := a.Create(ctx, state.Session{TokenHash: tokenHash(i), Namespace: "n"}, time.Hour+time.Duration(i)*time.Second)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -180,7 +180,7 @@ func testSessionsInAll(t *testing.T, newStores SessionsFactory) {
 			s = b
 		}
 		wg.Go(func() {
-			id, err := s.Create(ctx, emulator.Session{TokenHash: tokenHash(1000 + i%7), Namespace: "n"}, time.Hour)
+			id, err := s.Create(ctx, state.Session{TokenHash: tokenHash(1000 + i%7), Namespace: "n"}, time.Hour)
 			if err != nil {
 				t.Error(err)
 				return
@@ -205,7 +205,7 @@ func testSessionsLargestGivesWay(t *testing.T, newStores SessionsFactory) {
 	a, b := newStores(t, max)
 	var quiet []string
 	for i := range 3 {
-		id, err := a.Create(ctx, emulator.Session{TokenHash: tokenHash(1), Namespace: "quiet"}, time.Minute+time.Duration(i)*time.Second)
+		id, err := a.Create(ctx, state.Session{TokenHash: tokenHash(1), Namespace: "quiet"}, time.Minute+time.Duration(i)*time.Second)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -213,7 +213,7 @@ func testSessionsLargestGivesWay(t *testing.T, newStores SessionsFactory) {
 	}
 	var flood []string
 	for range 3 * max {
-		id, err := b.Create(ctx, emulator.Session{TokenHash: tokenHash(2), Namespace: "flood"}, time.Hour)
+		id, err := b.Create(ctx, state.Session{TokenHash: tokenHash(2), Namespace: "flood"}, time.Hour)
 		if err != nil {
 			t.Fatal(err)
 		}

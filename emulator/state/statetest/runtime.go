@@ -1,4 +1,4 @@
-package storetest
+package statetest
 
 import (
 	"errors"
@@ -8,16 +8,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 )
 
 // RuntimeFactory returns two views of one new, empty set of runtime
 // scenarios, as two replicas see a shared store (an in-memory
 // implementation returns the same value twice).
-type RuntimeFactory func(t *testing.T, lim scenarios.RuntimeLimits) (a, b emulator.RuntimeScenarios)
+type RuntimeFactory func(t *testing.T, lim scenarios.RuntimeLimits) (a, b state.RuntimeScenarios)
 
-// RunRuntime runs the contract of emulator.RuntimeScenarios.
+// RunRuntime runs the contract of state.RuntimeScenarios.
 func RunRuntime(t *testing.T, newRuntime RuntimeFactory) {
 	tests := []struct {
 		name string

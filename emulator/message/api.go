@@ -1,4 +1,4 @@
-package emulator
+package message
 
 // This file holds the typed messages of the interface: the lookup request
 // (spec 2.2-2.12) after decoding and validation, and the lookup and enquiry

@@ -1,4 +1,4 @@
-package storetest
+package statetest
 
 import (
 	"context"
@@ -8,14 +8,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 )
 
-// CallbacksFactory returns one emulator.Callbacks as two replicas see it
+// CallbacksFactory returns one state.Callbacks as two replicas see it
 // (the same value for a local one), with bounds b.
-type CallbacksFactory func(t *testing.T, b emulator.CallbackBounds) (a, b2 emulator.Callbacks)
+type CallbacksFactory func(t *testing.T, b state.CallbackBounds) (a, b2 state.Callbacks)
 
-// RunCallbacks runs the contract every emulator.Callbacks keeps: a
+// RunCallbacks runs the contract every state.Callbacks keeps: a
 // registration is seen at once by the replica that made it and by every
 // other as soon as it is announced, and so is a rotated signing key; a
 // delivery is leased to one caller at a time, across replicas and under
@@ -28,7 +28,7 @@ func RunCallbacks(t *testing.T, newCallbacks CallbacksFactory) {
 	ctx := context.Background()
 	t0 := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	t.Run("registrations", func(t *testing.T) {
-		a, b := newCallbacks(t, emulator.CallbackBounds{})
+		a, b := newCallbacks(t, state.CallbackBounds{})
 		if u, err := b.Registered(ctx, "ns-1"); u != "" || err != nil {
 			t.Errorf("Registered before any = %q, %v", u, err)
 		}
@@ -58,8 +58,8 @@ func RunCallbacks(t *testing.T, newCallbacks CallbacksFactory) {
 		seen(t, b, "ns-1", "", "the other replica, after the removal")
 	})
 	t.Run("lease", func(t *testing.T) {
-		a, b := newCallbacks(t, emulator.CallbackBounds{})
-		if _, err := a.Schedule(ctx, emulator.Delivery{ID: "tx-1", Namespace: "ns", Due: t0.Add(time.Minute)}, t0); err != nil {
+		a, b := newCallbacks(t, state.CallbackBounds{})
+		if _, err := a.Schedule(ctx, state.Delivery{ID: "tx-1", Namespace: "ns", Due: t0.Add(time.Minute)}, t0); err != nil {
 			t.Fatal(err)
 		}
 		if got, _ := b.Claim(ctx, t0, time.Minute, 10, 0); len(got) != 0 {
@@ -78,7 +78,7 @@ func RunCallbacks(t *testing.T, newCallbacks CallbacksFactory) {
 		if err := a.Release(ctx, d, now.Add(2*time.Second), now); err != nil {
 			t.Fatal(err)
 		}
-		if err := a.Release(ctx, d, now, now); !errors.Is(err, emulator.ErrLeaseLost) {
+		if err := a.Release(ctx, d, now, now); !errors.Is(err, state.ErrLeaseLost) {
 			t.Errorf("a second Release = %v, want ErrLeaseLost", err)
 		}
 		got, _ = a.Claim(ctx, now.Add(2*time.Second), 30*time.Second, 10, 0)
@@ -92,7 +92,7 @@ func RunCallbacks(t *testing.T, newCallbacks CallbacksFactory) {
 		if len(got) != 1 || got[0].Token == stale.Token {
 			t.Fatalf("Claim after a lease ended = %+v", got)
 		}
-		if err := a.Done(ctx, stale); !errors.Is(err, emulator.ErrLeaseLost) {
+		if err := a.Done(ctx, stale); !errors.Is(err, state.ErrLeaseLost) {
 			t.Errorf("Done with an ended lease = %v, want ErrLeaseLost", err)
 		}
 		if err := a.Done(ctx, got[0]); err != nil {
@@ -103,18 +103,18 @@ func RunCallbacks(t *testing.T, newCallbacks CallbacksFactory) {
 		}
 	})
 	t.Run("schedule", func(t *testing.T) {
-		a, b := newCallbacks(t, emulator.CallbackBounds{})
+		a, b := newCallbacks(t, state.CallbackBounds{})
 		// An earlier due wins for an entry not leased.
-		_, _ = a.Schedule(ctx, emulator.Delivery{ID: "tx-2", Namespace: "ns", Due: t0.Add(time.Hour)}, t0)
-		_, _ = b.Schedule(ctx, emulator.Delivery{ID: "tx-2", Namespace: "ns", Due: t0.Add(time.Minute)}, t0)
-		_, _ = a.Schedule(ctx, emulator.Delivery{ID: "tx-2", Namespace: "ns", Due: t0.Add(2 * time.Hour)}, t0)
+		_, _ = a.Schedule(ctx, state.Delivery{ID: "tx-2", Namespace: "ns", Due: t0.Add(time.Hour)}, t0)
+		_, _ = b.Schedule(ctx, state.Delivery{ID: "tx-2", Namespace: "ns", Due: t0.Add(time.Minute)}, t0)
+		_, _ = a.Schedule(ctx, state.Delivery{ID: "tx-2", Namespace: "ns", Due: t0.Add(2 * time.Hour)}, t0)
 		got, _ := a.Claim(ctx, t0.Add(time.Minute), time.Minute, 10, 0)
 		if len(got) != 1 {
 			t.Fatalf("the earlier due was not kept: %+v", got)
 		}
 		// A Schedule during the lease: due at once when released.
 		now := t0.Add(time.Minute)
-		if _, err := b.Schedule(ctx, emulator.Delivery{ID: "tx-2", Namespace: "ns", Due: now}, now); err != nil {
+		if _, err := b.Schedule(ctx, state.Delivery{ID: "tx-2", Namespace: "ns", Due: now}, now); err != nil {
 			t.Fatal(err)
 		}
 		if again, _ := b.Claim(ctx, now, time.Minute, 10, 0); len(again) != 0 {
@@ -128,9 +128,9 @@ func RunCallbacks(t *testing.T, newCallbacks CallbacksFactory) {
 		}
 	})
 	t.Run("concurrent claims", func(t *testing.T) {
-		a, b := newCallbacks(t, emulator.CallbackBounds{})
+		a, b := newCallbacks(t, state.CallbackBounds{})
 		for i := range 40 {
-			_, _ = a.Schedule(ctx, emulator.Delivery{ID: fmt.Sprint("tx-", i), Namespace: "ns", Due: t0}, t0)
+			_, _ = a.Schedule(ctx, state.Delivery{ID: fmt.Sprint("tx-", i), Namespace: "ns", Due: t0}, t0)
 		}
 		var mu sync.Mutex
 		seen := map[string]int{}
@@ -163,17 +163,17 @@ func RunCallbacks(t *testing.T, newCallbacks CallbacksFactory) {
 		}
 	})
 	t.Run("bound", func(t *testing.T) {
-		a, _ := newCallbacks(t, emulator.CallbackBounds{Outbox: 3})
+		a, _ := newCallbacks(t, state.CallbackBounds{Outbox: 3})
 		for i := range 3 {
-			if _, err := a.Schedule(ctx, emulator.Delivery{ID: fmt.Sprint("tx-", i), Namespace: "ns", Due: t0}, t0); err != nil {
+			if _, err := a.Schedule(ctx, state.Delivery{ID: fmt.Sprint("tx-", i), Namespace: "ns", Due: t0}, t0); err != nil {
 				t.Fatal(err)
 			}
 		}
-		_, err := a.Schedule(ctx, emulator.Delivery{ID: "tx-3", Namespace: "ns", Due: t0}, t0)
-		if !errors.Is(err, emulator.ErrCallbackLimit) {
+		_, err := a.Schedule(ctx, state.Delivery{ID: "tx-3", Namespace: "ns", Due: t0}, t0)
+		if !errors.Is(err, state.ErrCallbackLimit) {
 			t.Errorf("a delivery beyond the bound: %v, want ErrCallbackLimit", err)
 		}
-		if _, err := a.Schedule(ctx, emulator.Delivery{ID: "tx-0", Namespace: "ns", Due: t0}, t0); err != nil {
+		if _, err := a.Schedule(ctx, state.Delivery{ID: "tx-0", Namespace: "ns", Due: t0}, t0); err != nil {
 			t.Errorf("a delivery already waiting, at the bound: %v", err)
 		}
 	})
@@ -185,7 +185,7 @@ func RunCallbacks(t *testing.T, newCallbacks CallbacksFactory) {
 const announced = 5 * time.Second
 
 // seen fails t unless c returns want as the URL of ns within announced.
-func seen(t *testing.T, c emulator.Callbacks, ns, want, who string) {
+func seen(t *testing.T, c state.Callbacks, ns, want, who string) {
 	t.Helper()
 	var got string
 	var err error

@@ -1,4 +1,4 @@
-package storetest
+package statetest
 
 import (
 	"errors"
@@ -7,15 +7,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 )
 
 // NamespacesFactory returns two views of one new set of namespace
 // states, all zero, as two replicas see a shared store (an in-memory
 // implementation returns the same value twice).
-type NamespacesFactory func(t *testing.T) (a, b emulator.Namespaces)
+type NamespacesFactory func(t *testing.T) (a, b state.Namespaces)
 
-// RunNamespaces runs the contract of emulator.Namespaces.
+// RunNamespaces runs the contract of state.Namespaces.
 func RunNamespaces(t *testing.T, newNamespaces NamespacesFactory) {
 	tests := []struct {
 		name string
@@ -33,7 +33,7 @@ func RunNamespaces(t *testing.T, newNamespaces NamespacesFactory) {
 }
 
 // wantState fails t unless n's state of ns is want.
-func wantState(t *testing.T, n emulator.Namespaces, ns string, want emulator.NamespaceState) {
+func wantState(t *testing.T, n state.Namespaces, ns string, want state.NamespaceState) {
 	t.Helper()
 	got, err := n.State(ctx, ns)
 	if err != nil || got != want {
@@ -43,7 +43,7 @@ func wantState(t *testing.T, n emulator.Namespaces, ns string, want emulator.Nam
 
 func testNamespaceClock(t *testing.T, newNamespaces NamespacesFactory) {
 	n, _ := newNamespaces(t)
-	wantState(t, n, "ns", emulator.NamespaceState{})
+	wantState(t, n, "ns", state.NamespaceState{})
 	const max = 30 * time.Minute
 	st, err := n.Advance(ctx, "ns", 11*time.Minute, max)
 	if err != nil || st.Offset != 11*time.Minute {
@@ -52,22 +52,22 @@ func testNamespaceClock(t *testing.T, newNamespaces NamespacesFactory) {
 	if st, err = n.Advance(ctx, "ns", 1500*time.Millisecond, max); err != nil || st.Offset != 11*time.Minute+1500*time.Millisecond {
 		t.Errorf("Advance 1.5s more = %+v, %v", st, err)
 	}
-	wantState(t, n, "ns", emulator.NamespaceState{Offset: 11*time.Minute + 1500*time.Millisecond})
+	wantState(t, n, "ns", state.NamespaceState{Offset: 11*time.Minute + 1500*time.Millisecond})
 	// Beyond the bound: refused, unchanged.
 	st, err = n.Advance(ctx, "ns", 20*time.Minute, max)
-	if !errors.Is(err, emulator.ErrClockLimit) {
+	if !errors.Is(err, state.ErrClockLimit) {
 		t.Errorf("Advance beyond the bound = %+v, %v; want ErrClockLimit", st, err)
 	}
-	wantState(t, n, "ns", emulator.NamespaceState{Offset: 11*time.Minute + 1500*time.Millisecond})
+	wantState(t, n, "ns", state.NamespaceState{Offset: 11*time.Minute + 1500*time.Millisecond})
 	// Up to the bound exactly: accepted.
 	if st, err = n.Advance(ctx, "ns", max-st.Offset, max); err != nil || st.Offset != max {
 		t.Errorf("Advance to the bound = %+v, %v", st, err)
 	}
-	if st, err = n.ResetClock(ctx, "ns"); err != nil || st != (emulator.NamespaceState{}) {
+	if st, err = n.ResetClock(ctx, "ns"); err != nil || st != (state.NamespaceState{}) {
 		t.Errorf("ResetClock = %+v, %v", st, err)
 	}
-	wantState(t, n, "ns", emulator.NamespaceState{})
-	if st, err = n.ResetClock(ctx, "never-set"); err != nil || st != (emulator.NamespaceState{}) {
+	wantState(t, n, "ns", state.NamespaceState{})
+	if st, err = n.ResetClock(ctx, "never-set"); err != nil || st != (state.NamespaceState{}) {
 		t.Errorf("ResetClock of a namespace with no state = %+v, %v", st, err)
 	}
 }
@@ -93,7 +93,7 @@ func testNamespaceForget(t *testing.T, newNamespaces NamespacesFactory) {
 	if err != nil || st.Generation != last || st.Offset != 0 {
 		t.Errorf("ResetClock = %+v, %v; want the generation kept", st, err)
 	}
-	wantState(t, n, "ns", emulator.NamespaceState{Generation: last})
+	wantState(t, n, "ns", state.NamespaceState{Generation: last})
 }
 
 func testNamespaceIsolation(t *testing.T, newNamespaces NamespacesFactory) {
@@ -110,13 +110,13 @@ func testNamespaceIsolation(t *testing.T, newNamespaces NamespacesFactory) {
 	if st, _ := n.State(ctx, "b"); st.Offset != 0 {
 		t.Errorf("a's clock reached b: %+v", st)
 	}
-	wantState(t, n, "c", emulator.NamespaceState{})
+	wantState(t, n, "c", state.NamespaceState{})
 }
 
 func testNamespaceShared(t *testing.T, newNamespaces NamespacesFactory) {
 	a, b := newNamespaces(t)
 	// b reads (and caches) the zero state, then waits for a's change.
-	wantState(t, b, "ns", emulator.NamespaceState{})
+	wantState(t, b, "ns", state.NamespaceState{})
 	changed := b.Changed("ns")
 	st, err := a.Advance(ctx, "ns", 5*time.Minute, time.Hour)
 	if err != nil {
@@ -160,7 +160,7 @@ func testNamespaceConcurrent(t *testing.T, newNamespaces NamespacesFactory) {
 				switch {
 				case err == nil:
 					accepted++
-				case errors.Is(err, emulator.ErrClockLimit):
+				case errors.Is(err, state.ErrClockLimit):
 					refused++
 				default:
 					t.Error(err)

@@ -1,4 +1,4 @@
-package emulator
+package message
 
 import (
 	"encoding/base64"
@@ -112,8 +112,8 @@ func DecodeBase64(s string) ([]byte, error) {
 	return b, nil
 }
 
-// windowSizeCode renders challengeWindowSize as the two digits of the CReq.
-func windowSizeCode(n int) string { return fmt.Sprintf("%02d", n) }
+// WindowSizeCode renders challengeWindowSize as the two digits of the CReq.
+func WindowSizeCode(n int) string { return fmt.Sprintf("%02d", n) }
 
 // MaxSessionData bounds threeDSSessionData, in characters, as the
 // interface bounds the lookup's session (spec 2.2).
@@ -131,7 +131,7 @@ type messageExtension struct {
 // know are ignored, but an unrecognised message extension marked critical
 // is refused (202); the same key twice is refused (204); the identifiers
 // must be UUIDs and the required elements present (201, 203). Its
-// failures are *Error.
+// failures are *emv.Error.
 func ParseCReq(s string) (CReq, error) {
 	if s == "" {
 		return CReq{}, emv.NewError(emv.CodeMissingField, emv.EMVMissingElement, "the form field creq is missing", "creq")
@@ -140,7 +140,7 @@ func ParseCReq(s string) (CReq, error) {
 	if err != nil {
 		return CReq{}, emv.NewError(emv.CodeInvalidField, emv.EMVInvalidFormat, "creq is not Base64Url: "+err.Error(), "creq")
 	}
-	if dups := duplicateKeys(raw); len(dups) > 0 {
+	if dups := DuplicateKeys(raw); len(dups) > 0 {
 		return CReq{}, emv.NewError(emv.CodeDuplicateField, emv.EMVDuplicateElement, "the CReq holds "+strings.Join(dups, ", ")+" more than once", strings.Join(dups, ","))
 	}
 	var c struct {
@@ -172,7 +172,7 @@ func ParseCReq(s string) (CReq, error) {
 		return CReq{}, emv.NewError(emv.CodeMissingField, emv.EMVMissingElement, "the CReq lacks "+strings.Join(missing, ", "), strings.Join(missing, ","))
 	}
 	for _, f := range []struct{ name, v string }{{"threeDSServerTransID", c.ThreeDSServerTransID}, {"acsTransID", c.ACSTransID}} {
-		if !isUUID(f.v) {
+		if !ValidUUID(f.v) {
 			return CReq{}, emv.NewError(emv.CodeInvalidField, emv.EMVInvalidFormat, fmt.Sprintf("%s is %q, want a UUID such as 8a880dc0-d2d2-4067-bcb1-b08d1690b26e", f.name, f.v), f.name)
 		}
 	}
@@ -190,9 +190,9 @@ func ParseCReq(s string) (CReq, error) {
 	return c.CReq, nil
 }
 
-// isUUID reports whether s is a UUID in the canonical 8-4-4-4-12 form of
+// ValidUUID reports whether s is a UUID in the canonical 8-4-4-4-12 form of
 // hex digits, either case.
-func isUUID(s string) bool {
+func ValidUUID(s string) bool {
 	if len(s) != 36 {
 		return false
 	}
@@ -211,10 +211,10 @@ func isUUID(s string) bool {
 	return true
 }
 
-// duplicateKeys returns the keys found twice in one object of a JSON
+// DuplicateKeys returns the keys found twice in one object of a JSON
 // document, as dotted paths; nil for a document that is not JSON (its
 // decoding reports it).
-func duplicateKeys(raw []byte) []string {
+func DuplicateKeys(raw []byte) []string {
 	dec := json.NewDecoder(strings.NewReader(string(raw)))
 	var dups []string
 	var walk func(path string) bool
@@ -260,7 +260,7 @@ func duplicateKeys(raw []byte) []string {
 }
 
 // ParseCRes decodes the cres form field of a final CRes: Base64 (either
-// alphabet, padded or not) of the CRes JSON. Its failures are *Error with
+// alphabet, padded or not) of the CRes JSON. Its failures are *emv.Error with
 // EMV 201 (no cres) or 203.
 func ParseCRes(s string) (CRes, error) {
 	if s == "" {
@@ -276,21 +276,4 @@ func ParseCRes(s string) (CRes, error) {
 	}
 	c.ThreeDSServerTransID, c.ACSTransID = strings.ToLower(c.ThreeDSServerTransID), strings.ToLower(c.ACSTransID)
 	return c, nil
-}
-
-// finalCRes is the CRes a finished challenge sends to the notificationUrl.
-// A final CRes carries only Y or N.
-func finalCRes(t Transaction) CRes {
-	st := t.Status
-	if st != "Y" {
-		st = "N"
-	}
-	return CRes{
-		ThreeDSServerTransID:   t.ThreeDSServerTransID,
-		ACSTransID:             t.ACSTransID,
-		MessageType:            "CRes",
-		MessageVersion:         t.Version,
-		ChallengeCompletionInd: "Y",
-		TransStatus:            st,
-	}
 }

@@ -1,4 +1,4 @@
-package storetest
+package statetest
 
 import (
 	"context"
@@ -9,26 +9,26 @@ import (
 	"testing"
 	"time"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 )
 
 // NewCaptures makes the two views a, b of one fresh captures state that
 // RunCaptures checks, as two replicas see it (the same value for a local
 // one), each tenant holding at most perTenant entries of each kind
-// (emulator.MaxCapturesPerTenant when 0).
-type NewCaptures func(t *testing.T, perTenant int) (a, b emulator.Captures)
+// (state.MaxCapturesPerTenant when 0).
+type NewCaptures func(t *testing.T, perTenant int) (a, b state.Captures)
 
-// RunCaptures runs the contract every emulator.Captures keeps: a ddcId is
+// RunCaptures runs the contract every state.Captures keeps: a ddcId is
 // bound once within its scope (a tenant and its generation, or the
 // claimable captures' one) and a JWT id used once within its tenant,
 // across replicas and under concurrency, each for its time to live; a
 // tenant's flood forgets only its own entries.
 func RunCaptures(t *testing.T, newCaptures NewCaptures) {
 	ctx := context.Background()
-	shopA := emulator.DDCKey{Tenant: "aaaaaaaaaaaaaaaa", Generation: 1, DDCID: "6b0cbd4f-3e4a"}
+	shopA := state.DDCKey{Tenant: "aaaaaaaaaaaaaaaa", Generation: 1, DDCID: "6b0cbd4f-3e4a"}
 	t.Run("ddcId", func(t *testing.T) {
 		a, b := newCaptures(t, 0)
-		if _, err := b.DDC(ctx, emulator.DDCKey{Tenant: shopA.Tenant, DDCID: "ddc-unknown"}); !errors.Is(err, emulator.ErrNotFound) {
+		if _, err := b.DDC(ctx, state.DDCKey{Tenant: shopA.Tenant, DDCID: "ddc-unknown"}); !errors.Is(err, state.ErrNotFound) {
 			t.Errorf("DDC of an unbound ddcId: %v, want ErrNotFound", err)
 		}
 		if ok, err := a.BindDDC(ctx, shopA, "tx-1", time.Hour); !ok || err != nil {
@@ -55,9 +55,9 @@ func RunCaptures(t *testing.T, newCaptures NewCaptures) {
 		other.Tenant = "bbbbbbbbbbbbbbbb"
 		later := shopA
 		later.Generation = 2
-		claim := emulator.DDCKey{Tenant: "cccccccccccccccc", Claim: true, DDCID: shopA.DDCID}
-		for _, k := range []emulator.DDCKey{other, later, claim} {
-			if _, err := b.DDC(ctx, k); !errors.Is(err, emulator.ErrNotFound) {
+		claim := state.DDCKey{Tenant: "cccccccccccccccc", Claim: true, DDCID: shopA.DDCID}
+		for _, k := range []state.DDCKey{other, later, claim} {
+			if _, err := b.DDC(ctx, k); !errors.Is(err, state.ErrNotFound) {
 				t.Errorf("DDC(%+v) before its bind: %v, want ErrNotFound", k, err)
 			}
 			if ok, err := b.BindDDC(ctx, k, "tx-"+k.Scope(), time.Hour); !ok || err != nil {
@@ -69,10 +69,10 @@ func RunCaptures(t *testing.T, newCaptures NewCaptures) {
 		}
 		// A claimable ddcId is one for every tenant: another's bind of
 		// it is refused, and any tenant finds it.
-		if ok, _ := a.BindDDC(ctx, emulator.DDCKey{Tenant: "dddddddddddddddd", Claim: true, DDCID: shopA.DDCID}, "tx-x", time.Hour); ok {
+		if ok, _ := a.BindDDC(ctx, state.DDCKey{Tenant: "dddddddddddddddd", Claim: true, DDCID: shopA.DDCID}, "tx-x", time.Hour); ok {
 			t.Error("a second claimable bind of one ddcId succeeded")
 		}
-		if id, _ := a.DDC(ctx, emulator.DDCKey{Claim: true, DDCID: shopA.DDCID}); id != "tx-claim" {
+		if id, _ := a.DDC(ctx, state.DDCKey{Claim: true, DDCID: shopA.DDCID}); id != "tx-claim" {
 			t.Errorf("the claimable ddcId without its tenant: %q", id)
 		}
 		if id, _ := b.DDC(ctx, shopA); id != "tx-a" {
@@ -100,14 +100,14 @@ func RunCaptures(t *testing.T, newCaptures NewCaptures) {
 		if ok, _ := a.UseJTI(ctx, "shop-1", "short", 200*time.Millisecond); !ok {
 			t.Fatal("UseJTI refused a new id")
 		}
-		short := emulator.DDCKey{Tenant: shopA.Tenant, DDCID: "short-ddc"}
+		short := state.DDCKey{Tenant: shopA.Tenant, DDCID: "short-ddc"}
 		if ok, _ := a.BindDDC(ctx, short, "tx", 200*time.Millisecond); !ok {
 			t.Fatal("BindDDC refused a new ddcId")
 		}
 		deadline := time.Now().Add(3 * time.Second)
 		for {
 			_, err := b.DDC(ctx, short)
-			if errors.Is(err, emulator.ErrNotFound) {
+			if errors.Is(err, state.ErrNotFound) {
 				break
 			}
 			if time.Now().After(deadline) {
@@ -125,7 +125,7 @@ func RunCaptures(t *testing.T, newCaptures NewCaptures) {
 	t.Run("a tenant's flood forgets only its own", func(t *testing.T) {
 		const share = 8
 		a, b := newCaptures(t, share)
-		victim := emulator.DDCKey{Tenant: "1111111111111111", DDCID: "victim-order-1"}
+		victim := state.DDCKey{Tenant: "1111111111111111", DDCID: "victim-order-1"}
 		if ok, err := a.BindDDC(ctx, victim, "tx-victim", time.Hour); !ok || err != nil {
 			t.Fatalf("BindDDC = %v, %v", ok, err)
 		}
@@ -140,7 +140,7 @@ func RunCaptures(t *testing.T, newCaptures NewCaptures) {
 			}
 			// The earliest ends first: the flood forgets its oldest.
 			ttl := time.Hour + time.Duration(i)*time.Second
-			if ok, err := c.BindDDC(ctx, emulator.DDCKey{Tenant: flood, DDCID: fmt.Sprint("flood-", i)}, "tx", ttl); !ok || err != nil {
+			if ok, err := c.BindDDC(ctx, state.DDCKey{Tenant: flood, DDCID: fmt.Sprint("flood-", i)}, "tx", ttl); !ok || err != nil {
 				t.Fatalf("flood bind %d = %v, %v", i, ok, err)
 			}
 			if ok, err := c.UseJTI(ctx, flood, fmt.Sprint("flood-", i), ttl); !ok || err != nil {
@@ -153,10 +153,10 @@ func RunCaptures(t *testing.T, newCaptures NewCaptures) {
 		if ok, _ := b.UseJTI(ctx, victim.Tenant, "victim-jti", time.Hour); ok {
 			t.Error("after another tenant's flood the victim's JWT id could be replayed")
 		}
-		if id, err := a.DDC(ctx, emulator.DDCKey{Tenant: flood, DDCID: fmt.Sprint("flood-", 5*share-1)}); id != "tx" || err != nil {
+		if id, err := a.DDC(ctx, state.DDCKey{Tenant: flood, DDCID: fmt.Sprint("flood-", 5*share-1)}); id != "tx" || err != nil {
 			t.Errorf("the flood's newest ddcId = %q, %v", id, err)
 		}
-		if _, err := a.DDC(ctx, emulator.DDCKey{Tenant: flood, DDCID: "flood-0"}); !errors.Is(err, emulator.ErrNotFound) {
+		if _, err := a.DDC(ctx, state.DDCKey{Tenant: flood, DDCID: "flood-0"}); !errors.Is(err, state.ErrNotFound) {
 			t.Errorf("the flood's oldest ddcId beyond its share: %v, want forgotten", err)
 		}
 	})
@@ -164,7 +164,7 @@ func RunCaptures(t *testing.T, newCaptures NewCaptures) {
 		a, b := newCaptures(t, 0)
 		var wins, binds atomic.Int32
 		var wg sync.WaitGroup
-		race := emulator.DDCKey{Tenant: shopA.Tenant, DDCID: "race-ddc"}
+		race := state.DDCKey{Tenant: shopA.Tenant, DDCID: "race-ddc"}
 		for i := range 16 {
 			c := a
 			if i%2 == 1 {

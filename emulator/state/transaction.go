@@ -1,4 +1,4 @@
-package emulator
+package state
 
 import (
 	"context"
@@ -119,9 +119,9 @@ type MethodState struct {
 	Used bool
 }
 
-// setCard keeps what a transaction may know of card number pan: its
+// SetCard keeps what a transaction may know of card number pan: its
 // scheme, BIN, length and last four digits, never the whole number.
-func (t *Transaction) setCard(pan, scheme string) {
+func (t *Transaction) SetCard(pan, scheme string) {
 	t.CardScheme = scheme
 	t.CardBIN = strings.Clone(pan[:min(6, len(pan))])
 	t.PANLength = uint8(min(len(pan), 255))
@@ -151,7 +151,7 @@ func (t Transaction) MaskedPAN() string {
 
 // HasAuthenticationValue tells whether the status carries a CAVV/AAV (Y
 // and A). The value itself is derived from the transaction id when needed
-// (Engine.AuthenticationValue), so it costs no memory per transaction.
+// (emulator.Engine.AuthenticationValue), so it costs no memory per transaction.
 func (t Transaction) HasAuthenticationValue() bool { return t.Status == "Y" || t.Status == "A" }
 
 // ChallengeState is the part of a transaction that only a challenge uses.
@@ -185,7 +185,7 @@ var ErrNotFound = errors.New("transaction not found")
 
 // ErrUnavailable is wrapped by a store (or any state behind the engine)
 // that cannot be reached or did not answer in time. The engine's callers
-// get it as the error CodeStoreUnavailable (see AsError). A read or a
+// get it as the error emv.CodeStoreUnavailable (see emulator.AsError). A read or a
 // write that never reached the store changes nothing; a write that timed
 // out also wraps ErrMaybeApplied.
 var ErrUnavailable = errors.New("state store unavailable")
