@@ -191,13 +191,14 @@ func (s *Server) observe(next http.Handler) http.Handler {
 						"internal error of the emulator (request "+id+")", ""))
 				}
 			}
-			elapsed := time.Since(start)
+			end := time.Now()
+			elapsed := end.Sub(start)
 			s.metrics.observeRoute(info.template, r.Method, rec.status, elapsed)
 			if h := s.log.Handler(); h.Enabled(r.Context(), slog.LevelInfo) {
 				// The record is built here rather than by Logger.LogAttrs,
 				// which would capture the caller's program counter (a
 				// stack walk per request) for a source the line never shows.
-				line := slog.NewRecord(time.Now(), slog.LevelInfo, "request", 0)
+				line := slog.NewRecord(end, slog.LevelInfo, "request", 0)
 				line.AddAttrs(
 					slog.String("request_id", id),
 					slog.String("method", r.Method),

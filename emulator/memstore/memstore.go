@@ -330,7 +330,7 @@ func (s *Store) evictLocked(cutoff int64, ns string) {
 	// Compact the queue once its dead head is the larger half.
 	if s.head > 1024 && s.head*2 > len(s.slots) {
 		s.base += uint64(s.head)
-		s.slots = append(s.slots[:0:0], s.slots[s.head:]...)
+		s.slots = dropHead(s.slots, s.head)
 		s.head = 0
 	}
 }
@@ -354,6 +354,24 @@ func (s *Store) compactLocked() {
 		s.arena.free(sl.span)
 		sl.span = moved
 	}
+}
+
+// dropHead returns q without its first head elements. While q's array
+// is at most four times what is left, the rest moves to its front: a
+// queue at its bound compacts in place, allocating nothing (a new array
+// of exactly what is left would grow again, a copy at a time, by the
+// next bound's worth of appends). A queue that shrank far gets an array
+// with room to double.
+func dropHead[T any](q []T, head int) []T {
+	n := len(q) - head
+	if cap(q) <= 4*n {
+		copy(q, q[head:])
+		clear(q[n:])
+		return q[:n]
+	}
+	out := make([]T, n, 2*n)
+	copy(out, q[head:])
+	return out
 }
 
 // oldest is the sequence number of the namespace's oldest transaction.
@@ -385,7 +403,7 @@ func (s *Store) drop(seq uint64, reason string) {
 		if q.head == len(q.seqs) {
 			delete(s.tenants, ns)
 		} else if q.head > 64 && q.head*2 > len(q.seqs) {
-			q.seqs = append(q.seqs[:0:0], q.seqs[q.head:]...)
+			q.seqs = dropHead(q.seqs, q.head)
 			q.head = 0
 		}
 	}
