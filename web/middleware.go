@@ -159,6 +159,7 @@ func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter 
 type observed struct {
 	info requestInfo
 	rec  statusRecorder
+	id   [1]string // the X-Request-Id header's value
 }
 
 // observe gives every request an id (X-Request-Id), recovers a panic into
@@ -175,7 +176,8 @@ func (s *Server) observe(next http.Handler) http.Handler {
 		st := &observed{info: requestInfo{id: id}, rec: statusRecorder{ResponseWriter: w}}
 		info, rec := &st.info, &st.rec
 		r = r.WithContext(context.WithValue(r.Context(), infoKey{}, info))
-		w.Header()["X-Request-Id"] = []string{id}
+		st.id[0] = id
+		w.Header()["X-Request-Id"] = st.id[:]
 		defer func() {
 			if p := recover(); p != nil {
 				if p == http.ErrAbortHandler {
