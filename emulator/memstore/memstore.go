@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/fairshare"
@@ -37,6 +38,8 @@ type Options struct {
 	Now func() time.Time
 	// OnEvict, when set, is told of every eviction and its reason
 	// ("capacity" or "age"). It runs under the store's lock: keep it short.
+	// id shares the evicted record's memory and is valid only during the
+	// call: copy it to keep it.
 	OnEvict func(id, reason string)
 }
 
@@ -397,7 +400,11 @@ func (s *Store) drop(seq uint64, reason string) {
 			}
 		}
 	}
-	ns := string(h.NS)
+	// Views of the record's bytes, not copies: the record stays as it is
+	// until the arena writes over it, after this eviction, and no map here
+	// keeps them (the tenant's key was cloned when it was added;
+	// Holdings keeps no tenant it is given a negative amount of).
+	ns := unsafe.String(unsafe.SliceData(h.NS), len(h.NS))
 	if q := s.tenants[ns]; q != nil {
 		q.head++
 		if q.head == len(q.seqs) {
@@ -408,11 +415,6 @@ func (s *Store) drop(seq uint64, reason string) {
 		}
 	}
 	s.held.Add(ns, -1)
-	var id string
-	if s.opts.OnEvict != nil {
-		id = string(h.ID)
-	}
-	s.arena.free(sl.span)
 	s.slots[i] = slot{}
 	s.live--
 	s.liveRoom -= int(sl.cap)
@@ -421,8 +423,9 @@ func (s *Store) drop(seq uint64, reason string) {
 	}
 	s.evicted.Add(1)
 	if s.opts.OnEvict != nil {
-		s.opts.OnEvict(id, reason)
+		s.opts.OnEvict(unsafe.String(unsafe.SliceData(h.ID), len(h.ID)), reason)
 	}
+	s.arena.free(sl.span) // the record's bytes are not read after this
 }
 
 // copyLive appends to dst the record of seq if found and not stored
