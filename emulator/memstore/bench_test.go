@@ -290,7 +290,7 @@ func TestAllocBudgets(t *testing.T) {
 	)
 }
 
-// TestPutAtBoundAllocates bounds what a store at its bound allocates per
+// TestAllocBudgetsPutAtBound bounds what a store at its bound allocates per
 // Put, the transaction built beforehand, with an eviction callback as the
 // binary sets one: its queues compact in place, its arena reuses the
 // chunk it released, and an eviction copies nothing out of the evicted
@@ -298,7 +298,7 @@ func TestAllocBudgets(t *testing.T) {
 // (beyond an occasional growth of its index maps). Before, every Put
 // paid the evicted namespace's and id's copies and, once per bound's
 // worth, a new queue grown again copy by copy and a fresh 1 MiB chunk.
-func TestPutAtBoundAllocates(t *testing.T) {
+func TestAllocBudgetsPutAtBound(t *testing.T) {
 	const bound, warm, runs = 2000, 20000, 10000
 	s, err := memstore.New(memstore.Options{MaxEntries: bound, OnEvict: func(id, reason string) {}})
 	if err != nil {
