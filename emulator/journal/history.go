@@ -116,7 +116,7 @@ func (o *order) Remove(en *entry) {
 }
 
 // The fixed costs of what the journal keeps, beyond the bytes of its
-// strings and bodies: an entry with its list elements and map slot, an
+// strings and bodies: an entry (its links included) with its map slot, an
 // event with its slot in the events slice.
 const (
 	entryOverhead = int64(unsafe.Sizeof(entry{})) + 64
