@@ -44,14 +44,16 @@ func lookupSummary(t state.Transaction, req message.LookupRequest) state.Summary
 func StoredSummary(t state.Transaction) state.Summary { return summaryOf(t).Masked() }
 
 // emit hands an event to the sink, when there is one, with its summary
-// and detail masked. The summary's strings may share the request's
+// and detail masked, at the namespace's now unless ev has its time. The summary's strings may share the request's
 // memory: the sink copies what it keeps.
 func (e *Engine) emit(ctx context.Context, ev state.Event) {
 	if e.cfg.Events == nil {
 		return
 	}
-	ev.Time = e.clockOr(ctx, ev.Namespace)
-	ev.Transaction = ev.Transaction.Masked()
+	if ev.Time.IsZero() { // a lookup gives its transaction's creation, read from the same clock
+		ev.Time = e.clockOr(ctx, ev.Namespace)
+	}
+	ev.Transaction = ev.Transaction.masked()
 	ev.Detail = redact.Text(ev.Detail)
 	e.cfg.Events.Record(ctx, ev)
 }

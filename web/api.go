@@ -93,14 +93,6 @@ func readBody(r *http.Request, dst []byte) ([]byte, error) {
 // beyond its long strings: a frictionless one takes about 600 bytes.
 const responseSize = 768
 
-// lookupResponseSize is the capacity that holds a lookup answer with its
-// challengeHtml encoded in one allocation: the page is a few kilobytes of
-// HTML, a tenth more once its quotes and line breaks are escaped.
-func lookupResponseSize(resp *message.LookupResponse, challengeHTML string) int {
-	n := len(challengeHTML) + len(resp.HostedChallengeURL)
-	return responseSize + n + n/10
-}
-
 // handleLookup serves POST {base}/authentication/brw.
 func (s *Server) handleLookup(w http.ResponseWriter, r *http.Request) {
 	buf := s.bodies.get()
@@ -140,8 +132,17 @@ func (s *Server) handleLookup(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header()[ScenarioIDHeader] = []string{scenario}
 	s.metrics.transaction("lookup", resp.Status)
-	out := wire.AppendLookupResponse(make([]byte, 0, lookupResponseSize(&resp, html)), &resp, html)
-	respond.Raw(w, http.StatusOK, out)
+	s.answer(w, func(b []byte) []byte { return wire.AppendLookupResponse(b, &resp, html) })
+}
+
+// answer writes with status 200 the JSON answer encode appends to a
+// pooled buffer: the writer copies what it is given, so the buffer
+// serves the next request's answer.
+func (s *Server) answer(w http.ResponseWriter, encode func([]byte) []byte) {
+	buf := s.bodies.get()
+	defer s.bodies.put(buf)
+	*buf = encode((*buf)[:0])
+	respond.Raw(w, http.StatusOK, *buf)
 }
 
 // handleDDC serves POST {base}/authentication/ddc, the device data
@@ -199,7 +200,7 @@ func (s *Server) handleEnquiry(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	respond.Raw(w, http.StatusOK, wire.AppendEnquiryResponse(make([]byte, 0, responseSize), &resp))
+	s.answer(w, func(b []byte) []byte { return wire.AppendEnquiryResponse(b, &resp) })
 }
 
 // handleScenarios serves GET {base}/scenarios.

@@ -3,6 +3,7 @@ package web
 import (
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -32,6 +33,12 @@ type Metrics struct {
 	journalOnce  sync.Once
 	waitsOnce    sync.Once
 	routes       routeMetrics
+	// steps remembers the counter of each step and status counted, as
+	// routes does the route's: [2]string{step, status} -> prometheus.Counter.
+	steps struct {
+		m sync.Map
+		n atomic.Int64
+	}
 }
 
 // routeMetrics remembers the request counter and latency observer of each
@@ -163,7 +170,16 @@ func (m *Metrics) ScenarioReload(ok bool) {
 }
 
 func (m *Metrics) transaction(step, status string) {
-	m.transactions.WithLabelValues(step, status).Inc()
+	k := [2]string{step, status}
+	if c, ok := m.steps.m.Load(k); ok {
+		c.(prometheus.Counter).Inc()
+		return
+	}
+	c := m.transactions.WithLabelValues(step, status)
+	if m.steps.n.Add(1) <= maxRouteMetrics {
+		m.steps.m.Store([2]string{strings.Clone(step), strings.Clone(status)}, c)
+	}
+	c.Inc()
 }
 
 // KeysMismatch sets threeds_state_keys_mismatch: whether this replica's

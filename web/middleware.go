@@ -159,6 +159,7 @@ func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter 
 type observed struct {
 	info requestInfo
 	rec  statusRecorder
+	id   [1]string // the X-Request-Id header's value
 }
 
 // observe gives every request an id (X-Request-Id), recovers a panic into
@@ -175,7 +176,8 @@ func (s *Server) observe(next http.Handler) http.Handler {
 		st := &observed{info: requestInfo{id: id}, rec: statusRecorder{ResponseWriter: w}}
 		info, rec := &st.info, &st.rec
 		r = r.WithContext(context.WithValue(r.Context(), infoKey{}, info))
-		w.Header()["X-Request-Id"] = []string{id}
+		st.id[0] = id
+		w.Header()["X-Request-Id"] = st.id[:]
 		defer func() {
 			if p := recover(); p != nil {
 				if p == http.ErrAbortHandler {
@@ -191,13 +193,14 @@ func (s *Server) observe(next http.Handler) http.Handler {
 						"internal error of the emulator (request "+id+")", ""))
 				}
 			}
-			elapsed := time.Since(start)
+			end := time.Now()
+			elapsed := end.Sub(start)
 			s.metrics.observeRoute(info.template, r.Method, rec.status, elapsed)
 			if h := s.log.Handler(); h.Enabled(r.Context(), slog.LevelInfo) {
 				// The record is built here rather than by Logger.LogAttrs,
 				// which would capture the caller's program counter (a
 				// stack walk per request) for a source the line never shows.
-				line := slog.NewRecord(time.Now(), slog.LevelInfo, "request", 0)
+				line := slog.NewRecord(end, slog.LevelInfo, "request", 0)
 				line.AddAttrs(
 					slog.String("request_id", id),
 					slog.String("method", r.Method),

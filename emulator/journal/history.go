@@ -1,7 +1,6 @@
 package journal
 
 import (
-	"container/list"
 	"strings"
 	"unsafe"
 
@@ -24,7 +23,7 @@ type History struct {
 	OnChange func(ns string)
 
 	spaces map[string]*space
-	all    *list.List // of *entry, oldest first, across namespaces
+	all    order // oldest first, across namespaces
 	// held counts each namespace's bytes: at a bound of the whole
 	// journal, the namespace holding the most gives way (share.go).
 	held  fairshare.Holdings
@@ -37,7 +36,7 @@ type History struct {
 // space is the part of the journal of one namespace.
 type space struct {
 	byID    map[string]*entry
-	order   *list.List // of *entry, oldest first
+	order   order // oldest first
 	version uint64
 	bytes   int64
 }
@@ -49,15 +48,78 @@ type entry struct {
 	events  []Event
 	dropped int
 	bytes   int64 // what the entry takes, kept up to date by resize
-	inSpace *list.Element
-	inAll   *list.Element
+	// links place the entry in its namespace's order (inSpace) and the
+	// journal's (inAll): no list element of its own to allocate.
+	links [2]link
+}
+
+// An entry's places, the index of its links and of the order using them.
+const (
+	inSpace = 0
+	inAll   = 1
+)
+
+// link is an entry's place in an order.
+type link struct{ prev, next *entry }
+
+// order is a list of entries, oldest first, through the links numbered
+// k of its entries (inSpace or inAll).
+type order struct {
+	k           int
+	front, back *entry
+	n           int
+}
+
+// Len is how many entries o holds.
+func (o *order) Len() int { return o.n }
+
+// Front is the oldest entry of o, nil when o is empty.
+func (o *order) Front() *entry { return o.front }
+
+// Back is the newest entry of o, nil when o is empty.
+func (o *order) Back() *entry { return o.back }
+
+// Next is the entry after en in o, nil at the back.
+func (o *order) Next(en *entry) *entry { return en.links[o.k].next }
+
+// Prev is the entry before en in o, nil at the front.
+func (o *order) Prev(en *entry) *entry { return en.links[o.k].prev }
+
+// PushBack adds en, in no order of this kind, as the newest.
+func (o *order) PushBack(en *entry) {
+	l := &en.links[o.k]
+	l.prev, l.next = o.back, nil
+	if o.back != nil {
+		o.back.links[o.k].next = en
+	} else {
+		o.front = en
+	}
+	o.back = en
+	o.n++
+}
+
+// Remove takes en, a member of o, out of it.
+func (o *order) Remove(en *entry) {
+	l := &en.links[o.k]
+	if l.prev != nil {
+		l.prev.links[o.k].next = l.next
+	} else {
+		o.front = l.next
+	}
+	if l.next != nil {
+		l.next.links[o.k].prev = l.prev
+	} else {
+		o.back = l.prev
+	}
+	l.prev, l.next = nil, nil
+	o.n--
 }
 
 // The fixed costs of what the journal keeps, beyond the bytes of its
-// strings and bodies: an entry with its list elements and map slot, an
+// strings and bodies: an entry (its links included) with its map slot, an
 // event with its slot in the events slice.
 const (
-	entryOverhead = int64(unsafe.Sizeof(entry{})) + 2*int64(unsafe.Sizeof(list.Element{})) + 64
+	entryOverhead = int64(unsafe.Sizeof(entry{})) + 64
 	eventOverhead = int64(unsafe.Sizeof(Event{}))
 )
 
@@ -73,7 +135,7 @@ func eventBytes(e *Event) int64 {
 
 // NewHistory returns an empty history with the given bounds.
 func NewHistory(opt Options) *History {
-	return &History{opt: opt.WithDefaults(), spaces: map[string]*space{}, all: list.New()}
+	return &History{opt: opt.WithDefaults(), spaces: map[string]*space{}, all: order{k: inAll}}
 }
 
 // Keeps tells whether the history keeps ev: events without a namespace or
@@ -99,11 +161,11 @@ func (j *History) Add(ev state.Event, e Event) {
 		// memory, and the map keeps its key.
 		id = strings.Clone(id)
 		en = &entry{ns: ev.Namespace, summary: Summary{ID: id, Created: ev.Time}}
-		en.inSpace = sp.order.PushBack(en)
-		en.inAll = j.all.PushBack(en)
+		sp.order.PushBack(en)
+		j.all.PushBack(en)
 		sp.byID[en.summary.ID] = en
 		for sp.order.Len() > j.opt.PerNamespace {
-			j.evict(sp.order.Front().Value.(*entry))
+			j.evict(sp.order.Front())
 		}
 		for j.all.Len() > j.opt.Total {
 			j.evict(j.victim(en))
@@ -122,7 +184,7 @@ func (j *History) Add(ev state.Event, e Event) {
 	j.dropped += uint64(en.dropped - dropped)
 	j.resize(sp, en, en.measure(strs))
 	for sp.bytes > j.opt.MaxBytesPerNamespace && sp.order.Len() > 1 {
-		j.evict(oldestBut(sp.order, en))
+		j.evict(oldestBut(&sp.order, en))
 	}
 	for j.bytes > j.opt.MaxTotalBytes && j.all.Len() > 1 {
 		j.evict(j.victim(en))
@@ -132,11 +194,11 @@ func (j *History) Add(ev state.Event, e Event) {
 
 // oldestBut is the oldest entry of l that is not keep; l holds two or
 // more.
-func oldestBut(l *list.List, keep *entry) *entry {
-	if en := l.Front().Value.(*entry); en != keep {
+func oldestBut(l *order, keep *entry) *entry {
+	if en := l.Front(); en != keep {
 		return en
 	}
-	return l.Front().Next().Value.(*entry)
+	return l.Next(l.Front())
 }
 
 // measure is the size of en: its overhead, its summary's strings (strs
@@ -179,8 +241,8 @@ func (en *entry) dropEvent() {
 func (j *History) evict(en *entry) {
 	sp := j.spaces[en.ns]
 	j.resize(sp, en, 0)
-	sp.order.Remove(en.inSpace)
-	j.all.Remove(en.inAll)
+	sp.order.Remove(en)
+	j.all.Remove(en)
 	delete(sp.byID, en.summary.ID)
 	if sp.order.Len() == 0 {
 		j.dropSpace(en.ns, sp)
@@ -212,8 +274,8 @@ func (j *History) List(ns string, limit int) []Summary {
 		n = limit
 	}
 	out := make([]Summary, 0, n)
-	for el := sp.order.Back(); el != nil && len(out) < n; el = el.Prev() {
-		out = append(out, el.Value.(*entry).summary)
+	for en := sp.order.Back(); en != nil && len(out) < n; en = sp.order.Prev(en) {
+		out = append(out, en.summary)
 	}
 	return out
 }

@@ -1,7 +1,6 @@
 package journal
 
 import (
-	"container/list"
 	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/redact"
@@ -64,17 +63,17 @@ func (j *History) Query(ns string, q Query) Page {
 		return Page{}
 	}
 	var p Page
-	for el := sp.order.Back(); el != nil; el = el.Prev() {
-		if s := &el.Value.(*entry).summary; s.Status == "C" {
+	for en := sp.order.Back(); en != nil; en = sp.order.Prev(en) {
+		if s := &en.summary; s.Status == "C" {
 			p.Open = append(p.Open, s.ID)
 		}
 	}
-	el := sp.order.Back()
+	en := sp.order.Back()
 	if !q.After.IsZero() {
-		el = start(sp, q.After)
+		en = start(sp, q.After)
 	}
-	for ; el != nil; el = el.Prev() {
-		s := &el.Value.(*entry).summary
+	for ; en != nil; en = sp.order.Prev(en) {
+		s := &en.summary
 		if !q.matches(s) {
 			continue
 		}
@@ -91,15 +90,15 @@ func (j *History) Query(ns string, q Query) Page {
 // start is where a listing goes on after position at: just before its
 // transaction, or, once that is forgotten, at the newest transaction
 // created before it.
-func start(sp *space, at Position) *list.Element {
+func start(sp *space, at Position) *entry {
 	if en := sp.byID[at.ID]; en != nil {
-		return en.inSpace.Prev()
+		return sp.order.Prev(en)
 	}
-	el := sp.order.Back()
-	for el != nil && !el.Value.(*entry).summary.Created.Before(at.Created) {
-		el = el.Prev()
+	en := sp.order.Back()
+	for en != nil && !en.summary.Created.Before(at.Created) {
+		en = sp.order.Prev(en)
 	}
-	return el
+	return en
 }
 
 // Forget forgets every transaction of ns.
@@ -108,13 +107,12 @@ func (j *History) Forget(ns string) {
 	if sp == nil {
 		return
 	}
-	for el := sp.order.Front(); el != nil; {
-		next := el.Next()
-		en := el.Value.(*entry)
+	for en := sp.order.Front(); en != nil; {
+		next := sp.order.Next(en)
 		j.resize(sp, en, 0)
-		sp.order.Remove(en.inSpace)
-		j.all.Remove(en.inAll)
-		el = next
+		sp.order.Remove(en)
+		j.all.Remove(en)
+		en = next
 	}
 	j.dropSpace(ns, sp)
 	j.changed(ns)

@@ -1,7 +1,5 @@
 package journal
 
-import "container/list"
-
 // Each namespace's share of the whole journal. The bounds of the whole
 // journal (Options.Total, Options.MaxTotalBytes) are shared by every
 // namespace; when one is reached, the namespace holding the most bytes
@@ -19,18 +17,18 @@ import "container/list"
 func (j *History) victim(keep *entry) *entry {
 	most, _ := j.held.Largest()
 	sp := j.spaces[most]
-	if en := sp.order.Front().Value.(*entry); en != keep {
+	if en := sp.order.Front(); en != keep {
 		return en
 	}
-	if el := sp.order.Front().Next(); el != nil {
-		return el.Value.(*entry)
+	if en := sp.order.Next(sp.order.Front()); en != nil {
+		return en
 	}
-	return oldestBut(j.all, keep)
+	return oldestBut(&j.all, keep)
 }
 
 // addSpace makes the part of the journal of namespace ns.
 func (j *History) addSpace(ns string) *space {
-	sp := &space{byID: map[string]*entry{}, order: list.New()}
+	sp := &space{byID: map[string]*entry{}, order: order{k: inSpace}}
 	j.spaces[ns] = sp
 	return sp
 }

@@ -28,6 +28,12 @@ type arena struct {
 	first  uint32 // wraps around harmlessly: only differences are used
 	next   int    // size of the last chunk added, unless oversized
 	total  int    // the bytes the chunks take
+	// spare is the last full-size chunk released, kept for the next
+	// chunk: a store at its bound releases a chunk for every one it adds,
+	// and a fresh one costs its zeroing, its pages' first touch and
+	// garbage for the collector. Its old bytes are never read: a span
+	// reads only what was written to it.
+	spare []byte
 }
 
 // chunk is a block of records.
@@ -66,7 +72,14 @@ func (a *arena) alloc(n int) span {
 // as the previous one up to maxChunk.
 func (a *arena) addChunk(n int) {
 	a.next = min(max(2*a.next, minChunk), maxChunk)
-	a.chunks = append(a.chunks, chunk{buf: make([]byte, 0, max(n, a.next))})
+	size := max(n, a.next)
+	buf := a.spare
+	if cap(buf) == size {
+		a.spare = nil
+	} else {
+		buf = make([]byte, 0, size)
+	}
+	a.chunks = append(a.chunks, chunk{buf: buf[:0]})
 	a.total += cap(a.chunks[len(a.chunks)-1].buf)
 }
 
@@ -103,6 +116,9 @@ func (a *arena) free(s span) {
 // release drops chunk i, then the released chunks at the front.
 func (a *arena) release(i int) {
 	a.total -= cap(a.chunks[i].buf)
+	if cap(a.chunks[i].buf) == maxChunk {
+		a.spare = a.chunks[i].buf
+	}
 	a.chunks[i].buf = nil
 	for len(a.chunks) > 0 && a.chunks[0].buf == nil {
 		a.chunks = a.chunks[1:]

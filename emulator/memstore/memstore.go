@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/fairshare"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/record"
@@ -37,6 +38,8 @@ type Options struct {
 	Now func() time.Time
 	// OnEvict, when set, is told of every eviction and its reason
 	// ("capacity" or "age"). It runs under the store's lock: keep it short.
+	// id shares the evicted record's memory and is valid only during the
+	// call: copy it to keep it.
 	OnEvict func(id, reason string)
 }
 
@@ -330,7 +333,7 @@ func (s *Store) evictLocked(cutoff int64, ns string) {
 	// Compact the queue once its dead head is the larger half.
 	if s.head > 1024 && s.head*2 > len(s.slots) {
 		s.base += uint64(s.head)
-		s.slots = append(s.slots[:0:0], s.slots[s.head:]...)
+		s.slots = dropHead(s.slots, s.head)
 		s.head = 0
 	}
 }
@@ -356,6 +359,24 @@ func (s *Store) compactLocked() {
 	}
 }
 
+// dropHead returns q without its first head elements. While q's array
+// is at most four times what is left, the rest moves to its front: a
+// queue at its bound compacts in place, allocating nothing (a new array
+// of exactly what is left would grow again, a copy at a time, by the
+// next bound's worth of appends). A queue that shrank far gets an array
+// with room to double.
+func dropHead[T any](q []T, head int) []T {
+	n := len(q) - head
+	if cap(q) <= 4*n {
+		copy(q, q[head:])
+		clear(q[n:])
+		return q[:n]
+	}
+	out := make([]T, n, 2*n)
+	copy(out, q[head:])
+	return out
+}
+
 // oldest is the sequence number of the namespace's oldest transaction.
 func (q *seqQueue) oldest() uint64 { return q.seqs[q.head] }
 
@@ -379,22 +400,21 @@ func (s *Store) drop(seq uint64, reason string) {
 			}
 		}
 	}
-	ns := string(h.NS)
+	// Views of the record's bytes, not copies: the record stays as it is
+	// until the arena writes over it, after this eviction, and no map here
+	// keeps them (the tenant's key was cloned when it was added;
+	// Holdings keeps no tenant it is given a negative amount of).
+	ns := unsafe.String(unsafe.SliceData(h.NS), len(h.NS))
 	if q := s.tenants[ns]; q != nil {
 		q.head++
 		if q.head == len(q.seqs) {
 			delete(s.tenants, ns)
 		} else if q.head > 64 && q.head*2 > len(q.seqs) {
-			q.seqs = append(q.seqs[:0:0], q.seqs[q.head:]...)
+			q.seqs = dropHead(q.seqs, q.head)
 			q.head = 0
 		}
 	}
 	s.held.Add(ns, -1)
-	var id string
-	if s.opts.OnEvict != nil {
-		id = string(h.ID)
-	}
-	s.arena.free(sl.span)
 	s.slots[i] = slot{}
 	s.live--
 	s.liveRoom -= int(sl.cap)
@@ -403,8 +423,9 @@ func (s *Store) drop(seq uint64, reason string) {
 	}
 	s.evicted.Add(1)
 	if s.opts.OnEvict != nil {
-		s.opts.OnEvict(id, reason)
+		s.opts.OnEvict(unsafe.String(unsafe.SliceData(h.ID), len(h.ID)), reason)
 	}
+	s.arena.free(sl.span) // the record's bytes are not read after this
 }
 
 // copyLive appends to dst the record of seq if found and not stored
