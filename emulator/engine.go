@@ -308,7 +308,7 @@ func (e *Engine) Lookup(ctx context.Context, ns string, req message.LookupReques
 	summary := lookupSummary(t, req)
 	summary.Fallback = resp.Fallback
 	if e.cfg.Events != nil {
-		e.emit(ctx, Event{Time: t.CreatedAt, Namespace: ns, Kind: EventLookup, Transaction: summary, Detail: withNote(link.detail(), call.Note),
+		e.emit(ctx, state.Event{Time: t.CreatedAt, Namespace: ns, Kind: state.EventLookup, Transaction: summary, Detail: withNote(link.detail(), call.Note),
 			Request: e.redactBody(call.Body), Lookup: &resp})
 	}
 	if e.cfg.Callbacks != nil {

@@ -53,7 +53,7 @@ func (e *Engine) emit(ctx context.Context, ev state.Event) {
 	if ev.Time.IsZero() { // a lookup gives its transaction's creation, read from the same clock
 		ev.Time = e.clockOr(ctx, ev.Namespace)
 	}
-	ev.Transaction = ev.Transaction.masked()
+	ev.Transaction = ev.Transaction.Masked()
 	ev.Detail = redact.Text(ev.Detail)
 	e.cfg.Events.Record(ctx, ev)
 }

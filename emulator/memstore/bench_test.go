@@ -305,7 +305,7 @@ func TestAllocBudgetsPutAtBound(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := time.Now()
-	txs := make([]emulator.Transaction, warm+runs+1)
+	txs := make([]state.Transaction, warm+runs+1)
 	for i := range txs {
 		txs[i] = realisticTx(i, now)
 	}
