@@ -72,6 +72,9 @@ func loadCatalogues(fsys fs.FS) (*catalogues, error) {
 	if c.texts[Fallback] == nil {
 		return nil, fmt.Errorf("no catalogue text/%s.json of the fallback language", Fallback)
 	}
+	if err := c.mergeStyles(fsys); err != nil {
+		return nil, err
+	}
 	slices.SortFunc(c.langs, func(a, b Lang) int {
 		switch {
 		case a == Fallback:
@@ -87,6 +90,46 @@ func loadCatalogues(fsys fs.FS) (*catalogues, error) {
 	}
 	c.matcher = language.NewMatcher(tags)
 	return c, nil
+}
+
+// mergeStyles adds the texts of every challenge style, each kept with its
+// style in text/styles/<ui>.json as {"<tag>": {key: text}} for every
+// language, into the language catalogues. A style names only languages
+// that have a catalogue, and only keys of its own (challenge.<ui>.…),
+// which no other file defines; a language it leaves out lacks its keys,
+// as the catalogue tests report.
+func (c *catalogues) mergeStyles(fsys fs.FS) error {
+	names, err := fs.Glob(fsys, "text/styles/*.json")
+	if err != nil {
+		return fmt.Errorf("list style catalogues: %w", err)
+	}
+	for _, name := range names {
+		ui := strings.TrimSuffix(path.Base(name), ".json")
+		raw, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			return fmt.Errorf("read style catalogue %s: %w", name, err)
+		}
+		var byLang map[Lang]map[string]string
+		if err := json.Unmarshal(raw, &byLang); err != nil {
+			return fmt.Errorf("style catalogue %s: %w", name, err)
+		}
+		for lang, texts := range byLang {
+			into, ok := c.texts[lang]
+			if !ok {
+				return fmt.Errorf("style catalogue %s: language %q has no catalogue text/%s.json", name, lang, lang)
+			}
+			for k, v := range texts {
+				if !strings.HasPrefix(k, "challenge."+ui+".") {
+					return fmt.Errorf("style catalogue %s: key %q is not the style's own (challenge.%s.…)", name, k, ui)
+				}
+				if _, dup := into[k]; dup {
+					return fmt.Errorf("style catalogue %s: key %q is defined twice", name, k)
+				}
+				into[k] = v
+			}
+		}
+	}
+	return nil
 }
 
 // match returns the catalogue language that best fits the preferences:

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"text/template/parse"
 )
 
@@ -244,4 +245,41 @@ func FuzzLanguage(f *testing.F) {
 			t.Fatalf("Language(%q, %q) = %q, then %q", browser, accept, got, again)
 		}
 	})
+}
+
+// TestStyleCataloguesMerge: a style's texts, kept with the style in
+// text/styles/<ui>.json, join every language's catalogue; a style naming
+// a language without a catalogue, a key not its own or a key defined
+// twice is refused at load.
+func TestStyleCataloguesMerge(t *testing.T) {
+	base := func(style string) fstest.MapFS {
+		return fstest.MapFS{
+			"text/en.json":         {Data: []byte(`{"page.a": "A", "challenge.pin.label": "dup"}`)},
+			"text/de.json":         {Data: []byte(`{"page.a": "A"}`)},
+			"text/styles/pin.json": {Data: []byte(style)},
+		}
+	}
+	c, err := loadCatalogues(base(`{"en": {"challenge.pin.label": "PIN"}, "de": {"challenge.pin.label": "Geheimzahl"}}`))
+	if err == nil {
+		t.Fatal("a key defined twice loaded")
+	}
+	fsys := base(`{"en": {"challenge.pin.label": "PIN"}, "de": {"challenge.pin.label": "Geheimzahl"}}`)
+	fsys["text/en.json"] = &fstest.MapFile{Data: []byte(`{"page.a": "A"}`)}
+	if c, err = loadCatalogues(fsys); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := c.text("de", "challenge.pin.label"); got != "Geheimzahl" {
+		t.Errorf("de challenge.pin.label = %q, want Geheimzahl", got)
+	}
+	for name, style := range map[string]string{
+		"unknown language": `{"fr": {"challenge.pin.label": "NIP"}}`,
+		"foreign key":      `{"en": {"challenge.otp.label": "Code"}}`,
+		"not JSON":         `{"en": `,
+	} {
+		fsys := base(style)
+		fsys["text/en.json"] = &fstest.MapFile{Data: []byte(`{"page.a": "A"}`)}
+		if _, err := loadCatalogues(fsys); err == nil {
+			t.Errorf("%s: loaded", name)
+		}
+	}
 }
