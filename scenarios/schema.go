@@ -1,0 +1,163 @@
+package scenarios
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// withStyles completes the schema src with the challenge styles: the
+// challenge's ui property (every style's value and what it does) and each
+// style's own keys (Style.Schema), after the properties src has, in the
+// order of styles. A key two styles share has the first one's schema.
+func withStyles(src []byte, styles []Style) ([]byte, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(src, &doc); err != nil {
+		return nil, fmt.Errorf("read schema.json: %w", err)
+	}
+	props := nodePath(&doc, "$defs", "challenge", "properties")
+	if props == nil {
+		return nil, errors.New("schema.json has no $defs/challenge/properties")
+	}
+	names, docs := make([]string, 0, len(styles)), make([]string, 0, len(styles))
+	for _, st := range styles {
+		names = append(names, st.UI)
+		docs = append(docs, fmt.Sprintf("%s, %s (authenticationType %s by default)", st.UI, st.Doc, st.AuthenticationType))
+	}
+	ui := map[string]any{
+		"description": "The challenge style: " + strings.Join(docs, "; ") + ".",
+		"enum":        names,
+		"default":     styles[0].UI,
+	}
+	if err := addProperty(props, "ui", ui); err != nil {
+		return nil, err
+	}
+	for _, st := range styles {
+		var keys yaml.Node
+		if err := yaml.Unmarshal([]byte(st.Schema), &keys); err != nil {
+			return nil, fmt.Errorf("ui %s: schema of its keys: %w", st.UI, err)
+		}
+		m := nodePath(&keys)
+		if m == nil || len(m.Content) != 2*len(st.Keys) {
+			return nil, fmt.Errorf("ui %s: the schema of its keys must be an object of its %d keys", st.UI, len(st.Keys))
+		}
+		for i := 0; i < len(m.Content); i += 2 {
+			if k := m.Content[i].Value; k != st.Keys[i/2] {
+				return nil, fmt.Errorf("ui %s: schema of key %q where its key %q is", st.UI, k, st.Keys[i/2])
+			}
+			if nodePath(props, m.Content[i].Value) == nil {
+				props.Content = append(props.Content, m.Content[i], m.Content[i+1])
+			}
+		}
+	}
+	var buf bytes.Buffer
+	if err := writeNodeJSON(&buf, doc.Content[0]); err != nil {
+		return nil, err
+	}
+	var out bytes.Buffer
+	if err := json.Indent(&out, buf.Bytes(), "", "  "); err != nil {
+		return nil, fmt.Errorf("indent schema: %w", err)
+	}
+	out.WriteByte('\n')
+	return out.Bytes(), nil
+}
+
+// nodePath follows keys down from the mapping n (or the document n
+// holds); nil when one is missing.
+func nodePath(n *yaml.Node, keys ...string) *yaml.Node {
+	if n.Kind == yaml.DocumentNode && len(n.Content) == 1 {
+		n = n.Content[0]
+	}
+	for _, k := range keys {
+		if n.Kind != yaml.MappingNode {
+			return nil
+		}
+		var next *yaml.Node
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == k {
+				next = n.Content[i+1]
+				break
+			}
+		}
+		if next == nil {
+			return nil
+		}
+		n = next
+	}
+	if n.Kind != yaml.MappingNode {
+		return nil
+	}
+	return n
+}
+
+// addProperty appends the property key with the schema v to the mapping
+// props.
+func addProperty(props *yaml.Node, key string, v any) error {
+	var k, val yaml.Node
+	k.SetString(key)
+	if err := val.Encode(v); err != nil {
+		return fmt.Errorf("schema of %s: %w", key, err)
+	}
+	props.Content = append(props.Content, &k, &val)
+	return nil
+}
+
+// writeNodeJSON writes the JSON of a YAML node read from JSON, keeping the
+// order of its keys.
+func writeNodeJSON(buf *bytes.Buffer, n *yaml.Node) error {
+	switch n.Kind {
+	case yaml.MappingNode:
+		buf.WriteByte('{')
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			if err := writeJSONValue(buf, n.Content[i].Value); err != nil {
+				return err
+			}
+			buf.WriteByte(':')
+			if err := writeNodeJSON(buf, n.Content[i+1]); err != nil {
+				return err
+			}
+		}
+		buf.WriteByte('}')
+	case yaml.SequenceNode:
+		buf.WriteByte('[')
+		for i, c := range n.Content {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			if err := writeNodeJSON(buf, c); err != nil {
+				return err
+			}
+		}
+		buf.WriteByte(']')
+	case yaml.ScalarNode:
+		var v any = n.Value
+		switch n.ShortTag() {
+		case "!!null", "!!bool", "!!int", "!!float":
+			if err := n.Decode(&v); err != nil {
+				return fmt.Errorf("schema line %d: %w", n.Line, err)
+			}
+		}
+		return writeJSONValue(buf, v)
+	default:
+		return fmt.Errorf("schema line %d: unsupported node kind %d", n.Line, n.Kind)
+	}
+	return nil
+}
+
+// writeJSONValue writes one JSON value without escaping HTML characters.
+func writeJSONValue(buf *bytes.Buffer, v any) error {
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("encode %v: %w", v, err)
+	}
+	buf.Truncate(buf.Len() - 1) // Encode's newline
+	return nil
+}
