@@ -187,6 +187,9 @@ type Choice struct {
 	Action string
 	// OTP is the code typed, for Action otp.
 	OTP string
+	// Entry is the text typed for a style's own text action other than
+	// otp (EMV challengeDataEntry), such as a password.
+	Entry string
 	// Choices are the choices picked, for Action select.
 	Choices []string
 	// Trust is the cardholder's answer to "trust this merchant", when the

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -28,11 +27,8 @@ func TestEveryStyleHasItsPage(t *testing.T) {
 			t.Errorf("ui %s has no template %s", st.UI, templates.StyleTemplate(st.UI))
 		}
 	}
-	src, err := os.ReadFile("openapi.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc := loadDocument(t, src)
+	served := newEnv(t).call(http.MethodGet, "/openapi.yaml", "", nil)
+	doc := loadDocument(t, []byte(served.Raw))
 	var got []string
 	for _, v := range doc.Components.Schemas["CompleteRequest"].Value.Properties["action"].Value.Enum {
 		got = append(got, v.(string))

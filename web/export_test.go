@@ -4,3 +4,7 @@ package web
 // its handler gives it back, so that a test sees any use of a request
 // body after its request.
 func (s *Server) PoisonBodies() { s.bodies.poison = true }
+
+// ActionProperties are the paths of the OpenAPI properties whose enum the
+// engine's actions fill in.
+var ActionProperties = actionProperties

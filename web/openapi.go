@@ -12,6 +12,8 @@ import (
 
 	"github.com/gorilla/mux"
 	"gopkg.in/yaml.v3"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 )
 
 // openAPISource is the OpenAPI 3.1 document of the sandbox, as kept in the
@@ -44,6 +46,9 @@ func newAPIDocument(src []byte, publicURL, basePath string) (apiDocument, error)
 		return apiDocument{}, errors.New("parse openapi.yaml: not a mapping")
 	}
 	root := doc.Content[0]
+	if err := setActionEnums(root, emulator.ChoiceActions()); err != nil {
+		return apiDocument{}, err
+	}
 	if publicURL != "" {
 		setServers(root, publicURL)
 		origin := publicURL
@@ -87,6 +92,37 @@ func mapValue(m *yaml.Node, key string) *yaml.Node {
 		if m.Content[i].Value == key {
 			return m.Content[i+1]
 		}
+	}
+	return nil
+}
+
+// actionProperties are the paths, from the document's root, of the two
+// action properties whose enum is every style's actions (the headless
+// API's and the challenge page's form): the document leaves it out and
+// the sandbox fills it in from the engine, so a style's action is stated
+// once.
+var actionProperties = [][]string{
+	{"components", "schemas", "CompleteRequest", "properties", "action"},
+	{"paths", "/acs/decision", "post", "requestBody", "content", "application/x-www-form-urlencoded", "schema", "properties", "action"},
+}
+
+// setActionEnums sets the enum of each of actionProperties to actions.
+func setActionEnums(root *yaml.Node, actions []string) error {
+	for _, path := range actionProperties {
+		n := root
+		for _, k := range path {
+			if n = mapValue(n, k); n == nil {
+				return fmt.Errorf("openapi.yaml has no %s", strings.Join(path, "/"))
+			}
+		}
+		if mapValue(n, "enum") != nil {
+			return fmt.Errorf("openapi.yaml: %s states an enum, which the engine's actions fill in", strings.Join(path, "/"))
+		}
+		enum := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Style: yaml.FlowStyle}
+		for _, a := range actions {
+			enum.Content = append(enum.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: a})
+		}
+		n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "enum"}, enum)
 	}
 	return nil
 }
