@@ -12,8 +12,10 @@ import (
 
 // withStyles completes the schema src with the challenge styles: the
 // challenge's ui property (every style's value and what it does) and each
-// style's own keys (Style.Schema), after the properties src has, in the
-// order of styles. A key two styles share has the first one's schema.
+// style's own keys (Style.Schema), in place when src has them (as the
+// file in the repository does, for editors that fetch it from there),
+// else after its properties, in the order of styles. A key two styles
+// share has the first one's schema.
 func withStyles(src []byte, styles []Style) ([]byte, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(src, &doc); err != nil {
@@ -33,9 +35,13 @@ func withStyles(src []byte, styles []Style) ([]byte, error) {
 		"enum":        names,
 		"default":     styles[0].UI,
 	}
-	if err := addProperty(props, "ui", ui); err != nil {
-		return nil, err
+	var uiKey, uiVal yaml.Node
+	uiKey.SetString("ui")
+	if err := uiVal.Encode(ui); err != nil {
+		return nil, fmt.Errorf("schema of ui: %w", err)
 	}
+	setProperty(props, &uiKey, &uiVal)
+	shared := map[string]bool{}
 	for _, st := range styles {
 		var keys yaml.Node
 		if err := yaml.Unmarshal([]byte(st.Schema), &keys); err != nil {
@@ -46,11 +52,13 @@ func withStyles(src []byte, styles []Style) ([]byte, error) {
 			return nil, fmt.Errorf("ui %s: the schema of its keys must be an object of its %d keys", st.UI, len(st.Keys))
 		}
 		for i := 0; i < len(m.Content); i += 2 {
-			if k := m.Content[i].Value; k != st.Keys[i/2] {
+			k := m.Content[i].Value
+			if k != st.Keys[i/2] {
 				return nil, fmt.Errorf("ui %s: schema of key %q where its key %q is", st.UI, k, st.Keys[i/2])
 			}
-			if nodePath(props, m.Content[i].Value) == nil {
-				props.Content = append(props.Content, m.Content[i], m.Content[i+1])
+			if !shared[k] {
+				setProperty(props, m.Content[i], m.Content[i+1])
+				shared[k] = true
 			}
 		}
 	}
@@ -94,16 +102,16 @@ func nodePath(n *yaml.Node, keys ...string) *yaml.Node {
 	return n
 }
 
-// addProperty appends the property key with the schema v to the mapping
-// props.
-func addProperty(props *yaml.Node, key string, v any) error {
-	var k, val yaml.Node
-	k.SetString(key)
-	if err := val.Encode(v); err != nil {
-		return fmt.Errorf("schema of %s: %w", key, err)
+// setProperty sets the property key of the mapping props to the schema
+// v: in place when props has it, else at the end.
+func setProperty(props, key, v *yaml.Node) {
+	for i := 0; i+1 < len(props.Content); i += 2 {
+		if props.Content[i].Value == key.Value {
+			props.Content[i+1] = v
+			return
+		}
 	}
-	props.Content = append(props.Content, &k, &val)
-	return nil
+	props.Content = append(props.Content, key, v)
 }
 
 // writeNodeJSON writes the JSON of a YAML node read from JSON, keeping the

@@ -1,7 +1,9 @@
 package scenarios
 
 import (
+	"bytes"
 	"encoding/json"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -182,5 +184,24 @@ func TestSchemaTakesTheStylesFromGo(t *testing.T) {
 		if _, err := withStyles(schema, []Style{Styles()[0], st}); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
+	}
+}
+
+// TestSchemaFileIsCurrent: scenarios/schema.json, which editors fetch
+// from the repository, is the served schema, its styles' part included;
+// with -update it is rewritten.
+func TestSchemaFileIsCurrent(t *testing.T) {
+	file, err := os.ReadFile("schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := Schema(); !bytes.Equal(file, want) {
+		if *update {
+			if err := os.WriteFile("schema.json", want, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+		t.Error("scenarios/schema.json is not the schema of Styles; run: go test ./scenarios -run TestSchemaFileIsCurrent -update")
 	}
 }

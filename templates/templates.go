@@ -24,7 +24,7 @@ const (
 var pages = []string{PageAutoSubmit, PageChallenge, PageBankApp, PageResult, PageError, PageDone, PageConsoleCards, PageConsoleTransactions, PageConsoleTransaction, PageConsoleLogin, PageConsoleDemo, PageConsoleNotify, PageConsoleMessage, PageLanding, PageDocs,
 	PageDDCMethod, PageDDCMethodNotify, PageDDCCallback}
 
-//go:embed html/*.tmpl text/*.json text/styles/*.json
+//go:embed html/*.tmpl text/*.json
 var files embed.FS
 
 // Set is the parsed template set, parsed once by Parse and safe for
