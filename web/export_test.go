@@ -5,6 +5,12 @@ package web
 // body after its request.
 func (s *Server) PoisonBodies() { s.bodies.poison = true }
 
-// ActionProperties are the paths of the OpenAPI properties whose enum the
-// engine's actions fill in.
-var ActionProperties = actionProperties
+// DerivedEnumPaths are the paths of the OpenAPI properties whose enum the
+// sandbox fills in from its Go definition.
+func DerivedEnumPaths() [][]string {
+	var paths [][]string
+	for _, d := range derivedEnums() {
+		paths = append(paths, d.path)
+	}
+	return paths
+}

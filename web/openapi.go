@@ -14,6 +14,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 )
 
 // openAPISource is the OpenAPI 3.1 document of the sandbox, as kept in the
@@ -46,7 +47,7 @@ func newAPIDocument(src []byte, publicURL, basePath string) (apiDocument, error)
 		return apiDocument{}, errors.New("parse openapi.yaml: not a mapping")
 	}
 	root := doc.Content[0]
-	if err := setActionEnums(root, emulator.ChoiceActions()); err != nil {
+	if err := setDerivedEnums(root, derivedEnums()); err != nil {
 		return apiDocument{}, err
 	}
 	if publicURL != "" {
@@ -96,31 +97,44 @@ func mapValue(m *yaml.Node, key string) *yaml.Node {
 	return nil
 }
 
-// actionProperties are the paths, from the document's root, of the two
-// action properties whose enum is every style's actions (the headless
-// API's and the challenge page's form): the document leaves it out and
-// the sandbox fills it in from the engine, so a style's action is stated
-// once.
-var actionProperties = [][]string{
-	{"components", "schemas", "CompleteRequest", "properties", "action"},
-	{"paths", "/acs/decision", "post", "requestBody", "content", "application/x-www-form-urlencoded", "schema", "properties", "action"},
+// derivedEnum is a property of the document whose enum the sandbox fills
+// in from its Go definition, so that a style and its actions are stated
+// once: the document leaves the enum out.
+type derivedEnum struct {
+	path   []string // from the document's root
+	values []string
 }
 
-// setActionEnums sets the enum of each of actionProperties to actions.
-func setActionEnums(root *yaml.Node, actions []string) error {
-	for _, path := range actionProperties {
+// derivedEnums are the headless API's and the page form's actions (every
+// style's, from the engine) and the catalogue's ui (every style).
+func derivedEnums() []derivedEnum {
+	var uis []string
+	for _, st := range scenarios.Styles() {
+		uis = append(uis, st.UI)
+	}
+	acts := emulator.ChoiceActions()
+	return []derivedEnum{
+		{[]string{"components", "schemas", "CompleteRequest", "properties", "action"}, acts},
+		{[]string{"paths", "/acs/decision", "post", "requestBody", "content", "application/x-www-form-urlencoded", "schema", "properties", "action"}, acts},
+		{[]string{"components", "schemas", "CatalogueEntry", "properties", "ui"}, uis},
+	}
+}
+
+// setDerivedEnums sets the enum of each of enums.
+func setDerivedEnums(root *yaml.Node, enums []derivedEnum) error {
+	for _, d := range enums {
 		n := root
-		for _, k := range path {
+		for _, k := range d.path {
 			if n = mapValue(n, k); n == nil {
-				return fmt.Errorf("openapi.yaml has no %s", strings.Join(path, "/"))
+				return fmt.Errorf("openapi.yaml has no %s", strings.Join(d.path, "/"))
 			}
 		}
 		if mapValue(n, "enum") != nil {
-			return fmt.Errorf("openapi.yaml: %s states an enum, which the engine's actions fill in", strings.Join(path, "/"))
+			return fmt.Errorf("openapi.yaml: %s states an enum, which the sandbox fills in from its Go definition", strings.Join(d.path, "/"))
 		}
 		enum := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Style: yaml.FlowStyle}
-		for _, a := range actions {
-			enum.Content = append(enum.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: a})
+		for _, v := range d.values {
+			enum.Content = append(enum.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: v})
 		}
 		n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "enum"}, enum)
 	}

@@ -242,8 +242,8 @@ func TestOpenAPIDocument(t *testing.T) {
 		}
 	}
 	delete(fromSource, "servers")
-	// ... and by the action enums, which the engine's actions fill in.
-	for _, path := range web.ActionProperties {
+	// ... and by the enums the sandbox fills in from its Go definition.
+	for _, path := range web.DerivedEnumPaths() {
 		var prop any = fromJSON
 		for _, k := range path {
 			prop = prop.(map[string]any)[k]
