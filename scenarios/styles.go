@@ -30,6 +30,9 @@ const (
 	// ActionSelect answers a select or multiselect challenge with the
 	// choices picked.
 	ActionSelect = "select"
+	// ActionPassword answers a password challenge with the password
+	// typed (EMV challengeDataEntry, in Choice.Entry).
+	ActionPassword = "password"
 )
 
 // CommonActions are the actions every style answers: the tester's
@@ -47,6 +50,9 @@ const (
 	// several.
 	UISelect      = "select"
 	UIMultiSelect = "multiselect"
+	// UIPassword is a static password the cardholder set up with the
+	// bank (EMV authenticationType 01, static).
+	UIPassword = "password"
 )
 
 // MaxAnswers bounds the answers of a select or multiselect scenario.
@@ -95,6 +101,7 @@ func Styles() []Style {
 		{UI: UIOOB, Doc: "approve in the banking app, then continue", AuthenticationType: "03", Keys: []string{"app"}, Schema: oobSchema, parse: parseOOBStyle},
 		{UI: UISelect, Doc: "a knowledge question with one right choice", AuthenticationType: "01", Keys: []string{"answers"}, Schema: answersSchema, parse: parseAnswers(1)},
 		{UI: UIMultiSelect, Doc: "a knowledge question with several right choices", AuthenticationType: "01", Keys: []string{"answers"}, Schema: answersSchema, parse: parseAnswers(MaxAnswers)},
+		{UI: UIPassword, Doc: "a static password set up with the bank", AuthenticationType: "01", Keys: []string{"password"}, Schema: passwordSchema, parse: parsePasswordStyle},
 	}
 }
 
@@ -105,6 +112,8 @@ const (
   "resends": {"description": "ui otp: how many new codes the cardholder may ask for (EMV resendChallenge); 0-20; default 3.", "type": "integer", "minimum": 0, "maximum": 20, "default": 3}}`
 	oobSchema = `{
   "app": {"description": "ui oob: what the bank app answers by itself autoAfter the lookup (only when autoAfter is set); default approve.", "enum": ["approve", "decline"], "default": "approve"}}`
+	passwordSchema = `{
+  "password": {"description": "ui password: the static password that passes (1-32 letters, digits or .-_!?#@ , case sensitive); default sandbox.", "type": "string", "pattern": "^[A-Za-z0-9.\\-_!?#@]{1,32}$", "default": "sandbox"}}`
 	answersSchema = `{
   "answers": {"description": "ui select (one) and multiselect (1-4): the choices that pass; default: generated from the transaction and stated on the page.", "type": "array", "minItems": 1, "maxItems": 4, "uniqueItems": true, "items": {"type": "string", "pattern": "^[\\p{L}\\p{N}][\\p{L}\\p{N} .,'&-]{0,39}$"}}}`
 )
@@ -226,3 +235,30 @@ func parseAnswers(most int) func(d *decoder, m mapping, c *Challenge) {
 
 // answerPattern is what an answer of a knowledge question may hold.
 var answerPattern = regexp.MustCompile(`^[\p{L}\p{N}][\p{L}\p{N} .,'&-]{0,39}$`)
+
+// DefaultPassword is the password of a password challenge whose scenario
+// does not say (key password).
+const DefaultPassword = "sandbox"
+
+// PasswordRules is what a password scenario says (Challenge.Own).
+type PasswordRules struct {
+	// Password is the static password that passes; any other is wrong.
+	Password string
+}
+
+// passwordPattern is what a static password may hold.
+var passwordPattern = regexp.MustCompile(`^[A-Za-z0-9.\-_!?#@]{1,32}$`)
+
+// parsePasswordStyle reads the key of a static password: password, the
+// one that passes (DefaultPassword when unset).
+func parsePasswordStyle(d *decoder, m mapping, c *Challenge) {
+	rules := PasswordRules{Password: DefaultPassword}
+	if v, ok := d.str(m, "password"); ok {
+		if passwordPattern.MatchString(v) {
+			rules.Password = v
+		} else {
+			d.problemf(m.values["password"], "password must be 1-32 letters, digits or .-_!?#@, got %q", v)
+		}
+	}
+	c.Own = rules
+}

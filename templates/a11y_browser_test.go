@@ -98,6 +98,11 @@ var cardholderPages = []cardholderPage{
 			v.UI, v.Style, v.Notice, v.WrongCode, v.AttemptsLeft = "select", selectView{Choices: []string{"Lyon", "Porto", "Chiang Mai", "Bremerhaven-Geestemünde"}, Stated: "Porto"}, "wrong-code", true, 2
 		})
 	}},
+	{"challenge-password-wrong", PageChallenge, func(l Lang, size int) any {
+		return challengeAt(l, size, func(v *ChallengePage) {
+			v.UI, v.Style, v.Notice, v.WrongCode, v.AttemptsLeft = "password", passwordView{Password: "Tr0ub4dor!"}, "wrong-code", true, 2
+		})
+	}},
 	{"challenge-multiselect", PageChallenge, func(l Lang, size int) any {
 		return challengeAt(l, size, func(v *ChallengePage) {
 			v.UI, v.Style = "multiselect", selectView{Multi: true, Choices: []string{"Corner Bakery", "Bookshop", "Garden Centre", "Cycle Repairs", "Café", "Pharmacy"}, Stated: "Bookshop; Café"}

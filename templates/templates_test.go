@@ -81,7 +81,8 @@ type (
 		Multi   bool
 		Stated  string
 	}
-	oobView struct{ App string }
+	oobView      struct{ App string }
+	passwordView struct{ Password string }
 )
 
 // views has one representative view per page.
