@@ -63,7 +63,7 @@ func withStyles(src []byte, styles []Style) ([]byte, error) {
 		}
 	}
 	var buf bytes.Buffer
-	if err := writeNodeJSON(&buf, doc.Content[0]); err != nil {
+	if err := WriteNodeJSON(&buf, doc.Content[0]); err != nil {
 		return nil, err
 	}
 	var out bytes.Buffer
@@ -114,21 +114,33 @@ func setProperty(props, key, v *yaml.Node) {
 	props.Content = append(props.Content, key, v)
 }
 
-// writeNodeJSON writes the JSON of a YAML node read from JSON, keeping the
-// order of its keys.
-func writeNodeJSON(buf *bytes.Buffer, n *yaml.Node) error {
+// WriteNodeJSON writes the YAML node n as compact JSON, keeping the order
+// of mapping keys (encoding a decoded map would sort them): the schema
+// here, and the OpenAPI document that web serves in both encodings.
+func WriteNodeJSON(buf *bytes.Buffer, n *yaml.Node) error {
 	switch n.Kind {
+	case yaml.DocumentNode:
+		if len(n.Content) != 1 {
+			return fmt.Errorf("line %d: document with %d nodes", n.Line, len(n.Content))
+		}
+		return WriteNodeJSON(buf, n.Content[0])
+	case yaml.AliasNode:
+		return WriteNodeJSON(buf, n.Alias)
 	case yaml.MappingNode:
 		buf.WriteByte('{')
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			if i > 0 {
 				buf.WriteByte(',')
 			}
-			if err := writeJSONValue(buf, n.Content[i].Value); err != nil {
+			k := n.Content[i]
+			if k.Kind != yaml.ScalarNode || k.Value == "<<" {
+				return fmt.Errorf("line %d: only plain keys are supported", k.Line)
+			}
+			if err := writeJSONValue(buf, k.Value); err != nil {
 				return err
 			}
 			buf.WriteByte(':')
-			if err := writeNodeJSON(buf, n.Content[i+1]); err != nil {
+			if err := WriteNodeJSON(buf, n.Content[i+1]); err != nil {
 				return err
 			}
 		}
@@ -139,7 +151,7 @@ func writeNodeJSON(buf *bytes.Buffer, n *yaml.Node) error {
 			if i > 0 {
 				buf.WriteByte(',')
 			}
-			if err := writeNodeJSON(buf, c); err != nil {
+			if err := WriteNodeJSON(buf, c); err != nil {
 				return err
 			}
 		}
@@ -149,12 +161,12 @@ func writeNodeJSON(buf *bytes.Buffer, n *yaml.Node) error {
 		switch n.ShortTag() {
 		case "!!null", "!!bool", "!!int", "!!float":
 			if err := n.Decode(&v); err != nil {
-				return fmt.Errorf("schema line %d: %w", n.Line, err)
+				return fmt.Errorf("line %d: %w", n.Line, err)
 			}
 		}
 		return writeJSONValue(buf, v)
 	default:
-		return fmt.Errorf("schema line %d: unsupported node kind %d", n.Line, n.Kind)
+		return fmt.Errorf("line %d: unsupported YAML node kind %d", n.Line, n.Kind)
 	}
 	return nil
 }

@@ -74,7 +74,7 @@ func newAPIDocument(src []byte, publicURL, basePath string) (apiDocument, error)
 		return apiDocument{}, fmt.Errorf("encode openapi.yaml: %w", err)
 	}
 	var compact, j bytes.Buffer
-	if err := writeNodeJSON(&compact, root); err != nil {
+	if err := scenarios.WriteNodeJSON(&compact, root); err != nil {
 		return apiDocument{}, fmt.Errorf("convert openapi.yaml to JSON: %w", err)
 	}
 	if err := json.Indent(&j, compact.Bytes(), "", "  "); err != nil {
@@ -158,73 +158,6 @@ func setServers(m *yaml.Node, url string) {
 		}}}
 		return
 	}
-}
-
-// writeNodeJSON writes the YAML node n as compact JSON, keeping the order
-// of mapping keys (encoding a decoded map would sort them).
-func writeNodeJSON(buf *bytes.Buffer, n *yaml.Node) error {
-	switch n.Kind {
-	case yaml.DocumentNode:
-		if len(n.Content) != 1 {
-			return fmt.Errorf("line %d: document with %d nodes", n.Line, len(n.Content))
-		}
-		return writeNodeJSON(buf, n.Content[0])
-	case yaml.AliasNode:
-		return writeNodeJSON(buf, n.Alias)
-	case yaml.MappingNode:
-		buf.WriteByte('{')
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			if i > 0 {
-				buf.WriteByte(',')
-			}
-			k := n.Content[i]
-			if k.Kind != yaml.ScalarNode || k.Value == "<<" {
-				return fmt.Errorf("line %d: only plain keys are supported", k.Line)
-			}
-			if err := writeJSONValue(buf, k.Value); err != nil {
-				return err
-			}
-			buf.WriteByte(':')
-			if err := writeNodeJSON(buf, n.Content[i+1]); err != nil {
-				return err
-			}
-		}
-		buf.WriteByte('}')
-	case yaml.SequenceNode:
-		buf.WriteByte('[')
-		for i, c := range n.Content {
-			if i > 0 {
-				buf.WriteByte(',')
-			}
-			if err := writeNodeJSON(buf, c); err != nil {
-				return err
-			}
-		}
-		buf.WriteByte(']')
-	case yaml.ScalarNode:
-		var v any = n.Value
-		switch n.ShortTag() {
-		case "!!null", "!!bool", "!!int", "!!float":
-			if err := n.Decode(&v); err != nil {
-				return fmt.Errorf("line %d: %w", n.Line, err)
-			}
-		}
-		return writeJSONValue(buf, v)
-	default:
-		return fmt.Errorf("line %d: unsupported YAML node kind %d", n.Line, n.Kind)
-	}
-	return nil
-}
-
-// writeJSONValue writes one JSON value without escaping HTML characters.
-func writeJSONValue(buf *bytes.Buffer, v any) error {
-	enc := json.NewEncoder(buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return fmt.Errorf("encode %v: %w", v, err)
-	}
-	buf.Truncate(buf.Len() - 1) // Encode's newline
-	return nil
 }
 
 // openAPI serves GET {base}/openapi.{yaml|json}: the OpenAPI document with

@@ -170,10 +170,10 @@ func TestBrowserChallengeStyles(t *testing.T) {
 				s.tb.click("[data-action=password]")
 			},
 			keys: func(t *testing.T, s *styleRun) {
-				keyTo(t, s.tb, kb.Tab, "input:entry")
+				keyTo(t, s.tb, kb.Tab, "input:password")
 				press(t, s.tb, "hunter2"+kb.Enter)
 				s.tb.waitVisible("#password-message")
-				keyTo(t, s.tb, kb.Tab, "input:entry")
+				keyTo(t, s.tb, kb.Tab, "input:password")
 				press(t, s.tb, "Tr0ub4dor!"+kb.Enter)
 			},
 			want: outcome{"Y", "", ""}, authType: "01", counter: "02",
