@@ -35,9 +35,6 @@ type ChallengeView struct {
 	// UI is the challenge's style (scenarios.Styles): its page and
 	// actions.
 	UI string
-	// OTPHint tells the tester which code passes; PassingOTP is that code
-	// (ui otp).
-	OTPHint, PassingOTP string
 	// Language is the lookup's browserInfo.language as sent (empty when
 	// absent): the page's texts follow it.
 	Language string
@@ -48,20 +45,10 @@ type ChallengeView struct {
 	// AttemptsLeft counts the wrong codes (or answers) the cardholder may
 	// still give.
 	AttemptsLeft int
-	// ResendsLeft counts the new codes the cardholder may still ask for
-	// (ui otp).
-	ResendsLeft int
-	// App is the bank app's answer so far (ui oob): approve, decline, or
-	// "" while it has not answered.
-	App string
-	// Question and its Choices are the knowledge question (ui select and
-	// multiselect: Multi); Answers are the choices that pass, which
-	// AnswerHint tells the tester.
-	Question   string
-	Choices    []string
-	Multi      bool
-	Answers    []string
-	AnswerHint string
+	// Style is the style's own part of the page (OTPView, SelectView,
+	// OOBView, PasswordView…), which the transport hands as it is to the
+	// style's template (challenge-<UI>) as .Style.
+	Style any
 	// Message says why the page is shown again ("Incorrect code. 2
 	// attempts left."), also on a reload after a wrong code; empty the
 	// first time.
@@ -202,6 +189,9 @@ type Choice struct {
 	Action string
 	// OTP is the code typed, for Action otp.
 	OTP string
+	// Entry is the text typed for a style's own text action other than
+	// otp (EMV challengeDataEntry), such as a password.
+	Entry string
 	// Choices are the choices picked, for Action select.
 	Choices []string
 	// Trust is the cardholder's answer to "trust this merchant", when the

@@ -482,7 +482,7 @@ func TestOpenChallenge(t *testing.T) {
 	card := f.card("visa-challenge")
 	if v.ThreeDSServerTransID != resp.ThreeDSServerTransID || v.ACSTransID != resp.ACSTransID || v.WindowSize != 2 ||
 		v.MaskedPAN != card[:6]+"******"+card[12:] || v.Scheme != "VISA" || v.Version != "2.2.0" || v.MerchantName == "" ||
-		v.Amount == "" || v.Currency == "" || v.OTPHint != "Sandbox: code 1234 passes" || v.AttemptsLeft != 3 || v.Message != "" {
+		v.Amount == "" || v.Currency == "" || v.Style.(emulator.OTPView).Hint != "Sandbox: code 1234 passes" || v.AttemptsLeft != 3 || v.Message != "" {
 		t.Errorf("view = %+v", v)
 	}
 	if want := t0.Add(30 * time.Second).Add(emulator.DefaultChallengeTimeout); !v.ExpiresAt.Equal(want) || v.ExpiresIn != emulator.DefaultChallengeTimeout {

@@ -64,6 +64,8 @@ func styleOf(ui string) challengeStyle {
 		return selectStyle{}
 	case scenarios.UIMultiSelect:
 		return selectStyle{multi: true}
+	case scenarios.UIPassword:
+		return passwordStyle{}
 	default: // scenarios.UIOTP: the parser knows no other value
 		return otpStyle{}
 	}

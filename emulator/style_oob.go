@@ -47,8 +47,15 @@ func (oobStyle) answer(t *state.Transaction, ch *scenarios.Challenge, c Choice, 
 	return styleStep{message: msg, notice: NoticeNotApproved, kind: state.EventContinue, detail: "continue pressed before the banking app answered"}, nil
 }
 
-func (oobStyle) show(v *ChallengeView, t state.Transaction, ch *scenarios.Challenge, now time.Time) {
-	v.App = appAnswer(&t, ch, now)
+// OOBView is out of band's part of the page (ChallengeView.Style).
+type OOBView struct {
+	// App is the bank app's answer so far: approve, decline, or "" while
+	// it has not answered.
+	App string
+}
+
+func (oobStyle) show(v *ChallengeView, t Transaction, ch *scenarios.Challenge, now time.Time) {
+	v.Style = OOBView{App: appAnswer(&t, ch, now)}
 }
 
 // appAnswer is the bank app's answer to the oob challenge t at now: its

@@ -32,8 +32,8 @@ func TestOOB(t *testing.T) {
 			f := newFixture(t)
 			resp := f.lookup(tt.card, nil)
 			id := resp.ThreeDSServerTransID
-			if v := f.open(resp); v.UI != scenarios.UIOOB || v.App != "" {
-				t.Fatalf("page: ui %q app %q", v.UI, v.App)
+			if v := f.open(resp); v.UI != scenarios.UIOOB || v.Style.(emulator.OOBView).App != "" {
+				t.Fatalf("page: ui %q app %q", v.UI, v.Style)
 			}
 			d, err := f.CompleteChallenge(ctx, ns, id, continueChoice)
 			if err != nil || d.Final || !strings.Contains(d.View.Message, "Not approved yet") {

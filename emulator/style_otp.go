@@ -59,11 +59,18 @@ func (otpStyle) opened(ch *scenarios.Challenge) (state.EventKind, string) {
 	return state.EventCodeSent, "code " + passingOTP(ch) + " sent to the cardholder's phone"
 }
 
-func (otpStyle) show(v *ChallengeView, t state.Transaction, ch *scenarios.Challenge, _ time.Time) {
-	v.PassingOTP = passingOTP(ch)
-	v.OTPHint = "Sandbox: code " + v.PassingOTP + " passes"
+// OTPView is the code entry's part of the page (ChallengeView.Style).
+type OTPView struct {
+	// PassingOTP is the code that passes, which Hint tells the tester.
+	PassingOTP, Hint string
+	// ResendsLeft counts the new codes the cardholder may still ask for.
+	ResendsLeft int
+}
+
+func (otpStyle) show(v *ChallengeView, t Transaction, ch *scenarios.Challenge, _ time.Time) {
+	code := passingOTP(ch)
+	v.Style = OTPView{PassingOTP: code, Hint: "Sandbox: code " + code + " passes", ResendsLeft: max(ch.Resends-t.Challenge.Resends, 0)}
 	v.AttemptsLeft = max(maxWrongOTPs-t.Challenge.WrongOTPs, 0)
-	v.ResendsLeft = max(ch.Resends-t.Challenge.Resends, 0)
 	if v.Message == "" && t.Challenge.WrongOTPs > 0 { // a reload after a wrong code
 		v.Message, v.Notice = attemptsLeft(t.Challenge.WrongOTPs), NoticeWrongCode
 	}

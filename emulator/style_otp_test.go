@@ -40,11 +40,11 @@ func TestOTPResend(t *testing.T) {
 	ctx := context.Background()
 	resp := f.lookup(resendCard, nil)
 	id := resp.ThreeDSServerTransID
-	if v := f.open(resp); v.ResendsLeft != 1 || v.UI != scenarios.UIOTP {
-		t.Fatalf("first page: %d resends left, ui %q; want 1, otp", v.ResendsLeft, v.UI)
+	if v := f.open(resp); v.Style.(emulator.OTPView).ResendsLeft != 1 || v.UI != scenarios.UIOTP {
+		t.Fatalf("first page: %d resends left, ui %q; want 1, otp", v.Style.(emulator.OTPView).ResendsLeft, v.UI)
 	}
 	d, err := f.CompleteChallenge(ctx, ns, id, emulator.Choice{Action: scenarios.ActionResend})
-	if err != nil || d.Final || d.TransStatus != "C" || d.View.ResendsLeft != 0 || d.View.AttemptsLeft != 3 ||
+	if err != nil || d.Final || d.TransStatus != "C" || d.View.Style.(emulator.OTPView).ResendsLeft != 0 || d.View.AttemptsLeft != 3 ||
 		!strings.Contains(d.View.Message, "new code") {
 		t.Fatalf("resend: %+v, %v", d, err)
 	}

@@ -73,11 +73,24 @@ func (s selectStyle) answer(t *state.Transaction, ch *scenarios.Challenge, c Cho
 	return styleStep{final: true, outcome: scenarios.Outcome{Status: "N", Reason: "19"}}, nil
 }
 
-func (s selectStyle) show(v *ChallengeView, t state.Transaction, ch *scenarios.Challenge, _ time.Time) {
+// SelectView is a knowledge question's part of the page
+// (ChallengeView.Style).
+type SelectView struct {
+	// Question and its Choices; Multi: pick every right one (ui
+	// multiselect), else one.
+	Question string
+	Choices  []string
+	Multi    bool
+	// Answers are the choices that pass, which Stated ("Lyon; Porto")
+	// and Hint tell the tester.
+	Answers      []string
+	Stated, Hint string
+}
+
+func (s selectStyle) show(v *ChallengeView, t Transaction, ch *scenarios.Challenge, _ time.Time) {
 	q := s.question(t.ThreeDSServerTransID, ch)
-	v.Question, v.Choices, v.Multi = q.text, q.choices, s.multi
-	v.Answers = q.answers
-	v.AnswerHint = "Sandbox: pick " + strings.Join(q.answers, "; ")
+	stated := strings.Join(q.answers, "; ")
+	v.Style = SelectView{Question: q.text, Choices: q.choices, Multi: s.multi, Answers: q.answers, Stated: stated, Hint: "Sandbox: pick " + stated}
 	v.AttemptsLeft = max(maxWrongOTPs-t.Challenge.WrongOTPs, 0)
 	if v.Message == "" && t.Challenge.WrongOTPs > 0 { // a reload after a wrong answer
 		v.Message, v.Notice = wrongAnswer(t.Challenge.WrongOTPs), NoticeWrongCode

@@ -29,15 +29,15 @@ func TestSelect(t *testing.T) {
 			f := newFixture(t)
 			resp := f.lookup(tt.card, nil)
 			id := resp.ThreeDSServerTransID
-			v := f.open(resp)
-			again := f.open(resp)
-			if v.UI != map[bool]string{false: "select", true: "multiselect"}[tt.multi] || v.Multi != tt.multi || v.Question == "" ||
+			page := f.open(resp)
+			v, again := page.Style.(emulator.SelectView), f.open(resp).Style.(emulator.SelectView)
+			if page.UI != map[bool]string{false: "select", true: "multiselect"}[tt.multi] || v.Multi != tt.multi || v.Question == "" ||
 				!slices.Equal(v.Choices, again.Choices) || len(v.Choices) < len(tt.answers)+2 {
-				t.Fatalf("page: %+v", v)
+				t.Fatalf("page: %+v", page)
 			}
 			for _, a := range tt.answers {
-				if !slices.Contains(v.Choices, a) || !strings.Contains(v.AnswerHint, a) {
-					t.Errorf("answer %q not among the choices %v or the hint %q", a, v.Choices, v.AnswerHint)
+				if !slices.Contains(v.Choices, a) || !strings.Contains(v.Hint, a) {
+					t.Errorf("answer %q not among the choices %v or the hint %q", a, v.Choices, v.Hint)
 				}
 			}
 			var wrong string
@@ -88,7 +88,7 @@ func TestSelect(t *testing.T) {
 func TestSelectThreeWrongAnswers(t *testing.T) {
 	f := newFixture(t)
 	resp := f.lookup("4000000000009326", nil)
-	v := f.open(resp)
+	v := f.open(resp).Style.(emulator.SelectView)
 	wrong := v.Choices[0]
 	if wrong == "Chiang Mai" {
 		wrong = v.Choices[1]
@@ -114,10 +114,10 @@ func TestSelectGeneratedAnswers(t *testing.T) {
     challenge: {ui: multiselect}
 `))
 	resp := f.lookup("4000000000009995", nil)
-	v := f.open(resp)
+	v := f.open(resp).Style.(emulator.SelectView)
 	answers := v.Answers
-	if len(answers) != 2 || len(v.Choices) != 6 || !strings.Contains(v.AnswerHint, answers[0]+"; "+answers[1]) {
-		t.Fatalf("hint %q, choices %v: want two stated answers among six", v.AnswerHint, v.Choices)
+	if len(answers) != 2 || len(v.Choices) != 6 || !strings.Contains(v.Hint, answers[0]+"; "+answers[1]) {
+		t.Fatalf("hint %q, choices %v: want two stated answers among six", v.Hint, v.Choices)
 	}
 	d, err := f.CompleteChallenge(context.Background(), ns, resp.ThreeDSServerTransID, emulator.Choice{Action: scenarios.ActionSelect, Choices: answers})
 	if err != nil || d.TransStatus != "Y" {

@@ -21,10 +21,13 @@ var schema []byte
 
 // Schema returns the JSON Schema (draft 2020-12) of the scenario file
 // format. Editors that read a "# yaml-language-server: $schema=..." line
-// use it for completion and checks.
+// use it for completion and checks. The challenge's ui and the styles'
+// own keys come from Styles (see withStyles); the rest is schema.json.
 func Schema() []byte {
-	out := make([]byte, len(schema))
-	copy(out, schema)
+	out, err := withStyles(schema, Styles())
+	if err != nil { // schema.json and the styles are the package's own: a test reads them
+		panic(fmt.Sprintf("scenario schema: %v", err))
+	}
 	return out
 }
 

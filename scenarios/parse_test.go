@@ -146,6 +146,9 @@ func TestParseRefuses(t *testing.T) {
 		{"answer twice", scenario("    challenge:\n      ui: multiselect\n      answers: [a, a]\n"), 6, `answer "a" is listed twice`},
 		{"answers on otp", scenario("    challenge:\n      answers: [a]\n"), 5, `answers is a key of ui select, not of ui otp`},
 		{"unknown app answer", scenario("    challenge:\n      ui: oob\n      app: maybe\n"), 6, `app "maybe" is not one of approve, decline`},
+		{"password with a space", scenario("    challenge:\n      ui: password\n      password: \"a b\"\n"), 6, `password must be 1-32 letters, digits or .-_!?#@, got "a b"`},
+		{"password unquoted", scenario("    challenge:\n      ui: password\n      password: 1234\n"), 6, `password must be a string: quote it`},
+		{"password on otp", scenario("    challenge:\n      password: secret\n"), 5, `password is a key of ui password, not of ui otp`},
 		{"resends out of range", scenario("    challenge:\n      resends: 21\n"), 5, `resends`},
 		{"otps not a mapping", scenario("    challenge:\n      otps: [\"1234\"]\n"), 5, "otps must be a mapping"},
 		{"otps empty", scenario("    challenge:\n      otps: {}\n"), 5, "otps is empty"},
@@ -358,4 +361,22 @@ func describeScenario(s Scenario) string {
 		out += fmt.Sprintf(" Error:%+v", *s.Error)
 	}
 	return out + "}"
+}
+
+// TestParsePasswordStyle: ui password defaults to authenticationType 01
+// (static) and the password sandbox; key password sets its own.
+func TestParsePasswordStyle(t *testing.T) {
+	for _, tt := range []struct{ body, want string }{
+		{"    challenge: {ui: password}\n", DefaultPassword},
+		{"    challenge: {ui: password, password: \"Tr0ub4dor!\"}\n", "Tr0ub4dor!"},
+	} {
+		f, err := Parse("p.yaml", []byte(scenario(tt.body)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := f.Scenarios[0].Challenge
+		if c.UI != UIPassword || c.AuthenticationType != "01" || c.Own != (PasswordRules{Password: tt.want}) {
+			t.Errorf("%q: ui %s, authenticationType %s, own %#v; want password, 01, %s", tt.body, c.UI, c.AuthenticationType, c.Own, tt.want)
+		}
+	}
 }

@@ -226,6 +226,10 @@ type Challenge struct {
 	// AutoAfter after the lookup, when AutoAfter is set and Auto is not:
 	// approve or decline (key app, default approve).
 	App string
+	// Own is what the keys of a style that keeps its own rules apart say
+	// (its Style.parse sets it, its engine part reads it, e.g.
+	// PasswordRules of ui password); nil for the others.
+	Own any
 	// Auto, when set (pass, fail or cancel), resolves the challenge by
 	// itself AutoAfter after the lookup, with no browser involved.
 	Auto      string

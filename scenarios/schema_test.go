@@ -1,8 +1,11 @@
 package scenarios
 
 import (
+	"bytes"
 	"encoding/json"
+	"os"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -142,5 +145,63 @@ func TestSchemaSchemesAreTheList(t *testing.T) {
 	}
 	if got, want := doc.Defs.Match.Properties.Scheme.Enum, SchemeNames(); !slices.Equal(got, want) {
 		t.Errorf("schema.json $defs/match/scheme enum = %v, want the schemes of schemes.go %v", got, want)
+	}
+}
+
+// TestSchemaTakesTheStylesFromGo: the challenge's ui and the styles' own
+// keys are completed from Styles, so a style is stated once; a style
+// whose key schema does not match its keys is refused.
+func TestSchemaTakesTheStylesFromGo(t *testing.T) {
+	pin := Style{UI: "pin", Doc: "a PIN", AuthenticationType: "01", Keys: []string{"pin"}, Schema: `{"pin": {"type": "string"}}`}
+	out, err := withStyles(schema, append(Styles(), pin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Defs map[string]struct {
+			Properties map[string]struct {
+				Type        string   `json:"type"`
+				Enum        []string `json:"enum"`
+				Description string   `json:"description"`
+			} `json:"properties"`
+		} `json:"$defs"`
+	}
+	if err := json.Unmarshal(out, &doc); err != nil {
+		t.Fatal(err)
+	}
+	props := doc.Defs["challenge"].Properties
+	if ui := props["ui"]; !slices.Contains(ui.Enum, "pin") || !strings.Contains(ui.Description, "pin, a PIN (authenticationType 01 by default)") {
+		t.Errorf("ui = %+v, want pin among its values and described", ui)
+	}
+	if props["pin"].Type != "string" {
+		t.Errorf("pin = %+v, want its schema", props["pin"])
+	}
+	for name, st := range map[string]Style{
+		"missing key":  {UI: "pin", Keys: []string{"pin"}, Schema: `{}`},
+		"other key":    {UI: "pin", Keys: []string{"pin"}, Schema: `{"code": {}}`},
+		"not a schema": {UI: "pin", Keys: []string{"pin"}, Schema: `{`},
+	} {
+		if _, err := withStyles(schema, []Style{Styles()[0], st}); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
+// TestSchemaFileIsCurrent: scenarios/schema.json, which editors fetch
+// from the repository, is the served schema, its styles' part included;
+// with -update it is rewritten.
+func TestSchemaFileIsCurrent(t *testing.T) {
+	file, err := os.ReadFile("schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := Schema(); !bytes.Equal(file, want) {
+		if *update {
+			if err := os.WriteFile("schema.json", want, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+		t.Error("scenarios/schema.json is not the schema of Styles; run: go test ./scenarios -run TestSchemaFileIsCurrent -update")
 	}
 }

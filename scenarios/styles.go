@@ -30,6 +30,9 @@ const (
 	// ActionSelect answers a select or multiselect challenge with the
 	// choices picked.
 	ActionSelect = "select"
+	// ActionPassword answers a password challenge with the password
+	// typed (EMV challengeDataEntry, in Choice.Entry).
+	ActionPassword = "password"
 )
 
 // CommonActions are the actions every style answers: the tester's
@@ -47,6 +50,9 @@ const (
 	// several.
 	UISelect      = "select"
 	UIMultiSelect = "multiselect"
+	// UIPassword is a static password the cardholder set up with the
+	// bank (EMV authenticationType 01, static).
+	UIPassword = "password"
 )
 
 // MaxAnswers bounds the answers of a select or multiselect scenario.
@@ -66,16 +72,24 @@ const DefaultResends = 3
 const MaxResends = 20
 
 // Style is one challenge style as a scenario file sees it: its ui value,
-// its default authenticationType, the keys of its own and how to read
-// them. The engine's part of a style (its rules and actions) lives in
-// the emulator, its page in templates; docs/architecture.md says where.
+// its default authenticationType, the keys of its own, how to read them
+// and their JSON Schema. The engine's part of a style (its rules and
+// actions) lives in the emulator, its page in templates;
+// docs/architecture.md says where.
 type Style struct {
 	// UI is the scenario's ui value.
 	UI string
+	// Doc says what the cardholder does, for the schema's ui
+	// description ("a one-time code").
+	Doc string
 	// AuthenticationType is the challenge's default authenticationType.
 	AuthenticationType string
-	// Keys are the challenge keys only this style reads.
+	// Keys are the challenge keys only this style reads, in the order
+	// of Schema.
 	Keys []string
+	// Schema is the JSON Schema of each of Keys, as a JSON object of key
+	// to schema: Schema() adds them to the challenge's properties.
+	Schema string
 	// parse reads the style's keys of m into c.
 	parse func(d *decoder, m mapping, c *Challenge)
 }
@@ -83,12 +97,26 @@ type Style struct {
 // Styles lists every challenge style, the default first.
 func Styles() []Style {
 	return []Style{
-		{UI: UIOTP, AuthenticationType: "02", Keys: []string{"otps", "resends"}, parse: parseOTPStyle},
-		{UI: UIOOB, AuthenticationType: "03", Keys: []string{"app"}, parse: parseOOBStyle},
-		{UI: UISelect, AuthenticationType: "01", Keys: []string{"answers"}, parse: parseAnswers(1)},
-		{UI: UIMultiSelect, AuthenticationType: "01", Keys: []string{"answers"}, parse: parseAnswers(MaxAnswers)},
+		{UI: UIOTP, Doc: "a one-time code", AuthenticationType: "02", Keys: []string{"otps", "resends"}, Schema: otpSchema, parse: parseOTPStyle},
+		{UI: UIOOB, Doc: "approve in the banking app, then continue", AuthenticationType: "03", Keys: []string{"app"}, Schema: oobSchema, parse: parseOOBStyle},
+		{UI: UISelect, Doc: "a knowledge question with one right choice", AuthenticationType: "01", Keys: []string{"answers"}, Schema: answersSchema, parse: parseAnswers(1)},
+		{UI: UIMultiSelect, Doc: "a knowledge question with several right choices", AuthenticationType: "01", Keys: []string{"answers"}, Schema: answersSchema, parse: parseAnswers(MaxAnswers)},
+		{UI: UIPassword, Doc: "a static password set up with the bank", AuthenticationType: "01", Keys: []string{"password"}, Schema: passwordSchema, parse: parsePasswordStyle},
 	}
 }
+
+// The JSON Schema of the styles' own keys (Style.Schema).
+const (
+	otpSchema = `{
+  "otps": {"description": "ui otp: one-time passwords typed on the challenge page and their outcomes; default: 1234 gives the pass outcome.", "type": "object", "minProperties": 1, "propertyNames": {"pattern": "^[0-9A-Za-z]{1,32}$"}, "additionalProperties": {"$ref": "#/$defs/outcome"}},
+  "resends": {"description": "ui otp: how many new codes the cardholder may ask for (EMV resendChallenge); 0-20; default 3.", "type": "integer", "minimum": 0, "maximum": 20, "default": 3}}`
+	oobSchema = `{
+  "app": {"description": "ui oob: what the bank app answers by itself autoAfter the lookup (only when autoAfter is set); default approve.", "enum": ["approve", "decline"], "default": "approve"}}`
+	passwordSchema = `{
+  "password": {"description": "ui password: the static password that passes (1-32 letters, digits or .-_!?#@ , case sensitive); default sandbox.", "type": "string", "pattern": "^[A-Za-z0-9.\\-_!?#@]{1,32}$", "default": "sandbox"}}`
+	answersSchema = `{
+  "answers": {"description": "ui select (one) and multiselect (1-4): the choices that pass; default: generated from the transaction and stated on the page.", "type": "array", "minItems": 1, "maxItems": 4, "uniqueItems": true, "items": {"type": "string", "pattern": "^[\\p{L}\\p{N}][\\p{L}\\p{N} .,'&-]{0,39}$"}}}`
+)
 
 // StyleOf returns the style of ui, false when there is none.
 func StyleOf(ui string) (Style, bool) {
@@ -207,3 +235,30 @@ func parseAnswers(most int) func(d *decoder, m mapping, c *Challenge) {
 
 // answerPattern is what an answer of a knowledge question may hold.
 var answerPattern = regexp.MustCompile(`^[\p{L}\p{N}][\p{L}\p{N} .,'&-]{0,39}$`)
+
+// DefaultPassword is the password of a password challenge whose scenario
+// does not say (key password).
+const DefaultPassword = "sandbox"
+
+// PasswordRules is what a password scenario says (Challenge.Own).
+type PasswordRules struct {
+	// Password is the static password that passes; any other is wrong.
+	Password string
+}
+
+// passwordPattern is what a static password may hold.
+var passwordPattern = regexp.MustCompile(`^[A-Za-z0-9.\-_!?#@]{1,32}$`)
+
+// parsePasswordStyle reads the key of a static password: password, the
+// one that passes (DefaultPassword when unset).
+func parsePasswordStyle(d *decoder, m mapping, c *Challenge) {
+	rules := PasswordRules{Password: DefaultPassword}
+	if v, ok := d.str(m, "password"); ok {
+		if passwordPattern.MatchString(v) {
+			rules.Password = v
+		} else {
+			d.problemf(m.values["password"], "password must be 1-32 letters, digits or .-_!?#@, got %q", v)
+		}
+	}
+	c.Own = rules
+}

@@ -69,34 +69,43 @@ var cardholderPages = []cardholderPage{
 			v.MerchantName = "Internationale Versandbuchhandlung Großhandelsgesellschaft mbH & Co. KG"
 			v.Amount, v.Currency = "1234567.89", "THB"
 			v.Brand = Brand{Program: "Mastercard Identity Check", Style: "mastercard"}
-			v.PassingOTP, v.ExpiresMinutes = "12345678", 1
+			v.Style, v.ExpiresMinutes = otpView{PassingOTP: "12345678", ResendsLeft: 3}, 1
 		})
 	}},
 	{"challenge-no-purchase", PageChallenge, func(l Lang, size int) any {
 		return challengeAt(l, size, func(v *ChallengePage) {
-			v.MerchantName, v.Amount, v.Date, v.PassingOTP, v.ExpiresMinutes = "", "", "", "", 0
+			v.MerchantName, v.Amount, v.Date, v.Style, v.ExpiresMinutes = "", "", "", otpView{}, 0
 			v.Brand = Brand{Program: "3-D Secure", Mark: "3DS", Style: "generic"}
 		})
 	}},
 	{"challenge-otp-resent-trust", PageChallenge, func(l Lang, size int) any {
-		return challengeAt(l, size, func(v *ChallengePage) { v.CodeSent, v.ResendsLeft, v.TrustPrompt = true, 2, true })
+		return challengeAt(l, size, func(v *ChallengePage) {
+			v.Notice, v.Style, v.TrustPrompt = "code-sent", otpView{PassingOTP: "1234", ResendsLeft: 2}, true
+		})
 	}},
 	{"challenge-oob", PageChallenge, func(l Lang, size int) any {
 		return challengeAt(l, size, func(v *ChallengePage) {
-			v.UI, v.AppURL, v.AppQR = "oob", sink+"/app", `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 21 21" role="img" aria-label="QR"><rect width="21" height="21" fill="#fff"/></svg>`
+			v.UI, v.Style, v.AppURL, v.AppQR = "oob", oobView{}, sink+"/app", `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 21 21" role="img" aria-label="QR"><rect width="21" height="21" fill="#fff"/></svg>`
 		})
 	}},
 	{"challenge-oob-not-yet", PageChallenge, func(l Lang, size int) any {
-		return challengeAt(l, size, func(v *ChallengePage) { v.UI, v.AppURL, v.NotApproved = "oob", sink+"/app", true })
+		return challengeAt(l, size, func(v *ChallengePage) {
+			v.UI, v.Style, v.AppURL, v.Notice = "oob", oobView{}, sink+"/app", "not-approved"
+		})
 	}},
 	{"challenge-select-wrong", PageChallenge, func(l Lang, size int) any {
 		return challengeAt(l, size, func(v *ChallengePage) {
-			v.UI, v.Choices, v.Answers, v.WrongCode, v.AttemptsLeft = "select", []string{"Lyon", "Porto", "Chiang Mai", "Bremerhaven-Geestemünde"}, "Porto", true, 2
+			v.UI, v.Style, v.Notice, v.WrongCode, v.AttemptsLeft = "select", selectView{Choices: []string{"Lyon", "Porto", "Chiang Mai", "Bremerhaven-Geestemünde"}, Stated: "Porto"}, "wrong-code", true, 2
+		})
+	}},
+	{"challenge-password-wrong", PageChallenge, func(l Lang, size int) any {
+		return challengeAt(l, size, func(v *ChallengePage) {
+			v.UI, v.Style, v.Notice, v.WrongCode, v.AttemptsLeft = "password", passwordView{Password: "Tr0ub4dor!"}, "wrong-code", true, 2
 		})
 	}},
 	{"challenge-multiselect", PageChallenge, func(l Lang, size int) any {
 		return challengeAt(l, size, func(v *ChallengePage) {
-			v.UI, v.Multi, v.Choices, v.Answers = "multiselect", true, []string{"Corner Bakery", "Bookshop", "Garden Centre", "Cycle Repairs", "Café", "Pharmacy"}, "Bookshop; Café"
+			v.UI, v.Style = "multiselect", selectView{Multi: true, Choices: []string{"Corner Bakery", "Bookshop", "Garden Centre", "Cycle Repairs", "Café", "Pharmacy"}, Stated: "Bookshop; Café"}
 		})
 	}},
 	{"bank-app", PageBankApp, func(l Lang, _ int) any {

@@ -63,11 +63,27 @@ func challengeView() ChallengePage {
 		WindowSize:     3,
 		Width:          500,
 		Height:         600,
-		PassingOTP:     "1234",
+		Style:          otpView{PassingOTP: "1234"},
 		Version:        "2.2.0",
 		ExpiresMinutes: 10,
 	}
 }
+
+// The styles' own parts of the challenge page as the templates read them
+// (.Style): the engine's OTPView, SelectView and OOBView have these fields.
+type (
+	otpView struct {
+		PassingOTP  string
+		ResendsLeft int
+	}
+	selectView struct {
+		Choices []string
+		Multi   bool
+		Stated  string
+	}
+	oobView      struct{ App string }
+	passwordView struct{ Password string }
+)
 
 // views has one representative view per page.
 var views = map[string]any{
@@ -251,7 +267,7 @@ func TestUnsafeFormActionIsNeutralised(t *testing.T) {
 		view any
 	}{
 		{PageAutoSubmit, AutoSubmit{Action: "javascript:alert(1)"}},
-		{PageChallenge, ChallengePage{FormAction: "javascript:alert(1)", WindowSize: 3}},
+		{PageChallenge, ChallengePage{FormAction: "javascript:alert(1)", WindowSize: 3, Style: otpView{}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.page, func(t *testing.T) {
@@ -381,7 +397,7 @@ func TestChallengeMessage(t *testing.T) {
 }
 
 func TestChallengeOptionalRowsLeftOut(t *testing.T) {
-	doc, _ := render(t, PageChallenge, ChallengePage{FormAction: "/acs", State: "s", WindowSize: 5})
+	doc, _ := render(t, PageChallenge, ChallengePage{FormAction: "/acs", State: "s", WindowSize: 5, Style: otpView{}})
 	if got := doc.Find("dl div").Length(); got != 0 {
 		t.Errorf("summary rows = %d, want 0", got)
 	}
@@ -452,7 +468,7 @@ func TestChallengeEscapesHostileInput(t *testing.T) {
 			view.MerchantName = h
 			view.MaskedPAN = h
 			view.Message = h
-			view.PassingOTP = h
+			view.Style = otpView{PassingOTP: h}
 			view.State = h
 			doc, raw := render(t, PageChallenge, view)
 			if strings.Contains(raw, h) {

@@ -1,6 +1,7 @@
 package templates
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -72,6 +73,9 @@ func loadCatalogues(fsys fs.FS) (*catalogues, error) {
 	if c.texts[Fallback] == nil {
 		return nil, fmt.Errorf("no catalogue text/%s.json of the fallback language", Fallback)
 	}
+	if err := c.mergeStyles(fsys); err != nil {
+		return nil, err
+	}
 	slices.SortFunc(c.langs, func(a, b Lang) int {
 		switch {
 		case a == Fallback:
@@ -88,6 +92,60 @@ func loadCatalogues(fsys fs.FS) (*catalogues, error) {
 	c.matcher = language.NewMatcher(tags)
 	return c, nil
 }
+
+// mergeStyles adds the texts of every challenge style, kept with its
+// page at the top of html/challenge-<ui>.tmpl as a template comment
+// "{{/* texts {"<tag>": {key: text}} */}}" for every language, into the
+// language catalogues. A style names only languages that have a
+// catalogue, and only keys of challenges (challenge.…) that no other file
+// defines; a language it leaves out lacks its keys, as the catalogue
+// tests report.
+func (c *catalogues) mergeStyles(fsys fs.FS) error {
+	names, err := fs.Glob(fsys, "html/challenge-*.tmpl")
+	if err != nil {
+		return fmt.Errorf("list style templates: %w", err)
+	}
+	for _, name := range names {
+		raw, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			return fmt.Errorf("read style template %s: %w", name, err)
+		}
+		rest, ok := bytes.CutPrefix(raw, []byte(textsOpen))
+		if !ok {
+			continue // a style without texts of its own
+		}
+		block, _, ok := bytes.Cut(rest, []byte(textsClose))
+		if !ok {
+			return fmt.Errorf("style texts of %s: no closing %s", name, textsClose)
+		}
+		var byLang map[Lang]map[string]string
+		if err := json.Unmarshal(block, &byLang); err != nil {
+			return fmt.Errorf("style texts of %s: %w", name, err)
+		}
+		for lang, texts := range byLang {
+			into, ok := c.texts[lang]
+			if !ok {
+				return fmt.Errorf("style texts of %s: language %q has no catalogue text/%s.json", name, lang, lang)
+			}
+			for k, v := range texts {
+				if !strings.HasPrefix(k, "challenge.") {
+					return fmt.Errorf("style texts of %s: key %q is not a challenge's (challenge.…)", name, k)
+				}
+				if _, dup := into[k]; dup {
+					return fmt.Errorf("style texts of %s: key %q is defined twice", name, k)
+				}
+				into[k] = v
+			}
+		}
+	}
+	return nil
+}
+
+// The comment that opens and closes a style's texts in its template.
+const (
+	textsOpen  = "{{/* texts"
+	textsClose = "*/}}"
+)
 
 // match returns the catalogue language that best fits the preferences:
 // each one a BCP 47 tag (browserInfo.language) or an Accept-Language

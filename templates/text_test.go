@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"text/template/parse"
 )
 
@@ -244,4 +245,44 @@ func FuzzLanguage(f *testing.F) {
 			t.Fatalf("Language(%q, %q) = %q, then %q", browser, accept, got, again)
 		}
 	})
+}
+
+// TestStyleCataloguesMerge: a style's texts, kept with its page at the
+// top of html/challenge-<ui>.tmpl, join every language's catalogue; a
+// style naming a language without a catalogue, a key not a challenge's
+// or a key defined twice is refused at load.
+func TestStyleCataloguesMerge(t *testing.T) {
+	load := func(en, texts string) (*catalogues, error) {
+		return loadCatalogues(fstest.MapFS{
+			"text/en.json":             {Data: []byte(en)},
+			"text/de.json":             {Data: []byte(`{"page.a": "A"}`)},
+			"html/challenge-pin.tmpl":  {Data: []byte(textsOpen + texts + textsClose + "\n{{define \"challenge-pin\"}}{{end}}")},
+			"html/challenge-bare.tmpl": {Data: []byte(`{{define "challenge-bare"}}{{end}}`)},
+		})
+	}
+	pin := `{"en": {"challenge.pin.label": "PIN"}, "de": {"challenge.pin.label": "Geheimzahl"}}`
+	c, err := load(`{"page.a": "A"}`, pin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := c.text("de", "challenge.pin.label"); got != "Geheimzahl" {
+		t.Errorf("de challenge.pin.label = %q, want Geheimzahl", got)
+	}
+	for name, tt := range map[string]struct{ en, texts string }{
+		"defined twice":    {`{"page.a": "A", "challenge.pin.label": "dup"}`, pin},
+		"unknown language": {`{"page.a": "A"}`, `{"fr": {"challenge.pin.label": "NIP"}}`},
+		"foreign key":      {`{"page.a": "A"}`, `{"en": {"page.b": "B"}}`},
+		"not JSON":         {`{"page.a": "A"}`, `{"en": `},
+	} {
+		if _, err := load(tt.en, tt.texts); err == nil {
+			t.Errorf("%s: loaded", name)
+		}
+	}
+	fsys := fstest.MapFS{
+		"text/en.json":            {Data: []byte(`{"page.a": "A"}`)},
+		"html/challenge-pin.tmpl": {Data: []byte(textsOpen + pin)},
+	}
+	if _, err := loadCatalogues(fsys); err == nil {
+		t.Error("texts without their closing comment loaded")
+	}
 }

@@ -86,39 +86,29 @@ type ChallengePage struct {
 	WindowSize int
 	// Width and Height are the window size in pixels, 0 for full screen.
 	Width, Height int
-	// PassingOTP is the code that passes, told to the tester under the
-	// code field; the hint is left out when empty.
-	PassingOTP string
 	// UI is the challenge's style: the page renders the template
 	// challenge-<UI> (html/challenge-<UI>.tmpl) as its body; "" is otp.
 	UI string
-	// ResendsLeft counts the new codes the cardholder may still ask for
-	// (ui otp); the "send a new code" button shows while it is above 0.
-	ResendsLeft int
-	// App is the banking app's answer so far (ui oob): approve, decline
-	// or "" while none.
-	App string
+	// Style is the style's own part of the page, as the engine made it
+	// (emulator.OTPView, SelectView, OOBView…): the template
+	// challenge-<UI> reads it as .Style.
+	Style any
 	// AppURL is the banking app page of the transaction (ui oob), shown
 	// as a link and as AppQR, an inline SVG QR code of it.
 	AppURL string
 	AppQR  template.HTML
-	// Choices are the choices of the knowledge question (ui select,
-	// radio buttons; multiselect, Multi, checkboxes); Answers tells the
-	// tester what passes, e.g. "Lyon; Porto".
-	Choices []string
-	Multi   bool
-	Answers string
 	// TrustPrompt offers "trust this merchant" (a checkbox posted as
 	// trust=Y), above any style's part.
 	TrustPrompt bool
 	// Version is the protocol version of the transaction, e.g. "2.2.0".
 	Version string
-	// WrongCode shows, above the code field as an alert, that the last
-	// code (or answer) was wrong and AttemptsLeft may still be given;
-	// CodeSent that a new code was sent (ui otp); NotApproved that the
-	// banking app has not answered yet (ui oob).
-	WrongCode, CodeSent, NotApproved bool
-	AttemptsLeft                     int
+	// Notice names the message of a page shown again (emulator.Notice*:
+	// wrong-code, code-sent, not-approved…), which the style's template
+	// says in the page's language; WrongCode is Notice wrong-code, the
+	// last code (or answer) wrong while AttemptsLeft may still be given.
+	Notice       string
+	WrongCode    bool
+	AttemptsLeft int
 	// Message, when WrongCode is false, is shown above the code field as
 	// an alert, as it is, in no particular language.
 	Message string

@@ -199,19 +199,13 @@ func (s *Server) challengePage(w http.ResponseWriter, r *http.Request, v emulato
 		WindowSize:   v.WindowSize,
 		Width:        px[0],
 		Height:       px[1],
-		PassingOTP:   v.PassingOTP,
 		UI:           v.UI,
-		ResendsLeft:  v.ResendsLeft,
-		App:          v.App,
-		Choices:      v.Choices,
-		Multi:        v.Multi,
-		Answers:      strings.Join(v.Answers, "; "),
+		Style:        v.Style,
 		TrustPrompt:  v.TrustPrompt,
 		Version:      v.Version,
 		// The page says the engine's notice in the cardholder's language.
+		Notice:         v.Notice,
 		WrongCode:      v.Notice == emulator.NoticeWrongCode,
-		CodeSent:       v.Notice == emulator.NoticeCodeSent,
-		NotApproved:    v.Notice == emulator.NoticeNotApproved,
 		AttemptsLeft:   v.AttemptsLeft,
 		ExpiresMinutes: expiresMinutes(v.ExpiresIn),
 	})
@@ -247,7 +241,7 @@ func (s *Server) handleDecision(w http.ResponseWriter, r *http.Request) {
 			"the challenge state is missing, forged or altered; the transaction was not changed", "state"))
 		return
 	}
-	choice := emulator.Choice{Action: r.PostForm.Get("action"), OTP: r.PostForm.Get("otp"), Choices: r.PostForm["choice"], Trust: r.PostForm.Get("trust") == "Y", SessionData: st.Session, Step: st.Step}
+	choice := emulator.Choice{Action: r.PostForm.Get("action"), OTP: r.PostForm.Get("otp"), Entry: r.PostForm.Get("entry"), Choices: r.PostForm["choice"], Trust: r.PostForm.Get("trust") == "Y", SessionData: st.Session, Step: st.Step}
 	d, err := s.cfg.Engine.Decide(r.Context(), st.ID, st.ACS, choice)
 	if err != nil {
 		s.writeError(w, r, err)
@@ -328,6 +322,9 @@ type CompleteRequest struct {
 	// style (otp, resend); see scenarios' Action constants.
 	Action string `json:"action"`
 	OTP    string `json:"otp,omitempty"`
+	// Entry is the text typed for a style's own text action other than
+	// otp (EMV challengeDataEntry), such as a password.
+	Entry string `json:"entry,omitempty"`
 	// Choices are the choices picked, for action select.
 	Choices []string `json:"choices,omitempty"`
 	// Trust answers "trust this merchant" when the scenario's
@@ -362,7 +359,7 @@ func (s *Server) handleCompleteChallenge(w http.ResponseWriter, r *http.Request)
 		s.writeError(w, r, emv.NewError(emv.CodeMalformedJSON, emv.EMVMessageInvalid, "the body must be {\"action\":\""+strings.Join(emulator.ChoiceActions(), "|")+"\",\"otp\":\"...\"}: "+err.Error(), "body"))
 		return
 	}
-	d, err := s.cfg.Engine.CompleteChallenge(r.Context(), namespaceOf(r.Context()), mux.Vars(r)["id"], emulator.Choice{Action: req.Action, OTP: req.OTP, Choices: req.Choices, Trust: req.Trust})
+	d, err := s.cfg.Engine.CompleteChallenge(r.Context(), namespaceOf(r.Context()), mux.Vars(r)["id"], emulator.Choice{Action: req.Action, OTP: req.OTP, Entry: req.Entry, Choices: req.Choices, Trust: req.Trust})
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 	"github.com/threeds-sandbox/threeds-sandbox/templates"
 )
@@ -24,7 +25,7 @@ func TestEverySchemeHasItsBrand(t *testing.T) {
 				t.Fatalf("brandOf(%q) = %+v, want the list's %+v", s.Name, b, s)
 			}
 			var page bytes.Buffer
-			if err := set.Render(&page, templates.PageChallenge, templates.ChallengePage{Brand: b, WindowSize: 5}); err != nil {
+			if err := set.Render(&page, templates.PageChallenge, templates.ChallengePage{Brand: b, WindowSize: 5, Style: emulator.OTPView{PassingOTP: "1234"}}); err != nil {
 				t.Fatal(err)
 			}
 			html := page.String()

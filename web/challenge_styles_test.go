@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -28,11 +27,8 @@ func TestEveryStyleHasItsPage(t *testing.T) {
 			t.Errorf("ui %s has no template %s", st.UI, templates.StyleTemplate(st.UI))
 		}
 	}
-	src, err := os.ReadFile("openapi.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc := loadDocument(t, src)
+	served := newEnv(t).call(http.MethodGet, "/openapi.yaml", "", nil)
+	doc := loadDocument(t, []byte(served.Raw))
 	var got []string
 	for _, v := range doc.Components.Schemas["CompleteRequest"].Value.Properties["action"].Value.Enum {
 		got = append(got, v.(string))
@@ -366,4 +362,55 @@ func TestCatalogueShowsStyles(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestPasswordOnThePage: the static password page posts its field as
+// entry with action password; a wrong password shows the page again with
+// an attempt used, the scenario's password ends it Y, authenticationType
+// 01 (static).
+func TestPasswordOnThePage(t *testing.T) {
+	e := newEnv(t)
+	c := e.startChallengeCard(e.card("visa-challenge-password"))
+	page := e.form("/acs/challenge", url.Values{"creq": {c.creq}})
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(page.Raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc.Find(`input[name=entry][type=password]`).Length() != 1 || doc.Find("[data-action=password]").Length() != 1 ||
+		!strings.Contains(doc.Find("#password-hint").Text(), "Tr0ub4dor!") {
+		t.Fatalf("no password field, button or hint: %s", page.Raw)
+	}
+	again := e.answer(page, url.Values{"action": {"password"}, "entry": {"tr0ub4dor!"}})
+	if !strings.Contains(again.Raw, "Incorrect password. 2 attempts left.") {
+		t.Fatalf("a wrong password: %s", again.Raw)
+	}
+	final := e.answer(again, url.Values{"action": {"password"}, "entry": {"Tr0ub4dor!"}})
+	if !strings.Contains(final.Raw, `name="cres"`) {
+		t.Fatalf("the password does not end the challenge: %s", final.Raw)
+	}
+	q := e.enquiry("tok", map[string]any{"threeDsServerTransId": c.cr.ThreeDSServerTransID})
+	if q.Str("transactionStatus") != "Y" || q.Str("authenticationType") != "01" || q.Str("interactionCounter") != "02" {
+		t.Errorf("enquiry: %s", q.Raw)
+	}
+}
+
+// TestPasswordHeadless: the headless API answers a password challenge by
+// {"action":"password","entry":...}; no entry, another style's action or
+// an entry on a code entry's otp are refused and use nothing up.
+func TestPasswordHeadless(t *testing.T) {
+	e := newEnv(t)
+	id := e.startChallengeCard(e.card("mastercard-challenge-password")).cr.ThreeDSServerTransID
+	path := "/challenge/" + id
+	checkErrorBody(t, e.call(http.MethodPost, path, "tok", map[string]any{"action": "password"}), http.StatusBadRequest, "201")
+	checkErrorBody(t, e.call(http.MethodPost, path, "tok", map[string]any{"action": "otp", "otp": "1234"}), http.StatusBadRequest, "203")
+	checkErrorBody(t, e.call(http.MethodPost, path, "tok", `{"action":"password","entry":7}`), http.StatusBadRequest, "101")
+	r := e.call(http.MethodPost, path, "tok", map[string]any{"action": "password", "entry": "Tr0ub4dor!"})
+	if r.Status != http.StatusOK || r.Body["final"] != true || r.Str("transStatus") != "Y" {
+		t.Fatalf("the password: %d %s", r.Status, r.Raw)
+	}
+	if q := e.enquiry("tok", map[string]any{"threeDsServerTransId": id}); q.Str("interactionCounter") != "01" || q.Str("authenticationType") != "01" {
+		t.Errorf("the refused answers counted: %s", q.Raw)
+	}
+	other := e.startChallengeCard(e.card("visa-challenge")).cr.ThreeDSServerTransID
+	checkErrorBody(t, e.call(http.MethodPost, "/challenge/"+other, "tok", map[string]any{"action": "password", "entry": "Tr0ub4dor!"}), http.StatusBadRequest, "203")
 }

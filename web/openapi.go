@@ -12,6 +12,9 @@ import (
 
 	"github.com/gorilla/mux"
 	"gopkg.in/yaml.v3"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 )
 
 // openAPISource is the OpenAPI 3.1 document of the sandbox, as kept in the
@@ -44,6 +47,9 @@ func newAPIDocument(src []byte, publicURL, basePath string) (apiDocument, error)
 		return apiDocument{}, errors.New("parse openapi.yaml: not a mapping")
 	}
 	root := doc.Content[0]
+	if err := setDerivedEnums(root, derivedEnums()); err != nil {
+		return apiDocument{}, err
+	}
 	if publicURL != "" {
 		setServers(root, publicURL)
 		origin := publicURL
@@ -68,7 +74,7 @@ func newAPIDocument(src []byte, publicURL, basePath string) (apiDocument, error)
 		return apiDocument{}, fmt.Errorf("encode openapi.yaml: %w", err)
 	}
 	var compact, j bytes.Buffer
-	if err := writeNodeJSON(&compact, root); err != nil {
+	if err := scenarios.WriteNodeJSON(&compact, root); err != nil {
 		return apiDocument{}, fmt.Errorf("convert openapi.yaml to JSON: %w", err)
 	}
 	if err := json.Indent(&j, compact.Bytes(), "", "  "); err != nil {
@@ -91,6 +97,50 @@ func mapValue(m *yaml.Node, key string) *yaml.Node {
 	return nil
 }
 
+// derivedEnum is a property of the document whose enum the sandbox fills
+// in from its Go definition, so that a style and its actions are stated
+// once: the document leaves the enum out.
+type derivedEnum struct {
+	path   []string // from the document's root
+	values []string
+}
+
+// derivedEnums are the headless API's and the page form's actions (every
+// style's, from the engine) and the catalogue's ui (every style).
+func derivedEnums() []derivedEnum {
+	var uis []string
+	for _, st := range scenarios.Styles() {
+		uis = append(uis, st.UI)
+	}
+	acts := emulator.ChoiceActions()
+	return []derivedEnum{
+		{[]string{"components", "schemas", "CompleteRequest", "properties", "action"}, acts},
+		{[]string{"paths", "/acs/decision", "post", "requestBody", "content", "application/x-www-form-urlencoded", "schema", "properties", "action"}, acts},
+		{[]string{"components", "schemas", "CatalogueEntry", "properties", "ui"}, uis},
+	}
+}
+
+// setDerivedEnums sets the enum of each of enums.
+func setDerivedEnums(root *yaml.Node, enums []derivedEnum) error {
+	for _, d := range enums {
+		n := root
+		for _, k := range d.path {
+			if n = mapValue(n, k); n == nil {
+				return fmt.Errorf("openapi.yaml has no %s", strings.Join(d.path, "/"))
+			}
+		}
+		if mapValue(n, "enum") != nil {
+			return fmt.Errorf("openapi.yaml: %s states an enum, which the sandbox fills in from its Go definition", strings.Join(d.path, "/"))
+		}
+		enum := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Style: yaml.FlowStyle}
+		for _, v := range d.values {
+			enum.Content = append(enum.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: v})
+		}
+		n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "enum"}, enum)
+	}
+	return nil
+}
+
 // setServers replaces the servers of the object m with the one url, when m
 // has servers.
 func setServers(m *yaml.Node, url string) {
@@ -108,73 +158,6 @@ func setServers(m *yaml.Node, url string) {
 		}}}
 		return
 	}
-}
-
-// writeNodeJSON writes the YAML node n as compact JSON, keeping the order
-// of mapping keys (encoding a decoded map would sort them).
-func writeNodeJSON(buf *bytes.Buffer, n *yaml.Node) error {
-	switch n.Kind {
-	case yaml.DocumentNode:
-		if len(n.Content) != 1 {
-			return fmt.Errorf("line %d: document with %d nodes", n.Line, len(n.Content))
-		}
-		return writeNodeJSON(buf, n.Content[0])
-	case yaml.AliasNode:
-		return writeNodeJSON(buf, n.Alias)
-	case yaml.MappingNode:
-		buf.WriteByte('{')
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			if i > 0 {
-				buf.WriteByte(',')
-			}
-			k := n.Content[i]
-			if k.Kind != yaml.ScalarNode || k.Value == "<<" {
-				return fmt.Errorf("line %d: only plain keys are supported", k.Line)
-			}
-			if err := writeJSONValue(buf, k.Value); err != nil {
-				return err
-			}
-			buf.WriteByte(':')
-			if err := writeNodeJSON(buf, n.Content[i+1]); err != nil {
-				return err
-			}
-		}
-		buf.WriteByte('}')
-	case yaml.SequenceNode:
-		buf.WriteByte('[')
-		for i, c := range n.Content {
-			if i > 0 {
-				buf.WriteByte(',')
-			}
-			if err := writeNodeJSON(buf, c); err != nil {
-				return err
-			}
-		}
-		buf.WriteByte(']')
-	case yaml.ScalarNode:
-		var v any = n.Value
-		switch n.ShortTag() {
-		case "!!null", "!!bool", "!!int", "!!float":
-			if err := n.Decode(&v); err != nil {
-				return fmt.Errorf("line %d: %w", n.Line, err)
-			}
-		}
-		return writeJSONValue(buf, v)
-	default:
-		return fmt.Errorf("line %d: unsupported YAML node kind %d", n.Line, n.Kind)
-	}
-	return nil
-}
-
-// writeJSONValue writes one JSON value without escaping HTML characters.
-func writeJSONValue(buf *bytes.Buffer, v any) error {
-	enc := json.NewEncoder(buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return fmt.Errorf("encode %v: %w", v, err)
-	}
-	buf.Truncate(buf.Len() - 1) // Encode's newline
-	return nil
 }
 
 // openAPI serves GET {base}/openapi.{yaml|json}: the OpenAPI document with

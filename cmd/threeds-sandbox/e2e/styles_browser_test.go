@@ -158,6 +158,27 @@ func TestBrowserChallengeStyles(t *testing.T) {
 			want: outcome{"Y", "", ""}, authType: "01", counter: "02",
 		},
 		{
+			name: "password, a wrong one first", card: "4000000000009359", ready: "[data-action=password]",
+			mouse: func(t *testing.T, s *styleRun) {
+				s.tb.typeText("input[name=entry]", "hunter2")
+				s.tb.click("[data-action=password]")
+				if got := s.tb.text("#password-message"); !strings.Contains(got, "Incorrect password") {
+					t.Errorf("message after a wrong password = %q", got)
+				}
+				s.fit(t)
+				s.tb.typeText("input[name=entry]", "Tr0ub4dor!")
+				s.tb.click("[data-action=password]")
+			},
+			keys: func(t *testing.T, s *styleRun) {
+				keyTo(t, s.tb, kb.Tab, "input:password")
+				press(t, s.tb, "hunter2"+kb.Enter)
+				s.tb.waitVisible("#password-message")
+				keyTo(t, s.tb, kb.Tab, "input:password")
+				press(t, s.tb, "Tr0ub4dor!"+kb.Enter)
+			},
+			want: outcome{"Y", "", ""}, authType: "01", counter: "02",
+		},
+		{
 			name: "trust this merchant", card: "4000000000009342", ready: "[data-action=trust]",
 			mouse: func(t *testing.T, s *styleRun) {
 				s.tb.click("[data-action=trust]")
