@@ -54,7 +54,7 @@ type OOBView struct {
 	App string
 }
 
-func (oobStyle) show(v *ChallengeView, t Transaction, ch *scenarios.Challenge, now time.Time) {
+func (oobStyle) show(v *ChallengeView, t state.Transaction, ch *scenarios.Challenge, now time.Time) {
 	v.Style = OOBView{App: appAnswer(&t, ch, now)}
 }
 

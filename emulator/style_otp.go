@@ -67,7 +67,7 @@ type OTPView struct {
 	ResendsLeft int
 }
 
-func (otpStyle) show(v *ChallengeView, t Transaction, ch *scenarios.Challenge, _ time.Time) {
+func (otpStyle) show(v *ChallengeView, t state.Transaction, ch *scenarios.Challenge, _ time.Time) {
 	code := passingOTP(ch)
 	v.Style = OTPView{PassingOTP: code, Hint: "Sandbox: code " + code + " passes", ResendsLeft: max(ch.Resends-t.Challenge.Resends, 0)}
 	v.AttemptsLeft = max(maxWrongOTPs-t.Challenge.WrongOTPs, 0)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 )
 
@@ -32,21 +33,21 @@ func (passwordStyle) check(c Choice) error {
 	return nil
 }
 
-func (passwordStyle) opened(*scenarios.Challenge) (EventKind, string) { return "", "" }
+func (passwordStyle) opened(*scenarios.Challenge) (state.EventKind, string) { return "", "" }
 
-func (passwordStyle) answer(t *Transaction, ch *scenarios.Challenge, c Choice, _ time.Time) (styleStep, error) {
+func (passwordStyle) answer(t *state.Transaction, ch *scenarios.Challenge, c Choice, _ time.Time) (styleStep, error) {
 	if subtle.ConstantTimeCompare([]byte(strings.TrimSpace(c.Entry)), []byte(passwordOf(ch))) == 1 {
 		return styleStep{final: true, outcome: ch.Pass}, nil
 	}
 	t.Challenge.WrongOTPs++
 	if t.Challenge.WrongOTPs < maxWrongOTPs {
 		msg := wrongPassword(t.Challenge.WrongOTPs)
-		return styleStep{message: msg, notice: NoticeWrongCode, kind: EventAttempt, detail: msg}, nil
+		return styleStep{message: msg, notice: NoticeWrongCode, kind: state.EventAttempt, detail: msg}, nil
 	}
 	return styleStep{final: true, outcome: scenarios.Outcome{Status: "N", Reason: "19"}}, nil
 }
 
-func (passwordStyle) show(v *ChallengeView, t Transaction, ch *scenarios.Challenge, _ time.Time) {
+func (passwordStyle) show(v *ChallengeView, t state.Transaction, ch *scenarios.Challenge, _ time.Time) {
 	pw := passwordOf(ch)
 	v.Style = PasswordView{Password: pw, Hint: "Sandbox: password " + pw + " passes"}
 	v.AttemptsLeft = max(maxWrongOTPs-t.Challenge.WrongOTPs, 0)

@@ -87,7 +87,7 @@ type SelectView struct {
 	Stated, Hint string
 }
 
-func (s selectStyle) show(v *ChallengeView, t Transaction, ch *scenarios.Challenge, _ time.Time) {
+func (s selectStyle) show(v *ChallengeView, t state.Transaction, ch *scenarios.Challenge, _ time.Time) {
 	q := s.question(t.ThreeDSServerTransID, ch)
 	stated := strings.Join(q.answers, "; ")
 	v.Style = SelectView{Question: q.text, Choices: q.choices, Multi: s.multi, Answers: q.answers, Stated: stated, Hint: "Sandbox: pick " + stated}
