@@ -21,8 +21,10 @@ var schema []byte
 
 // Schema returns the JSON Schema (draft 2020-12) of the scenario file
 // format. Editors that read a "# yaml-language-server: $schema=..." line
-// use it for completion and checks. The challenge's ui and the styles'
-// own keys come from Styles (see withStyles); the rest is schema.json.
+// use it for completion and checks: a release publishes it as
+// scenario.schema.json, a sandbox serves it. The challenge's ui and the
+// styles' own keys come from Styles (see withStyles); the rest is
+// schema.json, the base, which names no style.
 func Schema() []byte {
 	out, err := withStyles(schema, Styles())
 	if err != nil { // schema.json and the styles are the package's own: a test reads them

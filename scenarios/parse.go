@@ -13,8 +13,9 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// Keys allowed in each mapping of a scenario file. schema.json lists the
-// same keys; a test keeps the two in step.
+// Keys allowed in each mapping of a scenario file. Schema() lists the
+// same keys (schema.json with the styles' own); a test keeps the two in
+// step.
 var (
 	fileKeys         = []string{"fallback", "scenarios"}
 	scenarioKeys     = []string{"id", "description", "priority", "match", "delay", "steps", "whiteList", "threeDSMethod", "frictionless", "challenge", "error"}

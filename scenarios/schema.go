@@ -12,10 +12,9 @@ import (
 
 // withStyles completes the schema src with the challenge styles: the
 // challenge's ui property (every style's value and what it does) and each
-// style's own keys (Style.Schema), in place when src has them (as the
-// file in the repository does, for editors that fetch it from there),
-// else after its properties, in the order of styles. A key two styles
-// share has the first one's schema.
+// style's own keys (Style.Schema), after its properties in the order of
+// styles (in place, should src have one). A key two styles share has the
+// first one's schema.
 func withStyles(src []byte, styles []Style) ([]byte, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(src, &doc); err != nil {

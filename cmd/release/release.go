@@ -16,7 +16,15 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 )
+
+// SchemaAsset is the release's file of the complete scenario schema
+// (scenarios.Schema: the base with every challenge style's part), which
+// the scenario files' yaml-language-server lines point at through the
+// releases/latest/download address.
+const SchemaAsset = "scenario.schema.json"
 
 // release is one release being built.
 type release struct {
@@ -110,10 +118,19 @@ func (r *release) build(ctx context.Context, out io.Writer) error {
 		archives = append(archives, name)
 		fmt.Fprintf(out, "%s (%s)\n", name, time.Since(start).Round(time.Millisecond))
 	}
-	if err := r.writeChecksums(archives); err != nil {
+	if err := r.writeAssets(archives); err != nil {
 		return err
 	}
 	return r.imageContext(out)
+}
+
+// writeAssets writes the files a release publishes beside the archives:
+// the scenario schema, then checksums.txt of the archives and the schema.
+func (r *release) writeAssets(archives []string) error {
+	if err := os.WriteFile(filepath.Join(r.dist, SchemaAsset), scenarios.Schema(), 0o644); err != nil {
+		return fmt.Errorf("%s: %w", SchemaAsset, err)
+	}
+	return r.writeChecksums(append(slices.Clone(archives), SchemaAsset))
 }
 
 // goBuild builds the binary for goos/goarch into path, as a release
@@ -186,7 +203,7 @@ func writeZip(path string, files []archiveFile, at time.Time) error {
 	return err
 }
 
-// writeChecksums writes checksums.txt: each archive's SHA-256 and name,
+// writeChecksums writes checksums.txt: each file's SHA-256 and name,
 // as sha256sum prints them, so that `sha256sum -c checksums.txt` checks
 // a download.
 func (r *release) writeChecksums(archives []string) error {

@@ -6,12 +6,17 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 )
 
 // TestArchivesAreRepeatable: the same files make the same archive bytes,
@@ -114,5 +119,45 @@ func TestPlatforms(t *testing.T) {
 	err := run(context.Background(), []string{"-platforms", "plan9/386", "-dist", t.TempDir()}, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "plan9/386") {
 		t.Errorf("an unknown platform: %v, want it refused by name", err)
+	}
+}
+
+// TestReleasePublishesTheSchema: beside the archives a release holds
+// scenario.schema.json, the complete schema the sandbox serves (every
+// challenge style's part included), and checksums.txt covers it like the
+// archives, as sha256sum prints them.
+func TestReleasePublishesTheSchema(t *testing.T) {
+	r := &release{dist: t.TempDir()}
+	archives := []string{"threeds-sandbox_1.2.0_linux_amd64.tar.gz", "threeds-sandbox_1.2.0_windows_arm64.zip"}
+	for i, name := range archives {
+		if err := os.WriteFile(filepath.Join(r.dist, name), []byte{byte(i)}, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := r.writeAssets(archives); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(filepath.Join(r.dist, SchemaAsset))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, scenarios.Schema()) {
+		t.Errorf("%s is not scenarios.Schema()", SchemaAsset)
+	}
+	sums, err := os.ReadFile(filepath.Join(r.dist, "checksums.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want strings.Builder
+	for _, name := range append(archives, SchemaAsset) {
+		raw, err := os.ReadFile(filepath.Join(r.dist, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := sha256.Sum256(raw)
+		fmt.Fprintf(&want, "%s  %s\n", hex.EncodeToString(sum[:]), name)
+	}
+	if string(sums) != want.String() {
+		t.Errorf("checksums.txt:\n%s\nwant the archives and %s:\n%s", sums, SchemaAsset, want.String())
 	}
 }

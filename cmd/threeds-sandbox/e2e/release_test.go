@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"archive/zip"
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"crypto/sha256"
 	"debug/elf"
@@ -12,6 +13,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -32,15 +34,21 @@ var snapshotPlatforms = []struct{ os, arch string }{
 	{runtime.GOOS, runtime.GOARCH}, {"windows", "arm64"},
 }
 
+// schemaAsset is the release's complete scenario schema (cmd/release
+// SchemaAsset), which the scenario files' schema lines point at.
+const schemaAsset = "scenario.schema.json"
+
 // TestReleaseSnapshot builds a release as CI can, without publishing: go
 // run ./cmd/release for this machine's platform and Windows on arm64, in a
 // clone of the checkout (the committed tree, as a release is). Each
 // platform has its archive with the binary and the README, each binary is
-// built for its platform, checksums.txt holds each archive's SHA-256, the
-// image's context holds the Linux binary beside its Dockerfile (a copy
-// of release.Dockerfile) and builds with buildah bud dist/image without a
-// pull, and the binary of this machine's archive prints the commit it was
-// built from and serves the README's Quick start.
+// built for its platform, checksums.txt holds each archive's SHA-256 and
+// that of scenario.schema.json, the image's context holds the Linux
+// binary beside its Dockerfile (a copy of release.Dockerfile) and builds
+// with buildah bud dist/image without a pull, and the binary of this
+// machine's archive prints the commit it was built from, serves the
+// release's scenario.schema.json at /scenarios/schema.json and serves the
+// README's Quick start.
 func TestReleaseSnapshot(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binaries of two release platforms")
@@ -72,8 +80,11 @@ func TestReleaseSnapshot(t *testing.T) {
 
 	dist := filepath.Join(dir, "dist")
 	sums := readChecksums(t, filepath.Join(dist, "checksums.txt"))
-	if len(sums) != len(snapshotPlatforms) {
-		t.Errorf("checksums.txt lists %d files, want the %d archives: %v", len(sums), len(snapshotPlatforms), sums)
+	if len(sums) != len(snapshotPlatforms)+1 {
+		t.Errorf("checksums.txt lists %d files, want the %d archives and %s: %v", len(sums), len(snapshotPlatforms), schemaAsset, sums)
+	}
+	if got, want := sums[schemaAsset], sha256File(t, filepath.Join(dist, schemaAsset)); got != want {
+		t.Errorf("%s: checksums.txt says %q, the file's SHA-256 is %s", schemaAsset, got, want)
 	}
 	var host string // the binary of this machine's archive
 	for _, p := range snapshotPlatforms {
@@ -126,6 +137,7 @@ func TestReleaseSnapshot(t *testing.T) {
 	run.Env = append(os.Environ(), "THREEDS_ADDR="+addr, "THREEDS_DRAIN_DELAY=0")
 	sandbox := startProcess(t, run)
 	waitProcessReady(t, sandbox, "http://"+addr, 30*time.Second)
+	checkServedSchema(t, "http://"+addr, filepath.Join(dist, schemaAsset))
 	runQuickStart(t, "http://"+addr)
 	_ = run.Process.Signal(syscall.SIGTERM)
 	if err := sandbox.wait(30 * time.Second); err != nil {
@@ -146,6 +158,29 @@ func checkReleaseContext(t *testing.T, dist, commit string) {
 	out := b.run(t, "run", "--isolation", "chroot", c, "--", "/threeds-sandbox", "version")
 	if !strings.Contains(out, "\nrevision "+commit+", ") {
 		t.Errorf("the image's binary does not name the commit %s:\n%s", commit, out)
+	}
+}
+
+// checkServedSchema: the sandbox at base serves at /scenarios/schema.json
+// the bytes of the release's schema file, so that an editor gets the same
+// schema from either.
+func checkServedSchema(t *testing.T, base, file string) {
+	t.Helper()
+	want, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Get(base + "/scenarios/schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	got, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK || !bytes.Equal(got, want) {
+		t.Errorf("GET /scenarios/schema.json: %d, %d bytes, want 200 and the %d bytes of %s", resp.StatusCode, len(got), len(want), filepath.Base(file))
 	}
 }
 
