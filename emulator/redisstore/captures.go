@@ -73,7 +73,14 @@ func NewCaptures(c rueidis.Client, opt CapturesOptions) (*Captures, error) {
 	if opt.PerTenant <= 0 {
 		opt.PerTenant = emulator.MaxCapturesPerTenant
 	}
-	r := &Captures{c: c, prefix: opt.Prefix, timeout: opt.Timeout, perTenant: opt.PerTenant}
+	// On a cluster every key of the captures shares one slot: a
+	// claimable ddcId is found without its tenant, yet counts in its
+	// tenant's share, whose script ends the tenant's oldest entries.
+	ks, err := newKeyspace(c, opt.Prefix)
+	if err != nil {
+		return nil, err
+	}
+	r := &Captures{c: c, prefix: ks.group("cap"), timeout: opt.Timeout, perTenant: opt.PerTenant}
 	for _, k := range opt.Keys {
 		m := hmac.New(sha256.New, k)
 		m.Write([]byte("threeds-sandbox\x00redis capture names"))

@@ -3,40 +3,106 @@ package redisstore_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/redis/rueidis"
+
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/redisstore"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/storetest"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 )
 
-// TestClusterRefused: a --store naming any node of a Redis Cluster (here
-// three primaries made by redis-cli --cluster create) is refused at once,
-// with an error that says why and what to use instead, rather than
-// accepted and left answering CROSSSLOT request by request (readiness
-// 503 for ever). Waiting does not mend it: the refusal comes at once
-// even with a long Wait. A single Redis is still taken.
-func TestClusterRefused(t *testing.T) {
+// TestClusterContracts runs every contract the single Redis passes on a
+// Redis Cluster of three primaries made by redis-cli --cluster create,
+// each client dialling another node (any node names the cluster). A
+// multi-key step across slots would fail them (CROSSSLOT, or the
+// client's refusal to build the command).
+func TestClusterContracts(t *testing.T) {
 	cluster := testkit.StartRedisCluster(t, 3, 0)
-	for _, n := range cluster.Nodes {
-		start := time.Now()
-		c, err := redisstore.ConnectWith(context.Background(), n.URL, redisstore.ConnectOptions{Timeout: time.Second, Wait: 20 * time.Second})
-		if err == nil {
-			c.Close()
-			t.Fatalf("node %s of a cluster: connected, want ErrCluster", n.Addr)
+	var n atomic.Int64
+	dial := func(t *testing.T) rueidis.Client {
+		node := cluster.Nodes[int(n.Add(1))%len(cluster.Nodes)]
+		c := connect(t, node)
+		if c.Mode() != rueidis.ClientModeCluster {
+			t.Fatalf("node %s: a %s client, want a cluster client", node.Addr, c.Mode())
 		}
-		if !errors.Is(err, redisstore.ErrCluster) || !strings.Contains(err.Error(), "single Redis") {
-			t.Errorf("node %s: %v, want ErrCluster saying what to use", n.Addr, err)
-		}
-		if d := time.Since(start); d > 10*time.Second {
-			t.Errorf("node %s: refused after %s, want at once", n.Addr, d)
+		return c
+	}
+	for name, run := range map[string]func(*testing.T, dialer){
+		"store": runContract, "shares": runSharesContract, "captures": runCapturesContract,
+		"callbacks": runCallbacksContract, "runtime": runRuntimeContract, "namespaces": runNamespacesContract,
+		"sessions": runSessionsContract, "keys": runKeyRegistryContract, "journal": runJournalContract,
+	} {
+		t.Run(name, func(t *testing.T) { run(t, dial) })
+	}
+}
+
+// TestClusterSpreads: on a cluster, the transactions, references, shares
+// and journals of many namespaces land on every primary, not one.
+func TestClusterSpreads(t *testing.T) {
+	cluster := testkit.StartRedisCluster(t, 3, 0)
+	c := connect(t, cluster.Nodes[0])
+	s := newStore(t, c, time.Hour, 100)
+	ctx := context.Background()
+	for i := range 60 {
+		ns := fmt.Sprintf("%064x", i*7919)
+		if err := s.Put(ctx, storetest.Transaction(ns, fmt.Sprintf("id-%d", i), fmt.Sprintf("ORD-%d", i))); err != nil {
+			t.Fatal(err)
 		}
 	}
-	single := testkit.StartRedis(t, testkit.RedisOptions{})
-	c, err := redisstore.Connect(context.Background(), single.URL, time.Second, 0)
+	for _, node := range cluster.Nodes {
+		for _, kind := range []string{":t:", ":r:{", ":tn:{"} {
+			keys, err := node.Query("EVAL", "return #redis.call('KEYS', ARGV[1])", "0", "*"+kind+"*")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if keys == "0" {
+				t.Errorf("node %s holds no key of the kind %q of 60 namespaces", node.Addr, kind)
+			}
+		}
+	}
+}
+
+// TestClusterPolicyEveryNode: the eviction policy is read on every node
+// of a cluster: one primary of three under allkeys-lru is refused.
+func TestClusterPolicyEveryNode(t *testing.T) {
+	cluster := testkit.StartRedisCluster(t, 3, 0)
+	c := connect(t, cluster.Nodes[0])
+	s, err := redisstore.NewStore(c, redisstore.Options{IndexKey: testIndexKey, MaxAge: time.Hour})
 	if err != nil {
-		t.Fatalf("single Redis: %v", err)
+		t.Fatal(err)
 	}
-	c.Close()
+	if err := s.CheckPolicy(context.Background()); err != nil {
+		t.Fatalf("every node under noeviction: %v", err)
+	}
+	if err := cluster.Nodes[2].Do("CONFIG", "SET", "maxmemory-policy", "allkeys-lru"); err != nil {
+		t.Fatal(err)
+	}
+	s, _ = redisstore.NewStore(c, redisstore.Options{IndexKey: testIndexKey, MaxAge: time.Hour})
+	var pe *redisstore.PolicyError
+	if err := s.CheckPolicy(context.Background()); !errors.As(err, &pe) || pe.Policy != "allkeys-lru" {
+		t.Errorf("one node under allkeys-lru: %v, want its PolicyError", err)
+	}
+}
+
+// TestClusterRefusals: what a cluster cannot serve is refused at once,
+// saying why: a database other than 0, a key prefix with a brace.
+func TestClusterRefusals(t *testing.T) {
+	cluster := testkit.StartRedisCluster(t, 3, 0)
+	url := cluster.Nodes[1].URL
+	if i := strings.LastIndex(url, "/"); i > len("redis://") {
+		url = url[:i]
+	}
+	_, err := redisstore.ConnectWith(context.Background(), url+"/3", redisstore.ConnectOptions{Timeout: time.Second, Wait: 10 * time.Second})
+	if !errors.Is(err, redisstore.ErrCluster) || !strings.Contains(err.Error(), "database 0") {
+		t.Errorf("database 3 of a cluster: %v, want ErrCluster saying database 0", err)
+	}
+	c := connect(t, cluster.Nodes[1])
+	if _, err := redisstore.NewStore(c, redisstore.Options{IndexKey: testIndexKey, MaxAge: time.Hour, Prefix: "app{1}:"}); !errors.Is(err, redisstore.ErrCluster) {
+		t.Errorf("a prefix with a hash tag on a cluster: %v, want ErrCluster", err)
+	}
 }

@@ -40,8 +40,9 @@
 // emulator.ErrStoreFull (nothing was changed); Store.CheckPolicy refuses
 // the allkeys-* policies, which would drop acknowledged transactions.
 //
-// A node of a Redis Cluster is refused by Connect (ErrCluster): the
-// atomic steps above span several hash slots.
+// A --store naming any node of a Redis Cluster gets a cluster client,
+// and the keys hash tags so that every atomic step touches one slot (see
+// keyspace in keys.go).
 //
 // A call that cannot reach Redis within its timeout returns an error
 // wrapping emulator.ErrUnavailable. A read changes nothing; a write that
@@ -95,11 +96,12 @@ type ConnectOptions struct {
 // mend it, so ConnectWith gives up at once.
 var ErrUntrusted = errors.New("the server's TLS certificate is not trusted")
 
-// ErrCluster is the refusal of a node of a Redis Cluster: the sandbox's
-// scripts and transactions touch keys of several hash slots, which a
-// cluster refuses (CROSSSLOT), so it is refused at start-up rather than
-// left failing request by request. See docs/redis-scale.md.
-var ErrCluster = errors.New("this Redis is a node of a Redis Cluster (cluster_enabled:1), which the sandbox does not run on yet: use a single Redis, or a primary with replicas (Sentinel or a managed service's non-cluster mode); see docs/redis-scale.md")
+// ErrCluster is the refusal of a setting a Redis Cluster cannot serve: a
+// database other than 0 in the URL (a cluster has only database 0), or
+// a key prefix holding a brace (a hash tag of its own). It is refused at
+// start-up rather than left failing request by request. See
+// docs/redis-scale.md.
+var ErrCluster = errors.New("this Redis is a node of a Redis Cluster (cluster_enabled:1)")
 
 // inCluster tells a server with cluster mode on, from INFO cluster; a
 // server that does not answer it (a proxy, a command renamed away) is
@@ -139,13 +141,30 @@ func ConnectWith(ctx context.Context, rawURL string, o ConnectOptions) (rueidis.
 			if err == nil && inCluster(pctx, c) {
 				cancel()
 				c.Close()
-				return nil, fmt.Errorf("store %s: %w", Redact(rawURL), ErrCluster)
+				// Any node names the cluster: a cluster client learns the
+				// others and sends each key to the primary of its slot.
+				if opt.SelectDB != 0 {
+					return nil, fmt.Errorf("store %s: %w, which has only database 0: drop /%d from the URL", Redact(rawURL), ErrCluster, opt.SelectDB)
+				}
+				copt := opt
+				copt.ForceSingleClient = false
+				c, err = rueidis.NewClient(copt)
+				if err == nil {
+					pctx, cancel = context.WithTimeout(ctx, timeout)
+					err = c.Do(pctx, c.B().Ping().Build()).Error()
+				}
 			}
 			cancel()
 			if err == nil {
 				return c, nil
 			}
-			c.Close()
+			if c != nil {
+				c.Close()
+			}
+		}
+		if err != nil && strings.Contains(err.Error(), "SELECT is not allowed in cluster mode") {
+			// A cluster node refused the database of the URL at once.
+			return nil, fmt.Errorf("store %s: %w, which has only database 0: drop /%d from the URL", Redact(rawURL), ErrCluster, opt.SelectDB)
 		}
 		if untrusted(err) {
 			return nil, fmt.Errorf("store %s: %w: %v", Redact(rawURL), ErrUntrusted, err)
