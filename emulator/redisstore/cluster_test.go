@@ -11,6 +11,7 @@ import (
 
 	"github.com/redis/rueidis"
 
+	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/redisstore"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/storetest"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
@@ -104,5 +105,55 @@ func TestClusterRefusals(t *testing.T) {
 	c := connect(t, cluster.Nodes[1])
 	if _, err := redisstore.NewStore(c, redisstore.Options{IndexKey: testIndexKey, MaxAge: time.Hour, Prefix: "app{1}:"}); !errors.Is(err, redisstore.ErrCluster) {
 		t.Errorf("a prefix with a hash tag on a cluster: %v, want ErrCluster", err)
+	}
+}
+
+// TestClusterWakes: on a cluster a change published on one node wakes
+// the waiters of a replica subscribed through another: the console's
+// journal waiters and the namespaces' watchers, for namespaces of every
+// primary's slots.
+func TestClusterWakes(t *testing.T) {
+	cluster := testkit.StartRedisCluster(t, 3, 0)
+	ctx := context.Background()
+	for i, node := range cluster.Nodes {
+		writer, reader := connect(t, cluster.Nodes[(i+1)%len(cluster.Nodes)]), connect(t, node)
+		jo := redisstore.JournalOptions{Prefix: fmt.Sprintf("wake%d:", i), MaxAge: time.Hour, Timeout: time.Second}
+		w, err := redisstore.NewJournal(writer, jo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(w.Close)
+		r, err := redisstore.NewJournal(reader, jo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(r.Close)
+		no := redisstore.NamespacesOptions{Prefix: jo.Prefix, MaxAge: time.Hour, Timeout: time.Second}
+		nw, err := redisstore.NewNamespaces(writer, no)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(nw.Close)
+		nr, err := redisstore.NewNamespaces(reader, no)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(nr.Close)
+		time.Sleep(300 * time.Millisecond) // the subscriptions are made
+		for k := range 6 {
+			ns := fmt.Sprintf("%064x", (i*6+k)*104729)
+			journalWoken, clockWoken := r.Changed(ns), nr.Changed(ns)
+			w.Record(ctx, ev(ns, "tx", emulator.EventLookup, 0, "Y"))
+			if _, err := nw.Advance(ctx, ns, time.Hour, 24*time.Hour); err != nil {
+				t.Fatal(err)
+			}
+			for what, ch := range map[string]<-chan struct{}{"journal": journalWoken, "clock": clockWoken} {
+				select {
+				case <-ch:
+				case <-time.After(5 * time.Second):
+					t.Errorf("node %s, namespace %d: the %s's waiter not woken within 5s", node.Addr, k, what)
+				}
+			}
+		}
 	}
 }
