@@ -157,3 +157,110 @@ func TestClusterWakes(t *testing.T) {
 		}
 	}
 }
+
+// TestClusterFailover: on a cluster of three primaries with a replica
+// each, a primary is stopped (SHUTDOWN, which waits for its replica to
+// catch up) while lookups are written, and its replica is promoted by
+// the cluster (cluster-node-timeout 2s). Every transaction whose Put was
+// acknowledged, before, during and after the failover, is read back
+// after it, by id and by reference; Puts fail (unacknowledged) only
+// while the slots of the stopped primary have none.
+func TestClusterFailover(t *testing.T) {
+	cluster := testkit.StartRedisCluster(t, 3, 1)
+	primary := cluster.Nodes[0]
+	if role, err := primary.Query("INFO", "replication"); err != nil || !strings.Contains(role, "role:master") {
+		t.Fatalf("node %s: %q (%v), want a primary", primary.Addr, role, err)
+	}
+	c := connect(t, cluster.Nodes[1])
+	s := newStore(t, c, time.Hour, 1000)
+	ctx := context.Background()
+
+	type acked struct{ ns, id, ref string }
+	var (
+		stop     atomic.Bool
+		failed   atomic.Int64
+		done     = make(chan []acked, 4)
+		seq      atomic.Int64
+		writers  = 4
+		stoppedC = make(chan struct{})
+	)
+	for w := range writers {
+		go func() {
+			var mine []acked
+			for !stop.Load() {
+				n := seq.Add(1)
+				a := acked{ns: fmt.Sprintf("%064x", (n%50)*7919), id: fmt.Sprintf("fo-%d-%d", w, n), ref: fmt.Sprintf("ORD-%d", n)}
+				pctx, cancel := context.WithTimeout(ctx, time.Second)
+				err := s.Put(pctx, storetest.Transaction(a.ns, a.id, a.ref))
+				cancel()
+				if err != nil {
+					failed.Add(1)
+					time.Sleep(20 * time.Millisecond)
+					continue
+				}
+				mine = append(mine, a)
+			}
+			done <- mine
+		}()
+	}
+	time.Sleep(500 * time.Millisecond)
+	before := seq.Load()
+	go func() {
+		defer close(stoppedC)
+		primary.Stop()
+	}()
+	<-stoppedC
+	// The cluster promotes the replica once the others agree the primary
+	// failed (cluster-node-timeout), then says it is ok again.
+	promoted := func() bool {
+		for _, n := range cluster.Nodes[3:] {
+			if role, err := n.Query("INFO", "replication"); err == nil && strings.Contains(role, "role:master") {
+				return true
+			}
+		}
+		return false
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		info, err := cluster.Nodes[1].Query("CLUSTER", "INFO")
+		if promoted() && err == nil && strings.Contains(info, "cluster_state:ok") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no replica promoted, or the cluster not ok, 30s after a primary stopped: %v\n%s", err, info)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	during := seq.Load()
+	time.Sleep(time.Second) // lookups written after the promotion too
+	stop.Store(true)
+	var all []acked
+	for range writers {
+		all = append(all, <-done...)
+	}
+	t.Logf("%d Puts acknowledged (%d tried before the stop, %d before the promotion), %d failed during the failover", len(all), before, during, failed.Load())
+	if len(all) < int(before) {
+		t.Fatalf("only %d Puts acknowledged", len(all))
+	}
+	lost := 0
+	for _, a := range all {
+		got, err := s.Get(ctx, a.id)
+		if err != nil || got.ExternalReferenceID != a.ref {
+			lost++
+			if lost <= 5 {
+				t.Errorf("acknowledged transaction %s: %v", a.id, err)
+			}
+			continue
+		}
+		byRef, err := s.GetByExternalRef(ctx, a.ns, a.ref)
+		if err != nil || byRef.ThreeDSServerTransID != a.id {
+			lost++
+			if lost <= 5 {
+				t.Errorf("acknowledged reference %s of %s: %v", a.ref, a.id, err)
+			}
+		}
+	}
+	if lost > 0 {
+		t.Errorf("%d of %d acknowledged transactions lost in the failover", lost, len(all))
+	}
+}
