@@ -9,7 +9,8 @@
 // sandbox that speaks to Redis. Each part passes the same contract tests
 // (package storetest) as its twin in package memstore.
 //
-// Keys, under a prefix ("3ds:" by default):
+// Keys, under a prefix ("3ds:" by default; on a Redis Cluster with hash
+// tags, see keyspace in keys.go):
 //
 //	t:{threeDSServerTransID}   a transaction: a format byte, then its record (package record); TTL MaxAge
 //	r:{len}:{namespace}:{ref}  the newest transaction id of an externalReferenceId in a namespace; TTL MaxAge
