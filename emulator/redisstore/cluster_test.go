@@ -264,3 +264,28 @@ func TestClusterFailover(t *testing.T) {
 		t.Errorf("%d of %d acknowledged transactions lost in the failover", lost, len(all))
 	}
 }
+
+// TestClusterTLS: a cluster whose nodes speak TLS only is reached by a
+// rediss:// URL of any node with the authority that signed them, and
+// passes the store's contract; without that authority it is refused at
+// once as untrusted.
+func TestClusterTLS(t *testing.T) {
+	ca := testkit.NewTestCA(t, "cluster CA")
+	cluster := testkit.StartRedisClusterWith(t, 3, 0, testkit.RedisOptions{TLS: ca})
+	var n atomic.Int64
+	runContract(t, func(t *testing.T) rueidis.Client {
+		node := cluster.Nodes[int(n.Add(1))%len(cluster.Nodes)]
+		c, err := redisstore.ConnectWith(context.Background(), node.URL, redisstore.ConnectOptions{Timeout: time.Second, RootCAs: ca.Pool})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(c.Close)
+		if c.Mode() != rueidis.ClientModeCluster {
+			t.Fatalf("node %s: a %s client, want a cluster client", node.Addr, c.Mode())
+		}
+		return c
+	})
+	if _, err := redisstore.ConnectWith(context.Background(), cluster.Nodes[0].URL, redisstore.ConnectOptions{Timeout: time.Second, Wait: 10 * time.Second}); !errors.Is(err, redisstore.ErrUntrusted) {
+		t.Errorf("without the authority: %v, want ErrUntrusted", err)
+	}
+}

@@ -25,11 +25,23 @@ type RedisCluster struct {
 // them the test is skipped, or fails when CI=true.
 func StartRedisCluster(tb testing.TB, primaries, replicas int) *RedisCluster {
 	tb.Helper()
+	return StartRedisClusterWith(tb, primaries, replicas, RedisOptions{})
+}
+
+// StartRedisClusterWith is StartRedisCluster with the nodes' options
+// (Cluster is set): with TLS, the nodes speak TLS only, to clients and
+// to each other, and their URLs are rediss://.
+func StartRedisClusterWith(tb testing.TB, primaries, replicas int, opt RedisOptions) *RedisCluster {
+	tb.Helper()
 	cli := Need(tb, "redis-cli", "redis-tools")
 	c := &RedisCluster{}
 	args := []string{"--cluster", "create"}
+	if opt.TLS != nil {
+		args = append([]string{"--tls", "--cacert", opt.TLS.File}, args...)
+	}
+	opt.Cluster = true
 	for range primaries * (1 + replicas) {
-		n := StartRedis(tb, RedisOptions{Cluster: true})
+		n := StartRedis(tb, opt)
 		c.Nodes = append(c.Nodes, n)
 		args = append(args, n.Addr)
 	}
