@@ -163,21 +163,21 @@ func (r *KeyRegistry) KeepNamespaceKey(ctx context.Context, id, fp, sealed strin
 // (and only there: a single Redis keeps the names it always had, so an
 // upgrade moves nothing) the keys that change together carry one tag:
 //
-//	t:{threeDSServerTransID}            untagged: spread over every slot by its id
-//	r:{ns}…, tn:{ns}                    a namespace's references and share: the namespace's slot
-//	j:{ns}:…                            a namespace's journal: the namespace's slot
-//	n:{namespace}                       untagged (one key per script)
+//	t:<threeDSServerTransID>            untagged: spread over every slot by its id
+//	r:{<ns>}…, tn:{<ns>}                a namespace's references and share: the namespace's slot
+//	j:{<ns>}:…                          a namespace's journal: the namespace's slot
+//	n:<namespace>                       untagged (one key per script)
 //	{rs}s:…, {rs}sk:…, … {rs}sbz        runtime scenarios: one slot (their bounds span every namespace)
 //	{cs}cs:…, {cs}csu:…, {cs}csa, …     console sessions: one slot (their bound spans every token)
-//	{dd}dd:…, {dd}ddt:…                 ddcIds: one slot (a claimable one is found without its tenant)
-//	{jt}jt:…, {jt}jtt:…                 JWT ids: one slot
+//	{cap}dd:…, {cap}jt:…, …             ddcIds and JWT ids: one slot (a claimable ddcId is found without its tenant)
 //	{cb}cb:…                            result callbacks: one slot (the outbox's turns span every namespace)
 //	keys, nsk, ready                    untagged (one key per call)
 //
 // A namespace is the keyed hash of a token (hex), so the namespaces'
 // slots spread the fleet's transactions, references, shares and journals
 // over every primary; the groups of one slot hold what changes rarely
-// (scenarios, sessions, registrations) or is small.
+// (scenarios, sessions, registrations) or is small, and keep their
+// bounds over every namespace in one atomic script, as on one Redis.
 
 // keyspace builds key names under a prefix, with hash tags on a cluster.
 type keyspace struct {
