@@ -95,7 +95,7 @@ func (s *Store) trimCluster(ctx context.Context, ns string, expired int64) error
 // commands without a key (MULTI, EXEC, PUBLISH) with keys of several
 // slots, so there each group goes on its own, all at once.
 func doMultiBySlot(ctx context.Context, c rueidis.Client, cmds rueidis.Commands, sizes []int) []rueidis.RedisResult {
-	if !isCluster(c) || len(sizes) < 2 {
+	if !IsCluster(c) || len(sizes) < 2 {
 		return c.DoMulti(ctx, cmds...)
 	}
 	res := make([]rueidis.RedisResult, len(cmds))

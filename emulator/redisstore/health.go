@@ -63,7 +63,7 @@ func JudgePolicy(policy string) (refused error, warning string) {
 // setting), answering the worst: an allkeys-* policy before any other,
 // any other before noeviction.
 func readPolicy(ctx context.Context, c rueidis.Client) (string, error) {
-	if !isCluster(c) {
+	if !IsCluster(c) {
 		return readNodePolicy(ctx, c)
 	}
 	worst := ""

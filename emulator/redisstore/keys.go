@@ -189,7 +189,7 @@ type keyspace struct {
 // prefix may hold no "{" or "}", which would make its own hash tag and
 // mislay the keys' slots.
 func newKeyspace(c rueidis.Client, prefix string) (keyspace, error) {
-	k := keyspace{prefix: prefix, cluster: isCluster(c)}
+	k := keyspace{prefix: prefix, cluster: IsCluster(c)}
 	if k.cluster && strings.ContainsAny(prefix, "{}") {
 		return k, fmt.Errorf("%w: the key prefix %q holds a brace, which a Redis Cluster reads as a hash tag: choose one without", ErrCluster, prefix)
 	}
@@ -197,7 +197,7 @@ func newKeyspace(c rueidis.Client, prefix string) (keyspace, error) {
 }
 
 // isCluster tells a client of a Redis Cluster.
-func isCluster(c rueidis.Client) bool { return c.Mode() == rueidis.ClientModeCluster }
+func IsCluster(c rueidis.Client) bool { return c.Mode() == rueidis.ClientModeCluster }
 
 // tagged returns s as a hash tag on a cluster, s itself elsewhere.
 func (k keyspace) tagged(s string) string {
