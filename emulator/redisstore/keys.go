@@ -169,7 +169,8 @@ func (r *KeyRegistry) KeepNamespaceKey(ctx context.Context, id, fp, sealed strin
 //	n:<namespace>                       untagged (one key per script)
 //	{rs}s:…, {rs}sk:…, … {rs}sbz        runtime scenarios: one slot (their bounds span every namespace)
 //	{cs}cs:…, {cs}csu:…, {cs}csa, …     console sessions: one slot (their bound spans every token)
-//	{cap}dd:…, {cap}jt:…, …             ddcIds and JWT ids: one slot (a claimable ddcId is found without its tenant)
+//	dd:{<hash>}, jt:{<hash>}            a ddcId, a JWT id: its own slot (a claimable ddcId is found without its tenant)
+//	ddt:{<hash>}, jtt:{<hash>}          a tenant's sets of them: its own slot, kept by a script of its own
 //	{cb}cb:…                            result callbacks: one slot (the outbox's turns span every namespace)
 //	keys, nsk, ready                    untagged (one key per call)
 //
