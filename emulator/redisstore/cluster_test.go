@@ -289,3 +289,26 @@ func TestClusterTLS(t *testing.T) {
 		t.Errorf("without the authority: %v, want ErrUntrusted", err)
 	}
 }
+
+// TestClusterSeveralAddresses: a URL naming several nodes (?addr=) starts
+// on the cluster while the first of them is down, as a replica must when
+// one node is lost.
+func TestClusterSeveralAddresses(t *testing.T) {
+	cluster := testkit.StartRedisCluster(t, 3, 0)
+	dead := testkit.FreeAddr(t)
+	url := "redis://" + dead + "/0?addr=" + cluster.Nodes[1].Addr + "&addr=" + cluster.Nodes[2].Addr
+	c, err := redisstore.ConnectWith(context.Background(), url, redisstore.ConnectOptions{Timeout: time.Second})
+	if err != nil {
+		t.Fatalf("several addresses, the first down: %v", err)
+	}
+	defer c.Close()
+	if !redisstore.IsCluster(c) {
+		t.Fatalf("a %s client, want a cluster client", c.Mode())
+	}
+	s := newStore(t, c, time.Hour, 10)
+	for i := range 20 {
+		if err := s.Put(context.Background(), storetest.Transaction(fmt.Sprintf("ns-%d", i), fmt.Sprintf("id-%d", i), "ORD")); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -129,7 +129,11 @@ func ConnectWith(ctx context.Context, rawURL string, o ConnectOptions) (rueidis.
 		opt.TLSConfig.RootCAs = o.RootCAs
 	}
 	opt.DisableCache = true
-	opt.ForceSingleClient = true
+	// One address: a single client, made a cluster client below if the
+	// server is a node of a cluster. Several (?addr=host:port, the other
+	// nodes of a cluster, so that start-up does not hang on one): the
+	// client finds out itself.
+	opt.ForceSingleClient = len(opt.InitAddress) == 1
 	opt.Dialer.Timeout = timeout
 	opt.ConnWriteTimeout = timeout
 	opt.ClientName = "threeds-sandbox"
@@ -139,7 +143,7 @@ func ConnectWith(ctx context.Context, rawURL string, o ConnectOptions) (rueidis.
 		if err == nil {
 			pctx, cancel := context.WithTimeout(ctx, timeout)
 			err = c.Do(pctx, c.B().Ping().Build()).Error()
-			if err == nil && inCluster(pctx, c) {
+			if err == nil && !IsCluster(c) && inCluster(pctx, c) {
 				cancel()
 				c.Close()
 				// Any node names the cluster: a cluster client learns the
