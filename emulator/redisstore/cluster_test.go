@@ -312,3 +312,57 @@ func TestClusterSeveralAddresses(t *testing.T) {
 		}
 	}
 }
+
+// TestClusterUnavailable: with every node of a cluster down, each call
+// fails within its timeout with an error wrapping ErrUnavailable (the
+// spec's 503, never a 500), and the same client works again once the
+// nodes are back, every acknowledged transaction kept by their
+// append-only files.
+func TestClusterUnavailable(t *testing.T) {
+	cluster := testkit.StartRedisClusterWith(t, 3, 0, testkit.RedisOptions{AppendOnly: true})
+	c := connect(t, cluster.Nodes[0])
+	s, err := redisstore.NewStore(c, redisstore.Options{IndexKey: testIndexKey, MaxAge: time.Hour, Timeout: 300 * time.Millisecond, MaxEntriesPerTenant: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for i := range 10 {
+		if err := s.Put(ctx, storetest.Transaction(fmt.Sprintf("ns-%d", i), fmt.Sprintf("before-%d", i), "ORD-B")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, n := range cluster.Nodes {
+		n.Stop()
+	}
+	calls := map[string]func() error{
+		"Put":  func() error { return s.Put(ctx, storetest.Transaction("ns-1", "during", "ORD-D")) },
+		"Get":  func() error { _, err := s.Get(ctx, "before-1"); return err },
+		"Ref":  func() error { _, err := s.GetByExternalRef(ctx, "ns-1", "ORD-B"); return err },
+		"Ping": func() error { return s.Ping(ctx) },
+	}
+	for name, call := range calls {
+		start := time.Now()
+		if err := call(); !errors.Is(err, emulator.ErrUnavailable) {
+			t.Errorf("%s with the cluster down: %v, want ErrUnavailable", name, err)
+		}
+		if d := time.Since(start); d > 3*time.Second {
+			t.Errorf("%s took %s with a timeout of 300ms", name, d)
+		}
+	}
+	for _, n := range cluster.Nodes {
+		n.Start()
+	}
+	cluster.WaitOK(t)
+	deadline := time.Now().Add(15 * time.Second)
+	for s.Ping(ctx) != nil {
+		if time.Now().After(deadline) {
+			t.Fatal("the client did not reconnect within 15s of the cluster's return")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	for i := range 10 {
+		if got, err := s.Get(ctx, fmt.Sprintf("before-%d", i)); err != nil || got.ExternalReferenceID != "ORD-B" {
+			t.Errorf("before-%d after the restart: %v", i, err)
+		}
+	}
+}

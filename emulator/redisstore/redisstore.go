@@ -212,7 +212,8 @@ func Redact(rawURL string) string {
 // a write refused for want of memory (OOM: maxmemory reached under
 // noeviction) wraps ErrStoreFull and ErrUnavailable; a network failure,
 // a timeout or a server that cannot serve now (loading, read-only
-// replica) wraps ErrUnavailable; anything else is returned with its
+// replica, a cluster's slot without a primary or moving) wraps
+// ErrUnavailable; anything else is returned with its
 // context.
 func Classify(op string, err error) error {
 	switch {
@@ -247,6 +248,9 @@ func neverSent(err error) bool {
 	if _, ok := rueidis.IsRedisErr(err); ok {
 		return true
 	}
+	if errors.Is(err, rueidis.ErrNoSlot) || errors.Is(err, rueidis.ErrNoAddr) {
+		return true // no node to send it to
+	}
 	var op *net.OpError
 	if errors.As(err, &op) && op.Op == "dial" {
 		return true
@@ -270,11 +274,12 @@ func outOfMemory(err error) bool {
 func unavailable(err error) bool {
 	var netErr net.Error
 	if errors.As(err, &netErr) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) ||
-		errors.Is(err, rueidis.ErrClosing) || errors.Is(err, net.ErrClosed) {
+		errors.Is(err, rueidis.ErrClosing) || errors.Is(err, net.ErrClosed) ||
+		errors.Is(err, rueidis.ErrNoSlot) || errors.Is(err, rueidis.ErrNoAddr) {
 		return true
 	}
 	if re, ok := rueidis.IsRedisErr(err); ok {
-		for _, p := range []string{"LOADING", "BUSY", "MASTERDOWN", "READONLY", "TRYAGAIN", "CLUSTERDOWN", "NOREPLICAS"} {
+		for _, p := range []string{"LOADING", "BUSY", "MASTERDOWN", "READONLY", "TRYAGAIN", "CLUSTERDOWN", "NOREPLICAS", "MOVED", "ASK"} {
 			if strings.HasPrefix(re.Error(), p) {
 				return true
 			}
