@@ -32,7 +32,9 @@
 //	ready                      written by the readiness probe (a full Redis answers PING); TTL 1 minute
 //
 // Every change is one atomic step (a Lua script or a MULTI), so no
-// replica ever reads half of a change. A transaction is updated by
+// replica ever reads half of a change; on a cluster, where no step spans
+// two slots, a lookup's transaction and its reference are two (Put), and
+// a capture's entry and its tenant's set too. A transaction is updated by
 // compare-and-set: of many concurrent decisions on one challenge, exactly
 // one wins.
 //
