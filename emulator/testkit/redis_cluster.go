@@ -56,7 +56,9 @@ func StartRedisClusterWith(tb testing.TB, primaries, replicas int, opt RedisOpti
 }
 
 // WaitOK waits until every node says cluster_state:ok and
-// knows every slot.
+// knows every slot, and every replica has copied its primary
+// (master_link_status:up): a replica still at its first copy cannot be
+// promoted.
 func (c *RedisCluster) WaitOK(tb testing.TB) {
 	tb.Helper()
 	deadline := time.Now().Add(30 * time.Second)
@@ -68,6 +70,16 @@ func (c *RedisCluster) WaitOK(tb testing.TB) {
 			}
 			if time.Now().After(deadline) {
 				tb.Fatalf("the cluster node %s is not ok after 30s: %v\n%s", n.Addr, err, info)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		for {
+			info, err := n.Query("INFO", "replication")
+			if err == nil && (strings.Contains(info, "role:master") || strings.Contains(info, "master_link_status:up")) {
+				break
+			}
+			if time.Now().After(deadline) {
+				tb.Fatalf("the cluster node %s has not copied its primary after 30s: %v\n%s", n.Addr, err, info)
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
