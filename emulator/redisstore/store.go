@@ -67,6 +67,9 @@ type Store struct {
 	refPrefix string
 	// perTenant is a namespace's share (Options.MaxEntriesPerTenant).
 	perTenant int
+	// cluster: the keys carry hash tags (keys.go) and Put takes the
+	// cluster's path (putCluster).
+	cluster bool
 }
 
 var (
@@ -97,7 +100,11 @@ func NewStore(c rueidis.Client, opt Options) (*Store, error) {
 	if opt.PolicyRecheck <= 0 {
 		opt.PolicyRecheck = DefaultPolicyRecheck
 	}
-	return &Store{c: c, prefix: opt.Prefix, maxAge: opt.MaxAge, timeout: opt.Timeout,
+	ks, err := newKeyspace(c, opt.Prefix)
+	if err != nil {
+		return nil, err
+	}
+	return &Store{c: c, prefix: opt.Prefix, cluster: ks.cluster, maxAge: opt.MaxAge, timeout: opt.Timeout,
 		policy: &policyWatch{c: c, log: opt.Logger, every: opt.PolicyRecheck}, refs: newRefHash(opt.IndexKey), refPrefix: opt.Prefix + "r:",
 		perTenant: max(opt.MaxEntriesPerTenant, 0)}, nil
 }
@@ -108,6 +115,9 @@ func (s *Store) txKey(id string) string { return s.prefix + "t:" + id }
 // hash itself) and the keyed hash of the reference, never the reference
 // as the request sent it.
 func (s *Store) refKey(ns, ref string) string {
+	if s.cluster {
+		return s.refs.key(s.refPrefix+"{"+ns+"}", ns, ref)
+	}
 	return s.refs.key(s.refPrefix, ns, ref)
 }
 
@@ -213,7 +223,10 @@ func firstByte(v []byte) int {
 // stored is refused, though its reference is then set to that id all the
 // same. Ids are random UUIDs (state.Store: globally unique), so
 // neither happens but by a bug.
-func (s *Store) Put(ctx context.Context, t state.Transaction) error {
+func (s *Store) Put(ctx context.Context, t emulator.Transaction) error {
+	if s.cluster {
+		return s.putCluster(ctx, t)
+	}
 	ctx, cancel := bounded(ctx, s.timeout)
 	defer cancel()
 	ttl := s.maxAge.Milliseconds()
@@ -274,7 +287,12 @@ func (s *Store) Put(ctx context.Context, t state.Transaction) error {
 }
 
 // tenantKey is the key of the set of a namespace's transactions.
-func (s *Store) tenantKey(ns string) string { return s.prefix + "tn:" + ns }
+func (s *Store) tenantKey(ns string) string {
+	if s.cluster {
+		return s.prefix + "tn:{" + ns + "}"
+	}
+	return s.prefix + "tn:" + ns
+}
 
 // shareScript forgets the namespace's expired transactions (stored
 // before ARGV[3], in milliseconds), then deletes its oldest beyond its
@@ -291,6 +309,9 @@ return over`)
 // trim forgets the namespace's transactions stored before expired (they
 // expired), then deletes its oldest beyond its share.
 func (s *Store) trim(ctx context.Context, ns string, expired int64) error {
+	if s.cluster {
+		return s.trimCluster(ctx, ns, expired)
+	}
 	err := shareScript.Exec(ctx, s.c, []string{s.tenantKey(ns)},
 		[]string{strconv.Itoa(s.perTenant), s.prefix + "t:", strconv.FormatInt(expired, 10)}).Error()
 	return ClassifyWrite("put (a tenant beyond its share)", err)

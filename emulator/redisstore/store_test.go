@@ -33,18 +33,22 @@ func connect(t *testing.T, srv *testkit.Redis) rueidis.Client {
 
 // TestContract runs the state.Store contract against a real
 // redis-server, each test under a prefix of its own.
-func TestContract(t *testing.T) {
-	c := connect(t, testkit.StartRedis(t, testkit.RedisOptions{}))
-	statetest.Run(t, func(t *testing.T, maxAge time.Duration) state.Store {
+func TestContract(t *testing.T) { runContract(t, single(t)) }
+
+func runContract(t *testing.T, dial dialer) {
+	c := dial(t)
+	storetest.Run(t, func(t *testing.T, maxAge time.Duration) emulator.Store {
 		return newStore(t, c, maxAge, 1000)
 	})
 }
 
 // TestSharesContract runs the contract of each tenant's share of the
 // transactions against a real redis-server, as the memory store does.
-func TestSharesContract(t *testing.T) {
-	c := connect(t, testkit.StartRedis(t, testkit.RedisOptions{}))
-	statetest.RunShares(t, func(t *testing.T, perTenant int) state.Store {
+func TestSharesContract(t *testing.T) { runSharesContract(t, single(t)) }
+
+func runSharesContract(t *testing.T, dial dialer) {
+	c := dial(t)
+	storetest.RunShares(t, func(t *testing.T, perTenant int) emulator.Store {
 		return newStore(t, c, time.Hour, perTenant)
 	})
 }
@@ -99,10 +103,11 @@ func newStore(t *testing.T, c rueidis.Client, maxAge time.Duration, perTenant in
 // TestCapturesContract runs the captures contract against a real
 // redis-server, with two values over it as two replicas, each test under
 // a prefix of its own; b also holds a previous key, as after a rotation.
-func TestCapturesContract(t *testing.T) {
-	srv := testkit.StartRedis(t, testkit.RedisOptions{})
-	c := connect(t, srv)
-	statetest.RunCaptures(t, func(t *testing.T, perTenant int) (a, b state.Captures) {
+func TestCapturesContract(t *testing.T) { runCapturesContract(t, single(t)) }
+
+func runCapturesContract(t *testing.T, dial dialer) {
+	c := dial(t)
+	storetest.RunCaptures(t, func(t *testing.T, perTenant int) (a, b emulator.Captures) {
 		opt := redisstore.CapturesOptions{Prefix: t.Name() + ":", Timeout: time.Second, Keys: [][]byte{[]byte("capture key")}, PerTenant: perTenant}
 		ra, err := redisstore.NewCaptures(c, opt)
 		if err != nil {
@@ -120,10 +125,11 @@ func TestCapturesContract(t *testing.T) {
 // TestCallbacksContract runs the result callbacks' contract against a
 // real redis-server, two values over it as two replicas, each test under
 // a prefix of its own.
-func TestCallbacksContract(t *testing.T) {
-	srv := testkit.StartRedis(t, testkit.RedisOptions{})
-	c := connect(t, srv)
-	statetest.RunCallbacks(t, func(t *testing.T, b state.CallbackBounds) (state.Callbacks, state.Callbacks) {
+func TestCallbacksContract(t *testing.T) { runCallbacksContract(t, single(t)) }
+
+func runCallbacksContract(t *testing.T, dial dialer) {
+	c := dial(t)
+	storetest.RunCallbacks(t, func(t *testing.T, b emulator.CallbackBounds) (emulator.Callbacks, emulator.Callbacks) {
 		// A cached URL is never read again within the test: only the
 		// announcements carry a change from one replica to the other.
 		opt := redisstore.CallbacksOptions{Prefix: t.Name() + ":", Timeout: time.Second, Revalidate: time.Hour, Bounds: b}
@@ -132,7 +138,7 @@ func TestCallbacksContract(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(ra.Close)
-		rb, err := redisstore.NewCallbacks(connect(t, srv), opt)
+		rb, err := redisstore.NewCallbacks(dial(t), opt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -226,10 +232,11 @@ func TestConnect(t *testing.T) {
 
 // TestRuntimeContract runs the state.RuntimeScenarios contract against
 // a real redis-server, with two Runtimes over it as two replicas.
-func TestRuntimeContract(t *testing.T) {
-	srv := testkit.StartRedis(t, testkit.RedisOptions{})
-	c := connect(t, srv)
-	statetest.RunRuntime(t, func(t *testing.T, lim scenarios.RuntimeLimits) (a, b state.RuntimeScenarios) {
+func TestRuntimeContract(t *testing.T) { runRuntimeContract(t, single(t)) }
+
+func runRuntimeContract(t *testing.T, dial dialer) {
+	c := dial(t)
+	storetest.RunRuntime(t, func(t *testing.T, lim scenarios.RuntimeLimits) (a, b emulator.RuntimeScenarios) {
 		opt := redisstore.RuntimeOptions{Prefix: t.Name() + ":", Revalidate: 200 * time.Millisecond,
 			Limits: lim}
 		ra, err := redisstore.NewRuntime(c, opt)
@@ -280,10 +287,11 @@ func TestRuntimeOfAnEarlierVersionGivesWay(t *testing.T) {
 
 // TestNamespacesContract runs the state.Namespaces contract against a
 // real redis-server, with two Namespaces over it as two replicas.
-func TestNamespacesContract(t *testing.T) {
-	srv := testkit.StartRedis(t, testkit.RedisOptions{})
-	c := connect(t, srv)
-	statetest.RunNamespaces(t, func(t *testing.T) (a, b state.Namespaces) {
+func TestNamespacesContract(t *testing.T) { runNamespacesContract(t, single(t)) }
+
+func runNamespacesContract(t *testing.T, dial dialer) {
+	c := dial(t)
+	storetest.RunNamespaces(t, func(t *testing.T) (a, b emulator.Namespaces) {
 		opt := redisstore.NamespacesOptions{Prefix: t.Name() + ":", MaxAge: time.Hour, Timeout: time.Second}
 		na, err := redisstore.NewNamespaces(c, opt)
 		if err != nil {
@@ -328,13 +336,14 @@ func TestPutKeepsAStoredTransaction(t *testing.T) {
 // TestSessionsContract runs the session contract on a real redis-server,
 // with two stores over it as two replicas, each test under a prefix of
 // its own.
-func TestSessionsContract(t *testing.T) {
-	srv := testkit.StartRedis(t, testkit.RedisOptions{})
-	c := connect(t, srv)
-	statetest.RunSessions(t, func(t *testing.T, max int) (a, b state.SessionStore) {
+func TestSessionsContract(t *testing.T) { runSessionsContract(t, single(t)) }
+
+func runSessionsContract(t *testing.T, dial dialer) {
+	c := dial(t)
+	storetest.RunSessions(t, func(t *testing.T, max int) (a, b emulator.SessionStore) {
 		opt := redisstore.SessionsOptions{Prefix: t.Name() + ":", Max: max, Timeout: time.Second}
 		ra, _ := redisstore.NewSessions(c, opt)
-		rb, _ := redisstore.NewSessions(connect(t, srv), opt)
+		rb, _ := redisstore.NewSessions(dial(t), opt)
 		return ra, rb
 	})
 }
@@ -368,12 +377,13 @@ func TestSessionOfAnEarlierVersion(t *testing.T) {
 // TestKeyRegistryContract runs the key registry's contract on a real
 // redis-server, two values over it as two replicas, each test under a
 // prefix of its own.
-func TestKeyRegistryContract(t *testing.T) {
-	srv := testkit.StartRedis(t, testkit.RedisOptions{})
-	c := connect(t, srv)
-	statetest.RunKeyRegistry(t, func(t *testing.T) (a, b state.KeyRegistry) {
+func TestKeyRegistryContract(t *testing.T) { runKeyRegistryContract(t, single(t)) }
+
+func runKeyRegistryContract(t *testing.T, dial dialer) {
+	c := dial(t)
+	storetest.RunKeyRegistry(t, func(t *testing.T) (a, b emulator.KeyRegistry) {
 		ra, _ := redisstore.NewKeyRegistry(c, t.Name()+":", time.Second)
-		rb, _ := redisstore.NewKeyRegistry(connect(t, srv), t.Name()+":", time.Second)
+		rb, _ := redisstore.NewKeyRegistry(dial(t), t.Name()+":", time.Second)
 		return ra, rb
 	})
 }
@@ -461,4 +471,14 @@ func TestReferenceKeyNames(t *testing.T) {
 	if _, err := redisstore.NewStore(c, redisstore.Options{MaxAge: time.Hour}); err == nil {
 		t.Error("NewStore without an index key: no error")
 	}
+}
+
+// dialer opens a client of the test's Redis, a new one at each call (as
+// another replica would).
+type dialer func(t *testing.T) rueidis.Client
+
+// single starts a redis-server for the test and dials it.
+func single(t *testing.T) dialer {
+	srv := testkit.StartRedis(t, testkit.RedisOptions{})
+	return func(t *testing.T) rueidis.Client { return connect(t, srv) }
 }
