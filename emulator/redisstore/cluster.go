@@ -9,7 +9,7 @@ import (
 
 	"github.com/redis/rueidis"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 )
 
 // putCluster is Put on a Redis Cluster. The transaction's key (spread by
@@ -21,7 +21,7 @@ import (
 // transaction refused or failed (an id stored already, a full node) may
 // still have set its reference, which then finds nothing until the next
 // lookup with it, and counted in its share.
-func (s *Store) putCluster(ctx context.Context, t emulator.Transaction) error {
+func (s *Store) putCluster(ctx context.Context, t state.Transaction) error {
 	ctx, cancel := bounded(ctx, s.timeout)
 	defer cancel()
 	ttl := s.maxAge.Milliseconds()
@@ -130,7 +130,7 @@ func (r *Captures) ddcCluster(ctx context.Context, names []string) (string, erro
 			return "", Classify("read a ddcId", err)
 		}
 	}
-	return "", emulator.ErrNotFound
+	return "", state.ErrNotFound
 }
 
 // captureShareScript keeps a tenant's set (KEYS[1]) of entries within

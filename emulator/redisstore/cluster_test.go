@@ -11,9 +11,9 @@ import (
 
 	"github.com/redis/rueidis"
 
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/redisstore"
-	"github.com/threeds-sandbox/threeds-sandbox/emulator/storetest"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state/statetest"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 )
 
@@ -51,7 +51,7 @@ func TestClusterSpreads(t *testing.T) {
 	ctx := context.Background()
 	for i := range 60 {
 		ns := fmt.Sprintf("%064x", i*7919)
-		if err := s.Put(ctx, storetest.Transaction(ns, fmt.Sprintf("id-%d", i), fmt.Sprintf("ORD-%d", i))); err != nil {
+		if err := s.Put(ctx, statetest.Transaction(ns, fmt.Sprintf("id-%d", i), fmt.Sprintf("ORD-%d", i))); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -143,7 +143,7 @@ func TestClusterWakes(t *testing.T) {
 		for k := range 6 {
 			ns := fmt.Sprintf("%064x", (i*6+k)*104729)
 			journalWoken, clockWoken := r.Changed(ns), nr.Changed(ns)
-			w.Record(ctx, ev(ns, "tx", emulator.EventLookup, 0, "Y"))
+			w.Record(ctx, ev(ns, "tx", state.EventLookup, 0, "Y"))
 			if _, err := nw.Advance(ctx, ns, time.Hour, 24*time.Hour); err != nil {
 				t.Fatal(err)
 			}
@@ -191,7 +191,7 @@ func TestClusterFailover(t *testing.T) {
 				n := seq.Add(1)
 				a := acked{ns: fmt.Sprintf("%064x", (n%50)*7919), id: fmt.Sprintf("fo-%d-%d", w, n), ref: fmt.Sprintf("ORD-%d", n)}
 				pctx, cancel := context.WithTimeout(ctx, time.Second)
-				err := s.Put(pctx, storetest.Transaction(a.ns, a.id, a.ref))
+				err := s.Put(pctx, statetest.Transaction(a.ns, a.id, a.ref))
 				cancel()
 				if err != nil {
 					failed.Add(1)
@@ -307,7 +307,7 @@ func TestClusterSeveralAddresses(t *testing.T) {
 	}
 	s := newStore(t, c, time.Hour, 10)
 	for i := range 20 {
-		if err := s.Put(context.Background(), storetest.Transaction(fmt.Sprintf("ns-%d", i), fmt.Sprintf("id-%d", i), "ORD")); err != nil {
+		if err := s.Put(context.Background(), statetest.Transaction(fmt.Sprintf("ns-%d", i), fmt.Sprintf("id-%d", i), "ORD")); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -327,7 +327,7 @@ func TestClusterUnavailable(t *testing.T) {
 	}
 	ctx := context.Background()
 	for i := range 10 {
-		if err := s.Put(ctx, storetest.Transaction(fmt.Sprintf("ns-%d", i), fmt.Sprintf("before-%d", i), "ORD-B")); err != nil {
+		if err := s.Put(ctx, statetest.Transaction(fmt.Sprintf("ns-%d", i), fmt.Sprintf("before-%d", i), "ORD-B")); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -335,14 +335,14 @@ func TestClusterUnavailable(t *testing.T) {
 		n.Stop()
 	}
 	calls := map[string]func() error{
-		"Put":  func() error { return s.Put(ctx, storetest.Transaction("ns-1", "during", "ORD-D")) },
+		"Put":  func() error { return s.Put(ctx, statetest.Transaction("ns-1", "during", "ORD-D")) },
 		"Get":  func() error { _, err := s.Get(ctx, "before-1"); return err },
 		"Ref":  func() error { _, err := s.GetByExternalRef(ctx, "ns-1", "ORD-B"); return err },
 		"Ping": func() error { return s.Ping(ctx) },
 	}
 	for name, call := range calls {
 		start := time.Now()
-		if err := call(); !errors.Is(err, emulator.ErrUnavailable) {
+		if err := call(); !errors.Is(err, state.ErrUnavailable) {
 			t.Errorf("%s with the cluster down: %v, want ErrUnavailable", name, err)
 		}
 		if d := time.Since(start); d > 3*time.Second {

@@ -223,7 +223,7 @@ func firstByte(v []byte) int {
 // stored is refused, though its reference is then set to that id all the
 // same. Ids are random UUIDs (state.Store: globally unique), so
 // neither happens but by a bug.
-func (s *Store) Put(ctx context.Context, t emulator.Transaction) error {
+func (s *Store) Put(ctx context.Context, t state.Transaction) error {
 	if s.cluster {
 		return s.putCluster(ctx, t)
 	}

@@ -37,7 +37,7 @@ func TestContract(t *testing.T) { runContract(t, single(t)) }
 
 func runContract(t *testing.T, dial dialer) {
 	c := dial(t)
-	storetest.Run(t, func(t *testing.T, maxAge time.Duration) emulator.Store {
+	statetest.Run(t, func(t *testing.T, maxAge time.Duration) state.Store {
 		return newStore(t, c, maxAge, 1000)
 	})
 }
@@ -48,7 +48,7 @@ func TestSharesContract(t *testing.T) { runSharesContract(t, single(t)) }
 
 func runSharesContract(t *testing.T, dial dialer) {
 	c := dial(t)
-	storetest.RunShares(t, func(t *testing.T, perTenant int) emulator.Store {
+	statetest.RunShares(t, func(t *testing.T, perTenant int) state.Store {
 		return newStore(t, c, time.Hour, perTenant)
 	})
 }
@@ -107,7 +107,7 @@ func TestCapturesContract(t *testing.T) { runCapturesContract(t, single(t)) }
 
 func runCapturesContract(t *testing.T, dial dialer) {
 	c := dial(t)
-	storetest.RunCaptures(t, func(t *testing.T, perTenant int) (a, b emulator.Captures) {
+	statetest.RunCaptures(t, func(t *testing.T, perTenant int) (a, b state.Captures) {
 		opt := redisstore.CapturesOptions{Prefix: t.Name() + ":", Timeout: time.Second, Keys: [][]byte{[]byte("capture key")}, PerTenant: perTenant}
 		ra, err := redisstore.NewCaptures(c, opt)
 		if err != nil {
@@ -129,7 +129,7 @@ func TestCallbacksContract(t *testing.T) { runCallbacksContract(t, single(t)) }
 
 func runCallbacksContract(t *testing.T, dial dialer) {
 	c := dial(t)
-	storetest.RunCallbacks(t, func(t *testing.T, b emulator.CallbackBounds) (emulator.Callbacks, emulator.Callbacks) {
+	statetest.RunCallbacks(t, func(t *testing.T, b state.CallbackBounds) (state.Callbacks, state.Callbacks) {
 		// A cached URL is never read again within the test: only the
 		// announcements carry a change from one replica to the other.
 		opt := redisstore.CallbacksOptions{Prefix: t.Name() + ":", Timeout: time.Second, Revalidate: time.Hour, Bounds: b}
@@ -236,7 +236,7 @@ func TestRuntimeContract(t *testing.T) { runRuntimeContract(t, single(t)) }
 
 func runRuntimeContract(t *testing.T, dial dialer) {
 	c := dial(t)
-	storetest.RunRuntime(t, func(t *testing.T, lim scenarios.RuntimeLimits) (a, b emulator.RuntimeScenarios) {
+	statetest.RunRuntime(t, func(t *testing.T, lim scenarios.RuntimeLimits) (a, b state.RuntimeScenarios) {
 		opt := redisstore.RuntimeOptions{Prefix: t.Name() + ":", Revalidate: 200 * time.Millisecond,
 			Limits: lim}
 		ra, err := redisstore.NewRuntime(c, opt)
@@ -291,7 +291,7 @@ func TestNamespacesContract(t *testing.T) { runNamespacesContract(t, single(t)) 
 
 func runNamespacesContract(t *testing.T, dial dialer) {
 	c := dial(t)
-	storetest.RunNamespaces(t, func(t *testing.T) (a, b emulator.Namespaces) {
+	statetest.RunNamespaces(t, func(t *testing.T) (a, b state.Namespaces) {
 		opt := redisstore.NamespacesOptions{Prefix: t.Name() + ":", MaxAge: time.Hour, Timeout: time.Second}
 		na, err := redisstore.NewNamespaces(c, opt)
 		if err != nil {
@@ -340,7 +340,7 @@ func TestSessionsContract(t *testing.T) { runSessionsContract(t, single(t)) }
 
 func runSessionsContract(t *testing.T, dial dialer) {
 	c := dial(t)
-	storetest.RunSessions(t, func(t *testing.T, max int) (a, b emulator.SessionStore) {
+	statetest.RunSessions(t, func(t *testing.T, max int) (a, b state.SessionStore) {
 		opt := redisstore.SessionsOptions{Prefix: t.Name() + ":", Max: max, Timeout: time.Second}
 		ra, _ := redisstore.NewSessions(c, opt)
 		rb, _ := redisstore.NewSessions(dial(t), opt)
@@ -381,7 +381,7 @@ func TestKeyRegistryContract(t *testing.T) { runKeyRegistryContract(t, single(t)
 
 func runKeyRegistryContract(t *testing.T, dial dialer) {
 	c := dial(t)
-	storetest.RunKeyRegistry(t, func(t *testing.T) (a, b emulator.KeyRegistry) {
+	statetest.RunKeyRegistry(t, func(t *testing.T) (a, b state.KeyRegistry) {
 		ra, _ := redisstore.NewKeyRegistry(c, t.Name()+":", time.Second)
 		rb, _ := redisstore.NewKeyRegistry(dial(t), t.Name()+":", time.Second)
 		return ra, rb
