@@ -462,3 +462,47 @@ func TestReferenceKeyNames(t *testing.T) {
 		t.Error("NewStore without an index key: no error")
 	}
 }
+
+// TestShareExactAcrossReplicas: two replicas storing into one namespace
+// keep exactly its share, the newest, whichever of them knows the
+// namespace is at its share, and after Redis lost its scripts (SCRIPT
+// FLUSH) too.
+func TestShareExactAcrossReplicas(t *testing.T) {
+	c := connect(t, testkit.StartRedis(t, testkit.RedisOptions{}))
+	const share = 5
+	a, b := newStore(t, c, time.Hour, share), newStore(t, c, time.Hour, share)
+	ctx := context.Background()
+	const n = 40
+	for i := range n {
+		s := a
+		if i%3 == 0 {
+			s = b
+		}
+		if i == n/2 {
+			if err := c.Do(ctx, c.B().ScriptFlush().Build()).Error(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.Put(ctx, storetest.Transaction("ns", fmt.Sprintf("tx-%d", i), "")); err != nil {
+			t.Fatalf("put tx-%d: %v", i, err)
+		}
+		kept := 0
+		for k := 0; k <= i; k++ {
+			_, err := a.Get(ctx, fmt.Sprintf("tx-%d", k))
+			switch {
+			case err == nil:
+				kept++
+				if k <= i-share {
+					t.Errorf("after tx-%d: tx-%d kept beyond the share", i, k)
+				}
+			case !errors.Is(err, emulator.ErrNotFound):
+				t.Fatal(err)
+			case k > i-share:
+				t.Errorf("after tx-%d: tx-%d, among the newest %d, is gone", i, k, share)
+			}
+		}
+		if want := min(i+1, share); kept != want {
+			t.Errorf("after tx-%d: %d kept, want %d", i, kept, want)
+		}
+	}
+}
