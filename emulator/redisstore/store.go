@@ -69,8 +69,11 @@ type Store struct {
 	// shareText the same in decimal.
 	perTenant int
 	shareText string
-	// full holds the namespaces this replica last saw at their share.
-	full *fullSet
+	// tenants is what this replica remembers of the namespaces' lists.
+	tenants *tenants
+	// renewEvery is how often at most a replica renews the TTL of a
+	// namespace's list, to MaxAge plus renewEvery.
+	renewEvery time.Duration
 }
 
 var (
@@ -103,7 +106,8 @@ func NewStore(c rueidis.Client, opt Options) (*Store, error) {
 	}
 	return &Store{c: c, prefix: opt.Prefix, maxAge: opt.MaxAge, timeout: opt.Timeout,
 		policy: &policyWatch{c: c, log: opt.Logger, every: opt.PolicyRecheck}, refs: newRefHash(opt.IndexKey), refPrefix: opt.Prefix + "r:",
-		perTenant: max(opt.MaxEntriesPerTenant, 0), shareText: strconv.Itoa(max(opt.MaxEntriesPerTenant, 0)), full: &fullSet{}}, nil
+		perTenant: max(opt.MaxEntriesPerTenant, 0), shareText: strconv.Itoa(max(opt.MaxEntriesPerTenant, 0)), tenants: &tenants{},
+		renewEvery: min(max(opt.MaxAge/8, time.Millisecond), time.Minute)}, nil
 }
 
 func (s *Store) txKey(id string) string { return s.prefix + "t:" + id }
@@ -211,16 +215,19 @@ func firstByte(v []byte) int {
 // has a reference, makes it the newest of that reference, in one MULTI
 // sent in one round trip with the writes of concurrent requests (a script
 // call costs Redis more than the two SETs). With a share per tenant, the
-// same MULTI appends the transaction's id to its namespace's list (tl:)
-// and renews the list's TTL; RPUSH answers its length. A namespace this
-// replica saw at its share gets, in the same MULTI instead, shareScript,
-// which appends and deletes the namespace's own oldest beyond the share:
-// still one round trip, and the share is exact at every moment. Only a
-// namespace another replica brought to its share pays a second call,
-// once, after which this replica knows it. It never overwrites a stored
-// transaction: an id already stored is refused, though its reference is
-// then set to that id all the same. Ids are random UUIDs (emulator.Store:
-// globally unique), so neither happens but by a bug.
+// same MULTI appends the transaction's id to its namespace's list (tl:);
+// RPUSH answers its length. The list's TTL is renewed to MaxAge plus
+// renewEvery by a replica's first lookup of the namespace in each
+// renewEvery, not by every lookup, so it outlives every id it holds. A
+// namespace this replica saw at its share gets, in the same MULTI
+// instead, shareScript, which appends and deletes the namespace's own
+// oldest beyond the share: still one round trip, and the share is exact
+// whenever Put returns. Only a namespace another replica brought to its
+// share pays a second call, once, after which this replica knows it. It
+// never overwrites a stored transaction: an id already stored is
+// refused, though its reference is then set to that id all the same. Ids
+// are random UUIDs (emulator.Store: globally unique), so neither happens
+// but by a bug.
 func (s *Store) Put(ctx context.Context, t emulator.Transaction) error {
 	ctx, cancel := bounded(ctx, s.timeout)
 	defer cancel()
@@ -232,16 +239,24 @@ func (s *Store) Put(ctx context.Context, t emulator.Transaction) error {
 	if t.ExternalReferenceID != "" {
 		cmds = append(cmds, s.c.B().Set().Key(s.refKey(t.Namespace, t.ExternalReferenceID)).Value(refValue(id)).PxMilliseconds(ttl).Build())
 	}
-	var list string
-	atShare := false
+	var (
+		list    string
+		ten     *tenant
+		atShare bool
+		renew   int64 // the list's new TTL in milliseconds; 0 keeps it
+	)
 	if s.perTenant > 0 {
-		list = s.tenantKey(t.Namespace)
-		if atShare = s.full.has(t.Namespace); atShare {
-			cmds = append(cmds, s.c.B().Evalsha().Sha1(shareScript.sha).Numkeys(1).Key(list).Arg(s.shareArgs(id, ttl)...).Build())
+		list, ten = s.tenantKey(t.Namespace), s.tenants.get(t.Namespace)
+		if ten.renewal(time.Now(), s.renewEvery) {
+			renew = ttl + s.renewEvery.Milliseconds()
+		}
+		if atShare = ten.atShare(); atShare {
+			cmds = append(cmds, s.c.B().Evalsha().Sha1(shareScript.sha).Numkeys(1).Key(list).Arg(s.shareArgs(id, renew)...).Build())
 		} else {
-			cmds = append(cmds,
-				s.c.B().Rpush().Key(list).Element(id).Build(),
-				s.c.B().Pexpire().Key(list).Milliseconds(ttl).Build())
+			cmds = append(cmds, s.c.B().Rpush().Key(list).Element(id).Build())
+			if renew > 0 {
+				cmds = append(cmds, s.c.B().Pexpire().Key(list).Milliseconds(renew).Build())
+			}
 		}
 	}
 	if len(cmds) == 2 {
@@ -290,23 +305,29 @@ func (s *Store) Put(ctx context.Context, t emulator.Transaction) error {
 			// A Redis that does not hold the script yet (its start, a
 			// SCRIPT FLUSH, a failover): the transaction is stored, its
 			// id not yet listed.
-			n, err = s.c.Do(ctx, s.c.B().Eval().Script(shareScript.src).Numkeys(1).Key(list).Arg(s.shareArgs(id, ttl)...).Build()).AsInt64()
+			n, err = s.c.Do(ctx, s.c.B().Eval().Script(shareScript.src).Numkeys(1).Key(list).Arg(s.shareArgs(id, renew)...).Build()).AsInt64()
 		}
 		if err != nil {
 			return ClassifyWrite("put (a tenant at its share)", err)
 		}
 		if n < int64(s.perTenant) {
-			s.full.forget(t.Namespace)
+			ten.setFull(false)
 		}
 		return nil
 	}
-	n, err := vs[len(vs)-2].AsInt64()
+	n, err := vs[queued-1-btoi(renew > 0)].AsInt64()
 	if err != nil {
 		return ClassifyWrite("put", err)
 	}
-	if n >= int64(s.perTenant) {
-		s.full.add(t.Namespace)
+	if n == 1 && renew == 0 {
+		// The list is new (the namespace's first transaction for MaxAge,
+		// or Redis lost it): it needs its TTL now.
+		err := s.c.Do(ctx, s.c.B().Pexpire().Key(list).Milliseconds(ttl+s.renewEvery.Milliseconds()).Build()).Error()
+		if err != nil {
+			return ClassifyWrite("put", err)
+		}
 	}
+	ten.setFull(n >= int64(s.perTenant))
 	if n > int64(s.perTenant) {
 		return s.trim(ctx, list)
 	}
@@ -318,13 +339,19 @@ func (s *Store) Put(ctx context.Context, t emulator.Transaction) error {
 // replica of either kind never meets the other's type.)
 func (s *Store) tenantKey(ns string) string { return s.prefix + "tl:" + ns }
 
-// shareArgs are shareScript's ARGV for appending id.
+// shareArgs are shareScript's ARGV for appending id and renewing the
+// list's TTL to ttl milliseconds (0: only when the list is new, to
+// MaxAge plus renewEvery).
 func (s *Store) shareArgs(id string, ttl int64) []string {
+	if ttl == 0 {
+		return []string{id, s.shareText, s.prefix + "t:", "", strconv.FormatInt(s.maxAge.Milliseconds()+s.renewEvery.Milliseconds(), 10)}
+	}
 	return []string{id, s.shareText, s.prefix + "t:", strconv.FormatInt(ttl, 10)}
 }
 
 // shareScript appends ARGV[1] to the namespace's list (KEYS[1]) and
-// renews its TTL (ARGV[4] milliseconds), unless ARGV[1] is empty; then it
+// renews its TTL to ARGV[4] milliseconds (when ARGV[4] is empty, to
+// ARGV[5] if the list is new), unless ARGV[1] is empty; then it
 // deletes the transactions (their keys begin with ARGV[3]) of the oldest
 // ids beyond the share (ARGV[2]). It answers the list's length.
 //
@@ -336,7 +363,11 @@ var shareScript = newScript(`
 local n
 if ARGV[1] ~= '' then
   n = redis.call('RPUSH', KEYS[1], ARGV[1])
-  redis.call('PEXPIRE', KEYS[1], ARGV[4])
+  if ARGV[4] ~= '' then
+    redis.call('PEXPIRE', KEYS[1], ARGV[4])
+  elseif n == 1 then
+    redis.call('PEXPIRE', KEYS[1], ARGV[5])
+  end
 else
   n = redis.call('LLEN', KEYS[1])
 end

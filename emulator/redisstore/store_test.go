@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -504,5 +505,37 @@ func TestShareExactAcrossReplicas(t *testing.T) {
 		if want := min(i+1, share); kept != want {
 			t.Errorf("after tx-%d: %d kept, want %d", i, kept, want)
 		}
+	}
+}
+
+// TestShareListOutlivesItsIDs: the list of a namespace's ids always has a
+// TTL, at least MaxAge from its newest id, though not every lookup
+// renews it; a list Redis lost gets one again with the next lookup.
+func TestShareListOutlivesItsIDs(t *testing.T) {
+	c := connect(t, testkit.StartRedis(t, testkit.RedisOptions{}))
+	const maxAge = time.Hour
+	ctx := context.Background()
+	for _, share := range []int{100, 2} { // below the share, and at it (the script)
+		t.Run(strconv.Itoa(share), func(t *testing.T) {
+			s := newStore(t, c, maxAge, share)
+			list := t.Name() + ":tl:ns"
+			for i := range 6 {
+				if i == 3 {
+					if err := c.Do(ctx, c.B().Del().Key(list).Build()).Error(); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if err := s.Put(ctx, storetest.Transaction("ns", fmt.Sprintf("tx-%d", i), "")); err != nil {
+					t.Fatal(err)
+				}
+				ms, err := c.Do(ctx, c.B().Pttl().Key(list).Build()).AsInt64()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if ms < (maxAge - time.Minute).Milliseconds() {
+					t.Errorf("after tx-%d the list's TTL is %d ms, want at least MaxAge", i, ms)
+				}
+			}
+		})
 	}
 }
