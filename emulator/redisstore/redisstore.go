@@ -130,7 +130,6 @@ func ConnectWith(ctx context.Context, rawURL string, o ConnectOptions) (rueidis.
 	opt.Dialer.Timeout = timeout
 	opt.ConnWriteTimeout = timeout
 	opt.ClientName = "threeds-sandbox"
-	opt.MaxFlushDelay = flushDelay
 	deadline := time.Now().Add(o.Wait)
 	for {
 		c, err := rueidis.NewClient(opt)

@@ -30,15 +30,6 @@ const (
 	flagDS                   // DSTransID is 16 raw bytes
 )
 
-// flushDelay is how long the client's writer waits, after each write to
-// Redis while more requests wait for answers, to gather the commands of
-// concurrent lookups into one write (rueidis MaxFlushDelay): Redis then
-// reads them in one read, which costs it less than many (each read is a
-// system call and a turn of its event loop). It never delays a lone
-// request. 100 µs took reads per lookup from 0.42-0.44 to 0.23-0.31 under
-// wrk -c32 (docs/redis-scale.md).
-const flushDelay = 100 * time.Microsecond
-
 // Options set up a Store.
 type Options struct {
 	// Prefix begins every key; DefaultPrefix when empty.
