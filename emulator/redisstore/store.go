@@ -228,7 +228,7 @@ func firstByte(v []byte) int {
 // refused, though its reference is then set to that id all the same. Ids
 // are random UUIDs (emulator.Store: globally unique), so neither happens
 // but by a bug.
-func (s *Store) Put(ctx context.Context, t emulator.Transaction) error {
+func (s *Store) Put(ctx context.Context, t emulator.Transaction) (err error) {
 	ctx, cancel := bounded(ctx, s.timeout)
 	defer cancel()
 	ttl := s.maxAge.Milliseconds()
@@ -249,6 +249,11 @@ func (s *Store) Put(ctx context.Context, t emulator.Transaction) error {
 		list, ten = s.tenantKey(t.Namespace), s.tenants.get(t.Namespace)
 		if ten.renewal(time.Now(), s.renewEvery) {
 			renew = ttl + s.renewEvery.Milliseconds()
+			defer func() {
+				if err != nil {
+					ten.renewFailed() // the next lookup renews the TTL
+				}
+			}()
 		}
 		if atShare = ten.atShare(); atShare {
 			cmds = append(cmds, s.c.B().Evalsha().Sha1(shareScript.sha).Numkeys(1).Key(list).Arg(s.shareArgs(id, renew)...).Build())

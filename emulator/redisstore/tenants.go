@@ -53,6 +53,13 @@ func (t *tenant) renewal(now time.Time, period time.Duration) bool {
 	return ms-last >= period.Milliseconds() && t.renewed.CompareAndSwap(last, ms)
 }
 
+// renewFailed forgets the last renewal: it did not reach Redis.
+func (t *tenant) renewFailed() {
+	if t != nil {
+		t.renewed.Store(0)
+	}
+}
+
 func (t *tenant) atShare() bool { return t != nil && t.full.Load() }
 
 func (t *tenant) setFull(full bool) {
