@@ -37,6 +37,7 @@ func TestClusterContracts(t *testing.T) {
 		"store": runContract, "shares": runSharesContract, "captures": runCapturesContract,
 		"callbacks": runCallbacksContract, "runtime": runRuntimeContract, "namespaces": runNamespacesContract,
 		"sessions": runSessionsContract, "keys": runKeyRegistryContract, "journal": runJournalContract,
+		"share across replicas": runShareExactAcrossReplicas, "share list's TTL": runShareListOutlivesItsIDs,
 	} {
 		t.Run(name, func(t *testing.T) { run(t, dial) })
 	}
@@ -56,7 +57,7 @@ func TestClusterSpreads(t *testing.T) {
 		}
 	}
 	for _, node := range cluster.Nodes {
-		for _, kind := range []string{":t:", ":r:{", ":tn:{"} {
+		for _, kind := range []string{":t:", ":r:{", ":tl:{"} {
 			keys, err := node.Query("EVAL", "return #redis.call('KEYS', ARGV[1])", "0", "*"+kind+"*")
 			if err != nil {
 				t.Fatal(err)

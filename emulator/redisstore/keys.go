@@ -164,7 +164,7 @@ func (r *KeyRegistry) KeepNamespaceKey(ctx context.Context, id, fp, sealed strin
 // upgrade moves nothing) the keys that change together carry one tag:
 //
 //	t:<threeDSServerTransID>            untagged: spread over every slot by its id
-//	r:{<ns>}…, tn:{<ns>}                a namespace's references and share: the namespace's slot
+//	r:{<ns>}…, tl:{<ns>}                a namespace's references and share list: the namespace's slot
 //	j:{<ns>}:…                          a namespace's journal: the namespace's slot
 //	n:<namespace>                       untagged (one key per script)
 //	{rs}s:…, {rs}sk:…, … {rs}sbz        runtime scenarios: one slot (their bounds span every namespace)

@@ -14,7 +14,7 @@
 //
 //	t:{threeDSServerTransID}   a transaction: a format byte, then its record (package record); TTL MaxAge
 //	r:{len}:{namespace}:{ref}  the newest transaction id of an externalReferenceId in a namespace; TTL MaxAge
-//	tn:{namespace}             sorted set: the namespace's transaction ids by the time stored, for its share; TTL MaxAge
+//	tl:{namespace}             list: the namespace's transaction ids, oldest first, for its share; TTL MaxAge
 //	s:{namespace}              hash: runtime scenario id -> order, selector key and its own document
 //	sk:{namespace}             hash: selector key -> scenario id (a namespace holds each selector once)
 //	sv:{namespace}             counter, bumped by every change of the namespace's runtime scenarios

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -481,4 +482,90 @@ type dialer func(t *testing.T) rueidis.Client
 func single(t *testing.T) dialer {
 	srv := testkit.StartRedis(t, testkit.RedisOptions{})
 	return func(t *testing.T) rueidis.Client { return connect(t, srv) }
+}
+
+// TestShareExactAcrossReplicas: two replicas storing into one namespace
+// keep exactly its share, the newest, whichever of them knows the
+// namespace is at its share, and after Redis lost its scripts (SCRIPT
+// FLUSH on every node) too. On a cluster (TestClusterContracts) the
+// replicas are two clients of two nodes.
+func TestShareExactAcrossReplicas(t *testing.T) { runShareExactAcrossReplicas(t, single(t)) }
+
+func runShareExactAcrossReplicas(t *testing.T, dial dialer) {
+	c := dial(t)
+	const share = 5
+	a, b := newStore(t, c, time.Hour, share), newStore(t, dial(t), time.Hour, share)
+	ctx := context.Background()
+	const n = 40
+	for i := range n {
+		s := a
+		if i%3 == 0 {
+			s = b
+		}
+		if i == n/2 {
+			for addr, node := range c.Nodes() {
+				if err := node.Do(ctx, c.B().ScriptFlush().Build()).Error(); err != nil {
+					t.Fatalf("%s: %v", addr, err)
+				}
+			}
+		}
+		if err := s.Put(ctx, statetest.Transaction("ns", fmt.Sprintf("tx-%d", i), "")); err != nil {
+			t.Fatalf("put tx-%d: %v", i, err)
+		}
+		kept := 0
+		for k := 0; k <= i; k++ {
+			_, err := a.Get(ctx, fmt.Sprintf("tx-%d", k))
+			switch {
+			case err == nil:
+				kept++
+				if k <= i-share {
+					t.Errorf("after tx-%d: tx-%d kept beyond the share", i, k)
+				}
+			case !errors.Is(err, state.ErrNotFound):
+				t.Fatal(err)
+			case k > i-share:
+				t.Errorf("after tx-%d: tx-%d, among the newest %d, is gone", i, k, share)
+			}
+		}
+		if want := min(i+1, share); kept != want {
+			t.Errorf("after tx-%d: %d kept, want %d", i, kept, want)
+		}
+	}
+}
+
+// TestShareListOutlivesItsIDs: the list of a namespace's ids always has a
+// TTL, at least MaxAge from its newest id, though not every lookup
+// renews it; a list Redis lost gets one again with the next lookup.
+func TestShareListOutlivesItsIDs(t *testing.T) { runShareListOutlivesItsIDs(t, single(t)) }
+
+func runShareListOutlivesItsIDs(t *testing.T, dial dialer) {
+	c := dial(t)
+	const maxAge = time.Hour
+	ctx := context.Background()
+	for _, share := range []int{100, 2} { // below the share, and at it (the script)
+		t.Run(strconv.Itoa(share), func(t *testing.T) {
+			s := newStore(t, c, maxAge, share)
+			list := t.Name() + ":tl:ns"
+			if redisstore.IsCluster(c) {
+				list = t.Name() + ":tl:{ns}"
+			}
+			for i := range 6 {
+				if i == 3 {
+					if err := c.Do(ctx, c.B().Del().Key(list).Build()).Error(); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if err := s.Put(ctx, statetest.Transaction("ns", fmt.Sprintf("tx-%d", i), "")); err != nil {
+					t.Fatal(err)
+				}
+				ms, err := c.Do(ctx, c.B().Pttl().Key(list).Build()).AsInt64()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if ms < (maxAge - time.Minute).Milliseconds() {
+					t.Errorf("after tx-%d the list's TTL is %d ms, want at least MaxAge", i, ms)
+				}
+			}
+		})
+	}
 }
