@@ -14,7 +14,7 @@
 //
 //	t:{threeDSServerTransID}   a transaction: a format byte, then its record (package record); TTL MaxAge
 //	r:{len}:{namespace}:{ref}  the newest transaction id of an externalReferenceId in a namespace; TTL MaxAge
-//	tl:{namespace}             list: the namespace's transaction ids, oldest first, for its share; TTL MaxAge
+//	tl:{namespace}             list: the namespace's transaction ids, oldest first, for its share; TTL MaxAge and a period
 //	s:{namespace}              hash: runtime scenario id -> order, selector key and its own document
 //	sk:{namespace}             hash: selector key -> scenario id (a namespace holds each selector once)
 //	sv:{namespace}             counter, bumped by every change of the namespace's runtime scenarios
@@ -33,8 +33,9 @@
 //
 // Every change is one atomic step (a Lua script or a MULTI), so no
 // replica ever reads half of a change; on a cluster, where no step spans
-// two slots, a lookup's transaction and its reference are two (Put), and
-// a capture's entry and its tenant's set too. A transaction is updated by
+// two slots, a lookup's transaction and its reference are two (Put), a
+// share's trim its list and the transactions it ends, and a capture's
+// entry and its tenant's set too. A transaction is updated by
 // compare-and-set: of many concurrent decisions on one challenge, exactly
 // one wins.
 //
