@@ -99,7 +99,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.Bounds, "bounds", false, "also run, in the lookup rounds, the floor doing part of a lookup's work and nothing else: json.Valid of the body (floor+valid, the least any JSON API does) and the emulator's own decoding and validation (floor+decode); shows how much of the gap to the floor that part alone accounts for")
 	fs.BoolVar(&o.GCTrace, "gctrace", false, "run the emulators with GODEBUG=gctrace=1 and print, for each lookup round, their collections, stop-the-world pauses and mark time beside the round's p99 and the floor's")
 	without := fs.String("without", "", "also run, in the lookup rounds, the emulator without each of these fast paths (comma-separated: logbuf, gcheadroom, static-routes), and print each one's throughput, allocations and CPU time per request beside the emulator's")
-	fs.StringVar(&o.Compare, "compare", "", "also run, in the lookup rounds, the emulator binaries at these paths (say, built from other commits; comma-separated, each path or name=path) as emulator-compare or emulator-<name>, with the -without rows")
+	fs.StringVar(&o.Compare, "compare", "", "also run, in the lookup rounds, the emulator binaries at these paths (say, built from other commits; comma-separated, each path or name=path) as emulator-compare or emulator-<name>, with the -without rows, and with Redis (unless -redis off) as emulator-redis-<name>, with the Redis rows")
 	var peerNames string
 	peerFlags(fs, &o.Peer, &peerNames)
 	if err := fs.Parse(args); err != nil {
@@ -312,6 +312,16 @@ func loadPhases(ctx context.Context, o options, bin, dir string, redis *redisPro
 		defer cmp.Close()
 		cmp.Without = true
 		without = append(without, cmp)
+		if redis != nil {
+			// The same binary on the benchmark's Redis, in the lookup
+			// rounds, with its own rows of Redis's work per lookup.
+			cmpRedis, err := startEmulatorTraced(ctx, nameRedis+"-"+name, bin, o.Log, o.GCTrace, redis.Args()...)
+			if err != nil {
+				return err
+			}
+			defer cmpRedis.Close()
+			servers = append(servers, cmpRedis)
+		}
 	}
 	peers, err := startPeers(ctx, o.Peer.found, dir, frictionless, cannedFrom(header, canned), progress)
 	if err != nil {

@@ -76,7 +76,13 @@ func NewCallbacks(c rueidis.Client, opt CallbacksOptions) (*Callbacks, error) {
 	if opt.Revalidate <= 0 {
 		opt.Revalidate = DefaultCallbackRevalidate
 	}
-	r := &Callbacks{c: c, prefix: opt.Prefix, timeout: opt.Timeout, opt: opt, now: time.Now, urls: newAnnounced[string](opt.Revalidate)}
+	// On a cluster every key of the callbacks shares one slot: the
+	// outbox's turns span every namespace.
+	ks, err := newKeyspace(c, opt.Prefix)
+	if err != nil {
+		return nil, err
+	}
+	r := &Callbacks{c: c, prefix: ks.group("cb"), timeout: opt.Timeout, opt: opt, now: time.Now, urls: newAnnounced[string](opt.Revalidate)}
 	r.sub = startSubscription(c, r.channel(), opt.Timeout, r.urls.drop, r.urls.dropAll)
 	return r, nil
 }

@@ -26,6 +26,8 @@ import (
 //	ddt:{hash of tenant}          sorted set of the tenant's dd: hashes, by expiry
 //	jtt:{hash of tenant}          sorted set of the tenant's jt: hashes, by expiry
 //
+// (On a cluster each hash is also the key's hash tag: see setOnceCluster.)
+//
 // One script sets an entry once and keeps the tenant's set within
 // state.MaxCapturesPerTenant, ending the tenant's own entry that
 // expires first beyond it, never another tenant's. After a key rotation
@@ -37,6 +39,9 @@ type Captures struct {
 	timeout   time.Duration
 	perTenant int
 	keys      [][]byte // the current first
+	// cluster: each entry and each tenant's set is its own hash tag
+	// (keys.go), and setOnce and DDC take the cluster's path.
+	cluster bool
 }
 
 var _ state.Captures = (*Captures)(nil)
@@ -73,13 +78,26 @@ func NewCaptures(c rueidis.Client, opt CapturesOptions) (*Captures, error) {
 	if opt.PerTenant <= 0 {
 		opt.PerTenant = state.MaxCapturesPerTenant
 	}
-	r := &Captures{c: c, prefix: opt.Prefix, timeout: opt.Timeout, perTenant: opt.PerTenant}
+	ks, err := newKeyspace(c, opt.Prefix)
+	if err != nil {
+		return nil, err
+	}
+	r := &Captures{c: c, prefix: opt.Prefix, cluster: ks.cluster, timeout: opt.Timeout, perTenant: opt.PerTenant}
 	for _, k := range opt.Keys {
 		m := hmac.New(sha256.New, k)
 		m.Write([]byte("threeds-sandbox\x00redis capture names"))
 		r.keys = append(r.keys, m.Sum(nil))
 	}
 	return r, nil
+}
+
+// entry is the key of an entry or a tenant's set: its kind and its keyed
+// hash, the hash a tag of its own on a cluster.
+func (r *Captures) entry(kind, hash string) string {
+	if r.cluster {
+		return r.prefix + kind + "{" + hash + "}"
+	}
+	return r.prefix + kind + hash
 }
 
 // name is the keyed hash, under key i, of the parts of a key name.
@@ -102,7 +120,10 @@ func (r *Captures) DDC(ctx context.Context, k state.DDCKey) (string, error) {
 	defer cancel()
 	names := make([]string, len(r.keys))
 	for i := range r.keys {
-		names[i] = r.prefix + "dd:" + r.name(i, k.Scope(), k.DDCID)
+		names[i] = r.entry("dd:", r.name(i, k.Scope(), k.DDCID))
+	}
+	if r.cluster {
+		return r.ddcCluster(ctx, names)
 	}
 	vals, err := r.c.Do(ctx, r.c.B().Mget().Key(names...).Build()).ToArray()
 	if err != nil {
@@ -149,9 +170,12 @@ func (r *Captures) setOnce(ctx context.Context, op, kind, set, tenant string, pa
 	ctx, cancel := bounded(ctx, r.timeout)
 	defer cancel()
 	member := r.name(0, parts...)
-	keys := []string{r.prefix + set + r.name(0, "tenant", tenant), r.prefix + kind + member}
+	keys := []string{r.entry(set, r.name(0, "tenant", tenant)), r.entry(kind, member)}
 	for i := 1; i < len(r.keys); i++ {
-		keys = append(keys, r.prefix+kind+r.name(i, parts...))
+		keys = append(keys, r.entry(kind, r.name(i, parts...)))
+	}
+	if r.cluster {
+		return r.setOnceCluster(ctx, op, kind, keys, member, value, ttl)
 	}
 	n, err := setOnceScript.Exec(ctx, r.c, keys, []string{value, strconv.FormatInt(max(ttl.Milliseconds(), 1), 10), ms(time.Now()),
 		strconv.Itoa(r.perTenant), r.prefix + kind, member}).AsInt64()

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/redis/rueidis"
+
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/redisstore"
@@ -32,6 +34,7 @@ func TestClassifyWrite(t *testing.T) {
 		{"connection reset after sending", errors.New("read tcp 127.0.0.1:1->127.0.0.1:2: read: connection reset by peer"), true, "may not have been applied"},
 		{"connection refused", refused, false, "nothing was changed"},
 		{"refused, as text", errors.New("dial tcp 127.0.0.1:6379: connect: connection refused"), false, "nothing was changed"},
+		{"a cluster's slot without a primary", rueidis.ErrNoSlot, false, "nothing was changed"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -3,40 +3,367 @@ package redisstore_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/redis/rueidis"
+
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/redisstore"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state/statetest"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 )
 
-// TestClusterRefused: a --store naming any node of a Redis Cluster (here
-// three primaries made by redis-cli --cluster create) is refused at once,
-// with an error that says why and what to use instead, rather than
-// accepted and left answering CROSSSLOT request by request (readiness
-// 503 for ever). Waiting does not mend it: the refusal comes at once
-// even with a long Wait. A single Redis is still taken.
-func TestClusterRefused(t *testing.T) {
+// TestClusterContracts runs every contract the single Redis passes on a
+// Redis Cluster of three primaries made by redis-cli --cluster create,
+// each client dialling another node (any node names the cluster). A
+// multi-key step across slots would fail them (CROSSSLOT, or the
+// client's refusal to build the command).
+func TestClusterContracts(t *testing.T) {
 	cluster := testkit.StartRedisCluster(t, 3, 0)
-	for _, n := range cluster.Nodes {
-		start := time.Now()
-		c, err := redisstore.ConnectWith(context.Background(), n.URL, redisstore.ConnectOptions{Timeout: time.Second, Wait: 20 * time.Second})
-		if err == nil {
-			c.Close()
-			t.Fatalf("node %s of a cluster: connected, want ErrCluster", n.Addr)
+	var n atomic.Int64
+	dial := func(t *testing.T) rueidis.Client {
+		node := cluster.Nodes[int(n.Add(1))%len(cluster.Nodes)]
+		c := connect(t, node)
+		if c.Mode() != rueidis.ClientModeCluster {
+			t.Fatalf("node %s: a %s client, want a cluster client", node.Addr, c.Mode())
 		}
-		if !errors.Is(err, redisstore.ErrCluster) || !strings.Contains(err.Error(), "single Redis") {
-			t.Errorf("node %s: %v, want ErrCluster saying what to use", n.Addr, err)
-		}
-		if d := time.Since(start); d > 10*time.Second {
-			t.Errorf("node %s: refused after %s, want at once", n.Addr, d)
+		return c
+	}
+	for name, run := range map[string]func(*testing.T, dialer){
+		"store": runContract, "shares": runSharesContract, "captures": runCapturesContract,
+		"callbacks": runCallbacksContract, "runtime": runRuntimeContract, "namespaces": runNamespacesContract,
+		"sessions": runSessionsContract, "keys": runKeyRegistryContract, "journal": runJournalContract,
+		"share across replicas": runShareExactAcrossReplicas, "share list's TTL": runShareListOutlivesItsIDs,
+	} {
+		t.Run(name, func(t *testing.T) { run(t, dial) })
+	}
+}
+
+// TestClusterSpreads: on a cluster, the transactions, references, shares
+// and journals of many namespaces land on every primary, not one.
+func TestClusterSpreads(t *testing.T) {
+	cluster := testkit.StartRedisCluster(t, 3, 0)
+	c := connect(t, cluster.Nodes[0])
+	s := newStore(t, c, time.Hour, 100)
+	ctx := context.Background()
+	for i := range 60 {
+		ns := fmt.Sprintf("%064x", i*7919)
+		if err := s.Put(ctx, statetest.Transaction(ns, fmt.Sprintf("id-%d", i), fmt.Sprintf("ORD-%d", i))); err != nil {
+			t.Fatal(err)
 		}
 	}
-	single := testkit.StartRedis(t, testkit.RedisOptions{})
-	c, err := redisstore.Connect(context.Background(), single.URL, time.Second, 0)
+	for _, node := range cluster.Nodes {
+		for _, kind := range []string{":t:", ":r:{", ":tl:{"} {
+			keys, err := node.Query("EVAL", "return #redis.call('KEYS', ARGV[1])", "0", "*"+kind+"*")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if keys == "0" {
+				t.Errorf("node %s holds no key of the kind %q of 60 namespaces", node.Addr, kind)
+			}
+		}
+	}
+}
+
+// TestClusterPolicyEveryNode: the eviction policy is read on every node
+// of a cluster: one primary of three under allkeys-lru is refused.
+func TestClusterPolicyEveryNode(t *testing.T) {
+	cluster := testkit.StartRedisCluster(t, 3, 0)
+	c := connect(t, cluster.Nodes[0])
+	s, err := redisstore.NewStore(c, redisstore.Options{IndexKey: testIndexKey, MaxAge: time.Hour})
 	if err != nil {
-		t.Fatalf("single Redis: %v", err)
+		t.Fatal(err)
 	}
-	c.Close()
+	if err := s.CheckPolicy(context.Background()); err != nil {
+		t.Fatalf("every node under noeviction: %v", err)
+	}
+	if err := cluster.Nodes[2].Do("CONFIG", "SET", "maxmemory-policy", "allkeys-lru"); err != nil {
+		t.Fatal(err)
+	}
+	s, _ = redisstore.NewStore(c, redisstore.Options{IndexKey: testIndexKey, MaxAge: time.Hour})
+	var pe *redisstore.PolicyError
+	if err := s.CheckPolicy(context.Background()); !errors.As(err, &pe) || pe.Policy != "allkeys-lru" {
+		t.Errorf("one node under allkeys-lru: %v, want its PolicyError", err)
+	}
+}
+
+// TestClusterRefusals: what a cluster cannot serve is refused at once,
+// saying why: a database other than 0, a key prefix with a brace.
+func TestClusterRefusals(t *testing.T) {
+	cluster := testkit.StartRedisCluster(t, 3, 0)
+	url := cluster.Nodes[1].URL
+	if i := strings.LastIndex(url, "/"); i > len("redis://") {
+		url = url[:i]
+	}
+	_, err := redisstore.ConnectWith(context.Background(), url+"/3", redisstore.ConnectOptions{Timeout: time.Second, Wait: 10 * time.Second})
+	if !errors.Is(err, redisstore.ErrCluster) || !strings.Contains(err.Error(), "database 0") {
+		t.Errorf("database 3 of a cluster: %v, want ErrCluster saying database 0", err)
+	}
+	c := connect(t, cluster.Nodes[1])
+	if _, err := redisstore.NewStore(c, redisstore.Options{IndexKey: testIndexKey, MaxAge: time.Hour, Prefix: "app{1}:"}); !errors.Is(err, redisstore.ErrCluster) {
+		t.Errorf("a prefix with a hash tag on a cluster: %v, want ErrCluster", err)
+	}
+}
+
+// TestClusterWakes: on a cluster a change published on one node wakes
+// the waiters of a replica subscribed through another: the console's
+// journal waiters and the namespaces' watchers, for namespaces of every
+// primary's slots.
+func TestClusterWakes(t *testing.T) {
+	cluster := testkit.StartRedisCluster(t, 3, 0)
+	ctx := context.Background()
+	for i, node := range cluster.Nodes {
+		writer, reader := connect(t, cluster.Nodes[(i+1)%len(cluster.Nodes)]), connect(t, node)
+		jo := redisstore.JournalOptions{Prefix: fmt.Sprintf("wake%d:", i), MaxAge: time.Hour, Timeout: time.Second}
+		w, err := redisstore.NewJournal(writer, jo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(w.Close)
+		r, err := redisstore.NewJournal(reader, jo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(r.Close)
+		no := redisstore.NamespacesOptions{Prefix: jo.Prefix, MaxAge: time.Hour, Timeout: time.Second}
+		nw, err := redisstore.NewNamespaces(writer, no)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(nw.Close)
+		nr, err := redisstore.NewNamespaces(reader, no)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(nr.Close)
+		time.Sleep(300 * time.Millisecond) // the subscriptions are made
+		for k := range 6 {
+			ns := fmt.Sprintf("%064x", (i*6+k)*104729)
+			journalWoken, clockWoken := r.Changed(ns), nr.Changed(ns)
+			w.Record(ctx, ev(ns, "tx", state.EventLookup, 0, "Y"))
+			if _, err := nw.Advance(ctx, ns, time.Hour, 24*time.Hour); err != nil {
+				t.Fatal(err)
+			}
+			for what, ch := range map[string]<-chan struct{}{"journal": journalWoken, "clock": clockWoken} {
+				select {
+				case <-ch:
+				case <-time.After(5 * time.Second):
+					t.Errorf("node %s, namespace %d: the %s's waiter not woken within 5s", node.Addr, k, what)
+				}
+			}
+		}
+	}
+}
+
+// TestClusterFailover: on a cluster of three primaries with a replica
+// each, a primary is stopped (SHUTDOWN, which waits for its replica to
+// catch up) while lookups are written, and its replica is promoted by
+// the cluster (cluster-node-timeout 2s). Every transaction whose Put was
+// acknowledged, before, during and after the failover, is read back
+// after it, by id and by reference; Puts fail (unacknowledged) only
+// while the slots of the stopped primary have none.
+func TestClusterFailover(t *testing.T) {
+	cluster := testkit.StartRedisCluster(t, 3, 1)
+	primary := cluster.Nodes[0]
+	if role, err := primary.Query("INFO", "replication"); err != nil || !strings.Contains(role, "role:master") {
+		t.Fatalf("node %s: %q (%v), want a primary", primary.Addr, role, err)
+	}
+	c := connect(t, cluster.Nodes[1])
+	s := newStore(t, c, time.Hour, 1000)
+	ctx := context.Background()
+
+	type acked struct{ ns, id, ref string }
+	var (
+		stop     atomic.Bool
+		failed   atomic.Int64
+		done     = make(chan []acked, 4)
+		seq      atomic.Int64
+		writers  = 4
+		stoppedC = make(chan struct{})
+	)
+	for w := range writers {
+		go func() {
+			var mine []acked
+			for !stop.Load() {
+				n := seq.Add(1)
+				a := acked{ns: fmt.Sprintf("%064x", (n%50)*7919), id: fmt.Sprintf("fo-%d-%d", w, n), ref: fmt.Sprintf("ORD-%d", n)}
+				pctx, cancel := context.WithTimeout(ctx, time.Second)
+				err := s.Put(pctx, statetest.Transaction(a.ns, a.id, a.ref))
+				cancel()
+				if err != nil {
+					failed.Add(1)
+					time.Sleep(20 * time.Millisecond)
+					continue
+				}
+				mine = append(mine, a)
+			}
+			done <- mine
+		}()
+	}
+	time.Sleep(500 * time.Millisecond)
+	before := seq.Load()
+	go func() {
+		defer close(stoppedC)
+		primary.Stop()
+	}()
+	<-stoppedC
+	// The cluster promotes the replica once the others agree the primary
+	// failed (cluster-node-timeout), then says it is ok again.
+	promoted := func() bool {
+		for _, n := range cluster.Nodes[3:] {
+			if role, err := n.Query("INFO", "replication"); err == nil && strings.Contains(role, "role:master") {
+				return true
+			}
+		}
+		return false
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		info, err := cluster.Nodes[1].Query("CLUSTER", "INFO")
+		if promoted() && err == nil && strings.Contains(info, "cluster_state:ok") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no replica promoted, or the cluster not ok, 30s after a primary stopped: %v\n%s", err, info)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	during := seq.Load()
+	time.Sleep(time.Second) // lookups written after the promotion too
+	stop.Store(true)
+	var all []acked
+	for range writers {
+		all = append(all, <-done...)
+	}
+	t.Logf("%d Puts acknowledged (%d tried before the stop, %d before the promotion), %d failed during the failover", len(all), before, during, failed.Load())
+	if len(all) < int(before) {
+		t.Fatalf("only %d Puts acknowledged", len(all))
+	}
+	lost := 0
+	for _, a := range all {
+		got, err := s.Get(ctx, a.id)
+		if err != nil || got.ExternalReferenceID != a.ref {
+			lost++
+			if lost <= 5 {
+				t.Errorf("acknowledged transaction %s: %v", a.id, err)
+			}
+			continue
+		}
+		byRef, err := s.GetByExternalRef(ctx, a.ns, a.ref)
+		if err != nil || byRef.ThreeDSServerTransID != a.id {
+			lost++
+			if lost <= 5 {
+				t.Errorf("acknowledged reference %s of %s: %v", a.ref, a.id, err)
+			}
+		}
+	}
+	if lost > 0 {
+		t.Errorf("%d of %d acknowledged transactions lost in the failover", lost, len(all))
+	}
+}
+
+// TestClusterTLS: a cluster whose nodes speak TLS only is reached by a
+// rediss:// URL of any node with the authority that signed them, and
+// passes the store's contract; without that authority it is refused at
+// once as untrusted.
+func TestClusterTLS(t *testing.T) {
+	ca := testkit.NewTestCA(t, "cluster CA")
+	cluster := testkit.StartRedisClusterWith(t, 3, 0, testkit.RedisOptions{TLS: ca})
+	var n atomic.Int64
+	runContract(t, func(t *testing.T) rueidis.Client {
+		node := cluster.Nodes[int(n.Add(1))%len(cluster.Nodes)]
+		c, err := redisstore.ConnectWith(context.Background(), node.URL, redisstore.ConnectOptions{Timeout: time.Second, RootCAs: ca.Pool})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(c.Close)
+		if c.Mode() != rueidis.ClientModeCluster {
+			t.Fatalf("node %s: a %s client, want a cluster client", node.Addr, c.Mode())
+		}
+		return c
+	})
+	if _, err := redisstore.ConnectWith(context.Background(), cluster.Nodes[0].URL, redisstore.ConnectOptions{Timeout: time.Second, Wait: 10 * time.Second}); !errors.Is(err, redisstore.ErrUntrusted) {
+		t.Errorf("without the authority: %v, want ErrUntrusted", err)
+	}
+}
+
+// TestClusterSeveralAddresses: a URL naming several nodes (?addr=) starts
+// on the cluster while the first of them is down, as a replica must when
+// one node is lost.
+func TestClusterSeveralAddresses(t *testing.T) {
+	cluster := testkit.StartRedisCluster(t, 3, 0)
+	dead := testkit.FreeAddr(t)
+	url := "redis://" + dead + "/0?addr=" + cluster.Nodes[1].Addr + "&addr=" + cluster.Nodes[2].Addr
+	c, err := redisstore.ConnectWith(context.Background(), url, redisstore.ConnectOptions{Timeout: time.Second})
+	if err != nil {
+		t.Fatalf("several addresses, the first down: %v", err)
+	}
+	defer c.Close()
+	if !redisstore.IsCluster(c) {
+		t.Fatalf("a %s client, want a cluster client", c.Mode())
+	}
+	s := newStore(t, c, time.Hour, 10)
+	for i := range 20 {
+		if err := s.Put(context.Background(), statetest.Transaction(fmt.Sprintf("ns-%d", i), fmt.Sprintf("id-%d", i), "ORD")); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestClusterUnavailable: with every node of a cluster down, each call
+// fails within its timeout with an error wrapping ErrUnavailable (the
+// spec's 503, never a 500), and the same client works again once the
+// nodes are back, every acknowledged transaction kept by their
+// append-only files.
+func TestClusterUnavailable(t *testing.T) {
+	cluster := testkit.StartRedisClusterWith(t, 3, 0, testkit.RedisOptions{AppendOnly: true})
+	c := connect(t, cluster.Nodes[0])
+	s, err := redisstore.NewStore(c, redisstore.Options{IndexKey: testIndexKey, MaxAge: time.Hour, Timeout: 300 * time.Millisecond, MaxEntriesPerTenant: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for i := range 10 {
+		if err := s.Put(ctx, statetest.Transaction(fmt.Sprintf("ns-%d", i), fmt.Sprintf("before-%d", i), "ORD-B")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, n := range cluster.Nodes {
+		n.Stop()
+	}
+	calls := map[string]func() error{
+		"Put":  func() error { return s.Put(ctx, statetest.Transaction("ns-1", "during", "ORD-D")) },
+		"Get":  func() error { _, err := s.Get(ctx, "before-1"); return err },
+		"Ref":  func() error { _, err := s.GetByExternalRef(ctx, "ns-1", "ORD-B"); return err },
+		"Ping": func() error { return s.Ping(ctx) },
+	}
+	for name, call := range calls {
+		start := time.Now()
+		if err := call(); !errors.Is(err, state.ErrUnavailable) {
+			t.Errorf("%s with the cluster down: %v, want ErrUnavailable", name, err)
+		}
+		if d := time.Since(start); d > 3*time.Second {
+			t.Errorf("%s took %s with a timeout of 300ms", name, d)
+		}
+	}
+	for _, n := range cluster.Nodes {
+		n.Start()
+	}
+	cluster.WaitOK(t)
+	deadline := time.Now().Add(15 * time.Second)
+	for s.Ping(ctx) != nil {
+		if time.Now().After(deadline) {
+			t.Fatal("the client did not reconnect within 15s of the cluster's return")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	for i := range 10 {
+		if got, err := s.Get(ctx, fmt.Sprintf("before-%d", i)); err != nil || got.ExternalReferenceID != "ORD-B" {
+			t.Errorf("before-%d after the restart: %v", i, err)
+		}
+	}
 }

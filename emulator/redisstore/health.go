@@ -58,8 +58,34 @@ func JudgePolicy(policy string) (refused error, warning string) {
 		"(CONFIG SET maxmemory-policy noeviction)", policy)
 }
 
-// readPolicy asks Redis for its maxmemory-policy (CONFIG GET).
+// readPolicy asks Redis for its maxmemory-policy (CONFIG GET): on a
+// cluster, every node it knows (each primary and replica holds its own
+// setting), answering the worst: an allkeys-* policy before any other,
+// any other before noeviction.
 func readPolicy(ctx context.Context, c rueidis.Client) (string, error) {
+	if !IsCluster(c) {
+		return readNodePolicy(ctx, c)
+	}
+	worst := ""
+	for _, n := range c.Nodes() {
+		p, err := readNodePolicy(ctx, n)
+		if err != nil {
+			return "", err // as it is: a refused CONFIG GET is told by its type
+		}
+		switch {
+		case worst == "", strings.HasPrefix(p, "allkeys-") && !strings.HasPrefix(worst, "allkeys-"),
+			worst == "noeviction" && p != "noeviction":
+			worst = p
+		}
+	}
+	if worst == "" {
+		return "", fmt.Errorf("the cluster client knows no node")
+	}
+	return worst, nil
+}
+
+// readNodePolicy asks one server for its maxmemory-policy.
+func readNodePolicy(ctx context.Context, c rueidis.Client) (string, error) {
 	m, err := c.Do(ctx, c.B().ConfigGet().Parameter("maxmemory-policy").Build()).AsStrMap()
 	if err != nil {
 		return "", err

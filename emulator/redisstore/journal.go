@@ -103,10 +103,11 @@ type JournalOptions struct {
 //
 // A change of namespace ns is published on Prefix + "j:changed" with ns as
 // the message. The script builds no key names, but the journal wants a
-// single Redis (not a cluster), like the store.
+// single slot on a cluster: see base.
 type Journal struct {
 	c     rueidis.Client
 	opt   JournalOptions
+	ks    keyspace // the keys' names: see base
 	log   *slog.Logger
 	queue chan queued
 
@@ -255,9 +256,13 @@ func NewJournal(c rueidis.Client, opt JournalOptions) (*Journal, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	ks, err := newKeyspace(c, opt.Prefix)
+	if err != nil {
+		return nil, err
+	}
 	maxOpen := 2 * int64(opt.PerNamespace)
 	j := &Journal{
-		c: c, opt: opt, log: log,
+		c: c, opt: opt, log: log, ks: ks,
 		queue:   make(chan queued, opt.Queue),
 		closed:  make(chan struct{}),
 		done:    make(chan struct{}),
@@ -275,7 +280,10 @@ func NewJournal(c rueidis.Client, opt JournalOptions) (*Journal, error) {
 	return j, nil
 }
 
-func (j *Journal) base(ns string) string { return j.opt.Prefix + "j:" + ns + ":" }
+// base begins the keys of namespace ns's journal: on a cluster the
+// namespace is their hash tag, so that its MULTI and trim script touch
+// one slot.
+func (j *Journal) base(ns string) string { return j.opt.Prefix + "j:" + j.ks.tagged(ns) + ":" }
 
 func (j *Journal) channel() string { return j.opt.Prefix + "j:changed" }
 

@@ -19,9 +19,10 @@ import (
 
 // TestContractRedis runs the contract on a real redis-server, with two
 // journals over it as two replicas: one records, the other reads.
-func TestJournalContract(t *testing.T) {
-	srv := testkit.StartRedis(t, testkit.RedisOptions{})
-	c := connect(t, srv)
+func TestJournalContract(t *testing.T) { runJournalContract(t, single(t)) }
+
+func runJournalContract(t *testing.T, dial dialer) {
+	c := dial(t)
 	var n atomic.Int64
 	statetest.RunJournal(t, func(t *testing.T, opt journal.Options) statetest.JournalPair {
 		ro := redisstore.JournalOptions{Options: opt, Prefix: fmt.Sprintf("test%d:", n.Add(1)), MaxAge: time.Hour, Timeout: time.Second}

@@ -210,7 +210,11 @@ func (j *Journal) flush(batch []queued) {
 	var failed, written int
 	var firstErr error
 	var trims []rueidis.LuaExec
-	res := j.c.DoMulti(ctx, cmds...)
+	sizes := make([]int, len(parts))
+	for i, p := range parts {
+		sizes[i] = p.replies + 2 // with MULTI and EXEC
+	}
+	res := doMultiBySlot(ctx, j.c, cmds, sizes)
 	next := 0
 	for _, p := range parts {
 		next += p.replies + 2 // with MULTI and EXEC

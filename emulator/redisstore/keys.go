@@ -155,3 +155,64 @@ func (r *KeyRegistry) KeepNamespaceKey(ctx context.Context, id, fp, sealed strin
 	}
 	return state.SealedKey{}, fmt.Errorf("%w: the namespace key kept changing", state.ErrUnavailable)
 }
+
+// On a Redis Cluster every key is stored in one of 16384 hash slots, and
+// a MULTI or a script may only touch keys of one slot (else CROSSSLOT).
+// The slot is the hash of the key's hash tag, the part between its first
+// "{" and the next "}", or of the whole key without one. So on a cluster
+// (and only there: a single Redis keeps the names it always had, so an
+// upgrade moves nothing) the keys that change together carry one tag:
+//
+//	t:<threeDSServerTransID>            untagged: spread over every slot by its id
+//	r:{<ns>}…, tl:{<ns>}                a namespace's references and share list: the namespace's slot
+//	j:{<ns>}:…                          a namespace's journal: the namespace's slot
+//	n:<namespace>                       untagged (one key per script)
+//	{rs}s:…, {rs}sk:…, … {rs}sbz        runtime scenarios: one slot (their bounds span every namespace)
+//	{cs}cs:…, {cs}csu:…, {cs}csa, …     console sessions: one slot (their bound spans every token)
+//	dd:{<hash>}, jt:{<hash>}            a ddcId, a JWT id: its own slot (a claimable ddcId is found without its tenant)
+//	ddt:{<hash>}, jtt:{<hash>}          a tenant's sets of them: its own slot, kept by a script of its own
+//	{cb}cb:…                            result callbacks: one slot (the outbox's turns span every namespace)
+//	keys, nsk, ready                    untagged (one key per call)
+//
+// A namespace is the keyed hash of a token (hex), so the namespaces'
+// slots spread the fleet's transactions, references, shares and journals
+// over every primary; the groups of one slot hold what changes rarely
+// (scenarios, sessions, registrations) or is small, and keep their
+// bounds over every namespace in one atomic script, as on one Redis.
+
+// keyspace builds key names under a prefix, with hash tags on a cluster.
+type keyspace struct {
+	prefix  string
+	cluster bool
+}
+
+// newKeyspace is the keyspace of client c under prefix. On a cluster the
+// prefix may hold no "{" or "}", which would make its own hash tag and
+// mislay the keys' slots.
+func newKeyspace(c rueidis.Client, prefix string) (keyspace, error) {
+	k := keyspace{prefix: prefix, cluster: IsCluster(c)}
+	if k.cluster && strings.ContainsAny(prefix, "{}") {
+		return k, fmt.Errorf("%w: the key prefix %q holds a brace, which a Redis Cluster reads as a hash tag: choose one without", ErrCluster, prefix)
+	}
+	return k, nil
+}
+
+// isCluster tells a client of a Redis Cluster.
+func IsCluster(c rueidis.Client) bool { return c.Mode() == rueidis.ClientModeCluster }
+
+// tagged returns s as a hash tag on a cluster, s itself elsewhere.
+func (k keyspace) tagged(s string) string {
+	if k.cluster {
+		return "{" + s + "}"
+	}
+	return s
+}
+
+// group is the prefix of a group of keys that share one slot on a
+// cluster ("{name}" after the prefix); the prefix elsewhere.
+func (k keyspace) group(name string) string {
+	if k.cluster {
+		return k.prefix + "{" + name + "}"
+	}
+	return k.prefix
+}

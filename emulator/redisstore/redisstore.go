@@ -9,11 +9,12 @@
 // sandbox that speaks to Redis. Each part passes the same contract tests
 // (package statetest) as its twin in package memstore.
 //
-// Keys, under a prefix ("3ds:" by default):
+// Keys, under a prefix ("3ds:" by default; on a Redis Cluster with hash
+// tags, see keyspace in keys.go):
 //
 //	t:{threeDSServerTransID}   a transaction: a format byte, then its record (package record); TTL MaxAge
 //	r:{len}:{namespace}:{ref}  the newest transaction id of an externalReferenceId in a namespace; TTL MaxAge
-//	tn:{namespace}             sorted set: the namespace's transaction ids by the time stored, for its share; TTL MaxAge
+//	tl:{namespace}             list: the namespace's transaction ids, oldest first, for its share; TTL MaxAge and a period
 //	s:{namespace}              hash: runtime scenario id -> order, selector key and its own document
 //	sk:{namespace}             hash: selector key -> scenario id (a namespace holds each selector once)
 //	sv:{namespace}             counter, bumped by every change of the namespace's runtime scenarios
@@ -31,7 +32,10 @@
 //	ready                      written by the readiness probe (a full Redis answers PING); TTL 1 minute
 //
 // Every change is one atomic step (a Lua script or a MULTI), so no
-// replica ever reads half of a change. A transaction is updated by
+// replica ever reads half of a change; on a cluster, where no step spans
+// two slots, a lookup's transaction and its reference are two (Put), a
+// share's trim its list and the transactions it ends, and a capture's
+// entry and its tenant's set too. A transaction is updated by
 // compare-and-set: of many concurrent decisions on one challenge, exactly
 // one wins.
 //
@@ -40,8 +44,9 @@
 // state.ErrStoreFull (nothing was changed); Store.CheckPolicy refuses
 // the allkeys-* policies, which would drop acknowledged transactions.
 //
-// A node of a Redis Cluster is refused by Connect (ErrCluster): the
-// atomic steps above span several hash slots.
+// A --store naming any node of a Redis Cluster gets a cluster client,
+// and the keys hash tags so that every atomic step touches one slot (see
+// keyspace in keys.go).
 //
 // A call that cannot reach Redis within its timeout returns an error
 // wrapping state.ErrUnavailable. A read changes nothing; a write that
@@ -95,11 +100,12 @@ type ConnectOptions struct {
 // mend it, so ConnectWith gives up at once.
 var ErrUntrusted = errors.New("the server's TLS certificate is not trusted")
 
-// ErrCluster is the refusal of a node of a Redis Cluster: the sandbox's
-// scripts and transactions touch keys of several hash slots, which a
-// cluster refuses (CROSSSLOT), so it is refused at start-up rather than
-// left failing request by request. See docs/redis-scale.md.
-var ErrCluster = errors.New("this Redis is a node of a Redis Cluster (cluster_enabled:1), which the sandbox does not run on yet: use a single Redis, or a primary with replicas (Sentinel or a managed service's non-cluster mode); see docs/redis-scale.md")
+// ErrCluster is the refusal of a setting a Redis Cluster cannot serve: a
+// database other than 0 in the URL (a cluster has only database 0), or
+// a key prefix holding a brace (a hash tag of its own). It is refused at
+// start-up rather than left failing request by request. See
+// docs/redis-scale.md.
+var ErrCluster = errors.New("this Redis is a node of a Redis Cluster (cluster_enabled:1)")
 
 // inCluster tells a server with cluster mode on, from INFO cluster; a
 // server that does not answer it (a proxy, a command renamed away) is
@@ -126,7 +132,11 @@ func ConnectWith(ctx context.Context, rawURL string, o ConnectOptions) (rueidis.
 		opt.TLSConfig.RootCAs = o.RootCAs
 	}
 	opt.DisableCache = true
-	opt.ForceSingleClient = true
+	// One address: a single client, made a cluster client below if the
+	// server is a node of a cluster. Several (?addr=host:port, the other
+	// nodes of a cluster, so that start-up does not hang on one): the
+	// client finds out itself.
+	opt.ForceSingleClient = len(opt.InitAddress) == 1
 	opt.Dialer.Timeout = timeout
 	opt.ConnWriteTimeout = timeout
 	opt.ClientName = "threeds-sandbox"
@@ -136,16 +146,33 @@ func ConnectWith(ctx context.Context, rawURL string, o ConnectOptions) (rueidis.
 		if err == nil {
 			pctx, cancel := context.WithTimeout(ctx, timeout)
 			err = c.Do(pctx, c.B().Ping().Build()).Error()
-			if err == nil && inCluster(pctx, c) {
+			if err == nil && !IsCluster(c) && inCluster(pctx, c) {
 				cancel()
 				c.Close()
-				return nil, fmt.Errorf("store %s: %w", Redact(rawURL), ErrCluster)
+				// Any node names the cluster: a cluster client learns the
+				// others and sends each key to the primary of its slot.
+				if opt.SelectDB != 0 {
+					return nil, fmt.Errorf("store %s: %w, which has only database 0: drop /%d from the URL", Redact(rawURL), ErrCluster, opt.SelectDB)
+				}
+				copt := opt
+				copt.ForceSingleClient = false
+				c, err = rueidis.NewClient(copt)
+				if err == nil {
+					pctx, cancel = context.WithTimeout(ctx, timeout)
+					err = c.Do(pctx, c.B().Ping().Build()).Error()
+				}
 			}
 			cancel()
 			if err == nil {
 				return c, nil
 			}
-			c.Close()
+			if c != nil {
+				c.Close()
+			}
+		}
+		if err != nil && strings.Contains(err.Error(), "SELECT is not allowed in cluster mode") {
+			// A cluster node refused the database of the URL at once.
+			return nil, fmt.Errorf("store %s: %w, which has only database 0: drop /%d from the URL", Redact(rawURL), ErrCluster, opt.SelectDB)
 		}
 		if untrusted(err) {
 			return nil, fmt.Errorf("store %s: %w: %v", Redact(rawURL), ErrUntrusted, err)
@@ -188,7 +215,8 @@ func Redact(rawURL string) string {
 // a write refused for want of memory (OOM: maxmemory reached under
 // noeviction) wraps ErrStoreFull and ErrUnavailable; a network failure,
 // a timeout or a server that cannot serve now (loading, read-only
-// replica) wraps ErrUnavailable; anything else is returned with its
+// replica, a cluster's slot without a primary or moving) wraps
+// ErrUnavailable; anything else is returned with its
 // context.
 func Classify(op string, err error) error {
 	switch {
@@ -223,6 +251,9 @@ func neverSent(err error) bool {
 	if _, ok := rueidis.IsRedisErr(err); ok {
 		return true
 	}
+	if errors.Is(err, rueidis.ErrNoSlot) || errors.Is(err, rueidis.ErrNoAddr) {
+		return true // no node to send it to
+	}
 	var op *net.OpError
 	if errors.As(err, &op) && op.Op == "dial" {
 		return true
@@ -246,11 +277,12 @@ func outOfMemory(err error) bool {
 func unavailable(err error) bool {
 	var netErr net.Error
 	if errors.As(err, &netErr) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) ||
-		errors.Is(err, rueidis.ErrClosing) || errors.Is(err, net.ErrClosed) {
+		errors.Is(err, rueidis.ErrClosing) || errors.Is(err, net.ErrClosed) ||
+		errors.Is(err, rueidis.ErrNoSlot) || errors.Is(err, rueidis.ErrNoAddr) {
 		return true
 	}
 	if re, ok := rueidis.IsRedisErr(err); ok {
-		for _, p := range []string{"LOADING", "BUSY", "MASTERDOWN", "READONLY", "TRYAGAIN", "CLUSTERDOWN", "NOREPLICAS"} {
+		for _, p := range []string{"LOADING", "BUSY", "MASTERDOWN", "READONLY", "TRYAGAIN", "CLUSTERDOWN", "NOREPLICAS", "MOVED", "ASK"} {
 			if strings.HasPrefix(re.Error(), p) {
 				return true
 			}

@@ -81,6 +81,15 @@ func NewRuntime(c rueidis.Client, opt RuntimeOptions) (*Runtime, error) {
 		opt.Revalidate = DefaultRevalidate
 	}
 	opt.Limits = opt.Limits.WithDefaults()
+	// On a cluster every key of the runtime scenarios shares one slot:
+	// their scripts keep the bounds of every namespace together (the
+	// total and the fair share of docs/reliability.md) and make room in
+	// other namespaces, which one slot lets them do atomically.
+	ks, err := newKeyspace(c, opt.Prefix)
+	if err != nil {
+		return nil, err
+	}
+	opt.Prefix = ks.group("rs")
 	return &Runtime{c: c, opt: opt, now: time.Now, cache: map[string]*cachedSet{}}, nil
 }
 

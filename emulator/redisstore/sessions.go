@@ -58,7 +58,13 @@ func NewSessions(c rueidis.Client, opt SessionsOptions) (*Sessions, error) {
 	if opt.Max <= 0 {
 		opt.Max = state.DefaultMaxSessions
 	}
-	return &Sessions{c: c, prefix: opt.Prefix, max: opt.Max, timeout: opt.Timeout}, nil
+	// On a cluster every key of the sessions shares one slot: a session
+	// opened may end another token's (the bound of all).
+	ks, err := newKeyspace(c, opt.Prefix)
+	if err != nil {
+		return nil, err
+	}
+	return &Sessions{c: c, prefix: ks.group("cs"), max: opt.Max, timeout: opt.Timeout}, nil
 }
 
 func (r *Sessions) key(id string) string { return r.prefix + "cs:" + id }

@@ -65,8 +65,18 @@ type Store struct {
 	refs    *refHash // names the references in the index's keys
 	// refPrefix begins every key of the reference index.
 	refPrefix string
-	// perTenant is a namespace's share (Options.MaxEntriesPerTenant).
+	// perTenant is a namespace's share (Options.MaxEntriesPerTenant),
+	// shareText the same in decimal.
 	perTenant int
+	// cluster: the keys carry hash tags (keys.go) and Put takes the
+	// cluster's path (putCluster).
+	cluster   bool
+	shareText string
+	// tenants is what this replica remembers of the namespaces' lists.
+	tenants *tenants
+	// renewEvery is how often at most a replica renews the TTL of a
+	// namespace's list, to MaxAge plus renewEvery.
+	renewEvery time.Duration
 }
 
 var (
@@ -97,9 +107,14 @@ func NewStore(c rueidis.Client, opt Options) (*Store, error) {
 	if opt.PolicyRecheck <= 0 {
 		opt.PolicyRecheck = DefaultPolicyRecheck
 	}
-	return &Store{c: c, prefix: opt.Prefix, maxAge: opt.MaxAge, timeout: opt.Timeout,
+	ks, err := newKeyspace(c, opt.Prefix)
+	if err != nil {
+		return nil, err
+	}
+	return &Store{c: c, prefix: opt.Prefix, cluster: ks.cluster, maxAge: opt.MaxAge, timeout: opt.Timeout,
 		policy: &policyWatch{c: c, log: opt.Logger, every: opt.PolicyRecheck}, refs: newRefHash(opt.IndexKey), refPrefix: opt.Prefix + "r:",
-		perTenant: max(opt.MaxEntriesPerTenant, 0)}, nil
+		perTenant: max(opt.MaxEntriesPerTenant, 0), shareText: strconv.Itoa(max(opt.MaxEntriesPerTenant, 0)), tenants: &tenants{},
+		renewEvery: min(max(opt.MaxAge/8, time.Millisecond), time.Minute)}, nil
 }
 
 func (s *Store) txKey(id string) string { return s.prefix + "t:" + id }
@@ -108,6 +123,9 @@ func (s *Store) txKey(id string) string { return s.prefix + "t:" + id }
 // hash itself) and the keyed hash of the reference, never the reference
 // as the request sent it.
 func (s *Store) refKey(ns, ref string) string {
+	if s.cluster {
+		return s.refs.key(s.refPrefix+"{"+ns+"}", ns, ref)
+	}
 	return s.refs.key(s.refPrefix, ns, ref)
 }
 
@@ -205,37 +223,64 @@ func firstByte(v []byte) int {
 
 // Put stores a new transaction with a time to live of MaxAge and, when it
 // has a reference, makes it the newest of that reference, in one MULTI
-// without a script (a script call costs Redis several times the two
-// SETs). With a share per tenant, the same MULTI lists the transaction
-// in its namespace's set (tn:) and counts it; only a namespace beyond
-// its share pays a second call, which deletes its own oldest
-// (shareScript). It never overwrites a stored transaction: an id already
-// stored is refused, though its reference is then set to that id all the
-// same. Ids are random UUIDs (state.Store: globally unique), so
-// neither happens but by a bug.
-func (s *Store) Put(ctx context.Context, t state.Transaction) error {
+// sent in one round trip with the writes of concurrent requests (a script
+// call costs Redis more than the two SETs). With a share per tenant, the
+// same MULTI appends the transaction's id to its namespace's list (tl:);
+// RPUSH answers its length. The list's TTL is renewed to MaxAge plus
+// renewEvery by a replica's first lookup of the namespace in each
+// renewEvery, not by every lookup, so it outlives every id it holds. A
+// namespace this replica saw at its share gets, in the same MULTI
+// instead, shareScript, which appends and deletes the namespace's own
+// oldest beyond the share: still one round trip, and the share is exact
+// whenever Put returns. Only a namespace another replica brought to its
+// share pays a second call, once, after which this replica knows it. It
+// never overwrites a stored transaction: an id already stored is
+// refused, though its reference is then set to that id all the same. Ids
+// are random UUIDs (state.Store: globally unique), so neither happens
+// but by a bug. On a cluster Put takes putCluster's path.
+func (s *Store) Put(ctx context.Context, t state.Transaction) (err error) {
+	if s.cluster {
+		return s.putCluster(ctx, t)
+	}
 	ctx, cancel := bounded(ctx, s.timeout)
 	defer cancel()
 	ttl := s.maxAge.Milliseconds()
-	cmds := rueidis.Commands{s.c.B().Multi().Build(),
-		s.c.B().Set().Key(s.txKey(t.ThreeDSServerTransID)).Value(encode(&t)).Nx().PxMilliseconds(ttl).Build()}
+	id := t.ThreeDSServerTransID
+	cmds := make(rueidis.Commands, 0, 6)
+	cmds = append(cmds, s.c.B().Multi().Build(),
+		s.c.B().Set().Key(s.txKey(id)).Value(encode(&t)).Nx().PxMilliseconds(ttl).Build())
 	if t.ExternalReferenceID != "" {
-		cmds = append(cmds, s.c.B().Set().Key(s.refKey(t.Namespace, t.ExternalReferenceID)).Value(refValue(t.ThreeDSServerTransID)).PxMilliseconds(ttl).Build())
+		cmds = append(cmds, s.c.B().Set().Key(s.refKey(t.Namespace, t.ExternalReferenceID)).Value(refValue(id)).PxMilliseconds(ttl).Build())
 	}
+	var (
+		list    string
+		ten     *tenant
+		atShare bool
+		renew   int64 // the list's new TTL in milliseconds; 0 keeps it
+	)
 	if s.perTenant > 0 {
-		// The set of the namespace's transactions by the time they were
-		// stored. Those older than MaxAge expired; they leave it when the
-		// count passes the share (shareScript), not on every lookup.
-		set, now := s.tenantKey(t.Namespace), time.Now().UnixMilli()
-		cmds = append(cmds,
-			s.c.B().Zadd().Key(set).ScoreMember().ScoreMember(float64(now), t.ThreeDSServerTransID).Build(),
-			s.c.B().Pexpire().Key(set).Milliseconds(ttl).Build(),
-			s.c.B().Zcard().Key(set).Build())
+		list, ten = s.tenantKey(t.Namespace), s.tenants.get(t.Namespace)
+		if ten.renewal(time.Now(), s.renewEvery) {
+			renew = ttl + s.renewEvery.Milliseconds()
+			defer func() {
+				if err != nil {
+					ten.renewFailed() // the next lookup renews the TTL
+				}
+			}()
+		}
+		if atShare = ten.atShare(); atShare {
+			cmds = append(cmds, s.c.B().Evalsha().Sha1(shareScript.sha).Numkeys(1).Key(list).Arg(s.shareArgs(id, renew)...).Build())
+		} else {
+			cmds = append(cmds, s.c.B().Rpush().Key(list).Element(id).Build())
+			if renew > 0 {
+				cmds = append(cmds, s.c.B().Pexpire().Key(list).Milliseconds(renew).Build())
+			}
+		}
 	}
 	if len(cmds) == 2 {
 		err := s.c.Do(ctx, cmds[1]).Error()
 		if rueidis.IsRedisNil(err) {
-			return fmt.Errorf("redisstore: transaction %s exists already", t.ThreeDSServerTransID)
+			return fmt.Errorf("redisstore: transaction %s exists already", id)
 		}
 		return ClassifyWrite("put", err)
 	}
@@ -256,44 +301,113 @@ func (s *Store) Put(ctx context.Context, t state.Transaction) error {
 		return ClassifyWrite("put", fmt.Errorf("EXEC answered %d replies for %d commands", len(vs), queued))
 	}
 	if err := vs[0].Error(); rueidis.IsRedisNil(err) {
-		return fmt.Errorf("redisstore: transaction %s exists already", t.ThreeDSServerTransID)
+		return fmt.Errorf("redisstore: transaction %s exists already", id)
 	} else if err != nil {
 		return ClassifyWrite("put", err)
 	}
-	for _, v := range vs[1:] {
+	last := len(vs)
+	if atShare {
+		last-- // the script's error, if any, is read below
+	}
+	for _, v := range vs[1:last] {
 		if err := v.Error(); err != nil {
 			return ClassifyWrite("put", err)
 		}
 	}
-	if s.perTenant > 0 {
-		if n, err := vs[len(vs)-1].AsInt64(); err == nil && n > int64(s.perTenant) {
-			return s.trim(ctx, t.Namespace, time.Now().UnixMilli()-ttl)
+	if s.perTenant == 0 {
+		return nil
+	}
+	if atShare {
+		n, err := vs[len(vs)-1].AsInt64()
+		if noScript(err) {
+			// A Redis that does not hold the script yet (its start, a
+			// SCRIPT FLUSH, a failover): the transaction is stored, its
+			// id not yet listed.
+			n, err = s.c.Do(ctx, s.c.B().Eval().Script(shareScript.src).Numkeys(1).Key(list).Arg(s.shareArgs(id, renew)...).Build()).AsInt64()
 		}
+		if err != nil {
+			return ClassifyWrite("put (a tenant at its share)", err)
+		}
+		if n < int64(s.perTenant) {
+			ten.setFull(false)
+		}
+		return nil
+	}
+	n, err := vs[queued-1-btoi(renew > 0)].AsInt64()
+	if err != nil {
+		return ClassifyWrite("put", err)
+	}
+	if n == 1 && renew == 0 {
+		// The list is new (the namespace's first transaction for MaxAge,
+		// or Redis lost it): it needs its TTL now.
+		err := s.c.Do(ctx, s.c.B().Pexpire().Key(list).Milliseconds(ttl+s.renewEvery.Milliseconds()).Build()).Error()
+		if err != nil {
+			return ClassifyWrite("put", err)
+		}
+	}
+	ten.setFull(n >= int64(s.perTenant))
+	if n > int64(s.perTenant) {
+		return s.trim(ctx, list)
 	}
 	return nil
 }
 
-// tenantKey is the key of the set of a namespace's transactions.
-func (s *Store) tenantKey(ns string) string { return s.prefix + "tn:" + ns }
+// tenantKey is the key of the list of a namespace's transactions, oldest
+// first, in the namespace's slot on a cluster. (A sorted set under tn:
+// before: the list is named anew so that a replica of either kind never
+// meets the other's type.)
+func (s *Store) tenantKey(ns string) string {
+	if s.cluster {
+		return s.prefix + "tl:{" + ns + "}"
+	}
+	return s.prefix + "tl:" + ns
+}
 
-// shareScript forgets the namespace's expired transactions (stored
-// before ARGV[3], in milliseconds), then deletes its oldest beyond its
-// share (ARGV[1]); ARGV[2] begins the transactions' keys. It answers how
-// many it deleted.
-var shareScript = rueidis.NewLuaScript(`
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[3])
-local over = redis.call('ZCARD', KEYS[1]) - tonumber(ARGV[1])
-if over <= 0 then return 0 end
-local gone = redis.call('ZPOPMIN', KEYS[1], over)
-for i = 1, #gone, 2 do redis.call('DEL', ARGV[2] .. gone[i]) end
-return over`)
+// shareArgs are shareScript's ARGV for appending id and renewing the
+// list's TTL to ttl milliseconds (0: only when the list is new, to
+// MaxAge plus renewEvery).
+func (s *Store) shareArgs(id string, ttl int64) []string {
+	if ttl == 0 {
+		return []string{id, s.shareText, s.prefix + "t:", "", strconv.FormatInt(s.maxAge.Milliseconds()+s.renewEvery.Milliseconds(), 10)}
+	}
+	return []string{id, s.shareText, s.prefix + "t:", strconv.FormatInt(ttl, 10)}
+}
 
-// trim forgets the namespace's transactions stored before expired (they
-// expired), then deletes its oldest beyond its share.
-func (s *Store) trim(ctx context.Context, ns string, expired int64) error {
-	err := shareScript.Exec(ctx, s.c, []string{s.tenantKey(ns)},
-		[]string{strconv.Itoa(s.perTenant), s.prefix + "t:", strconv.FormatInt(expired, 10)}).Error()
-	return ClassifyWrite("put (a tenant beyond its share)", err)
+// shareScript appends ARGV[1] to the namespace's list (KEYS[1]) and
+// renews its TTL to ARGV[4] milliseconds (when ARGV[4] is empty, to
+// ARGV[5] if the list is new), unless ARGV[1] is empty; then it
+// deletes the transactions (their keys begin with ARGV[3]) of the oldest
+// ids beyond the share (ARGV[2]). It answers the list's length.
+//
+// The list holds, oldest first, the ids of the transactions stored, and
+// with them those that expired since: every transaction lives MaxAge, so
+// the expired are the oldest and go first; the live ones never number
+// more than the length, so never more than the share.
+var shareScript = newScript(`
+local n
+if ARGV[1] ~= '' then
+  n = redis.call('RPUSH', KEYS[1], ARGV[1])
+  if ARGV[4] ~= '' then
+    redis.call('PEXPIRE', KEYS[1], ARGV[4])
+  elseif n == 1 then
+    redis.call('PEXPIRE', KEYS[1], ARGV[5])
+  end
+else
+  n = redis.call('LLEN', KEYS[1])
+end
+local share = tonumber(ARGV[2])
+while n > share do
+  local id = redis.call('LPOP', KEYS[1])
+  if not id then break end
+  redis.call('DEL', ARGV[3] .. id)
+  n = n - 1
+end
+return n`)
+
+// trim deletes the namespace's oldest transactions beyond its share.
+func (s *Store) trim(ctx context.Context, list string) error {
+	r := shareScript.execMulti(ctx, s.c, rueidis.LuaExec{Keys: []string{list}, Args: []string{"", s.shareText, s.prefix + "t:", "0"}})
+	return ClassifyWrite("put (a tenant beyond its share)", r[0].Error())
 }
 
 // Get returns the transaction with this threeDSServerTransID.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -33,8 +34,10 @@ func connect(t *testing.T, srv *testkit.Redis) rueidis.Client {
 
 // TestContract runs the state.Store contract against a real
 // redis-server, each test under a prefix of its own.
-func TestContract(t *testing.T) {
-	c := connect(t, testkit.StartRedis(t, testkit.RedisOptions{}))
+func TestContract(t *testing.T) { runContract(t, single(t)) }
+
+func runContract(t *testing.T, dial dialer) {
+	c := dial(t)
 	statetest.Run(t, func(t *testing.T, maxAge time.Duration) state.Store {
 		return newStore(t, c, maxAge, 1000)
 	})
@@ -42,8 +45,10 @@ func TestContract(t *testing.T) {
 
 // TestSharesContract runs the contract of each tenant's share of the
 // transactions against a real redis-server, as the memory store does.
-func TestSharesContract(t *testing.T) {
-	c := connect(t, testkit.StartRedis(t, testkit.RedisOptions{}))
+func TestSharesContract(t *testing.T) { runSharesContract(t, single(t)) }
+
+func runSharesContract(t *testing.T, dial dialer) {
+	c := dial(t)
 	statetest.RunShares(t, func(t *testing.T, perTenant int) state.Store {
 		return newStore(t, c, time.Hour, perTenant)
 	})
@@ -99,9 +104,10 @@ func newStore(t *testing.T, c rueidis.Client, maxAge time.Duration, perTenant in
 // TestCapturesContract runs the captures contract against a real
 // redis-server, with two values over it as two replicas, each test under
 // a prefix of its own; b also holds a previous key, as after a rotation.
-func TestCapturesContract(t *testing.T) {
-	srv := testkit.StartRedis(t, testkit.RedisOptions{})
-	c := connect(t, srv)
+func TestCapturesContract(t *testing.T) { runCapturesContract(t, single(t)) }
+
+func runCapturesContract(t *testing.T, dial dialer) {
+	c := dial(t)
 	statetest.RunCaptures(t, func(t *testing.T, perTenant int) (a, b state.Captures) {
 		opt := redisstore.CapturesOptions{Prefix: t.Name() + ":", Timeout: time.Second, Keys: [][]byte{[]byte("capture key")}, PerTenant: perTenant}
 		ra, err := redisstore.NewCaptures(c, opt)
@@ -120,9 +126,10 @@ func TestCapturesContract(t *testing.T) {
 // TestCallbacksContract runs the result callbacks' contract against a
 // real redis-server, two values over it as two replicas, each test under
 // a prefix of its own.
-func TestCallbacksContract(t *testing.T) {
-	srv := testkit.StartRedis(t, testkit.RedisOptions{})
-	c := connect(t, srv)
+func TestCallbacksContract(t *testing.T) { runCallbacksContract(t, single(t)) }
+
+func runCallbacksContract(t *testing.T, dial dialer) {
+	c := dial(t)
 	statetest.RunCallbacks(t, func(t *testing.T, b state.CallbackBounds) (state.Callbacks, state.Callbacks) {
 		// A cached URL is never read again within the test: only the
 		// announcements carry a change from one replica to the other.
@@ -132,7 +139,7 @@ func TestCallbacksContract(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(ra.Close)
-		rb, err := redisstore.NewCallbacks(connect(t, srv), opt)
+		rb, err := redisstore.NewCallbacks(dial(t), opt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -226,9 +233,10 @@ func TestConnect(t *testing.T) {
 
 // TestRuntimeContract runs the state.RuntimeScenarios contract against
 // a real redis-server, with two Runtimes over it as two replicas.
-func TestRuntimeContract(t *testing.T) {
-	srv := testkit.StartRedis(t, testkit.RedisOptions{})
-	c := connect(t, srv)
+func TestRuntimeContract(t *testing.T) { runRuntimeContract(t, single(t)) }
+
+func runRuntimeContract(t *testing.T, dial dialer) {
+	c := dial(t)
 	statetest.RunRuntime(t, func(t *testing.T, lim scenarios.RuntimeLimits) (a, b state.RuntimeScenarios) {
 		opt := redisstore.RuntimeOptions{Prefix: t.Name() + ":", Revalidate: 200 * time.Millisecond,
 			Limits: lim}
@@ -280,9 +288,10 @@ func TestRuntimeOfAnEarlierVersionGivesWay(t *testing.T) {
 
 // TestNamespacesContract runs the state.Namespaces contract against a
 // real redis-server, with two Namespaces over it as two replicas.
-func TestNamespacesContract(t *testing.T) {
-	srv := testkit.StartRedis(t, testkit.RedisOptions{})
-	c := connect(t, srv)
+func TestNamespacesContract(t *testing.T) { runNamespacesContract(t, single(t)) }
+
+func runNamespacesContract(t *testing.T, dial dialer) {
+	c := dial(t)
 	statetest.RunNamespaces(t, func(t *testing.T) (a, b state.Namespaces) {
 		opt := redisstore.NamespacesOptions{Prefix: t.Name() + ":", MaxAge: time.Hour, Timeout: time.Second}
 		na, err := redisstore.NewNamespaces(c, opt)
@@ -328,13 +337,14 @@ func TestPutKeepsAStoredTransaction(t *testing.T) {
 // TestSessionsContract runs the session contract on a real redis-server,
 // with two stores over it as two replicas, each test under a prefix of
 // its own.
-func TestSessionsContract(t *testing.T) {
-	srv := testkit.StartRedis(t, testkit.RedisOptions{})
-	c := connect(t, srv)
+func TestSessionsContract(t *testing.T) { runSessionsContract(t, single(t)) }
+
+func runSessionsContract(t *testing.T, dial dialer) {
+	c := dial(t)
 	statetest.RunSessions(t, func(t *testing.T, max int) (a, b state.SessionStore) {
 		opt := redisstore.SessionsOptions{Prefix: t.Name() + ":", Max: max, Timeout: time.Second}
 		ra, _ := redisstore.NewSessions(c, opt)
-		rb, _ := redisstore.NewSessions(connect(t, srv), opt)
+		rb, _ := redisstore.NewSessions(dial(t), opt)
 		return ra, rb
 	})
 }
@@ -368,12 +378,13 @@ func TestSessionOfAnEarlierVersion(t *testing.T) {
 // TestKeyRegistryContract runs the key registry's contract on a real
 // redis-server, two values over it as two replicas, each test under a
 // prefix of its own.
-func TestKeyRegistryContract(t *testing.T) {
-	srv := testkit.StartRedis(t, testkit.RedisOptions{})
-	c := connect(t, srv)
+func TestKeyRegistryContract(t *testing.T) { runKeyRegistryContract(t, single(t)) }
+
+func runKeyRegistryContract(t *testing.T, dial dialer) {
+	c := dial(t)
 	statetest.RunKeyRegistry(t, func(t *testing.T) (a, b state.KeyRegistry) {
 		ra, _ := redisstore.NewKeyRegistry(c, t.Name()+":", time.Second)
-		rb, _ := redisstore.NewKeyRegistry(connect(t, srv), t.Name()+":", time.Second)
+		rb, _ := redisstore.NewKeyRegistry(dial(t), t.Name()+":", time.Second)
 		return ra, rb
 	})
 }
@@ -460,5 +471,101 @@ func TestReferenceKeyNames(t *testing.T) {
 	}
 	if _, err := redisstore.NewStore(c, redisstore.Options{MaxAge: time.Hour}); err == nil {
 		t.Error("NewStore without an index key: no error")
+	}
+}
+
+// dialer opens a client of the test's Redis, a new one at each call (as
+// another replica would).
+type dialer func(t *testing.T) rueidis.Client
+
+// single starts a redis-server for the test and dials it.
+func single(t *testing.T) dialer {
+	srv := testkit.StartRedis(t, testkit.RedisOptions{})
+	return func(t *testing.T) rueidis.Client { return connect(t, srv) }
+}
+
+// TestShareExactAcrossReplicas: two replicas storing into one namespace
+// keep exactly its share, the newest, whichever of them knows the
+// namespace is at its share, and after Redis lost its scripts (SCRIPT
+// FLUSH on every node) too. On a cluster (TestClusterContracts) the
+// replicas are two clients of two nodes.
+func TestShareExactAcrossReplicas(t *testing.T) { runShareExactAcrossReplicas(t, single(t)) }
+
+func runShareExactAcrossReplicas(t *testing.T, dial dialer) {
+	c := dial(t)
+	const share = 5
+	a, b := newStore(t, c, time.Hour, share), newStore(t, dial(t), time.Hour, share)
+	ctx := context.Background()
+	const n = 40
+	for i := range n {
+		s := a
+		if i%3 == 0 {
+			s = b
+		}
+		if i == n/2 {
+			for addr, node := range c.Nodes() {
+				if err := node.Do(ctx, c.B().ScriptFlush().Build()).Error(); err != nil {
+					t.Fatalf("%s: %v", addr, err)
+				}
+			}
+		}
+		if err := s.Put(ctx, statetest.Transaction("ns", fmt.Sprintf("tx-%d", i), "")); err != nil {
+			t.Fatalf("put tx-%d: %v", i, err)
+		}
+		kept := 0
+		for k := 0; k <= i; k++ {
+			_, err := a.Get(ctx, fmt.Sprintf("tx-%d", k))
+			switch {
+			case err == nil:
+				kept++
+				if k <= i-share {
+					t.Errorf("after tx-%d: tx-%d kept beyond the share", i, k)
+				}
+			case !errors.Is(err, state.ErrNotFound):
+				t.Fatal(err)
+			case k > i-share:
+				t.Errorf("after tx-%d: tx-%d, among the newest %d, is gone", i, k, share)
+			}
+		}
+		if want := min(i+1, share); kept != want {
+			t.Errorf("after tx-%d: %d kept, want %d", i, kept, want)
+		}
+	}
+}
+
+// TestShareListOutlivesItsIDs: the list of a namespace's ids always has a
+// TTL, at least MaxAge from its newest id, though not every lookup
+// renews it; a list Redis lost gets one again with the next lookup.
+func TestShareListOutlivesItsIDs(t *testing.T) { runShareListOutlivesItsIDs(t, single(t)) }
+
+func runShareListOutlivesItsIDs(t *testing.T, dial dialer) {
+	c := dial(t)
+	const maxAge = time.Hour
+	ctx := context.Background()
+	for _, share := range []int{100, 2} { // below the share, and at it (the script)
+		t.Run(strconv.Itoa(share), func(t *testing.T) {
+			s := newStore(t, c, maxAge, share)
+			list := t.Name() + ":tl:ns"
+			if redisstore.IsCluster(c) {
+				list = t.Name() + ":tl:{ns}"
+			}
+			for i := range 6 {
+				if i == 3 {
+					if err := c.Do(ctx, c.B().Del().Key(list).Build()).Error(); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if err := s.Put(ctx, statetest.Transaction("ns", fmt.Sprintf("tx-%d", i), "")); err != nil {
+					t.Fatal(err)
+				}
+				ms, err := c.Do(ctx, c.B().Pttl().Key(list).Build()).AsInt64()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if ms < (maxAge - time.Minute).Milliseconds() {
+					t.Errorf("after tx-%d the list's TTL is %d ms, want at least MaxAge", i, ms)
+				}
+			}
+		})
 	}
 }

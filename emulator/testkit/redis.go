@@ -103,6 +103,9 @@ func (s *Redis) start() {
 	if s.opt.Cluster {
 		args = append(args, "--cluster-enabled", "yes", "--cluster-config-file", filepath.Join(s.dir, "nodes.conf"),
 			"--cluster-node-timeout", "2000")
+		if s.opt.TLS != nil {
+			args = append(args, "--tls-cluster", "yes", "--tls-replication", "yes")
+		}
 	}
 	if s.opt.MaxMemory != "" {
 		args = append(args, "--maxmemory", s.opt.MaxMemory)

@@ -25,11 +25,23 @@ type RedisCluster struct {
 // them the test is skipped, or fails when CI=true.
 func StartRedisCluster(tb testing.TB, primaries, replicas int) *RedisCluster {
 	tb.Helper()
+	return StartRedisClusterWith(tb, primaries, replicas, RedisOptions{})
+}
+
+// StartRedisClusterWith is StartRedisCluster with the nodes' options
+// (Cluster is set): with TLS, the nodes speak TLS only, to clients and
+// to each other, and their URLs are rediss://.
+func StartRedisClusterWith(tb testing.TB, primaries, replicas int, opt RedisOptions) *RedisCluster {
+	tb.Helper()
 	cli := Need(tb, "redis-cli", "redis-tools")
 	c := &RedisCluster{}
 	args := []string{"--cluster", "create"}
+	if opt.TLS != nil {
+		args = append([]string{"--tls", "--cacert", opt.TLS.File}, args...)
+	}
+	opt.Cluster = true
 	for range primaries * (1 + replicas) {
-		n := StartRedis(tb, RedisOptions{Cluster: true})
+		n := StartRedis(tb, opt)
 		c.Nodes = append(c.Nodes, n)
 		args = append(args, n.Addr)
 	}
@@ -44,7 +56,9 @@ func StartRedisCluster(tb testing.TB, primaries, replicas int) *RedisCluster {
 }
 
 // WaitOK waits until every node says cluster_state:ok and
-// knows every slot.
+// knows every slot, and every replica has copied its primary
+// (master_link_status:up): a replica still at its first copy cannot be
+// promoted.
 func (c *RedisCluster) WaitOK(tb testing.TB) {
 	tb.Helper()
 	deadline := time.Now().Add(30 * time.Second)
@@ -56,6 +70,16 @@ func (c *RedisCluster) WaitOK(tb testing.TB) {
 			}
 			if time.Now().After(deadline) {
 				tb.Fatalf("the cluster node %s is not ok after 30s: %v\n%s", n.Addr, err, info)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		for {
+			info, err := n.Query("INFO", "replication")
+			if err == nil && (strings.Contains(info, "role:master") || strings.Contains(info, "master_link_status:up")) {
+				break
+			}
+			if time.Now().After(deadline) {
+				tb.Fatalf("the cluster node %s has not copied its primary after 30s: %v\n%s", n.Addr, err, info)
 			}
 			time.Sleep(50 * time.Millisecond)
 		}

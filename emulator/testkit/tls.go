@@ -60,8 +60,9 @@ func NewTestCA(tb testing.TB, name string) *TestCA {
 }
 
 // Issue makes a server certificate signed by ca for the loopback
-// addresses and localhost, and returns the paths of its certificate and
-// key (PEM).
+// addresses and localhost, good as a client's too (the nodes of a Redis
+// Cluster over TLS show theirs to each other), and returns the paths of
+// its certificate and key (PEM).
 func (ca *TestCA) Issue(tb testing.TB) (certFile, keyFile string) {
 	tb.Helper()
 	key := newKey(tb)
@@ -71,7 +72,7 @@ func (ca *TestCA) Issue(tb testing.TB) (certFile, keyFile string) {
 		NotBefore:    time.Now().Add(-time.Hour),
 		NotAfter:     time.Now().Add(24 * time.Hour),
 		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth},
 		DNSNames:     []string{"localhost"},
 		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
 	}

@@ -188,6 +188,6 @@ func (b redisBackend) open(c Config, s *settings, log *slog.Logger) (*stores, er
 		st.close = func() { j.Close(); jc.Close(); closeClient() }
 	}
 	log.Info("state kept in Redis", slog.String("store", b.String()), slog.String("prefix", c.StorePrefix),
-		slog.String("journal", journalAt))
+		slog.Bool("cluster", redisstore.IsCluster(client)), slog.String("journal", journalAt))
 	return st, nil
 }

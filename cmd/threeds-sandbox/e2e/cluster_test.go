@@ -1,0 +1,123 @@
+package e2e
+
+import (
+	"html"
+	"net/http"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
+	"github.com/threeds-sandbox/threeds-sandbox/web/auth/jws"
+)
+
+// TestReplicasOnCluster: two replicas of the built binary on a Redis
+// Cluster of three primaries, each --store naming another node, serve
+// as on one Redis: a lookup on one is the other's enquiry by id and by
+// reference; a challenge hops between them; a capture posted to one is
+// continued by a lookup on the other; the transactions list and a
+// runtime scenario are shared; and the automation API's promises hold
+// replica by replica, its wait ended by a decision taken on the other
+// (the cluster's pub/sub).
+func TestReplicasOnCluster(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes and a Redis Cluster")
+	}
+	cluster := testkit.StartRedisCluster(t, 3, 0)
+	const shopID, shopKey = "cluster-shop", "cluster-shop-api-key-0123456789"
+	args := []string{"--merchants", shopID + ":" + shopKey, "--public-url", "http://sandbox.example"}
+	start := func(node *testkit.Redis) *program {
+		p := startReplica(t, node, args...)
+		p.URL = "http://" + p.Addr // where the test reaches it
+		return p
+	}
+	a, b := start(cluster.Nodes[0]), start(cluster.Nodes[2])
+
+	// A frictionless lookup on one is the other's enquiry, by id and by
+	// reference.
+	y := a.lookup(t, testkit.LookupBody(t, "4000000000009003", func(m map[string]any) { m["externalReferenceId"] = "cluster-ref-1" }))
+	id := y.Str("threeDsServerTransId")
+	if got := b.enquiry(t, id); got.Str("transactionStatus") != "Y" || got.Str("eci") != "05" {
+		t.Errorf("enquiry by id on the other replica: %s", got.Raw)
+	}
+	byRef := testkit.Call(t, http.MethodPost, b.URL+"/enquiry/", testToken, map[string]any{"externalReferenceId": "cluster-ref-1"})
+	if byRef.Status != http.StatusOK || byRef.Str("threeDsServerTransId") != id {
+		t.Errorf("enquiry by reference on the other replica: HTTP %d %s", byRef.Status, byRef.Raw)
+	}
+
+	// A headless challenge hopping between replicas at every step.
+	ch := b.lookup(t, testkit.LookupBody(t, challengeCard, nil))
+	status, page := postForm(t, a.URL+"/acs/challenge", url.Values{"creq": {creqOf(t, ch)}})
+	state := hiddenState.FindStringSubmatch(page)
+	if status != http.StatusOK || state == nil {
+		t.Fatalf("CReq on the other replica: HTTP %d\n%s", status, page)
+	}
+	status, page = postForm(t, b.URL+"/acs/decision", url.Values{"state": {html.UnescapeString(state[1])}, "action": {"otp"}, "otp": {"1234"}})
+	if status != http.StatusOK || hiddenCRes.FindStringSubmatch(page) == nil {
+		t.Fatalf("decision on the first replica: HTTP %d\n%s", status, page)
+	}
+	chID := ch.Str("threeDsServerTransId")
+	if got := a.enquiry(t, chID); got.Str("transactionStatus") != "Y" || got.Str("authenticationValue") == "" {
+		t.Errorf("enquiry after the hopping challenge: %s", got.Raw)
+	}
+
+	// A capture on one, its lookup on the other, its JWT replayed refused.
+	token := accessToken(t, a.URL, shopID, shopKey)
+	jwt, err := jws.Sign([]byte(shopKey), "", map[string]any{"jti": "cluster-jti", "iat": time.Now().Unix(), "iss": shopID, "OrgUnitId": "o", "Payload": map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	form := url.Values{"bin": {"4000000000009425"}, "callbackUrl": {"http://127.0.0.1:1/cb"}, "ddcId": {"cluster-ddc-1"}, "jwt": {jwt}}
+	_, page = postForm(t, a.URL+"/V2/ddcCollect", form)
+	fields := map[string]string{}
+	for _, m := range hiddenField.FindAllStringSubmatch(page, -1) {
+		fields[m[1]] = m[2]
+	}
+	if fields["status"] != "completed" {
+		t.Fatalf("capture: %v", fields)
+	}
+	l := testkit.Call(t, http.MethodPost, b.URL+"/authentication/brw", token, testkit.LookupBody(t, "4000000000009425", func(m map[string]any) { m["ddcId"] = "cluster-ddc-1" }))
+	if l.Status != http.StatusOK || l.Str("threeDsServerTransId") != fields["threeDsServerTransId"] {
+		t.Errorf("the capture's lookup on the other replica: HTTP %d %s", l.Status, l.Raw)
+	}
+	form.Set("ddcId", "cluster-ddc-2")
+	if _, again := postForm(t, b.URL+"/V2/ddcCollect", form); !regexp.MustCompile(`name="errorCode" value="DC02"`).MatchString(again) {
+		t.Errorf("the JWT replayed on the other replica was not refused")
+	}
+
+	// The transactions list on either holds both.
+	for _, p := range []*program{a, b} {
+		list := testkit.Call(t, http.MethodGet, p.URL+"/admin/transactions", testToken, nil)
+		ids := listIDs(list)
+		if list.Status != http.StatusOK || !slices.Contains(ids, id) || !slices.Contains(ids, chID) {
+			t.Errorf("transactions list on %s: HTTP %d %v, want %s and %s", p.Addr, list.Status, ids, id, chID)
+		}
+	}
+
+	// A runtime scenario added on one is used by the other within a second.
+	add := testkit.Call(t, http.MethodPost, a.URL+"/admin/scenarios", testToken, map[string]any{"scenarios": []map[string]any{{
+		"id": "cluster-decline", "match": map[string]any{"cardNumber": "4111111111111111"},
+		"frictionless": map[string]any{"status": "R", "reason": "11"},
+	}}})
+	if add.Status != http.StatusCreated {
+		t.Fatalf("add a runtime scenario: %d %s", add.Status, add.Raw)
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for b.lookup(t, testkit.LookupBody(t, "4111111111111111", nil)).Str("status") != "R" {
+		if time.Now().After(deadline) {
+			t.Fatal("the other replica does not use the runtime scenario 2s after it was added")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+
+	t.Run("automation replica by replica", func(t *testing.T) { checkAutomation(t, &entry{urls: []string{a.URL, b.URL}}) })
+
+	for _, p := range []*program{a, b} {
+		if ready := testkit.Call(t, http.MethodGet, p.URL+"/readyz", "", nil); ready.Status != http.StatusOK {
+			t.Errorf("readyz of %s on the cluster: %d %s", p.Addr, ready.Status, strings.TrimSpace(ready.Raw))
+		}
+	}
+}

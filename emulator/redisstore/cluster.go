@@ -1,0 +1,293 @@
+package redisstore
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/redis/rueidis"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
+)
+
+// putCluster is Put on a Redis Cluster. The transaction's key (spread by
+// its id) and its namespace's reference and share list (in the
+// namespace's slot) are in two slots, which no MULTI spans: the commands
+// go without one, in one pipelined round trip (the client sends each to
+// its primary at once), and Put answers once every one is acknowledged.
+// The list is appended and its TTL renewed as on a single Redis; a
+// namespace this replica saw at its share gets shareClusterScript
+// instead of RPUSH, which appends and takes the oldest beyond the share
+// out of the list in the namespace's slot, and their transactions
+// (other slots) are deleted in a second round trip: once Put returns
+// without an error, the namespace keeps at most its share of what this
+// Put and those before it listed (a concurrent Put's trim may still be
+// between its two round trips). What a single Redis's MULTI adds is lost
+// only in a failure: a transaction refused or failed (an id stored
+// already, a full node) may still have set its reference, which then
+// finds nothing until the next lookup with it, and been listed in its
+// share; a trim failing between its two steps leaves transactions out
+// of the list that live on until their time to live.
+func (s *Store) putCluster(ctx context.Context, t state.Transaction) (err error) {
+	ctx, cancel := bounded(ctx, s.timeout)
+	defer cancel()
+	ttl := s.maxAge.Milliseconds()
+	id := t.ThreeDSServerTransID
+	cmds := make(rueidis.Commands, 1, 4)
+	cmds[0] = s.c.B().Set().Key(s.txKey(id)).Value(encode(&t)).Nx().PxMilliseconds(ttl).Build()
+	if t.ExternalReferenceID != "" {
+		cmds = append(cmds, s.c.B().Set().Key(s.refKey(t.Namespace, t.ExternalReferenceID)).Value(refValue(id)).PxMilliseconds(ttl).Build())
+	}
+	var (
+		list    string
+		ten     *tenant
+		atShare bool
+		renew   int64 // the list's new TTL in milliseconds; 0 keeps it
+		at      int   // the reply of RPUSH or of the script
+	)
+	if s.perTenant > 0 {
+		list, ten = s.tenantKey(t.Namespace), s.tenants.get(t.Namespace)
+		if ten.renewal(time.Now(), s.renewEvery) {
+			renew = ttl + s.renewEvery.Milliseconds()
+			defer func() {
+				if err != nil {
+					ten.renewFailed() // the next lookup renews the TTL
+				}
+			}()
+		}
+		at = len(cmds)
+		if atShare = ten.atShare(); atShare {
+			cmds = append(cmds, s.c.B().Evalsha().Sha1(shareClusterScript.sha).Numkeys(1).Key(list).Arg(s.shareClusterArgs(id, renew)...).Build())
+		} else {
+			cmds = append(cmds, s.c.B().Rpush().Key(list).Element(id).Build())
+			if renew > 0 {
+				cmds = append(cmds, s.c.B().Pexpire().Key(list).Milliseconds(renew).Build())
+			}
+		}
+	}
+	res := s.c.DoMulti(ctx, cmds...)
+	if err := res[0].Error(); rueidis.IsRedisNil(err) {
+		return fmt.Errorf("redisstore: transaction %s exists already", id)
+	} else if err != nil {
+		return ClassifyWrite("put", err)
+	}
+	for i, r := range res[1:] {
+		if err := r.Error(); err != nil && !(atShare && i+1 == at) {
+			return ClassifyWrite("put", err)
+		}
+	}
+	if s.perTenant == 0 {
+		return nil
+	}
+	if atShare {
+		r := res[at]
+		if noScript(r.Error()) {
+			// A node that does not hold the script yet: the transaction
+			// is stored, its id not yet listed.
+			r = s.c.Do(ctx, s.c.B().Eval().Script(shareClusterScript.src).Numkeys(1).Key(list).Arg(s.shareClusterArgs(id, renew)...).Build())
+		}
+		return s.forget(ctx, ten, r)
+	}
+	n, err := res[at].AsInt64()
+	if err != nil {
+		return ClassifyWrite("put", err)
+	}
+	if n == 1 && renew == 0 {
+		// The list is new: it needs its TTL now.
+		if err := s.c.Do(ctx, s.c.B().Pexpire().Key(list).Milliseconds(ttl+s.renewEvery.Milliseconds()).Build()).Error(); err != nil {
+			return ClassifyWrite("put", err)
+		}
+	}
+	ten.setFull(n >= int64(s.perTenant))
+	if n > int64(s.perTenant) {
+		return s.trimCluster(ctx, ten, list)
+	}
+	return nil
+}
+
+// shareClusterArgs are shareClusterScript's ARGV for appending id and
+// renewing the list's TTL to ttl milliseconds (0: only when the list is
+// new, to MaxAge plus renewEvery).
+func (s *Store) shareClusterArgs(id string, ttl int64) []string {
+	if ttl == 0 {
+		return []string{id, s.shareText, "", strconv.FormatInt(s.maxAge.Milliseconds()+s.renewEvery.Milliseconds(), 10)}
+	}
+	return []string{id, s.shareText, strconv.FormatInt(ttl, 10)}
+}
+
+// shareClusterScript is shareScript for a cluster: the transactions'
+// keys are in other slots, which a script may not touch. It appends
+// ARGV[1] to the namespace's list (KEYS[1]) and renews its TTL to
+// ARGV[3] milliseconds (when ARGV[3] is empty, to ARGV[4] if the list is
+// new), unless ARGV[1] is empty; then it takes the oldest ids beyond the
+// share (ARGV[2]) out of the list. It answers the list's length followed
+// by the ids it took out, whose keys the caller deletes.
+var shareClusterScript = newScript(`
+local n
+if ARGV[1] ~= '' then
+  n = redis.call('RPUSH', KEYS[1], ARGV[1])
+  if ARGV[3] ~= '' then
+    redis.call('PEXPIRE', KEYS[1], ARGV[3])
+  elseif n == 1 then
+    redis.call('PEXPIRE', KEYS[1], ARGV[4])
+  end
+else
+  n = redis.call('LLEN', KEYS[1])
+end
+local over = n - tonumber(ARGV[2])
+if over <= 0 then return {n} end
+local ids = redis.call('LPOP', KEYS[1], over)
+local out = {n - #ids}
+for i = 1, #ids do out[i + 1] = ids[i] end
+return out`)
+
+// trimCluster is trim on a cluster: shareClusterScript takes the oldest
+// beyond the share out of the namespace's list, then forget deletes
+// their transactions.
+func (s *Store) trimCluster(ctx context.Context, ten *tenant, list string) error {
+	r := shareClusterScript.execMulti(ctx, s.c, rueidis.LuaExec{Keys: []string{list}, Args: []string{"", s.shareText}})
+	return s.forget(ctx, ten, r[0])
+}
+
+// forget reads shareClusterScript's answer r and deletes the
+// transactions of the ids it took out of the list, each in its own slot,
+// in one round trip.
+func (s *Store) forget(ctx context.Context, ten *tenant, r rueidis.RedisResult) error {
+	vs, err := r.ToArray()
+	if err != nil || len(vs) == 0 {
+		return ClassifyWrite("put (a tenant at its share)", cmp.Or(err, errors.New("the share script answered nothing")))
+	}
+	n, err := vs[0].AsInt64()
+	if err != nil {
+		return ClassifyWrite("put (a tenant at its share)", err)
+	}
+	ten.setFull(n >= int64(s.perTenant))
+	if len(vs) == 1 {
+		return nil
+	}
+	dels := make(rueidis.Commands, len(vs)-1)
+	for i, v := range vs[1:] {
+		id, err := v.ToString()
+		if err != nil {
+			return ClassifyWrite("put (a tenant at its share)", err)
+		}
+		dels[i] = s.c.B().Del().Key(s.txKey(id)).Build()
+	}
+	for _, r := range s.c.DoMulti(ctx, dels...) {
+		if err := r.Error(); err != nil {
+			return ClassifyWrite("put (a tenant beyond its share)", err)
+		}
+	}
+	return nil
+}
+
+// doMultiBySlot sends cmds, made of groups of sizes commands each (a
+// MULTI ... EXEC of one slot, say), in one round trip and answers their
+// replies in order. A cluster client refuses a pipeline that mixes
+// commands without a key (MULTI, EXEC, PUBLISH) with keys of several
+// slots, so there each group goes on its own, all at once.
+func doMultiBySlot(ctx context.Context, c rueidis.Client, cmds rueidis.Commands, sizes []int) []rueidis.RedisResult {
+	if !IsCluster(c) || len(sizes) < 2 {
+		return c.DoMulti(ctx, cmds...)
+	}
+	res := make([]rueidis.RedisResult, len(cmds))
+	var wg sync.WaitGroup
+	at := 0
+	for _, n := range sizes {
+		group, out := cmds[at:at+n], res[at:at+n]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			copy(out, c.DoMulti(ctx, group...))
+		}()
+		at += n
+	}
+	wg.Wait()
+	return res
+}
+
+// ddcCluster is DDC's read on a cluster: the names under each key are in
+// slots of their own, read in one round trip.
+func (r *Captures) ddcCluster(ctx context.Context, names []string) (string, error) {
+	gets := make(rueidis.Commands, len(names))
+	for i, n := range names {
+		gets[i] = r.c.B().Get().Key(n).Build()
+	}
+	for _, res := range r.c.DoMulti(ctx, gets...) {
+		id, err := res.ToString()
+		if err == nil {
+			return id, nil
+		}
+		if !rueidis.IsRedisNil(err) {
+			return "", Classify("read a ddcId", err)
+		}
+	}
+	return "", state.ErrNotFound
+}
+
+// captureShareScript keeps a tenant's set (KEYS[1]) of entries within
+// its share on a cluster: it forgets the expired (scored before ARGV[1],
+// now), ends those that expire first while the set holds ARGV[2] or
+// more, lists member ARGV[3] until ARGV[1] + ARGV[4] ms, and answers the
+// members it ended, whose entries (other slots) the caller deletes.
+var captureShareScript = rueidis.NewLuaScript(`
+local now, ttl = tonumber(ARGV[1]), tonumber(ARGV[4])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+local ended = {}
+while redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) do
+  local first = redis.call('ZRANGE', KEYS[1], 0, 0)[1]
+  redis.call('ZREM', KEYS[1], first)
+  table.insert(ended, first)
+end
+redis.call('ZADD', KEYS[1], now + ttl, ARGV[3])
+if redis.call('PTTL', KEYS[1]) < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end
+return ended`)
+
+// setOnceCluster is setOnce on a cluster, where the entry (keys[1]), its
+// names under the previous keys (keys[2:]) and the tenant's set
+// (keys[0]) are each in a slot of their own, so no one script holds
+// them: a previous name found refuses it; SET NX decides, atomically,
+// which of concurrent uses wins; then the tenant's set lists it and ends
+// the tenant's entries beyond its share, deleted in one more round trip.
+func (r *Captures) setOnceCluster(ctx context.Context, op, kind string, keys []string, member, value string, ttl time.Duration) (bool, error) {
+	if len(keys) > 2 {
+		exists := make(rueidis.Commands, 0, len(keys)-2)
+		for _, k := range keys[2:] {
+			exists = append(exists, r.c.B().Exists().Key(k).Build())
+		}
+		for _, res := range r.c.DoMulti(ctx, exists...) {
+			n, err := res.AsInt64()
+			if err != nil {
+				return false, Classify(op, err)
+			}
+			if n > 0 {
+				return false, nil
+			}
+		}
+	}
+	ms := max(ttl.Milliseconds(), 1)
+	err := r.c.Do(ctx, r.c.B().Set().Key(keys[1]).Value(value).Nx().PxMilliseconds(ms).Build()).Error()
+	if rueidis.IsRedisNil(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, ClassifyWrite(op, err)
+	}
+	// The use is recorded and acknowledged once the SET is: the share's
+	// bookkeeping failing leaves the entry outside its tenant's set, to
+	// end at its time to live.
+	ended, err := captureShareScript.Exec(ctx, r.c, keys[:1],
+		[]string{strconv.FormatInt(time.Now().UnixMilli(), 10), strconv.Itoa(r.perTenant), member, strconv.FormatInt(ms, 10)}).AsStrSlice()
+	if err == nil && len(ended) > 0 {
+		dels := make(rueidis.Commands, len(ended))
+		for i, m := range ended {
+			dels[i] = r.c.B().Del().Key(r.entry(kind, m)).Build()
+		}
+		r.c.DoMulti(ctx, dels...)
+	}
+	return true, nil
+}
