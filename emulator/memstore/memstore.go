@@ -29,8 +29,10 @@ type Options struct {
 	// gives way, its own oldest transaction evicted.
 	MaxEntries int
 	// MaxEntriesPerTenant is a tenant's share: the most transactions of
-	// one namespace kept, beyond which its own oldest is evicted.
-	// MaxEntries when zero, and never above it.
+	// one namespace kept, beyond which its own oldest is evicted. Kept
+	// exactly: an eviction here costs no round trip, so the memory
+	// store takes none of the slack state.ShareSlack allows (exact is
+	// within that bound). MaxEntries when zero, and never above it.
 	MaxEntriesPerTenant int
 	// MaxAge is how long a transaction is kept after it was stored.
 	MaxAge time.Duration

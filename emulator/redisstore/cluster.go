@@ -20,18 +20,18 @@ import (
 // go without one, in one pipelined round trip (the client sends each to
 // its primary at once), and Put answers once every one is acknowledged.
 // The list is appended and its TTL renewed as on a single Redis; a
-// namespace this replica saw at its share gets shareClusterScript
-// instead of RPUSH, which appends and takes the oldest beyond the share
-// out of the list in the namespace's slot, and their transactions
-// (other slots) are deleted in a second round trip: once Put returns
-// without an error, the namespace keeps at most its share of what this
-// Put and those before it listed (a concurrent Put's trim may still be
-// between its two round trips). What a single Redis's MULTI adds is lost
-// only in a failure: a transaction refused or failed (an id stored
-// already, a full node) may still have set its reference, which then
-// finds nothing until the next lookup with it, and been listed in its
-// share; a trim failing between its two steps leaves transactions out
-// of the list that live on until their time to live.
+// length beyond the share plus state.ShareSlack makes Put trim it:
+// shareClusterScript takes the oldest beyond the share out of the list
+// in the namespace's slot, and their transactions (other slots) are
+// deleted in one more round trip. Once Put returns without an error,
+// the namespace keeps at most its share plus slack of what this Put and
+// those before it listed (a concurrent Put's trim may still be between
+// its two round trips). What a single Redis's MULTI adds is lost only in
+// a failure: a transaction refused or failed (an id stored already, a
+// full node) may still have set its reference, which then finds nothing
+// until the next lookup with it, and been listed in its share; a trim
+// failing between its two steps leaves transactions out of the list
+// that live on until their time to live.
 func (s *Store) putCluster(ctx context.Context, t state.Transaction) (err error) {
 	ctx, cancel := bounded(ctx, s.timeout)
 	defer cancel()
@@ -43,11 +43,10 @@ func (s *Store) putCluster(ctx context.Context, t state.Transaction) (err error)
 		cmds = append(cmds, s.c.B().Set().Key(s.refKey(t.Namespace, t.ExternalReferenceID)).Value(refValue(id)).PxMilliseconds(ttl).Build())
 	}
 	var (
-		list    string
-		ten     *tenant
-		atShare bool
-		renew   int64 // the list's new TTL in milliseconds; 0 keeps it
-		at      int   // the reply of RPUSH or of the script
+		list  string
+		ten   *tenant
+		renew int64 // the list's new TTL in milliseconds; 0 keeps it
+		at    int   // the reply of RPUSH
 	)
 	if s.perTenant > 0 {
 		list, ten = s.tenantKey(t.Namespace), s.tenants.get(t.Namespace)
@@ -60,13 +59,9 @@ func (s *Store) putCluster(ctx context.Context, t state.Transaction) (err error)
 			}()
 		}
 		at = len(cmds)
-		if atShare = ten.atShare(); atShare {
-			cmds = append(cmds, s.c.B().Evalsha().Sha1(shareClusterScript.sha).Numkeys(1).Key(list).Arg(s.shareClusterArgs(id, renew)...).Build())
-		} else {
-			cmds = append(cmds, s.c.B().Rpush().Key(list).Element(id).Build())
-			if renew > 0 {
-				cmds = append(cmds, s.c.B().Pexpire().Key(list).Milliseconds(renew).Build())
-			}
+		cmds = append(cmds, s.c.B().Rpush().Key(list).Element(id).Build())
+		if renew > 0 {
+			cmds = append(cmds, s.c.B().Pexpire().Key(list).Milliseconds(renew).Build())
 		}
 	}
 	res := s.c.DoMulti(ctx, cmds...)
@@ -75,22 +70,13 @@ func (s *Store) putCluster(ctx context.Context, t state.Transaction) (err error)
 	} else if err != nil {
 		return ClassifyWrite("put", err)
 	}
-	for i, r := range res[1:] {
-		if err := r.Error(); err != nil && !(atShare && i+1 == at) {
+	for _, r := range res[1:] {
+		if err := r.Error(); err != nil {
 			return ClassifyWrite("put", err)
 		}
 	}
 	if s.perTenant == 0 {
 		return nil
-	}
-	if atShare {
-		r := res[at]
-		if noScript(r.Error()) {
-			// A node that does not hold the script yet: the transaction
-			// is stored, its id not yet listed.
-			r = s.c.Do(ctx, s.c.B().Eval().Script(shareClusterScript.src).Numkeys(1).Key(list).Arg(s.shareClusterArgs(id, renew)...).Build())
-		}
-		return s.forget(ctx, ten, r)
 	}
 	n, err := res[at].AsInt64()
 	if err != nil {
@@ -102,43 +88,20 @@ func (s *Store) putCluster(ctx context.Context, t state.Transaction) (err error)
 			return ClassifyWrite("put", err)
 		}
 	}
-	ten.setFull(n >= int64(s.perTenant))
-	if n > int64(s.perTenant) {
-		return s.trimCluster(ctx, ten, list)
+	if n > int64(s.perTenant+state.ShareSlack(s.perTenant)) {
+		return s.trimCluster(ctx, list)
 	}
 	return nil
 }
 
-// shareClusterArgs are shareClusterScript's ARGV for appending id and
-// renewing the list's TTL to ttl milliseconds (0: only when the list is
-// new, to MaxAge plus renewEvery).
-func (s *Store) shareClusterArgs(id string, ttl int64) []string {
-	if ttl == 0 {
-		return []string{id, s.shareText, "", strconv.FormatInt(s.maxAge.Milliseconds()+s.renewEvery.Milliseconds(), 10)}
-	}
-	return []string{id, s.shareText, strconv.FormatInt(ttl, 10)}
-}
-
 // shareClusterScript is shareScript for a cluster: the transactions'
-// keys are in other slots, which a script may not touch. It appends
-// ARGV[1] to the namespace's list (KEYS[1]) and renews its TTL to
-// ARGV[3] milliseconds (when ARGV[3] is empty, to ARGV[4] if the list is
-// new), unless ARGV[1] is empty; then it takes the oldest ids beyond the
-// share (ARGV[2]) out of the list. It answers the list's length followed
-// by the ids it took out, whose keys the caller deletes.
+// keys are in other slots, which a script may not touch. It takes the
+// oldest ids beyond the share (ARGV[1]) out of the namespace's list
+// (KEYS[1]) and answers the list's length followed by those ids, whose
+// keys the caller deletes.
 var shareClusterScript = newScript(`
-local n
-if ARGV[1] ~= '' then
-  n = redis.call('RPUSH', KEYS[1], ARGV[1])
-  if ARGV[3] ~= '' then
-    redis.call('PEXPIRE', KEYS[1], ARGV[3])
-  elseif n == 1 then
-    redis.call('PEXPIRE', KEYS[1], ARGV[4])
-  end
-else
-  n = redis.call('LLEN', KEYS[1])
-end
-local over = n - tonumber(ARGV[2])
+local n = redis.call('LLEN', KEYS[1])
+local over = n - tonumber(ARGV[1])
 if over <= 0 then return {n} end
 local ids = redis.call('LPOP', KEYS[1], over)
 local out = {n - #ids}
@@ -146,26 +109,14 @@ for i = 1, #ids do out[i + 1] = ids[i] end
 return out`)
 
 // trimCluster is trim on a cluster: shareClusterScript takes the oldest
-// beyond the share out of the namespace's list, then forget deletes
-// their transactions.
-func (s *Store) trimCluster(ctx context.Context, ten *tenant, list string) error {
-	r := shareClusterScript.execMulti(ctx, s.c, rueidis.LuaExec{Keys: []string{list}, Args: []string{"", s.shareText}})
-	return s.forget(ctx, ten, r[0])
-}
-
-// forget reads shareClusterScript's answer r and deletes the
-// transactions of the ids it took out of the list, each in its own slot,
-// in one round trip.
-func (s *Store) forget(ctx context.Context, ten *tenant, r rueidis.RedisResult) error {
-	vs, err := r.ToArray()
+// beyond the share out of the namespace's list, then their
+// transactions, each in its own slot, are deleted in one round trip.
+func (s *Store) trimCluster(ctx context.Context, list string) error {
+	r := shareClusterScript.execMulti(ctx, s.c, rueidis.LuaExec{Keys: []string{list}, Args: []string{s.shareText}})
+	vs, err := r[0].ToArray()
 	if err != nil || len(vs) == 0 {
-		return ClassifyWrite("put (a tenant at its share)", cmp.Or(err, errors.New("the share script answered nothing")))
+		return ClassifyWrite("put (a tenant beyond its share)", cmp.Or(err, errors.New("the share script answered nothing")))
 	}
-	n, err := vs[0].AsInt64()
-	if err != nil {
-		return ClassifyWrite("put (a tenant at its share)", err)
-	}
-	ten.setFull(n >= int64(s.perTenant))
 	if len(vs) == 1 {
 		return nil
 	}
@@ -173,7 +124,7 @@ func (s *Store) forget(ctx context.Context, ten *tenant, r rueidis.RedisResult) 
 	for i, v := range vs[1:] {
 		id, err := v.ToString()
 		if err != nil {
-			return ClassifyWrite("put (a tenant at its share)", err)
+			return ClassifyWrite("put (a tenant beyond its share)", err)
 		}
 		dels[i] = s.c.B().Del().Key(s.txKey(id)).Build()
 	}

@@ -50,8 +50,9 @@ type Options struct {
 	// the state keys keeps it (auth.ReferenceKey).
 	IndexKey []byte
 	// MaxEntriesPerTenant is a tenant's share: the most transactions of
-	// one namespace kept; beyond it the namespace's own oldest are
-	// deleted. 0 leaves a namespace unbounded but by MaxAge.
+	// one namespace kept, plus at most state.ShareSlack; beyond it the
+	// namespace's own oldest are deleted. 0 leaves a namespace
+	// unbounded but by MaxAge.
 	MaxEntriesPerTenant int
 }
 
@@ -229,15 +230,14 @@ func firstByte(v []byte) int {
 // RPUSH answers its length. The list's TTL is renewed to MaxAge plus
 // renewEvery by a replica's first lookup of the namespace in each
 // renewEvery, not by every lookup, so it outlives every id it holds. A
-// namespace this replica saw at its share gets, in the same MULTI
-// instead, shareScript, which appends and deletes the namespace's own
-// oldest beyond the share: still one round trip, and the share is exact
-// whenever Put returns. Only a namespace another replica brought to its
-// share pays a second call, once, after which this replica knows it. It
-// never overwrites a stored transaction: an id already stored is
-// refused, though its reference is then set to that id all the same. Ids
-// are random UUIDs (state.Store: globally unique), so neither happens
-// but by a bug. On a cluster Put takes putCluster's path.
+// length beyond the share plus state.ShareSlack makes Put trim the
+// namespace back to its share (shareScript, a second call): once per
+// slack+1 lookups at the share, whichever replica made them, so the
+// share costs a lookup one command, RPUSH. It never overwrites a stored
+// transaction: an id already stored is refused, though its reference is
+// then set to that id all the same. Ids are random UUIDs (state.Store:
+// globally unique), so neither happens but by a bug. On a cluster Put
+// takes putCluster's path.
 func (s *Store) Put(ctx context.Context, t state.Transaction) (err error) {
 	if s.cluster {
 		return s.putCluster(ctx, t)
@@ -253,10 +253,9 @@ func (s *Store) Put(ctx context.Context, t state.Transaction) (err error) {
 		cmds = append(cmds, s.c.B().Set().Key(s.refKey(t.Namespace, t.ExternalReferenceID)).Value(refValue(id)).PxMilliseconds(ttl).Build())
 	}
 	var (
-		list    string
-		ten     *tenant
-		atShare bool
-		renew   int64 // the list's new TTL in milliseconds; 0 keeps it
+		list  string
+		ten   *tenant
+		renew int64 // the list's new TTL in milliseconds; 0 keeps it
 	)
 	if s.perTenant > 0 {
 		list, ten = s.tenantKey(t.Namespace), s.tenants.get(t.Namespace)
@@ -268,13 +267,9 @@ func (s *Store) Put(ctx context.Context, t state.Transaction) (err error) {
 				}
 			}()
 		}
-		if atShare = ten.atShare(); atShare {
-			cmds = append(cmds, s.c.B().Evalsha().Sha1(shareScript.sha).Numkeys(1).Key(list).Arg(s.shareArgs(id, renew)...).Build())
-		} else {
-			cmds = append(cmds, s.c.B().Rpush().Key(list).Element(id).Build())
-			if renew > 0 {
-				cmds = append(cmds, s.c.B().Pexpire().Key(list).Milliseconds(renew).Build())
-			}
+		cmds = append(cmds, s.c.B().Rpush().Key(list).Element(id).Build())
+		if renew > 0 {
+			cmds = append(cmds, s.c.B().Pexpire().Key(list).Milliseconds(renew).Build())
 		}
 	}
 	if len(cmds) == 2 {
@@ -305,32 +300,12 @@ func (s *Store) Put(ctx context.Context, t state.Transaction) (err error) {
 	} else if err != nil {
 		return ClassifyWrite("put", err)
 	}
-	last := len(vs)
-	if atShare {
-		last-- // the script's error, if any, is read below
-	}
-	for _, v := range vs[1:last] {
+	for _, v := range vs[1:] {
 		if err := v.Error(); err != nil {
 			return ClassifyWrite("put", err)
 		}
 	}
 	if s.perTenant == 0 {
-		return nil
-	}
-	if atShare {
-		n, err := vs[len(vs)-1].AsInt64()
-		if noScript(err) {
-			// A Redis that does not hold the script yet (its start, a
-			// SCRIPT FLUSH, a failover): the transaction is stored, its
-			// id not yet listed.
-			n, err = s.c.Do(ctx, s.c.B().Eval().Script(shareScript.src).Numkeys(1).Key(list).Arg(s.shareArgs(id, renew)...).Build()).AsInt64()
-		}
-		if err != nil {
-			return ClassifyWrite("put (a tenant at its share)", err)
-		}
-		if n < int64(s.perTenant) {
-			ten.setFull(false)
-		}
 		return nil
 	}
 	n, err := vs[queued-1-btoi(renew > 0)].AsInt64()
@@ -345,8 +320,7 @@ func (s *Store) Put(ctx context.Context, t state.Transaction) (err error) {
 			return ClassifyWrite("put", err)
 		}
 	}
-	ten.setFull(n >= int64(s.perTenant))
-	if n > int64(s.perTenant) {
+	if n > int64(s.perTenant+state.ShareSlack(s.perTenant)) {
 		return s.trim(ctx, list)
 	}
 	return nil
@@ -363,50 +337,32 @@ func (s *Store) tenantKey(ns string) string {
 	return s.prefix + "tl:" + ns
 }
 
-// shareArgs are shareScript's ARGV for appending id and renewing the
-// list's TTL to ttl milliseconds (0: only when the list is new, to
-// MaxAge plus renewEvery).
-func (s *Store) shareArgs(id string, ttl int64) []string {
-	if ttl == 0 {
-		return []string{id, s.shareText, s.prefix + "t:", "", strconv.FormatInt(s.maxAge.Milliseconds()+s.renewEvery.Milliseconds(), 10)}
-	}
-	return []string{id, s.shareText, s.prefix + "t:", strconv.FormatInt(ttl, 10)}
-}
-
-// shareScript appends ARGV[1] to the namespace's list (KEYS[1]) and
-// renews its TTL to ARGV[4] milliseconds (when ARGV[4] is empty, to
-// ARGV[5] if the list is new), unless ARGV[1] is empty; then it
-// deletes the transactions (their keys begin with ARGV[3]) of the oldest
-// ids beyond the share (ARGV[2]). It answers the list's length.
+// shareScript trims the namespace's list (KEYS[1]) back to the share
+// (ARGV[1]): it takes the oldest ids beyond it out of the list and
+// deletes their transactions (their keys begin with ARGV[2]), a thousand
+// at a time, each thousand in one LPOP and one DEL. It answers the
+// list's length.
 //
 // The list holds, oldest first, the ids of the transactions stored, and
 // with them those that expired since: every transaction lives MaxAge, so
 // the expired are the oldest and go first; the live ones never number
-// more than the length, so never more than the share.
+// more than the length.
 var shareScript = newScript(`
-local n
-if ARGV[1] ~= '' then
-  n = redis.call('RPUSH', KEYS[1], ARGV[1])
-  if ARGV[4] ~= '' then
-    redis.call('PEXPIRE', KEYS[1], ARGV[4])
-  elseif n == 1 then
-    redis.call('PEXPIRE', KEYS[1], ARGV[5])
-  end
-else
-  n = redis.call('LLEN', KEYS[1])
-end
-local share = tonumber(ARGV[2])
-while n > share do
-  local id = redis.call('LPOP', KEYS[1])
-  if not id then break end
-  redis.call('DEL', ARGV[3] .. id)
-  n = n - 1
+local n = redis.call('LLEN', KEYS[1])
+local over = n - tonumber(ARGV[1])
+while over > 0 do
+  local ids = redis.call('LPOP', KEYS[1], math.min(over, 1000))
+  if not ids then break end
+  for i = 1, #ids do ids[i] = ARGV[2] .. ids[i] end
+  redis.call('DEL', unpack(ids))
+  n = n - #ids
+  over = over - #ids
 end
 return n`)
 
 // trim deletes the namespace's oldest transactions beyond its share.
 func (s *Store) trim(ctx context.Context, list string) error {
-	r := shareScript.execMulti(ctx, s.c, rueidis.LuaExec{Keys: []string{list}, Args: []string{"", s.shareText, s.prefix + "t:", "0"}})
+	r := shareScript.execMulti(ctx, s.c, rueidis.LuaExec{Keys: []string{list}, Args: []string{s.shareText, s.prefix + "t:"}})
 	return ClassifyWrite("put (a tenant beyond its share)", r[0].Error())
 }
 

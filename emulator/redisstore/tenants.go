@@ -8,13 +8,11 @@ import (
 
 // maxTenants bounds the namespaces a replica remembers (Store.Put); a
 // namespace beyond the bound is stored as if seen for the first time:
-// its list's TTL renewed by every lookup, and at its share a second
-// round trip per lookup.
+// its list's TTL renewed by every lookup.
 const maxTenants = 4096
 
 // tenants is what a replica remembers of the namespaces it stores into:
-// whether it last saw each at its share, and when it last renewed the
-// TTL of its list.
+// when it last renewed the TTL of each one's list.
 type tenants struct {
 	m sync.Map // namespace -> *tenant
 	n atomic.Int64
@@ -22,7 +20,6 @@ type tenants struct {
 
 // tenant is one namespace's entry in tenants.
 type tenant struct {
-	full    atomic.Bool
 	renewed atomic.Int64 // Unix milliseconds; 0 never
 }
 
@@ -57,13 +54,5 @@ func (t *tenant) renewal(now time.Time, period time.Duration) bool {
 func (t *tenant) renewFailed() {
 	if t != nil {
 		t.renewed.Store(0)
-	}
-}
-
-func (t *tenant) atShare() bool { return t != nil && t.full.Load() }
-
-func (t *tenant) setFull(full bool) {
-	if t != nil {
-		t.full.Store(full)
 	}
 }
