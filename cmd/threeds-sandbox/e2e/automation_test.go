@@ -24,6 +24,29 @@ const (
 type entry struct {
 	urls []string
 	next int
+	// announced, when set, is how long a namespace's change may take to
+	// reach the other replicas: on a Redis Cluster the change's
+	// announcement crosses the cluster bus, and a replica that misses it
+	// reads the state again within a second.
+	announced time.Duration
+}
+
+// seen waits, when the entry allows an announcement time, until every
+// entry point answers path for token with status, and fails after it.
+func (e *entry) seen(t *testing.T, path, token string, status int) {
+	t.Helper()
+	if e.announced == 0 {
+		return
+	}
+	deadline := time.Now().Add(e.announced)
+	for _, u := range e.urls {
+		for testkit.Call(t, http.MethodGet, u+path, token, nil).Status != status {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s on %s: not %d within %s of the change", path, u, status, e.announced)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
 }
 
 func (e *entry) url() string {
@@ -179,6 +202,7 @@ func checkAutomation(t *testing.T, at *entry) {
 	if r := at.call(t, http.MethodDelete, "/admin/transactions", tokenA, nil); r.Status != http.StatusNoContent {
 		t.Fatalf("forget: %d %s", r.Status, r.Raw)
 	}
+	at.seen(t, "/admin/transactions/"+id, tokenA, http.StatusNotFound)
 	for range len(at.urls) {
 		if l := at.call(t, http.MethodGet, "/admin/transactions", tokenA, nil); len(listIDs(l)) != 0 {
 			t.Errorf("list after DELETE: %v", listIDs(l))

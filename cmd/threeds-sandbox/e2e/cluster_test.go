@@ -113,7 +113,12 @@ func TestReplicasOnCluster(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 
-	t.Run("automation replica by replica", func(t *testing.T) { checkAutomation(t, &entry{urls: []string{a.URL, b.URL}}) })
+	// A namespace's change reaches the other replica when the cluster bus
+	// delivers its announcement, at the latest when the replica reads the
+	// state again (every second).
+	t.Run("automation replica by replica", func(t *testing.T) {
+		checkAutomation(t, &entry{urls: []string{a.URL, b.URL}, announced: 2 * time.Second})
+	})
 
 	for _, p := range []*program{a, b} {
 		if ready := testkit.Call(t, http.MethodGet, p.URL+"/readyz", "", nil); ready.Status != http.StatusOK {
