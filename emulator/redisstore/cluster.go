@@ -82,16 +82,7 @@ func (s *Store) putCluster(ctx context.Context, t state.Transaction) (err error)
 	if err != nil {
 		return ClassifyWrite("put", err)
 	}
-	if n == 1 && renew == 0 {
-		// The list is new: it needs its TTL now.
-		if err := s.c.Do(ctx, s.c.B().Pexpire().Key(list).Milliseconds(ttl+s.renewEvery.Milliseconds()).Build()).Error(); err != nil {
-			return ClassifyWrite("put", err)
-		}
-	}
-	if n > int64(s.perTenant+state.ShareSlack(s.perTenant)) {
-		return s.trimCluster(ctx, list)
-	}
-	return nil
+	return s.keepShare(ctx, list, n, renew, ttl, s.trimCluster)
 }
 
 // shareClusterScript is shareScript for a cluster: the transactions'

@@ -312,16 +312,22 @@ func (s *Store) Put(ctx context.Context, t state.Transaction) (err error) {
 	if err != nil {
 		return ClassifyWrite("put", err)
 	}
+	return s.keepShare(ctx, list, n, renew, ttl, s.trim)
+}
+
+// keepShare ends a Put once the namespace's list answered its length n:
+// a new list (the namespace's first transaction for MaxAge, or Redis
+// lost it) gets its TTL now, and a list beyond the share and its slack
+// is trimmed back to the share by trim.
+func (s *Store) keepShare(ctx context.Context, list string, n, renew, ttl int64, trim func(context.Context, string) error) error {
 	if n == 1 && renew == 0 {
-		// The list is new (the namespace's first transaction for MaxAge,
-		// or Redis lost it): it needs its TTL now.
 		err := s.c.Do(ctx, s.c.B().Pexpire().Key(list).Milliseconds(ttl+s.renewEvery.Milliseconds()).Build()).Error()
 		if err != nil {
 			return ClassifyWrite("put", err)
 		}
 	}
 	if n > int64(s.perTenant+state.ShareSlack(s.perTenant)) {
-		return s.trim(ctx, list)
+		return trim(ctx, list)
 	}
 	return nil
 }
