@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"fmt"
 	"strconv"
 	"sync"
 	"time"
@@ -65,15 +64,8 @@ func (s *Store) putCluster(ctx context.Context, t state.Transaction) (err error)
 		}
 	}
 	res := s.c.DoMulti(ctx, cmds...)
-	if err := res[0].Error(); rueidis.IsRedisNil(err) {
-		return fmt.Errorf("redisstore: transaction %s exists already", id)
-	} else if err != nil {
-		return ClassifyWrite("put", err)
-	}
-	for _, r := range res[1:] {
-		if err := r.Error(); err != nil {
-			return ClassifyWrite("put", err)
-		}
+	if err := putReplies(id, len(res), func(i int) error { return res[i].Error() }); err != nil {
+		return err
 	}
 	if s.perTenant == 0 {
 		return nil

@@ -295,15 +295,8 @@ func (s *Store) Put(ctx context.Context, t state.Transaction) (err error) {
 	if len(vs) != queued {
 		return ClassifyWrite("put", fmt.Errorf("EXEC answered %d replies for %d commands", len(vs), queued))
 	}
-	if err := vs[0].Error(); rueidis.IsRedisNil(err) {
-		return fmt.Errorf("redisstore: transaction %s exists already", id)
-	} else if err != nil {
-		return ClassifyWrite("put", err)
-	}
-	for _, v := range vs[1:] {
-		if err := v.Error(); err != nil {
-			return ClassifyWrite("put", err)
-		}
+	if err := putReplies(id, len(vs), func(i int) error { return vs[i].Error() }); err != nil {
+		return err
 	}
 	if s.perTenant == 0 {
 		return nil
@@ -313,6 +306,22 @@ func (s *Store) Put(ctx context.Context, t state.Transaction) (err error) {
 		return ClassifyWrite("put", err)
 	}
 	return s.keepShare(ctx, list, n, renew, ttl, s.trim)
+}
+
+// putReplies reads a Put's n replies through errAt, the transaction's
+// SET NX first (nil when the id is taken): the first error, or nil.
+func putReplies(id string, n int, errAt func(int) error) error {
+	if err := errAt(0); rueidis.IsRedisNil(err) {
+		return fmt.Errorf("redisstore: transaction %s exists already", id)
+	} else if err != nil {
+		return ClassifyWrite("put", err)
+	}
+	for i := 1; i < n; i++ {
+		if err := errAt(i); err != nil {
+			return ClassifyWrite("put", err)
+		}
+	}
+	return nil
 }
 
 // keepShare ends a Put once the namespace's list answered its length n:
