@@ -36,33 +36,8 @@ func (s *Store) putCluster(ctx context.Context, t state.Transaction) (err error)
 	defer cancel()
 	ttl := s.maxAge.Milliseconds()
 	id := t.ThreeDSServerTransID
-	cmds := make(rueidis.Commands, 1, 4)
-	cmds[0] = s.c.B().Set().Key(s.txKey(id)).Value(encode(&t)).Nx().PxMilliseconds(ttl).Build()
-	if t.ExternalReferenceID != "" {
-		cmds = append(cmds, s.c.B().Set().Key(s.refKey(t.Namespace, t.ExternalReferenceID)).Value(refValue(id)).PxMilliseconds(ttl).Build())
-	}
-	var (
-		list  string
-		ten   *tenant
-		renew int64 // the list's new TTL in milliseconds; 0 keeps it
-		at    int   // the reply of RPUSH
-	)
-	if s.perTenant > 0 {
-		list, ten = s.tenantKey(t.Namespace), s.tenants.get(t.Namespace)
-		if ten.renewal(time.Now(), s.renewEvery) {
-			renew = ttl + s.renewEvery.Milliseconds()
-			defer func() {
-				if err != nil {
-					ten.renewFailed() // the next lookup renews the TTL
-				}
-			}()
-		}
-		at = len(cmds)
-		cmds = append(cmds, s.c.B().Rpush().Key(list).Element(id).Build())
-		if renew > 0 {
-			cmds = append(cmds, s.c.B().Pexpire().Key(list).Milliseconds(renew).Build())
-		}
-	}
+	cmds, sh := s.putCommands(make(rueidis.Commands, 0, 4), &t, ttl)
+	defer func() { sh.settle(err) }()
 	res := s.c.DoMulti(ctx, cmds...)
 	if err := putReplies(id, len(res), func(i int) error { return res[i].Error() }); err != nil {
 		return err
@@ -70,11 +45,11 @@ func (s *Store) putCluster(ctx context.Context, t state.Transaction) (err error)
 	if s.perTenant == 0 {
 		return nil
 	}
-	n, err := res[at].AsInt64()
+	n, err := res[sh.at].AsInt64()
 	if err != nil {
 		return ClassifyWrite("put", err)
 	}
-	return s.keepShare(ctx, list, n, renew, ttl, s.trimCluster)
+	return s.keepShare(ctx, sh, n, ttl, s.trimCluster)
 }
 
 // shareClusterScript is shareScript for a cluster: the transactions'

@@ -298,7 +298,7 @@ func TestClusterSeveralAddresses(t *testing.T) {
 	cluster := testkit.StartRedisCluster(t, 3, 0)
 	dead := testkit.FreeAddr(t)
 	url := "redis://" + dead + "/0?addr=" + cluster.Nodes[1].Addr + "&addr=" + cluster.Nodes[2].Addr
-	c, err := redisstore.ConnectWith(context.Background(), url, redisstore.ConnectOptions{Timeout: time.Second})
+	c, err := redisstore.ConnectWith(context.Background(), url, redisstore.ConnectOptions{Timeout: 5 * time.Second})
 	if err != nil {
 		t.Fatalf("several addresses, the first down: %v", err)
 	}

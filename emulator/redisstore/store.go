@@ -246,32 +246,8 @@ func (s *Store) Put(ctx context.Context, t state.Transaction) (err error) {
 	defer cancel()
 	ttl := s.maxAge.Milliseconds()
 	id := t.ThreeDSServerTransID
-	cmds := make(rueidis.Commands, 0, 6)
-	cmds = append(cmds, s.c.B().Multi().Build(),
-		s.c.B().Set().Key(s.txKey(id)).Value(encode(&t)).Nx().PxMilliseconds(ttl).Build())
-	if t.ExternalReferenceID != "" {
-		cmds = append(cmds, s.c.B().Set().Key(s.refKey(t.Namespace, t.ExternalReferenceID)).Value(refValue(id)).PxMilliseconds(ttl).Build())
-	}
-	var (
-		list  string
-		ten   *tenant
-		renew int64 // the list's new TTL in milliseconds; 0 keeps it
-	)
-	if s.perTenant > 0 {
-		list, ten = s.tenantKey(t.Namespace), s.tenants.get(t.Namespace)
-		if ten.renewal(time.Now(), s.renewEvery) {
-			renew = ttl + s.renewEvery.Milliseconds()
-			defer func() {
-				if err != nil {
-					ten.renewFailed() // the next lookup renews the TTL
-				}
-			}()
-		}
-		cmds = append(cmds, s.c.B().Rpush().Key(list).Element(id).Build())
-		if renew > 0 {
-			cmds = append(cmds, s.c.B().Pexpire().Key(list).Milliseconds(renew).Build())
-		}
-	}
+	cmds, sh := s.putCommands(append(make(rueidis.Commands, 0, 6), s.c.B().Multi().Build()), &t, ttl)
+	defer func() { sh.settle(err) }()
 	if len(cmds) == 2 {
 		err := s.c.Do(ctx, cmds[1]).Error()
 		if rueidis.IsRedisNil(err) {
@@ -301,11 +277,11 @@ func (s *Store) Put(ctx context.Context, t state.Transaction) (err error) {
 	if s.perTenant == 0 {
 		return nil
 	}
-	n, err := vs[queued-1-btoi(renew > 0)].AsInt64()
+	n, err := vs[sh.at-1].AsInt64() // vs lacks the MULTI
 	if err != nil {
 		return ClassifyWrite("put", err)
 	}
-	return s.keepShare(ctx, list, n, renew, ttl, s.trim)
+	return s.keepShare(ctx, sh, n, ttl, s.trim)
 }
 
 // putReplies reads a Put's n replies through errAt, the transaction's
@@ -328,17 +304,59 @@ func putReplies(id string, n int, errAt func(int) error) error {
 // a new list (the namespace's first transaction for MaxAge, or Redis
 // lost it) gets its TTL now, and a list beyond the share and its slack
 // is trimmed back to the share by trim.
-func (s *Store) keepShare(ctx context.Context, list string, n, renew, ttl int64, trim func(context.Context, string) error) error {
-	if n == 1 && renew == 0 {
-		err := s.c.Do(ctx, s.c.B().Pexpire().Key(list).Milliseconds(ttl+s.renewEvery.Milliseconds()).Build()).Error()
+func (s *Store) keepShare(ctx context.Context, sh putShare, n, ttl int64, trim func(context.Context, string) error) error {
+	if n == 1 && sh.renew == 0 {
+		err := s.c.Do(ctx, s.c.B().Pexpire().Key(sh.list).Milliseconds(ttl+s.renewEvery.Milliseconds()).Build()).Error()
 		if err != nil {
 			return ClassifyWrite("put", err)
 		}
 	}
 	if n > int64(s.perTenant+state.ShareSlack(s.perTenant)) {
-		return trim(ctx, list)
+		return trim(ctx, sh.list)
 	}
 	return nil
+}
+
+// putShare is what a Put adds for its namespace's share.
+type putShare struct {
+	list  string  // the namespace's list of ids; "" without a share
+	ten   *tenant // this replica's view of the namespace
+	renew int64   // the list's new TTL in milliseconds; 0 keeps it
+	at    int     // the index of the RPUSH among the Put's commands
+}
+
+// putCommands appends to cmds the writes of a Put of t, each with a time
+// to live of ttl milliseconds: the transaction's SET NX (first), its
+// reference's SET and, with a share, the RPUSH of its id to its
+// namespace's list and, when this replica's renewal is due, the list's
+// PEXPIRE.
+func (s *Store) putCommands(cmds rueidis.Commands, t *state.Transaction, ttl int64) (rueidis.Commands, putShare) {
+	id := t.ThreeDSServerTransID
+	cmds = append(cmds, s.c.B().Set().Key(s.txKey(id)).Value(encode(t)).Nx().PxMilliseconds(ttl).Build())
+	if t.ExternalReferenceID != "" {
+		cmds = append(cmds, s.c.B().Set().Key(s.refKey(t.Namespace, t.ExternalReferenceID)).Value(refValue(id)).PxMilliseconds(ttl).Build())
+	}
+	var sh putShare
+	if s.perTenant > 0 {
+		sh.list, sh.ten = s.tenantKey(t.Namespace), s.tenants.get(t.Namespace)
+		if sh.ten.renewal(time.Now(), s.renewEvery) {
+			sh.renew = ttl + s.renewEvery.Milliseconds()
+		}
+		sh.at = len(cmds)
+		cmds = append(cmds, s.c.B().Rpush().Key(sh.list).Element(id).Build())
+		if sh.renew > 0 {
+			cmds = append(cmds, s.c.B().Pexpire().Key(sh.list).Milliseconds(sh.renew).Build())
+		}
+	}
+	return cmds, sh
+}
+
+// settle gives a failed Put's renewal back: the next lookup renews the
+// list's TTL.
+func (sh putShare) settle(err error) {
+	if err != nil && sh.renew > 0 {
+		sh.ten.renewFailed()
+	}
 }
 
 // tenantKey is the key of the list of a namespace's transactions, oldest
