@@ -190,7 +190,7 @@ func TestPagesNameTheInterface(t *testing.T) {
 }
 
 // maxPageBytes bounds a page of docs/: one topic, with its history in git.
-const maxPageBytes = 20 << 10
+const maxPageBytes = 20_000
 
 // generatedPages may be longer: they are written by a program, not read
 // through.
