@@ -187,6 +187,7 @@ func TestEveryBadFlagExitsTwo(t *testing.T) {
 		"store-max-age":                 {"-1h", "want a positive duration"},
 		"store":                         {"mysql://db", "want memory, or a Redis URL"},
 		"store-timeout":                 {"0", "want a positive duration"},
+		"store-flush-delay":             {"-1ms", "want 0 (write at once) or a positive duration below half of --store-timeout"},
 		"store-wait":                    {"-1s", "want 0 (fail at once) or a positive duration"},
 		"store-prefix":                  {"my prefix", "want a prefix such as 3ds:"},
 		"store-ca-file":                 {missing, "needs a TLS store, --store (THREEDS_STORE) rediss://"},

@@ -13,45 +13,6 @@ import (
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 )
 
-// putCluster is Put on a Redis Cluster. The transaction's key (spread by
-// its id) and its namespace's reference and share list (in the
-// namespace's slot) are in two slots, which no MULTI spans: the commands
-// go without one, in one pipelined round trip (the client sends each to
-// its primary at once), and Put answers once every one is acknowledged.
-// The list is appended and its TTL renewed as on a single Redis; a
-// length beyond the share plus state.ShareSlack makes Put trim it:
-// shareClusterScript takes the oldest beyond the share out of the list
-// in the namespace's slot, and their transactions (other slots) are
-// deleted in one more round trip. Once Put returns without an error,
-// the namespace keeps at most its share plus slack of what this Put and
-// those before it listed (a concurrent Put's trim may still be between
-// its two round trips). What a single Redis's MULTI adds is lost only in
-// a failure: a transaction refused or failed (an id stored already, a
-// full node) may still have set its reference, which then finds nothing
-// until the next lookup with it, and been listed in its share; a trim
-// failing between its two steps leaves transactions out of the list
-// that live on until their time to live.
-func (s *Store) putCluster(ctx context.Context, t state.Transaction) (err error) {
-	ctx, cancel := bounded(ctx, s.timeout)
-	defer cancel()
-	ttl := s.maxAge.Milliseconds()
-	id := t.ThreeDSServerTransID
-	cmds, sh := s.putCommands(make(rueidis.Commands, 0, 4), &t, ttl)
-	defer func() { sh.settle(err) }()
-	res := s.c.DoMulti(ctx, cmds...)
-	if err := putReplies(id, len(res), func(i int) error { return res[i].Error() }); err != nil {
-		return err
-	}
-	if s.perTenant == 0 {
-		return nil
-	}
-	n, err := res[sh.at].AsInt64()
-	if err != nil {
-		return ClassifyWrite("put", err)
-	}
-	return s.keepShare(ctx, sh, n, ttl, s.trimCluster)
-}
-
 // shareClusterScript is shareScript for a cluster: the transactions'
 // keys are in other slots, which a script may not touch. It takes the
 // oldest ids beyond the share (ARGV[1]) out of the namespace's list

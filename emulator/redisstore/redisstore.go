@@ -32,10 +32,12 @@
 //	ready                      written by the readiness probe (a full Redis answers PING); TTL 1 minute
 //
 // Every change is one atomic step (a Lua script or a MULTI), so no
-// replica ever reads half of a change; on a cluster, where no step spans
-// two slots, a lookup's transaction and its reference are two (Put), a
-// share's trim its list and the transactions it ends, and a capture's
-// entry and its tenant's set too. A transaction is updated by
+// replica ever reads half of a change, but for a lookup's transaction,
+// its reference and its place in its share: three commands written
+// together without MULTI (Put says what that gives up). On a cluster,
+// where no step spans two slots, a share's trim is two (its list, then
+// the transactions it ends), and a capture's entry and its tenant's set
+// too. A transaction is updated by
 // compare-and-set: of many concurrent decisions on one challenge, exactly
 // one wins.
 //
@@ -75,6 +77,12 @@ const (
 	DefaultTimeout = 2 * time.Second
 )
 
+// DefaultFlushDelay is ConnectOptions.FlushDelay's default: under load a
+// Redis then reads about a dozen lookups per wake-up instead of two, and
+// spends less CPU per lookup; a lookup waits at most this long more, and
+// only while others are in flight (docs/redis-scale.md has the figures).
+const DefaultFlushDelay = time.Millisecond
+
 // Connect opens a client for a redis:// (or rediss:// for TLS) URL,
 // redis://[user:password@]host:port/db, and checks that the server answers
 // within timeout. It retries for as long as wait allows (0: once), so a
@@ -93,6 +101,11 @@ type ConnectOptions struct {
 	// where the system has none (a scratch image), the roots the program
 	// carries (golang.org/x/crypto/x509roots/fallback in the binary).
 	RootCAs *x509.CertPool
+	// FlushDelay is the longest the client holds commands back, while
+	// other requests' commands are on their way, before it writes them
+	// to Redis together: see DefaultFlushDelay and docs/redis-scale.md.
+	// A request alone is never held back. 0 writes at once.
+	FlushDelay time.Duration
 }
 
 // ErrUntrusted is the failure of a rediss:// server whose certificate is
@@ -140,6 +153,13 @@ func ConnectWith(ctx context.Context, rawURL string, o ConnectOptions) (rueidis.
 	opt.Dialer.Timeout = timeout
 	opt.ConnWriteTimeout = timeout
 	opt.ClientName = "threeds-sandbox"
+	// One connection per node, and a pause of at most FlushDelay between
+	// its writes while requests overlap: concurrent lookups reach Redis
+	// in one write, and Redis, whose cost on a busy replica is mostly
+	// waking up and reading, reads a dozen lookups at a time instead of
+	// two (docs/redis-scale.md).
+	opt.PipelineMultiplex = -1
+	opt.MaxFlushDelay = o.FlushDelay
 	deadline := time.Now().Add(o.Wait)
 	for {
 		c, err := rueidis.NewClient(opt)

@@ -69,8 +69,8 @@ type Store struct {
 	// perTenant is a namespace's share (Options.MaxEntriesPerTenant),
 	// shareText the same in decimal.
 	perTenant int
-	// cluster: the keys carry hash tags (keys.go) and Put takes the
-	// cluster's path (putCluster).
+	// cluster: the keys carry hash tags (keys.go) and Put trims a share
+	// in two steps (trimCluster).
 	cluster   bool
 	shareText string
 	// tenants is what this replica remembers of the namespaces' lists.
@@ -223,65 +223,59 @@ func firstByte(v []byte) int {
 }
 
 // Put stores a new transaction with a time to live of MaxAge and, when it
-// has a reference, makes it the newest of that reference, in one MULTI
-// sent in one round trip with the writes of concurrent requests (a script
-// call costs Redis more than the two SETs). With a share per tenant, the
-// same MULTI appends the transaction's id to its namespace's list (tl:);
-// RPUSH answers its length. The list's TTL is renewed to MaxAge plus
-// renewEvery by a replica's first lookup of the namespace in each
-// renewEvery, not by every lookup, so it outlives every id it holds. A
-// length beyond the share plus state.ShareSlack makes Put trim the
-// namespace back to its share (shareScript, a second call): once per
-// slack+1 lookups at the share, whichever replica made them, so the
-// share costs a lookup one command, RPUSH. It never overwrites a stored
-// transaction: an id already stored is refused, though its reference is
-// then set to that id all the same. Ids are random UUIDs (state.Store:
-// globally unique), so neither happens but by a bug. On a cluster Put
-// takes putCluster's path.
+// has a reference, makes it the newest of that reference. With a share
+// per tenant it appends the transaction's id to its namespace's list
+// (tl:), whose RPUSH answers its length. The commands go in one
+// pipelined write, without MULTI, with those of concurrent requests
+// (ConnectOptions.FlushDelay): on a cluster the transaction (spread by
+// its id) and its reference and list (in the namespace's slot) are in
+// two slots, which no MULTI spans, and on a single Redis a MULTI adds an
+// EXEC and its replies to every lookup for what matters only in a
+// failure (below). Put answers once every command is acknowledged.
+//
+// The list's TTL is renewed to MaxAge plus renewEvery by a replica's
+// first lookup of the namespace in each renewEvery, not by every lookup,
+// so it outlives every id it holds. A length beyond the share plus
+// state.ShareSlack makes Put trim the namespace back to its share (a
+// second call: shareScript on a single Redis; on a cluster
+// shareClusterScript, then the transactions' DEL): once per slack+1
+// lookups at the share, whichever replica made them, so the share costs
+// a lookup one command, RPUSH. Once Put returns without an error, the
+// namespace keeps at most its share plus slack of what this Put and
+// those before it listed.
+//
+// It never overwrites a stored transaction: an id already stored is
+// refused. Ids are random UUIDs (state.Store: globally unique), so this
+// happens only by a bug. What a MULTI would add is lost only in a
+// failure: a transaction refused or failed (an id stored already, a
+// Redis out of memory) may still have set its reference, which then
+// finds nothing until the next lookup with it, and been listed in its
+// share (where it takes a place until trimmed); on a cluster a trim
+// failing between its two steps leaves transactions out of the list
+// that live on until their time to live.
 func (s *Store) Put(ctx context.Context, t state.Transaction) (err error) {
-	if s.cluster {
-		return s.putCluster(ctx, t)
-	}
 	ctx, cancel := bounded(ctx, s.timeout)
 	defer cancel()
 	ttl := s.maxAge.Milliseconds()
 	id := t.ThreeDSServerTransID
-	cmds, sh := s.putCommands(append(make(rueidis.Commands, 0, 6), s.c.B().Multi().Build()), &t, ttl)
+	cmds, sh := s.putCommands(make(rueidis.Commands, 0, 4), &t, ttl)
 	defer func() { sh.settle(err) }()
-	if len(cmds) == 2 {
-		err := s.c.Do(ctx, cmds[1]).Error()
-		if rueidis.IsRedisNil(err) {
-			return fmt.Errorf("redisstore: transaction %s exists already", id)
-		}
-		return ClassifyWrite("put", err)
-	}
-	queued := len(cmds) - 1
-	res := s.c.DoMulti(ctx, append(cmds, s.c.B().Exec().Build())...)
-	// A command Redis refuses to queue (OOM at its maxmemory) makes EXEC
-	// answer EXECABORT: the queued command's own error says why.
-	for _, q := range res[1 : 1+queued] {
-		if err := q.Error(); err != nil && !rueidis.IsRedisNil(err) {
-			return ClassifyWrite("put", err)
-		}
-	}
-	vs, err := res[len(res)-1].ToArray()
-	if err != nil {
-		return ClassifyWrite("put", err)
-	}
-	if len(vs) != queued {
-		return ClassifyWrite("put", fmt.Errorf("EXEC answered %d replies for %d commands", len(vs), queued))
-	}
-	if err := putReplies(id, len(vs), func(i int) error { return vs[i].Error() }); err != nil {
+	res := s.c.DoMulti(ctx, cmds...)
+	if err := putReplies(id, len(res), func(i int) error { return res[i].Error() }); err != nil {
 		return err
 	}
 	if s.perTenant == 0 {
 		return nil
 	}
-	n, err := vs[sh.at-1].AsInt64() // vs lacks the MULTI
+	n, err := res[sh.at].AsInt64()
 	if err != nil {
 		return ClassifyWrite("put", err)
 	}
-	return s.keepShare(ctx, sh, n, ttl, s.trim)
+	trim := s.trim
+	if s.cluster {
+		trim = s.trimCluster
+	}
+	return s.keepShare(ctx, sh, n, ttl, trim)
 }
 
 // putReplies reads a Put's n replies through errAt, the transaction's

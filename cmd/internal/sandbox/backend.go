@@ -104,7 +104,7 @@ func (b redisBackend) connectError(c Config, err error) error {
 }
 
 func (b redisBackend) open(c Config, s *settings, log *slog.Logger) (*stores, error) {
-	connect := redisstore.ConnectOptions{Timeout: c.StoreTimeout, Wait: c.StoreWait, RootCAs: s.storeCAs}
+	connect := redisstore.ConnectOptions{Timeout: c.StoreTimeout, Wait: c.StoreWait, RootCAs: s.storeCAs, FlushDelay: c.StoreFlushDelay}
 	client, err := redisstore.ConnectWith(context.Background(), b.url, connect)
 	if err != nil {
 		return nil, b.connectError(c, err)

@@ -98,6 +98,7 @@ func (c *Config) check() []error {
 		}
 	}
 	positive("store-timeout", c.StoreTimeout)
+	add(c.StoreFlushDelay < 0 || c.StoreFlushDelay > c.StoreTimeout/2 && c.StoreTimeout > 0, "store-flush-delay", c.StoreFlushDelay.String(), "want 0 (write at once) or a positive duration below half of --store-timeout ("+EnvName("store-timeout")+"), e.g. 1ms")
 	add(c.StoreWait < 0, "store-wait", c.StoreWait.String(), "want 0 (fail at once) or a positive duration")
 	add(c.StorePrefix == "" || len(c.StorePrefix) > 64 || strings.IndexFunc(c.StorePrefix, func(r rune) bool { return r <= ' ' || r == 0x7f }) >= 0,
 		"store-prefix", fmt.Sprintf("%q", c.StorePrefix), "want a prefix such as 3ds: of 1 to 64 characters without spaces (sandboxes sharing a Redis need different ones)")

@@ -80,6 +80,8 @@ var badValues = []struct {
 	{flag: "store", value: "postgres://db/x", want: `"postgres://db/x": want memory, or a Redis URL`},
 	{flag: "store", value: "redis://:secret@host:6379", want: `"redis://:***@host:6379": a store shared by replicas needs the same --state-hash-key (THREEDS_STATE_HASH_KEY)`, secret: true},
 	{flag: "store-timeout", value: "0", want: "0s: want a positive duration"},
+	{flag: "store-flush-delay", value: "-1ms", want: "-1ms: want 0 (write at once) or a positive duration below half of --store-timeout"},
+	{flag: "store-flush-delay", value: "1500ms", want: "1.5s: want 0 (write at once) or a positive duration below half of --store-timeout"},
 	{flag: "store-wait", value: "-1s", want: "-1s: want 0 (fail at once) or a positive duration"},
 	{flag: "store-wait", value: "30", want: `"30": a number alone has no unit; want a duration with one, such as 30s or 30m`},
 	{flag: "store-timeout", value: "1.5", want: `"1.5": a number alone has no unit; want a duration with one, such as 1.5s`},
