@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -287,8 +288,49 @@ func TestBoundsDoTheirWork(t *testing.T) {
 			t.Errorf("%s: answered %q, want the canned %q", tt.work.Name(), b, canned)
 		}
 	}
-	if _, err := floorWork("sleep").handler(header, canned); err == nil {
+	if _, err := floorWork("sleep").handler(header, canned, nil); err == nil {
 		t.Error("an unknown floor work was accepted")
+	}
+	if _, err := workRedis.handler(header, canned, nil); err == nil {
+		t.Errorf("%s without a Redis was accepted", workRedis.Name())
+	}
+}
+
+// TestRedisBoundWrites: the Redis bound answers a lookup once its two
+// writes are in Redis (a transaction of redisFloorValue bytes and its
+// reference, each with a time to live), refuses what the emulator's
+// decoding refuses, and cycles its ids so its keys stay bounded.
+func TestRedisBoundWrites(t *testing.T) {
+	srv := testkit.StartRedis(t, testkit.RedisOptions{})
+	canned := []byte(`{"status":"Y"}`)
+	s, err := startFloor(context.Background(), t.TempDir(), workRedis, http.Header{"Content-Type": {"application/json"}}, canned, floorRedisEnv+"="+srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if !s.Bound || s.Name != "floor+decode+redis" {
+		t.Errorf("Bound %v, Name %q", s.Bound, s.Name)
+	}
+	for i := range 3 {
+		code, b, err := post(context.Background(), http.DefaultClient, s.URL+"/authentication/brw", examples.Lookup())
+		if err != nil || code != http.StatusOK || !bytes.Equal(b, canned) {
+			t.Fatalf("lookup %d: HTTP %d %q, %v", i, code, b, err)
+		}
+	}
+	if code, _, err := post(context.Background(), http.DefaultClient, s.URL+"/authentication/brw", []byte(`{}`)); err != nil || code != http.StatusBadRequest {
+		t.Errorf("a body the emulator refuses: HTTP %d, %v; want 400", code, err)
+	}
+	for _, key := range []string{"loadbench-floor:t:3", "loadbench-floor:r:3"} {
+		ttl, err := srv.Query("PTTL", key)
+		if n, _ := strconv.Atoi(ttl); err != nil || n <= 0 {
+			t.Errorf("PTTL %s = %s, %v; want a time to live", key, ttl, err)
+		}
+	}
+	if v, err := srv.Query("STRLEN", "loadbench-floor:t:1"); err != nil || v != strconv.Itoa(redisFloorValue) {
+		t.Errorf("the transaction's value: %s bytes, %v; want %d", v, err, redisFloorValue)
+	}
+	if n, err := srv.Query("DBSIZE"); err != nil || n != "6" {
+		t.Errorf("DBSIZE %s, %v; want 6: three lookups, two keys each", n, err)
 	}
 }
 

@@ -290,6 +290,14 @@ func loadPhases(ctx context.Context, o options, bin, dir string, redis *redisPro
 			}
 			bounds = append(bounds, b)
 		}
+		if redis != nil {
+			b, err := startFloor(ctx, dir, workRedis, header, canned, floorRedisEnv+"="+redis.URL)
+			if err != nil {
+				closeAll(bounds)
+				return err
+			}
+			bounds = append(bounds, b)
+		}
 	}
 	defer closeAll(bounds)
 	without, err := startWithout(ctx, o.Without, bin, dir, o.Log, progress)

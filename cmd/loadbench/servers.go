@@ -13,11 +13,16 @@ import (
 	"os/exec"
 	"os/signal"
 	"strconv"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
+	"github.com/redis/rueidis"
+
 	"github.com/threeds-sandbox/threeds-sandbox/cmd/internal/sandbox"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/redisstore"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/wire"
 )
 
@@ -90,7 +95,8 @@ const (
 	floorAddrEnv   = "LOADBENCH_FLOOR_ADDR"
 	floorBodyEnv   = "LOADBENCH_FLOOR_BODY"
 	floorHeaderEnv = "LOADBENCH_FLOOR_HEADER"
-	floorWorkEnv   = "LOADBENCH_FLOOR_WORK" // a floorWork: what the floor does with the body
+	floorWorkEnv   = "LOADBENCH_FLOOR_WORK"  // a floorWork: what the floor does with the body
+	floorRedisEnv  = "LOADBENCH_FLOOR_REDIS" // the Redis URL of workRedis
 )
 
 // floorWork is what a floor process does with each request's body before
@@ -106,6 +112,23 @@ const (
 	// workStd is json.Unmarshal into an any: encoding/json's generic
 	// decoding, no field judged.
 	workStd floorWork = "unmarshal"
+	// workRedis is workWire, then a lookup's two writes to Redis: a
+	// transaction's SET PX and its reference's SET PX, pipelined in one
+	// round trip by a client set up as the emulator's Redis store sets up
+	// its own (one connection, redisstore.DefaultFlushDelay). The least a
+	// server storing each lookup in Redis, found again by id and by
+	// reference, does: it keeps no share, no journal, and its ids cycle
+	// through redisFloorKeys, so its keys stay as many as the emulator's
+	// at a token's share.
+	workRedis floorWork = "decode+redis"
+)
+
+// redisFloorKeys is how many transactions workRedis keeps (the default
+// --store-max-entries-per-token); redisFloorValue is the size of each,
+// about that of an emulator's stored lookup (its record, 380-400 bytes).
+const (
+	redisFloorKeys  = 100_000
+	redisFloorValue = 384
 )
 
 // Name is the server name of a floor doing w.
@@ -122,7 +145,7 @@ var boundWorks = []floorWork{workJSON, workStd, workWire}
 // handler is the floor's handler doing w, answering canned with header.
 // A POST body that w refuses is answered 400, which the rounds count as
 // an error; other methods (the readiness probe) are answered at once.
-func (w floorWork) handler(header http.Header, canned []byte) (http.Handler, error) {
+func (w floorWork) handler(header http.Header, canned []byte, redis rueidis.Client) (http.Handler, error) {
 	var check func([]byte) bool
 	switch w {
 	case workNone:
@@ -136,8 +159,13 @@ func (w floorWork) handler(header http.Header, canned []byte) (http.Handler, err
 		check = func(b []byte) bool { _, _, err := wire.DecodeLookup(b); return err == nil }
 	case workStd:
 		check = func(b []byte) bool { var v any; return json.Unmarshal(b, &v) == nil }
+	case workRedis:
+		if redis == nil {
+			return nil, fmt.Errorf("%s %q needs %s", floorWorkEnv, string(w), floorRedisEnv)
+		}
+		check = redisWrites(redis)
 	default:
-		return nil, fmt.Errorf("%s %q: want %q, %q, %q or empty", floorWorkEnv, string(w), workJSON, workStd, workWire)
+		return nil, fmt.Errorf("%s %q: want %q, %q, %q, %q or empty", floorWorkEnv, string(w), workJSON, workStd, workWire, workRedis)
 	}
 	// Bodies are read into pooled buffers, as the emulator reads them.
 	pool := sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
@@ -156,6 +184,29 @@ func (w floorWork) handler(header http.Header, canned []byte) (http.Handler, err
 		}
 		answer(rw, header, canned)
 	}), nil
+}
+
+// redisWrites is workRedis's check: the emulator's decoding, then the
+// two SETs of a lookup in one round trip.
+func redisWrites(c rueidis.Client) func([]byte) bool {
+	value := strings.Repeat("v", redisFloorValue)
+	var next atomic.Uint64
+	return func(b []byte) bool {
+		if _, _, err := wire.DecodeLookup(b); err != nil {
+			return false
+		}
+		n := strconv.FormatUint(next.Add(1)%redisFloorKeys, 10)
+		ctx, cancel := context.WithTimeout(context.Background(), redisstore.DefaultTimeout)
+		defer cancel()
+		for _, r := range c.DoMulti(ctx,
+			c.B().Set().Key("loadbench-floor:t:"+n).Value(value).PxMilliseconds(86_400_000).Build(),
+			c.B().Set().Key("loadbench-floor:r:"+n).Value(n).PxMilliseconds(86_400_000).Build()) {
+			if r.Error() != nil {
+				return false
+			}
+		}
+		return true
+	}
 }
 
 // readAll appends all of r to b.
@@ -189,7 +240,7 @@ func answer(w http.ResponseWriter, header http.Header, canned []byte) {
 // of header that net/http does not set itself: the emulator's answer, so
 // the load generator reads the same bytes from both servers. The floor
 // does work with each body first (none for the floor itself).
-func startFloor(ctx context.Context, dir string, work floorWork, header http.Header, canned []byte) (*server, error) {
+func startFloor(ctx context.Context, dir string, work floorWork, header http.Header, canned []byte, env ...string) (*server, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("floor: %w", err)
@@ -216,6 +267,7 @@ func startFloor(ctx context.Context, dir string, work floorWork, header http.Hea
 	addr := "127.0.0.1:" + strconv.Itoa(port)
 	cmd := exec.Command(self)
 	cmd.Env = append(cleanEnv(), floorAddrEnv+"="+addr, floorBodyEnv+"="+body, floorHeaderEnv+"="+headerFile, floorWorkEnv+"="+string(work))
+	cmd.Env = append(cmd.Env, env...)
 	cmd.Stderr = os.Stderr
 	s, err := startProcess(ctx, work.Name(), cmd, "http://"+addr, "/")
 	if s != nil {
@@ -270,7 +322,15 @@ func serveFloor(getenv func(string) string) error {
 	if err != nil {
 		return fmt.Errorf("floor: listen: %w", err)
 	}
-	h, err := floorWork(getenv(floorWorkEnv)).handler(header, canned)
+	var redis rueidis.Client
+	if u := getenv(floorRedisEnv); u != "" {
+		redis, err = redisstore.ConnectWith(context.Background(), u, redisstore.ConnectOptions{FlushDelay: redisstore.DefaultFlushDelay})
+		if err != nil {
+			return fmt.Errorf("floor: %w", err)
+		}
+		defer redis.Close()
+	}
+	h, err := floorWork(getenv(floorWorkEnv)).handler(header, canned, redis)
 	if err != nil {
 		return fmt.Errorf("floor: %w", err)
 	}
