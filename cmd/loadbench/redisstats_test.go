@@ -55,4 +55,20 @@ func TestPrintTailAndRedisUsage(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
+
+	// The Redis bound's rows, and its median beside the target.
+	bound := &server{Name: workRedis.Name(), Bound: true}
+	rs[0][bound.Name] = &stats{Redis: &redisUsage{Lookups: 20, CPU: 14 * time.Microsecond, Commands: 2}}
+	rs[1][bound.Name] = &stats{Redis: &redisUsage{Lookups: 20, CPU: 16 * time.Microsecond, Commands: 2}}
+	b.Reset()
+	printRedisUsage(&b, rs, append(servers, bound))
+	for _, want := range []string{
+		"| 2 | floor+decode+redis | 20 | 16.0 µs |",
+		"Target <= 10µs: met (floor+decode+redis, the lookup's two writes alone on this Redis: 15.0 µs).",
+		"Floor+decode+redis: Redis CPU per lookup, median of rounds **15.0 µs**.",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, b.String())
+		}
+	}
 }
