@@ -216,3 +216,61 @@ func (k keyspace) group(name string) string {
 	}
 	return k.prefix
 }
+
+// maxGroups bounds the slot groups that the runtime scenarios, the
+// console sessions and the callbacks' outbox are each spread over on a
+// cluster: 16 tags land on every primary of a few, and a bound split in
+// 16 keeps a useful part in each.
+const maxGroups = 16
+
+// groupCount is how many slot groups hold a feature whose bound over
+// every tenant is total and whose share per tenant is share: 1 on a
+// single Redis (its bound exact, its keys named as they always were);
+// on a cluster as many as each hold at least one full share, at most
+// maxGroups. A tenant's keys are all in one group (groupOf), so its
+// share is exact; the bound over every tenant becomes each group's part
+// of it (groupBound).
+func (k keyspace) groupCount(total, share int) int {
+	if !k.cluster || share <= 0 {
+		return 1
+	}
+	return max(1, min(maxGroups, total/share))
+}
+
+// groupOf is the slot group, of n, of a tenant (a namespace, a token's
+// hash): FNV-1a of its name, so every replica agrees.
+func groupOf(tenant string, n int) int {
+	if n <= 1 {
+		return 0
+	}
+	h := uint32(2166136261)
+	for i := 0; i < len(tenant); i++ {
+		h ^= uint32(tenant[i])
+		h *= 16777619
+	}
+	return int(h % uint32(n))
+}
+
+// groupBound is group i's part of a bound total split over n groups:
+// total/n, the first total%n groups one more, so that the parts add up
+// to total.
+func groupBound(total, n, i int) int {
+	if n <= 1 {
+		return total
+	}
+	b := total / n
+	if i < total%n {
+		b++
+	}
+	return b
+}
+
+// groupN is the prefix of group i of a feature's groups named name: on
+// a cluster "{name<i>}" after the prefix, so each group has a slot of
+// its own; the prefix elsewhere (one group).
+func (k keyspace) groupN(name string, i int) string {
+	if k.cluster {
+		return k.prefix + "{" + name + strconv.Itoa(i) + "}"
+	}
+	return k.prefix
+}
