@@ -33,12 +33,7 @@ func TestClusterContracts(t *testing.T) {
 		}
 		return c
 	}
-	for name, run := range map[string]func(*testing.T, dialer){
-		"store": runContract, "shares": runSharesContract, "captures": runCapturesContract,
-		"callbacks": runCallbacksContract, "runtime": runRuntimeContract, "namespaces": runNamespacesContract,
-		"sessions": runSessionsContract, "keys": runKeyRegistryContract, "journal": runJournalContract,
-		"share across replicas": runShareExactAcrossReplicas, "share list's TTL": runShareListOutlivesItsIDs,
-	} {
+	for name, run := range contractSuites() {
 		t.Run(name, func(t *testing.T) { run(t, dial) })
 	}
 }
