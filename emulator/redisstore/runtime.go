@@ -266,9 +266,13 @@ func (r *Runtime) Add(ctx context.Context, ns string, doc []byte) ([]scenarios.S
 	if err != nil {
 		return nil, err
 	}
+	// The group's part of the bounds over every namespace; its refusals
+	// say them.
 	lim, g := r.opt.Limits, r.group(ns)
-	args := []string{ns, strconv.Itoa(lim.MaxScenarios), strconv.Itoa(groupBound(lim.MaxNamespaces, len(r.groups), g)),
-		strconv.Itoa(lim.MaxBytes), strconv.Itoa(len(added)), strconv.Itoa(groupBound(lim.MaxTotalBytes, len(r.groups), g))}
+	lim.MaxNamespaces = groupBound(lim.MaxNamespaces, len(r.groups), g)
+	lim.MaxTotalBytes = groupBound(lim.MaxTotalBytes, len(r.groups), g)
+	args := []string{ns, strconv.Itoa(lim.MaxScenarios), strconv.Itoa(lim.MaxNamespaces),
+		strconv.Itoa(lim.MaxBytes), strconv.Itoa(len(added)), strconv.Itoa(lim.MaxTotalBytes)}
 	var triples []string
 	for i := range added {
 		triples = append(triples, added[i].ID, added[i].SelectorKey(), string(added[i].Document()))
