@@ -147,7 +147,8 @@ func (r *Sessions) Create(ctx context.Context, s state.Session, ttl time.Duratio
 	g := groupOf(s.TokenHash, len(r.groups))
 	id := state.NewSessionID()
 	if len(r.groups) > 1 {
-		id = strconv.FormatInt(int64(g), 16) + id[1:] // the group, found again by groupOfID
+		// The group, found again by groupOfID: 124 random bits are left.
+		id = strconv.FormatInt(int64(g), 16) + id[1:]
 	}
 	expires := "0"
 	if !s.Expires.IsZero() {
