@@ -311,6 +311,9 @@ return out`)
 // out of entries leaves turns unused; Claim then asks again, at most
 // four times in all.
 func (r *Callbacks) Claim(ctx context.Context, now time.Time, lease time.Duration, max, perNamespace int) ([]state.Delivery, error) {
+	if max <= 0 {
+		return nil, nil
+	}
 	ctx, cancel := bounded(ctx, r.timeout)
 	defer cancel()
 	var seed [8]byte
@@ -325,7 +328,7 @@ func (r *Callbacks) Claim(ctx context.Context, now time.Time, lease time.Duratio
 		}
 		ready, err := r.ready(ctx, now, left)
 		if err != nil {
-			return out, err
+			return claimed(out, err)
 		}
 		if len(ready) == 0 {
 			break
@@ -361,10 +364,12 @@ func (r *Callbacks) Claim(ctx context.Context, now time.Time, lease time.Duratio
 			execs[k] = rueidis.LuaExec{Keys: r.outboxKeys(g, p.spaces...), Args: args}
 		}
 		got := 0
+		var failed error
 		for _, res := range claimScript.execMulti(ctx, r.c, execs...) {
 			vs, err := res.AsStrSlice()
 			if err != nil {
-				return out, ClassifyWrite("claim result callbacks", err)
+				failed = cmp.Or(failed, ClassifyWrite("claim result callbacks", err))
+				continue
 			}
 			for i := 0; i+3 < len(vs); i += 4 {
 				attempt, _ := strconv.Atoi(vs[i+2])
@@ -372,11 +377,24 @@ func (r *Callbacks) Claim(ctx context.Context, now time.Time, lease time.Duratio
 				got++
 			}
 		}
+		if failed != nil {
+			return claimed(out, failed)
+		}
 		if got == left || got == 0 {
 			break
 		}
 	}
 	return out, nil
+}
+
+// claimed answers what a Claim leased before it failed with err: those
+// deliveries, to be made (they are leased; the failure shows again at
+// the next Claim); err when none.
+func claimed(out []state.Delivery, err error) ([]state.Delivery, error) {
+	if len(out) > 0 {
+		return out, nil
+	}
+	return nil, err
 }
 
 // readyNS is a ready namespace, its group, and the turn it was last
