@@ -35,7 +35,8 @@ const DefaultCallbackRevalidate = time.Second
 // a URL is read again after Revalidate should an announcement be lost.
 type Callbacks struct {
 	c       rueidis.Client
-	prefix  string
+	prefix  string   // of the URLs and signing keys: one slot on a cluster
+	groups  []string // the outbox's groups' prefixes (outbox.go)
 	timeout time.Duration
 	opt     CallbacksOptions
 	now     func() time.Time
@@ -76,13 +77,18 @@ func NewCallbacks(c rueidis.Client, opt CallbacksOptions) (*Callbacks, error) {
 	if opt.Revalidate <= 0 {
 		opt.Revalidate = DefaultCallbackRevalidate
 	}
-	// On a cluster every key of the callbacks shares one slot: the
-	// outbox's turns span every namespace.
+	// On a cluster the URLs and signing keys (a hash each, cached or
+	// read rarely) share one slot; the outbox is split into groups of
+	// a slot each, a namespace's entries in one (outbox.go).
 	ks, err := newKeyspace(c, opt.Prefix)
 	if err != nil {
 		return nil, err
 	}
 	r := &Callbacks{c: c, prefix: ks.group("cb"), timeout: opt.Timeout, opt: opt, now: time.Now, urls: newAnnounced[string](opt.Revalidate)}
+	r.groups = make([]string, ks.groupCount(opt.Bounds.Outbox, opt.Bounds.OutboxPerNamespace))
+	for i := range r.groups {
+		r.groups[i] = ks.groupN("cb", i)
+	}
 	r.sub = startSubscription(c, r.channel(), opt.Timeout, r.urls.drop, r.urls.dropAll)
 	return r, nil
 }

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"strconv"
 	"time"
 
@@ -143,24 +144,36 @@ func (r *Captures) UseJTI(ctx context.Context, tenant, jti string, ttl time.Dura
 }
 
 // setOnceScript sets KEYS[2] to ARGV[1] for ARGV[2] ms unless it, or any
-// of KEYS[3...] (its names under the previous keys), exists; KEYS[1] is
-// the tenant's set, which holds at most ARGV[4] members (the hashes of
-// the tenant's entries, under the prefix ARGV[5], scored by expiry): the
-// expired ones are dropped first, then those that expire first. ARGV[3]
-// is now in ms, ARGV[6] the new entry's member. 1 when set.
-var setOnceScript = rueidis.NewLuaScript(`
-for i = 2, #KEYS do
+// of its ARGV[6] names under the previous keys (KEYS[3] on), exists;
+// KEYS[1] is the tenant's set, which holds at most ARGV[4] members (the
+// hashes of the tenant's entries, scored by expiry): the expired ones
+// are dropped first, then those that expire first, their entries
+// deleted. ARGV[3] is now in ms, ARGV[5] the new entry's member; the
+// members from ARGV[7] on are those whose entries' keys follow the
+// previous names in KEYS. 1 when set, 0 when not; the members it would
+// end without their keys given, nothing changed, for setOnce to call it
+// again with them.
+var setOnceScript = newScript(`
+local p = tonumber(ARGV[6])
+for i = 2, 2 + p do
   if redis.call('EXISTS', KEYS[i]) == 1 then return 0 end
 end
 local ttl, now = tonumber(ARGV[2]), tonumber(ARGV[3])
+local given = {}
+for i = 7, #ARGV do given[ARGV[i]] = KEYS[3 + p + i - 7] end
+local over = redis.call('ZCOUNT', KEYS[1], '(' .. now, '+inf') - tonumber(ARGV[4]) + 1
+local ending = {}
+if over > 0 then ending = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. now, '+inf', 'LIMIT', 0, over) end
+local need = {}
+for _, m in ipairs(ending) do if not given[m] then need[#need + 1] = m end end
+if #need > 0 then return need end
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-while redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[4]) do
-  local first = redis.call('ZRANGE', KEYS[1], 0, 0)[1]
-  redis.call('DEL', ARGV[5] .. first)
-  redis.call('ZREM', KEYS[1], first)
+for _, m in ipairs(ending) do
+  redis.call('DEL', given[m])
+  redis.call('ZREM', KEYS[1], m)
 end
 redis.call('SET', KEYS[2], ARGV[1], 'PX', ttl)
-redis.call('ZADD', KEYS[1], now + ttl, ARGV[6])
+redis.call('ZADD', KEYS[1], now + ttl, ARGV[5])
 if redis.call('PTTL', KEYS[1]) < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end
 return 1`)
 
@@ -177,10 +190,21 @@ func (r *Captures) setOnce(ctx context.Context, op, kind, set, tenant string, pa
 	if r.cluster {
 		return r.setOnceCluster(ctx, op, kind, keys, member, value, ttl)
 	}
-	n, err := setOnceScript.Exec(ctx, r.c, keys, []string{value, strconv.FormatInt(max(ttl.Milliseconds(), 1), 10), ms(time.Now()),
-		strconv.Itoa(r.perTenant), r.prefix + kind, member}).AsInt64()
-	if err != nil {
-		return false, ClassifyWrite(op, err)
+	args := []string{value, strconv.FormatInt(max(ttl.Milliseconds(), 1), 10), ms(time.Now()),
+		strconv.Itoa(r.perTenant), member, strconv.Itoa(len(keys) - 2)}
+	for range 4 {
+		res := setOnceScript.execMulti(ctx, r.c, rueidis.LuaExec{Keys: keys, Args: args})[0]
+		if n, err := res.AsInt64(); err == nil {
+			return n == 1, nil
+		}
+		need, err := res.AsStrSlice()
+		if err != nil {
+			return false, ClassifyWrite(op, err)
+		}
+		for _, m := range need {
+			keys = append(keys, r.entry(kind, m))
+			args = append(args, m)
+		}
 	}
-	return n == 1, nil
+	return false, ClassifyWrite(op, fmt.Errorf("%w: the tenant's entries kept changing", state.ErrUnavailable))
 }

@@ -33,12 +33,7 @@ func TestClusterContracts(t *testing.T) {
 		}
 		return c
 	}
-	for name, run := range map[string]func(*testing.T, dialer){
-		"store": runContract, "shares": runSharesContract, "captures": runCapturesContract,
-		"callbacks": runCallbacksContract, "runtime": runRuntimeContract, "namespaces": runNamespacesContract,
-		"sessions": runSessionsContract, "keys": runKeyRegistryContract, "journal": runJournalContract,
-		"share across replicas": runShareExactAcrossReplicas, "share list's TTL": runShareListOutlivesItsIDs,
-	} {
+	for name, run := range contractSuites() {
 		t.Run(name, func(t *testing.T) { run(t, dial) })
 	}
 }
@@ -64,6 +59,63 @@ func TestClusterSpreads(t *testing.T) {
 			}
 			if keys == "0" {
 				t.Errorf("node %s holds no key of the kind %q of 60 namespaces", node.Addr, kind)
+			}
+		}
+	}
+}
+
+// TestClusterSpreadsSlotGroups: on a cluster, the console sessions, the
+// runtime scenarios and the callbacks' outbox of many tokens, under the
+// default bounds, land on every primary (their slot groups, "{cs<i>}",
+// "{rs<i>}" and "{cb<i>}"), not all on one node.
+func TestClusterSpreadsSlotGroups(t *testing.T) {
+	cluster := testkit.StartRedisCluster(t, 3, 0)
+	c := connect(t, cluster.Nodes[0])
+	ctx := context.Background()
+	sessions, err := redisstore.NewSessions(c, redisstore.SessionsOptions{Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := redisstore.NewRuntime(c, redisstore.RuntimeOptions{Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cb, err := redisstore.NewCallbacks(c, redisstore.CallbacksOptions{Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cb.Close)
+	now := time.Now()
+	const tokens = 60
+	for i := range tokens {
+		ns := fmt.Sprintf("%064x", i*7919)
+		id, err := sessions.Create(ctx, state.Session{TokenHash: fmt.Sprintf("%032x", i*104729+1), Namespace: ns}, time.Hour)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok, err := sessions.Session(ctx, id); !ok || err != nil {
+			t.Fatalf("session %d read back: %v, %v", i, ok, err)
+		}
+		doc := fmt.Sprintf("scenarios:\n  - id: s%d\n    match: {cardPrefix: \"4%05d\"}\n    frictionless: {status: N, reason: \"05\"}\n", i, i)
+		if _, err := rt.Add(ctx, ns, []byte(doc)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := cb.Schedule(ctx, state.Delivery{ID: fmt.Sprint("tx-", i), Namespace: ns, Due: now}, now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, err := cb.Claim(ctx, now, time.Minute, 2*tokens, 0); err != nil || len(got) != tokens {
+		t.Errorf("claimed %d of %d deliveries, one per token, across the groups: %v", len(got), tokens, err)
+	}
+	for _, node := range cluster.Nodes {
+		for _, tag := range []string{"{cs", "{rs", "{cb"} {
+			keys, err := node.Query("EVAL", "return #redis.call('KEYS', ARGV[1])", "0", "*"+tag+"*")
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("node %s: %s keys of %s…}", node.Addr, keys, tag)
+			if keys == "0" {
+				t.Errorf("node %s holds no key of %q of %d tokens", node.Addr, tag+"…}", tokens)
 			}
 		}
 	}

@@ -161,24 +161,28 @@ func (r *KeyRegistry) KeepNamespaceKey(ctx context.Context, id, fp, sealed strin
 // The slot is the hash of the key's hash tag, the part between its first
 // "{" and the next "}", or of the whole key without one. So on a cluster
 // (and only there: a single Redis keeps the names it always had, so an
-// upgrade moves nothing) the keys that change together carry one tag:
+// upgrade moves nothing but the console sessions, whose earlier keys are
+// still read) the keys that change together carry one tag:
 //
 //	t:<threeDSServerTransID>            untagged: spread over every slot by its id
 //	r:{<ns>}…, tl:{<ns>}                a namespace's references and share list: the namespace's slot
 //	j:{<ns>}:…                          a namespace's journal: the namespace's slot
 //	n:<namespace>                       untagged (one key per script)
-//	{rs}s:…, {rs}sk:…, … {rs}sbz        runtime scenarios: one slot (their bounds span every namespace)
-//	{cs}cs:…, {cs}csu:…, {cs}csa, …     console sessions: one slot (their bound spans every token)
+//	{rs<i>}s:<ns>, … {rs<i>}sbz         runtime scenarios: slot group i of up to 16, a namespace's all in one
+//	{cs<i>}csd, cse, csn, csx           console sessions: slot group i, a token's all in one
 //	dd:{<hash>}, jt:{<hash>}            a ddcId, a JWT id: its own slot (a claimable ddcId is found without its tenant)
 //	ddt:{<hash>}, jtt:{<hash>}          a tenant's sets of them: its own slot, kept by a script of its own
-//	{cb}cb:…                            result callbacks: one slot (the outbox's turns span every namespace)
+//	{cb}cb:u, {cb}cb:k                  callback URLs and signing keys: one slot (one key per call)
+//	{cb<i>}cb:…                         the callbacks' outbox: slot group i, a namespace's all in one
 //	keys, nsk, ready                    untagged (one key per call)
 //
 // A namespace is the keyed hash of a token (hex), so the namespaces'
 // slots spread the fleet's transactions, references, shares and journals
-// over every primary; the groups of one slot hold what changes rarely
-// (scenarios, sessions, registrations) or is small, and keep their
-// bounds over every namespace in one atomic script, as on one Redis.
+// over every primary. The runtime scenarios, sessions and outbox are
+// bounded over every namespace too: they are split into slot groups
+// (groupCount), each keeping its part of those bounds (groupBound) in
+// atomic scripts, a namespace's share exact within its group. Every
+// script is given every key it touches in KEYS.
 
 // keyspace builds key names under a prefix, with hash tags on a cluster.
 type keyspace struct {
@@ -213,6 +217,64 @@ func (k keyspace) tagged(s string) string {
 func (k keyspace) group(name string) string {
 	if k.cluster {
 		return k.prefix + "{" + name + "}"
+	}
+	return k.prefix
+}
+
+// maxGroups bounds the slot groups that the runtime scenarios, the
+// console sessions and the callbacks' outbox are each spread over on a
+// cluster: 16 tags land on every primary of a few, and a bound split in
+// 16 keeps a useful part in each.
+const maxGroups = 16
+
+// groupCount is how many slot groups hold a feature whose bound over
+// every tenant is total and whose share per tenant is share: 1 on a
+// single Redis (its bound exact, its keys named as they always were);
+// on a cluster as many as each hold at least one full share, at most
+// maxGroups. A tenant's keys are all in one group (groupOf), so its
+// share is exact; the bound over every tenant becomes each group's part
+// of it (groupBound).
+func (k keyspace) groupCount(total, share int) int {
+	if !k.cluster || share <= 0 {
+		return 1
+	}
+	return max(1, min(maxGroups, total/share))
+}
+
+// groupOf is the slot group, of n, of a tenant (a namespace, a token's
+// hash): FNV-1a of its name, so every replica agrees.
+func groupOf(tenant string, n int) int {
+	if n <= 1 {
+		return 0
+	}
+	h := uint32(2166136261)
+	for i := 0; i < len(tenant); i++ {
+		h ^= uint32(tenant[i])
+		h *= 16777619
+	}
+	return int(h % uint32(n))
+}
+
+// groupBound is group i's part of a bound total split over n groups:
+// total/n, the first total%n groups one more, so that the parts add up
+// to total.
+func groupBound(total, n, i int) int {
+	if n <= 1 {
+		return total
+	}
+	b := total / n
+	if i < total%n {
+		b++
+	}
+	return b
+}
+
+// groupN is the prefix of group i of a feature's groups named name: on
+// a cluster "{name<i>}" after the prefix, so each group has a slot of
+// its own; the prefix elsewhere (one group).
+func (k keyspace) groupN(name string, i int) string {
+	if k.cluster {
+		return k.prefix + "{" + name + strconv.Itoa(i) + "}"
 	}
 	return k.prefix
 }

@@ -48,9 +48,10 @@ type RuntimeOptions struct {
 // every namespace's bytes, the namespace holding the most gives way its
 // oldest scenarios, as in memory (addScript).
 type Runtime struct {
-	c   rueidis.Client
-	opt RuntimeOptions
-	now func() time.Time
+	c      rueidis.Client
+	opt    RuntimeOptions
+	groups []string // the slot groups' prefixes
+	now    func() time.Time
 
 	mu    sync.Mutex
 	cache map[string]*cachedSet
@@ -81,16 +82,21 @@ func NewRuntime(c rueidis.Client, opt RuntimeOptions) (*Runtime, error) {
 		opt.Revalidate = DefaultRevalidate
 	}
 	opt.Limits = opt.Limits.WithDefaults()
-	// On a cluster every key of the runtime scenarios shares one slot:
-	// their scripts keep the bounds of every namespace together (the
-	// total and the fair share of docs/reliability.md) and make room in
-	// other namespaces, which one slot lets them do atomically.
+	// On a cluster the runtime scenarios are split into slot groups
+	// ({rs<i>}), a namespace's all in one, as many as each hold a
+	// namespace's bytes and 64 namespaces (at most 16): each group keeps
+	// its part of the total and of the namespaces, and makes room in its
+	// own namespaces, atomically. A single Redis keeps one group.
 	ks, err := newKeyspace(c, opt.Prefix)
 	if err != nil {
 		return nil, err
 	}
-	opt.Prefix = ks.group("rs")
-	return &Runtime{c: c, opt: opt, now: time.Now, cache: map[string]*cachedSet{}}, nil
+	r := &Runtime{c: c, opt: opt, now: time.Now, cache: map[string]*cachedSet{}}
+	r.groups = make([]string, min(ks.groupCount(opt.Limits.MaxTotalBytes, opt.Limits.MaxBytes), ks.groupCount(opt.Limits.MaxNamespaces, 64)))
+	for i := range r.groups {
+		r.groups[i] = ks.groupN("rs", i)
+	}
+	return r, nil
 }
 
 // keys of a namespace: its scenarios, their selector keys, its version,
@@ -98,9 +104,12 @@ func NewRuntime(c rueidis.Client, opt RuntimeOptions) (*Runtime, error) {
 // namespaces by their bytes (a sorted set, which finds the one holding
 // the most).
 func (r *Runtime) keys(ns string) []string {
-	p := r.opt.Prefix
+	p := r.groups[r.group(ns)]
 	return []string{p + "s:" + ns, p + "sk:" + ns, p + "sv:" + ns, p + "sb:" + ns, p + "sns", p + "sbt", p + "sbz"}
 }
+
+// group is the slot group of namespace ns.
+func (r *Runtime) group(ns string) int { return groupOf(ns, len(r.groups)) }
 
 // A stored scenario is one hash field, id -> value:
 //
@@ -119,20 +128,31 @@ func (r *Runtime) keys(ns string) []string {
 // holding the most (of equal ones, the first in byte order, as package
 // fairshare chooses) loses its oldest scenario, again and again, when
 // those holding more than the adding one would can free enough; each
-// namespace giving way (its keys under ARGV[7]) gets a new version, so
-// that every replica reads it again, and is answered after 'ok'.
-var addScript = rueidis.NewLuaScript(strings.NewReplacer(
+// namespace giving way gets a new version, so that every replica reads
+// it again, and is answered after 'ok'.
+//
+// Its keys: the namespace's four (KEYS[1] to KEYS[4]), the group's three
+// (KEYS[5] to KEYS[7]), then the four of each namespace named from
+// ARGV[8] on (ARGV[7] of them). It plans the room it makes on what it
+// reads before it changes anything, and a namespace it would read or
+// change without its keys given is answered as {'need', namespaces...},
+// nothing changed (but the sorted set of bytes completed), for Add to
+// call it again with them.
+var addScript = newScript(strings.NewReplacer(
 	"RULE_NAMESPACES", string(scenarios.RuleNamespaces), "RULE_COUNT", string(scenarios.RuleCount),
 	"RULE_BYTES", string(scenarios.RuleBytes), "RULE_TOTAL", string(scenarios.RuleTotal),
 	"RULE_ID", string(scenarios.RuleID), "RULE_SELECTOR", string(scenarios.RuleSelector),
 ).Replace(dropLua + `
-local ns, maxScenarios, maxNamespaces, maxBytes, n, maxTotal, p = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[7]
+local ns, maxScenarios, maxNamespaces, maxBytes, n, maxTotal = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
+local given, B = {[ARGV[1]] = 1}, 8 + tonumber(ARGV[7])
+for i = 1, tonumber(ARGV[7]) do given[ARGV[7 + i]] = 4 + 4 * i end
+local function key(space, j) return KEYS[given[space] + j] end
 local have = redis.call('HLEN', KEYS[1])
 local spaces = redis.call('SCARD', KEYS[5])
 local bytes = tonumber(redis.call('GET', KEYS[4]) or '0')
 local total = tonumber(redis.call('GET', KEYS[6]) or '0')
 local adding = 0
-for i = 0, n - 1 do adding = adding + #ARGV[10 + 3 * i] end
+for i = 0, n - 1 do adding = adding + #ARGV[B + 2 + 3 * i] end
 local function refuse(rule, id, other)
   return {rule, tostring(spaces), tostring(have), tostring(bytes), tostring(total), tostring(adding), id or '', other or ''}
 end
@@ -140,17 +160,25 @@ if have == 0 and spaces >= maxNamespaces then return refuse('RULE_NAMESPACES') e
 if have + n > maxScenarios then return refuse('RULE_COUNT') end
 if bytes + adding > maxBytes then return refuse('RULE_BYTES') end
 for i = 0, n - 1 do
-  local id, key = ARGV[8 + 3 * i], ARGV[9 + 3 * i]
+  local id, k = ARGV[B + 3 * i], ARGV[B + 1 + 3 * i]
   if redis.call('HEXISTS', KEYS[1], id) == 1 then return refuse('RULE_ID', id) end
-  local other = redis.call('HGET', KEYS[2], key)
+  local other = redis.call('HGET', KEYS[2], k)
   if other then return refuse('RULE_SELECTOR', id, other) end
 end
 local need, after, gave = total + adding - maxTotal, bytes + adding, {'ok'}
 if need > 0 then
   if redis.call('ZCARD', KEYS[7]) < spaces then -- some kept by an earlier version: count their bytes once
+    local want = {'need'}
     for _, space in ipairs(redis.call('SMEMBERS', KEYS[5])) do
-      redis.call('ZADD', KEYS[7], tonumber(redis.call('GET', p .. 'sb:' .. space) or '0'), space)
+      if not redis.call('ZSCORE', KEYS[7], space) then
+        if given[space] then
+          redis.call('ZADD', KEYS[7], tonumber(redis.call('GET', key(space, 3)) or '0'), space)
+        elseif #want <= 256 then
+          want[#want + 1] = space
+        end
+      end
     end
+    if #want > 1 then return want end
   end
   local excess, offset = 0, 0
   while excess < need do
@@ -162,37 +190,69 @@ if need > 0 then
     offset = offset + 64
   end
   if excess < need then return refuse('RULE_TOTAL') end
-  local oldest = {}
-  while need > 0 do
-    local top = redis.call('ZREVRANGEBYSCORE', KEYS[7], '+inf', '-inf', 'WITHSCORES', 'LIMIT', 0, 1)
-    if not top[1] then break end
-    local most = redis.call('ZRANGEBYSCORE', KEYS[7], top[2], top[2], 'LIMIT', 0, 1)[1] or top[1]
-    local set = p .. 's:' .. most
-    local list = oldest[most]
+  -- The plan, on what is read: score holds the bytes a namespace will
+  -- keep once it gave way (false: nothing left to give).
+  local score, lists, loaded, plan, left = {}, {}, {}, {}, need
+  local function better(space, s, best, bs) return not best or s > bs or (s == bs and space < best) end
+  while left > 0 do
+    local best, bs
+    for space, s in pairs(score) do
+      if s and better(space, s, best, bs) then best, bs = space, s end
+    end
+    local off, stop = 0, false
+    while not stop do
+      local batch = redis.call('ZREVRANGEBYSCORE', KEYS[7], '+inf', '-inf', 'WITHSCORES', 'LIMIT', off, 64)
+      if #batch == 0 then break end
+      for i = 2, #batch, 2 do
+        local space, s = batch[i - 1], tonumber(batch[i])
+        if best and s < bs then stop = true break end
+        if score[space] == nil and better(space, s, best, bs) then best, bs = space, s end
+      end
+      off = off + 64
+    end
+    if not best then break end
+    if not given[best] then
+      local want = {'need', best}
+      for _, space in ipairs(redis.call('ZREVRANGEBYSCORE', KEYS[7], '+inf', '(' .. after, 'LIMIT', 0, 64)) do
+        if not given[space] and space ~= best then want[#want + 1] = space end
+      end
+      return want
+    end
+    local list = lists[best]
     if not list then
       list = {}
-      local all = redis.call('HGETALL', set)
+      local all = redis.call('HGETALL', key(best, 0))
       for i = 1, #all, 2 do table.insert(list, {all[i], all[i + 1]}) end
       table.sort(list, function(a, b) return string.sub(a[2], 1, 16) < string.sub(b[2], 1, 16) end)
       list.next = 1
-      oldest[most] = list
-      redis.call('INCR', p .. 'sv:' .. most)
-      table.insert(gave, most)
+      lists[best] = list
+      table.insert(loaded, best)
     end
     local first = list[list.next]
     if not first then
-      redis.call('ZREM', KEYS[7], most)
+      score[best] = false
+      table.insert(plan, {best})
     else
       list.next = list.next + 1
-      need = need - drop(set, p .. 'sk:' .. most, p .. 'sb:' .. most, most, first[1], first[2])
+      local size = #first[2] - 21 - tonumber(string.sub(first[2], 17, 21))
+      score[best] = bs - size
+      left = left - size
+      table.insert(plan, {best, first[1], first[2]})
     end
+  end
+  for _, space in ipairs(loaded) do
+    redis.call('INCR', key(space, 2))
+    table.insert(gave, space)
+  end
+  for _, d in ipairs(plan) do
+    if d[2] then drop(key(d[1], 0), key(d[1], 1), key(d[1], 3), d[1], d[2], d[3]) else redis.call('ZREM', KEYS[7], d[1]) end
   end
 end
 local v = redis.call('INCR', KEYS[3])
 for i = 0, n - 1 do
-  local id, key, doc = ARGV[8 + 3 * i], ARGV[9 + 3 * i], ARGV[10 + 3 * i]
-  redis.call('HSET', KEYS[1], id, string.format('%012d%04d%05d', v, i, #key) .. key .. doc)
-  redis.call('HSET', KEYS[2], key, id)
+  local id, k, doc = ARGV[B + 3 * i], ARGV[B + 1 + 3 * i], ARGV[B + 2 + 3 * i]
+  redis.call('HSET', KEYS[1], id, string.format('%012d%04d%05d', v, i, #k) .. k .. doc)
+  redis.call('HSET', KEYS[2], k, id)
 end
 redis.call('ZADD', KEYS[7], redis.call('INCRBY', KEYS[4], adding), ns)
 redis.call('INCRBY', KEYS[6], adding)
@@ -206,16 +266,35 @@ func (r *Runtime) Add(ctx context.Context, ns string, doc []byte) ([]scenarios.S
 	if err != nil {
 		return nil, err
 	}
-	lim := r.opt.Limits
-	args := []string{ns, strconv.Itoa(lim.MaxScenarios), strconv.Itoa(lim.MaxNamespaces), strconv.Itoa(lim.MaxBytes), strconv.Itoa(len(added)), strconv.Itoa(lim.MaxTotalBytes), r.opt.Prefix}
+	// The group's part of the bounds over every namespace; its refusals
+	// say them.
+	lim, g := r.opt.Limits, r.group(ns)
+	lim.MaxNamespaces = groupBound(lim.MaxNamespaces, len(r.groups), g)
+	lim.MaxTotalBytes = groupBound(lim.MaxTotalBytes, len(r.groups), g)
+	args := []string{ns, strconv.Itoa(lim.MaxScenarios), strconv.Itoa(lim.MaxNamespaces),
+		strconv.Itoa(lim.MaxBytes), strconv.Itoa(len(added)), strconv.Itoa(lim.MaxTotalBytes)}
+	var triples []string
 	for i := range added {
-		args = append(args, added[i].ID, added[i].SelectorKey(), string(added[i].Document()))
+		triples = append(triples, added[i].ID, added[i].SelectorKey(), string(added[i].Document()))
 	}
 	ctx, cancel := bounded(ctx, r.opt.Timeout)
 	defer cancel()
-	reply, err := addScript.Exec(ctx, r.c, r.keys(ns), args).AsStrSlice()
-	if err != nil {
-		return nil, ClassifyWrite("add runtime scenarios", err)
+	var given []string
+	var reply []string
+	for range 64 {
+		keys := r.keys(ns)
+		for _, space := range given {
+			keys = append(keys, r.keys(space)[:4]...)
+		}
+		argv := append(append(append(slices.Clip(args), strconv.Itoa(len(given))), given...), triples...)
+		reply, err = addScript.execMulti(ctx, r.c, rueidis.LuaExec{Keys: keys, Args: argv})[0].AsStrSlice()
+		if err != nil {
+			return nil, ClassifyWrite("add runtime scenarios", err)
+		}
+		if len(reply) == 0 || reply[0] != "need" {
+			break
+		}
+		given = append(given, reply[1:]...)
 	}
 	r.forget(ns)
 	if len(reply) > 0 && reply[0] == "ok" {
@@ -259,7 +338,7 @@ end
 `
 
 // deleteScript removes one scenario and its selector key.
-var deleteScript = rueidis.NewLuaScript(dropLua + `
+var deleteScript = newScript(dropLua + `
 local val = redis.call('HGET', KEYS[1], ARGV[2])
 if not val then return 0 end
 drop(KEYS[1], KEYS[2], KEYS[4], ARGV[1], ARGV[2], val)
@@ -271,7 +350,7 @@ return 1`)
 func (r *Runtime) Delete(ctx context.Context, ns, id string) (bool, error) {
 	ctx, cancel := bounded(ctx, r.opt.Timeout)
 	defer cancel()
-	n, err := deleteScript.Exec(ctx, r.c, r.keys(ns), []string{ns, id}).AsInt64()
+	n, err := deleteScript.execMulti(ctx, r.c, rueidis.LuaExec{Keys: r.keys(ns), Args: []string{ns, id}})[0].AsInt64()
 	if err != nil {
 		return false, ClassifyWrite("delete a runtime scenario", err)
 	}
@@ -280,7 +359,7 @@ func (r *Runtime) Delete(ctx context.Context, ns, id string) (bool, error) {
 }
 
 // resetScript removes every scenario of a namespace.
-var resetScript = rueidis.NewLuaScript(`
+var resetScript = newScript(`
 local n = redis.call('HLEN', KEYS[1])
 if n == 0 then return 0 end
 redis.call('DECRBY', KEYS[6], tonumber(redis.call('GET', KEYS[4]) or '0'))
@@ -295,7 +374,7 @@ return n`)
 func (r *Runtime) Reset(ctx context.Context, ns string) (int, error) {
 	ctx, cancel := bounded(ctx, r.opt.Timeout)
 	defer cancel()
-	n, err := resetScript.Exec(ctx, r.c, r.keys(ns), []string{ns}).AsInt64()
+	n, err := resetScript.execMulti(ctx, r.c, rueidis.LuaExec{Keys: r.keys(ns), Args: []string{ns}})[0].AsInt64()
 	if err != nil {
 		return 0, ClassifyWrite("reset runtime scenarios", err)
 	}
@@ -357,7 +436,7 @@ func (r *Runtime) version(ctx context.Context, ns string) (int64, error) {
 }
 
 // loadScript reads a namespace's version and scenarios in one step.
-var loadScript = rueidis.NewLuaScript(`
+var loadScript = newScript(`
 local all = redis.call('HGETALL', KEYS[1])
 table.insert(all, 1, redis.call('GET', KEYS[3]) or '0')
 return all`)
@@ -367,7 +446,7 @@ func (r *Runtime) load(ctx context.Context, ns string) (*cachedSet, error) {
 	now := r.now()
 	lctx, cancel := bounded(ctx, r.opt.Timeout)
 	defer cancel()
-	reply, err := loadScript.Exec(lctx, r.c, r.keys(ns), nil).AsStrSlice()
+	reply, err := loadScript.execMulti(lctx, r.c, rueidis.LuaExec{Keys: r.keys(ns)})[0].AsStrSlice()
 	if err != nil {
 		return nil, Classify("load runtime scenarios", err)
 	}

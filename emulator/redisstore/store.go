@@ -365,32 +365,46 @@ func (s *Store) tenantKey(ns string) string {
 }
 
 // shareScript trims the namespace's list (KEYS[1]) back to the share
-// (ARGV[1]): it takes the oldest ids beyond it out of the list and
-// deletes their transactions (their keys begin with ARGV[2]), a thousand
-// at a time, each thousand in one LPOP and one DEL. It answers the
-// list's length.
+// (ARGV[1]): given the ids at its head (ARGV[2] on) and their
+// transactions' keys (KEYS[2] on), read beforehand, it takes those
+// beyond the share out of the list and deletes their transactions, a
+// thousand keys per DEL, if the list still begins with them; -1 when it
+// does not (a concurrent trim took them), else how many it took.
 //
 // The list holds, oldest first, the ids of the transactions stored, and
 // with them those that expired since: every transaction lives MaxAge, so
 // the expired are the oldest and go first; the live ones never number
 // more than the length.
 var shareScript = newScript(`
-local n = redis.call('LLEN', KEYS[1])
-local over = n - tonumber(ARGV[1])
-while over > 0 do
-  local ids = redis.call('LPOP', KEYS[1], math.min(over, 1000))
-  if not ids then break end
-  for i = 1, #ids do ids[i] = ARGV[2] .. ids[i] end
-  redis.call('DEL', unpack(ids))
-  n = n - #ids
-  over = over - #ids
-end
-return n`)
+local ids = redis.call('LRANGE', KEYS[1], 0, #KEYS - 2)
+if #ids ~= #KEYS - 1 then return -1 end
+for i = 1, #ids do if ids[i] ~= ARGV[1 + i] then return -1 end end
+local over = math.min(redis.call('LLEN', KEYS[1]) - tonumber(ARGV[1]), #ids)
+if over <= 0 then return 0 end
+redis.call('LTRIM', KEYS[1], over, -1)
+for i = 2, over + 1, 1000 do redis.call('DEL', unpack(KEYS, i, math.min(i + 999, over + 1))) end
+return over`)
 
-// trim deletes the namespace's oldest transactions beyond its share.
+// trim deletes the namespace's oldest transactions beyond its share:
+// it reads the ids beyond it (LRANGE), then shareScript, given their
+// keys, takes them out atomically; it reads again should a concurrent
+// trim have changed the list's head in between.
 func (s *Store) trim(ctx context.Context, list string) error {
-	r := shareScript.execMulti(ctx, s.c, rueidis.LuaExec{Keys: []string{list}, Args: []string{s.shareText, s.prefix + "t:"}})
-	return ClassifyWrite("put (a tenant beyond its share)", r[0].Error())
+	for range 3 {
+		ids, err := s.c.Do(ctx, s.c.B().Lrange().Key(list).Start(0).Stop(-int64(s.perTenant)-1).Build()).AsStrSlice()
+		if err != nil || len(ids) == 0 {
+			return ClassifyWrite("put (a tenant beyond its share)", err)
+		}
+		keys := append(make([]string, 0, len(ids)+1), list)
+		for _, id := range ids {
+			keys = append(keys, s.txKey(id))
+		}
+		n, err := shareScript.execMulti(ctx, s.c, rueidis.LuaExec{Keys: keys, Args: append([]string{s.shareText}, ids...)})[0].AsInt64()
+		if err != nil || n >= 0 {
+			return ClassifyWrite("put (a tenant beyond its share)", err)
+		}
+	}
+	return nil
 }
 
 // Get returns the transaction with this threeDSServerTransID.

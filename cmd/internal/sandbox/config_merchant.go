@@ -26,7 +26,7 @@ func merchantFlags(fs *flag.FlagSet, c *Config) {
 	fs.DurationVar(&c.CallbackBackoff, "callback-backoff", emulator.DefaultCallbackBackoff, "wait before a result callback's second attempt, doubled before each further one (at most 5m)")
 	fs.IntVar(&c.CallbackConcurrency, "callback-concurrency", callback.DefaultConcurrency, "most result callback attempts in flight at once, per replica")
 	fs.IntVar(&c.CallbackInFlight, "callback-concurrency-per-token", emulator.DefaultCallbackInFlightPerToken, "most result callback attempts of one token in flight at once, on every replica together; the tokens take turns")
-	fs.IntVar(&c.CallbackOutbox, "callback-outbox", state.DefaultCallbackOutbox, "most result callbacks waiting, of every token together")
+	fs.IntVar(&c.CallbackOutbox, "callback-outbox", state.DefaultCallbackOutbox, "most result callbacks waiting, of every token together; on a Redis Cluster each of up to 16 slot groups (this / --callback-outbox-per-token of them) keeps its part, the token with the most in its group giving way")
 	fs.IntVar(&c.CallbackOutboxPerToken, "callback-outbox-per-token", state.DefaultCallbackOutboxPerToken, "most result callbacks of one token waiting; its further results are not queued")
 	fs.DurationVar(&c.CallbackSecretGrace, "callback-secret-grace", callback.DefaultSecretGrace, "how long after a rotation of a token's callback signing secret its callbacks are signed with the previous secret too")
 }
