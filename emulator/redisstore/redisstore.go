@@ -25,10 +25,11 @@
 //	n:changed                  the channel on which changes of namespace states are published
 //	j:{namespace}:...          the console journal of a namespace (see Journal)
 //	j:changed                  the channel on which journal changes are published
-//	cs:{session id}            a console session: the token it was opened with; TTL the session's
+//	csd, cse, csn, csx         the console sessions: by id, by end, each token's count and its sessions by end (see Sessions)
 //	dd:{hash}, ddt:{hash}      a merchant's ddcId and each tenant's set of them, by keyed hash (see Captures)
 //	jt:{hash}, jtt:{hash}      a JWT id a capture used and each tenant's set of them, by keyed hash
-//	cb:u, cb:q, cb:d           the result callbacks: URLs by namespace, the outbox by due time, the deliveries (see Callbacks)
+//	cb:u, cb:k                 the result callbacks' URLs and signing keys by namespace (see Callbacks)
+//	cb:d, cb:o:{ns}, cb:…      the callbacks' outbox: its deliveries, each namespace's queue, the turns (see outbox.go)
 //	ready                      written by the readiness probe (a full Redis answers PING); TTL 1 minute
 //
 // Every change is one atomic step (a Lua script or a MULTI), so no
