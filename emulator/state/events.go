@@ -60,6 +60,12 @@ type Event struct {
 	Lookup  *message.LookupResponse
 	Enquiry *message.EnquiryResponse
 	CRes    *message.CRes
+	// Answer is the typed answer's JSON body as the API writes it (without
+	// a challengeHtml), when the engine encoded it once for both the
+	// transport and the journal; nil otherwise. It holds what the merchant
+	// sent, as the typed answer does: the journal keeps a masked copy when
+	// it holds a card number. Shared: nobody changes it.
+	Answer []byte
 }
 
 // Summary is a transaction as the console lists it. Fields marked "lookup
