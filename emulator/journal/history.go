@@ -31,6 +31,11 @@ type History struct {
 	bytes int64  // the size of every entry, as entry.size counts it
 
 	recorded, dropped, evicted uint64
+
+	// spare is the entry evicted last, cleared, that the next new
+	// transaction takes rather than allocating one: at its bound a
+	// namespace forgets one transaction for each it adds.
+	spare *entry
 }
 
 // space is the part of the journal of one namespace.
@@ -160,7 +165,12 @@ func (j *History) Add(ev state.Event, e Event) {
 		// A copy: the id of an event (an enquiry's) may share its request's
 		// memory, and the map keeps its key.
 		id = strings.Clone(id)
-		en = &entry{ns: ev.Namespace, summary: Summary{ID: id, Created: ev.Time}}
+		if en = j.spare; en != nil {
+			j.spare = nil
+		} else {
+			en = &entry{}
+		}
+		en.ns, en.summary = ev.Namespace, Summary{ID: id, Created: ev.Time}
 		sp.order.PushBack(en)
 		j.all.PushBack(en)
 		sp.byID[en.summary.ID] = en
@@ -249,6 +259,22 @@ func (j *History) evict(en *entry) {
 	}
 	j.evicted++
 	j.changed(en.ns)
+	j.keepSpare(en)
+}
+
+// keepSpare clears en, evicted, and keeps it for the next new entry:
+// nothing refers to it any more (Get copies the events). Its events'
+// array stays with it when it has one slot, as a new entry's first event
+// makes (a frictionless lookup's only one), so that the new entry takes
+// the bytes of one that allocated its own.
+func (j *History) keepSpare(en *entry) {
+	var events []Event
+	if cap(en.events) == 1 {
+		events = en.events[:0]
+		events[:1][0] = Event{} // let go of its bodies
+	}
+	*en = entry{events: events}
+	j.spare = en
 }
 
 // changed bumps the version of ns and tells OnChange.
