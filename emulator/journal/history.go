@@ -174,8 +174,10 @@ func (j *History) Add(ev state.Event, e Event) {
 		sp.order.PushBack(en)
 		j.all.PushBack(en)
 		sp.byID[en.summary.ID] = en
+		// Its namespace's oldest go without telling: the event is told
+		// below, once.
 		for sp.order.Len() > j.opt.PerNamespace {
-			j.evict(sp.order.Front())
+			j.forget(sp, sp.order.Front()) // en stays: sp is not dropped
 		}
 		for j.all.Len() > j.opt.Total {
 			j.evict(j.victim(en))
@@ -199,7 +201,7 @@ func (j *History) Add(ev state.Event, e Event) {
 	for j.bytes > j.opt.MaxTotalBytes && j.all.Len() > 1 {
 		j.evict(j.victim(en))
 	}
-	j.changed(ev.Namespace)
+	j.changedIn(sp, ev.Namespace)
 }
 
 // oldestBut is the oldest entry of l that is not keep; l holds two or
@@ -249,17 +251,27 @@ func (en *entry) dropEvent() {
 
 // evict forgets en and tells its namespace.
 func (j *History) evict(en *entry) {
-	sp := j.spaces[en.ns]
+	ns, sp := en.ns, j.spaces[en.ns]
+	if j.forget(sp, en) {
+		sp = nil
+	}
+	j.changedIn(sp, ns)
+}
+
+// forget forgets en, a member of sp, without telling: the caller does.
+// It reports whether sp, now empty, was dropped.
+func (j *History) forget(sp *space, en *entry) (dropped bool) {
 	j.resize(sp, en, 0)
 	sp.order.Remove(en)
 	j.all.Remove(en)
 	delete(sp.byID, en.summary.ID)
 	if sp.order.Len() == 0 {
 		j.dropSpace(en.ns, sp)
+		dropped = true
 	}
 	j.evicted++
-	j.changed(en.ns)
 	j.keepSpare(en)
+	return dropped
 }
 
 // keepSpare clears en, evicted, and keeps it for the next new entry:
@@ -278,9 +290,12 @@ func (j *History) keepSpare(en *entry) {
 }
 
 // changed bumps the version of ns and tells OnChange.
-func (j *History) changed(ns string) {
+func (j *History) changed(ns string) { j.changedIn(j.spaces[ns], ns) }
+
+// changedIn is changed of ns, whose part is sp (nil when it has none).
+func (j *History) changedIn(sp *space, ns string) {
 	j.seq++
-	if sp := j.spaces[ns]; sp != nil {
+	if sp != nil {
 		sp.version = j.seq
 	}
 	if j.OnChange != nil {
