@@ -220,6 +220,9 @@ type APICall struct {
 	// only a redacted copy (compact, card numbers masked, long values
 	// cut); nil keeps none.
 	Body []byte
+	// KnownMembers tells that every member of a lookup's Body is a field
+	// of the lookup: its decoder read them all and ignored none.
+	KnownMembers bool
 	// Note is what the call's event notes of its credential, e.g. a
 	// token of a client no configuration names; empty for none.
 	Note string
@@ -322,7 +325,7 @@ func (e *Engine) LookupEncoded(ctx context.Context, ns string, req message.Looku
 		summary.Fallback = resp.Fallback
 		encoded = wire.AppendLookupResponse(make([]byte, 0, answerSize), &resp, "")
 		e.emit(ctx, state.Event{Time: t.CreatedAt, Namespace: ns, Kind: state.EventLookup, Transaction: summary, Detail: withNote(link.detail(), call.Note),
-			Request: e.redactBody(call.Body), Lookup: &resp, Answer: encoded})
+			Request: e.redactLookup(call), Lookup: &resp, Answer: encoded})
 	}
 	if e.cfg.Callbacks != nil {
 		e.scheduleCallback(ctx, t, challengeRules(sc))

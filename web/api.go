@@ -110,8 +110,8 @@ func (s *Server) handleLookup(w http.ResponseWriter, r *http.Request) {
 	if len(ignored) > 0 {
 		s.log.DebugContext(r.Context(), "lookup: unknown fields ignored", slog.String("request_id", requestID(r)), slog.Any("fields", ignored))
 	}
-	call := emulator.APICall{ScenarioID: strings.TrimSpace(header(r.Header, ScenarioHeader)), Body: body, Note: callNote(r),
-		CaptureTenant: infoOf(r.Context()).captures}
+	call := emulator.APICall{ScenarioID: strings.TrimSpace(header(r.Header, ScenarioHeader)), Body: body, KnownMembers: len(ignored) == 0,
+		Note: callNote(r), CaptureTenant: infoOf(r.Context()).captures}
 	resp, encoded, err := s.cfg.Engine.LookupEncoded(r.Context(), namespaceOf(r.Context()), req, call)
 	if err != nil {
 		s.writeError(w, r, err)

@@ -97,3 +97,40 @@ func withoutChallengeHTML(sent []byte) []byte {
 	}
 	return append(bytes.Clone(sent[:i]), sent[j+1:]...)
 }
+
+// TestJournalMasksAnUnknownPan: a lookup whose body has a member pan
+// (which the lookup does not define: the decoder ignores it) is journaled
+// with that member's value masked, whatever it holds, as package redact
+// masks it; one without keeps the same masking of its cardNumber.
+func TestJournalMasksAnUnknownPan(t *testing.T) {
+	t.Parallel()
+	b := buildSandbox(t, envOptions{journal: true, realClock: true, seed: 1}, "http://127.0.0.1:8080")
+	plain := rawLookup(t, scenarioFrictionless)
+	withPAN := bytes.Replace(plain, []byte(`"card": {`), []byte(`"card": {"pan": "1234567890", `), 1)
+	if bytes.Equal(withPAN, plain) {
+		t.Fatal(`the example lookup has no "card": {`)
+	}
+	for _, body := range [][]byte{plain, withPAN} {
+		rec := serve(b.Server, "/authentication/brw", body)
+		if rec.Code != http.StatusOK {
+			t.Fatalf("lookup: HTTP %d\n%s", rec.Code, rec.Body)
+		}
+		var answer struct {
+			ID string `json:"threeDsServerTransId"`
+		}
+		if err := json.Unmarshal(rec.Body.Bytes(), &answer); err != nil {
+			t.Fatal(err)
+		}
+		entry, ok, err := b.Journal.Get(context.Background(), namespaceOf("bench-team"), answer.ID)
+		if err != nil || !ok || len(entry.Events) == 0 {
+			t.Fatalf("journal: Get(%s) = %v, %v: want the lookup", answer.ID, ok, err)
+		}
+		got := entry.Events[0].Request
+		if want := redact.JSON(body, redact.Limits{}); !bytes.Equal(got, want) {
+			t.Errorf("the journal's request =\n%s\nwant\n%s", got, want)
+		}
+		if bytes.Contains(got, []byte("1234567890")) || bytes.Contains(got, []byte("4000000000009003")) {
+			t.Errorf("the journal's request shows a card number:\n%s", got)
+		}
+	}
+}
