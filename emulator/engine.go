@@ -325,7 +325,7 @@ func (e *Engine) LookupEncoded(ctx context.Context, ns string, req message.Looku
 		summary.Fallback = resp.Fallback
 		encoded = wire.AppendLookupResponse(make([]byte, 0, answerSize), &resp, "")
 		e.emit(ctx, state.Event{Time: t.CreatedAt, Namespace: ns, Kind: state.EventLookup, Transaction: summary, Detail: withNote(link.detail(), call.Note),
-			Request: e.redactLookup(call), Lookup: &resp, Answer: encoded})
+			Request: e.redactLookup(call), Answer: encoded, Challenge: resp.Challenge})
 	}
 	if e.cfg.Callbacks != nil {
 		e.scheduleCallback(ctx, t, challengeRules(sc))

@@ -62,6 +62,9 @@ func TestJournalKeepsTheAnswerSent(t *testing.T) {
 			if tc.ref == card && (bytes.Contains(ev.Response, []byte(card)) || !bytes.Contains(ev.Response, []byte(`"411111******1111"`))) {
 				t.Errorf("the journal's answer shows the reference %s unmasked:\n%s", card, ev.Response)
 			}
+			if challenge := tc.scenario == scenarioChallenge; challenge != (ev.Challenge != nil) || challenge && (ev.Challenge.CReq == "" || ev.Challenge.ACSURL == "") {
+				t.Errorf("the journal's challenge indication = %+v, want one exactly for a challenge", ev.Challenge)
+			}
 			if want := redact.JSON(body, redact.Limits{}); !bytes.Equal(ev.Request, want) {
 				t.Errorf("the journal's request =\n%s\nwant it redacted:\n%s", ev.Request, want)
 			}

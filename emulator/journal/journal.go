@@ -213,11 +213,13 @@ type Event struct {
 // (detail), never the request's memory.
 func NewEvent(ev state.Event) Event {
 	e := Event{Kind: ev.Kind, Time: ev.Time, Detail: ev.Detail, Request: ev.Request}
-	if ev.Lookup != nil {
-		if c := ev.Lookup.Challenge; c != nil {
-			e.Challenge = &message.ChallengeIndication{
-				ACSURL: c.ACSURL, CReq: c.CReq, SessionData: strings.Clone(c.SessionData), WindowSize: c.WindowSize,
-			}
+	c := ev.Challenge
+	if ev.Lookup != nil && ev.Lookup.Challenge != nil {
+		c = ev.Lookup.Challenge
+	}
+	if c != nil {
+		e.Challenge = &message.ChallengeIndication{
+			ACSURL: c.ACSURL, CReq: c.CReq, SessionData: strings.Clone(c.SessionData), WindowSize: c.WindowSize,
 		}
 	}
 	// The answer went out as the merchant's request made it; its copy
