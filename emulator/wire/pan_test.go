@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"slices"
 	"testing"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/message"
 )
 
 // TestLookupHasNoMemberNamedPan: no object of the lookup has a field named
@@ -56,4 +58,16 @@ func TestLookupHasNoMemberNamedPan(t *testing.T) {
 			t.Errorf("a member pan at %q: ignored = %v, error %v; want it ignored as %q", p, ignored, err, want)
 		}
 	}
+}
+
+// TestNoRuleNamedPan: a rule set with a field named pan is refused when it
+// is built (at init for the package's own), so that no request of any
+// interface gets one.
+func TestNoRuleNamedPan(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Error("newRuleSet took a field named pan")
+		}
+	}()
+	newRuleSet([]rule[*message.Card]{{names: []string{"pan"}}})
 }
