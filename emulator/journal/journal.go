@@ -205,12 +205,12 @@ type Event struct {
 	SincePrevious, SinceStart time.Duration
 }
 
-// NewEvent is the stored form of an engine event: the typed answer
-// encoded as the API wrote it (but for challengeHtml, kept as data), or
-// the engine's encoding of it (ev.Answer), kept without a copy unless it
-// holds a card number to mask. Its
-// strings are the summary's after merge (status) or the engine's own
-// (detail), never the request's memory.
+// NewEvent is the stored form of an engine event: the answer as the API
+// wrote it (but for challengeHtml, kept as data), either the engine's
+// encoding of it (ev.Answer, kept without a copy unless it holds a card
+// number to mask) or the typed answer encoded here. Its strings are the
+// summary's after merge (status) or the engine's own (detail), never the
+// request's memory.
 func NewEvent(ev state.Event) Event {
 	e := Event{Kind: ev.Kind, Time: ev.Time, Detail: ev.Detail, Request: ev.Request}
 	c := ev.Challenge
