@@ -15,6 +15,7 @@ import (
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/message"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/wire"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 )
 
@@ -219,6 +220,9 @@ type APICall struct {
 	// only a redacted copy (compact, card numbers masked, long values
 	// cut); nil keeps none.
 	Body []byte
+	// KnownMembers tells that every member of a lookup's Body is a field
+	// of the lookup: its decoder read them all and ignored none.
+	KnownMembers bool
 	// Note is what the call's event notes of its credential, e.g. a
 	// token of a client no configuration names; empty for none.
 	Note string
@@ -236,46 +240,56 @@ type APICall struct {
 // challenge indication (as data, in LookupResponse.Challenge). A scenario
 // error comes back as *Error, an injected transport fault as *Fault.
 func (e *Engine) Lookup(ctx context.Context, ns string, req message.LookupRequest, call APICall) (message.LookupResponse, error) {
+	resp, _, err := e.LookupEncoded(ctx, ns, req, call)
+	return resp, err
+}
+
+// LookupEncoded is Lookup that also returns the answer's JSON body as the
+// API writes it without a challengeHtml (wire.AppendLookupResponse, its
+// newline included) when it encoded one for the lookup's event, nil
+// otherwise: the transport writes those bytes rather than encoding the
+// answer a second time. The journal keeps the same bytes: read-only.
+func (e *Engine) LookupEncoded(ctx context.Context, ns string, req message.LookupRequest, call APICall) (message.LookupResponse, []byte, error) {
 	link, err := e.linkCollection(ctx, ns, req, call)
 	if err != nil {
-		return message.LookupResponse{}, err
+		return message.LookupResponse{}, nil, err
 	}
 	scheme := e.cfg.Schemes.Scheme(req.Card.CardNumber)
 	var sc *scenarios.Scenario
 	if call.ScenarioID != "" {
 		if sc, err = e.scenarioByID(ctx, ns, call.ScenarioID); err != nil {
-			return message.LookupResponse{}, err
+			return message.LookupResponse{}, nil, err
 		}
 		if sc == nil {
-			return message.LookupResponse{}, emv.NewError(emv.CodeUnknownScenario, emv.EMVInvalidFormat,
+			return message.LookupResponse{}, nil, emv.NewError(emv.CodeUnknownScenario, emv.EMVInvalidFormat,
 				fmt.Sprintf("no scenario with id %q (see GET /scenarios)", call.ScenarioID), "X-Scenario")
 		}
 	} else {
 		sr := scenarioRequest(req, scheme)
 		sr.ThreeDSCompInd = link.compInd
 		if sc, err = e.match(ctx, ns, sr); err != nil {
-			return message.LookupResponse{}, err
+			return message.LookupResponse{}, nil, err
 		}
 	}
 	if err := e.applyStep(ctx, sc, StepLookup, viaAPI); err != nil {
-		return message.LookupResponse{}, err
+		return message.LookupResponse{}, nil, err
 	}
 	if sc.Error != nil {
 		se := scenarioError(sc.Error)
 		se.Scenario = sc.ID
-		return message.LookupResponse{}, se
+		return message.LookupResponse{}, nil, se
 	}
 
 	st, err := e.state(ctx, ns)
 	if err != nil {
-		return message.LookupResponse{}, err
+		return message.LookupResponse{}, nil, err
 	}
 	t := e.newTransaction(ns, req, scheme, sc, st)
 	if link.id != "" {
 		t.ThreeDSServerTransID, t.Method = link.id, link.method
 	}
 	if err := e.store.Put(ctx, t); err != nil {
-		return message.LookupResponse{}, fmt.Errorf("lookup: store transaction: %w", err)
+		return message.LookupResponse{}, nil, fmt.Errorf("lookup: store transaction: %w", err)
 	}
 	resp := message.LookupResponse{
 		Status:               t.Status,
@@ -300,22 +314,28 @@ func (e *Engine) Lookup(ctx context.Context, ns string, req message.LookupReques
 	if t.Status == "C" {
 		ind, err := e.challengeIndication(t)
 		if err != nil {
-			return message.LookupResponse{}, fmt.Errorf("lookup: %w", err)
+			return message.LookupResponse{}, nil, fmt.Errorf("lookup: %w", err)
 		}
 		resp.Challenge = &ind
 		resp.HostedChallengeURL = e.urls.Hosted(t.ThreeDSServerTransID)
 	}
-	summary := lookupSummary(t, req)
-	summary.Fallback = resp.Fallback
+	var encoded []byte
 	if e.cfg.Events != nil {
+		summary := lookupSummary(t, req)
+		summary.Fallback = resp.Fallback
+		encoded = wire.AppendLookupResponse(make([]byte, 0, answerSize), &resp, "")
 		e.emit(ctx, state.Event{Time: t.CreatedAt, Namespace: ns, Kind: state.EventLookup, Transaction: summary, Detail: withNote(link.detail(), call.Note),
-			Request: e.redactBody(call.Body), Lookup: &resp})
+			Request: e.redactLookup(call), Answer: encoded, Challenge: resp.Challenge})
 	}
 	if e.cfg.Callbacks != nil {
 		e.scheduleCallback(ctx, t, challengeRules(sc))
 	}
-	return resp, nil
+	return resp, encoded, nil
 }
+
+// answerSize holds an encoded lookup answer in one allocation: a
+// frictionless one takes about 600 bytes.
+const answerSize = 768
 
 // newTransaction builds the transaction of a lookup of a card of scheme
 // answered by sc, in namespace ns whose state is st.

@@ -71,6 +71,17 @@ func (e *Engine) redactBody(body []byte) []byte {
 	return redact.JSON(body, redact.Limits{})
 }
 
+// redactLookup is the copy of a lookup's body its event keeps. A body
+// whose every member is a field of the lookup (call.KnownMembers) has
+// none named pan, as the lookup has no such field: the redaction need not
+// look for one (redact.Limits.NoPAN).
+func (e *Engine) redactLookup(call APICall) []byte {
+	if e.cfg.Events == nil || call.Body == nil {
+		return nil
+	}
+	return redact.JSON(call.Body, redact.Limits{NoPAN: call.KnownMembers})
+}
+
 // withNote adds a call's note to an event's detail.
 func withNote(detail, note string) string {
 	if note == "" {

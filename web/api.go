@@ -110,9 +110,9 @@ func (s *Server) handleLookup(w http.ResponseWriter, r *http.Request) {
 	if len(ignored) > 0 {
 		s.log.DebugContext(r.Context(), "lookup: unknown fields ignored", slog.String("request_id", requestID(r)), slog.Any("fields", ignored))
 	}
-	call := emulator.APICall{ScenarioID: strings.TrimSpace(header(r.Header, ScenarioHeader)), Body: body, Note: callNote(r),
-		CaptureTenant: infoOf(r.Context()).captures}
-	resp, err := s.cfg.Engine.Lookup(r.Context(), namespaceOf(r.Context()), req, call)
+	call := emulator.APICall{ScenarioID: strings.TrimSpace(header(r.Header, ScenarioHeader)), Body: body, KnownMembers: len(ignored) == 0,
+		Note: callNote(r), CaptureTenant: infoOf(r.Context()).captures}
+	resp, encoded, err := s.cfg.Engine.LookupEncoded(r.Context(), namespaceOf(r.Context()), req, call)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -131,6 +131,10 @@ func (s *Server) handleLookup(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header()[ScenarioIDHeader] = []string{scenario}
 	s.metrics.transaction("lookup", resp.Status)
+	if html == "" && encoded != nil { // the bytes the journal keeps: encoded once
+		respond.Raw(w, http.StatusOK, encoded)
+		return
+	}
 	s.answer(w, func(b []byte) []byte { return wire.AppendLookupResponse(b, &resp, html) })
 }
 

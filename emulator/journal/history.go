@@ -31,6 +31,11 @@ type History struct {
 	bytes int64  // the size of every entry, as entry.size counts it
 
 	recorded, dropped, evicted uint64
+
+	// spare is the entry evicted last, cleared, that the next new
+	// transaction takes rather than allocating one: at its bound a
+	// namespace forgets one transaction for each it adds.
+	spare *entry
 }
 
 // space is the part of the journal of one namespace.
@@ -160,12 +165,19 @@ func (j *History) Add(ev state.Event, e Event) {
 		// A copy: the id of an event (an enquiry's) may share its request's
 		// memory, and the map keeps its key.
 		id = strings.Clone(id)
-		en = &entry{ns: ev.Namespace, summary: Summary{ID: id, Created: ev.Time}}
+		if en = j.spare; en != nil {
+			j.spare = nil
+		} else {
+			en = &entry{}
+		}
+		en.ns, en.summary = ev.Namespace, Summary{ID: id, Created: ev.Time}
 		sp.order.PushBack(en)
 		j.all.PushBack(en)
 		sp.byID[en.summary.ID] = en
+		// Its namespace's oldest go without telling: the event is told
+		// below, once.
 		for sp.order.Len() > j.opt.PerNamespace {
-			j.evict(sp.order.Front())
+			j.forget(sp, sp.order.Front()) // en stays: sp is not dropped
 		}
 		for j.all.Len() > j.opt.Total {
 			j.evict(j.victim(en))
@@ -189,7 +201,7 @@ func (j *History) Add(ev state.Event, e Event) {
 	for j.bytes > j.opt.MaxTotalBytes && j.all.Len() > 1 {
 		j.evict(j.victim(en))
 	}
-	j.changed(ev.Namespace)
+	j.changedIn(sp, ev.Namespace)
 }
 
 // oldestBut is the oldest entry of l that is not keep; l holds two or
@@ -239,22 +251,51 @@ func (en *entry) dropEvent() {
 
 // evict forgets en and tells its namespace.
 func (j *History) evict(en *entry) {
-	sp := j.spaces[en.ns]
+	ns, sp := en.ns, j.spaces[en.ns]
+	if j.forget(sp, en) {
+		sp = nil
+	}
+	j.changedIn(sp, ns)
+}
+
+// forget forgets en, a member of sp, without telling: the caller does.
+// It reports whether sp, now empty, was dropped.
+func (j *History) forget(sp *space, en *entry) (dropped bool) {
 	j.resize(sp, en, 0)
 	sp.order.Remove(en)
 	j.all.Remove(en)
 	delete(sp.byID, en.summary.ID)
 	if sp.order.Len() == 0 {
 		j.dropSpace(en.ns, sp)
+		dropped = true
 	}
 	j.evicted++
-	j.changed(en.ns)
+	j.keepSpare(en)
+	return dropped
+}
+
+// keepSpare clears en, evicted, and keeps it for the next new entry:
+// nothing refers to it any more (Get copies the events). Its events'
+// array stays with it when it has one slot, as a new entry's first event
+// makes (a frictionless lookup's only one), so that the new entry takes
+// the bytes of one that allocated its own.
+func (j *History) keepSpare(en *entry) {
+	var events []Event
+	if cap(en.events) == 1 {
+		events = en.events[:0]
+		events[:1][0] = Event{} // let go of its bodies
+	}
+	*en = entry{events: events}
+	j.spare = en
 }
 
 // changed bumps the version of ns and tells OnChange.
-func (j *History) changed(ns string) {
+func (j *History) changed(ns string) { j.changedIn(j.spaces[ns], ns) }
+
+// changedIn is changed of ns, whose part is sp (nil when it has none).
+func (j *History) changedIn(sp *space, ns string) {
 	j.seq++
-	if sp := j.spaces[ns]; sp != nil {
+	if sp != nil {
 		sp.version = j.seq
 	}
 	if j.OnChange != nil {

@@ -205,31 +205,36 @@ type Event struct {
 	SincePrevious, SinceStart time.Duration
 }
 
-// NewEvent is the stored form of an engine event: the typed answer
-// encoded as the API wrote it (but for challengeHtml, kept as data). Its
-// strings are the summary's after merge (status) or the engine's own
-// (detail), never the request's memory.
+// NewEvent is the stored form of an engine event: the answer as the API
+// wrote it (but for challengeHtml, kept as data), either the engine's
+// encoding of it (ev.Answer, kept without a copy unless it holds a card
+// number to mask) or the typed answer encoded here. Its strings are the
+// summary's after merge (status) or the engine's own (detail), never the
+// request's memory.
 func NewEvent(ev state.Event) Event {
 	e := Event{Kind: ev.Kind, Time: ev.Time, Detail: ev.Detail, Request: ev.Request}
-	switch {
-	case ev.Lookup != nil:
-		e.Response = wire.AppendLookupResponse(make([]byte, 0, responseCap), ev.Lookup, "")
-		if c := ev.Lookup.Challenge; c != nil {
-			e.Challenge = &message.ChallengeIndication{
-				ACSURL: c.ACSURL, CReq: c.CReq, SessionData: strings.Clone(c.SessionData), WindowSize: c.WindowSize,
-			}
-		}
-	case ev.Enquiry != nil:
-		e.Response = wire.AppendEnquiryResponse(make([]byte, 0, responseCap), ev.Enquiry)
-	case ev.CRes != nil:
-		e.Response, _ = json.Marshal(ev.CRes) // plain strings: never fails
+	c := ev.Challenge
+	if ev.Lookup != nil && ev.Lookup.Challenge != nil {
+		c = ev.Lookup.Challenge
 	}
-	if n := len(e.Response); n > 0 && e.Response[n-1] == '\n' {
-		e.Response = e.Response[:n-1]
+	if c != nil {
+		e.Challenge = &message.ChallengeIndication{
+			ACSURL: c.ACSURL, CReq: c.CReq, SessionData: strings.Clone(c.SessionData), WindowSize: c.WindowSize,
+		}
 	}
 	// The answer went out as the merchant's request made it; its copy
 	// shows no card number (an externalReferenceId may be one).
-	e.Response = redact.Answer(e.Response)
+	switch {
+	case ev.Answer != nil: // encoded once by the engine, written by the transport too
+		e.Response = redact.SharedAnswer(trimNewline(ev.Answer))
+	case ev.Lookup != nil:
+		e.Response = redact.Answer(trimNewline(wire.AppendLookupResponse(make([]byte, 0, responseCap), ev.Lookup, "")))
+	case ev.Enquiry != nil:
+		e.Response = redact.Answer(trimNewline(wire.AppendEnquiryResponse(make([]byte, 0, responseCap), ev.Enquiry)))
+	case ev.CRes != nil:
+		b, _ := json.Marshal(ev.CRes) // plain strings: never fails
+		e.Response = redact.Answer(b)
+	}
 	// The engine redacts requests and its answers are small; a body beyond
 	// the redacted bound (a sink fed by hand) is redacted here, so that no
 	// event takes more.
@@ -240,6 +245,14 @@ func NewEvent(ev state.Event) Event {
 		e.Response = redact.JSON(e.Response, redact.Limits{})
 	}
 	return e
+}
+
+// trimNewline is b without the newline that ends an encoded answer.
+func trimNewline(b []byte) []byte {
+	if n := len(b); n > 0 && b[n-1] == '\n' {
+		return b[:n-1]
+	}
+	return b
 }
 
 // responseCap holds an encoded lookup or enquiry answer in one allocation.

@@ -377,3 +377,58 @@ func TestJournalBoundedInBytes(t *testing.T) {
 		t.Errorf("Stats().Dropped = %d, want %d", got, e.Dropped)
 	}
 }
+
+// TestJournalNewTransactionOwesNothingToTheEvicted: a namespace at its
+// bound forgets its oldest transaction for each new one, and the new one
+// (which reuses the forgotten one's memory) shows only its own events,
+// summary and bytes: as in a journal that never held the old one.
+func TestJournalNewTransactionOwesNothingToTheEvicted(t *testing.T) {
+	t.Parallel()
+	opt := journal.Options{PerNamespace: 1, MaxEvents: 3}
+	j := memstore.NewJournal(opt)
+	old := ev("ns1", "tx-old", state.EventLookup, 0, "C")
+	old.Transaction.ECI, old.Transaction.MerchantName, old.Transaction.MaskedPAN = "05", "Old Shop", "400000******1109"
+	old.Request = []byte(`{"card":{"cardNumber":"400000******1109"}}`)
+	old.Lookup = &message.LookupResponse{Status: "C", ThreeDSServerTransID: "tx-old",
+		Challenge: &message.ChallengeIndication{ACSURL: "http://acs.example/acs/challenge", CReq: "eyJ9"}}
+	j.Record(ctx, old)
+	for i, k := range []state.EventKind{state.EventCReq, state.EventDecision, state.EventCRes, state.EventEnquiry} {
+		j.Record(ctx, ev("ns1", "tx-old", k, time.Duration(i+1)*time.Second, "Y"))
+	}
+	if e, _ := get(t, j, "ns1", "tx-old"); e.Dropped == 0 {
+		t.Fatalf("the old transaction dropped no event: %+v", e)
+	}
+
+	// A frictionless lookup, then another: each takes what the one before
+	// it left.
+	lookup := func(id string, at time.Duration) state.Event {
+		e := ev("ns1", id, state.EventLookup, at, "Y")
+		e.Request = []byte(`{"card":{"cardNumber":"520000******1005"}}`)
+		e.Answer = []byte(`{"status":"Y","threeDsServerTransId":"tx-new"}` + "\n")
+		e.Lookup = &message.LookupResponse{Status: "Y", ThreeDSServerTransID: id}
+		return e
+	}
+	j.Record(ctx, lookup("tx-between", time.Minute))
+	if _, ok := get(t, j, "ns1", "tx-old"); ok {
+		t.Error("the oldest transaction is still kept beyond PerNamespace 1")
+	}
+	fresh := lookup("tx-new", 2*time.Minute)
+	j.Record(ctx, fresh)
+	alone := memstore.NewJournal(opt)
+	alone.Record(ctx, fresh)
+	if _, ok := get(t, j, "ns1", "tx-between"); ok {
+		t.Error("the transaction before is still kept beyond PerNamespace 1")
+	}
+	got, ok := get(t, j, "ns1", "tx-new")
+	want, _ := get(t, alone, "ns1", "tx-new")
+	if !ok || got.Summary != want.Summary || got.Dropped != 0 || len(got.Events) != 1 {
+		t.Fatalf("the new transaction = %+v (found %v)\nwant %+v", got, ok, want)
+	}
+	e := got.Events[0]
+	if e.Challenge != nil || string(e.Request) != string(fresh.Request) || string(e.Response) != `{"status":"Y","threeDsServerTransId":"tx-new"}` {
+		t.Errorf("the new transaction's event = %+v, want its own request and answer (without the newline), no challenge", e)
+	}
+	if gs, as := j.Stats(), alone.Stats(); gs.Bytes != as.Bytes || gs.Transactions != 1 {
+		t.Errorf("the journal takes %d bytes for %d transactions, want %d as one that held only the new one", gs.Bytes, gs.Transactions, as.Bytes)
+	}
+}

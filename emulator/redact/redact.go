@@ -43,6 +43,12 @@ type Limits struct {
 	// few vectorised searches, far cheaper than compacting. At most
 	// MaxBytes; negative: every body is compacted.
 	MaxAsSent int
+	// NoPAN tells that no member of the body is named pan: its decoder
+	// read every member and knows none by that name (the lookup's, when it
+	// ignored no field). The cheap path then does not look for one, a
+	// search that stops at every "p" of the body; cardNumber and
+	// acctNumber it finds all the same.
+	NoPAN bool
 }
 
 func (l Limits) withDefaults() Limits {
@@ -73,7 +79,7 @@ func JSON(body []byte, lim Limits) []byte {
 		return nil
 	}
 	lim = lim.withDefaults()
-	if out, ok := asSent(body, lim.MaxAsSent); ok {
+	if out, ok := asSent(body, lim.MaxAsSent, lim.NoPAN); ok {
 		return out
 	}
 	var stack [32]byte // nesting of an ordinary body, without an allocation
@@ -91,12 +97,12 @@ func JSON(body []byte, lim Limits) []byte {
 // number. It declines (false) when a card-number member's value is not a
 // string, or a card number is not in a string: the full path handles
 // them.
-func asSent(body []byte, max int) ([]byte, bool) {
+func asSent(body []byte, max int, noPAN bool) ([]byte, bool) {
 	if len(body) > max || bytes.IndexByte(body, '\\') >= 0 {
 		return nil, false
 	}
 	out := bytes.Clone(body)
-	if !maskMembers(body, out) || !maskInStrings(out) {
+	if !maskMembers(body, out, noPAN) || !maskInStrings(out) {
 		return nil, false
 	}
 	return out, true
@@ -107,8 +113,9 @@ func asSent(body []byte, max int) ([]byte, bool) {
 // "acctNumber" first, then all "pan". It jumps with bytes.IndexByte from
 // each of the names' rarest bytes (N, p) to the next and compares the
 // bytes around it with the quoted name. It reports false when such a
-// member's value is not a string.
-func maskMembers(body, out []byte) bool {
+// member's value is not a string. With noPAN (no member is named pan,
+// see Limits) it looks for cardNumber and acctNumber only.
+func maskMembers(body, out []byte, noPAN bool) bool {
 	for at := 0; ; {
 		k := bytes.IndexByte(body[at:], 'N')
 		if k < 0 {
@@ -123,7 +130,7 @@ func maskMembers(body, out []byte) bool {
 			return false
 		}
 	}
-	for at := 0; ; {
+	for at := 0; !noPAN; {
 		k := bytes.IndexByte(body[at:], 'p')
 		if k < 0 {
 			break

@@ -37,3 +37,13 @@ func Answer(b []byte) []byte {
 	}
 	return JSON(b, Limits{})
 }
+
+// SharedAnswer is Answer for a JSON answer others read too (the bytes the
+// transport writes): b itself when it holds no card number, else a masked
+// copy; b is never changed.
+func SharedAnswer(b []byte) []byte {
+	if !hasCardNumber(b) {
+		return b
+	}
+	return Answer(bytes.Clone(b))
+}

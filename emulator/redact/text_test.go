@@ -48,3 +48,27 @@ func TestAnswer(t *testing.T) {
 		t.Error("an answer without a card number was copied")
 	}
 }
+
+// TestSharedAnswer: an answer the transport writes too is never changed:
+// the kept copy is a masked clone when it holds a card number, masked as
+// Answer masks it, and the answer itself, without a copy, when not.
+func TestSharedAnswer(t *testing.T) {
+	for _, in := range []string{
+		`{"status":"Y","externalReferenceId":"4111111111111111"}`,
+		`{"status":"Y","externalReferenceId":"a \"quoted\" 4111111111111111"}`,
+		`{"status":"Y","n":4111111111111111}`,
+	} {
+		b := []byte(in)
+		got := redact.SharedAnswer(b)
+		if string(b) != in {
+			t.Errorf("SharedAnswer(%s) changed its argument to %s", in, b)
+		}
+		if want := redact.Answer([]byte(in)); string(got) != string(want) {
+			t.Errorf("SharedAnswer(%s) = %s, want %s as Answer masks it", in, got, want)
+		}
+	}
+	plain := []byte(`{"status":"Y","externalReferenceId":"ORD-1"}`)
+	if got := redact.SharedAnswer(plain); &got[0] != &plain[0] {
+		t.Error("an answer without a card number was copied")
+	}
+}

@@ -55,11 +55,22 @@ type Event struct {
 	// compacted, card numbers masked and long values cut (package
 	// redact); nil for other events.
 	Request []byte
-	// The engine's answer, typed: Lookup on a lookup event, Enquiry on an
-	// enquiry event, CRes on a cres event; nil otherwise.
+	// The engine's answer, typed: Lookup on a lookup event (unless Answer
+	// holds it), Enquiry on an enquiry event, CRes on a cres event; nil
+	// otherwise.
 	Lookup  *message.LookupResponse
 	Enquiry *message.EnquiryResponse
 	CRes    *message.CRes
+	// Answer is the answer's JSON body as the API writes it (without a
+	// challengeHtml), when the engine encoded it once for both the
+	// transport and the journal; nil otherwise. It holds what the merchant
+	// sent, as the typed answer does: the journal keeps a masked copy when
+	// it holds a card number. Shared: nobody changes it.
+	Answer []byte
+	// Challenge is the challenge indication of a lookup answered C whose
+	// Answer is set (the journal keeps it as data, for the console's
+	// challengeHtml); nil otherwise.
+	Challenge *message.ChallengeIndication
 }
 
 // Summary is a transaction as the console lists it. Fields marked "lookup

@@ -161,6 +161,12 @@ type ruleSet[P any] struct {
 	folded map[string]int
 }
 
+// noFieldName is the name no field of any request has: the card-number
+// member "pan" of other interfaces. A body in which the decoder ignored no
+// member therefore holds none, and the lookup event's redaction does not
+// look for one (redact.Limits.NoPAN).
+const noFieldName = "pan"
+
 func newRuleSet[P any](rules []rule[P]) *ruleSet[P] {
 	if len(rules) > maxRules {
 		panic("wire: more rules in one object than maxRules")
@@ -183,6 +189,9 @@ func newRuleSet[P any](rules []rule[P]) *ruleSet[P] {
 			aliases++
 		}
 		for n, name := range r.names {
+			if name == noFieldName {
+				panic("wire: a field named " + noFieldName + ": a body whose every member is known must hold none (redact.Limits.NoPAN)")
+			}
 			names = append(names, ruleName{name: name, rule: uint8(i), nth: uint8(n)})
 		}
 		for _, name := range append(r.names[:len(r.names):len(r.names)], r.hints...) {
