@@ -15,6 +15,12 @@ package redact
 // number. The number is masked as in a card-number member, keeping its
 // first six and last four digits, in place: the result is as long as
 // what it masks, and stays a valid JSON string wherever it stood in one.
+//
+// A run inside a UUID in its canonical form (8-4-4-4-12 hexadecimal
+// digits, as the interface's transaction ids are) is no card number,
+// whatever its digits: "8a880dc0-4000-0000-0000-9003abcdef12" keeps its
+// Luhn-valid "4000-0000-0000-9003", and a random transaction id is never
+// masked.
 
 import "bytes"
 
@@ -43,8 +49,8 @@ var runByte = byteSet("0123456789 -")
 
 // nextRun returns the first run of b that starts at or after q and is at
 // least minPANDigits bytes long, the only runs that may hold a card
-// number, as [start, end); start = len(b) when there is none. b[q-1] and
-// b[q] may not stand in one run.
+// number and do not lie inside a UUID (inUUID), as [start, end); start =
+// len(b) when there is none. b[q-1] and b[q] may not stand in one run.
 //
 // It probes one byte in minPANDigits, as such a run covers one of them:
 // most of a body is letters and punctuation, so most probes cost a
@@ -79,11 +85,35 @@ func nextRun(b []byte, q int) (start, end int) {
 		for end < len(b) && inRun(b, end) {
 			end++
 		}
-		if end-start >= minPANDigits {
+		if end-start >= minPANDigits && !inUUID(b, start, end) {
 			return start, end
 		}
 		p = end // b[end] stands in no run: probe next at end+minPANDigits
 	}
+}
+
+// hexOrDash tells the bytes of a UUID.
+var hexOrDash = byteSet("0123456789abcdefABCDEF-")
+
+// inUUID tells whether the run b[start:end] lies inside a UUID in its
+// canonical form: the longest span of hexadecimal digits and dashes
+// around it is 36 bytes long with its dashes at 8, 13, 18 and 23.
+func inUUID(b []byte, start, end int) bool {
+	for start > 0 && hexOrDash[b[start-1]] {
+		start--
+	}
+	for end < len(b) && hexOrDash[b[end]] {
+		end++
+	}
+	if end-start != 36 {
+		return false
+	}
+	for i, c := range b[start:end] {
+		if (c == '-') != (i == 8 || i == 13 || i == 18 || i == 23) {
+			return false
+		}
+	}
+	return true
 }
 
 // maskCardNumbers masks in place every card number of b (see above) and

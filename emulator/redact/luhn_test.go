@@ -37,6 +37,9 @@ func TestCardNumbersUnderAnyName(t *testing.T) {
 		{"20 digits without separators", `{"n":"40000000000090031234"}`, `{"n":"40000000000090031234"}`},
 		{"a date", `{"date":"2024-06-11 10:00:00","ts":"20240611100000"}`, `{"date":"2024-06-11 10:00:00","ts":"20240611100000"}`},
 		{"a UUID", `{"id":"8a880dc0-d2d2-4067-bcb1-b08d1690b26e"}`, `{"id":"8a880dc0-d2d2-4067-bcb1-b08d1690b26e"}`},
+		{"a UUID whose digits pass the Luhn check", `{"id":"8a880dc0-4000-0000-0000-9003abcdef12"}`, `{"id":"8a880dc0-4000-0000-0000-9003abcdef12"}`},
+		{"a card number beside a UUID", `{"n":"8a880dc0-d2d2-4067-bcb1-b08d1690b26e 4000000000009003"}`, `{"n":"8a880dc0-d2d2-4067-bcb1-b08d1690b26e 400000******9003"}`},
+		{"dashed groups that are no UUID", `{"n":"ab-4000-0000-0000-9003-12"}`, `{"n":"ab-4000-00**-****-9003-12"}`},
 		{"two spaces split it", `{"n":"4000  0000  0000  9003"}`, `{"n":"4000  0000  0000  9003"}`},
 	}
 	for _, tt := range tests {
