@@ -1,9 +1,7 @@
 package redisstore
 
 import (
-	"cmp"
 	"context"
-	"errors"
 	"strconv"
 	"sync"
 	"time"
@@ -12,48 +10,6 @@ import (
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 )
-
-// shareClusterScript is shareScript for a cluster: the transactions'
-// keys are in other slots, which a script may not touch. It takes the
-// oldest ids beyond the share (ARGV[1]) out of the namespace's list
-// (KEYS[1]) and answers the list's length followed by those ids, whose
-// keys the caller deletes.
-var shareClusterScript = newScript(`
-local n = redis.call('LLEN', KEYS[1])
-local over = n - tonumber(ARGV[1])
-if over <= 0 then return {n} end
-local ids = redis.call('LPOP', KEYS[1], over)
-local out = {n - #ids}
-for i = 1, #ids do out[i + 1] = ids[i] end
-return out`)
-
-// trimCluster is trim on a cluster: shareClusterScript takes the oldest
-// beyond the share out of the namespace's list, then their
-// transactions, each in its own slot, are deleted in one round trip.
-func (s *Store) trimCluster(ctx context.Context, list string) error {
-	r := shareClusterScript.execMulti(ctx, s.c, rueidis.LuaExec{Keys: []string{list}, Args: []string{s.shareText}})
-	vs, err := r[0].ToArray()
-	if err != nil || len(vs) == 0 {
-		return ClassifyWrite("put (a tenant beyond its share)", cmp.Or(err, errors.New("the share script answered nothing")))
-	}
-	if len(vs) == 1 {
-		return nil
-	}
-	dels := make(rueidis.Commands, len(vs)-1)
-	for i, v := range vs[1:] {
-		id, err := v.ToString()
-		if err != nil {
-			return ClassifyWrite("put (a tenant beyond its share)", err)
-		}
-		dels[i] = s.c.B().Del().Key(s.txKey(id)).Build()
-	}
-	for _, r := range s.c.DoMulti(ctx, dels...) {
-		if err := r.Error(); err != nil {
-			return ClassifyWrite("put (a tenant beyond its share)", err)
-		}
-	}
-	return nil
-}
 
 // doMultiBySlot sends cmds, made of groups of sizes commands each (a
 // MULTI ... EXEC of one slot, say), in one round trip and answers their

@@ -35,10 +35,10 @@
 // Every change is one atomic step (a Lua script or a MULTI), so no
 // replica ever reads half of a change, but for a lookup's transaction,
 // its reference and its place in its share: three commands written
-// together without MULTI (Put says what that gives up). On a cluster,
-// where no step spans two slots, a share's trim is two (its list, then
-// the transactions it ends), and a capture's entry and its tenant's set
-// too. A transaction is updated by
+// together without MULTI (Put says what that gives up), and a share's
+// trim: its list, then the transactions it ends. On a cluster, where no
+// step spans two slots, a capture's entry and its tenant's set are two
+// steps too. A transaction is updated by
 // compare-and-set: of many concurrent decisions on one challenge, exactly
 // one wins.
 //

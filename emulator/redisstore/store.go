@@ -1,6 +1,7 @@
 package redisstore
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -69,8 +70,8 @@ type Store struct {
 	// perTenant is a namespace's share (Options.MaxEntriesPerTenant),
 	// shareText the same in decimal.
 	perTenant int
-	// cluster: the keys carry hash tags (keys.go) and Put trims a share
-	// in two steps (trimCluster).
+	// cluster: the keys carry hash tags (keys.go), and a share's trim
+	// deletes its transactions key by key.
 	cluster   bool
 	shareText string
 	// tenants is what this replica remembers of the namespaces' lists.
@@ -236,10 +237,9 @@ func firstByte(v []byte) int {
 // The list's TTL is renewed to MaxAge plus renewEvery by a replica's
 // first lookup of the namespace in each renewEvery, not by every lookup,
 // so it outlives every id it holds. A length beyond the share plus
-// state.ShareSlack makes Put trim the namespace back to its share (a
-// second call: shareScript on a single Redis; on a cluster
-// shareClusterScript, then the transactions' DEL): once per slack+1
-// lookups at the share, whichever replica made them, so the share costs
+// state.ShareSlack makes Put trim the namespace back to its share (trim:
+// shareScript, then the transactions' DEL): once per slack+1 lookups at
+// the share, whichever replica made them, so the share costs
 // a lookup one command, RPUSH. Once Put returns without an error, the
 // namespace keeps at most its share plus slack of what this Put and
 // those before it listed.
@@ -250,9 +250,9 @@ func firstByte(v []byte) int {
 // failure: a transaction refused or failed (an id stored already, a
 // Redis out of memory) may still have set its reference, which then
 // finds nothing until the next lookup with it, and been listed in its
-// share (where it takes a place until trimmed); on a cluster a trim
-// failing between its two steps leaves transactions out of the list
-// that live on until their time to live.
+// share (where it takes a place until trimmed); a trim failing between
+// its two steps leaves transactions out of the list that live on until
+// their time to live.
 func (s *Store) Put(ctx context.Context, t state.Transaction) (err error) {
 	ctx, cancel := bounded(ctx, s.timeout)
 	defer cancel()
@@ -271,11 +271,7 @@ func (s *Store) Put(ctx context.Context, t state.Transaction) (err error) {
 	if err != nil {
 		return ClassifyWrite("put", err)
 	}
-	trim := s.trim
-	if s.cluster {
-		trim = s.trimCluster
-	}
-	return s.keepShare(ctx, sh, n, ttl, trim)
+	return s.keepShare(ctx, sh, n, ttl)
 }
 
 // putReplies reads a Put's n replies through errAt, the transaction's
@@ -298,7 +294,7 @@ func putReplies(id string, n int, errAt func(int) error) error {
 // a new list (the namespace's first transaction for MaxAge, or Redis
 // lost it) gets its TTL now, and a list beyond the share and its slack
 // is trimmed back to the share by trim.
-func (s *Store) keepShare(ctx context.Context, sh putShare, n, ttl int64, trim func(context.Context, string) error) error {
+func (s *Store) keepShare(ctx context.Context, sh putShare, n, ttl int64) error {
 	if n == 1 && sh.renew == 0 {
 		err := s.c.Do(ctx, s.c.B().Pexpire().Key(sh.list).Milliseconds(ttl+s.renewEvery.Milliseconds()).Build()).Error()
 		if err != nil {
@@ -306,7 +302,7 @@ func (s *Store) keepShare(ctx context.Context, sh putShare, n, ttl int64, trim f
 		}
 	}
 	if n > int64(s.perTenant+state.ShareSlack(s.perTenant)) {
-		return trim(ctx, sh.list)
+		return s.trim(ctx, sh.list)
 	}
 	return nil
 }
@@ -364,43 +360,58 @@ func (s *Store) tenantKey(ns string) string {
 	return s.prefix + "tl:" + ns
 }
 
-// shareScript trims the namespace's list (KEYS[1]) back to the share
-// (ARGV[1]): given the ids at its head (ARGV[2] on) and their
-// transactions' keys (KEYS[2] on), read beforehand, it takes those
-// beyond the share out of the list and deletes their transactions, a
-// thousand keys per DEL, if the list still begins with them; -1 when it
-// does not (a concurrent trim took them), else how many it took.
+// shareScript takes the oldest ids beyond the share (ARGV[1]) out of the
+// namespace's list (KEYS[1]) and answers the list's length followed by
+// those ids, whose transactions the caller deletes: their keys are not
+// the script's to touch (on a cluster they are in other slots, and a
+// script is given every key it touches). Concurrent trims each take
+// their own ids, the later ones none.
 //
 // The list holds, oldest first, the ids of the transactions stored, and
 // with them those that expired since: every transaction lives MaxAge, so
 // the expired are the oldest and go first; the live ones never number
 // more than the length.
 var shareScript = newScript(`
-local ids = redis.call('LRANGE', KEYS[1], 0, #KEYS - 2)
-if #ids ~= #KEYS - 1 then return -1 end
-for i = 1, #ids do if ids[i] ~= ARGV[1 + i] then return -1 end end
-local over = math.min(redis.call('LLEN', KEYS[1]) - tonumber(ARGV[1]), #ids)
-if over <= 0 then return 0 end
-redis.call('LTRIM', KEYS[1], over, -1)
-for i = 2, over + 1, 1000 do redis.call('DEL', unpack(KEYS, i, math.min(i + 999, over + 1))) end
-return over`)
+local n = redis.call('LLEN', KEYS[1])
+local over = n - tonumber(ARGV[1])
+if over <= 0 then return {n} end
+local ids = redis.call('LPOP', KEYS[1], over)
+local out = {n - #ids}
+for i = 1, #ids do out[i + 1] = ids[i] end
+return out`)
 
-// trim deletes the namespace's oldest transactions beyond its share:
-// it reads the ids beyond it (LRANGE), then shareScript, given their
-// keys, takes them out atomically; it reads again should a concurrent
-// trim have changed the list's head in between.
+// trim deletes the namespace's oldest transactions beyond its share in
+// two round trips: shareScript takes their ids out of the list, then
+// their keys are deleted, in one DEL on a single Redis and one per key
+// on a cluster (each in its own slot). A failure between the two leaves
+// transactions out of the list, which live on until their time to live.
 func (s *Store) trim(ctx context.Context, list string) error {
-	for range 3 {
-		ids, err := s.c.Do(ctx, s.c.B().Lrange().Key(list).Start(0).Stop(-int64(s.perTenant)-1).Build()).AsStrSlice()
-		if err != nil || len(ids) == 0 {
+	r := shareScript.execMulti(ctx, s.c, rueidis.LuaExec{Keys: []string{list}, Args: []string{s.shareText}})
+	vs, err := r[0].ToArray()
+	if err != nil || len(vs) == 0 {
+		return ClassifyWrite("put (a tenant beyond its share)", cmp.Or(err, errors.New("the share script answered nothing")))
+	}
+	if len(vs) == 1 {
+		return nil
+	}
+	keys := make([]string, len(vs)-1)
+	for i, v := range vs[1:] {
+		id, err := v.ToString()
+		if err != nil {
 			return ClassifyWrite("put (a tenant beyond its share)", err)
 		}
-		keys := append(make([]string, 0, len(ids)+1), list)
-		for _, id := range ids {
-			keys = append(keys, s.txKey(id))
+		keys[i] = s.txKey(id)
+	}
+	var dels rueidis.Commands
+	if s.cluster {
+		for _, k := range keys {
+			dels = append(dels, s.c.B().Del().Key(k).Build())
 		}
-		n, err := shareScript.execMulti(ctx, s.c, rueidis.LuaExec{Keys: keys, Args: append([]string{s.shareText}, ids...)})[0].AsInt64()
-		if err != nil || n >= 0 {
+	} else {
+		dels = rueidis.Commands{s.c.B().Del().Key(keys...).Build()}
+	}
+	for _, r := range s.c.DoMulti(ctx, dels...) {
+		if err := r.Error(); err != nil {
 			return ClassifyWrite("put (a tenant beyond its share)", err)
 		}
 	}
