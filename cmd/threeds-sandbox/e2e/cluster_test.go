@@ -1,17 +1,13 @@
 package e2e
 
 import (
-	"html"
 	"net/http"
-	"net/url"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
-	"github.com/threeds-sandbox/threeds-sandbox/web/auth/jws"
 )
 
 // TestReplicasOnCluster: two replicas of the built binary on a Redis
@@ -49,44 +45,11 @@ func TestReplicasOnCluster(t *testing.T) {
 	}
 
 	// A headless challenge hopping between replicas at every step.
-	ch := b.lookup(t, testkit.LookupBody(t, challengeCard, nil))
-	status, page := postForm(t, a.URL+"/acs/challenge", url.Values{"creq": {creqOf(t, ch)}})
-	state := hiddenState.FindStringSubmatch(page)
-	if status != http.StatusOK || state == nil {
-		t.Fatalf("CReq on the other replica: HTTP %d\n%s", status, page)
-	}
-	status, page = postForm(t, b.URL+"/acs/decision", url.Values{"state": {html.UnescapeString(state[1])}, "action": {"otp"}, "otp": {"1234"}})
-	if status != http.StatusOK || hiddenCRes.FindStringSubmatch(page) == nil {
-		t.Fatalf("decision on the first replica: HTTP %d\n%s", status, page)
-	}
-	chID := ch.Str("threeDsServerTransId")
-	if got := a.enquiry(t, chID); got.Str("transactionStatus") != "Y" || got.Str("authenticationValue") == "" {
-		t.Errorf("enquiry after the hopping challenge: %s", got.Raw)
-	}
+	chID, _ := hopChallenge(t, a, b)
 
 	// A capture on one, its lookup on the other, its JWT replayed refused.
 	token := accessToken(t, a.URL, shopID, shopKey)
-	jwt, err := jws.Sign([]byte(shopKey), "", map[string]any{"jti": "cluster-jti", "iat": time.Now().Unix(), "iss": shopID, "OrgUnitId": "o", "Payload": map[string]any{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	form := url.Values{"bin": {"4000000000009425"}, "callbackUrl": {"http://127.0.0.1:1/cb"}, "ddcId": {"cluster-ddc-1"}, "jwt": {jwt}}
-	_, page = postForm(t, a.URL+"/V2/ddcCollect", form)
-	fields := map[string]string{}
-	for _, m := range hiddenField.FindAllStringSubmatch(page, -1) {
-		fields[m[1]] = m[2]
-	}
-	if fields["status"] != "completed" {
-		t.Fatalf("capture: %v", fields)
-	}
-	l := testkit.Call(t, http.MethodPost, b.URL+"/authentication/brw", token, testkit.LookupBody(t, "4000000000009425", func(m map[string]any) { m["ddcId"] = "cluster-ddc-1" }))
-	if l.Status != http.StatusOK || l.Str("threeDsServerTransId") != fields["threeDsServerTransId"] {
-		t.Errorf("the capture's lookup on the other replica: HTTP %d %s", l.Status, l.Raw)
-	}
-	form.Set("ddcId", "cluster-ddc-2")
-	if _, again := postForm(t, b.URL+"/V2/ddcCollect", form); !regexp.MustCompile(`name="errorCode" value="DC02"`).MatchString(again) {
-		t.Errorf("the JWT replayed on the other replica was not refused")
-	}
+	captureAcross(t, a, b, shopID, shopKey, token, "cluster")
 
 	// The transactions list on either holds both.
 	for _, p := range []*program{a, b} {

@@ -38,27 +38,7 @@ func TestReplicasShareMerchantState(t *testing.T) {
 	token := accessToken(t, a.URL, shopID, shopKey)
 
 	t.Run("a capture on one, its lookup on the other", func(t *testing.T) {
-		jwt, err := jws.Sign([]byte(shopKey), "", map[string]any{"jti": "replica-jti", "iat": time.Now().Unix(), "iss": shopID, "OrgUnitId": "o", "Payload": map[string]any{}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		form := url.Values{"bin": {"4000000000009425"}, "callbackUrl": {"http://127.0.0.1:1/cb"}, "ddcId": {"replica-ddc-1"}, "jwt": {jwt}}
-		_, page := postForm(t, a.URL+"/V2/ddcCollect", form)
-		fields := map[string]string{}
-		for _, m := range hiddenField.FindAllStringSubmatch(page, -1) {
-			fields[m[1]] = m[2]
-		}
-		if fields["status"] != "completed" || fields["threeDSCompInd"] != "U" {
-			t.Fatalf("capture: %v", fields)
-		}
-		l := testkit.Call(t, http.MethodPost, b.URL+"/authentication/brw", token, testkit.LookupBody(t, "4000000000009425", func(m map[string]any) { m["ddcId"] = "replica-ddc-1" }))
-		if l.Status != http.StatusOK || l.Str("threeDsServerTransId") != fields["threeDsServerTransId"] {
-			t.Errorf("lookup on the other replica: HTTP %d %s", l.Status, l.Raw)
-		}
-		form.Set("ddcId", "replica-ddc-2")
-		if _, again := postForm(t, b.URL+"/V2/ddcCollect", form); !regexp.MustCompile(`name="errorCode" value="DC02"`).MatchString(again) {
-			t.Errorf("the JWT replayed on the other replica was not refused")
-		}
+		captureAcross(t, a, b, shopID, shopKey, token, "replica")
 	})
 
 	t.Run("one delivery of each result", func(t *testing.T) {
@@ -110,4 +90,33 @@ func TestReplicasShareMerchantState(t *testing.T) {
 			t.Errorf("%d transactions delivered, want %d", len(seen), n)
 		}
 	})
+}
+
+// captureAcross runs a device data capture on a with a JWT the merchant
+// shopID signs with shopKey (its jti and ddcIds named after name), the
+// lookup that uses it on b with the merchant's access token, and the
+// same JWT replayed on b, which must be refused (DC02).
+func captureAcross(t *testing.T, a, b *program, shopID, shopKey, token, name string) {
+	t.Helper()
+	jwt, err := jws.Sign([]byte(shopKey), "", map[string]any{"jti": name + "-jti", "iat": time.Now().Unix(), "iss": shopID, "OrgUnitId": "o", "Payload": map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	form := url.Values{"bin": {"4000000000009425"}, "callbackUrl": {"http://127.0.0.1:1/cb"}, "ddcId": {name + "-ddc-1"}, "jwt": {jwt}}
+	_, page := postForm(t, a.URL+"/V2/ddcCollect", form)
+	fields := map[string]string{}
+	for _, m := range hiddenField.FindAllStringSubmatch(page, -1) {
+		fields[m[1]] = m[2]
+	}
+	if fields["status"] != "completed" || fields["threeDSCompInd"] != "U" {
+		t.Fatalf("capture: %v", fields)
+	}
+	l := testkit.Call(t, http.MethodPost, b.URL+"/authentication/brw", token, testkit.LookupBody(t, "4000000000009425", func(m map[string]any) { m["ddcId"] = name + "-ddc-1" }))
+	if l.Status != http.StatusOK || l.Str("threeDsServerTransId") != fields["threeDsServerTransId"] {
+		t.Errorf("the capture's lookup on the other replica: HTTP %d %s", l.Status, l.Raw)
+	}
+	form.Set("ddcId", name+"-ddc-2")
+	if _, again := postForm(t, b.URL+"/V2/ddcCollect", form); !regexp.MustCompile(`name="errorCode" value="DC02"`).MatchString(again) {
+		t.Errorf("the JWT replayed on the other replica was not refused")
+	}
 }

@@ -44,6 +44,30 @@ func creqOf(t *testing.T, ch testkit.Response) string {
 	return html.UnescapeString(m[1])
 }
 
+// hopChallenge runs a challenge whose every step reaches another
+// replica: the lookup on b, the CReq on a, the decision on b, the
+// enquiry on a, which must answer Y with an authentication value. It
+// returns the transaction's id and the challenge's state as the page
+// held it, for a second decision.
+func hopChallenge(t *testing.T, a, b *program) (id, pageState string) {
+	t.Helper()
+	ch := b.lookup(t, testkit.LookupBody(t, challengeCard, nil))
+	status, page := postForm(t, a.URL+"/acs/challenge", url.Values{"creq": {creqOf(t, ch)}})
+	state := hiddenState.FindStringSubmatch(page)
+	if status != http.StatusOK || state == nil {
+		t.Fatalf("CReq on the other replica: HTTP %d\n%s", status, page)
+	}
+	status, page = postForm(t, b.URL+"/acs/decision", url.Values{"state": {html.UnescapeString(state[1])}, "action": {"otp"}, "otp": {"1234"}})
+	if status != http.StatusOK || hiddenCRes.FindStringSubmatch(page) == nil {
+		t.Fatalf("decision on the first replica: HTTP %d\n%s", status, page)
+	}
+	id = ch.Str("threeDsServerTransId")
+	if got := a.enquiry(t, id); got.Str("transactionStatus") != "Y" || got.Str("authenticationValue") == "" {
+		t.Errorf("enquiry after the hopping challenge: %s", got.Raw)
+	}
+	return id, html.UnescapeString(state[1])
+}
+
 // TestReplicasShareState: two replicas over one Redis serve the same
 // transactions and runtime scenarios. A challenge whose lookup, CReq,
 // decision and enquiry each reach another replica ends as on one; a
@@ -59,23 +83,9 @@ func TestReplicasShareState(t *testing.T) {
 	}
 
 	// A challenge hopping between replicas at every step.
-	ch := b.lookup(t, testkit.LookupBody(t, challengeCard, nil))
-	creq := creqOf(t, ch)
-	status, page := postForm(t, a.URL+"/acs/challenge", url.Values{"creq": {creq}})
-	state := hiddenState.FindStringSubmatch(page)
-	if status != http.StatusOK || state == nil {
-		t.Fatalf("CReq on the other replica: HTTP %d\n%s", status, page)
-	}
-	status, page = postForm(t, b.URL+"/acs/decision", url.Values{"state": {html.UnescapeString(state[1])}, "action": {"otp"}, "otp": {"1234"}})
-	if status != http.StatusOK || hiddenCRes.FindStringSubmatch(page) == nil {
-		t.Fatalf("decision on the first replica: HTTP %d\n%s", status, page)
-	}
-	id := ch.Str("threeDsServerTransId")
-	if got := a.enquiry(t, id); got.Str("transactionStatus") != "Y" || got.Str("authenticationValue") == "" {
-		t.Errorf("enquiry after the hopping challenge: %s", got.Raw)
-	}
+	id, state := hopChallenge(t, a, b)
 	// The decision is taken once, whichever replica is asked again.
-	if status, _ := postForm(t, a.URL+"/acs/decision", url.Values{"state": {html.UnescapeString(state[1])}, "action": {"fail"}}); status != http.StatusConflict {
+	if status, _ := postForm(t, a.URL+"/acs/decision", url.Values{"state": {state}, "action": {"fail"}}); status != http.StatusConflict {
 		t.Errorf("a second decision on the other replica: HTTP %d, want 409", status)
 	}
 
