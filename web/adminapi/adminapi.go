@@ -111,7 +111,10 @@ type ChallengeResult struct {
 	NotificationURL    string `json:"notificationUrl,omitempty"`
 }
 
-// CRes is the final challenge response message.
+// CRes is the final challenge response message: the fields of the
+// engine's message.CRes, which web converts into it (so the two cannot
+// differ in a field); this package repeats them rather than bring the
+// engine's packages into a client.
 type CRes struct {
 	ThreeDSServerTransID   string `json:"threeDSServerTransID"`
 	ACSTransID             string `json:"acsTransID"`
@@ -140,7 +143,8 @@ type EMVError struct {
 	Detail string `json:"emvErrorDetail"`
 }
 
-// Problem is one problem of a refused request.
+// Problem is one problem of a refused request: the fields of the
+// engine's emv.Problem, which web converts into it.
 type Problem struct {
 	// Field is the dotted path of the offending field, e.g.
 	// "card.cardNumber".
