@@ -97,8 +97,8 @@ func TestArchitectureImports(t *testing.T) {
 
 // TestArchitectureRules checks the rules the page states that go list can
 // show: only the Redis wing speaks to Redis (cmd/ aside, whose load
-// benchmark does too), and the engine's packages know neither HTTP nor
-// HTML.
+// benchmark does too), the engine's packages know neither HTTP nor
+// HTML, and the automation API's JSON needs only the standard library.
 // belowEngine are the packages under emulator/ that the engine imports or
 // that implement its ports: none may import the engine.
 var belowEngine = []string{"emulator/message", "emulator/state", "emulator/state/statetest", "emulator/wire",
@@ -121,6 +121,15 @@ func TestArchitectureRules(t *testing.T) {
 		// below the engine that decides: none of them imports it.
 		if slices.Contains(belowEngine, pkg) && slices.Contains(imports, module+"/emulator") {
 			t.Errorf("%s imports the engine (emulator): it must stand below it", pkg)
+		}
+		// The automation API's JSON is the Go client's too: it brings
+		// nothing of the server, nor any other module, into a client.
+		if pkg == "web/adminapi" {
+			for _, d := range deps {
+				if first, _, _ := strings.Cut(d, "/"); strings.Contains(first, ".") {
+					t.Errorf("web/adminapi depends on %s: it may use the standard library only", d)
+				}
+			}
 		}
 		engine := pkg == "emulator" || (strings.HasPrefix(pkg, "emulator/") && !slices.Contains([]string{"emulator/testkit", "emulator/state/statetest", "emulator/redisstore"}, pkg))
 		if engine {

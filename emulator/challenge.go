@@ -99,6 +99,7 @@ func (e *Engine) view(t state.Transaction, ch *scenarios.Challenge, message stri
 		ExpiresIn:            expires.Sub(now),
 	}
 	styleOf(ch.UI).show(&v, t, ch, now)
+	showAttempts(&v, t, ui)
 	return v
 }
 
@@ -315,6 +316,9 @@ func (e *Engine) decide(ctx context.Context, id string, c Choice, via apiCall, c
 			var err error
 			if step, err = style.answer(t, ch, c, now); err != nil {
 				return err
+			}
+			if step.wrong {
+				step = wrongEntry(t, ch.UI, step.entry)
 			}
 			if !step.final {
 				return nil

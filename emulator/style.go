@@ -24,13 +24,14 @@ type challengeStyle interface {
 	check(c Choice) error
 	// answer decides the style's own action c on the open challenge t,
 	// inside its atomic update: a step that ends the challenge with an
-	// outcome, or one that shows the page again. An error changes
-	// nothing.
+	// outcome, one that shows the page again, or a wrong entry, which
+	// the attempt rules decide (attempts.go). An error changes nothing.
 	answer(t *state.Transaction, ch *scenarios.Challenge, c Choice, now time.Time) (styleStep, error)
 	// opened is the event that records what the style did when its
 	// page first opened (an otp style sends a code); kind "" for none.
 	opened(ch *scenarios.Challenge) (kind state.EventKind, detail string)
-	// show fills the style's part of the page of t at now.
+	// show fills the style's part of the page of t at now; the attempts
+	// left are the attempt rules' (showAttempts).
 	show(v *ChallengeView, t state.Transaction, ch *scenarios.Challenge, now time.Time)
 }
 
@@ -45,6 +46,11 @@ type styleStep struct {
 	notice  string
 	kind    state.EventKind
 	detail  string
+	// wrong tells that the action was a wrong entry, which the attempt
+	// rules turn into a step (wrongEntry); entry names it for the
+	// journal, as the style's row of entryRows says.
+	wrong bool
+	entry string
 }
 
 // The notices of a challenge page shown again (ChallengeView.Notice).

@@ -14,10 +14,6 @@ import (
 // scenario does not say otherwise.
 const DefaultOTP = scenarios.DefaultOTP
 
-// maxWrongOTPs is how many wrong codes end a challenge as N, reason 19
-// (exceeds ACS maximum challenges).
-const maxWrongOTPs = 3
-
 // otpStyle is the code entry (ui otp): the cardholder types the one-time
 // code "sent" to the phone, and may ask for a new one (EMV
 // resendChallenge) as often as the scenario's resends allow.
@@ -47,12 +43,7 @@ func (otpStyle) answer(t *state.Transaction, ch *scenarios.Challenge, c Choice, 
 	if o, ok := lookupOTP(ch, c.OTP); ok {
 		return styleStep{final: true, outcome: o}, nil
 	}
-	t.Challenge.WrongOTPs++
-	if t.Challenge.WrongOTPs < maxWrongOTPs {
-		msg := attemptsLeft(t.Challenge.WrongOTPs)
-		return styleStep{message: msg, notice: NoticeWrongCode, kind: state.EventAttempt, detail: msg}, nil
-	}
-	return styleStep{final: true, outcome: scenarios.Outcome{Status: "N", Reason: "19"}}, nil
+	return styleStep{wrong: true}, nil
 }
 
 func (otpStyle) opened(ch *scenarios.Challenge) (state.EventKind, string) {
@@ -70,16 +61,6 @@ type OTPView struct {
 func (otpStyle) show(v *ChallengeView, t state.Transaction, ch *scenarios.Challenge, _ time.Time) {
 	code := passingOTP(ch)
 	v.Style = OTPView{PassingOTP: code, Hint: "Sandbox: code " + code + " passes", ResendsLeft: max(ch.Resends-t.Challenge.Resends, 0)}
-	v.AttemptsLeft = max(maxWrongOTPs-t.Challenge.WrongOTPs, 0)
-	if v.Message == "" && t.Challenge.WrongOTPs > 0 { // a reload after a wrong code
-		v.Message, v.Notice = attemptsLeft(t.Challenge.WrongOTPs), NoticeWrongCode
-	}
-}
-
-// attemptsLeft is the page's message after wrong codes.
-func attemptsLeft(wrong int) string {
-	left := maxWrongOTPs - wrong
-	return fmt.Sprintf("Incorrect code. %d attempt%s left.", left, plural(left))
 }
 
 // passingOTP is the first OTP of the rules that yields Y, or the default.

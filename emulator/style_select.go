@@ -19,7 +19,7 @@ import (
 // The choices are drawn with gofakeit seeded by the transaction, so one
 // transaction always shows the same; the scenario's answers are among
 // them, or generated ones, which the page states. A wrong answer uses an
-// attempt as a wrong code does.
+// attempt as a wrong code does (attempts.go).
 type selectStyle struct{ multi bool }
 
 // Sizes of a question: its choices, and the generated right ones.
@@ -65,12 +65,7 @@ func (s selectStyle) answer(t *state.Transaction, ch *scenarios.Challenge, c Cho
 	if slices.Equal(picked, want) {
 		return styleStep{final: true, outcome: ch.Pass}, nil
 	}
-	t.Challenge.WrongOTPs++
-	if t.Challenge.WrongOTPs < maxWrongOTPs {
-		msg := wrongAnswer(t.Challenge.WrongOTPs)
-		return styleStep{message: msg, notice: NoticeWrongCode, kind: state.EventAttempt, detail: "wrong answer " + strings.Join(picked, ", ") + ": " + msg}, nil
-	}
-	return styleStep{final: true, outcome: scenarios.Outcome{Status: "N", Reason: "19"}}, nil
+	return styleStep{wrong: true, entry: strings.Join(picked, ", ")}, nil
 }
 
 // SelectView is a knowledge question's part of the page
@@ -91,16 +86,6 @@ func (s selectStyle) show(v *ChallengeView, t state.Transaction, ch *scenarios.C
 	q := s.question(t.ThreeDSServerTransID, ch)
 	stated := strings.Join(q.answers, "; ")
 	v.Style = SelectView{Question: q.text, Choices: q.choices, Multi: s.multi, Answers: q.answers, Stated: stated, Hint: "Sandbox: pick " + stated}
-	v.AttemptsLeft = max(maxWrongOTPs-t.Challenge.WrongOTPs, 0)
-	if v.Message == "" && t.Challenge.WrongOTPs > 0 { // a reload after a wrong answer
-		v.Message, v.Notice = wrongAnswer(t.Challenge.WrongOTPs), NoticeWrongCode
-	}
-}
-
-// wrongAnswer is the page's message after wrong answers.
-func wrongAnswer(wrong int) string {
-	left := maxWrongOTPs - wrong
-	return fmt.Sprintf("That is not right. %d attempt%s left.", left, plural(left))
 }
 
 // question is a knowledge question as a transaction shows it.

@@ -18,6 +18,7 @@ import (
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/message"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 	"github.com/threeds-sandbox/threeds-sandbox/templates"
+	"github.com/threeds-sandbox/threeds-sandbox/web/adminapi"
 	"github.com/threeds-sandbox/threeds-sandbox/web/respond"
 )
 
@@ -332,18 +333,6 @@ type CompleteRequest struct {
 	Trust bool `json:"trust,omitempty"`
 }
 
-// CompleteResponse is the answer of the headless challenge API: the final
-// CRes as the browser would have posted it, and the transaction's result.
-type CompleteResponse struct {
-	Final              bool          `json:"final"`
-	Message            string        `json:"message,omitempty"`
-	TransStatus        string        `json:"transStatus"`
-	CRes               string        `json:"cres,omitempty"`
-	CResJSON           *message.CRes `json:"cresJson,omitempty"`
-	ThreeDSSessionData string        `json:"threeDSSessionData,omitempty"`
-	NotificationURL    string        `json:"notificationUrl,omitempty"`
-}
-
 // handleCompleteChallenge serves POST {base}/challenge/{id}: completes a
 // pending challenge without a browser.
 func (s *Server) handleCompleteChallenge(w http.ResponseWriter, r *http.Request) {
@@ -364,7 +353,7 @@ func (s *Server) handleCompleteChallenge(w http.ResponseWriter, r *http.Request)
 		s.writeError(w, r, err)
 		return
 	}
-	resp := CompleteResponse{
+	resp := adminapi.ChallengeResult{
 		Final:           d.Final,
 		Message:         d.View.Message,
 		TransStatus:     d.TransStatus,
@@ -372,7 +361,8 @@ func (s *Server) handleCompleteChallenge(w http.ResponseWriter, r *http.Request)
 	}
 	if d.Final {
 		s.metrics.transaction("challenge", d.TransStatus)
-		resp.CRes, resp.CResJSON = d.Delivery.Encoded, &d.Delivery.CRes
+		cres := adminapi.CRes(d.Delivery.CRes)
+		resp.CRes, resp.CResJSON = d.Delivery.Encoded, &cres
 		resp.ThreeDSSessionData = d.Delivery.SessionData
 	}
 	respond.JSON(w, http.StatusOK, resp)

@@ -12,23 +12,13 @@ import (
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/journal"
+	"github.com/threeds-sandbox/threeds-sandbox/web/adminapi"
 	"github.com/threeds-sandbox/threeds-sandbox/web/respond"
 )
 
-// ClockView is a token's clock as the admin API shows it.
-type ClockView struct {
-	// Offset is how far the token's clock runs ahead of real time, as a
-	// Go duration ("11m0s"); OffsetSeconds the same in seconds.
-	Offset        string  `json:"offset"`
-	OffsetSeconds float64 `json:"offsetSeconds"`
-	// Now is the token's now, RFC 3339 in UTC.
-	Now string `json:"now"`
-	// MaxOffset is the largest offset the clock may reach.
-	MaxOffset string `json:"maxOffset"`
-}
-
-func clockView(c emulator.Clock) ClockView {
-	return ClockView{Offset: c.Offset.String(), OffsetSeconds: c.Offset.Seconds(), Now: apiTime(c.Now), MaxOffset: c.Max.String()}
+// clockView is a token's clock as the admin API shows it.
+func clockView(c emulator.Clock) adminapi.Clock {
+	return adminapi.Clock{Offset: c.Offset.String(), OffsetSeconds: c.Offset.Seconds(), Now: apiTime(c.Now), MaxOffset: c.Max.String()}
 }
 
 // clockRoutes serves the token's clock:

@@ -20,6 +20,7 @@ import (
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/journal"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
+	"github.com/threeds-sandbox/threeds-sandbox/web/adminapi"
 	"github.com/threeds-sandbox/threeds-sandbox/web/respond"
 )
 
@@ -159,13 +160,6 @@ func parseCursor(c string) (journal.Position, error) {
 	return journal.Position{ID: id, Created: time.Unix(0, n).UTC()}, nil
 }
 
-// TransactionList is the answer of the listing.
-type TransactionList struct {
-	Transactions []TransactionSummary `json:"transactions"`
-	// Next is the cursor of the next page; absent on the last.
-	Next string `json:"next,omitempty"`
-}
-
 // noJournal is the answer of a listing without a journal.
 func noJournal() *emv.Error {
 	return emv.NewError(emv.CodeNoJournal, emv.EMVAccessDenied,
@@ -208,11 +202,11 @@ func (s *Server) handleListTransactions(w http.ResponseWriter, r *http.Request) 
 			return
 		}
 	}
-	out := TransactionList{Transactions: make([]TransactionSummary, 0, len(page.Summaries)), Next: cursorOf(page.Next)}
+	out := adminapi.TransactionList{Transactions: make([]adminapi.TransactionSummary, 0, len(page.Summaries)), Next: cursorOf(page.Next)}
 	for i := range page.Summaries {
 		v := summaryOf(&page.Summaries[i])
 		if st, ok := settled[v.ThreeDSServerTransID]; ok {
-			v.overlay(st)
+			overlay(&v, st)
 		}
 		out.Transactions = append(out.Transactions, v)
 	}
@@ -336,7 +330,7 @@ func (s *Server) handleTransaction(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ns := namespaceOf(r.Context())
-	var d TransactionDetail
+	var d adminapi.Transaction
 	if wait > 0 {
 		d, err = s.waitFinal(r.Context(), ns, id, wait)
 	} else {
@@ -356,17 +350,17 @@ func (s *Server) handleTransaction(w http.ResponseWriter, r *http.Request) {
 // journal, its result from the store (settled to the present). When the
 // store is ahead of the journal (a change made a moment ago, here or on
 // another replica), it waits up to catchUp for the journal to show it.
-func (s *Server) transaction(ctx context.Context, ns, id string) (TransactionDetail, error) {
+func (s *Server) transaction(ctx context.Context, ns, id string) (adminapi.Transaction, error) {
 	st, err := s.cfg.Engine.Settle(ctx, ns, id)
 	stored := err == nil
 	if err != nil && !errors.Is(err, state.ErrNotFound) {
-		return TransactionDetail{}, err
+		return adminapi.Transaction{}, err
 	}
 	if s.cfg.Journal == nil {
 		if !stored {
-			return TransactionDetail{}, unknownTransaction(id)
+			return adminapi.Transaction{}, unknownTransaction(id)
 		}
-		return TransactionDetail{TransactionSummary: storedSummary(&st), Events: []TransactionEvent{}, EventsEvicted: true}, nil
+		return adminapi.Transaction{TransactionSummary: storedSummary(&st), Events: []adminapi.Event{}, EventsEvicted: true}, nil
 	}
 	_, lags := s.cfg.Journal.(journal.Queued)
 	var deadline <-chan time.Time
@@ -374,7 +368,7 @@ func (s *Server) transaction(ctx context.Context, ns, id string) (TransactionDet
 		ch := s.cfg.Journal.Changed(ns)
 		e, ok, err := s.cfg.Journal.Get(ctx, ns, id)
 		if err != nil {
-			return TransactionDetail{}, err
+			return adminapi.Transaction{}, err
 		}
 		behind := stored && (!ok || st.Phase != state.PhaseMethod && e.Status != st.Status || awaitsCRes(&st, &e))
 		// A change made a moment ago: the journal shows it in a moment (a
@@ -424,18 +418,18 @@ func waitOn(ctx context.Context, ch <-chan struct{}, done <-chan time.Time) bool
 
 // detail is the view of a transaction from what the journal (ok, e) and
 // the store (stored, st) hold.
-func detail(id string, stored bool, st *emulator.Settled, ok bool, e *journal.Entry) (TransactionDetail, error) {
+func detail(id string, stored bool, st *emulator.Settled, ok bool, e *journal.Entry) (adminapi.Transaction, error) {
 	switch {
 	case ok:
 		d := detailOf(e)
 		if stored {
-			d.overlay(st)
+			overlay(&d.TransactionSummary, st)
 		}
 		return d, nil
 	case stored:
-		return TransactionDetail{TransactionSummary: storedSummary(st), Events: []TransactionEvent{}, EventsEvicted: true}, nil
+		return adminapi.Transaction{TransactionSummary: storedSummary(st), Events: []adminapi.Event{}, EventsEvicted: true}, nil
 	}
-	return TransactionDetail{}, unknownTransaction(id)
+	return adminapi.Transaction{}, unknownTransaction(id)
 }
 
 // handleForgetTransactions serves DELETE {base}/admin/transactions: the

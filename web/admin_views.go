@@ -8,67 +8,11 @@ import (
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/journal"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
+	"github.com/threeds-sandbox/threeds-sandbox/web/adminapi"
 )
 
-// The JSON of the automation API's transactions: what a test reads back
-// of what its checkout sent and what the sandbox answered.
-
-// TransactionSummary is one transaction of the admin API's listing.
-type TransactionSummary struct {
-	ThreeDSServerTransID string `json:"threeDsServerTransId"`
-	ExternalReferenceID  string `json:"externalReferenceId,omitempty"`
-	// Status is the current transStatus; empty for a device data
-	// collection whose lookup has not come yet.
-	Status string `json:"status"`
-	// Final tells whether no later event can change the result.
-	Final           bool   `json:"final"`
-	StatusReason    string `json:"statusReason,omitempty"`
-	ChallengeCancel string `json:"challengeCancel,omitempty"`
-	ECI             string `json:"eci,omitempty"`
-	CardScheme      string `json:"cardScheme,omitempty"`
-	CardBIN         string `json:"cardBin,omitempty"`
-	CardLast4       string `json:"cardLast4,omitempty"`
-	MaskedPAN       string `json:"maskedCardNumber,omitempty"`
-	ScenarioID      string `json:"scenarioId,omitempty"`
-	Fallback        bool   `json:"fallback,omitempty"`
-	MessageVersion  string `json:"messageVersion,omitempty"`
-	LookupStatus    string `json:"lookupStatus,omitempty"`
-	CardholderName  string `json:"cardholderName,omitempty"`
-	MerchantName    string `json:"merchantName,omitempty"`
-	Amount          string `json:"amount,omitempty"`
-	Currency        string `json:"currency,omitempty"`
-	CreatedAt       string `json:"createdAt"`
-	UpdatedAt       string `json:"updatedAt"`
-	// LastEvent is the type of the latest event; EventCount and
-	// EnquiryCount count every event and enquiry, dropped ones included.
-	LastEvent    string `json:"lastEvent,omitempty"`
-	EventCount   int    `json:"eventCount"`
-	EnquiryCount int    `json:"enquiryCount"`
-}
-
-// TransactionDetail is one transaction with its events.
-type TransactionDetail struct {
-	TransactionSummary
-	Events []TransactionEvent `json:"events"`
-	// EventsDropped counts the events dropped to bound the history.
-	EventsDropped int `json:"eventsDropped,omitempty"`
-	// EventsEvicted tells that the journal holds none of its events any
-	// more (--journal-size, --journal-bytes): the summary is the store's.
-	EventsEvicted bool `json:"eventsEvicted,omitempty"`
-}
-
-// TransactionEvent is one event of a transaction.
-type TransactionEvent struct {
-	Type   string `json:"type"`
-	At     string `json:"at"`
-	Status string `json:"status,omitempty"`
-	Detail string `json:"detail,omitempty"`
-	// Request is the API request as the sandbox received it (card
-	// numbers masked, long values cut), Response its answer or the final
-	// CRes; absent for other events.
-	Request  json.RawMessage `json:"request,omitempty"`
-	Response json.RawMessage `json:"response,omitempty"`
-}
+// What the automation API shows of the journal's and the store's
+// transactions, in the types of web/adminapi.
 
 // eventTypes name the engine's event kinds in the API.
 var eventTypes = map[state.EventKind]string{
@@ -133,8 +77,8 @@ func last4(masked string) string {
 func finalStatus(status string) bool { return status != "" && status != "C" }
 
 // summaryOf is the listing's view of a journal summary.
-func summaryOf(s *journal.Summary) TransactionSummary {
-	return TransactionSummary{
+func summaryOf(s *journal.Summary) adminapi.TransactionSummary {
+	return adminapi.TransactionSummary{
 		ThreeDSServerTransID: s.ID, ExternalReferenceID: s.ExternalReferenceID, Status: s.Status, Final: finalStatus(s.Status),
 		StatusReason: s.StatusReason, ChallengeCancel: s.ChallengeCancel, ECI: s.ECI, CardScheme: s.Scheme,
 		CardBIN: s.CardBIN, CardLast4: last4(s.MaskedPAN), MaskedPAN: s.MaskedPAN, ScenarioID: s.ScenarioID,
@@ -158,7 +102,7 @@ func lastChange(t *state.Transaction) time.Time {
 
 // overlay sets on v what the store knows now of the transaction: its
 // result, which the journal may show a moment later.
-func (v *TransactionSummary) overlay(st *emulator.Settled) {
+func overlay(v *adminapi.TransactionSummary, st *emulator.Settled) {
 	t := &st.Transaction
 	if t.Phase != state.PhaseMethod {
 		v.Status, v.StatusReason, v.ChallengeCancel = t.Status, t.StatusReason, t.ChallengeCancel
@@ -174,26 +118,26 @@ func (v *TransactionSummary) overlay(st *emulator.Settled) {
 
 // storedSummary is the summary of a transaction the journal no longer
 // holds, from the store alone.
-func storedSummary(st *emulator.Settled) TransactionSummary {
+func storedSummary(st *emulator.Settled) adminapi.TransactionSummary {
 	t := &st.Transaction
 	s := emulator.StoredSummary(*t)
-	v := TransactionSummary{
+	v := adminapi.TransactionSummary{
 		ThreeDSServerTransID: s.ThreeDSServerTransID, ExternalReferenceID: s.ExternalReferenceID,
 		CardScheme: s.CardScheme, CardBIN: s.CardBIN, CardLast4: last4(s.MaskedPAN), MaskedPAN: s.MaskedPAN,
 		ScenarioID: s.ScenarioID, MessageVersion: s.Version, MerchantName: s.MerchantName,
 		Amount: s.Amount, Currency: s.Currency, CreatedAt: apiTime(t.CreatedAt),
 	}
-	v.overlay(st)
+	overlay(&v, st)
 	return v
 }
 
 // detailOf is the admin API's view of a journal entry.
-func detailOf(e *journal.Entry) TransactionDetail {
-	d := TransactionDetail{TransactionSummary: summaryOf(&e.Summary), Events: make([]TransactionEvent, 0, len(e.Events)),
+func detailOf(e *journal.Entry) adminapi.Transaction {
+	d := adminapi.Transaction{TransactionSummary: summaryOf(&e.Summary), Events: make([]adminapi.Event, 0, len(e.Events)),
 		EventsDropped: e.Dropped}
 	for i := range e.Events {
 		ev := &e.Events[i]
-		d.Events = append(d.Events, TransactionEvent{Type: eventType(ev.Kind), At: apiTime(ev.Time), Status: ev.Status,
+		d.Events = append(d.Events, adminapi.Event{Type: eventType(ev.Kind), At: apiTime(ev.Time), Status: ev.Status,
 			Detail: ev.Detail, Request: rawJSON(ev.Request), Response: rawJSON(ev.Response)})
 	}
 	return d

@@ -10,6 +10,7 @@ import (
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
+	"github.com/threeds-sandbox/threeds-sandbox/web/adminapi"
 )
 
 // Bounds of the waits (GET {base}/admin/transactions/{id}?wait=final).
@@ -155,10 +156,10 @@ func (w *waitSlots) open() int {
 // transaction's own timeout or automatic decision falls due, the timeout
 // passes, the client leaves, the server closes or another token takes
 // its slot (waitSlots); then it reads the store again.
-func (s *Server) waitFinal(ctx context.Context, ns, id string, timeout time.Duration) (TransactionDetail, error) {
+func (s *Server) waitFinal(ctx context.Context, ns, id string, timeout time.Duration) (adminapi.Transaction, error) {
 	slot, err := s.waits.take(ns)
 	if err != nil {
-		return TransactionDetail{}, err
+		return adminapi.Transaction{}, err
 	}
 	defer s.waits.release(slot)
 	deadline := time.NewTimer(timeout)
@@ -176,7 +177,7 @@ func (s *Server) waitFinal(ctx context.Context, ns, id string, timeout time.Dura
 			// Gone from the store, or never there: the journal's word.
 			return s.transaction(ctx, ns, id)
 		case err != nil:
-			return TransactionDetail{}, err
+			return adminapi.Transaction{}, err
 		case st.Final:
 			return s.transaction(ctx, ns, id)
 		}
@@ -200,7 +201,7 @@ func (s *Server) waitFinal(ctx context.Context, ns, id string, timeout time.Dura
 			return s.transaction(ctx, ns, id)
 		case <-ctx.Done():
 			due.Stop()
-			return TransactionDetail{}, fmt.Errorf("wait for transaction %s: %w", id, ctx.Err())
+			return adminapi.Transaction{}, fmt.Errorf("wait for transaction %s: %w", id, ctx.Err())
 		case <-s.closing:
 			due.Stop()
 			return s.transaction(ctx, ns, id)

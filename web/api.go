@@ -14,6 +14,7 @@ import (
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/message"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/wire"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 	"github.com/threeds-sandbox/threeds-sandbox/web/cards"
@@ -92,8 +93,15 @@ func readBody(r *http.Request, dst []byte) ([]byte, error) {
 // beyond its long strings: a frictionless one takes about 600 bytes.
 const responseSize = 768
 
-// handleLookup serves POST {base}/authentication/brw.
-func (s *Server) handleLookup(w http.ResponseWriter, r *http.Request) {
+// decodeThenServe serves one JSON request of the interface: it reads the
+// body into a buffer of the pool, decodes it with decode, logs the
+// members decode ignored, and hands the request with its APICall to
+// serve, which asks the engine and writes the answer. The one error
+// writer answers an error of any step. A route is a decoder and a serve:
+// a lookup of another channel is its decoder and (*Server).lookup.
+func decodeThenServe[Req any](s *Server, w http.ResponseWriter, r *http.Request, name string,
+	decode func(body []byte) (Req, []string, error),
+	serve func(s *Server, w http.ResponseWriter, r *http.Request, req Req, call emulator.APICall) error) {
 	buf := s.bodies.get()
 	defer s.bodies.put(buf)
 	body, err := readJSONInto(r, s.cfg.MaxBodyBytes, *buf)
@@ -102,25 +110,48 @@ func (s *Server) handleLookup(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	req, ignored, err := wire.DecodeLookup(body)
+	req, ignored, err := decode(body)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
 	if len(ignored) > 0 {
-		s.log.DebugContext(r.Context(), "lookup: unknown fields ignored", slog.String("request_id", requestID(r)), slog.Any("fields", ignored))
+		s.log.DebugContext(r.Context(), name+": unknown fields ignored", slog.String("request_id", requestID(r)), slog.Any("fields", ignored))
 	}
+	info := infoOf(r.Context())
 	call := emulator.APICall{ScenarioID: strings.TrimSpace(header(r.Header, ScenarioHeader)), Body: body, KnownMembers: len(ignored) == 0,
-		Note: callNote(r), CaptureTenant: infoOf(r.Context()).captures}
+		Note: info.note, CaptureTenant: info.captures}
+	if err := serve(s, w, r, req, call); err != nil {
+		s.writeError(w, r, err)
+	}
+}
+
+// handleLookup serves POST {base}/authentication/brw.
+func (s *Server) handleLookup(w http.ResponseWriter, r *http.Request) {
+	decodeThenServe(s, w, r, "lookup", wire.DecodeLookup, (*Server).lookup)
+}
+
+// handleDDC serves POST {base}/authentication/ddc, the device data
+// collection before the lookup.
+func (s *Server) handleDDC(w http.ResponseWriter, r *http.Request) {
+	decodeThenServe(s, w, r, "ddc", wire.DecodeDDC, (*Server).collect)
+}
+
+// handleEnquiry serves POST {base}/enquiry/.
+func (s *Server) handleEnquiry(w http.ResponseWriter, r *http.Request) {
+	decodeThenServe(s, w, r, "enquiry", wire.DecodeEnquiry, (*Server).enquiry)
+}
+
+// lookup answers a lookup of any channel: the engine's answer as the
+// journal keeps it (encoded once), or with its challengeHtml.
+func (s *Server) lookup(w http.ResponseWriter, r *http.Request, req message.LookupRequest, call emulator.APICall) error {
 	resp, encoded, err := s.cfg.Engine.LookupEncoded(r.Context(), namespaceOf(r.Context()), req, call)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	html, err := s.challengeHTML(resp.Challenge)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	scenario := resp.ScenarioID
 	if resp.Fallback {
@@ -133,9 +164,10 @@ func (s *Server) handleLookup(w http.ResponseWriter, r *http.Request) {
 	s.metrics.transaction("lookup", resp.Status)
 	if html == "" && encoded != nil { // the bytes the journal keeps: encoded once
 		respond.Raw(w, http.StatusOK, encoded)
-		return
+		return nil
 	}
 	s.answer(w, func(b []byte) []byte { return wire.AppendLookupResponse(b, &resp, html) })
+	return nil
 }
 
 // answer writes with status 200 the JSON answer encode appends to a
@@ -148,62 +180,30 @@ func (s *Server) answer(w http.ResponseWriter, encode func([]byte) []byte) {
 	respond.Raw(w, http.StatusOK, *buf)
 }
 
-// handleDDC serves POST {base}/authentication/ddc, the device data
-// collection before the lookup.
-func (s *Server) handleDDC(w http.ResponseWriter, r *http.Request) {
-	buf := s.bodies.get()
-	defer s.bodies.put(buf)
-	body, err := readJSONInto(r, s.cfg.MaxBodyBytes, *buf)
-	*buf = body
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	req, ignored, err := wire.DecodeDDC(body)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	if len(ignored) > 0 {
-		s.log.DebugContext(r.Context(), "ddc: unknown fields ignored", slog.String("request_id", requestID(r)), slog.Any("fields", ignored))
-	}
-	call := emulator.APICall{ScenarioID: strings.TrimSpace(header(r.Header, ScenarioHeader)), Body: body, Note: callNote(r)}
+// collect answers a device data collection, with its threeDSMethodHtml.
+func (s *Server) collect(w http.ResponseWriter, r *http.Request, req message.DDCRequest, call emulator.APICall) error {
 	resp, err := s.cfg.Engine.Collect(r.Context(), namespaceOf(r.Context()), req, call)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	html, err := s.methodHTML(&resp)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	w.Header()[ScenarioIDHeader] = []string{resp.ScenarioID}
 	out := wire.AppendDDCResponse(make([]byte, 0, responseSize+len(html)+len(html)/10+len(resp.MethodData)), &resp, html)
 	respond.Raw(w, http.StatusOK, out)
+	return nil
 }
 
-// handleEnquiry serves POST {base}/enquiry/.
-func (s *Server) handleEnquiry(w http.ResponseWriter, r *http.Request) {
-	buf := s.bodies.get()
-	defer s.bodies.put(buf)
-	body, err := readJSONInto(r, s.cfg.MaxBodyBytes, *buf)
-	*buf = body
+// enquiry answers an enquiry.
+func (s *Server) enquiry(w http.ResponseWriter, r *http.Request, req message.EnquiryRequest, call emulator.APICall) error {
+	resp, err := s.cfg.Engine.Enquiry(r.Context(), namespaceOf(r.Context()), req, call)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	req, _, err := wire.DecodeEnquiry(body)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	resp, err := s.cfg.Engine.Enquiry(r.Context(), namespaceOf(r.Context()), req, emulator.APICall{Body: body, Note: callNote(r)})
-	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	s.answer(w, func(b []byte) []byte { return wire.AppendEnquiryResponse(b, &resp) })
+	return nil
 }
 
 // handleScenarios serves GET {base}/scenarios.

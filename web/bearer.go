@@ -55,6 +55,3 @@ func (s *Server) refuseToken(w http.ResponseWriter, r *http.Request, err error) 
 	s.writeError(w, r, emv.NewError(emv.CodeTokenRejected, emv.EMVAccessDenied,
 		"the bearer token is not accepted by this sandbox", "Authorization"))
 }
-
-// callNote is what the API call's events note about its credential.
-func callNote(r *http.Request) string { return infoOf(r.Context()).note }

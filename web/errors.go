@@ -9,6 +9,7 @@ import (
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 	"github.com/threeds-sandbox/threeds-sandbox/templates"
+	"github.com/threeds-sandbox/threeds-sandbox/web/adminapi"
 	"github.com/threeds-sandbox/threeds-sandbox/web/respond"
 )
 
@@ -97,36 +98,27 @@ func StatusOf(e *emv.Error) int {
 	return http.StatusUnprocessableEntity
 }
 
-// ErrorBody is the error response of spec 2.16, plus the list of every
+// errorBody is the error response of spec 2.16, plus the list of every
 // problem found.
-type ErrorBody struct {
-	Status    string        `json:"status"`
-	Error     string        `json:"error"`
-	ErrorCode string        `json:"errorCode"`
-	EMVError  EMVError      `json:"emvError"`
-	Problems  []emv.Problem `json:"problems,omitempty"`
-}
-
-// EMVError is the nested emvError object of the error body.
-type EMVError struct {
-	Code        string `json:"emvErrorCode"`
-	Component   string `json:"emvErrorComponent"`
-	Description string `json:"emvErrorDescription"`
-	Detail      string `json:"emvErrorDetail"`
-}
-
-func errorBody(e *emv.Error) ErrorBody {
-	return ErrorBody{
+func errorBody(e *emv.Error) adminapi.ErrorBody {
+	var problems []adminapi.Problem
+	if len(e.Problems) > 0 {
+		problems = make([]adminapi.Problem, len(e.Problems))
+		for i, p := range e.Problems {
+			problems[i] = adminapi.Problem(p)
+		}
+	}
+	return adminapi.ErrorBody{
 		Status:    e.Status,
 		Error:     e.Message,
 		ErrorCode: string(e.Code),
-		EMVError: EMVError{
+		EMVError: adminapi.EMVError{
 			Code:        e.EMVCode,
 			Component:   e.Component,
 			Description: e.Description,
 			Detail:      e.Detail,
 		},
-		Problems: e.Problems,
+		Problems: problems,
 	}
 }
 

@@ -8,6 +8,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/threeds-sandbox/threeds-sandbox/web/adminapi"
 )
 
 // TestPanicBecomesErrorBody: a handler that panics answers 500 with the
@@ -21,7 +23,7 @@ func TestPanicBecomesErrorBody(t *testing.T) {
 	if rec.Code != http.StatusInternalServerError {
 		t.Fatalf("status = %d, want 500", rec.Code)
 	}
-	var body ErrorBody
+	var body adminapi.ErrorBody
 	if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil || body.ErrorCode != "SY01" || body.EMVError.Code != "404" {
 		t.Fatalf("body = %s (%v), want the error body with SY01", rec.Body, err)
 	}
