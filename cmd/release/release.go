@@ -82,13 +82,18 @@ func git(ctx context.Context, args ...string) (string, error) {
 	return strings.TrimSpace(string(out)), nil
 }
 
-// build builds every platform's archive, the checksums and the image's
-// context.
+// build builds every platform's archive, the checksums, the notes and
+// the image's context.
 func (r *release) build(ctx context.Context, out io.Writer) error {
 	if err := os.RemoveAll(r.dist); err != nil {
 		return err
 	}
 	if err := os.MkdirAll(r.dist, 0o755); err != nil {
+		return err
+	}
+	// The notes first: a version the changelog lacks fails before any build.
+	notes, err := r.notes()
+	if err != nil {
 		return err
 	}
 	docs, err := r.shippedFiles()
@@ -117,6 +122,10 @@ func (r *release) build(ctx context.Context, out io.Writer) error {
 	if err := r.writeAssets(archives); err != nil {
 		return err
 	}
+	if err := os.WriteFile(filepath.Join(r.dist, NotesAsset), []byte(notes), 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "%s: the notes of %s from %s\n", NotesAsset, r.version, Changelog)
 	return r.imageContext(out)
 }
 

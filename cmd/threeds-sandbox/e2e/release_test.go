@@ -43,7 +43,8 @@ const schemaAsset = "scenario.schema.json"
 // clone of the checkout (the committed tree, as a release is). Each
 // platform has its archive with the binary, the LICENSE and the README, each binary is
 // built for its platform, checksums.txt holds each archive's SHA-256 and
-// that of scenario.schema.json, the image's context holds the Linux
+// that of scenario.schema.json, notes.md holds CHANGELOG.md's Unreleased
+// notes, the image's context holds the Linux
 // binary beside its Dockerfile (a copy of release.Dockerfile) and builds
 // with buildah bud dist/image without a pull, and the binary of this
 // machine's archive prints the commit it was built from, serves the
@@ -85,6 +86,10 @@ func TestReleaseSnapshot(t *testing.T) {
 	}
 	if got, want := sums[schemaAsset], sha256File(t, filepath.Join(dist, schemaAsset)); got != want {
 		t.Errorf("%s: checksums.txt says %q, the file's SHA-256 is %s", schemaAsset, got, want)
+	}
+	notes, err := os.ReadFile(filepath.Join(dist, "notes.md"))
+	if changelog, _ := os.ReadFile(filepath.Join(dir, "CHANGELOG.md")); err != nil || len(notes) < 2 || !bytes.Contains(changelog, notes[:len(notes)-1]) {
+		t.Errorf("notes.md: %v; want the Unreleased notes of CHANGELOG.md:\n%s", err, notes)
 	}
 	var host string // the binary of this machine's archive
 	for _, p := range snapshotPlatforms {
