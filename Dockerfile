@@ -11,9 +11,12 @@ RUN go mod download
 COPY . .
 RUN CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o /out/threeds-sandbox ./cmd/threeds-sandbox
 
-# The binary embeds its scenarios, templates and docs: nothing else is needed.
+# The binary embeds its scenarios, templates and docs: nothing else is
+# needed to run it. The licence travels with it.
 FROM scratch
 COPY --from=build /out/threeds-sandbox /threeds-sandbox
+COPY LICENSE /LICENSE
+LABEL org.opencontainers.image.licenses="Apache-2.0"
 USER 65532:65532
 ENV THREEDS_ADDR=:8080
 EXPOSE 8080

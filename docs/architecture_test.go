@@ -96,9 +96,9 @@ func TestArchitectureImports(t *testing.T) {
 }
 
 // TestArchitectureRules checks the rules the page states that go list can
-// show: only the Redis wing speaks to Redis (cmd/ aside, whose load
-// benchmark does too), the engine's packages know neither HTTP nor
-// HTML, and the automation API's JSON needs only the standard library.
+// show: only the Redis wing speaks to Redis, the engine's packages know
+// neither HTTP nor HTML, and the automation API's JSON needs only the
+// standard library.
 // belowEngine are the packages under emulator/ that the engine imports or
 // that implement its ports: none may import the engine.
 var belowEngine = []string{"emulator/message", "emulator/state", "emulator/state/statetest", "emulator/wire",
@@ -113,7 +113,7 @@ func TestArchitectureRules(t *testing.T) {
 		parts := strings.SplitN(line, "|", 3)
 		pkg := name(parts[0])
 		imports, deps := strings.Fields(parts[1]), strings.Fields(parts[2])
-		if slices.Contains(imports, "github.com/redis/rueidis") && pkg != "emulator/redisstore" && !strings.HasPrefix(pkg, "cmd/") {
+		if slices.Contains(imports, "github.com/redis/rueidis") && pkg != "emulator/redisstore" {
 			t.Errorf("%s imports rueidis: only emulator/redisstore may", pkg)
 		}
 		// The messages, the state ports and what works on them (the

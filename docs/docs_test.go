@@ -77,8 +77,8 @@ func TestReadmeIsAFrontPage(t *testing.T) {
 	}
 }
 
-// TestLinks fails on a relative link or picture of the README or of a
-// page whose file does not exist, or whose #anchor names no heading of
+// TestLinks fails on a relative link or picture of the README, of a page
+// or of CONTRIBUTING.md and CHANGELOG.md whose file does not exist, or whose #anchor names no heading of
 // its page (GitHub's ids: lower case, spaces to '-', punctuation dropped).
 func TestLinks(t *testing.T) {
 	outlines := map[string]docsite.Outline{}
@@ -91,7 +91,7 @@ func TestLinks(t *testing.T) {
 		return o
 	}
 	checked := 0
-	for _, page := range pages(t) {
+	for _, page := range append(pages(t), "../CONTRIBUTING.md", "../CHANGELOG.md") {
 		o := outline(page)
 		for _, dest := range append(slices.Clone(o.Links), o.Images...) {
 			if dest == "" || strings.Contains(dest, "://") || strings.HasPrefix(dest, "mailto:") {

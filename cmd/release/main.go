@@ -1,9 +1,11 @@
 // Command release builds a release of the sandbox into a directory: for
-// each platform an archive of the binary and README.md (tar.gz; zip for
-// Windows), the complete scenario schema (scenario.schema.json, which
+// each platform an archive of the binary, LICENSE and README.md (tar.gz;
+// zip for Windows), the complete scenario schema (scenario.schema.json, which
 // editors fetch from the latest release), a checksums.txt of their
-// SHA-256, and the context of the release image (the Linux binaries laid
-// out for release.Dockerfile).
+// SHA-256, the context of the release image (the Linux binaries laid out
+// for release.Dockerfile, with the LICENSE), and notes.md, the release's
+// notes: its version's section of CHANGELOG.md (Unreleased for a
+// snapshot). A version the changelog lacks fails before anything is built.
 //
 //	go run ./cmd/release                                   # every platform, into dist/
 //	go run ./cmd/release -platforms linux/amd64,windows/arm64

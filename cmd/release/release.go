@@ -26,11 +26,18 @@ import (
 // releases/latest/download address.
 const SchemaAsset = "scenario.schema.json"
 
+// shipped are the repository's files every archive and the release
+// image carry beside the binary: the licence, then the README.
+var shipped = []string{"LICENSE", "README.md"}
+
 // release is one release being built.
 type release struct {
 	dist, version string
 	platforms     []string
 	commitTime    time.Time // the time of every archive entry
+	// root is the repository's root, where the shipped files,
+	// release.Dockerfile and CHANGELOG.md are read.
+	root string
 }
 
 // newRelease checks the platforms and finds the version and the commit's
@@ -63,7 +70,7 @@ func newRelease(ctx context.Context, dist, version string, platforms []string) (
 			version = "0.0.0-snapshot-" + short
 		}
 	}
-	return &release{dist: dist, version: strings.TrimPrefix(version, "v"), platforms: platforms, commitTime: time.Unix(secs, 0).UTC()}, nil
+	return &release{dist: dist, version: strings.TrimPrefix(version, "v"), platforms: platforms, commitTime: time.Unix(secs, 0).UTC(), root: "."}, nil
 }
 
 // git runs git with args and returns its output, trimmed.
@@ -75,8 +82,8 @@ func git(ctx context.Context, args ...string) (string, error) {
 	return strings.TrimSpace(string(out)), nil
 }
 
-// build builds every platform's archive, the checksums and the image's
-// context.
+// build builds every platform's archive, the checksums, the notes and
+// the image's context.
 func (r *release) build(ctx context.Context, out io.Writer) error {
 	if err := os.RemoveAll(r.dist); err != nil {
 		return err
@@ -84,36 +91,30 @@ func (r *release) build(ctx context.Context, out io.Writer) error {
 	if err := os.MkdirAll(r.dist, 0o755); err != nil {
 		return err
 	}
-	readme, err := os.ReadFile("README.md")
+	// The notes first: a version the changelog lacks fails before any build.
+	notes, err := r.notes()
 	if err != nil {
-		return fmt.Errorf("run from the repository's root: %w", err)
+		return err
+	}
+	docs, err := r.shippedFiles()
+	if err != nil {
+		return err
 	}
 	var archives []string
 	for _, p := range r.platforms {
 		goos, goarch, _ := strings.Cut(p, "/")
-		bin := "threeds-sandbox"
-		if goos == "windows" {
-			bin += ".exe"
-		}
-		path := filepath.Join(r.dist, "bin", p, bin)
+		path := filepath.Join(r.dist, "bin", p, binaryName(goos))
 		start := time.Now()
 		if err := goBuild(ctx, goos, goarch, path); err != nil {
 			return err
 		}
-		name := fmt.Sprintf("threeds-sandbox_%s_%s_%s", r.version, goos, goarch)
-		files := []archiveFile{{"README.md", readme, 0o644}, {bin, nil, 0o755}}
-		if files[1].data, err = os.ReadFile(path); err != nil {
+		bin, err := os.ReadFile(path)
+		if err != nil {
 			return err
 		}
-		if goos == "windows" {
-			name += ".zip"
-			err = writeZip(filepath.Join(r.dist, name), files, r.commitTime)
-		} else {
-			name += ".tar.gz"
-			err = writeTarGz(filepath.Join(r.dist, name), files, r.commitTime)
-		}
+		name, err := r.writeArchive(goos, goarch, docs, bin)
 		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
+			return err
 		}
 		archives = append(archives, name)
 		fmt.Fprintf(out, "%s (%s)\n", name, time.Since(start).Round(time.Millisecond))
@@ -121,7 +122,52 @@ func (r *release) build(ctx context.Context, out io.Writer) error {
 	if err := r.writeAssets(archives); err != nil {
 		return err
 	}
+	if err := os.WriteFile(filepath.Join(r.dist, NotesAsset), []byte(notes), 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "%s: the notes of %s from %s\n", NotesAsset, r.version, Changelog)
 	return r.imageContext(out)
+}
+
+// binaryName is the file name of the binary for goos.
+func binaryName(goos string) string {
+	if goos == "windows" {
+		return "threeds-sandbox.exe"
+	}
+	return "threeds-sandbox"
+}
+
+// shippedFiles reads the shipped files from the repository's root.
+func (r *release) shippedFiles() ([]archiveFile, error) {
+	var files []archiveFile
+	for _, name := range shipped {
+		data, err := os.ReadFile(filepath.Join(r.root, name))
+		if err != nil {
+			return nil, fmt.Errorf("run from the repository's root: %w", err)
+		}
+		files = append(files, archiveFile{name, data, 0o644})
+	}
+	return files, nil
+}
+
+// writeArchive writes the archive of goos/goarch into dist: the shipped
+// files docs, then the binary bin; a zip for Windows, a gzipped tar for
+// the others. It returns the archive's name.
+func (r *release) writeArchive(goos, goarch string, docs []archiveFile, bin []byte) (string, error) {
+	name := fmt.Sprintf("threeds-sandbox_%s_%s_%s", r.version, goos, goarch)
+	files := append(slices.Clone(docs), archiveFile{binaryName(goos), bin, 0o755})
+	var err error
+	if goos == "windows" {
+		name += ".zip"
+		err = writeZip(filepath.Join(r.dist, name), files, r.commitTime)
+	} else {
+		name += ".tar.gz"
+		err = writeTarGz(filepath.Join(r.dist, name), files, r.commitTime)
+	}
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", name, err)
+	}
+	return name, nil
 }
 
 // writeAssets writes the files a release publishes beside the archives:
@@ -220,8 +266,8 @@ func (r *release) writeChecksums(archives []string) error {
 }
 
 // imageContext lays out the Linux binaries for release.Dockerfile in
-// dist/image (one directory per platform, as TARGETPLATFORM names it) and
-// says how to build the image.
+// dist/image (one directory per platform, as TARGETPLATFORM names it),
+// beside the LICENSE the image carries, and says how to build the image.
 func (r *release) imageContext(out io.Writer) error {
 	var linux []string
 	for _, p := range r.platforms {
@@ -233,15 +279,17 @@ func (r *release) imageContext(out io.Writer) error {
 		return nil
 	}
 	image := filepath.Join(r.dist, "image")
-	raw, err := os.ReadFile("release.Dockerfile")
-	if err != nil {
-		return err
-	}
 	if err := os.MkdirAll(image, 0o755); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(image, "Dockerfile"), raw, 0o644); err != nil {
-		return err
+	for from, to := range map[string]string{"release.Dockerfile": "Dockerfile", "LICENSE": "LICENSE"} {
+		raw, err := os.ReadFile(filepath.Join(r.root, from))
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(image, to), raw, 0o644); err != nil {
+			return err
+		}
 	}
 	for _, p := range linux {
 		if err := os.MkdirAll(filepath.Join(image, p), 0o755); err != nil {

@@ -161,3 +161,61 @@ func TestReleasePublishesTheSchema(t *testing.T) {
 		t.Errorf("checksums.txt:\n%s\nwant the archives and %s:\n%s", sums, SchemaAsset, want.String())
 	}
 }
+
+// TestReleaseShipsTheLicense: every archive holds the repository's
+// LICENSE and README beside the binary, and the release image's context
+// holds the LICENSE, which both Dockerfiles copy into the image.
+func TestReleaseShipsTheLicense(t *testing.T) {
+	license, err := os.ReadFile("../../LICENSE")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(license, []byte("Apache License\n                           Version 2.0, January 2004")) {
+		t.Fatal("LICENSE is not the Apache License 2.0")
+	}
+	r := &release{dist: t.TempDir(), version: "1.2.0", root: "../.."}
+	docs, err := r.shippedFiles()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		goos string
+		read func(*testing.T, string) map[string]string
+	}{
+		{"linux", readTarGz},
+		{"windows", readZip},
+	} {
+		name, err := r.writeArchive(tt.goos, "arm64", docs, []byte("\x7fELF..."))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := tt.read(t, filepath.Join(r.dist, name))
+		if len(got) != 3 || got["LICENSE"] != "-rw-r--r-- "+string(license) || got[binaryName(tt.goos)] == "" {
+			t.Errorf("%s holds %d files, want LICENSE, README.md and %s", name, len(got), binaryName(tt.goos))
+		}
+	}
+
+	r.platforms = []string{"linux/amd64"}
+	bin := filepath.Join(r.dist, "bin", "linux", "amd64", "threeds-sandbox")
+	if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, []byte("\x7fELF..."), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.imageContext(io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(filepath.Join(r.dist, "image", "LICENSE")); err != nil || !bytes.Equal(got, license) {
+		t.Errorf("the image's context: LICENSE %v, want the repository's", err)
+	}
+	for _, dockerfile := range []string{"../../Dockerfile", "../../release.Dockerfile"} {
+		raw, err := os.ReadFile(dockerfile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(raw), "\nCOPY LICENSE /LICENSE\n") {
+			t.Errorf("%s does not copy the LICENSE into the image", dockerfile)
+		}
+	}
+}

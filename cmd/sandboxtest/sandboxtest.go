@@ -45,7 +45,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
@@ -87,7 +86,8 @@ func Flags(args ...string) Option {
 	return func(o *options) { o.args = append(o.args, args...) }
 }
 
-// Log writes the sandbox's log to w; it is discarded without it.
+// Log writes the sandbox's log to w, as --log-level and --log-format (in
+// Flags) say; it is discarded without it.
 func Log(w io.Writer) Option {
 	return func(o *options) { o.log = w }
 }
@@ -119,7 +119,11 @@ func New(opts ...Option) (*Sandbox, error) {
 	if len(rest) > 0 {
 		return nil, fmt.Errorf("sandboxtest: arguments that are no flags: %q", rest)
 	}
-	sb, err := sandbox.New(c, slog.New(slog.NewTextHandler(o.log, nil)))
+	log, err := sandbox.NewLogger(c, o.log)
+	if err != nil {
+		return nil, fmt.Errorf("sandboxtest: %w", err)
+	}
+	sb, err := sandbox.New(c, log)
 	if err != nil {
 		return nil, fmt.Errorf("sandboxtest: %w", err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/threeds-sandbox/threeds-sandbox/cmd/sandboxtest"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 )
 
 // TestOptions: the options reach the sandbox as its flags would.
@@ -220,6 +221,35 @@ func TestStyleHelpers(t *testing.T) {
 		sandboxtest.Approve, sandboxtest.Decline, sandboxtest.Continue} {
 		if !emulator.IsChoiceAction(string(a)) {
 			t.Errorf("sandboxtest.Action %q is not one of the engine's", a)
+		}
+	}
+}
+
+// TestLogFlags: the log reaches Log's writer as --log-level and
+// --log-format say, a line per request by default.
+func TestLogFlags(t *testing.T) {
+	for _, tt := range []struct {
+		flags     []string
+		want, not string
+	}{
+		{nil, "level=INFO msg=request", ""},
+		{[]string{"--log-level", "warn"}, "", "msg=request"},
+		{[]string{"--log-format", "json"}, `"msg":"request"`, "level=INFO"},
+	} {
+		var logged testkit.Buffer
+		sb, err := sandboxtest.New(sandboxtest.Flags(tt.flags...), sandboxtest.Log(&logged))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := sb.NewClient().Lookup(context.Background(), sandboxtest.LookupBody("4000000000009003")); err != nil {
+			t.Fatal(err)
+		}
+		if err := sb.Close(); err != nil {
+			t.Fatal(err)
+		}
+		got := logged.String()
+		if !strings.Contains(got, tt.want) || tt.not != "" && strings.Contains(got, tt.not) {
+			t.Errorf("flags %q: the log lacks %q or holds %q:\n%s", tt.flags, tt.want, tt.not, got)
 		}
 	}
 }

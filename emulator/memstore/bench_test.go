@@ -181,9 +181,9 @@ func BenchmarkMixed(b *testing.B) {
 // (after a full GC): per stored transaction (bytes/tx) and in all (MB),
 // without a bound and with a bound of 10k entries; "arena" is the Store,
 // "plain" the same transactions as Go values in maps (plainStore), what
-// the arena and the record codec save. The 1M-transaction
-// figures of docs/performance.md come from cmd/loadbench, which stores them
-// through Engine.Lookup.
+// the arena and the record codec save. The figures of the whole sandbox
+// in docs/performance.md come from loadbench (scripts/tools), which
+// stores them through the API.
 func BenchmarkMemoryPerTransaction(b *testing.B) {
 	const n = 100_000
 	for _, max := range []int{n, n / 10} {

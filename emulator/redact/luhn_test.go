@@ -3,7 +3,6 @@ package redact_test
 import (
 	"bytes"
 	"encoding/json"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -86,38 +85,14 @@ func TestCardNumbersThePathsMiss(t *testing.T) {
 	}
 	big.WriteString(`"}`)
 	got := redact.JSON(big.Bytes(), redact.Limits{MaxBytes: 256})
-	if found := cardNumbersIn(string(got)); len(got) > 256 || len(found) > 0 {
-		t.Errorf("a body cut whole: %d bytes, card numbers %v:\n%s", len(got), found, got)
+	if len(got) > 256 || holdsCardNumber(string(got)) {
+		t.Errorf("a body cut whole: %d bytes, or a card number kept:\n%s", len(got), got)
 	}
 }
 
-// runOfDigits and separator define a run of digits as the package does,
-// in another way: the test's own reading of the rule.
-var (
-	runOfDigits = regexp.MustCompile(`[0-9](?:[ -]?[0-9])*`)
-	separator   = regexp.MustCompile(`[ -]`)
-)
-
-// cardNumbersIn lists the card numbers s holds: the spans of whole groups
-// of each run with 13 to 19 digits that pass the Luhn check.
-func cardNumbersIn(s string) []string {
-	var found []string
-	for _, run := range runOfDigits.FindAllString(s, -1) {
-		groups := separator.Split(run, -1)
-		for i := range groups {
-			digits := ""
-			for _, g := range groups[i:] {
-				if digits += g; len(digits) > 19 {
-					break
-				}
-				if len(digits) >= 13 && luhnValid(digits) {
-					found = append(found, digits)
-				}
-			}
-		}
-	}
-	return found
-}
+// holdsCardNumber tells whether s holds a card number as the package's
+// specification reads it (spec_test.go): its masking would change it.
+func holdsCardNumber(s string) bool { return string(specMask([]byte(s))) != s }
 
 func luhnValid(digits string) bool {
 	sum := 0
@@ -136,8 +111,7 @@ func luhnValid(digits string) bool {
 // FuzzCardNumbers: whatever the body and the limits, no card number (a
 // run of 13 to 19 digits that passes the Luhn check) survives in the
 // result, as written or, when the result is JSON, as read: in keys,
-// strings and numbers at any depth. The bounds of FuzzJSON hold too, and
-// the result is the reference's (see reference_test.go).
+// strings and numbers at any depth. The bounds of FuzzJSON hold too.
 func FuzzCardNumbers(f *testing.F) {
 	for _, s := range []string{
 		`{"card_number":"4000000000009003"}`, `{"note":"card 4000 0000 0000 9003 exp 12/28"}`, `[4000000000009003]`,
@@ -149,14 +123,11 @@ func FuzzCardNumbers(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte, maxValue int) {
 		lim := redact.Limits{MaxValue: maxValue%300 + 1, MaxBytes: 512, MaxAsSent: 256 - maxValue%512}
 		got := redact.JSON(body, lim)
-		if want := redact.ReferenceJSON(body, lim); !bytes.Equal(got, want) {
-			t.Fatalf("JSON(%q, %+v)\n got %q\nthe reference %q", body, lim, got, want)
-		}
 		if len(got) > lim.MaxBytes {
 			t.Fatalf("%d bytes, over the bound", len(got))
 		}
-		if found := cardNumbersIn(string(got)); len(found) > 0 {
-			t.Fatalf("card numbers %v kept in %s", found, got)
+		if holdsCardNumber(string(got)) {
+			t.Fatalf("a card number kept in %s", got)
 		}
 		if !json.Valid(got) {
 			if json.Valid(body) {
@@ -171,8 +142,8 @@ func FuzzCardNumbers(f *testing.F) {
 			t.Fatal(err)
 		}
 		for _, s := range textsOf(v) {
-			if found := cardNumbersIn(s); len(found) > 0 {
-				t.Fatalf("card numbers %v kept in %q of %s", found, s, got)
+			if holdsCardNumber(s) {
+				t.Fatalf("a card number kept in %q of %s", s, got)
 			}
 		}
 	})

@@ -34,8 +34,9 @@ type Limits struct {
 	// MaxValue is the most bytes of one string, key or number; a longer
 	// one is cut on a character boundary and marked "…(+N bytes)".
 	MaxValue int
-	// MaxBytes is the most bytes of the whole result. A body whose compact
-	// form is longer becomes one JSON string: its head and a marker.
+	// MaxBytes is the most bytes of the whole result, at least 64 (a
+	// smaller one counts as 64). A body whose compact form is longer
+	// becomes one JSON string: its head and a marker.
 	MaxBytes int
 	// MaxAsSent is the size up to which a body without backslash escapes,
 	// whose card numbers are strings, is kept as sent (whitespace and all)

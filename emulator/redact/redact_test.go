@@ -108,8 +108,8 @@ func TestJSONBoundsPaddedBodies(t *testing.T) {
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 
 // FuzzJSON: any body gives a result within the bound, valid JSON when the
-// body was, and no card number of a valid body survives unmasked; and the
-// result is the reference's (see reference_test.go).
+// body was, and no card number of a valid body survives unmasked (FuzzSpec
+// compares the results with the package's specification).
 func FuzzJSON(f *testing.F) {
 	for _, s := range []string{
 		`{"card":{"cardNumber":"4000000000009003"}}`, `{"a":[1,2,{"b":"c"}]}`, `"x"`, `[`, `{"a":"\`, `{"pan":12345678901234}`,
@@ -120,9 +120,6 @@ func FuzzJSON(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte, maxValue int) {
 		lim := redact.Limits{MaxValue: maxValue%300 + 1, MaxBytes: 512, MaxAsSent: 256 - maxValue%512}
 		got := redact.JSON(body, lim)
-		if want := redact.ReferenceJSON(body, lim); !bytes.Equal(got, want) {
-			t.Fatalf("JSON(%q, %+v)\n got %q\nthe reference %q", body, lim, got, want)
-		}
 		if len(got) > lim.MaxBytes {
 			t.Fatalf("%d bytes, over the bound", len(got))
 		}

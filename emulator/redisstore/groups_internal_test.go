@@ -1,6 +1,9 @@
 package redisstore
 
-import "testing"
+import (
+	"hash/fnv"
+	"testing"
+)
 
 // TestGroups: a single Redis keeps one group with the whole bound; a
 // cluster as many as each hold a full share, at most maxGroups, whose
@@ -46,8 +49,17 @@ func TestGroups(t *testing.T) {
 		}
 		seen[g] = true
 	}
-	if len(seen) != 16 || groupOf("ns", 16) != groupOf("ns", 16) || groupOf("ns", 1) != 0 {
+	if len(seen) != 16 || groupOf("ns", 1) != 0 {
 		t.Errorf("200 tenants in %d of 16 groups", len(seen))
+	}
+	// The group is FNV-1a of the name, the same in every replica and
+	// every release: the standard library's hash says what it must be.
+	for _, tenant := range []string{"ns", "5e1f0c2a9b7d4e61", ""} {
+		h := fnv.New32a()
+		h.Write([]byte(tenant))
+		if got, want := groupOf(tenant, 16), int(h.Sum32()%16); got != want {
+			t.Errorf("groupOf(%q, 16) = %d, want %d (FNV-1a)", tenant, got, want)
+		}
 	}
 	if cluster.groupN("cs", 3) != "3ds:{cs3}" || single.groupN("cs", 0) != "3ds:" {
 		t.Errorf("group prefixes %q, %q", cluster.groupN("cs", 3), single.groupN("cs", 0))

@@ -37,25 +37,25 @@ func (e *PolicyError) Error() string {
 		"under which a full Redis refuses new writes with a clear error instead", e.Policy)
 }
 
-// JudgePolicy tells what an eviction policy means for the sandbox: a
-// *PolicyError for the allkeys-* policies, which evict any key; a warning
-// for the volatile-* ones, which evict keys with a time to live (the
-// sandbox gives one to every transaction, reference, session and journal
-// entry, so they can evict acknowledged transactions too) and for a
-// policy it does not know; nothing for noeviction.
-func JudgePolicy(policy string) (refused error, warning string) {
+// JudgePolicy tells what an eviction policy means for the sandbox:
+// refused is a *PolicyError for the allkeys-* policies, which evict any
+// key; warning is said for the volatile-* ones, which evict keys with a
+// time to live (the sandbox gives one to every transaction, reference,
+// session and journal entry, so they can evict acknowledged transactions
+// too) and for a policy it does not know; nothing for noeviction.
+func JudgePolicy(policy string) (warning string, refused error) {
 	switch {
 	case policy == "noeviction":
-		return nil, ""
+		return "", nil
 	case strings.HasPrefix(policy, "allkeys-"):
-		return &PolicyError{Policy: policy}, ""
+		return "", &PolicyError{Policy: policy}
 	case strings.HasPrefix(policy, "volatile-"):
-		return nil, fmt.Sprintf("Redis evicts keys under maxmemory-policy %s: it drops keys that have a time to live, and every transaction, "+
+		return fmt.Sprintf("Redis evicts keys under maxmemory-policy %s: it drops keys that have a time to live, and every transaction, "+
 			"reference, console session and journal entry of the sandbox has one, so acknowledged transactions can vanish when Redis "+
-			"reaches its maxmemory; noeviction is recommended (CONFIG SET maxmemory-policy noeviction)", policy)
+			"reaches its maxmemory; noeviction is recommended (CONFIG SET maxmemory-policy noeviction)", policy), nil
 	}
-	return nil, fmt.Sprintf("Redis reports maxmemory-policy %q, which the sandbox does not know; noeviction is recommended "+
-		"(CONFIG SET maxmemory-policy noeviction)", policy)
+	return fmt.Sprintf("Redis reports maxmemory-policy %q, which the sandbox does not know; noeviction is recommended "+
+		"(CONFIG SET maxmemory-policy noeviction)", policy), nil
 }
 
 // readPolicy asks Redis for its maxmemory-policy (CONFIG GET): on a
@@ -139,7 +139,7 @@ func (w *policyWatch) check(ctx context.Context) error {
 	}
 	first := !w.checked
 	w.checked, w.policy = true, policy
-	refused, warning := JudgePolicy(policy)
+	warning, refused := JudgePolicy(policy)
 	w.refused = refused
 	switch {
 	case refused != nil && first:

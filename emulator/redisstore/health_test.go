@@ -108,7 +108,7 @@ func TestJudgePolicy(t *testing.T) {
 		{"some-future-policy", false, "does not know"},
 	}
 	for _, tt := range tests {
-		refused, warning := redisstore.JudgePolicy(tt.policy)
+		warning, refused := redisstore.JudgePolicy(tt.policy)
 		var pe *redisstore.PolicyError
 		if got := errors.As(refused, &pe); got != tt.refused {
 			t.Errorf("JudgePolicy(%s) refused = %v, want %v", tt.policy, refused, tt.refused)

@@ -297,8 +297,9 @@ func NewLogger(c Config, out io.Writer) (*slog.Logger, error) {
 	return nil, fmt.Errorf("[log] --log-format %q: want text or json", c.LogFormat)
 }
 
-// Start serves in the background, for tools that embed the emulator (the
-// load benchmark, the screenshot tool). It returns once the emulator
+// Start serves in the background, for cmd/sandboxtest, which embeds the
+// emulator in a test's process (and in the load benchmark's and the
+// screenshot tool's). It returns once the emulator
 // serves; stop shuts it down gracefully, without a drain delay (nothing
 // balances load to a tool's emulator), and returns what Run returned.
 func (s *Sandbox) Start() (stop func() error, err error) {

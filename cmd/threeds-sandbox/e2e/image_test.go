@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bufio"
+	"bytes"
 	"debug/elf"
 	"encoding/json"
 	"fmt"
@@ -166,6 +167,7 @@ type dockerConfig struct {
 	Entrypoint   []string
 	Cmd          []string
 	ExposedPorts map[string]struct{}
+	Labels       map[string]string
 	Healthcheck  *struct {
 		Test                           []string
 		Interval, Timeout, StartPeriod time.Duration
@@ -238,7 +240,10 @@ func TestImage(t *testing.T) {
 	if got, want := strings.Join(healthcheck, " "), "/threeds-sandbox healthcheck"; got != want {
 		t.Errorf("HEALTHCHECK runs %q, want %q", got, want)
 	}
-	checkOnlyTheBinary(t, b, image, cfg.Entrypoint[0])
+	if got := cfg.Labels["org.opencontainers.image.licenses"]; got != "Apache-2.0" {
+		t.Errorf("label org.opencontainers.image.licenses %q, want Apache-2.0", got)
+	}
+	checkImageFiles(t, b, image, cfg.Entrypoint[0])
 	checkReleaseImage(t, b, image, cfg)
 
 	c := b.run(t, "from", "--pull=never", image)
@@ -300,9 +305,10 @@ func checkImageConfig(t *testing.T, user string, entrypoint, env []string, ports
 	return uid
 }
 
-// checkOnlyTheBinary checks that the image holds the binary and nothing
-// else: no shell, no package manager, nothing to patch.
-func checkOnlyTheBinary(t *testing.T, b *buildah, image, binary string) {
+// checkImageFiles checks that the image holds the binary and the
+// repository's LICENSE, and nothing else: no shell, no package manager,
+// nothing to patch.
+func checkImageFiles(t *testing.T, b *buildah, image, binary string) {
 	t.Helper()
 	c := b.run(t, "from", "--pull=never", image)
 	root := b.run(t, "mount", c)
@@ -318,9 +324,13 @@ func checkOnlyTheBinary(t *testing.T, b *buildah, image, binary string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	license, err := os.ReadFile(filepath.Join(root, "LICENSE"))
 	b.run(t, "rm", c)
-	if len(files) != 1 || files[0] != binary {
-		t.Errorf("the image holds %v, want only %s", files, binary)
+	if len(files) != 2 || files[0] != "/LICENSE" || files[1] != binary {
+		t.Errorf("the image holds %v, want only /LICENSE and %s", files, binary)
+	}
+	if want, _ := os.ReadFile(filepath.Join(repoRoot, "LICENSE")); err != nil || !bytes.Equal(license, want) {
+		t.Errorf("the image's /LICENSE is not the repository's: %v", err)
 	}
 }
 
@@ -328,7 +338,7 @@ func checkOnlyTheBinary(t *testing.T, b *buildah, image, binary string) {
 // of its binary, from the binary of image laid out as the release command
 // lays it out (linux/amd64/threeds-sandbox), and checks that it runs the
 // same way: the same user, environment, port, entrypoint and
-// health check, and nothing but the binary.
+// health check, and nothing but the binary and its LICENSE.
 func checkReleaseImage(t *testing.T, b *buildah, image string, want dockerConfig) {
 	t.Helper()
 	ctx := t.TempDir()
@@ -339,6 +349,7 @@ func checkReleaseImage(t *testing.T, b *buildah, image string, want dockerConfig
 		t.Fatal(err)
 	}
 	copyTree(t, filepath.Join(root, "threeds-sandbox"), filepath.Join(ctx, platform, "threeds-sandbox"))
+	copyTree(t, filepath.Join(repoRoot, "LICENSE"), filepath.Join(ctx, "LICENSE"))
 	b.run(t, "rm", c)
 	release := image + "-release"
 	b.run(t, "bud", "--isolation", "chroot", "--pull=never", "--format", "docker", "--build-arg", "TARGETPLATFORM="+platform,
@@ -351,7 +362,7 @@ func checkReleaseImage(t *testing.T, b *buildah, image string, want dockerConfig
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("release.Dockerfile makes an image that runs otherwise than the Dockerfile's:\n got %+v\nwant %+v", got, want)
 	}
-	checkOnlyTheBinary(t, b, release, "/threeds-sandbox")
+	checkImageFiles(t, b, release, "/threeds-sandbox")
 }
 
 // checkImageTLSStore runs the image on a TLS-only Redis whose

@@ -41,9 +41,10 @@ const schemaAsset = "scenario.schema.json"
 // TestReleaseSnapshot builds a release as CI can, without publishing: go
 // run ./cmd/release for this machine's platform and Windows on arm64, in a
 // clone of the checkout (the committed tree, as a release is). Each
-// platform has its archive with the binary and the README, each binary is
+// platform has its archive with the binary, the LICENSE and the README, each binary is
 // built for its platform, checksums.txt holds each archive's SHA-256 and
-// that of scenario.schema.json, the image's context holds the Linux
+// that of scenario.schema.json, notes.md holds CHANGELOG.md's Unreleased
+// notes, the image's context holds the Linux
 // binary beside its Dockerfile (a copy of release.Dockerfile) and builds
 // with buildah bud dist/image without a pull, and the binary of this
 // machine's archive prints the commit it was built from, serves the
@@ -86,6 +87,10 @@ func TestReleaseSnapshot(t *testing.T) {
 	if got, want := sums[schemaAsset], sha256File(t, filepath.Join(dist, schemaAsset)); got != want {
 		t.Errorf("%s: checksums.txt says %q, the file's SHA-256 is %s", schemaAsset, got, want)
 	}
+	notes, err := os.ReadFile(filepath.Join(dist, "notes.md"))
+	if changelog, _ := os.ReadFile(filepath.Join(dir, "CHANGELOG.md")); err != nil || len(notes) < 2 || !bytes.Contains(changelog, notes[:len(notes)-1]) {
+		t.Errorf("notes.md: %v; want the Unreleased notes of CHANGELOG.md:\n%s", err, notes)
+	}
 	var host string // the binary of this machine's archive
 	for _, p := range snapshotPlatforms {
 		matches, _ := filepath.Glob(filepath.Join(dist, fmt.Sprintf("threeds-sandbox_*_%s_%s.*", p.os, p.arch)))
@@ -103,8 +108,8 @@ func TestReleaseSnapshot(t *testing.T) {
 		}
 		out := filepath.Join(t.TempDir(), bin)
 		files := unpack(t, archive, bin, out)
-		if len(files) != 2 || files[0] != "README.md" || files[1] != bin {
-			t.Errorf("%s holds %v, want README.md and %s", filepath.Base(archive), files, bin)
+		if len(files) != 3 || files[0] != "LICENSE" || files[1] != "README.md" || files[2] != bin {
+			t.Errorf("%s holds %v, want LICENSE, README.md and %s", filepath.Base(archive), files, bin)
 		}
 		if got := binaryPlatform(t, out); got != p.os+"/"+p.arch {
 			t.Errorf("%s: the binary is for %s, want %s/%s", filepath.Base(archive), got, p.os, p.arch)
@@ -117,7 +122,7 @@ func TestReleaseSnapshot(t *testing.T) {
 		t.Fatalf("no archive for this machine, %s/%s", runtime.GOOS, runtime.GOARCH)
 	}
 	if runtime.GOOS == "linux" {
-		for _, f := range []string{"Dockerfile", filepath.Join("linux", runtime.GOARCH, "threeds-sandbox")} {
+		for _, f := range []string{"Dockerfile", "LICENSE", filepath.Join("linux", runtime.GOARCH, "threeds-sandbox")} {
 			if _, err := os.Stat(filepath.Join(dist, "image", f)); err != nil {
 				t.Errorf("the image's context lacks %s: %v", f, err)
 			}
@@ -153,7 +158,7 @@ func checkReleaseContext(t *testing.T, dist, commit string) {
 	b := newBuildah(t)
 	image := releaseImage(t) + ":snapshot"
 	b.run(t, "bud", "--isolation", "chroot", "--pull=never", "--format", "docker", "--tag", image, filepath.Join(dist, "image"))
-	checkOnlyTheBinary(t, b, image, "/threeds-sandbox")
+	checkImageFiles(t, b, image, "/threeds-sandbox")
 	c := b.run(t, "from", "--pull=never", image)
 	out := b.run(t, "run", "--isolation", "chroot", c, "--", "/threeds-sandbox", "version")
 	if !strings.Contains(out, "\nrevision "+commit+", ") {

@@ -15,12 +15,14 @@
 // paths, and with -compare other builds of it, each with its CPU time and
 // allocations per request. docs/performance.md shows its output.
 //
-//	go run ./cmd/loadbench                    # everything, about 2 minutes
-//	go run ./cmd/loadbench -wrk               # drive the lookup rounds with wrk
-//	go run ./cmd/loadbench -duration 10s -memory 0 -coldstart 0
-//	go run ./cmd/loadbench -wrk -bounds       # with the floor decoding the body too
-//	go run ./cmd/loadbench -wrk -without logbuf,static-routes  # what two fast paths buy
-//	go run ./cmd/loadbench -wrk -peers /tmp/peers  # beside the peers installed there with npm
+// It is a module of its own (scripts/tools); from the repository's root:
+//
+//	go -C scripts/tools run ./loadbench                    # everything, several minutes
+//	go -C scripts/tools run ./loadbench -wrk               # drive the lookup rounds with wrk
+//	go -C scripts/tools run ./loadbench -duration 10s -memory 0 -coldstart 0
+//	go -C scripts/tools run ./loadbench -wrk -bounds       # with the floor decoding the body too
+//	go -C scripts/tools run ./loadbench -wrk -without logbuf,static-routes  # what two fast paths buy
+//	go -C scripts/tools run ./loadbench -wrk -peers /tmp/peers  # beside the peers installed there with npm
 package main
 
 import (

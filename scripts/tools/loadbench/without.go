@@ -77,6 +77,12 @@ func startWithout(ctx context.Context, paths []fastPath, bin, dir string, log bo
 // mallocs reads the emulator's count of heap allocations since it
 // started (go_memstats_mallocs_total of /metrics).
 func mallocs(ctx context.Context, client *http.Client, base string) (float64, error) {
+	return metric(ctx, client, base, "go_memstats_mallocs_total")
+}
+
+// metric reads the value of the metric name, one without labels, of the
+// emulator at base (GET /metrics).
+func metric(ctx context.Context, client *http.Client, base, name string) (float64, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/metrics", nil)
 	if err != nil {
 		return 0, err
@@ -88,12 +94,12 @@ func mallocs(ctx context.Context, client *http.Client, base string) (float64, er
 	defer resp.Body.Close()
 	sc := bufio.NewScanner(resp.Body)
 	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "go_memstats_mallocs_total "); ok {
+		if v, ok := strings.CutPrefix(sc.Text(), name+" "); ok {
 			return strconv.ParseFloat(strings.TrimSpace(v), 64)
 		}
 	}
 	_, _ = io.Copy(io.Discard, resp.Body)
-	return 0, fmt.Errorf("metrics of %s: no go_memstats_mallocs_total (HTTP %d)", base, resp.StatusCode)
+	return 0, fmt.Errorf("metrics of %s: no %s (HTTP %d)", base, name, resp.StatusCode)
 }
 
 // cpuTicks reads the CPU time (user and system, in clock ticks) the

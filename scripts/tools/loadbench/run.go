@@ -18,8 +18,6 @@ import (
 	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/examples"
-	"github.com/threeds-sandbox/threeds-sandbox/emulator/message"
-	"github.com/threeds-sandbox/threeds-sandbox/emulator/wire"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 )
 
@@ -91,7 +89,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.Target, "target", "", "drive an emulator already running on loopback (e.g. http://127.0.0.1:8080) instead of the in-process one")
 	fs.StringVar(&o.Body, "body", "", "a file holding the lookup request sent (its card number is replaced by the scenarios' cards); the built-in example when empty")
 	fs.BoolVar(&o.Log, "log", true, "the emulator logs one line per request, as with its default --log-level info (false: --log-level warn); the lines are discarded")
-	fs.IntVar(&o.Memory, "memory", 1_000_000, "lookups stored to measure memory per transaction (0 skips)")
+	fs.IntVar(&o.Memory, "memory", 300_000, "lookups stored to measure memory per transaction (0 skips)")
 	fs.IntVar(&o.MemoryBound, "memory-bound", 100_000, "--store-max-entries of the bounded memory run")
 	fs.IntVar(&o.ColdStart, "coldstart", 5, "cold starts of the built binary to time, median reported (0 skips)")
 	fs.StringVar(&o.Redis, "redis", "auto", "also measure the emulator with its state in Redis (--store redis://), next to the memory store and the floor: auto (when redis-server is installed), off, or the path of redis-server")
@@ -170,7 +168,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	progress := func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) }
 	printMachine(stdout)
-	fmt.Fprintf(stdout, "Command: go run ./cmd/loadbench %s\n\n", shellJoin(args))
+	fmt.Fprintf(stdout, "Command: go -C scripts/tools run ./loadbench %s\n\n", shellJoin(args))
 
 	cat, err := scenarios.Load(scenarios.LoadOptions{})
 	if err != nil {
@@ -215,20 +213,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if o.Memory > 0 {
-		req, _, err := wire.DecodeLookup(frictionless)
-		if err != nil {
-			return fmt.Errorf("decode the lookup body: %w", err)
-		}
-		if err := memoryPhase(ctx, o, req, stdout, progress); err != nil {
+		if err := memoryPhase(ctx, o, frictionless, stdout, progress); err != nil {
 			return err
 		}
 	}
 	if redis != nil && o.RedisMemory > 0 {
-		req, _, err := wire.DecodeLookup(frictionless)
-		if err != nil {
-			return fmt.Errorf("decode the lookup body: %w", err)
-		}
-		if err := redisMemoryPhase(ctx, o.RedisMemory, redis, req, stdout, progress); err != nil {
+		if err := redisMemoryPhase(ctx, o.RedisMemory, redis, frictionless, stdout, progress); err != nil {
 			return err
 		}
 	}
@@ -456,14 +446,14 @@ func fixedRatePhase(ctx context.Context, o options, client *http.Client, servers
 
 // memoryPhase measures the live heap per stored transaction, unbounded and
 // bounded.
-func memoryPhase(ctx context.Context, o options, req message.LookupRequest, stdout io.Writer, progress func(string, ...any)) error {
-	fmt.Fprintf(stdout, "## Memory per stored transaction\n\n%d frictionless lookups through Engine.Lookup into a fresh in-memory store, each with its own externalReferenceId; live heap after a full GC, above the empty engine.\n\n", o.Memory)
+func memoryPhase(ctx context.Context, o options, body []byte, stdout io.Writer, progress func(string, ...any)) error {
+	fmt.Fprintf(stdout, "## Memory per stored transaction\n\n%d frictionless lookups (`POST /authentication/brw`, one token) to the emulator served in the benchmark's process as the binary is (cmd/sandboxtest), with a fresh in-memory store, each with its own externalReferenceId; live heap after a full GC, above the sandbox before its first lookup.\n\n", o.Memory)
 	fmt.Fprintln(stdout, "| --store-max-entries | stored | live heap at 25% | 50% | 75% | 100% | bytes per stored transaction |")
 	fmt.Fprintln(stdout, "|---:|---:|---:|---:|---:|---:|---:|")
 	var perTx float64
 	for _, bound := range []int{max(o.Memory, o.MemoryBound), o.MemoryBound} {
 		progress("memory: %d lookups, --store-max-entries %d", o.Memory, bound)
-		m, err := measureMemory(ctx, req, o.Memory, bound)
+		m, err := measureMemory(ctx, body, o.Memory, bound)
 		if err != nil {
 			return err
 		}

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/threeds-sandbox/threeds-sandbox/scripts/tools/internal/product"
 )
 
 // buildBinary builds cmd/threeds-sandbox into dir and returns its path.
@@ -22,13 +24,12 @@ func buildBinary(ctx context.Context, dir string) (string, error) {
 }
 
 // buildTagged builds the emulator binary into dir with the build tags
-// tags (none when empty).
+// tags (none when empty), in the sandbox's module with its own go.mod.
 func buildTagged(ctx context.Context, dir, tags string) (string, error) {
-	out, err := exec.CommandContext(ctx, "go", "env", "GOMOD").Output()
+	root, err := product.Dir(ctx)
 	if err != nil {
-		return "", fmt.Errorf("go env GOMOD: %w", err)
+		return "", err
 	}
-	root := filepath.Dir(strings.TrimSpace(string(out)))
 	bin := filepath.Join(dir, "threeds-sandbox")
 	args := []string{"build", "-o", bin}
 	if tags != "" {

@@ -5,12 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"strings"
 	"time"
 
-	"github.com/threeds-sandbox/threeds-sandbox/cmd/internal/sandbox"
+	"github.com/threeds-sandbox/threeds-sandbox/cmd/sandboxtest"
 	"github.com/threeds-sandbox/threeds-sandbox/web/cards"
 )
 
@@ -18,30 +17,48 @@ import (
 // the threeds-sandbox command starts it with its defaults.
 type emulatorProcess struct {
 	URL       string
-	stop      func() error
+	sandbox   *sandboxtest.Sandbox
 	catalogue []cards.Entry
 }
 
 // startEmulator serves the emulator with its embedded scenarios on a
-// random loopback port.
-func startEmulator(log *slog.Logger) (*emulatorProcess, error) {
-	c, _, err := sandbox.Parse([]string{"--addr", "127.0.0.1:0"}, func(string) string { return "" }, io.Discard)
+// random loopback port, its warnings and errors logged to log, and reads
+// its test cards as its API lists them (GET /scenarios).
+func startEmulator(log io.Writer) (*emulatorProcess, error) {
+	sb, err := sandboxtest.New(sandboxtest.Flags("--log-level", "warn"), sandboxtest.Log(log))
 	if err != nil {
 		return nil, err
 	}
-	sb, err := sandbox.New(c, log)
-	if err != nil {
+	p := &emulatorProcess{URL: sb.URL, sandbox: sb}
+	var list struct {
+		Scenarios []cards.Entry `json:"scenarios"`
+	}
+	if err := p.get("/scenarios", &list); err != nil {
+		sb.Close()
 		return nil, err
 	}
-	stop, err := sb.Start()
-	if err != nil {
-		return nil, err
-	}
-	return &emulatorProcess{URL: sb.PublicURL, stop: stop, catalogue: cards.List(sb.Source.Current(), sb.Engine.Schemes())}, nil
+	p.catalogue = list.Scenarios
+	return p, nil
 }
 
 // Close shuts the emulator down.
-func (p *emulatorProcess) Close() error { return p.stop() }
+func (p *emulatorProcess) Close() error { return p.sandbox.Close() }
+
+// get reads one JSON document of the emulator.
+func (p *emulatorProcess) get(path string, out any) error {
+	resp, err := http.Get(p.URL + path)
+	if err != nil {
+		return fmt.Errorf("GET %s: %w", path, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET %s: HTTP %d", path, resp.StatusCode)
+	}
+	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+		return fmt.Errorf("GET %s: %w", path, err)
+	}
+	return nil
+}
 
 // card returns the card number of a scenario by id.
 func (p *emulatorProcess) card(id string) (string, error) {

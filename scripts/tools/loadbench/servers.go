@@ -21,7 +21,6 @@ import (
 
 	"github.com/redis/rueidis"
 
-	"github.com/threeds-sandbox/threeds-sandbox/cmd/internal/sandbox"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/redisstore"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/wire"
 )
@@ -347,26 +346,6 @@ func serveFloor(getenv func(string) string) error {
 		return fmt.Errorf("floor: %w", err)
 	}
 	return nil
-}
-
-// newSandbox builds the emulator in this process exactly as
-// cmd/threeds-sandbox does with its default flags, on 127.0.0.1:0, for the
-// memory measurement (which reads this process's heap). maxEntries bounds
-// the store; 0 takes the binary's default.
-func newSandbox(maxEntries int) (*sandbox.Sandbox, error) {
-	args := []string{"--addr", "127.0.0.1:0", "--log-level", "warn"}
-	if maxEntries > 0 {
-		args = append(args, "--store-max-entries", strconv.Itoa(maxEntries))
-	}
-	c, _, err := sandbox.Parse(args, func(string) string { return "" }, io.Discard)
-	if err != nil {
-		return nil, fmt.Errorf("emulator: %w", err)
-	}
-	log, err := sandbox.NewLogger(c, io.Discard)
-	if err != nil {
-		return nil, err
-	}
-	return sandbox.New(c, log)
 }
 
 // checkLoopback refuses a target that is not on this machine: the load

@@ -3,8 +3,11 @@
 // starts the emulator in-process on a loopback port, drives headless
 // Chromium through the pages, and writes PNG files.
 //
-//	go run ./cmd/screenshots                 # writes docs/img/landing.png, console-*.png and demo-*.png
-//	go run ./cmd/screenshots -out /tmp/shots -chromium /usr/bin/chromium
+// Run it from the repository's root (it is a module of its own, in
+// scripts/tools):
+//
+//	go -C scripts/tools run ./screenshots    # writes docs/img/landing.png, console-*.png and demo-*.png
+//	go -C scripts/tools run ./screenshots -out /tmp/shots -chromium /usr/bin/chromium
 package main
 
 import (
@@ -12,12 +15,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
+	"github.com/threeds-sandbox/threeds-sandbox/scripts/tools/internal/product"
 )
 
 func main() {
@@ -34,11 +38,18 @@ func main() {
 func run(ctx context.Context, args []string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("screenshots", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	out := fs.String("out", "docs/img", "directory the PNG files are written to")
+	out := fs.String("out", "", "directory the PNG files are written to (default the sandbox's docs/img)")
 	chromiumPath := fs.String("chromium", testkit.ChromiumPath, "path of the Chromium (or Chrome) binary")
 	timeout := fs.Duration("timeout", 2*time.Minute, "how long the whole run may take")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *out == "" {
+		root, err := product.Dir(ctx)
+		if err != nil {
+			return err
+		}
+		*out = filepath.Join(root, "docs", "img")
 	}
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", *out, err)
@@ -46,8 +57,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
 
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	emu, err := startEmulator(log)
+	emu, err := startEmulator(stderr)
 	if err != nil {
 		return err
 	}

@@ -7,15 +7,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/redis/rueidis"
 
-	"github.com/threeds-sandbox/threeds-sandbox/cmd/internal/sandbox"
-	"github.com/threeds-sandbox/threeds-sandbox/emulator"
-	"github.com/threeds-sandbox/threeds-sandbox/emulator/message"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/redisstore"
 )
 
@@ -97,39 +95,33 @@ func (r *redisProc) usedMemory(ctx context.Context) (int64, error) {
 }
 
 // redisMemoryPhase measures the Redis memory a stored transaction takes:
-// n frictionless lookups through Engine.Lookup of an emulator built as
-// the binary builds it with --store redis://, each with its own
+// n frictionless lookups of body to a sandbox served in this process with
+// --store redis:// (and no journal), each with its own
 // externalReferenceId; used_memory before and after, on an emptied Redis.
-func redisMemoryPhase(ctx context.Context, n int, redis *redisProc, req message.LookupRequest, stdout io.Writer, progress func(string, ...any)) error {
+func redisMemoryPhase(ctx context.Context, n int, redis *redisProc, body []byte, stdout io.Writer, progress func(string, ...any)) error {
 	progress("redis memory: %d lookups", n)
 	if err := redis.client.Do(ctx, redis.client.B().Flushall().Build()).Error(); err != nil {
 		return fmt.Errorf("redis FLUSHALL: %w", err)
 	}
-	args := append([]string{"--addr", "127.0.0.1:0", "--log-level", "warn", "--journal-size", "0"}, redis.Args()...)
-	c, _, err := sandbox.Parse(args, func(string) string { return "" }, io.Discard)
-	if err != nil {
-		return fmt.Errorf("emulator: %w", err)
-	}
-	log, err := sandbox.NewLogger(c, io.Discard)
+	lookups, err := newReferenced(body)
 	if err != nil {
 		return err
 	}
-	sb, err := sandbox.New(c, log)
+	sb, err := startInProcess(append([]string{"--journal-size", "0"}, redis.Args()...)...)
 	if err != nil {
 		return err
 	}
-	defer sb.Server.Close()
+	defer sb.Close()
+	client := sb.Client(memoryToken)
+	client.HTTP = newClient(runtime.GOMAXPROCS(0))
+	defer client.HTTP.CloseIdleConnections()
 	before, err := redis.usedMemory(ctx)
 	if err != nil {
 		return err
 	}
 	start := time.Now()
-	for i := range n {
-		r := req
-		r.ExternalReferenceID = fmt.Sprintf("ORD-%014d", i)
-		if _, err := sb.Engine.Lookup(ctx, namespace, r, emulator.APICall{}); err != nil {
-			return fmt.Errorf("lookup %d into Redis: %w", i, err)
-		}
+	if err := sendLookups(ctx, client, lookups, 0, n); err != nil {
+		return fmt.Errorf("redis memory: %w", err)
 	}
 	elapsed := time.Since(start)
 	after, err := redis.usedMemory(ctx)
@@ -137,8 +129,8 @@ func redisMemoryPhase(ctx context.Context, n int, redis *redisProc, req message.
 		return err
 	}
 	perTx := float64(after-before) / float64(n)
-	fmt.Fprintf(stdout, "## Redis memory per stored transaction\n\n%d frictionless lookups through Engine.Lookup of the emulator built as with `--store redis://…` (one at a time: %s, %.0f per second), each with its own externalReferenceId, into an emptied redis-server; `used_memory` of `INFO memory` before and after (the transaction, its reference index, their keys and TTLs, Redis's own overhead).\n\n",
-		n, elapsed.Round(time.Millisecond), float64(n)/elapsed.Seconds())
+	fmt.Fprintf(stdout, "## Redis memory per stored transaction\n\n%d frictionless lookups (`POST /authentication/brw`, from %d connections: %s, %.0f per second) to the emulator served in the benchmark's process as the binary is with `--store redis://…` and `--journal-size 0`, each with its own externalReferenceId, into an emptied redis-server; `used_memory` of `INFO memory` before and after (the transaction, its reference index, their keys and TTLs, Redis's own overhead).\n\n",
+		n, runtime.GOMAXPROCS(0), elapsed.Round(time.Millisecond), float64(n)/elapsed.Seconds())
 	fmt.Fprintln(stdout, "| stored | used_memory before | after | bytes per stored transaction |")
 	fmt.Fprintln(stdout, "|---:|---:|---:|---:|")
 	fmt.Fprintf(stdout, "| %d | %.1f MB | %.1f MB | %.0f |\n", n, float64(before)/1e6, float64(after)/1e6, perTx)
