@@ -200,7 +200,7 @@ func (r *reader) openBody() error {
 		return err
 	}
 	if vk, ok := kindOf(k); ok {
-		return &syntaxError{int(r.dec.InputOffset()) + spaces(r.body[r.dec.InputOffset():]), "body is a JSON " + vk.String() + ", want a JSON object"}
+		return &syntaxError{spaces(r.body), "body is a JSON " + vk.String() + ", want a JSON object"}
 	}
 	_, err := r.dec.ReadToken()
 	if err == io.EOF {
@@ -264,9 +264,6 @@ func (r *reader) key(nth int) (key string, offset int, ok bool, err error) {
 	r.keyDepth = r.dec.StackDepth()
 	if err := r.count(nth, t.start); err != nil {
 		return "", 0, false, err
-	}
-	if r.plain {
-		return r.body[t.start+1 : t.end-1], t.start, true, nil
 	}
 	key, _ = r.text(t)
 	return key, t.start, true, nil
