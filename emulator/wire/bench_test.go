@@ -76,18 +76,22 @@ func BenchmarkDecodeLookupCompact(b *testing.B) {
 	}
 	b.SetBytes(int64(body.Len()))
 	b.ReportAllocs()
-	for b.Loop() {
-		decodeLookupOnce(b, body.Bytes())
-	}
+	testkit.ReportCPU(b, func() {
+		for b.Loop() {
+			decodeLookupOnce(b, body.Bytes())
+		}
+	})
 }
 
 // BenchmarkDecodeEnquiry decodes an enquiry by transaction id and reference.
 func BenchmarkDecodeEnquiry(b *testing.B) {
 	body := []byte(enquiryBody)
 	b.ReportAllocs()
-	for b.Loop() {
-		decodeEnquiryOnce(b, body)
-	}
+	testkit.ReportCPU(b, func() {
+		for b.Loop() {
+			decodeEnquiryOnce(b, body)
+		}
+	})
 }
 
 // TestAllocBudgets fails when a decoding path allocates far beyond its

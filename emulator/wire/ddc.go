@@ -27,8 +27,8 @@ const MaxMethodNotificationURL = 2048
 
 var ddcRules = newRuleSet([]rule[*message.DDCRequest]{
 	{names: []string{"card"}, kind: fieldObject, required: always,
-		object: func(c *checker, p *parser, depth int, path string, r *message.DDCRequest) error {
-			return decodeStream(p, c, depth, path, cardRules, &r.Card)
+		object: func(c *checker, rd *reader, path string, r *message.DDCRequest) error {
+			return decodeObject(rd, c, path, cardRules, &r.Card)
 		}},
 	{names: []string{"threeDSMethodNotificationURL"}, required: always, max: MaxMethodNotificationURL, check: webURL,
 		hints:     []string{"threeDSMethodNotificationUrl", "notificationUrl"},

@@ -1,11 +1,14 @@
 // Package wire turns the raw JSON bodies of the interface into the typed,
 // validated requests of package emulator.
 //
-// It reads a body with a small JSON parser of its own, checking each field
-// against its rule as it is read, so that it can tell JSON kinds apart,
-// find a key sent twice in any object (EMV 204) and report every problem
-// of a request at once rather than the first one, in one pass over the
-// bytes. A body that
+// It reads a body token by token with jsontext (the syntax layer of
+// encoding/json/v2), checking each field against its rule as it is read,
+// so that it can tell JSON kinds apart, find a key sent twice in any
+// object (EMV 204) and report every problem of a request at once rather
+// than the first one, in one pass over the bytes. A field's rule (rules.go)
+// gives its names, kind, bounds, check and when it is required; the rules
+// of an object form a rule set, and a request kind is a set of rule sets
+// (lookup.go, enquiry.go, ddc.go). A body that
 // is not exactly one JSON object is EMV 101, and so is one beyond the
 // decoder's bounds (maxMembers members in an object, maxKeys keys in the
 // body, maxDepth levels of nesting): it is not read past the bound, and

@@ -183,3 +183,26 @@ func appendString(b []byte, s string) []byte {
 	b = append(b, s[start:]...)
 	return append(b, '"')
 }
+
+// plainWord tells whether the first eight bytes of w all go out as they
+// are: printable ASCII other than a quote and a backslash. It judges them
+// at once with a variant of the classic has-zero-byte bit trick.
+func plainWord(w string) bool {
+	const (
+		ones  = 0x0101010101010101
+		highs = 0x8080808080808080
+	)
+	x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+		uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+	// Each term sets the high bit of some bytes that are not plain, and
+	// maybe of non-ASCII bytes, which x sets anyway:
+	//   - x-0x20 wraps below 0 in the bytes below 0x20, the controls;
+	//   - q-1 and b-1 wrap in the bytes where q or b is zero, the quotes
+	//     and backslashes;
+	//   - x+1 reaches 0x80 in DEL.
+	// A borrow or carry into the next byte comes only from a byte that is
+	// not plain itself: a word of plain bytes has no high bit set.
+	q := x ^ ('"' * ones)
+	b := x ^ ('\\' * ones)
+	return (x|(x-0x20*ones)|(q-ones)|(b-ones)|(x+ones))&highs == 0
+}

@@ -3,6 +3,7 @@ package wire
 import (
 	"bytes"
 	"encoding/json"
+	"math/rand/v2"
 	"reflect"
 	"testing"
 
@@ -127,5 +128,38 @@ func sampleLookupResponse() message.LookupResponse {
 		AuthenticationValue: "AJkBBkhgQQAAAE4gSEJydQAAAAA=", ECI: "05", CardScheme: "VISA", CardBIN: "400000",
 		ExternalReferenceID: "ORD-20240611-000123", ACSReferenceNumber: "3DS_LOA_ACS_PRIC_020200_17135",
 		ACSOperatorID: "ACS-PRIC-9444-7396", AuthenticationType: "01",
+	}
+}
+
+// TestPlainWord checks the eight-bytes-at-once test of appendString
+// against a byte by byte one: a plain word with each byte value at each
+// position, and random words.
+func TestPlainWord(t *testing.T) {
+	check := func(w []byte) {
+		want := true
+		for _, c := range w {
+			want = want && c >= 0x20 && c < 0x7F && c != '"' && c != '\\'
+		}
+		if got := plainWord(string(w)); got != want {
+			t.Fatalf("plainWord(%q) = %v, want %v", w, got, want)
+		}
+	}
+	for pos := range 8 {
+		for c := range 256 {
+			w := []byte("abcdefgh")
+			w[pos] = byte(c)
+			check(w)
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 200000 {
+		var w [8]byte
+		for i := range w {
+			w[i] = byte(rng.IntN(256))
+			if rng.IntN(2) == 0 {
+				w[i] = byte(0x20 + rng.IntN(0x60)) // mostly printable ASCII
+			}
+		}
+		check(w[:])
 	}
 }

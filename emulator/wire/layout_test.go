@@ -10,9 +10,9 @@ import (
 	"testing"
 )
 
-// The decoders take shortcuts for the layouts most bodies have (a ':'
-// with or without one space, a string without escapes, a text field's
-// first string member) and fall back to the general path for the others.
+// The decoders take shortcuts for the bodies most clients send (a body
+// without escapes or characters beyond ASCII, a text field's first string
+// member) and fall back to the general path for the others.
 // TestDecodeLayouts checks that the layout of a body never changes its
 // decoding: the same JSON value written compact, pretty-printed, with
 // random white space and with escaped strings gives the same request,

@@ -1,13 +1,10 @@
 package wire
 
-import (
-	"fmt"
-	"strings"
-)
+import "fmt"
 
 // This file holds the bounds on the shape of a body that keep the work of
 // one request bounded: members per object and keys per body (the nesting
-// bound, maxDepth, is in json.go).
+// bound, maxDepth, is in read.go).
 
 // Bounds on the shape of a body, far above what any legal request needs:
 // the largest object of the interface, the lookup itself, has 33 fields,
@@ -18,7 +15,7 @@ const (
 	maxKeys    = 2048 // object keys in the whole body
 )
 
-// limits are the bounds a parser enforces; bodyLimits for every request,
+// limits are the bounds a reader enforces; bodyLimits for every request,
 // others only in tests.
 type limits struct {
 	members, keys int
@@ -26,7 +23,7 @@ type limits struct {
 
 var bodyLimits = limits{members: maxMembers, keys: maxKeys}
 
-// limitError is a well-formed body beyond one of the bounds. The parser
+// limitError is a well-formed body beyond one of the bounds. The reader
 // stops at the key that crosses it, so the rest of the body is neither
 // read nor checked: the request as a whole is refused as EMV 101 (message
 // received invalid), the code of the other limits on the message (its
@@ -42,32 +39,19 @@ func (e *limitError) Error() string {
 	return fmt.Sprintf("%s %s at byte offset %d", e.field, e.reason, e.offset)
 }
 
-// countKey counts the key at p.pos, the nth member of its object, and
-// fails once the object or the body holds more keys than p.limits allow.
-// It is small enough to be inlined in the loops over members.
-func (p *parser) countKey(nth int) error {
-	p.keys++
-	if nth <= p.limits.members && p.keys <= p.limits.keys {
+// count counts the key at offset, the nth member of its object, and
+// fails once the object or the body holds more keys than r.limits allow.
+func (r *reader) count(nth, offset int) error {
+	r.keys++
+	if nth <= r.limits.members && r.keys <= r.limits.keys {
 		return nil
 	}
-	return p.beyond(nth)
-}
-
-// beyond builds the limitError of countKey.
-func (p *parser) beyond(nth int) error {
-	if nth > p.limits.members {
-		return &limitError{p.pos, p.objectPath(), fmt.Sprintf("has more than %d members", p.limits.members)}
+	field := r.objectPath()
+	if field == "" {
+		field = "body"
 	}
-	return &limitError{p.pos, p.objectPath(), fmt.Sprintf("holds key number %d of the body, beyond the %d keys a body may hold", p.keys, p.limits.keys)}
-}
-
-// objectPath is the dotted path of the object being read, "body" for the
-// top level.
-func (p *parser) objectPath() string {
-	if len(p.path) == 0 {
-		return "body"
+	if nth > r.limits.members {
+		return &limitError{offset, field, fmt.Sprintf("has more than %d members", r.limits.members)}
 	}
-	var b strings.Builder
-	p.writePath(&b)
-	return b.String()
+	return &limitError{offset, field, fmt.Sprintf("holds key number %d of the body, beyond the %d keys a body may hold", r.keys, r.limits.keys)}
 }

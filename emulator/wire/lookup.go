@@ -153,12 +153,19 @@ func compInd(s string) (string, string) {
 // authIndCode checks threeDsRequestorAuthInd: 01 to 06.
 var authIndCode = code2('6')
 
-// lookupRules read the lookup (2.2). threeDsRequestorAuthInd,
-// messageCategory and messageVersion, when strings, are request-wide
-// values that other rules depend on (recurring, instalmentData, purchase,
+// lookupRules read the browser's lookup (2.2).
+var lookupRules = newRuleSet(lookupFields)
+
+// lookupFields are the rules of the lookup's top level, in the order its
+// missing fields are reported. threeDsRequestorAuthInd, messageCategory
+// and messageVersion, when strings, are request-wide values that other
+// rules depend on (recurring, instalmentData, purchase,
 // purchase.instalData and the browser properties): their watch funcs take
-// them from the first member of their key.
-var lookupRules = newRuleSet([]rule[*lookup]{
+// them from the first member of their key. A request kind that shares
+// most of them (the app and the 3RI lookups) builds its set from the
+// lists it shares and its own, as newRuleSet(shared, own); its objects
+// reuse the sets below (cardRules, purchaseRules, ...).
+var lookupFields = []rule[*lookup]{
 	{names: []string{"externalReferenceId"}, required: always, max: 50,
 		setString: func(r *lookup, s string) { r.ExternalReferenceID = s }},
 	{names: []string{"ddcId"}, required: always, max: 50,
@@ -176,8 +183,8 @@ var lookupRules = newRuleSet([]rule[*lookup]{
 	{names: []string{"session"}, max: 1024,
 		setString: func(r *lookup, s string) { r.Session = s }},
 	{names: []string{"browserInfo"}, kind: fieldObject, required: always,
-		object: func(c *checker, p *parser, depth int, path string, r *lookup) error {
-			return decodeStream(p, c, depth, path, browserRules, &r.Browser)
+		object: func(c *checker, rd *reader, path string, r *lookup) error {
+			return decodeObject(rd, c, path, browserRules, &r.Browser)
 		}},
 	{names: []string{"notificationUrl"}, max: 2048, check: webURL,
 		setString: func(r *lookup, s string) { r.NotificationURL = s }},
@@ -212,72 +219,72 @@ var lookupRules = newRuleSet([]rule[*lookup]{
 	{names: []string{"threeDSRequestorDecMaxTime", "threeDsRequestorDecMaxTime"}, kind: fieldInt, min: 1, max: 10080, maxLen: 5,
 		setInt: func(r *lookup, n int) { r.ThreeDSRequestorDecMaxTime = n }},
 	{names: []string{"card"}, kind: fieldObject, required: always,
-		object: func(c *checker, p *parser, depth int, path string, r *lookup) error {
-			return decodeStream(p, c, depth, path, cardRules, &r.Card)
+		object: func(c *checker, rd *reader, path string, r *lookup) error {
+			return decodeObject(rd, c, path, cardRules, &r.Card)
 		}},
 	{names: []string{"merchantName"}, max: 50,
 		setString: func(r *lookup, s string) { r.MerchantName = s }},
 	{names: []string{"purchase"}, kind: fieldObject, required: func(c *checker) bool { return c.messageCategory == "01" },
-		object: func(c *checker, p *parser, depth int, path string, r *lookup) error {
+		object: func(c *checker, rd *reader, path string, r *lookup) error {
 			r.Purchase = &c.parts.purchase
-			return decodePurchase(c, p, depth, path, r.Purchase)
+			return decodePurchase(c, rd, path, r.Purchase)
 		}},
 	{names: []string{"recurring"}, kind: fieldObject, required: authIndIs("02", "03"),
-		object: func(c *checker, p *parser, depth int, path string, r *lookup) error {
+		object: func(c *checker, rd *reader, path string, r *lookup) error {
 			r.Recurring = &c.parts.recurring
-			return decodeStream(p, c, depth, path, recurringRules, r.Recurring)
+			return decodeObject(rd, c, path, recurringRules, r.Recurring)
 		}},
 	{names: []string{"instalmentData"}, kind: fieldInt, required: instalmentWithoutInstalData, min: 2, max: 999, maxLen: 3,
 		hints:  []string{"installmentData", "purchaseInstalData"},
 		setInt: func(r *lookup, n int) { r.InstalmentData = n }},
 	{names: []string{"requestor"}, kind: fieldObject,
-		object: func(c *checker, p *parser, depth int, path string, r *lookup) error {
+		object: func(c *checker, rd *reader, path string, r *lookup) error {
 			r.Requestor = &c.parts.requestor
-			return decodeStream(p, c, depth, path, requestorRules, r.Requestor)
+			return decodeObject(rd, c, path, requestorRules, r.Requestor)
 		}},
 	{names: []string{"billingAddress"}, kind: fieldObject,
-		object: func(c *checker, p *parser, depth int, path string, r *lookup) error {
+		object: func(c *checker, rd *reader, path string, r *lookup) error {
 			r.BillingAddress = &c.parts.billing
-			return decodeStream(p, c, depth, path, addressRules, r.BillingAddress)
+			return decodeObject(rd, c, path, addressRules, r.BillingAddress)
 		}},
 	{names: []string{"shippingAddress"}, kind: fieldObject,
-		object: func(c *checker, p *parser, depth int, path string, r *lookup) error {
+		object: func(c *checker, rd *reader, path string, r *lookup) error {
 			r.ShippingAddress = &c.parts.shipping
-			return decodeStream(p, c, depth, path, addressRules, r.ShippingAddress)
+			return decodeObject(rd, c, path, addressRules, r.ShippingAddress)
 		}},
 	{names: []string{"email"}, max: 254, check: email,
 		setString: func(r *lookup, s string) { r.Email = s }},
 	{names: []string{"homePhone"}, kind: fieldObject,
-		object: func(c *checker, p *parser, depth int, path string, r *lookup) error {
+		object: func(c *checker, rd *reader, path string, r *lookup) error {
 			r.HomePhone = &c.parts.home
-			return decodeStream(p, c, depth, path, phoneRules, r.HomePhone)
+			return decodeObject(rd, c, path, phoneRules, r.HomePhone)
 		}},
 	{names: []string{"mobilePhone"}, kind: fieldObject,
-		object: func(c *checker, p *parser, depth int, path string, r *lookup) error {
+		object: func(c *checker, rd *reader, path string, r *lookup) error {
 			r.MobilePhone = &c.parts.mobile
-			return decodeStream(p, c, depth, path, phoneRules, r.MobilePhone)
+			return decodeObject(rd, c, path, phoneRules, r.MobilePhone)
 		}},
 	{names: []string{"workPhone"}, kind: fieldObject,
-		object: func(c *checker, p *parser, depth int, path string, r *lookup) error {
+		object: func(c *checker, rd *reader, path string, r *lookup) error {
 			r.WorkPhone = &c.parts.work
-			return decodeStream(p, c, depth, path, phoneRules, r.WorkPhone)
+			return decodeObject(rd, c, path, phoneRules, r.WorkPhone)
 		}},
 	{names: []string{"accountInfo"}, kind: fieldObject,
-		object: func(c *checker, p *parser, depth int, path string, r *lookup) error {
+		object: func(c *checker, rd *reader, path string, r *lookup) error {
 			r.AccountInfo = &c.parts.account
-			return decodeStream(p, c, depth, path, accountInfoRules, r.AccountInfo)
+			return decodeObject(rd, c, path, accountInfoRules, r.AccountInfo)
 		}},
 	{names: []string{"additionalAccountInfo"}, kind: fieldObject,
-		object: func(c *checker, p *parser, depth int, path string, r *lookup) error {
+		object: func(c *checker, rd *reader, path string, r *lookup) error {
 			r.AdditionalAccountInfo = &c.parts.additional
-			return decodeStream(p, c, depth, path, additionalInfoRules, r.AdditionalAccountInfo)
+			return decodeObject(rd, c, path, additionalInfoRules, r.AdditionalAccountInfo)
 		}},
 	{names: []string{"merchantRiskInfo"}, kind: fieldObject,
-		object: func(c *checker, p *parser, depth int, path string, r *lookup) error {
+		object: func(c *checker, rd *reader, path string, r *lookup) error {
 			r.MerchantRiskInfo = &c.parts.merchantRisk
-			return decodeStream(p, c, depth, path, merchantRiskRules, r.MerchantRiskInfo)
+			return decodeObject(rd, c, path, merchantRiskRules, r.MerchantRiskInfo)
 		}},
-})
+}
 
 // browserRules read browserInfo (2.3). When javascriptEnabled is false,
 // the properties only a script can read become optional, as in EMV 2.2.0,
@@ -353,8 +360,8 @@ var addressRules = newRuleSet([]rule[*message.Address]{
 // belongs to instalment authentications only: with a valid
 // threeDsRequestorAuthInd other than 03 it is refused (203), once the whole
 // request is read.
-func decodePurchase(c *checker, p *parser, depth int, path string, dst *message.Purchase) error {
-	if err := decodeStream(p, c, depth, path, purchaseRules, dst); err != nil {
+func decodePurchase(c *checker, rd *reader, path string, dst *message.Purchase) error {
+	if err := decodeObject(rd, c, path, purchaseRules, dst); err != nil {
 		return err
 	}
 	// Both set means both valid.

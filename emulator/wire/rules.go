@@ -2,6 +2,7 @@ package wire
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -85,9 +86,9 @@ type rule[P any] struct {
 	setString func(P, string)
 	setInt    func(P, int)
 	setBool   func(P, bool)
-	// object decodes the object of a fieldObject rule from p.pos (its
-	// '{'), at nesting depth, with decodeStream.
-	object func(c *checker, p *parser, depth int, path string, dst P) error
+	// object decodes the object of a fieldObject rule, whose '{' r just
+	// read, with decodeObject.
+	object func(c *checker, r *reader, path string, dst P) error
 }
 
 // always is the required func of a field that is always required.
@@ -150,7 +151,7 @@ func join(prefix, name string) string {
 // to its rule, built once.
 type ruleSet[P any] struct {
 	rules []rule[P]
-	index keyIndex
+	index map[string]ruleName
 	// required has bit i set when rules[i] has a required func.
 	required uint64
 	// text has bit i set when a string value of rules[i] needs no more
@@ -161,19 +162,29 @@ type ruleSet[P any] struct {
 	folded map[string]int
 }
 
+// ruleName is the rule an accepted key names, and which of the rule's
+// names it is.
+type ruleName struct {
+	rule, nth uint8
+}
+
 // noFieldName is the name no field of any request has: the card-number
 // member "pan" of other interfaces. A body in which the decoder ignored no
 // member therefore holds none, and the lookup event's redaction does not
 // look for one (redact.Limits.NoPAN).
 const noFieldName = "pan"
 
-func newRuleSet[P any](rules []rule[P]) *ruleSet[P] {
+// newRuleSet builds the rule set of an object from lists of rules, in
+// order: requests that share fields (the browser, app and 3RI lookups)
+// share the lists that hold them. It panics when two rules of the set
+// take the same spelling, or the set is too large for the decoder.
+func newRuleSet[P any](lists ...[]rule[P]) *ruleSet[P] {
+	rules := slices.Concat(lists...)
 	if len(rules) > maxRules {
 		panic("wire: more rules in one object than maxRules")
 	}
-	s := &ruleSet[P]{rules: rules, folded: make(map[string]int, 2*len(rules))}
+	s := &ruleSet[P]{rules: rules, index: make(map[string]ruleName), folded: make(map[string]int, 2*len(rules))}
 	var buf [maxFoldedKey]byte
-	var names []ruleName
 	aliases := 0
 	for i, r := range rules {
 		if len(r.names) > 8 {
@@ -192,7 +203,7 @@ func newRuleSet[P any](rules []rule[P]) *ruleSet[P] {
 			if name == noFieldName {
 				panic("wire: a field named " + noFieldName + ": a body whose every member is known must hold none (redact.Limits.NoPAN)")
 			}
-			names = append(names, ruleName{name: name, rule: uint8(i), nth: uint8(n)})
+			s.index[name] = ruleName{rule: uint8(i), nth: uint8(n)}
 		}
 		for _, name := range append(r.names[:len(r.names):len(r.names)], r.hints...) {
 			folded, ok := foldKey(buf[:0], name)
@@ -205,14 +216,14 @@ func newRuleSet[P any](rules []rule[P]) *ruleSet[P] {
 	if aliases > 1 {
 		panic("wire: more than one sameAlias rule in one object")
 	}
-	s.index = newKeyIndex(names)
 	return s
 }
 
 // lookup returns the index of the rule that accepts key, and which of its
 // names key is.
 func (s *ruleSet[P]) lookup(key string) (rule, nth int, ok bool) {
-	return s.index.find(key)
+	n, ok := s.index[key]
+	return int(n.rule), int(n.nth), ok
 }
 
 // isEmpty tells whether v counts as absent: null or the empty string.
@@ -225,7 +236,7 @@ func isEmpty(v *value) bool {
 func decodeField[P any](c *checker, r *rule[P], v *value, prefix, key string, dst P) {
 	switch r.kind {
 	case fieldObject:
-		// An object value is decoded by decodeStream as it is read; what
+		// An object value is decoded by decodeObject as it is read; what
 		// reaches here is another kind.
 		c.add(join(prefix, key), emvFormat, "must be an object, got "+v.kind.String())
 	case fieldBool:
@@ -256,7 +267,7 @@ func decodeField[P any](c *checker, r *rule[P], v *value, prefix, key string, ds
 
 // decodeText checks the text s of a string field, the member key of the
 // object at prefix, against its rule and stores it; fl tells what the
-// parser found in s.
+// reader found in s.
 func decodeText[P any](c *checker, r *rule[P], s string, fl textFlags, prefix, key string, dst P) {
 	n := len(s)
 	if fl&textPlain == 0 || fl&textLone != 0 {
@@ -285,7 +296,7 @@ func decodeText[P any](c *checker, r *rule[P], s string, fl textFlags, prefix, k
 // and returns the reason when it is not text a field may hold: a control
 // character (Unicode Cc: U+0000 to U+001F, U+007F to U+009F, escaped or
 // DEL sent as is), or a UTF-16 surrogate escape without its other half
-// (lone), which the parser decoded as U+FFFD.
+// (lone), which the reader decoded as U+FFFD.
 func textLength(s string, lone bool) (int, string) {
 	if lone {
 		return 0, "must be Unicode text: holds an escaped UTF-16 surrogate (\\uD800 to \\uDFFF) without its other half"

@@ -6,11 +6,11 @@ import (
 	"testing"
 )
 
-// TestWhatEncodingJSONCannot is why the package keeps its own decoder
-// rather than encoding/json: on the same bodies, encoding/json takes a
-// repeated key in silence (the last one wins) where the spec wants a 204,
-// and stops at the first wrong type where the spec wants every problem of
-// the body in one answer.
+// TestWhatEncodingJSONCannot is why the package judges the tokens of a
+// body with its own rules rather than unmarshal it with encoding/json: on
+// the same bodies, encoding/json takes a repeated key in silence (the last
+// one wins) where the spec wants a 204, and stops at the first wrong type
+// where the spec wants every problem of the body in one answer.
 func TestWhatEncodingJSONCannot(t *testing.T) {
 	base := string(baseBody(t))
 	// The fields the bodies below break, as a struct for encoding/json.

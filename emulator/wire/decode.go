@@ -4,24 +4,23 @@ import (
 	"math/bits"
 	"slices"
 	"sort"
-	"unsafe"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
 )
 
-// This file decodes a request while it parses it: the members of an object
-// the rules know are checked and stored as they are read, and only the
-// values no rule knows (unknown fields, a duplicate's value) go through the
-// generic parser of json.go. No tree of the request is built or walked
-// twice. The result is the one a two-pass decoder would give, problem for
-// problem and in the same order; the points where a rule depends on a
-// field read later are deferred (see checker.later).
+// This file decodes a request as the reader reads it: the members of an
+// object the rules know are checked and stored as they are read, and the
+// values no rule knows (unknown fields, a duplicate's value) are read
+// through, for the keys they repeat. The result is the one a two-pass
+// decoder would give, problem for problem and in the same order; the
+// points where a rule depends on a field read later are deferred (see
+// checker.later).
 
-// decoding is the state of one request's decoding into a T: the parser,
+// decoding is the state of one request's decoding into a T: the reader,
 // the checker and the request, allocated at once (the rules' funcs get
 // pointers to all three, so they live on the heap).
 type decoding[T any] struct {
-	p   parser
+	r   reader
 	c   checker
 	req T
 }
@@ -31,36 +30,27 @@ type decoding[T any] struct {
 // is; field problems go to d.c, duplicated keys first, in the order of
 // the body.
 func decodeBody[T any](d *decoding[T], body []byte, lim limits, set *ruleSet[*T]) error {
-	// The body viewed as a string without a copy: keys and values are
-	// substrings of it, copied by whoever keeps them beyond the request.
-	p, c := &d.p, &d.c
-	p.data, p.limits = unsafe.String(unsafe.SliceData(body), len(body)), lim
-	p.path = p.pathBuf[:0]
-	p.skipSpace()
-	if p.pos == len(p.data) {
-		return &syntaxError{p.pos, "empty body, want a JSON object"}
+	r, c := &d.r, &d.c
+	r.open(body, lim)
+	err := r.openBody()
+	if err == nil {
+		err = decodeObject(r, c, "", set, &d.req)
 	}
-	if ch := p.data[p.pos]; ch != '{' {
-		if k, ok := kindOf(ch); ok {
-			return &syntaxError{p.pos, "body is a JSON " + k.String() + ", want a JSON object"}
-		}
-		_, err := p.value(0)
+	if err == nil {
+		err = r.closeBody()
+	}
+	err = r.firstError(err)
+	r.close()
+	if err != nil {
 		return err
-	}
-	if err := decodeStream(p, c, 1, "", set, &d.req); err != nil {
-		return err
-	}
-	p.skipSpace()
-	if p.pos != len(p.data) {
-		return &syntaxError{p.pos, "unexpected data after the JSON object"}
 	}
 	c.runDeferred()
-	if len(p.dups) > 0 {
+	if len(r.dups) > 0 {
 		// Objects report their duplicates as they are read, inner ones
 		// from within the outer: put them in the order of the body.
-		sort.Slice(p.dups, func(i, j int) bool { return p.dups[i].offset < p.dups[j].offset })
-		dups := make([]emv.Problem, 0, len(p.dups)+len(c.problems))
-		for _, d := range p.dups {
+		sort.Slice(r.dups, func(i, j int) bool { return r.dups[i].offset < r.dups[j].offset })
+		dups := make([]emv.Problem, 0, len(r.dups)+len(c.problems))
+		for _, d := range r.dups {
 			dups = append(dups, emv.Problem{Field: d.path, EMVCode: emvDuplicate, Reason: "key sent more than once in the same object"})
 		}
 		c.problems = append(dups, c.problems...)
@@ -76,7 +66,7 @@ func decodeBody[T any](d *decoding[T], body []byte, lim limits, set *ruleSet[*T]
 // refuses a larger set when the package loads.
 const maxRules = 40
 
-// memberState is what decodeStream remembers of the rules of one object:
+// memberState is what decodeObject remembers of the rules of one object:
 // which rules a member supplied and under which of their names, the value
 // that supplied the sameAlias rule (for the comparison of aliases), and
 // which names were seen at all (for duplicated keys). It is small, as it
@@ -86,41 +76,7 @@ type memberState struct {
 	nameSeen  [maxRules]uint8 // bit n of [i]: rules[i].names[n] was a key of this object
 	firstName [maxRules]uint8 // which name of rules[i] supplied it
 	aliasVal  leaf            // the value that supplied the sameAlias rule
-	unknown   []string        // keys no rule names, in order, each once
-	// unknownSet holds the keys of unknown once there are more than
-	// fewUnknown of them, so that finding a duplicate among them costs the
-	// same whatever their number: the decoder stays linear in the keys of
-	// the body.
-	unknownSet map[string]struct{}
-}
-
-// fewUnknown is how many unknown keys of one object are searched one by
-// one before they get a map: a real request has none or a handful, and a
-// scan of a few strings is cheaper than a map.
-const fewUnknown = 8
-
-// addUnknown records key, which no rule names, and tells whether the
-// object had it already.
-func (st *memberState) addUnknown(key string) (dup bool) {
-	if st.unknownSet == nil {
-		if slices.Contains(st.unknown, key) {
-			return true
-		}
-		st.unknown = append(st.unknown, key)
-		if len(st.unknown) > fewUnknown {
-			st.unknownSet = make(map[string]struct{}, 4*fewUnknown)
-			for _, k := range st.unknown {
-				st.unknownSet[k] = struct{}{}
-			}
-		}
-		return false
-	}
-	if _, ok := st.unknownSet[key]; ok {
-		return true
-	}
-	st.unknownSet[key] = struct{}{}
-	st.unknown = append(st.unknown, key)
-	return false
+	unknown   keySet          // keys no rule names
 }
 
 // leaf is what a comparison of two values looks at: kind and text.
@@ -130,147 +86,94 @@ type leaf struct {
 	text    string
 }
 
-// decodeStream decodes the object at p.pos (its '{') at nesting depth,
-// whose dotted path is prefix, against set into dst.
-func decodeStream[P any](p *parser, c *checker, depth int, prefix string, set *ruleSet[P], dst P) error {
-	if depth > maxDepth {
-		return p.errorf("JSON nested deeper than %d levels", maxDepth)
-	}
+// decodeObject decodes the object whose '{' r just read, whose dotted
+// path is prefix, against set into dst. Each member is checked and stored
+// as it is read: no tree of the request is built or walked twice.
+func decodeObject[P any](r *reader, c *checker, prefix string, set *ruleSet[P], dst P) error {
 	var st memberState // for at most maxRules rules: newRuleSet checks
-	p.pos++            // {
-	p.skipSpace()
-	if p.pos < len(p.data) && p.data[p.pos] == '}' {
-		p.pos++
-		requireMissing(c, prefix, set, &st)
-		return nil
-	}
 	for n := 1; ; n++ {
-		p.skipSpace()
-		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
-			return p.unexpected("a quoted object key")
-		}
-		offset := p.pos
-		if err := p.countKey(n); err != nil {
-			return err
-		}
-		key, _, err := p.stringFlags()
-		if err != nil {
-			return err
-		}
-		if i := p.pos; i+1 < len(p.data) && p.data[i] == ':' {
-			// The ':' right after the key, as nearly every body has it,
-			// alone or followed by one space.
-			if p.data[i+1] == ' ' {
-				i++
-			}
-			p.pos = i + 1
-		} else if !p.skipColon() {
-			return p.unexpected("':' after object key")
-		}
-		p.skipSpace()
-		ri, ni, known := set.lookup(key)
-		if known && set.text&^st.supplied&(1<<ri) != 0 && st.nameSeen[ri] == 0 && p.peek() == '"' {
-			// The first member of a text field that is a string, the
-			// most common member: what decodeMember would do, in short.
-			s, fl, err := p.stringFlags()
+		key, offset, ok, err := r.key(n)
+		if !ok {
 			if err != nil {
 				return err
 			}
+			break
+		}
+		t, err := r.next()
+		if err != nil {
+			return err
+		}
+		ri, ni, known := set.lookup(key)
+		switch {
+		case !known:
+			err = unknownMember(r, c, &st, prefix, key, offset, t)
+		case t.kind == '"' && set.text&^st.supplied&(1<<ri) != 0 && st.nameSeen[ri] == 0:
+			// The first member of a text field that is a string, the
+			// most common member: what decodeMember would do, in short.
+			s, fl := r.text(t)
 			st.nameSeen[ri] = 1 << ni
 			if s != "" {
 				st.supplied |= 1 << ri
 				st.firstName[ri] = uint8(ni)
 				decodeText(c, &set.rules[ri], s, fl, prefix, key, dst)
 			}
-		} else if !known {
-			if err := p.unknownMember(c, &st, depth, prefix, key, offset); err != nil {
-				return err
-			}
-		} else if err := decodeMember(p, c, depth, prefix, set, dst, &st, key, offset, ri, ni); err != nil {
+		default:
+			err = decodeMember(r, c, prefix, set, dst, &st, key, offset, ri, ni, t)
+		}
+		if err != nil {
 			return err
 		}
-		p.skipSpace()
-		if p.pos >= len(p.data) {
-			return p.unexpected("',' or '}'")
-		}
-		if p.data[p.pos] == '}' {
-			p.pos++
-			break
-		}
-		if p.data[p.pos] != ',' {
-			return p.unexpected("',' or '}'")
-		}
-		p.pos++
 	}
-	if len(st.unknown) > 0 {
+	if len(st.unknown.keys) > 0 {
 		findMisspelt(c, prefix, set, &st)
 	}
 	requireMissing(c, prefix, set, &st)
 	return nil
 }
 
-// decodeMember reads the value of the member key (at offset), which
-// starts at p.pos, and applies its rule, rules[ri] (key is its name ni):
-// the body of decodeStream's loop, where it takes no shorter way. p.path
-// leads to the object while duplicates are found, and to the member's
-// value while a value that may hold keys is read.
-func decodeMember[P any](p *parser, c *checker, depth int, prefix string, set *ruleSet[P], dst P, st *memberState, key string, offset, ri, ni int) error {
-	r := &set.rules[ri]
+// decodeMember reads the rest of the value of the member key (at offset),
+// which starts with t, and applies its rule, rules[ri] (key is its name
+// ni): the body of decodeObject's loop, where it takes no shorter way.
+func decodeMember[P any](r *reader, c *checker, prefix string, set *ruleSet[P], dst P, st *memberState, key string, offset, ri, ni int, t token) error {
+	rl := &set.rules[ri]
 	firstOfKey := st.nameSeen[ri]&(1<<ni) == 0
 	if !firstOfKey {
-		p.dups = append(p.dups, duplicate{p.pathTo(key), offset})
+		r.dups = append(r.dups, duplicate{r.memberPath(key), offset})
 	}
 	st.nameSeen[ri] |= 1 << ni
 	supplied := st.supplied&(1<<ri) != 0
 
-	var v value
-	switch ch := p.peek(); {
-	case ch == '"':
-		// A string, the value of most members: read without the generic
-		// parser, as it holds no key.
-		s, fl, err := p.stringFlags()
-		if err != nil {
-			return err
-		}
-		v = value{kind: kindString, text: s, flags: fl}
-	case ch == '{' && r.kind == fieldObject && !supplied:
+	if t.kind == '{' && rl.kind == fieldObject && !supplied {
 		// The first object of an object field: decoded as it is read.
-		if firstOfKey && r.watch != nil {
-			r.watch(c, value{kind: kindObject})
+		if firstOfKey && rl.watch != nil {
+			rl.watch(c, value{kind: kindObject})
 		}
 		st.supplied |= 1 << ri
 		st.firstName[ri] = uint8(ni)
-		if r.sameAlias {
+		if rl.sameAlias {
 			st.aliasVal = leaf{kind: kindObject}
 		}
-		path := r.names[0] // a top-level object under its canonical name: no copy to make
+		path := rl.names[0] // a top-level object under its canonical name: no copy to make
 		if prefix != "" || key != path {
 			path = join(prefix, key)
 		}
-		p.path = append(p.path, key)
-		err := r.object(c, p, depth+1, path, dst)
-		p.path = p.path[:len(p.path)-1]
-		return err
-	default:
-		p.path = append(p.path, key)
-		var err error
-		v, err = p.value(depth)
-		p.path = p.path[:len(p.path)-1]
-		if err != nil {
-			return err
-		}
+		return rl.object(c, r, path, dst)
 	}
-	if firstOfKey && r.watch != nil {
-		r.watch(c, v)
+	v, err := r.value(t)
+	if err != nil {
+		return err
+	}
+	if firstOfKey && rl.watch != nil {
+		rl.watch(c, v)
 	}
 	if supplied {
-		switch first := r.names[st.firstName[ri]]; {
+		switch first := rl.names[st.firstName[ri]]; {
 		case int(st.firstName[ri]) == ni:
 			// the same key twice: reported as a duplicate (204)
-		case r.sameAlias:
+		case rl.sameAlias:
 			f := &st.aliasVal
 			if f.kind != v.kind || f.text != v.text || f.boolean != v.boolean {
-				c.add(join(prefix, r.names[0]), emvFormat, "sent as both "+first+" and "+key+" with different values")
+				c.add(join(prefix, rl.names[0]), emvFormat, "sent as both "+first+" and "+key+" with different values")
 			}
 		default:
 			c.add(join(prefix, key), emvDuplicate, "same field as "+join(prefix, first)+", sent under both names")
@@ -282,25 +185,24 @@ func decodeMember[P any](p *parser, c *checker, depth int, prefix string, set *r
 	}
 	st.supplied |= 1 << ri
 	st.firstName[ri] = uint8(ni)
-	if r.sameAlias {
+	if rl.sameAlias {
 		st.aliasVal = leaf{v.kind, v.boolean, v.text}
 	}
-	decodeField(c, r, &v, prefix, key, dst)
+	decodeField(c, rl, &v, prefix, key, dst)
 	return nil
 }
 
-// unknownMember reads the value of the member key (at offset), which no
-// rule of its object names: it is ignored, but for its duplicates.
-func (p *parser) unknownMember(c *checker, st *memberState, depth int, prefix, key string, offset int) error {
-	if st.addUnknown(key) {
-		p.dups = append(p.dups, duplicate{p.pathTo(key), offset})
+// unknownMember reads the rest of the value of the member key (at
+// offset), which starts with t and which no rule of its object names: it
+// is ignored, but for its duplicates.
+func unknownMember(r *reader, c *checker, st *memberState, prefix, key string, offset int, t token) error {
+	if st.unknown.add(key) {
+		r.dups = append(r.dups, duplicate{r.memberPath(key), offset})
 	}
 	if len(c.ignored) < maxIgnored {
 		c.ignore(join(prefix, key))
 	}
-	p.path = append(p.path, key)
-	_, err := p.value(depth)
-	p.path = p.path[:len(p.path)-1]
+	_, err := r.value(t)
 	return err
 }
 
@@ -349,7 +251,7 @@ type misspelt struct {
 // another way. It costs a map lookup per unknown key.
 func findMisspelt[P any](c *checker, prefix string, set *ruleSet[P], st *memberState) {
 	var buf [maxFoldedKey]byte
-	for _, key := range st.unknown {
+	for _, key := range st.unknown.keys {
 		folded, ok := foldKey(buf[:0], key)
 		if !ok {
 			continue
