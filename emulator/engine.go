@@ -286,7 +286,12 @@ func (e *Engine) LookupEncoded(ctx context.Context, ns string, req message.Looku
 	}
 	t := e.newTransaction(ns, req, scheme, sc, st)
 	if link.id != "" {
+		// The collection chose the threeDSServerTransID: the acsTransID
+		// follows it.
 		t.ThreeDSServerTransID, t.Method = link.id, link.method
+		if acs, ok := acsTransIDOf(link.id); ok {
+			t.ACSTransID = acs
+		}
 	}
 	if err := e.store.Put(ctx, t); err != nil {
 		return message.LookupResponse{}, nil, fmt.Errorf("lookup: store transaction: %w", err)
@@ -341,21 +346,20 @@ const answerSize = 768
 // answered by sc, in namespace ns whose state is st.
 func (e *Engine) newTransaction(ns string, req message.LookupRequest, scheme string, sc *scenarios.Scenario, st state.NamespaceState) state.Transaction {
 	pan := req.Card.CardNumber
-	var ids [3]string
-	newUUIDs(ids[:])
+	server, acs, ds := transactionIDs()
 	t := state.Transaction{
 		Namespace:            ns,
-		ThreeDSServerTransID: ids[0],
-		ACSTransID:           ids[1],
-		DSTransID:            ids[2],
+		ThreeDSServerTransID: server,
+		ACSTransID:           acs,
+		DSTransID:            ds,
 		ExternalReferenceID:  strings.Clone(req.ExternalReferenceID),
 		CreatedAt:            e.now().Add(st.Offset),
 		ScenarioID:           sc.ID,
 		Generation:           st.Generation,
 	}
 	t.SetCard(pan, scheme)
-	acs := e.acs.lookup(t.CardBIN)
-	t.ACSReferenceNumber, t.ACSOperatorID = acs.ReferenceNumber, acs.OperatorID
+	issuer := e.acs.lookup(t.CardBIN)
+	t.ACSReferenceNumber, t.ACSOperatorID = issuer.ReferenceNumber, issuer.OperatorID
 
 	if ch := sc.Challenge; ch != nil {
 		t.Version = negotiateVersion(req.MessageVersion, ch.Version)
