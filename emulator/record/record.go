@@ -27,6 +27,7 @@ import (
 //	[generation section]            only when Generation is not zero: generationV1, uvarint
 //	[language section]              only when Challenge.Language is not empty: languageV1, uvarint length, bytes
 //	[style section]                 only when Challenge.Resends or .App is set: styleV1, uvarint, uvarint length, bytes
+//	[channel section]               only when Channel is not the browser: channelV1, one byte
 //
 // The sections came later, each opened by its own byte: a record without
 // them (every record written before they existed, every transaction
@@ -128,8 +129,16 @@ func Append(b []byte, t *state.Transaction) []byte {
 		b = binary.AppendUvarint(b, uint64(len(t.Challenge.App)))
 		b = append(b, t.Challenge.App...)
 	}
+	if t.Channel != state.ChannelBrowser {
+		b = append(b, channelV1, byte(t.Channel))
+	}
 	return b
 }
+
+// channelV1 opens the channel section of a record: the transaction's
+// Channel follows in one byte. It follows the style section; a record
+// without it is a browser transaction's.
+const channelV1 byte = 6
 
 // languageV1 opens the language section of a record: the length of the
 // transaction's Challenge.Language follows as a uvarint, then its bytes.
@@ -421,6 +430,7 @@ func Decode(rec []byte) (state.Transaction, error) {
 	var lang string
 	var resends int
 	var app string
+	var channel state.Channel
 	// The sections, each at most once and in their order.
 	for last := byte(0); !r.bad && r.off < len(r.b); {
 		tag := r.b[r.off]
@@ -446,6 +456,11 @@ func Decode(rec []byte) (state.Transaction, error) {
 				r.fail()
 			}
 			app = string(r.bytes(r.uvarint()))
+		case channelV1:
+			r.off++
+			if channel = state.Channel(r.byte()); !channel.Valid() || channel == state.ChannelBrowser {
+				r.fail()
+			}
 		default:
 			r.fail()
 		}
@@ -470,6 +485,7 @@ func Decode(rec []byte) (state.Transaction, error) {
 		Generation: generation,
 		CreatedAt:  createdAt,
 		Phase:      state.Phase(fixed[0]),
+		Channel:    channel,
 		PANLength:  fixed[1],
 		PANLast4:   [4]byte(fixed[2:6]),
 	}, nil
