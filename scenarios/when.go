@@ -96,16 +96,23 @@ type Condition struct {
 // fact is the request's value of the condition's fact.
 func (c *Condition) fact(r *Request) string { return cmp.Or(*c.field(r), c.unset) }
 
+// The keys of when's conditions.
+const (
+	WhenChannel     = "channel"
+	WhenThreeRIInd  = "threeRIInd"
+	WhenPriorStatus = "priorStatus"
+)
+
 // conditions are the conditions of when, in the order the schema and the
 // catalogue list them.
 var conditions = []Condition{
-	{Key: "channel", Values: channels,
+	{Key: WhenChannel, Values: channels,
 		Doc:   "The device channel of the lookup: browser (POST /authentication/brw), app, or 3ri (POST /authentication/3ri).",
 		field: func(r *Request) *string { return &r.Channel }, unset: ChannelBrowser},
-	{Key: "threeRIInd", Values: threeRIIndCodes(),
+	{Key: WhenThreeRIInd, Values: threeRIIndCodes(),
 		Doc:   "threeRIInd of a 3RI lookup: 01 recurring, 02 instalment, 03 add card, 04 maintain card information, 05 account verification, and from 2.2.0 06 split/delayed shipment, 07 top-up, 08 mail order, 09 telephone order, 10 whitelist status check, 11 other payment.",
 		field: func(r *Request) *string { return &r.ThreeRIInd }},
-	{Key: "priorStatus", Values: priorStatuses,
+	{Key: WhenPriorStatus, Values: priorStatuses,
 		Doc:   "The status of the transaction a 3RI lookup's threeDsReqPriorRef names (none: the sandbox finds none for the token). Setting it answers a prior that is unknown or not authenticated (Y or A) instead of refusing the lookup.",
 		field: func(r *Request) *string { return &r.PriorStatus }},
 }
