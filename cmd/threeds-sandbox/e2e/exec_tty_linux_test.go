@@ -1,3 +1,5 @@
+//go:build e2e
+
 package e2e
 
 import (
@@ -74,16 +76,17 @@ func TestExecInATerminal(t *testing.T) {
 	}()
 	waitOutput := func(want string) {
 		t.Helper()
-		for deadline := time.Now().Add(30 * time.Second); !strings.Contains(out.String(), want); time.Sleep(20 * time.Millisecond) {
+		shown := testkit.Within(testkit.Patience, func() bool {
 			select {
 			case err := <-done:
 				t.Fatalf("exec ended (%v) before the terminal showed %q:\n%s", err, want, out.String())
 			default:
 			}
-			if time.Now().After(deadline) {
-				_ = cmd.Process.Kill()
-				t.Fatalf("the terminal did not show %q within 30s:\n%s", want, out.String())
-			}
+			return strings.Contains(out.String(), want)
+		})
+		if !shown {
+			_ = cmd.Process.Kill()
+			t.Fatalf("the terminal did not show %q within %s:\n%s", want, testkit.Patience, out.String())
 		}
 	}
 
@@ -100,9 +103,9 @@ func TestExecInATerminal(t *testing.T) {
 		if got := exitStatus(err); got != 9 {
 			t.Errorf("exec exited %d after Ctrl-C, want 9, the command's status:\n%s", got, out.String())
 		}
-	case <-time.After(30 * time.Second):
+	case <-time.After(testkit.Patience):
 		_ = cmd.Process.Kill()
-		t.Fatalf("exec did not end within 30s of Ctrl-C:\n%s", out.String())
+		t.Fatalf("exec did not end within %s of Ctrl-C:\n%s", testkit.Patience, out.String())
 	}
 	if n := strings.Count(out.String(), "trapped:"); n != 1 {
 		t.Errorf("the command saw Ctrl-C %d times, want once:\n%s", n, out.String())

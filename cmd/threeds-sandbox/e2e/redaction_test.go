@@ -1,3 +1,5 @@
+//go:build e2e
+
 package e2e
 
 import (
@@ -16,6 +18,7 @@ import (
 // memory and in Redis: the console of another replica shows each with its
 // first six and last four digits only.
 func TestCardNumbersUnderAnyName(t *testing.T) {
+	t.Parallel()
 	clear := map[string]string{ // card number -> how the console shows it
 		"4000000000009003":    "400000******9003",
 		"4111111111111111":    "411111******1111",
