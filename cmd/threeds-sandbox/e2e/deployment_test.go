@@ -1,4 +1,4 @@
-//go:build e2e && linux
+//go:build full && linux
 
 package e2e
 

@@ -1,4 +1,4 @@
-//go:build e2e && unix
+//go:build full && unix
 
 package e2e
 

@@ -1,4 +1,4 @@
-//go:build e2e
+//go:build full
 
 package e2e
 
@@ -61,8 +61,12 @@ func TestExecInATerminal(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	exited := make(chan struct{})
+	var waitErr error
+	go func() {
+		waitErr = cmd.Wait()
+		close(exited)
+	}()
 	var out testkit.Buffer
 	go func() {
 		buf := make([]byte, 4096)
@@ -74,19 +78,18 @@ func TestExecInATerminal(t *testing.T) {
 			}
 		}
 	}()
+	// waitOutput waits for the terminal to show want; the last bytes may
+	// reach it after exec has ended.
 	waitOutput := func(want string) {
 		t.Helper()
-		shown := testkit.Within(testkit.Patience, func() bool {
+		if !testkit.Within(testkit.Patience, func() bool { return strings.Contains(out.String(), want) }) {
 			select {
-			case err := <-done:
-				t.Fatalf("exec ended (%v) before the terminal showed %q:\n%s", err, want, out.String())
+			case <-exited:
+				t.Fatalf("exec ended (%v) and the terminal did not show %q:\n%s", waitErr, want, out.String())
 			default:
+				_ = cmd.Process.Kill()
+				t.Fatalf("the terminal did not show %q within %s:\n%s", want, testkit.Patience, out.String())
 			}
-			return strings.Contains(out.String(), want)
-		})
-		if !shown {
-			_ = cmd.Process.Kill()
-			t.Fatalf("the terminal did not show %q within %s:\n%s", want, testkit.Patience, out.String())
 		}
 	}
 
@@ -99,8 +102,8 @@ func TestExecInATerminal(t *testing.T) {
 	}
 	waitOutput("trapped:")
 	select {
-	case err := <-done:
-		if got := exitStatus(err); got != 9 {
+	case <-exited:
+		if got := exitStatus(waitErr); got != 9 {
 			t.Errorf("exec exited %d after Ctrl-C, want 9, the command's status:\n%s", got, out.String())
 		}
 	case <-time.After(testkit.Patience):
