@@ -65,6 +65,7 @@ func apiCall(t *testing.T, client *http.Client, u string, body any) result {
 // error="invalid_token" and the interface's error body; a new token
 // works again.
 func TestOAuthClientCredentials(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(o *envOptions) {
 		o.merchants = shopID + ":" + shopSecret
 		o.tokenLife = 5 * time.Minute
@@ -127,6 +128,7 @@ func TestOAuthClientCredentials(t *testing.T) {
 // TestAccessTokensRefused: malformed and foreign JWTs are refused with
 // invalid_token, even in the open default.
 func TestAccessTokensRefused(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	foreignKey, _ := auth.NewAccessTokens(e.URL, [][]byte{[]byte("another sandbox's master key....")}, time.Hour, e.Clock.Now)
 	foreign, _ := foreignKey.Issue("shop-1", "threeds", false)
@@ -142,6 +144,7 @@ func TestAccessTokensRefused(t *testing.T) {
 // TestTokenEndpoint: the open default's tokens and the endpoint's errors,
 // in RFC 6749's shape.
 func TestTokenEndpoint(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(o *envOptions) { o.journal = true })
 	post := func(form url.Values, user, pass string) result {
 		req, _ := http.NewRequest(http.MethodPost, e.URL+"/connect/token", strings.NewReader(form.Encode()))
@@ -219,6 +222,7 @@ func TestTokenEndpoint(t *testing.T) {
 // secret being checked, its right one included; another client is not
 // slowed.
 func TestTokenEndpointSlowsGuessing(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(o *envOptions) { o.merchants = shopID + ":" + shopSecret + ",shop-2:shop-2-secret-0123456789" })
 	token := func(id, secret string) result {
 		return e.form("/connect/token", url.Values{"grant_type": {"client_credentials"}, "client_id": {id}, "client_secret": {secret}})
@@ -244,6 +248,7 @@ func TestTokenEndpointSlowsGuessing(t *testing.T) {
 // Connect Discovery requires, RFC 8414's document is served with the
 // same, and the authorization endpoint they name refuses every client.
 func TestOAuthMetadata(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	oidc := e.call(http.MethodGet, "/.well-known/openid-configuration", "", nil)
 	rfc := e.call(http.MethodGet, "/.well-known/oauth-authorization-server", "", nil)
@@ -272,6 +277,7 @@ func TestOAuthMetadata(t *testing.T) {
 // readable HTTP Basic answers 401 invalid_client with WWW-Authenticate,
 // as every other refusal of the client does.
 func TestTokenEndpointUnreadableBasic(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(o *envOptions) { o.merchants = shopID + ":" + shopSecret })
 	for _, h := range []string{"Basic !!!not-base64", "Basic " + base64.StdEncoding.EncodeToString([]byte("no-colon")),
 		"Basic " + base64.StdEncoding.EncodeToString([]byte("shop-1:%zz")), "Bearer abc", "Basic"} {
@@ -292,6 +298,7 @@ func TestTokenEndpointUnreadableBasic(t *testing.T) {
 // client reached, in discovery and in the token, and the token is
 // accepted whichever host it was issued at.
 func TestIssuerFromRequest(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(o *envOptions) { o.issuerHost = true })
 	at := func(method, path, host string, body io.Reader) result {
 		req, _ := http.NewRequest(method, e.URL+path, body)

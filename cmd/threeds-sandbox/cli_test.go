@@ -12,7 +12,6 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/cmd/internal/sandbox"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
@@ -31,7 +30,7 @@ type runResult struct {
 // as served.
 func runOnce(t *testing.T, env map[string]string, args ...string) runResult {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Patience)
 	defer cancel()
 	var stdout, stderr testkit.Buffer
 	ready := make(chan string, 1)

@@ -1,4 +1,4 @@
-//go:build linux
+//go:build full && linux
 
 package e2e
 
@@ -83,7 +83,7 @@ func TestDeploymentRecipe(t *testing.T) {
 	// as a slow start may take.
 	for i := 1; i <= 3; i++ {
 		port := strconv.Itoa(lb + i)
-		if err := waitReady("http://127.0.0.1:"+port, 30*time.Second, nil); err != nil {
+		if err := waitReady("http://127.0.0.1:"+port, testkit.Patience, nil); err != nil {
 			log, _ := os.ReadFile(filepath.Join(dir, "replica-"+port+".log"))
 			t.Errorf("replica %d: %v\nits log:\n%s", i, err, log)
 		}
@@ -131,11 +131,7 @@ func killLeftovers(t *testing.T, dir string) {
 		if err != nil || pid <= 1 {
 			continue
 		}
-		deadline := time.Now().Add(20 * time.Second)
-		for running(pid) && time.Now().Before(deadline) {
-			time.Sleep(100 * time.Millisecond)
-		}
-		if running(pid) {
+		if !testkit.Within(testkit.Patience, func() bool { return !running(pid) }) {
 			t.Errorf("%s: process %d still running after the stop block; killing it", filepath.Base(f), pid)
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}

@@ -1,3 +1,5 @@
+//go:build full
+
 package e2e
 
 import (
@@ -141,11 +143,11 @@ func TestReleaseSnapshot(t *testing.T) {
 	run := exec.Command(host)
 	run.Env = append(os.Environ(), "THREEDS_ADDR="+addr, "THREEDS_DRAIN_DELAY=0")
 	sandbox := startProcess(t, run)
-	waitProcessReady(t, sandbox, "http://"+addr, 30*time.Second)
+	waitProcessReady(t, sandbox, "http://"+addr, testkit.Patience)
 	checkServedSchema(t, "http://"+addr, filepath.Join(dist, schemaAsset))
 	runQuickStart(t, "http://"+addr)
 	_ = run.Process.Signal(syscall.SIGTERM)
-	if err := sandbox.wait(30 * time.Second); err != nil {
+	if err := sandbox.wait(testkit.Patience); err != nil {
 		t.Errorf("the released binary after SIGTERM: %v, want exit 0", err)
 	}
 }
