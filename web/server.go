@@ -41,6 +41,9 @@ const (
 const (
 	DefaultConsoleStreams         = console.DefaultMaxStreams
 	DefaultConsoleStreamsPerToken = console.DefaultMaxStreamsPerToken
+	// DefaultConsoleTokensPerClient bounds the tokens one client
+	// address holds console sessions for (Config.ConsoleTokensPerClient).
+	DefaultConsoleTokensPerClient = console.DefaultMaxTokensPerClient
 )
 
 // Config sets up a Server.
@@ -114,6 +117,10 @@ type Config struct {
 	// streams in all and per token (console.DefaultMaxStreams and
 	// console.DefaultMaxStreamsPerToken when zero).
 	ConsoleStreams, ConsoleStreamsPerToken int
+	// ConsoleTokensPerClient bounds the tokens one client address holds
+	// console sessions for at once (DefaultConsoleTokensPerClient when
+	// zero).
+	ConsoleTokensPerClient int
 }
 
 // CallbacksConfig sets up the result callbacks.
@@ -250,6 +257,7 @@ func NewServer(cfg Config) (*Server, error) {
 		MaxStreams:   cfg.ConsoleStreams,
 		// Per token, as --max-console-streams-per-token says.
 		MaxStreamsPerToken: cfg.ConsoleStreamsPerToken,
+		MaxTokensPerClient: cfg.ConsoleTokensPerClient,
 		Logger:             cfg.Logger,
 		Errors:             s.writeError,
 		ChallengeHTML:      s.challengeHTML,

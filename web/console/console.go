@@ -73,6 +73,9 @@ type Config struct {
 	// MaxStreamsPerToken those of one token (DefaultMaxStreams and
 	// DefaultMaxStreamsPerToken when zero).
 	MaxStreams, MaxStreamsPerToken int
+	// MaxTokensPerClient bounds the tokens one client address holds
+	// console sessions for at once (DefaultMaxTokensPerClient when zero).
+	MaxTokensPerClient int
 	// MaxBodyBytes is the server's body limit, which the login form's
 	// error names.
 	MaxBodyBytes int64
@@ -117,10 +120,10 @@ type Console struct {
 	stopOnce sync.Once
 	stopping chan struct{} // closed when the HTTP server shuts down
 
-	// streamsMu guards streams: the live event streams open.
-	streamsMu                      sync.Mutex
-	streams                        streamCounts
-	maxStreams, maxStreamsPerToken int
+	// streams are the live event streams open; clients the tokens each
+	// client address holds console sessions for.
+	streams *streamPool
+	clients *clientTokens
 }
 
 // consoleSession is the signed and encrypted content of the session
@@ -142,21 +145,25 @@ func New(cfg Config) (*Console, error) {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	c := &Console{
-		cfg:        cfg,
-		base:       cfg.Base,
-		auth:       newBasicAuth(cfg.BasicAuth),
-		secure:     strings.HasPrefix(cfg.PublicURL, "https://"),
-		acs:        origin(cfg.PublicURL),
-		stopping:   make(chan struct{}),
-		streams:    streamCounts{bySession: map[string]int{}, byNamespace: map[string]int{}},
-		maxStreams: cfg.MaxStreams, maxStreamsPerToken: cfg.MaxStreamsPerToken,
+		cfg:      cfg,
+		base:     cfg.Base,
+		auth:     newBasicAuth(cfg.BasicAuth),
+		secure:   strings.HasPrefix(cfg.PublicURL, "https://"),
+		acs:      origin(cfg.PublicURL),
+		stopping: make(chan struct{}),
 	}
-	if c.maxStreams <= 0 {
-		c.maxStreams = DefaultMaxStreams
+	maxStreams, perToken, perClient := cfg.MaxStreams, cfg.MaxStreamsPerToken, cfg.MaxTokensPerClient
+	if maxStreams <= 0 {
+		maxStreams = DefaultMaxStreams
 	}
-	if c.maxStreamsPerToken <= 0 {
-		c.maxStreamsPerToken = DefaultMaxStreamsPerToken
+	if perToken <= 0 {
+		perToken = DefaultMaxStreamsPerToken
 	}
+	if perClient <= 0 {
+		perClient = DefaultMaxTokensPerClient
+	}
+	c.streams = newStreamPool(maxStreams, perToken)
+	c.clients = newClientTokens(perClient, nil)
 	for _, k := range cfg.Keys {
 		sc := securecookie.New(k.Hash, k.Block).MaxAge(int(consoleSessionAge.Seconds()))
 		sc.SetSerializer(securecookie.JSONEncoder{})
@@ -382,10 +389,7 @@ func (c *Console) Session(r *http.Request) (string, bool, error) {
 // session keeps what the Authority grants, never the token; it lasts
 // consoleSessionAge, or until an access token expires.
 func (c *Console) openSession(w http.ResponseWriter, r *http.Request, g auth.Grant) error {
-	ttl := consoleSessionAge
-	if !g.Expires.IsZero() {
-		ttl = min(ttl, time.Until(g.Expires))
-	}
+	ttl := sessionTTL(g)
 	id, err := c.cfg.Sessions.Create(r.Context(), state.Session{TokenHash: g.TokenHash, Namespace: g.Namespace, Expires: g.Expires}, ttl)
 	if err != nil {
 		return fmt.Errorf("open a console session: %w", err)
@@ -396,6 +400,15 @@ func (c *Console) openSession(w http.ResponseWriter, r *http.Request, g auth.Gra
 	}
 	http.SetCookie(w, c.cookie(v, int(ttl.Seconds())))
 	return nil
+}
+
+// sessionTTL is how long a session opened now for g lasts.
+func sessionTTL(g auth.Grant) time.Duration {
+	ttl := consoleSessionAge
+	if !g.Expires.IsZero() {
+		ttl = min(ttl, time.Until(g.Expires))
+	}
+	return ttl
 }
 
 // endSession ends the request's session, if any, and clears its cookie.

@@ -5,11 +5,13 @@ package e2e
 import (
 	"encoding/base64"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 )
@@ -86,5 +88,113 @@ func TestTokenEndpointGuessingLocksNobodyOut(t *testing.T) {
 	}
 	if got := token(shop, "a typo"); got != http.StatusUnauthorized {
 		t.Errorf("a wrong secret from another address: HTTP %d, want 401 (its own allowance)", got)
+	}
+}
+
+// loginFrom opens a console session for token with client and returns its
+// cookie, or nil and the status of a refused login.
+func loginFrom(t *testing.T, client *http.Client, base, token string) (*http.Cookie, int) {
+	t.Helper()
+	c := *client
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	resp, err := c.PostForm(base+"/console/login", url.Values{"token": {token}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	for _, ck := range resp.Cookies() {
+		if ck.Name == "threeds_console" && ck.Value != "" && resp.StatusCode == http.StatusSeeOther {
+			return ck, resp.StatusCode
+		}
+	}
+	return nil, resp.StatusCode
+}
+
+// TestConsoleStreamsGiveWay: a hostile client logs in with as many tokens
+// as one client may (a further one gets 429) and opens every live stream
+// of the sandbox; a quiet tenant's stream is still opened, the hostile
+// token holding the most giving up its oldest (which ends with "event:
+// closed"), and however often the hostile client reopens, only its own
+// streams give way.
+func TestConsoleStreamsGiveWay(t *testing.T) {
+	const perToken, tokens = 10, 2
+	p := startDefault(t, "--max-console-streams", fmt.Sprint(perToken*tokens), "--max-console-streams-per-token", fmt.Sprint(perToken),
+		"--max-console-tokens-per-client", fmt.Sprint(tokens))
+	hostile, quiet := clientFrom("127.0.0.2"), clientFrom("127.0.0.1")
+	var cookies []*http.Cookie
+	for i := range tokens {
+		ck, status := loginFrom(t, hostile, p.URL, fmt.Sprint("e2e-hostile-", i))
+		if ck == nil {
+			t.Fatalf("login of hostile token %d: HTTP %d", i, status)
+		}
+		cookies = append(cookies, ck)
+	}
+	if ck, status := loginFrom(t, hostile, p.URL, "e2e-hostile-one-more"); ck != nil || status != http.StatusTooManyRequests {
+		t.Errorf("a login with one token more than a client may hold: HTTP %d, want 429", status)
+	}
+
+	// endings counts the streams that ended by giving way.
+	gaveWay := make(chan string, 256)
+	var bodies []io.Closer
+	t.Cleanup(func() {
+		for _, b := range bodies {
+			b.Close()
+		}
+	})
+	stream := func(client *http.Client, ck *http.Cookie, who string) int {
+		req, _ := http.NewRequest(http.MethodGet, p.URL+"/console/events", nil)
+		req.AddCookie(ck)
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.StatusCode != http.StatusOK {
+			resp.Body.Close()
+			return resp.StatusCode
+		}
+		bodies = append(bodies, resp.Body)
+		go func() {
+			b, _ := io.ReadAll(resp.Body) // until the stream ends
+			if strings.Contains(string(b), "event: closed") {
+				gaveWay <- who
+			}
+		}()
+		return resp.StatusCode
+	}
+	for i := range perToken * tokens {
+		// Each session holds at most 8: a session per 5 streams.
+		ck := cookies[i%tokens]
+		if i%5 == 0 && i >= tokens {
+			ck, _ = loginFrom(t, hostile, p.URL, fmt.Sprint("e2e-hostile-", i%tokens))
+			cookies[i%tokens] = ck
+		}
+		if got := stream(hostile, ck, "hostile"); got != http.StatusOK {
+			t.Fatalf("hostile stream %d: HTTP %d", i, got)
+		}
+	}
+
+	qck, status := loginFrom(t, quiet, p.URL, "e2e-quiet")
+	if qck == nil {
+		t.Fatalf("the quiet tenant's login: HTTP %d", status)
+	}
+	if got := stream(quiet, qck, "quiet"); got != http.StatusOK {
+		t.Fatalf("the quiet tenant's stream with every stream taken: HTTP %d, want 200", got)
+	}
+	const reopened = 12
+	for i := range reopened {
+		ck, _ := loginFrom(t, hostile, p.URL, fmt.Sprint("e2e-hostile-", i%tokens))
+		if got := stream(hostile, ck, "hostile"); got != http.StatusOK {
+			t.Fatalf("the hostile client reopening (%d): HTTP %d", i, got)
+		}
+	}
+	for n, deadline := 0, time.After(30*time.Second); n < 1+reopened; n++ {
+		select {
+		case who := <-gaveWay:
+			if who != "hostile" {
+				t.Fatal("the quiet tenant's only stream gave way to the hostile client's")
+			}
+		case <-deadline:
+			t.Fatalf("%d of the %d streams that made room ended with event: closed within 30s", n, 1+reopened)
+		}
 	}
 }
