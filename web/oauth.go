@@ -59,8 +59,8 @@ func (s *Server) oauthRoutes(o routeGroup) {
 // derived from the state hash keys, the current and the previous ones),
 // the keyed hashes of tokens (namespaces under the namespace key,
 // console sessions under the state hash keys), the
-// authority over static and access tokens, and the verifier of the
-// captures' JWTs.
+// authority over static and access tokens, the verifier of the
+// captures' JWTs, and the check of the sandbox's own forms' origins.
 func (s *Server) setUpAuth() error {
 	masters := [][]byte{s.cfg.HashKey}
 	for _, p := range s.cfg.PreviousKeys {
@@ -91,7 +91,8 @@ func (s *Server) setUpAuth() error {
 	}
 	s.ddc = auth.DDCVerifier{Merchants: s.cfg.Merchants, ConsoleKeys: consoleKeys, Now: s.cfg.Now}
 	s.attempts = auth.NewAttempts(s.cfg.Merchants, s.cfg.Now)
-	return nil
+	s.origins, err = auth.NewOrigins(s.cfg.PublicURL)
+	return err
 }
 
 // tokenError is the error body of the token endpoint (RFC 6749, 5.2).

@@ -183,8 +183,11 @@ type Server struct {
 	authority *auth.Authority
 	access    *auth.AccessTokens
 	ddc       auth.DDCVerifier
-	// attempts slows down the guessing of configured clients' secrets.
+	// attempts slows down the guessing of configured clients' secrets;
+	// origins refuses the posts another site's page makes a browser send
+	// to the sandbox's own forms.
 	attempts *auth.Attempts
+	origins  *auth.Origins
 	// sender delivers the result callbacks; nil when the engine has
 	// none. stopSender ends it and waits.
 	sender     *callback.Sender
@@ -263,6 +266,7 @@ func NewServer(cfg Config) (*Server, error) {
 		ChallengeHTML:      s.challengeHTML,
 		Docs:               s.docs.Pages(),
 		DDCToken:           s.consoleDDCToken,
+		Origins:            s.origins,
 		Demo: console.DemoAPI{
 			Lookup:  s.demoAPI(s.handleLookup),
 			Enquiry: s.demoAPI(s.handleEnquiry),

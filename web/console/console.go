@@ -25,6 +25,7 @@ import (
 	"github.com/threeds-sandbox/threeds-sandbox/templates"
 	"github.com/threeds-sandbox/threeds-sandbox/web/auth"
 	"github.com/threeds-sandbox/threeds-sandbox/web/docsite"
+	"github.com/threeds-sandbox/threeds-sandbox/web/respond"
 )
 
 // Console settings.
@@ -93,6 +94,9 @@ type Config struct {
 	// DDCToken makes the JWT of the demo checkout's device data capture
 	// ddcID for namespace ns, as a merchant's server makes its own.
 	DDCToken func(ns, ddcID string) (string, error)
+	// Origins refuses the console's forms when another site's page posts
+	// them (login CSRF).
+	Origins *auth.Origins
 	// Demo are the API operations the demo checkout calls, each served
 	// with the console session's token (see Console.Token); nil routes
 	// are not mounted.
@@ -135,8 +139,8 @@ type consoleSession struct {
 
 // New returns the console of cfg.
 func New(cfg Config) (*Console, error) {
-	if cfg.Engine == nil || cfg.Pages == nil || cfg.Sessions == nil || cfg.Authority == nil || cfg.Errors == nil || cfg.ChallengeHTML == nil || cfg.DDCToken == nil {
-		return nil, errors.New("console: config needs an engine, pages, sessions, an authority, an error writer, a challengeHtml renderer and a capture's JWT maker")
+	if cfg.Engine == nil || cfg.Pages == nil || cfg.Sessions == nil || cfg.Authority == nil || cfg.Errors == nil || cfg.ChallengeHTML == nil || cfg.DDCToken == nil || cfg.Origins == nil {
+		return nil, errors.New("console: config needs an engine, pages, sessions, an authority, an error writer, a challengeHtml renderer, a capture's JWT maker and the origins check")
 	}
 	if len(cfg.Keys) == 0 {
 		return nil, errors.New("console: config needs the keys of the session cookie")
@@ -217,7 +221,7 @@ func origin(raw string) string {
 func Headers(h http.Header) {
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Referrer-Policy", "same-origin") // its forms carry their Origin
 	h.Set("Cache-Control", "no-store")
 }
 
@@ -442,12 +446,22 @@ func (c *Console) cookiePath() string {
 	return c.base
 }
 
-// CrossSite reports a request from another site: a form post (login
-// CSRF) or a script of another origin.
-func CrossSite(r *http.Request) bool {
-	switch r.Header.Get("Sec-Fetch-Site") {
-	case "", "same-origin", "none":
+// crossSite refuses, with 403 and a page that says why, a form of the
+// console that a browser posted from another site's page (see
+// auth.Origins), and reports whether it did.
+func (c *Console) crossSite(w http.ResponseWriter, r *http.Request) bool {
+	err := c.cfg.Origins.Check(r)
+	if err == nil {
 		return false
 	}
+	nonce := respond.Nonce()
+	c.render(w, r, http.StatusForbidden, templates.PageConsoleMessage, nonce, cspOptions{}, templates.ConsoleMessage{
+		ConsoleLayout: c.layout(r, nonce, "Refused: a form of another site", ""),
+		Message: "The sandbox refused this form because a page of another site sent it (" + err.Error() + "). " +
+			"Another site may not log you in or out of the console: it could show you its own transactions as yours. " +
+			"Open the console's own login page and log in there.",
+		Link:     c.base + "/console/login",
+		LinkText: "The console's login page",
+	})
 	return true
 }

@@ -79,8 +79,7 @@ func tokenProblem(tok string) string {
 // handleLogin serves POST {base}/console/login: opens a session for the
 // typed bearer token.
 func (c *Console) handleLogin(w http.ResponseWriter, r *http.Request) {
-	if CrossSite(r) {
-		http.Error(w, "cross-site login refused", http.StatusForbidden)
+	if c.crossSite(w, r) {
 		return
 	}
 	if err := r.ParseForm(); err != nil {
@@ -121,8 +120,7 @@ func (c *Console) handleLogin(w http.ResponseWriter, r *http.Request) {
 
 // handleLogout serves POST {base}/console/logout.
 func (c *Console) handleLogout(w http.ResponseWriter, r *http.Request) {
-	if CrossSite(r) {
-		http.Error(w, "cross-site logout refused", http.StatusForbidden)
+	if c.crossSite(w, r) {
 		return
 	}
 	if ns, ok, _ := c.Session(r); ok {

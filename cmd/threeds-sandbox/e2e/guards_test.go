@@ -198,3 +198,58 @@ func TestConsoleStreamsGiveWay(t *testing.T) {
 		}
 	}
 }
+
+// TestCrossSiteFormsRefused: a login form posted from another site's page
+// (an Origin of another host, with or without Sec-Fetch-Site) is refused
+// with 403 and a page that says why, opening no session; the same post
+// from the console's own page, or from no browser, logs in. The banking
+// app's answer from another site is refused alike, and its page may be
+// framed by nobody.
+func TestCrossSiteFormsRefused(t *testing.T) {
+	p := startDefault(t)
+	post := func(path string, form url.Values, header map[string]string) (*http.Response, string) {
+		req, _ := http.NewRequest(http.MethodPost, p.URL+path, strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		for k, v := range header {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultTransport.RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp, string(b)
+	}
+	login := url.Values{"token": {"e2e-attacker-token"}}
+	for name, header := range map[string]map[string]string{
+		"Origin of another host (plain http)": {"Origin": "http://evil.example"},
+		"cross-site":                          {"Sec-Fetch-Site": "cross-site", "Origin": "http://evil.example"},
+	} {
+		resp, body := post("/console/login", login, header)
+		if resp.StatusCode != http.StatusForbidden || len(resp.Cookies()) > 0 || !strings.Contains(body, "another site") {
+			t.Errorf("login, %s: HTTP %d, cookies %v; want 403 saying why, no session\n%.300s", name, resp.StatusCode, resp.Cookies(), body)
+		}
+	}
+	for name, header := range map[string]map[string]string{
+		"the console's own page": {"Sec-Fetch-Site": "same-origin", "Origin": p.URL},
+		"Origin of the sandbox":  {"Origin": p.URL},
+		"no browser":             nil,
+	} {
+		if resp, body := post("/console/login", login, header); resp.StatusCode != http.StatusSeeOther || len(resp.Cookies()) == 0 {
+			t.Errorf("login, %s: HTTP %d; want 303 and a session\n%.300s", name, resp.StatusCode, body)
+		}
+	}
+	id := p.lookup(t, testkit.LookupBody(t, "4000000000009300", nil)).Str("threeDsServerTransId")
+	if resp, _ := post("/acs/app/"+id, url.Values{"action": {"approve"}}, map[string]string{"Origin": "http://evil.example"}); resp.StatusCode != http.StatusForbidden {
+		t.Errorf("the banking app's answer from another site: HTTP %d, want 403", resp.StatusCode)
+	}
+	resp, err := http.Get(p.URL + "/acs/app/" + id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if csp := resp.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "frame-ancestors 'none'") {
+		t.Errorf("the banking app's policy %q, want frame-ancestors 'none'", csp)
+	}
+}
