@@ -122,9 +122,12 @@ func reapChildren(command int) (status unix.WaitStatus, ended bool) {
 
 // endTree ends every process below the reaper: SIGTERM to each, SIGKILL
 // to what is left after sweepGrace, reaping them as they end (each
-// descendant whose parent ends is adopted), until none is left.
+// descendant whose parent ends is adopted), until none is left, or
+// another sweepGrace has passed (a process SIGKILL cannot end at once,
+// stuck in the kernel, is named on stderr then).
 func endTree(events <-chan os.Signal) {
 	deadline := time.Now().Add(sweepGrace)
+	giveUp := deadline.Add(sweepGrace)
 	asked := map[int]bool{}
 	poll := time.NewTicker(20 * time.Millisecond)
 	defer poll.Stop()
@@ -132,6 +135,10 @@ func endTree(events <-chan os.Signal) {
 		reapChildren(0)
 		left := descendants(os.Getpid())
 		if len(left) == 0 {
+			return
+		}
+		if time.Now().After(giveUp) {
+			fmt.Fprintf(os.Stderr, "threeds-sandbox: exec: processes %v of the command did not end after SIGKILL\n", left)
 			return
 		}
 		late := time.Now().After(deadline)
