@@ -196,8 +196,9 @@ type Choice struct {
 	// Choices are the choices picked, for Action select.
 	Choices []string
 	// Trust is the cardholder's answer to "trust this merchant", when the
-	// scenario's trustPrompt offers it: the final decision sets
-	// whiteListStatus Y (true) or N, source 03 (ACS).
+	// scenario's trustPrompt offers it: the final decision reports
+	// whiteListStatus Y (source 03, the ACS) only when it is true and the
+	// cardholder authenticated (see settleTrust).
 	Trust bool
 	// SessionData is the threeDSSessionData the browser posted with the
 	// CReq, which the final CRes returns byte for byte (a real ACS has no
@@ -328,12 +329,7 @@ func (e *Engine) decide(ctx context.Context, id string, c Choice, via apiCall, c
 		t.Challenge.Decision = c.Action
 		t.Challenge.DecidedAt = now
 		finish(t, o.Status, o.Reason, o.ECI, o.ChallengeCancel)
-		if ch.TrustPrompt && t.Version >= scenarios.Version220 {
-			t.WhiteListStatus, t.WhiteListStatusSrc = "N", "03"
-			if c.Trust {
-				t.WhiteListStatus = "Y"
-			}
-		}
+		settleTrust(t, ch, c.Trust)
 		final = true
 		return nil
 	})

@@ -75,10 +75,10 @@ func (s *Server) page(w http.ResponseWriter, r *http.Request, status int, name, 
 
 // writeHTML writes a rendered page with its security headers: scripts and
 // styles run only with the page's nonce; the ACS pages may be framed by
-// any merchant, other pages by nobody.
+// any merchant, other pages (the banking app among them) by nobody.
 func (s *Server) writeHTML(w http.ResponseWriter, r *http.Request, status int, nonce string, html []byte) {
 	ancestors := "'none'"
-	if infoOf(r.Context()).route == routeACS {
+	if info := infoOf(r.Context()); info.route == routeACS && !info.ownWindow {
 		ancestors = "*"
 	}
 	h := w.Header()

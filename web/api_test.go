@@ -280,7 +280,7 @@ func TestTransportErrors(t *testing.T) {
 			}
 			for k, v := range map[string]string{
 				"X-Content-Type-Options":  "nosniff",
-				"Referrer-Policy":         "no-referrer",
+				"Referrer-Policy":         "same-origin",
 				"Content-Security-Policy": "default-src 'none'; frame-ancestors 'none'",
 			} {
 				if got := r.Header.Get(k); got != v {

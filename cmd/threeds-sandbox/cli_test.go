@@ -208,6 +208,7 @@ func TestEveryBadFlagExitsTwo(t *testing.T) {
 		"max-console-sessions":          {"0", "want 1 or more"},
 		"max-console-streams":           {"0", "want 1 or more"},
 		"max-console-streams-per-token": {"0", "want 1 to --max-console-streams"},
+		"max-console-tokens-per-client": {"0", "want 1 or more"},
 		"journal-bytes":                 {"-1", "want 65536 bytes or more"},
 		"journal-total-bytes":           {"-4096", "want 65536 bytes or more"},
 		"journal-store":                 {"shared", "needs a Redis --store (THREEDS_STORE)"},

@@ -232,7 +232,9 @@ func login(t *testing.T, base, token, next string) (*http.Response, *http.Cookie
 func TestConsoleSessionsCapped(t *testing.T) {
 	t.Parallel()
 	srv := testkit.StartRedis(t, testkit.RedisOptions{})
-	p := startReplica(t, srv, "--max-console-sessions", "40")
+	// One address logs in with 61 tokens here: the bound of tokens per
+	// client is TestConsoleStreamsGiveWay's.
+	p := startReplica(t, srv, "--max-console-sessions", "40", "--max-console-tokens-per-client", "100")
 	var first, last *http.Cookie
 	for i := range 30 {
 		resp, ck := login(t, p.URL, testToken, "")
@@ -262,7 +264,7 @@ func TestConsoleSessionsCapped(t *testing.T) {
 		t.Errorf("after 60 more logins of other tokens: %d sessions in Redis, want --max-console-sessions 40", n)
 	}
 
-	mem := startDefault(t, "--max-console-sessions", "5")
+	mem := startDefault(t, "--max-console-sessions", "5", "--max-console-tokens-per-client", "100")
 	var cookies []*http.Cookie
 	for i := range 20 {
 		_, ck := login(t, mem.URL, testToken, "")
