@@ -3,31 +3,18 @@ package templates
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
-)
-
-// axeFile is axe-core's browser build, vendored from the npm package (see
-// testdata/axe/README.md for its version, licence and how to update it);
-// axeSHA256 is its checksum, so that a damaged copy fails loudly.
-const (
-	axeFile   = "testdata/axe/axe.min.js"
-	axeSHA256 = "29348999450cdf2849a8e70b7912fc2da85a849da39c0d0d5394f51d4a9ed95c"
 )
 
 // windowSizes are the challengeWindowSize values and the viewport each is
@@ -199,31 +186,6 @@ func checkThaiFont(t *testing.T) {
 	t.Logf("no Thai font (fc-list :lang=th: %v): the Thai pages are measured with empty boxes; apt-get install fonts-thai-tlwg", err)
 }
 
-// axeSource reads the vendored axe-core and checks its checksum.
-func axeSource(t *testing.T) string {
-	t.Helper()
-	src, err := os.ReadFile(axeFile)
-	if err != nil {
-		t.Fatalf("read axe-core (%s, vendored from the npm package axe-core): %v", axeFile, err)
-	}
-	if sum := sha256.Sum256(src); hex.EncodeToString(sum[:]) != axeSHA256 {
-		t.Fatalf("%s: sha256 %x, want %s (see testdata/axe/README.md)", axeFile, sum, axeSHA256)
-	}
-	return string(src)
-}
-
-// axeViolation is one rule axe-core found broken, with the elements that
-// break it.
-type axeViolation struct {
-	ID     string `json:"id"`
-	Impact string `json:"impact"`
-	Help   string `json:"help"`
-	Nodes  []struct {
-		Target []any  `json:"target"`
-		HTML   string `json:"html"`
-	} `json:"nodes"`
-}
-
 // pageMeasure is what the test reads of a page besides axe's findings.
 type pageMeasure struct {
 	Lang        string `json:"lang"`
@@ -242,29 +204,26 @@ return {lang: d.lang, scrollWidth: Math.max(d.scrollWidth, document.body.scrollW
 
 // TestCardholderPagesAccessible runs axe-core in headless Chromium on every
 // cardholder page, in every language, at every challengeWindowSize: no
-// serious or critical violation is allowed. At 250×400 nothing may scroll
-// sideways. Every page sets <html lang> to its language.
+// violation of any impact is allowed. At 250×400 nothing may scroll
+// sideways. Every page sets <html lang> to its language. The pages of the
+// running binary, console and docs among them, are checked by
+// TestEveryPageAccessible (cmd/threeds-sandbox/e2e).
 func TestCardholderPagesAccessible(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
 	s := parseSet(t)
-	axe := axeSource(t)
+	axe := testkit.AxeSource(t)
 	srv := pageServer(t, s)
 	browser := testkit.Browser(t)
 	checkThaiFont(t)
 	ctx, cancel := context.WithTimeout(browser, 10*time.Minute)
 	defer cancel()
 	// axe-core is sent once and runs in every document the tab loads.
-	if err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-		_, err := cdp.Call(ctx, tg, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: axe})
-		return err
-	})); err != nil {
+	if err := testkit.InjectAxe(ctx, axe); err != nil {
 		t.Fatalf("inject axe-core: %v", err)
 	}
 
-	// Findings of every impact, per page, for the log: what a fix removed.
-	counts := map[string]int{}
 	for _, p := range cardholderPages {
 		for _, lang := range s.Languages() {
 			for _, w := range windowSizes {
@@ -276,8 +235,7 @@ func TestCardholderPagesAccessible(t *testing.T) {
 				); err != nil {
 					t.Fatalf("%s: %v", name, err)
 				}
-				violations, err := chromedp.Run(ctx, chromedp.Evaluate[[]axeViolation](
-					`axe.run(document, {resultTypes: ["violations"]}).then(function(r){return r.violations;})`, chromedp.EvalAwaitPromise))
+				violations, err := testkit.RunAxe(ctx)
 				if err != nil {
 					t.Fatalf("%s: run axe-core: %v", name, err)
 				}
@@ -285,17 +243,8 @@ func TestCardholderPagesAccessible(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s: measure: %v", name, err)
 				}
-				counts[p.name] += len(violations)
 				for _, v := range violations {
-					if v.Impact == "serious" || v.Impact == "critical" {
-						var where []string
-						for _, n := range v.Nodes {
-							where = append(where, fmt.Sprint(n.Target))
-						}
-						t.Errorf("%s: %s violation %s (%s) at %s", name, v.Impact, v.ID, v.Help, strings.Join(where, ", "))
-					} else {
-						t.Logf("%s: %s violation %s (%s)", name, v.Impact, v.ID, v.Help)
-					}
+					t.Errorf("%s: %s", name, v)
 				}
 				if m.Lang != string(lang) {
 					t.Errorf("%s: <html lang=%q>, want %q", name, m.Lang, lang)
@@ -308,8 +257,5 @@ func TestCardholderPagesAccessible(t *testing.T) {
 				}
 			}
 		}
-	}
-	for _, p := range cardholderPages {
-		t.Logf("%s: %d axe violations of any impact over %d languages × %d sizes", p.name, counts[p.name], len(s.Languages()), len(windowSizes))
 	}
 }
