@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -51,25 +52,7 @@ func TestDeploymentRecipe(t *testing.T) {
 		"REDIS_PORT="+strconv.Itoa(testkit.FreePort(t)))
 	run := func(name string, b fence, within time.Duration) string {
 		t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), within)
-		defer cancel()
-		// Output goes to a file, not a pipe: nginx keeps its standard
-		// error open when it goes to the background.
-		out, err := os.CreateTemp(t.TempDir(), name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer out.Close()
-		cmd := exec.CommandContext(ctx, "bash", "-c", "set -euo pipefail\n"+b.text)
-		cmd.Dir = "../../.."
-		cmd.Env = env
-		cmd.Stdout, cmd.Stderr = out, out
-		err = cmd.Run()
-		text, _ := os.ReadFile(out.Name())
-		if err != nil {
-			t.Fatalf("the %s block failed: %v\n%s", name, err, text)
-		}
-		return string(text)
+		return runRecipeBlock(t, dir, env, name, b, within)
 	}
 	t.Cleanup(func() {
 		run("stop", stop, time.Minute)
@@ -91,6 +74,39 @@ func TestDeploymentRecipe(t *testing.T) {
 	if log, err := os.ReadFile(filepath.Join(dir, "access.log")); err != nil || !strings.Contains(string(log), "POST /authentication/brw") {
 		t.Errorf("nginx's access log does not show the lookup (%v):\n%s", err, log)
 	}
+}
+
+// runRecipeBlock runs a recipe's shell block b as written, from the
+// repository root, with env, within the time given, and returns its
+// output. A failing block fails t with its output and the logs the
+// recipe wrote in dir.
+func runRecipeBlock(t *testing.T, dir string, env []string, name string, b fence, within time.Duration) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), within)
+	defer cancel()
+	// Output goes to a file, not a pipe: nginx and redis-server keep
+	// their standard error open when they go to the background.
+	out, err := os.CreateTemp(t.TempDir(), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	cmd := exec.CommandContext(ctx, "bash", "-c", "set -euo pipefail\n"+b.text)
+	cmd.Dir = "../../.."
+	cmd.Env = env
+	cmd.Stdout, cmd.Stderr = out, out
+	err = cmd.Run()
+	text, _ := os.ReadFile(out.Name())
+	if err != nil {
+		var logs strings.Builder
+		files, _ := filepath.Glob(filepath.Join(dir, "*.log"))
+		for _, f := range files {
+			log, _ := os.ReadFile(f)
+			fmt.Fprintf(&logs, "\n%s:\n%s", filepath.Base(f), log)
+		}
+		t.Fatalf("the %s block failed: %v\n%s%s", name, err, text, logs.String())
+	}
+	return string(text)
 }
 
 // freePortRun returns the first of n consecutive loopback ports that

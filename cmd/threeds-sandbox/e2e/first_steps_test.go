@@ -93,26 +93,7 @@ func TestRedisClusterRecipe(t *testing.T) {
 	env := append(processEnv(), "DIR="+dir, "PORT="+strconv.Itoa(clusterPorts(t)), "SANDBOX="+strconv.Itoa(testkit.FreePort(t)))
 	run := func(name string, b fence, within time.Duration) string {
 		t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), within)
-		defer cancel()
-		// Output to a file: redis-server keeps its standard error open
-		// when it goes to the background.
-		out, err := os.CreateTemp(t.TempDir(), name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer out.Close()
-		cmd := exec.CommandContext(ctx, "bash", "-c", "set -euo pipefail\n"+b.text)
-		cmd.Dir = "../../.."
-		cmd.Env = env
-		cmd.Stdout, cmd.Stderr = out, out
-		err = cmd.Run()
-		text, _ := os.ReadFile(out.Name())
-		if err != nil {
-			log, _ := os.ReadFile(filepath.Join(dir, "sandbox.log"))
-			t.Fatalf("the %s block failed: %v\n%s\nthe sandbox's log:\n%s", name, err, text, log)
-		}
-		return string(text)
+		return runRecipeBlock(t, dir, env, name, b, within)
 	}
 	t.Cleanup(func() {
 		run("stop", stop, time.Minute)
