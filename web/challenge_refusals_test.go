@@ -10,14 +10,6 @@ import (
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 )
 
-// The cards of the default scenarios these tests use.
-const (
-	trustCard       = "4000000000009342" // otp, offers "trust this merchant"
-	passwordCard    = "4000000000009359" // password Tr0ub4dor!
-	selectCard      = "4000000000009326" // select: Chiang Mai
-	multiSelectCard = "4000000000009334" // multiselect: Sandbox Coffee and Demo Books
-)
-
 // TestHeadlessRefusalKeepsTheStatus: a refused headless step changes
 // nothing, so its error body's status is the authentication's own (spec
 // 2.16): C while the challenge is open; U once it is final (the 305
@@ -100,7 +92,7 @@ func TestTrustField(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newEnv(t)
-			c := e.startChallengeCard(trustCard)
+			c := e.startChallengeCard(e.card("visa-challenge-trust"))
 			page := e.form("/acs/challenge", url.Values{"creq": {c.creq}})
 			fields := url.Values{"action": {"otp"}, "otp": {"1234"}}
 			if tt.trust != nil {
@@ -134,8 +126,8 @@ func TestTrustField(t *testing.T) {
 func TestSelectRefusesAChoicePickedTwice(t *testing.T) {
 	e := newEnv(t)
 	for card, choices := range map[string][]string{
-		selectCard:      {"Chiang Mai", "Chiang Mai"},
-		multiSelectCard: {"Sandbox Coffee", "Demo Books", "Demo Books"},
+		e.card("visa-challenge-select"):      {"Chiang Mai", "Chiang Mai"},
+		e.card("visa-challenge-multiselect"): {"Sandbox Coffee", "Demo Books", "Demo Books"},
 	} {
 		id := e.startChallengeCard(card).lookup.Str("threeDsServerTransId")
 		r := e.call(http.MethodPost, "/challenge/"+id, "tok", map[string]any{"action": "select", "choices": choices})
@@ -159,9 +151,9 @@ func TestWrongEntryEventsNameTheEntry(t *testing.T) {
 		want  string
 	}{
 		{e.card("visa-challenge"), map[string]any{"action": "otp", "otp": "9999"}, "otpAttempt"},
-		{passwordCard, map[string]any{"action": "password", "entry": "hunter2"}, "passwordAttempt"},
-		{selectCard, map[string]any{"action": "select", "choices": []string{"Atlantis"}}, ""},
-		{multiSelectCard, map[string]any{"action": "select", "choices": []string{"Sandbox Coffee"}}, "choiceAttempt"},
+		{e.card("visa-challenge-password"), map[string]any{"action": "password", "entry": "hunter2"}, "passwordAttempt"},
+		{e.card("visa-challenge-select"), map[string]any{"action": "select", "choices": []string{"Atlantis"}}, ""},
+		{e.card("visa-challenge-multiselect"), map[string]any{"action": "select", "choices": []string{"Sandbox Coffee"}}, "choiceAttempt"},
 	}
 	for _, tt := range tests {
 		id := e.lookup("tok", testkit.LookupBody(t, tt.card, nil)).Str("threeDsServerTransId")

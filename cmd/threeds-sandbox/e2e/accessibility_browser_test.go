@@ -56,6 +56,7 @@ func TestEveryPageAccessible(t *testing.T) {
 // crawlAccessible opens every page of TestEveryPageAccessible in tb and
 // fails t on any violation axe-core finds.
 func crawlAccessible(t *testing.T, tb *tab, p *program) {
+	oobCard, passwordCard, selectCard, multiSelectCard, trustCard := styleCards(t, p)
 	checked := 0
 	check := func(name, u, ready string) {
 		t.Helper()

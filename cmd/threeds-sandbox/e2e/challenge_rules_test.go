@@ -13,14 +13,14 @@ import (
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 )
 
-// Cards of the default scenarios the challenge rules are tried on.
-const (
-	oobCard         = "4000000000009300" // approve in the banking app, then Continue
-	passwordCard    = "4000000000009359" // password Tr0ub4dor!
-	selectCard      = "4000000000009326" // one right choice: Chiang Mai
-	multiSelectCard = "4000000000009334" // Sandbox Coffee and Demo Books
-	trustCard       = "4000000000009342" // otp 1234, offers "trust this merchant"
-)
+// styleCards are the cards of the default scenarios of each challenge
+// style, by the scenario's id, as GET /scenarios lists them.
+func styleCards(t *testing.T, p *program) (oob, password, question, multiSelect, trust string) {
+	t.Helper()
+	return catalogueCard(t, p, "visa-challenge-oob"), catalogueCard(t, p, "visa-challenge-password"),
+		catalogueCard(t, p, "visa-challenge-select"), catalogueCard(t, p, "visa-challenge-multiselect"),
+		catalogueCard(t, p, "visa-challenge-trust")
+}
 
 // TestChallengeRules: the challenge decides as an EMV 3-D Secure ACS
 // would, against the built binary: interactionCounter counts the
@@ -30,6 +30,7 @@ const (
 // names a wrong entry by what was entered.
 func TestChallengeRules(t *testing.T) {
 	p := startDefault(t)
+	oobCard, passwordCard, selectCard, multiSelectCard, trustCard := styleCards(t, p)
 	lookup := func(t *testing.T, card string, edit func(map[string]any)) string {
 		t.Helper()
 		r := p.lookup(t, testkit.LookupBody(t, card, edit))

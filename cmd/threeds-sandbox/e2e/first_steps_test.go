@@ -77,30 +77,9 @@ func TestRedisClusterRecipe(t *testing.T) {
 		t.Skip("builds the binary and starts a Redis Cluster")
 	}
 	needTools(t, "bash", "curl", "jq", "openssl", "redis-server", "redis-cli")
-	blocks := fences(t, "docs/redis-scale.md", "### A cluster of three on one machine")
-	var sh []fence
-	for _, b := range blocks {
-		if b.lang == "sh" {
-			sh = append(sh, b)
-		}
-	}
-	if len(sh) != 3 || len(blocks) != 4 || blocks[2].lang != "text" {
-		t.Fatalf("the recipe has %d blocks (%d sh), want start, check, its output and stop", len(blocks), len(sh))
-	}
-	start, check, want, stop := sh[0], sh[1], blocks[2], sh[2]
-
+	r := recipeOf(t, "docs/redis-scale.md", "### A cluster of three on one machine")
 	dir := t.TempDir()
-	env := append(processEnv(), "DIR="+dir, "PORT="+strconv.Itoa(clusterPorts(t)), "SANDBOX="+strconv.Itoa(testkit.FreePort(t)))
-	run := func(name string, b fence, within time.Duration) string {
-		t.Helper()
-		return runRecipeBlock(t, dir, env, name, b, within)
-	}
-	t.Cleanup(func() {
-		run("stop", stop, time.Minute)
-		killLeftovers(t, dir)
-	})
-	run("start", start, 5*time.Minute)
-	checkExample(t, want, run("check", check, time.Minute))
+	r.run(t, dir, append(processEnv(), "DIR="+dir, "PORT="+strconv.Itoa(clusterPorts(t)), "SANDBOX="+strconv.Itoa(testkit.FreePort(t))))
 	if log, err := os.ReadFile(filepath.Join(dir, "cluster-create.log")); err != nil || !strings.Contains(string(log), "All 16384 slots covered") {
 		t.Errorf("redis-cli --cluster create (%v):\n%s", err, log)
 	}
