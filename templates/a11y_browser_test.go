@@ -5,12 +5,9 @@ package templates
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"os/exec"
 	"runtime"
 	"strconv"
@@ -19,19 +16,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
-)
-
-// axeFile is axe-core's browser build, vendored from the npm package (see
-// testdata/axe/README.md for its version, licence and how to update it);
-// axeSHA256 is its checksum, so that a damaged copy fails loudly.
-const (
-	axeFile   = "testdata/axe/axe.min.js"
-	axeSHA256 = "29348999450cdf2849a8e70b7912fc2da85a849da39c0d0d5394f51d4a9ed95c"
 )
 
 // pageServer serves /page/{lang}/{name}/{size} rendered from
@@ -82,31 +69,6 @@ func checkThaiFont(t *testing.T) {
 	t.Logf("no Thai font (fc-list :lang=th: %v): the Thai pages are measured with empty boxes; apt-get install fonts-thai-tlwg", err)
 }
 
-// axeSource reads the vendored axe-core and checks its checksum.
-func axeSource(t *testing.T) string {
-	t.Helper()
-	src, err := os.ReadFile(axeFile)
-	if err != nil {
-		t.Fatalf("read axe-core (%s, vendored from the npm package axe-core): %v", axeFile, err)
-	}
-	if sum := sha256.Sum256(src); hex.EncodeToString(sum[:]) != axeSHA256 {
-		t.Fatalf("%s: sha256 %x, want %s (see testdata/axe/README.md)", axeFile, sum, axeSHA256)
-	}
-	return string(src)
-}
-
-// axeViolation is one rule axe-core found broken, with the elements that
-// break it.
-type axeViolation struct {
-	ID     string `json:"id"`
-	Impact string `json:"impact"`
-	Help   string `json:"help"`
-	Nodes  []struct {
-		Target []any  `json:"target"`
-		HTML   string `json:"html"`
-	} `json:"nodes"`
-}
-
 // pageMeasure is what the test reads of a page besides axe's findings.
 type pageMeasure struct {
 	Lang        string `json:"lang"`
@@ -125,14 +87,16 @@ return {lang: d.lang, scrollWidth: Math.max(d.scrollWidth, document.body.scrollW
 
 // TestCardholderPagesAccessible runs axe-core in headless Chromium on every
 // cardholder page, in every language, at every challengeWindowSize: no
-// serious or critical violation is allowed. At 250×400 nothing may scroll
-// sideways. Every page sets <html lang> to its language.
+// violation of any impact is allowed. At 250×400 nothing may scroll
+// sideways. Every page sets <html lang> to its language. The pages of the
+// running binary, console and docs among them, are checked by
+// TestEveryPageAccessible (cmd/threeds-sandbox/e2e).
 func TestCardholderPagesAccessible(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
 	s := parseSet(t)
-	axe := axeSource(t)
+	axe := testkit.AxeSource(t)
 	srv := pageServer(t, s)
 	browser := testkit.Browser(t)
 	checkThaiFont(t)
@@ -155,9 +119,6 @@ func TestCardholderPagesAccessible(t *testing.T) {
 			}
 		}
 	}()
-	// Findings of every impact, per page, for the log: what a fix removed.
-	var mu sync.Mutex
-	counts := map[string]int{}
 	var tabs sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
 		tabs.Go(func() {
@@ -165,10 +126,7 @@ func TestCardholderPagesAccessible(t *testing.T) {
 			defer cancelTab()
 			ctx, cancel := context.WithTimeout(tab, 10*time.Minute)
 			defer cancel()
-			if err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-				_, err := cdp.Call(ctx, tg, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: axe})
-				return err
-			})); err != nil {
+			if err := testkit.InjectAxe(ctx, axe); err != nil {
 				t.Errorf("inject axe-core: %v", err)
 				return
 			}
@@ -184,59 +142,43 @@ func TestCardholderPagesAccessible(t *testing.T) {
 					}
 					viewport = at.w
 				}
-				n, err := checkPage(t, ctx, srv.URL, at.p, at.lang, windowSizes[at.w])
+				err := checkPage(t, ctx, srv.URL, at.p, at.lang, windowSizes[at.w])
 				if err != nil {
 					t.Error(err)
 					for range work { // the others are not checked: say so once
 					}
 					return
 				}
-				mu.Lock()
-				counts[at.p.name] += n
-				mu.Unlock()
 			}
 		})
 	}
 	tabs.Wait()
-	for _, p := range cardholderPages {
-		t.Logf("%s: %d axe violations of any impact over %d languages × %d sizes", p.name, counts[p.name], len(s.Languages()), len(windowSizes))
-	}
 }
 
 // checkPage loads page p in lang in the tab of ctx, whose viewport is
 // that of window size w, runs
-// axe-core and measures it: a serious or critical violation, a wrong
+// axe-core and measures it: a violation of any impact, a wrong
 // <html lang>, a viewport of the wrong width or a page scrolling
-// sideways at 250 px fails t. It returns how many violations of any
-// impact axe-core found, or the error that kept the page from being
-// checked.
-func checkPage(t *testing.T, ctx context.Context, base string, p cardholderPage, lang Lang, w windowSize) (int, error) {
+// sideways at 250 px fails t. It returns the error that kept the page
+// from being checked.
+func checkPage(t *testing.T, ctx context.Context, base string, p cardholderPage, lang Lang, w windowSize) error {
 	name := fmt.Sprintf("%s/%s/%d", lang, p.name, w.size)
 	if err := chromedp.Do(ctx,
 		chromedp.Navigate(base+"/page/"+name),
 		chromedp.WaitReady(chromedp.CSS("body")),
 	); err != nil {
-		return 0, fmt.Errorf("%s: %w", name, err)
+		return fmt.Errorf("%s: %w", name, err)
 	}
-	violations, err := chromedp.Run(ctx, chromedp.Evaluate[[]axeViolation](
-		`axe.run(document, {resultTypes: ["violations"]}).then(function(r){return r.violations;})`, chromedp.EvalAwaitPromise))
+	violations, err := testkit.RunAxe(ctx)
 	if err != nil {
-		return 0, fmt.Errorf("%s: run axe-core: %w", name, err)
+		return fmt.Errorf("%s: run axe-core: %w", name, err)
 	}
 	m, err := chromedp.Run(ctx, chromedp.Evaluate[pageMeasure](measureJS))
 	if err != nil {
-		return 0, fmt.Errorf("%s: measure: %w", name, err)
+		return fmt.Errorf("%s: measure: %w", name, err)
 	}
 	for _, v := range violations {
-		if v.Impact == "serious" || v.Impact == "critical" {
-			var where []string
-			for _, n := range v.Nodes {
-				where = append(where, fmt.Sprint(n.Target))
-			}
-			t.Errorf("%s: %s violation %s (%s) at %s", name, v.Impact, v.ID, v.Help, strings.Join(where, ", "))
-		} else {
-			t.Logf("%s: %s violation %s (%s)", name, v.Impact, v.ID, v.Help)
-		}
+		t.Errorf("%s: %s", name, v)
 	}
 	if m.Lang != string(lang) {
 		t.Errorf("%s: <html lang=%q>, want %q", name, m.Lang, lang)
@@ -247,5 +189,5 @@ func checkPage(t *testing.T, ctx context.Context, base string, p cardholderPage,
 	if w.width == 250 && m.ScrollWidth > m.ClientWidth {
 		t.Errorf("%s: scrolls sideways at 250 px: scrollWidth %d > clientWidth %d (first wide element: %s)", name, m.ScrollWidth, m.ClientWidth, m.Wide)
 	}
-	return len(violations), nil
+	return nil
 }

@@ -80,8 +80,8 @@ func TestOTPResendOnThePage(t *testing.T) {
 		t.Fatalf("the code after a resend does not end the challenge: %s", final.Raw)
 	}
 	q := e.enquiry("tok", map[string]any{"threeDsServerTransId": c.cr.ThreeDSServerTransID})
-	if q.Str("transactionStatus") != "Y" || q.Str("interactionCounter") != "02" {
-		t.Errorf("enquiry after a resend and a code: %s", q.Raw)
+	if q.Str("transactionStatus") != "Y" || q.Str("interactionCounter") != "01" {
+		t.Errorf("enquiry after a resend and a code (one authentication cycle): %s", q.Raw)
 	}
 }
 
@@ -106,8 +106,8 @@ func TestHeadlessResend(t *testing.T) {
 		t.Fatalf("the code after three resends: %d %s", r.Status, r.Raw)
 	}
 	q := e.enquiry("tok", map[string]any{"threeDsServerTransId": id})
-	if q.Str("interactionCounter") != "04" {
-		t.Errorf("interactionCounter %q, want 04 (three resends and a code)", q.Str("interactionCounter"))
+	if q.Str("interactionCounter") != "01" {
+		t.Errorf("interactionCounter %q, want 01 (a code; the three resends are no authentication cycle)", q.Str("interactionCounter"))
 	}
 	checkErrorBody(t, e.call(http.MethodPost, "/challenge/"+id, "tok", map[string]any{"action": "resend"}), http.StatusConflict, "305")
 }
@@ -175,8 +175,8 @@ func TestOOBOnThePage(t *testing.T) {
 		t.Fatalf("continue after approval does not end the challenge: %s", final.Raw)
 	}
 	q := e.enquiry("tok", map[string]any{"threeDsServerTransId": id})
-	if q.Str("transactionStatus") != "Y" || q.Str("authenticationType") != "03" || q.Str("interactionCounter") != "02" {
-		t.Errorf("enquiry: %s", q.Raw)
+	if q.Str("transactionStatus") != "Y" || q.Str("authenticationType") != "03" || q.Str("interactionCounter") != "01" {
+		t.Errorf("enquiry (a Continue before the app is no authentication cycle): %s", q.Raw)
 	}
 }
 

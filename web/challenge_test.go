@@ -145,12 +145,13 @@ func TestChallengeDecisions(t *testing.T) {
 		action, otp            string
 		status, reason, cancel string
 		eci                    string
+		cycles                 string // interactionCounter: a cancel is no authentication cycle
 	}{
-		{"pass", "", "Y", "", "", "05"},
-		{"fail", "", "N", "01", "", "07"},
-		{"cancel", "", "N", "01", "01", "07"},
-		{"otp", "1234", "Y", "", "", "05"},
-		{"otp", "0000", "N", "01", "", "07"},
+		{"pass", "", "Y", "", "", "05", "01"},
+		{"fail", "", "N", "01", "", "07", "01"},
+		{"cancel", "", "N", "01", "01", "07", "00"},
+		{"otp", "1234", "Y", "", "", "05", "01"},
+		{"otp", "0000", "N", "01", "", "07", "01"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.action+tt.otp, func(t *testing.T) {
@@ -180,7 +181,7 @@ func TestChallengeDecisions(t *testing.T) {
 				t.Errorf("CRes = %+v, want %+v", cres, wantCRes)
 			}
 			q := e.enquiry("tok", map[string]any{"threeDsServerTransId": c.cr.ThreeDSServerTransID})
-			for k, v := range map[string]string{"transactionStatus": tt.status, "statusReason": tt.reason, "challengeCancel": tt.cancel, "eci": tt.eci, "interactionCounter": "01", "authenticationType": "02"} {
+			for k, v := range map[string]string{"transactionStatus": tt.status, "statusReason": tt.reason, "challengeCancel": tt.cancel, "eci": tt.eci, "interactionCounter": tt.cycles, "authenticationType": "02"} {
 				if got := q.Str(k); got != v {
 					t.Errorf("enquiry %s = %q, want %q", k, got, v)
 				}

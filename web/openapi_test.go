@@ -697,6 +697,12 @@ func TestOpenAPIAutomation(t *testing.T) {
 	if r := c.send(api(http.MethodDelete, "/admin/transactions", nil), true); r.Status != http.StatusNoContent {
 		t.Errorf("forget: %d", r.Status)
 	}
+	if r := c.send(api(http.MethodDelete, "/admin/state", nil), true); r.Status != http.StatusNoContent {
+		t.Errorf("reset: %d", r.Status)
+	}
+	if r := c.send(api(http.MethodDelete, "/admin/state?everything=yes", nil), true); r.Status != http.StatusBadRequest {
+		t.Errorf("reset with a parameter: %d", r.Status)
+	}
 }
 
 // TestOpenAPISchemesAreTheList: the document's CardScheme enum is the

@@ -27,6 +27,7 @@ import (
 //	[generation section]            only when Generation is not zero: generationV1, uvarint
 //	[language section]              only when Challenge.Language is not empty: languageV1, uvarint length, bytes
 //	[style section]                 only when Challenge.Resends or .App is set: styleV1, uvarint, uvarint length, bytes
+//	[steps section]                 only when Challenge.Steps differs from .Interactions: stepsV1, varint
 //
 // The sections came later, each opened by its own byte: a record without
 // them (every record written before they existed, every transaction
@@ -128,6 +129,9 @@ func Append(b []byte, t *state.Transaction) []byte {
 		b = binary.AppendUvarint(b, uint64(len(t.Challenge.App)))
 		b = append(b, t.Challenge.App...)
 	}
+	if t.Challenge.Steps != t.Challenge.Interactions {
+		b = binary.AppendVarint(append(b, stepsV1), int64(t.Challenge.Steps))
+	}
 	return b
 }
 
@@ -142,6 +146,14 @@ const languageV1 byte = 4
 // (Challenge.App) as a uvarint length and its bytes. It follows the
 // language section.
 const styleV1 byte = 5
+
+// stepsV1 opens the steps section of a record: the answers the challenge
+// page took (Challenge.Steps) as a varint, when they differ from the
+// authentication cycles (Challenge.Interactions). Without it Steps is
+// Interactions: every cycle is a step, and a record written before the
+// two were counted apart counted every step as an interaction. It
+// follows the style section.
+const stepsV1 byte = 6
 
 // generationV1 opens the generation section of a record: the
 // transaction's Generation follows as a uvarint. Its byte follows those
@@ -421,6 +433,7 @@ func Decode(rec []byte) (state.Transaction, error) {
 	var lang string
 	var resends int
 	var app string
+	steps := interactions
 	// The sections, each at most once and in their order.
 	for last := byte(0); !r.bad && r.off < len(r.b); {
 		tag := r.b[r.off]
@@ -446,6 +459,9 @@ func Decode(rec []byte) (state.Transaction, error) {
 				r.fail()
 			}
 			app = string(r.bytes(r.uvarint()))
+		case stepsV1:
+			r.off++
+			steps = r.int()
 		default:
 			r.fail()
 		}
@@ -463,7 +479,7 @@ func Decode(rec []byte) (state.Transaction, error) {
 		Challenge: state.ChallengeState{
 			NotificationURL: s.at(18), Session: s.at(19), MerchantName: s.at(20), Amount: s.at(21),
 			Currency: s.at(22), PurchaseDate: s.at(23), Decision: s.at(24),
-			WindowSize: windowSize, Interactions: interactions, WrongOTPs: wrongOTPs, Resends: resends, App: app,
+			WindowSize: windowSize, Interactions: interactions, Steps: steps, WrongOTPs: wrongOTPs, Resends: resends, App: app,
 			OpenedAt: openedAt, DecidedAt: decidedAt, Language: lang,
 		},
 		Method:     method,

@@ -285,6 +285,21 @@ func TestImage(t *testing.T) {
 	}
 }
 
+// checkImageHealthcheck reads image's configuration back (buildah
+// inspect) and checks that it kept the HEALTHCHECK, which an image of
+// the OCI format, buildah's default, drops.
+func checkImageHealthcheck(t *testing.T, b *buildah, image string) {
+	t.Helper()
+	var inspected []imageConfig
+	if err := json.Unmarshal([]byte("["+b.run(t, "inspect", "--type", "image", image)+"]"), &inspected); err != nil {
+		t.Fatalf("buildah inspect: %v", err)
+	}
+	hc := inspected[0].Docker.Config.Healthcheck
+	if hc == nil || strings.Join(hc.Test, " ") != "CMD /threeds-sandbox healthcheck" {
+		t.Errorf("%s keeps no HEALTHCHECK CMD /threeds-sandbox healthcheck (built without --format docker?): %+v", image, hc)
+	}
+}
+
 // checkImageConfig checks what the image runs and as whom, and returns
 // the uid of its USER.
 func checkImageConfig(t *testing.T, user string, entrypoint, env []string, ports map[string]struct{}) int {

@@ -153,13 +153,15 @@ func TestReleaseSnapshot(t *testing.T) {
 }
 
 // checkReleaseContext builds the image from the release's context as
-// docs/install.md says, buildah bud dist/image, with nothing to pull (its
-// base is scratch; --pull=never proves it): the image holds the release's
-// binary alone, which names the commit it was built from.
+// docs/install.md says, buildah bud --format docker dist/image, with
+// nothing to pull (its base is scratch; --pull=never proves it): the
+// image keeps its health check and holds the release's binary alone,
+// which names the commit it was built from.
 func checkReleaseContext(t *testing.T, dist, commit string) {
 	b := newBuildah(t)
 	image := releaseImage(t) + ":snapshot"
 	b.run(t, "bud", "--isolation", "chroot", "--pull=never", "--format", "docker", "--tag", image, filepath.Join(dist, "image"))
+	checkImageHealthcheck(t, b, image)
 	checkImageFiles(t, b, image, "/threeds-sandbox")
 	c := b.run(t, "from", "--pull=never", image)
 	out := b.run(t, "run", "--isolation", "chroot", c, "--", "/threeds-sandbox", "version")
