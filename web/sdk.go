@@ -27,6 +27,9 @@ type DirectoryServer struct {
 	// EncryptionKey is the public key sdkEncData is encrypted to, with
 	// its kid and use "enc".
 	EncryptionKey jose.JWK `json:"encryptionKey"`
+	// EncryptionCertificate is the same key in a certificate under the
+	// roots (DER, standard base64), as the iOS SDKs take it.
+	EncryptionCertificate string `json:"encryptionCertificate,omitempty"`
 	// RootCertificates are the roots the SDK trusts acsSignedContent's
 	// x5c chain to lead to: DER in standard base64, as SDKs take them.
 	RootCertificates []string `json:"rootCertificates"`
@@ -43,6 +46,9 @@ func directoryServersJSON(d *directory.Directory) ([]byte, error) {
 	var body DirectoryServers
 	for _, s := range d.Servers() {
 		ds := DirectoryServer{Scheme: s.Scheme, DirectoryServerID: s.ID, Name: s.Name, EncryptionKey: s.EncryptionKey}
+		if s.EncryptionCertificate != nil {
+			ds.EncryptionCertificate = base64.StdEncoding.EncodeToString(s.EncryptionCertificate)
+		}
 		for _, r := range s.Roots {
 			ds.RootCertificates = append(ds.RootCertificates, base64.StdEncoding.EncodeToString(r.Raw))
 		}

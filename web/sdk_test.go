@@ -42,6 +42,9 @@ func TestDirectoryServers(t *testing.T) {
 			t.Errorf("%s: encryption key %+v", id, k)
 		}
 		roots := x509.NewCertPool()
+		if ds.EncryptionCertificate == "" {
+			t.Errorf("%s: no encryptionCertificate", id)
+		}
 		for _, b64 := range ds.RootCertificates {
 			der, err := base64.StdEncoding.DecodeString(b64)
 			if err != nil {
