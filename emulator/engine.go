@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/directory"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/message"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
@@ -46,6 +47,10 @@ type Config struct {
 	ChallengeTimeout time.Duration
 	// Schemes finds the card scheme by BIN; the built-in table when nil.
 	Schemes *SchemeTable
+	// Directory holds the app channel's directory servers: their keys,
+	// roots and the ACS's signing chains; the embedded test keys when
+	// nil.
+	Directory *directory.Directory
 	// Catalogue returns the active scenario catalogue; it may change
 	// between calls (hot reload).
 	Catalogue func() *scenarios.Catalogue
@@ -139,6 +144,13 @@ func New(cfg Config, store state.Store) (*Engine, error) {
 		}
 		cfg.Schemes = t
 	}
+	if cfg.Directory == nil {
+		d, err := directory.Default()
+		if err != nil {
+			return nil, fmt.Errorf("emulator: the embedded directory servers: %w", err)
+		}
+		cfg.Directory = d
+	}
 	if cfg.Runtime == nil {
 		return nil, errors.New("emulator: config needs the runtime scenarios of its state store")
 	}
@@ -178,6 +190,9 @@ func New(cfg Config, store state.Store) (*Engine, error) {
 
 // Schemes returns the engine's BIN table.
 func (e *Engine) Schemes() *SchemeTable { return e.cfg.Schemes }
+
+// Directory returns the app channel's directory servers.
+func (e *Engine) Directory() *directory.Directory { return e.cfg.Directory }
 
 // Catalogue returns the active scenario catalogue.
 func (e *Engine) Catalogue() *scenarios.Catalogue { return e.cfg.Catalogue() }

@@ -194,9 +194,12 @@ type Server struct {
 	stopSender func()
 	// waits bounds the automation API's waits; closing ends them when
 	// the server closes.
-	waits     *waitSlots
-	closing   chan struct{}
-	closeOnce sync.Once
+	waits *waitSlots
+	// directoryServers is the body of GET /sdk/directory-servers,
+	// encoded once.
+	directoryServers []byte
+	closing          chan struct{}
+	closeOnce        sync.Once
 }
 
 // NewServer checks cfg and builds the routes.
@@ -243,6 +246,9 @@ func NewServer(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.metrics.watchWaits(s.waits.open)
+	if s.directoryServers, err = directoryServersJSON(cfg.Engine.Directory()); err != nil {
+		return nil, fmt.Errorf("web: the directory servers: %w", err)
+	}
 	if s.docs, err = docsite.New(docs.FS(), docs.Front(), cfg.Pages, cfg.BasePath, console.Headers); err != nil {
 		return nil, fmt.Errorf("web: %w", err)
 	}
@@ -311,6 +317,7 @@ func (s *Server) routes() {
 	data.HandleFunc("/scenarios", s.handleScenarios).Methods(http.MethodGet, http.MethodHead)
 	data.HandleFunc("/scenarios/schema.json", s.handleSchema).Methods(http.MethodGet, http.MethodHead)
 	data.Handle("/openapi.{format:yaml|json}", s.openAPI()).Methods(http.MethodGet, http.MethodHead)
+	data.HandleFunc(PathDirectoryServers, s.handleDirectoryServers).Methods(http.MethodGet, http.MethodHead)
 	s.exampleRoutes(data)
 	// The console's pages are browser pages: their errors are pages too
 	// (its demo API marks its own requests as JSON routes).

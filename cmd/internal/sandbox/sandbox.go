@@ -100,6 +100,7 @@ func New(c Config, log *slog.Logger) (*Sandbox, error) {
 		FirstCReqTimeout:   c.FirstCReqTimeout,
 		ChallengeTimeout:   c.ChallengeTimeout,
 		Schemes:            set.schemes,
+		Directory:          set.directory,
 		Catalogue:          source.Current,
 		Runtime:            st.runtime,
 		Namespaces:         st.spaces,
