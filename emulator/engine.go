@@ -51,6 +51,11 @@ type Config struct {
 	// roots and the ACS's signing chains; the embedded test keys when
 	// nil.
 	Directory *directory.Directory
+	// AppKey seals the app channel's exchange keys in the store
+	// (AppState.SealedKey): 32 bytes that every replica sharing the store
+	// holds alike (the wiring derives them from the namespace key). When
+	// nil, a key derived from Seed: enough for one process.
+	AppKey []byte
 	// Catalogue returns the active scenario catalogue; it may change
 	// between calls (hot reload).
 	Catalogue func() *scenarios.Catalogue
@@ -123,6 +128,8 @@ type Engine struct {
 	now    func() time.Time
 	chance *chance
 	acs    *acsDirectory
+	// seal seals and opens the app channel's exchange keys.
+	seal *keySeal
 	// delaySlots bounds the requests held in scenario delays.
 	delaySlots chan struct{}
 	// writes keeps the outcome of the last store writes, for readiness.
@@ -173,8 +180,13 @@ func New(cfg Config, store state.Store) (*Engine, error) {
 	if cfg.MaxDelayed <= 0 {
 		cfg.MaxDelayed = DefaultMaxDelayed
 	}
+	seal, err := newKeySeal(cfg.AppKey, cfg.Seed)
+	if err != nil {
+		return nil, err
+	}
 	e := &Engine{
 		cfg:        cfg,
+		seal:       seal,
 		raw:        store,
 		urls:       NewURLs(cfg.PublicURL),
 		cavv:       newCAVVHashes(cavvKey(cfg.Seed)),
