@@ -491,7 +491,7 @@ func FuzzRecord(f *testing.F) {
 			}
 		}
 		whole := map[int]bool{old: true} // the lengths where a cut is a whole record
-		if small&32 != 0 { // an app-channel transaction: a cut before its channel or app section is whole
+		if small&32 != 0 {               // an app-channel transaction: a cut before its channel or app section is whole
 			whole[len(Append(nil, &tx))] = true
 			tx.Channel = state.ChannelApp
 			whole[len(Append(nil, &tx))] = true
