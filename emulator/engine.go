@@ -287,6 +287,12 @@ func (e *Engine) LookupEncoded(ctx context.Context, ns string, req message.Looku
 		return message.LookupResponse{}, nil, err
 	}
 	scheme := e.cfg.Schemes.Scheme(req.Card.CardNumber)
+	var app appLookup
+	if req.App != nil {
+		if app, err = e.openDevice(req.App, scheme); err != nil {
+			return message.LookupResponse{}, nil, err
+		}
+	}
 	var sc *scenarios.Scenario
 	if call.ScenarioID != "" {
 		if sc, err = e.scenarioByID(ctx, ns, call.ScenarioID); err != nil {
@@ -300,6 +306,9 @@ func (e *Engine) LookupEncoded(ctx context.Context, ns string, req message.Looku
 		sr := scenarioRequest(req, scheme)
 		sr.ThreeDSCompInd = link.compInd
 		sr.Channel, sr.PriorStatus = channel.String(), p.status
+		if req.App != nil {
+			sr.Platform = platformOf(app.device.Platform)
+		}
 		if sc, err = e.match(ctx, ns, sr); err != nil {
 			return message.LookupResponse{}, nil, err
 		}
@@ -329,6 +338,13 @@ func (e *Engine) LookupEncoded(ctx context.Context, ns string, req message.Looku
 			t.ACSTransID = acs
 		}
 	}
+	var rendering *message.RenderingType
+	var signed string
+	if req.App != nil {
+		if rendering, signed, err = e.appTransaction(&t, req.App, sc, app); err != nil {
+			return message.LookupResponse{}, nil, err
+		}
+	}
 	if err := e.store.Put(ctx, t); err != nil {
 		return message.LookupResponse{}, nil, fmt.Errorf("lookup: store transaction: %w", err)
 	}
@@ -351,8 +367,11 @@ func (e *Engine) LookupEncoded(ctx context.Context, ns string, req message.Looku
 		WhiteListStatusSrc:   t.WhiteListStatusSrc,
 		ScenarioID:           sc.ID,
 		Fallback:             sc == e.cfg.Catalogue().Fallback(),
+		SDKTransID:           t.App.SDKTransID,
+		ACSRenderingType:     rendering,
+		ACSSignedContent:     signed,
 	}
-	if t.Status == "C" {
+	if t.Status == "C" && channel != state.ChannelApp {
 		ind, err := e.challengeIndication(t)
 		if err != nil {
 			return message.LookupResponse{}, nil, fmt.Errorf("lookup: %w", err)
@@ -365,8 +384,11 @@ func (e *Engine) LookupEncoded(ctx context.Context, ns string, req message.Looku
 		summary := lookupSummary(t, req)
 		summary.Fallback = resp.Fallback
 		detail := link.detail()
-		if channel == state.Channel3RI {
+		switch channel {
+		case state.Channel3RI:
 			detail = threeRIDetail(req, p, sc, t)
+		case state.ChannelApp:
+			detail = appDetail(req.App, app, t)
 		}
 		encoded = wire.AppendLookupResponse(make([]byte, 0, answerSize), &resp, "")
 		e.emit(ctx, state.Event{Time: t.CreatedAt, Namespace: ns, Kind: state.EventLookup, Transaction: summary, Detail: withNote(detail, call.Note),
@@ -422,6 +444,7 @@ func (e *Engine) newTransaction(ns string, req message.LookupRequest, channel st
 			MerchantName:    strings.Clone(req.MerchantName),
 			Language:        strings.Clone(req.Browser.Language),
 		}
+
 		if p := req.Purchase; p != nil {
 			t.Challenge.Amount, t.Challenge.Currency = strings.Clone(p.Amount), strings.Clone(p.CurrencyCode)
 			t.Challenge.PurchaseDate = strings.Clone(p.Date)

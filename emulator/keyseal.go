@@ -9,6 +9,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 )
 
 // keySeal seals the app channel's exchange keys for the store: AES-256-GCM
@@ -67,6 +69,21 @@ func (s *keySeal) Open(sealed, acsTransID string) ([]byte, error) {
 	key, err := s.aead.Open(nil, []byte(sealed[:n]), []byte(sealed[n:]), []byte(acsTransID))
 	if err != nil {
 		return nil, errSealedKey
+	}
+	return key, nil
+}
+
+// ExchangeKey is the key of an app transaction's CReq/CRes exchange,
+// opened from its sealed form (AppState.SealedKey): the key the SDK
+// derives from acsSignedContent. It fails for a transaction without one,
+// and for one sealed under another app key.
+func (e *Engine) ExchangeKey(t state.Transaction) ([]byte, error) {
+	if t.App.SealedKey == "" {
+		return nil, fmt.Errorf("transaction %s has no exchange key: not an app challenge", t.ThreeDSServerTransID)
+	}
+	key, err := e.seal.Open(t.App.SealedKey, t.ACSTransID)
+	if err != nil {
+		return nil, fmt.Errorf("transaction %s: %w", t.ThreeDSServerTransID, err)
 	}
 	return key, nil
 }

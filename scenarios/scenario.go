@@ -225,6 +225,10 @@ type Challenge struct {
 	// (key trustPrompt, 2.2.0 only): the enquiry then carries
 	// whiteListStatus Y or N, source 03.
 	TrustPrompt bool
+	// AppInterface is how the challenge shows on the app channel (key
+	// appInterface): AppNative (the default), the style's native UI type,
+	// or AppHTML, an HTML page (acsUiType 05) whatever the style.
+	AppInterface string
 	// Answers are the choices that pass a select (one) or multiselect
 	// challenge (key answers); none: the engine generates them from the
 	// transaction, and the page states them.
@@ -302,4 +306,7 @@ type Request struct {
 	// threeDsReqPriorRef names (Y, A, N, U, R, I or C), PriorNone when
 	// the sandbox finds none for the token, "" when the lookup names none.
 	PriorStatus string
+	// Platform is the platform of an app lookup's device (PlatformAndroid,
+	// PlatformIOS or PlatformOther); "" on the other channels.
+	Platform string
 }
