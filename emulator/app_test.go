@@ -3,8 +3,6 @@ package emulator_test
 import (
 	"bytes"
 	"context"
-	"crypto/ecdh"
-	"crypto/rand"
 	"crypto/x509"
 	"encoding/base64"
 	"encoding/json"
@@ -20,25 +18,10 @@ import (
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/wire/wiretest"
 )
 
-// sdk is what an app's 3DS SDK holds during one transaction: its
-// ephemeral key and the device information it encrypts.
-type sdk struct {
-	key    *ecdh.PrivateKey
-	device map[string]any
-	// noKid leaves the key id out of sdkEncData's header.
-	noKid bool
-}
+// newSDK is testkit's SDK.
+var newSDK = testkit.NewSDK
 
-// newSDK is an SDK on an Android device in locale en-US.
-func newSDK(t testing.TB) *sdk {
-	t.Helper()
-	k, err := ecdh.P256().GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &sdk{key: k, device: map[string]any{"C001": "Android", "C002": "Pixel 8", "C003": "Android", "C004": "15",
-		"C005": "en-US", "C006": "Europe/Paris", "C009": "Jane's Pixel", "C010": "192.0.2.7", "A001": "356938035643809"}}
-}
+type sdk = testkit.SDK
 
 // appRequest is the app lookup of card as s makes it, encrypted to the
 // directory server ds (its id), changed by change.
@@ -48,28 +31,7 @@ func (f *fixture) appRequest(s *sdk, card, ds string, change func(*message.Looku
 	if !ok {
 		f.t.Fatalf("no directory server %s", ds)
 	}
-	plain, err := json.Marshal(map[string]any{"DV": "1.6", "DD": s.device, "DPNA": map[string]string{}, "SW": []string{"SW01"}})
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	pubKey := server.EncryptionKey
-	if s.noKid {
-		pubKey.Kid = ""
-	}
-	enc, err := jose.EncryptSDKEncData(plain, pubKey, server.ID)
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	pub, err := json.Marshal(jose.ECPublicJWK(s.key.PublicKey()))
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	base, err := wiretest.AppBase(testkit.LookupJSON())
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	body, err := wiretest.Edited(base, wiretest.Set("sdkEncData", string(enc)), wiretest.Set("sdkEphemPubKey", json.RawMessage(pub)),
-		wiretest.Set("card.cardNumber", card))
+	body, err := json.Marshal(s.AppBody(f.t, card, server.EncryptionKey, server.ID, nil))
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -138,14 +100,14 @@ func TestAppLookupChallenge(t *testing.T) {
 		t.Errorf("acsURL = %s", p.ACSURL)
 	}
 	sdkKey, err := jose.ParseJWK(p.SDKEphemPubKey)
-	if err != nil || sdkKey != jose.ECPublicJWK(s.key.PublicKey()) {
+	if err != nil || sdkKey != jose.ECPublicJWK(s.Key.PublicKey()) {
 		t.Errorf("sdkEphemPubKey echoed %s (%v)", p.SDKEphemPubKey, err)
 	}
 	acsPub, err := p.ACSEphemPubKey.ECPublicKey()
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := jose.DeriveKey(s.key, acsPub, wiretest.SDKRef)
+	want, err := jose.DeriveKey(s.Key, acsPub, wiretest.SDKRef)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +124,7 @@ func TestAppLookupChallenge(t *testing.T) {
 	if strings.Contains(a.SealedKey, string(want)) {
 		t.Error("the store holds the exchange key in clear")
 	}
-	got, err := f.ExchangeKey(tx)
+	got, err := f.ExchangeKey(context.Background(), ns, resp.ACSTransID)
 	if err != nil || !bytes.Equal(got, want) {
 		t.Errorf("the sealed exchange key opens to %x (%v), the SDK derives %x", got, err, want)
 	}
@@ -252,7 +214,7 @@ func TestAppFrictionless(t *testing.T) {
 func TestAppDevice(t *testing.T) {
 	f := newFixture(t)
 	s := newSDK(t)
-	s.device["C005"] = "th_TH"
+	s.Device["C005"] = "th_TH"
 	card := f.card("visa-app-android-challenge")
 	resp, err := f.appLookup(s, card, "A000000003", nil)
 	if err != nil {
@@ -279,7 +241,7 @@ func TestAppDevice(t *testing.T) {
 			t.Errorf("event detail %q keeps %s", detail, personal)
 		}
 	}
-	s.device["C001"] = "iOS"
+	s.Device["C001"] = "iOS"
 	if resp, err = f.appLookup(s, card, "A000000003", nil); err != nil || resp.Status != "Y" {
 		t.Errorf("iOS: %+v, %v; want Y", resp.Status, err)
 	}
@@ -310,7 +272,7 @@ func TestAppDirectoryServers(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newSDK(t)
-			s.noKid = true
+			s.NoKid = true
 			resp, err := f.appLookup(s, tt.card, tt.ds, nil)
 			if err != nil {
 				t.Fatal(err)

@@ -1,6 +1,7 @@
 package emulator
 
 import (
+	"context"
 	"crypto/aes"
 	"crypto/cipher"
 	"crypto/hkdf"
@@ -73,11 +74,21 @@ func (s *keySeal) Open(sealed, acsTransID string) ([]byte, error) {
 	return key, nil
 }
 
-// ExchangeKey is the key of an app transaction's CReq/CRes exchange,
-// opened from its sealed form (AppState.SealedKey): the key the SDK
-// derives from acsSignedContent. It fails for a transaction without one,
-// and for one sealed under another app key.
-func (e *Engine) ExchangeKey(t state.Transaction) ([]byte, error) {
+// ExchangeKey is the key of the CReq/CRes exchange of the app
+// transaction id (its threeDSServerTransID or acsTransID) of namespace
+// ns, opened from its sealed form (AppState.SealedKey): the key the SDK
+// derives from acsSignedContent. Any replica sharing the store and the
+// app key opens it. It fails for a transaction without one.
+func (e *Engine) ExchangeKey(ctx context.Context, ns, id string) ([]byte, error) {
+	t, err := e.transactionByEitherID(ctx, ns, id)
+	if err != nil {
+		return nil, fmt.Errorf("exchange key of %s: %w", id, err)
+	}
+	return e.exchangeKey(t)
+}
+
+// exchangeKey is the exchange key of t, opened.
+func (e *Engine) exchangeKey(t state.Transaction) ([]byte, error) {
 	if t.App.SealedKey == "" {
 		return nil, fmt.Errorf("transaction %s has no exchange key: not an app challenge", t.ThreeDSServerTransID)
 	}

@@ -101,6 +101,7 @@ func New(c Config, log *slog.Logger) (*Sandbox, error) {
 		ChallengeTimeout:   c.ChallengeTimeout,
 		Schemes:            set.schemes,
 		Directory:          set.directory,
+		AppKey:             auth.AppKey(st.namespaceKey),
 		Catalogue:          source.Current,
 		Runtime:            st.runtime,
 		Namespaces:         st.spaces,
