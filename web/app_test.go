@@ -145,3 +145,40 @@ func TestAppLookupOverHTTP(t *testing.T) {
 		t.Errorf("text/plain: %d", r.Status)
 	}
 }
+
+// TestOpenAPIAppLookup: the app lookup's requests and answers, challenge,
+// frictionless, N for an SDK that renders nothing of the challenge, and
+// refused, conform to the served OpenAPI document.
+func TestOpenAPIAppLookup(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	c := newContract(t, e)
+	s := testkit.NewSDK(t)
+	for _, tt := range []struct {
+		name, scenario string
+		mutate         func(map[string]any)
+		status         int
+	}{
+		{"challenge", "visa-challenge", nil, http.StatusOK},
+		{"html challenge, the key as a string", "visa-app-html", func(m map[string]any) {
+			b, _ := json.Marshal(m["sdkEphemPubKey"])
+			m["sdkEphemPubKey"] = string(b)
+		}, http.StatusOK},
+		{"frictionless", "visa-frictionless-y", nil, http.StatusOK},
+		{"an SDK that renders no OOB", "visa-challenge-oob", func(m map[string]any) {
+			m["deviceRenderOptions"] = map[string]any{"sdkInterface": "01", "sdkUiType": []string{"01"}}
+		}, http.StatusOK},
+		{"sdkEncData to an unknown key", "visa-challenge", func(m map[string]any) {
+			m["sdkEncData"] = "eyJhbGciOiJSU0EtT0FFUC0yNTYiLCJlbmMiOiJBMTI4Q0JDLUhTMjU2Iiwia2lkIjoibm9ib2R5In0.a2V5.aXY.Y3Q.dGFn"
+		}, http.StatusBadRequest},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := *c
+			c.t = t
+			r := c.send(api(http.MethodPost, "/authentication/app", e.appBody(s, e.card(tt.scenario), "A000000003", tt.mutate)), true)
+			if r.Status != tt.status {
+				t.Errorf("status %d, want %d: %s", r.Status, tt.status, r.Raw)
+			}
+		})
+	}
+}
