@@ -23,9 +23,10 @@ var newSDK = testkit.NewSDK
 
 type sdk = testkit.SDK
 
-// appRequest is the app lookup of card as s makes it, encrypted to the
-// directory server ds (its id), changed by change.
-func (f *fixture) appRequest(s *sdk, card, ds string, change func(*message.LookupRequest)) message.LookupRequest {
+// appCall is the app lookup of card as s makes it, encrypted to the
+// directory server ds (its id), changed by change, and the body it
+// decodes.
+func (f *fixture) appCall(s *sdk, card, ds string, change func(*message.LookupRequest)) (message.LookupRequest, []byte) {
 	f.t.Helper()
 	server, ok := f.Directory().ForID(ds)
 	if !ok {
@@ -42,13 +43,14 @@ func (f *fixture) appRequest(s *sdk, card, ds string, change func(*message.Looku
 	if change != nil {
 		change(&req)
 	}
-	return req
+	return req, body
 }
 
 // appLookup runs an app lookup of card from s, encrypted to ds.
 func (f *fixture) appLookup(s *sdk, card, ds string, change func(*message.LookupRequest)) (message.LookupResponse, error) {
 	f.t.Helper()
-	return f.Lookup(context.Background(), ns, f.appRequest(s, card, ds, change), emulator.APICall{})
+	req, body := f.appCall(s, card, ds, change)
+	return f.Lookup(context.Background(), ns, req, emulator.APICall{Body: body, KnownMembers: true})
 }
 
 // signedContent checks acsSignedContent against the roots of directory
@@ -230,7 +232,11 @@ func TestAppDevice(t *testing.T) {
 	if tx.Challenge.Language != "th-TH" {
 		t.Errorf("language %q, want th-TH from C005", tx.Challenge.Language)
 	}
-	detail := f.events.last(resp.ThreeDSServerTransID).Detail
+	ev := f.events.last(resp.ThreeDSServerTransID)
+	detail := ev.Detail
+	if !strings.Contains(string(ev.Request), `"sdkEncData":"eyJ`) || !strings.Contains(string(ev.Request), "bytes)") {
+		t.Errorf("the event's copy of the request keeps sdkEncData whole, which the public test key decrypts: %s", ev.Request)
+	}
 	for _, want := range []string{`"C001":"Android"`, `"C002":"Pixel 8"`, `"C009":"(masked)"`, `"C010":"(masked)"`, `"A001":"(masked)"`, "A000000003", "acsUiType 01"} {
 		if !strings.Contains(detail, want) {
 			t.Errorf("event detail %q lacks %s", detail, want)

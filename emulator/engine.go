@@ -391,8 +391,12 @@ func (e *Engine) LookupEncoded(ctx context.Context, ns string, req message.Looku
 			detail = appDetail(req.App, app, t)
 		}
 		encoded = wire.AppendLookupResponse(make([]byte, 0, answerSize), &resp, "")
+		request := e.redactLookup
+		if channel == state.ChannelApp {
+			request = e.redactAppLookup
+		}
 		e.emit(ctx, state.Event{Time: t.CreatedAt, Namespace: ns, Kind: state.EventLookup, Transaction: summary, Detail: withNote(detail, call.Note),
-			Request: e.redactLookup(call), Answer: encoded, Challenge: resp.Challenge})
+			Request: request(call), Answer: encoded, Challenge: resp.Challenge})
 	}
 	if e.cfg.Callbacks != nil {
 		e.scheduleCallback(ctx, t, challengeRules(sc))
