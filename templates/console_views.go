@@ -146,6 +146,8 @@ type TransactionRow struct {
 	Scenario string
 	// Events counts the events of the transaction.
 	Events int
+	// Channel is the device channel of the lookup: browser, app or 3ri.
+	Channel string
 }
 
 // ConsoleTransaction is the view of one transaction's detail page.

@@ -87,7 +87,17 @@ func summaryOf(s *journal.Summary) adminapi.TransactionSummary {
 		Fallback: s.Fallback, MessageVersion: s.Version, LookupStatus: s.LookupStatus, CardholderName: s.CardholderName,
 		MerchantName: s.MerchantName, Amount: s.Amount, Currency: s.Currency, CreatedAt: apiTime(s.Created),
 		UpdatedAt: apiTime(s.Updated), LastEvent: eventType(s.LastEvent), EventCount: s.Events, EnquiryCount: s.Enquiries,
+		Channel: channelName(s.Channel),
 	}
+}
+
+// channelName is the admin API's name of a transaction's channel: empty
+// for the browser's, as the journal keeps it.
+func channelName(c state.Channel) string {
+	if c == state.ChannelBrowser {
+		return ""
+	}
+	return c.String()
 }
 
 // lastChange is the latest time the stored transaction t changed, by

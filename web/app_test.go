@@ -182,3 +182,33 @@ func TestOpenAPIAppLookup(t *testing.T) {
 		})
 	}
 }
+
+// TestAppTransactionAfterTheLookup: an app challenge finished headlessly
+// shows in the automation API as every lookup does, with its channel, the
+// lookup event's device information masked, and ?wait=final's answer.
+func TestAppTransactionAfterTheLookup(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, func(o *envOptions) { o.journal = true })
+	r := e.appLookup("tok", e.appBody(testkit.NewSDK(t), e.card("visa-challenge"), "A000000003", nil))
+	id := r.Str("threeDsServerTransId")
+	if r.Status != http.StatusOK || r.Str("status") != "C" {
+		t.Fatalf("app lookup: %s", r.Raw)
+	}
+	if done := e.call(http.MethodPost, "/challenge/"+id, "tok", map[string]string{"action": "pass"}); done.Status != http.StatusOK {
+		t.Fatalf("headless pass: %s", done.Raw)
+	}
+	w := e.call(http.MethodGet, "/admin/transactions/"+id+"?wait=final&timeout=5s", "tok", nil)
+	if w.Status != http.StatusOK || w.Str("status") != "Y" || w.Str("channel") != "app" || w.Body["final"] != true {
+		t.Fatalf("?wait=final: %s", w.Raw)
+	}
+	if !strings.Contains(w.Raw, `\"C009\":\"(masked)\"`) || strings.Contains(w.Raw, "Jane's Pixel") || !strings.Contains(w.Raw, "acsUiType 01") {
+		t.Errorf("the lookup event's device information: %s", w.Raw)
+	}
+	list := e.call(http.MethodGet, "/admin/transactions", "tok", nil)
+	if !strings.Contains(list.Raw, `"channel":"app"`) {
+		t.Errorf("the listing does not name the channel: %s", list.Raw)
+	}
+	if q := e.enquiry("tok", map[string]string{"threeDsServerTransId": id}); q.Str("transactionStatus") != "Y" || q.Str("eci") != "05" {
+		t.Errorf("enquiry: %s", q.Raw)
+	}
+}

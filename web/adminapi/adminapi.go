@@ -33,6 +33,9 @@ type TransactionSummary struct {
 	MessageVersion string `json:"messageVersion,omitempty"`
 	// LookupStatus is what the lookup answered (C for a challenge).
 	LookupStatus string `json:"lookupStatus,omitempty"`
+	// Channel is the device channel of the lookup, app or 3ri; absent
+	// for the browser's.
+	Channel string `json:"channel,omitempty"`
 	// What the lookup told of the purchase.
 	CardholderName string `json:"cardholderName,omitempty"`
 	MerchantName   string `json:"merchantName,omitempty"`

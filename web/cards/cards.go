@@ -41,6 +41,10 @@ type Entry struct {
 	AuthenticationType string   `json:"authenticationType,omitempty"`
 	OTPs               []string `json:"otps,omitempty"`
 	Answers            []string `json:"answers,omitempty"`
+	// ACSUIType is the acsUiType a challenge shows on the app channel:
+	// its style's (01 text, 02 single select, 03 multi select, 04 OOB),
+	// or 05 HTML when its appInterface is html.
+	ACSUIType string `json:"acsUiType,omitempty"`
 	// TrustPrompt tells that the page offers "trust this merchant".
 	TrustPrompt bool `json:"trustPrompt,omitempty"`
 	Fallback    bool `json:"fallback,omitempty"`
@@ -139,6 +143,7 @@ func Entries(all []scenarios.Scenario, fb *scenarios.Scenario, schemes *emulator
 			ch := sc.Challenge
 			e.Status, e.Version, e.Auto = "C", ch.Version, ch.Auto
 			e.UI, e.AuthenticationType, e.Answers, e.TrustPrompt = ch.UI, ch.AuthenticationType, ch.Answers, ch.TrustPrompt
+			e.ACSUIType = ch.ACSUIType()
 			for otp, o := range ch.OTPs {
 				if o.Status == "Y" {
 					e.OTPs = append(e.OTPs, otp)

@@ -278,6 +278,7 @@ func (c *Console) row(s journal.Summary) templates.TransactionRow {
 		ECI:                 s.ECI,
 		Scenario:            scenarioLabel(s),
 		Events:              s.Events,
+		Channel:             s.Channel.String(),
 	}
 }
 
