@@ -125,6 +125,7 @@ func (e *Engine) enquiryResponse(t state.Transaction) message.EnquiryResponse {
 		ExternalReferenceID:        t.ExternalReferenceID,
 		ACSReferenceNumber:         t.ACSReferenceNumber,
 		ACSOperatorID:              t.ACSOperatorID,
+		SDKTransID:                 t.App.SDKTransID,
 	}
 	if t.StatusReason != "" {
 		r.ReasonCode, r.ReasonDesc = t.StatusReason, emv.ReasonText[t.StatusReason]

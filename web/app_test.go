@@ -100,7 +100,7 @@ func TestAppLookupOverHTTP(t *testing.T) {
 		if err := json.Unmarshal(jws.Payload, &p); err != nil || p.ACSURL != e.URL+"/acs/sdk" {
 			t.Errorf("acsURL %q (%v), want %s/acs/sdk", p.ACSURL, err, e.URL)
 		}
-		if q := e.enquiry("tok", map[string]string{"threeDsServerTransId": r.Str("threeDsServerTransId")}); q.Str("transactionStatus") != "C" {
+		if q := enquiryOf(e, r); q.Str("transactionStatus") != "C" || q.Str("sdkTransId") != wiretest.SDKTransID {
 			t.Errorf("enquiry: %s", q.Raw)
 		}
 	}
@@ -179,6 +179,12 @@ func TestOpenAPIAppLookup(t *testing.T) {
 			if r.Status != tt.status {
 				t.Errorf("status %d, want %d: %s", r.Status, tt.status, r.Raw)
 			}
+			if r.Status == http.StatusOK {
+				q := c.send(api(http.MethodPost, "/enquiry/", map[string]string{"threeDsServerTransId": r.Str("threeDsServerTransId")}), true)
+				if q.Str("sdkTransId") != wiretest.SDKTransID {
+					t.Errorf("enquiry: %s", q.Raw)
+				}
+			}
 		})
 	}
 }
@@ -208,7 +214,14 @@ func TestAppTransactionAfterTheLookup(t *testing.T) {
 	if !strings.Contains(list.Raw, `"channel":"app"`) {
 		t.Errorf("the listing does not name the channel: %s", list.Raw)
 	}
-	if q := e.enquiry("tok", map[string]string{"threeDsServerTransId": id}); q.Str("transactionStatus") != "Y" || q.Str("eci") != "05" {
+	if q := e.enquiry("tok", map[string]string{"threeDsServerTransId": id}); q.Str("transactionStatus") != "Y" || q.Str("eci") != "05" ||
+		q.Str("sdkTransId") != wiretest.SDKTransID {
 		t.Errorf("enquiry: %s", q.Raw)
 	}
+}
+
+// enquiryOf is the enquiry of the lookup answered r.
+func enquiryOf(e *env, r result) result {
+	e.t.Helper()
+	return e.enquiry("tok", map[string]string{"threeDsServerTransId": r.Str("threeDsServerTransId")})
 }

@@ -304,6 +304,9 @@ type EnquiryResponse struct {
 	DDCID          string          `json:"ddcId,omitempty"`
 	ThreeDSCompInd string          `json:"threeDSCompInd,omitempty"`
 	ThreeDSMethod  *MethodTimeline `json:"threeDSMethod,omitempty"`
+	// SDKTransID is the SDK's transaction id of an app lookup; absent
+	// on the other channels.
+	SDKTransID string `json:"sdkTransId,omitempty"`
 }
 
 // MethodTimeline is the 3DS Method of a transaction as the enquiry shows

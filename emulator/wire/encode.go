@@ -90,6 +90,7 @@ func AppendEnquiryResponse(b []byte, r *message.EnquiryResponse) []byte {
 		mo.optional("requestorCompInd", m.RequestorCompInd)
 		o.b = append(mo.b, '}')
 	}
+	o.optional("sdkTransId", r.SDKTransID)
 	return o.close()
 }
 
