@@ -53,26 +53,7 @@ func TestDecodeAppBase(t *testing.T) {
 // TestDecodeAppRules: the rules the app lookup shares with the browser's,
 // row for row, and its own.
 func TestDecodeAppRules(t *testing.T) {
-	rows := wiretest.AppRules()
-	if len(rows) < 150 {
-		t.Fatalf("%d rows: the shared rows are missing", len(rows))
-	}
-	for _, tt := range rows {
-		t.Run(tt.Name, func(t *testing.T) {
-			body, err := tt.Apply(appBody(t))
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, _, err = DecodeApp(body)
-			e := asError(t, err)
-			if len(e.Problems) != 1 || !hasProblem(e, tt.EMVCode, tt.Field) {
-				t.Fatalf("problems = %+v, want one %s on %s", e.Problems, tt.EMVCode, tt.Field)
-			}
-			if e.EMVCode != tt.EMVCode || e.Detail != tt.Field || e.Problems[0].Reason == "" {
-				t.Errorf("error %s %q %+v, want %s on %s with a reason", e.EMVCode, e.Detail, e.Problems, tt.EMVCode, tt.Field)
-			}
-		})
-	}
+	checkRows(t, wiretest.AppRules(), appBody(t), DecodeApp)
 }
 
 func TestDecodeAppAccepts(t *testing.T) {

@@ -55,17 +55,23 @@ func TestDecodeThreeRIRules(t *testing.T) {
 	if _, ignored, err := DecodeThreeRI(threeRIBody(t)); err != nil || len(ignored) != 0 {
 		t.Fatalf("the 3RI base: %v, ignored %v", err, ignored)
 	}
-	rows := wiretest.ThreeRIRules()
+	checkRows(t, wiretest.ThreeRIRules(), threeRIBody(t), DecodeThreeRI)
+}
+
+// checkRows applies each row of a rule table to base and checks that
+// decode reports its one problem, as the error's code and detail too.
+func checkRows(t *testing.T, rows []wiretest.Case, base []byte, decode func([]byte) (message.LookupRequest, []string, error)) {
+	t.Helper()
 	if len(rows) < 150 {
 		t.Fatalf("%d rows: the shared rows are missing", len(rows))
 	}
 	for _, tt := range rows {
 		t.Run(tt.Name, func(t *testing.T) {
-			body, err := tt.Apply(threeRIBody(t))
+			body, err := tt.Apply(base)
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, _, err = DecodeThreeRI(body)
+			_, _, err = decode(body)
 			e := asError(t, err)
 			if len(e.Problems) != 1 || !hasProblem(e, tt.EMVCode, tt.Field) {
 				t.Fatalf("problems = %+v, want one %s on %s", e.Problems, tt.EMVCode, tt.Field)
