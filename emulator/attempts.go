@@ -37,6 +37,8 @@ func exhausted() scenarios.Outcome { return scenarios.Outcome{Status: "N", Reaso
 
 // entryRow is what a style that reads an entry says of a wrong one.
 type entryRow struct {
+	// kind is the event of a wrong entry, named by what was entered.
+	kind state.EventKind
 	// wrong opens the message after a wrong entry: "Incorrect code."
 	wrong string
 	// named, when set, opens the event's detail with the entry itself
@@ -47,10 +49,10 @@ type entryRow struct {
 // entryRows are the styles that read an entry, by ui: a style answers a
 // wrong entry with styleStep.wrong, and its row words it.
 var entryRows = map[string]entryRow{
-	scenarios.UIOTP:         {wrong: "Incorrect code."},
-	scenarios.UIPassword:    {wrong: "Incorrect password."},
-	scenarios.UISelect:      {wrong: "That is not right.", named: "wrong answer"},
-	scenarios.UIMultiSelect: {wrong: "That is not right.", named: "wrong answer"},
+	scenarios.UIOTP:         {kind: state.EventAttempt, wrong: "Incorrect code."},
+	scenarios.UIPassword:    {kind: state.EventPasswordAttempt, wrong: "Incorrect password."},
+	scenarios.UISelect:      {kind: state.EventChoiceAttempt, wrong: "That is not right.", named: "wrong answer"},
+	scenarios.UIMultiSelect: {kind: state.EventChoiceAttempt, wrong: "That is not right.", named: "wrong answer"},
 }
 
 // entryRowOf is the row of style ui ("" is otp) and whether it reads an
@@ -82,7 +84,17 @@ func wrongEntry(t *state.Transaction, ui, entry string) styleStep {
 	if r.named != "" {
 		detail = r.named + " " + entry + ": " + msg
 	}
-	return styleStep{message: msg, notice: NoticeWrongCode, kind: state.EventAttempt, detail: detail}
+	return styleStep{message: msg, notice: NoticeWrongCode, kind: r.kind, detail: detail}
+}
+
+// isCycle tells whether the action, decided as step (wrong: a wrong
+// entry), was an authentication cycle the cardholder attempted, which
+// EMV's interactionCounter counts: an answer the ACS judged, right or
+// wrong (a code, a password, a choice, pass, fail, the banking app's
+// answer). A step that judged nothing (a resend, a Continue before the
+// banking app answered) and a cancel are none.
+func isCycle(action string, step styleStep, wrong bool) bool {
+	return action != scenarios.ActionCancel && (step.final || wrong)
 }
 
 // showAttempts puts on the page of t, of style ui, the attempts left

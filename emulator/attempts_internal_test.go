@@ -16,15 +16,19 @@ func TestAttemptRules(t *testing.T) {
 			t.Errorf("entryRows has a row for %q, which is no style", ui)
 		}
 	}
-	for _, tc := range []struct{ ui, entry, first, second string }{
-		{"", "9999", "Incorrect code. 2 attempts left.", "Incorrect code. 1 attempt left."},
-		{scenarios.UIPassword, "nope", "Incorrect password. 2 attempts left.", "Incorrect password. 1 attempt left."},
-		{scenarios.UIMultiSelect, "Bookshop, Café", "wrong answer Bookshop, Café: That is not right. 2 attempts left.", "wrong answer Bookshop, Café: That is not right. 1 attempt left."},
+	for _, tc := range []struct {
+		ui, entry, first, second string
+		kind                     state.EventKind
+	}{
+		{"", "9999", "Incorrect code. 2 attempts left.", "Incorrect code. 1 attempt left.", state.EventAttempt},
+		{scenarios.UIPassword, "nope", "Incorrect password. 2 attempts left.", "Incorrect password. 1 attempt left.", state.EventPasswordAttempt},
+		{scenarios.UISelect, "Lyon", "wrong answer Lyon: That is not right. 2 attempts left.", "wrong answer Lyon: That is not right. 1 attempt left.", state.EventChoiceAttempt},
+		{scenarios.UIMultiSelect, "Bookshop, Café", "wrong answer Bookshop, Café: That is not right. 2 attempts left.", "wrong answer Bookshop, Café: That is not right. 1 attempt left.", state.EventChoiceAttempt},
 	} {
 		var tx state.Transaction
 		for i, want := range []string{tc.first, tc.second} {
-			if step := wrongEntry(&tx, tc.ui, tc.entry); step.final || step.detail != want || step.notice != NoticeWrongCode || step.kind != state.EventAttempt {
-				t.Errorf("ui %q, wrong entry %d: %+v, want the detail %q", tc.ui, i+1, step, want)
+			if step := wrongEntry(&tx, tc.ui, tc.entry); step.final || step.detail != want || step.notice != NoticeWrongCode || step.kind != tc.kind {
+				t.Errorf("ui %q, wrong entry %d: %+v, want the detail %q and the event %s", tc.ui, i+1, step, want, tc.kind)
 			}
 		}
 		var v ChallengeView

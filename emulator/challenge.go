@@ -53,8 +53,8 @@ type ChallengeView struct {
 	// attempts left."), also on a reload after a wrong code; empty the
 	// first time.
 	Message string
-	// Step counts the cardholder's answers on the page so far (the
-	// interactions): a page answered once (a wrong code) is not answered
+	// Step counts the answers the page took so far (every one: a wrong
+	// code, a resend, a Continue): a page answered once is not answered
 	// again; see Choice.Step.
 	Step int
 	// TrustPrompt offers "trust this merchant" (the scenario's
@@ -94,7 +94,7 @@ func (e *Engine) view(t state.Transaction, ch *scenarios.Challenge, message stri
 		UI:                   ui,
 		TrustPrompt:          ch.TrustPrompt && t.Version >= scenarios.Version220,
 		Message:              message,
-		Step:                 t.Challenge.Interactions,
+		Step:                 t.Challenge.Steps,
 		ExpiresAt:            expires,
 		ExpiresIn:            expires.Sub(now),
 	}
@@ -201,8 +201,9 @@ type Choice struct {
 	// Choices are the choices picked, for Action select.
 	Choices []string
 	// Trust is the cardholder's answer to "trust this merchant", when the
-	// scenario's trustPrompt offers it: the final decision sets
-	// whiteListStatus Y (true) or N, source 03 (ACS).
+	// scenario's trustPrompt offers it: the final decision reports
+	// whiteListStatus Y (source 03, the ACS) only when it is true and the
+	// cardholder authenticated (see settleTrust).
 	Trust bool
 	// SessionData is the threeDSSessionData the browser posted with the
 	// CReq, which the final CRes returns byte for byte (a real ACS has no
@@ -300,45 +301,43 @@ func (e *Engine) decide(ctx context.Context, id string, c Choice, via apiCall, c
 		if t.Phase == state.PhaseFinal {
 			return completedError(t)
 		}
-		if c.Step != nil && *c.Step != t.Challenge.Interactions {
+		if c.Step != nil && *c.Step != t.Challenge.Steps {
 			return emv.NewError(emv.CodeTransactionState, emv.EMVInvalidTransaction,
-				"this challenge page was answered already (a wrong code); answer on the page shown after it", "state")
+				"this challenge page was answered already (a wrong code, a resend); answer on the page shown after it", "state")
 		}
 		if t.Challenge.OpenedAt.IsZero() {
 			t.Challenge.OpenedAt = now
 		}
 		t.Phase = state.PhaseChallengeOpened
-		t.Challenge.Interactions++
-		var o scenarios.Outcome
+		t.Challenge.Steps++
 		switch c.Action {
 		case scenarios.ActionPass:
-			o = ch.Pass
+			step = styleStep{final: true, outcome: ch.Pass}
 		case scenarios.ActionFail:
-			o = ch.Fail
+			step = styleStep{final: true, outcome: ch.Fail}
 		case scenarios.ActionCancel:
-			o = ch.Cancel
+			step = styleStep{final: true, outcome: ch.Cancel}
 		default:
 			var err error
 			if step, err = style.answer(t, ch, c, now); err != nil {
 				return err
 			}
-			if step.wrong {
-				step = wrongEntry(t, ch.UI, step.entry)
-			}
-			if !step.final {
-				return nil
-			}
-			o = step.outcome
 		}
+		wrong := step.wrong
+		if wrong {
+			step = wrongEntry(t, ch.UI, step.entry)
+		}
+		if isCycle(c.Action, step, wrong) {
+			t.Challenge.Interactions++
+		}
+		if !step.final {
+			return nil
+		}
+		o := step.outcome
 		t.Challenge.Decision = c.Action
 		t.Challenge.DecidedAt = now
 		finish(t, o.Status, o.Reason, o.ECI, o.ChallengeCancel)
-		if ch.TrustPrompt && t.Version >= scenarios.Version220 {
-			t.WhiteListStatus, t.WhiteListStatusSrc = "N", "03"
-			if c.Trust {
-				t.WhiteListStatus = "Y"
-			}
-		}
+		settleTrust(t, ch, c.Trust)
 		final = true
 		return nil
 	})

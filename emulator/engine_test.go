@@ -525,7 +525,8 @@ func TestDecide(t *testing.T) {
 	}{
 		{"pass", []emulator.Choice{{Action: "pass"}}, "Y", "", "", "Y", "01"},
 		{"fail", []emulator.Choice{{Action: "fail"}}, "N", "01", "", "N", "01"},
-		{"cancel", []emulator.Choice{{Action: "cancel"}}, "N", "01", "01", "N", "01"},
+		{"cancel", []emulator.Choice{{Action: "cancel"}}, "N", "01", "01", "N", "00"},
+		{"a wrong code, then cancel", []emulator.Choice{{Action: "otp", OTP: "9999"}, {Action: "cancel"}}, "N", "01", "01", "N", "01"},
 		{"the right code", []emulator.Choice{{Action: "otp", OTP: " 1234 "}}, "Y", "", "", "Y", "01"},
 		{"a wrong code, then the right one", []emulator.Choice{{Action: "otp", OTP: "9999"}, {Action: "otp", OTP: "1234"}}, "Y", "", "", "Y", "02"},
 		{"three wrong codes", []emulator.Choice{{Action: "otp", OTP: "1"}, {Action: "otp", OTP: "2"}, {Action: "otp", OTP: "3"}}, "N", "19", "", "N", "03"},

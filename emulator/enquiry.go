@@ -129,8 +129,17 @@ func (e *Engine) enquiryResponse(t state.Transaction) message.EnquiryResponse {
 	if t.StatusReason != "" {
 		r.ReasonCode, r.ReasonDesc = t.StatusReason, emv.ReasonText[t.StatusReason]
 	}
-	if t.Challenge.Interactions > 0 {
+	if challengeBegun(t) {
 		r.InteractionCounter = fmt.Sprintf("%02d", min(t.Challenge.Interactions, 99))
 	}
 	return r
+}
+
+// challengeBegun tells whether t had a challenge that opened or ended:
+// its RReq carries interactionCounter, "00" when the cardholder
+// attempted no authentication cycle (a cancel, a timeout, an automatic
+// decision). A frictionless transaction and a challenge whose first
+// CReq has not come yet have none.
+func challengeBegun(t state.Transaction) bool {
+	return !t.Challenge.OpenedAt.IsZero() || t.Challenge.Decision != ""
 }

@@ -110,6 +110,33 @@ func (e *Engine) Forget(ctx context.Context, ns string) error {
 	return nil
 }
 
+// Reset returns namespace ns to where a new token starts: its
+// transactions and their references forgotten (Forget), its clock at
+// real time, its runtime scenarios deleted and its result callback's
+// registration removed (the default URL, if any, applies again). The
+// callbacks' signing secret stays: it is a credential, rotated on its
+// own. The journal is the caller's to clear, as for Forget. Every part
+// is tried even when one fails; the failures are returned together, and
+// a repeated call finishes the work.
+func (e *Engine) Reset(ctx context.Context, ns string) error {
+	var errs []error
+	if _, err := e.cfg.Runtime.Reset(ctx, ns); err != nil {
+		errs = append(errs, fmt.Errorf("delete the runtime scenarios: %w", err))
+	}
+	if cb := e.cfg.Callbacks; cb != nil {
+		if _, err := cb.Unregister(ctx, ns); err != nil {
+			errs = append(errs, fmt.Errorf("remove the result callback's registration: %w", err))
+		}
+	}
+	if _, err := e.ResetClock(ctx, ns); err != nil {
+		errs = append(errs, err)
+	}
+	if err := e.Forget(ctx, ns); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
 func namespaceLimit(err error) *emv.Error {
 	return emv.NewError(emv.CodeNamespaceLimit, emv.EMVLimitExceeded,
 		"too many tokens keep a clock or forgot their transactions at once; try again later: "+err.Error(), "namespace")

@@ -96,6 +96,7 @@ func settleLocked(t *state.Transaction, now time.Time, ch *scenarios.Challenge, 
 		t.Challenge.Decision = "auto-" + ch.Auto
 		t.Challenge.DecidedAt = t.CreatedAt.Add(ch.AutoAfter)
 		finish(t, o.Status, o.Reason, o.ECI, o.ChallengeCancel)
+		settleTrust(t, ch, false)
 		return true
 	}
 	firstCReq, challenge := windows(ch, cfg)
@@ -105,6 +106,7 @@ func settleLocked(t *state.Transaction, now time.Time, ch *scenarios.Challenge, 
 			t.Challenge.Decision = "timeout-first-creq"
 			t.Challenge.DecidedAt = t.CreatedAt.Add(firstCReq)
 			finish(t, "N", "14", "", "05")
+			settleTrust(t, ch, false)
 			return true
 		}
 	case state.PhaseChallengeOpened:
@@ -112,6 +114,7 @@ func settleLocked(t *state.Transaction, now time.Time, ch *scenarios.Challenge, 
 			t.Challenge.Decision = "timeout-challenge"
 			t.Challenge.DecidedAt = t.Challenge.OpenedAt.Add(challenge)
 			finish(t, "N", "14", "", "04")
+			settleTrust(t, ch, false)
 			return true
 		}
 	}

@@ -57,8 +57,8 @@ func TestOOB(t *testing.T) {
 				t.Fatalf("continue after the app: %+v, %v", d, err)
 			}
 			q := f.enquiry(id)
-			if q.TransactionStatus != tt.status || q.AuthenticationType != "03" || q.InteractionCounter != "02" {
-				t.Errorf("enquiry: status %s, authenticationType %s, interactionCounter %s; want %s, 03, 02",
+			if q.TransactionStatus != tt.status || q.AuthenticationType != "03" || q.InteractionCounter != "01" {
+				t.Errorf("enquiry: status %s, authenticationType %s, interactionCounter %s; want %s, 03, 01 (the Continue before the app none)",
 					q.TransactionStatus, q.AuthenticationType, q.InteractionCounter, tt.status)
 			}
 			if _, err := f.AnswerApp(ctx, id, scenarios.AppApprove); emvCode(err) != "305" {

@@ -28,9 +28,10 @@ func withScenarios(t *testing.T, yaml string) func(*emulator.Config) {
 	return func(c *emulator.Config) { c.Catalogue = func() *scenarios.Catalogue { return cat } }
 }
 
-// TestOTPResend: a new code is an interaction but no attempt, an event
-// that names the code, and refused beyond the scenario's limit (305, no
-// change); the enquiry's interactionCounter counts every step.
+// TestOTPResend: a new code is neither an attempt nor an authentication
+// cycle, an event that names the code, and refused beyond the scenario's
+// limit (305, no change); the enquiry's interactionCounter counts the
+// code alone.
 func TestOTPResend(t *testing.T) {
 	f := newFixture(t, withScenarios(t, `scenarios:
   - id: one-resend
@@ -56,8 +57,8 @@ func TestOTPResend(t *testing.T) {
 	if err != nil || !d.Final || d.TransStatus != "Y" {
 		t.Fatalf("the code after a resend: %+v, %v", d, err)
 	}
-	if got := f.enquiry(id); got.InteractionCounter != "02" {
-		t.Errorf("interactionCounter %q, want 02 (one resend, one code; the refused resend not)", got.InteractionCounter)
+	if got := f.enquiry(id); got.InteractionCounter != "01" {
+		t.Errorf("interactionCounter %q, want 01 (one code; neither resend)", got.InteractionCounter)
 	}
 	if got := f.events.kinds(id); !strings.Contains(got, "creq,code-sent,code-sent,decision") {
 		t.Errorf("events %s: want the first code and the resend as code-sent", got)

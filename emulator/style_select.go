@@ -38,6 +38,14 @@ func (s selectStyle) check(c Choice) error {
 	if len(c.Choices) == 0 {
 		return emv.NewError(emv.CodeMissingField, emv.EMVMissingElement, "action select needs the choices picked, in choices; nothing was used up", "choices")
 	}
+	for i, p := range c.Choices {
+		for _, q := range c.Choices[:i] {
+			if strings.TrimSpace(p) == strings.TrimSpace(q) {
+				return emv.NewError(emv.CodeInvalidField, emv.EMVInvalidFormat,
+					fmt.Sprintf("choice %q is picked twice: pick each choice once; nothing was used up", strings.TrimSpace(p)), "choices")
+			}
+		}
+	}
 	if !s.multi && len(c.Choices) > 1 {
 		return emv.NewError(emv.CodeInvalidField, emv.EMVInvalidFormat, fmt.Sprintf("a select challenge takes one choice, got %d; nothing was used up", len(c.Choices)), "choices")
 	}
@@ -55,9 +63,7 @@ func (s selectStyle) answer(t *state.Transaction, ch *scenarios.Challenge, c Cho
 			return styleStep{}, emv.NewError(emv.CodeInvalidField, emv.EMVInvalidFormat,
 				fmt.Sprintf("choice %q is not one of this challenge's: %s; nothing was used up", p, orList(q.choices)), "choices")
 		}
-		if !slices.Contains(picked, p) {
-			picked = append(picked, p)
-		}
+		picked = append(picked, p)
 	}
 	slices.Sort(picked)
 	want := slices.Clone(q.answers)

@@ -12,8 +12,9 @@ import (
 
 // TestSelect: the same transaction shows the same choices; the
 // scenario's answers are among them and pass; a wrong answer uses an
-// attempt (three end it N, 19); no choice, an unknown one or two on a
-// select use none.
+// attempt (three end it N, 19); no choice, an unknown one, two on a
+// select or one picked twice (on either, spaces around it or not) use
+// none, with the same refusal on both.
 func TestSelect(t *testing.T) {
 	ctx := context.Background()
 	tests := []struct {
@@ -53,6 +54,8 @@ func TestSelect(t *testing.T) {
 			}{
 				{nil, "201"},
 				{[]string{"Atlantis"}, "203"},
+				{[]string{tt.answers[0], " " + tt.answers[0]}, "203"},
+				{append(slices.Clone(tt.answers), tt.answers[0]), "203"},
 			}
 			if !tt.multi {
 				refused = append(refused, struct {
@@ -64,6 +67,9 @@ func TestSelect(t *testing.T) {
 				_, err := f.CompleteChallenge(ctx, ns, id, emulator.Choice{Action: scenarios.ActionSelect, Choices: r.choices})
 				if e, ok := emulator.AsError(err); !ok || e.EMVCode != r.code || e.Detail != "choices" {
 					t.Errorf("choices %q: %v, want %s naming choices", r.choices, err, r.code)
+				} else if len(r.choices) > 1 && strings.TrimSpace(r.choices[len(r.choices)-1]) == tt.answers[0] &&
+					!strings.Contains(e.Message, "picked twice") {
+					t.Errorf("choices %q: %q, want it to say a choice is picked twice", r.choices, e.Message)
 				}
 			}
 			d, err := f.CompleteChallenge(ctx, ns, id, emulator.Choice{Action: scenarios.ActionSelect, Choices: []string{wrong}})

@@ -1,155 +1,25 @@
+//go:build full
+
 package templates
 
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 )
-
-// axeFile is axe-core's browser build, vendored from the npm package (see
-// testdata/axe/README.md for its version, licence and how to update it);
-// axeSHA256 is its checksum, so that a damaged copy fails loudly.
-const (
-	axeFile   = "testdata/axe/axe.min.js"
-	axeSHA256 = "29348999450cdf2849a8e70b7912fc2da85a849da39c0d0d5394f51d4a9ed95c"
-)
-
-// windowSizes are the challengeWindowSize values and the viewport each is
-// tried in: the iframe sizes of the protocol, and a desktop window for 05
-// (full page).
-var windowSizes = []struct {
-	size          int
-	width, height int64
-}{
-	{1, 250, 400},
-	{2, 390, 400},
-	{3, 500, 600},
-	{4, 600, 400},
-	{5, 1280, 800},
-}
-
-// cardholderPage is one page a cardholder may see, with the view it is
-// rendered from in a language at a challengeWindowSize. A new page or a
-// new style's page is one more line of cardholderPages.
-type cardholderPage struct {
-	name string
-	page string // a Page constant
-	view func(lang Lang, size int) any
-}
-
-// sink is the path the test server answers 204 to: where the autosubmit
-// pages post, so that the browser stays on them.
-const sink = "/sink"
-
-// cardholderPages are the pages the accessibility, size and language
-// tests run on, each in every language at every window size.
-var cardholderPages = []cardholderPage{
-	{"challenge", PageChallenge, func(l Lang, size int) any { return challengeAt(l, size, func(*ChallengePage) {}) }},
-	{"challenge-wrong-code", PageChallenge, func(l Lang, size int) any {
-		return challengeAt(l, size, func(v *ChallengePage) { v.WrongCode, v.AttemptsLeft = true, 2 })
-	}},
-	{"challenge-long-texts", PageChallenge, func(l Lang, size int) any {
-		return challengeAt(l, size, func(v *ChallengePage) {
-			v.MerchantName = "Internationale Versandbuchhandlung Großhandelsgesellschaft mbH & Co. KG"
-			v.Amount, v.Currency = "1234567.89", "THB"
-			v.Brand = Brand{Program: "Mastercard Identity Check", Style: "mastercard"}
-			v.Style, v.ExpiresMinutes = otpView{PassingOTP: "12345678", ResendsLeft: 3}, 1
-		})
-	}},
-	{"challenge-no-purchase", PageChallenge, func(l Lang, size int) any {
-		return challengeAt(l, size, func(v *ChallengePage) {
-			v.MerchantName, v.Amount, v.Date, v.Style, v.ExpiresMinutes = "", "", "", otpView{}, 0
-			v.Brand = Brand{Program: "3-D Secure", Mark: "3DS", Style: "generic"}
-		})
-	}},
-	{"challenge-otp-resent-trust", PageChallenge, func(l Lang, size int) any {
-		return challengeAt(l, size, func(v *ChallengePage) {
-			v.Notice, v.Style, v.TrustPrompt = "code-sent", otpView{PassingOTP: "1234", ResendsLeft: 2}, true
-		})
-	}},
-	{"challenge-oob", PageChallenge, func(l Lang, size int) any {
-		return challengeAt(l, size, func(v *ChallengePage) {
-			v.UI, v.Style, v.AppURL, v.AppQR = "oob", oobView{}, sink+"/app", `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 21 21" role="img" aria-label="QR"><rect width="21" height="21" fill="#fff"/></svg>`
-		})
-	}},
-	{"challenge-oob-not-yet", PageChallenge, func(l Lang, size int) any {
-		return challengeAt(l, size, func(v *ChallengePage) {
-			v.UI, v.Style, v.AppURL, v.Notice = "oob", oobView{}, sink+"/app", "not-approved"
-		})
-	}},
-	{"challenge-select-wrong", PageChallenge, func(l Lang, size int) any {
-		return challengeAt(l, size, func(v *ChallengePage) {
-			v.UI, v.Style, v.Notice, v.WrongCode, v.AttemptsLeft = "select", selectView{Choices: []string{"Lyon", "Porto", "Chiang Mai", "Bremerhaven-Geestemünde"}, Stated: "Porto"}, "wrong-code", true, 2
-		})
-	}},
-	{"challenge-password-wrong", PageChallenge, func(l Lang, size int) any {
-		return challengeAt(l, size, func(v *ChallengePage) {
-			v.UI, v.Style, v.Notice, v.WrongCode, v.AttemptsLeft = "password", passwordView{Password: "Tr0ub4dor!"}, "wrong-code", true, 2
-		})
-	}},
-	{"challenge-multiselect", PageChallenge, func(l Lang, size int) any {
-		return challengeAt(l, size, func(v *ChallengePage) {
-			v.UI, v.Style = "multiselect", selectView{Multi: true, Choices: []string{"Corner Bakery", "Bookshop", "Garden Centre", "Cycle Repairs", "Café", "Pharmacy"}, Stated: "Bookshop; Café"}
-		})
-	}},
-	{"bank-app", PageBankApp, func(l Lang, _ int) any {
-		return BankApp{Lang: l, Nonce: "n0nce", FormAction: sink, MerchantName: "Sandbox Coffee", Amount: "49.99", Currency: "EUR", MaskedPAN: "•••• 1091"}
-	}},
-	{"bank-app-approved", PageBankApp, func(l Lang, _ int) any {
-		return BankApp{Lang: l, Nonce: "n0nce", FormAction: sink, MerchantName: "Sandbox Coffee", Answer: "approve"}
-	}},
-	{"submit-creq", PageAutoSubmit, func(l Lang, _ int) any {
-		return AutoSubmit{Lang: l, Nonce: "n0nce", Purpose: SubmitCReq, Action: sink, DelayMS: 60_000, Fields: []Field{{"creq", "eyJhIjoiYiJ9"}}}
-	}},
-	{"submit-cres", PageAutoSubmit, func(l Lang, _ int) any {
-		return AutoSubmit{Lang: l, Nonce: "n0nce", Purpose: SubmitCRes, Action: sink, DelayMS: 60_000, Fields: []Field{{"cres", "eyJhIjoiYiJ9"}}}
-	}},
-	{"result", PageResult, func(l Lang, _ int) any {
-		return Result{Lang: l, Nonce: "n0nce", Status: "N", StatusText: "Not authenticated", StatusReason: "01", ReasonText: "Card authentication failed",
-			ChallengeCancel: "01", CancelText: "Cardholder selected Cancel", ThreeDSServerTransID: "8a880dc0-d2d2-4067-bcb1-b08d1690b26e",
-			ExternalReferenceID: "ORD-20240611-000123-with-a-long-reference-without-spaces", NextStep: "Do not authorise",
-			CRes: "{\n  \"threeDSServerTransID\": \"8a880dc0-d2d2-4067-bcb1-b08d1690b26e\",\n  \"transStatus\": \"N\"\n}"}
-	}},
-	{"result-y", PageResult, func(l Lang, _ int) any {
-		return Result{Lang: l, Nonce: "n0nce", Status: "Y", StatusText: "Authenticated", ECI: "05", ThreeDSServerTransID: "8a880dc0-d2d2-4067-bcb1-b08d1690b26e"}
-	}},
-	{"error", PageError, func(l Lang, _ int) any {
-		return ErrorPage{Lang: l, Nonce: "n0nce", Kind: ErrorChallenge, EMVErrorCode: "305", EMVDescription: "Transaction Data Not Valid",
-			Message: "the challenge of transaction 8a880dc0-d2d2-4067-bcb1-b08d1690b26e is finished", Detail: "threeDSServerTransID", HTTPStatus: 409}
-	}},
-	{"done", PageDone, func(l Lang, _ int) any { return Done{Lang: l, Nonce: "n0nce"} }},
-}
-
-// challengeAt is the challenge page's view in lang at window size, changed
-// by edit.
-func challengeAt(lang Lang, size int, edit func(*ChallengePage)) ChallengePage {
-	v := challengeView()
-	v.Lang, v.WindowSize, v.FormAction = lang, size, sink
-	v.Width, v.Height = 0, 0
-	for _, w := range windowSizes {
-		if w.size == size && size != 5 {
-			v.Width, v.Height = int(w.width), int(w.height)
-		}
-	}
-	edit(&v)
-	return v
-}
 
 // pageServer serves /page/{lang}/{name}/{size} rendered from
 // cardholderPages, with the Content-Security-Policy the emulator sends,
@@ -199,31 +69,6 @@ func checkThaiFont(t *testing.T) {
 	t.Logf("no Thai font (fc-list :lang=th: %v): the Thai pages are measured with empty boxes; apt-get install fonts-thai-tlwg", err)
 }
 
-// axeSource reads the vendored axe-core and checks its checksum.
-func axeSource(t *testing.T) string {
-	t.Helper()
-	src, err := os.ReadFile(axeFile)
-	if err != nil {
-		t.Fatalf("read axe-core (%s, vendored from the npm package axe-core): %v", axeFile, err)
-	}
-	if sum := sha256.Sum256(src); hex.EncodeToString(sum[:]) != axeSHA256 {
-		t.Fatalf("%s: sha256 %x, want %s (see testdata/axe/README.md)", axeFile, sum, axeSHA256)
-	}
-	return string(src)
-}
-
-// axeViolation is one rule axe-core found broken, with the elements that
-// break it.
-type axeViolation struct {
-	ID     string `json:"id"`
-	Impact string `json:"impact"`
-	Help   string `json:"help"`
-	Nodes  []struct {
-		Target []any  `json:"target"`
-		HTML   string `json:"html"`
-	} `json:"nodes"`
-}
-
 // pageMeasure is what the test reads of a page besides axe's findings.
 type pageMeasure struct {
 	Lang        string `json:"lang"`
@@ -242,74 +87,107 @@ return {lang: d.lang, scrollWidth: Math.max(d.scrollWidth, document.body.scrollW
 
 // TestCardholderPagesAccessible runs axe-core in headless Chromium on every
 // cardholder page, in every language, at every challengeWindowSize: no
-// serious or critical violation is allowed. At 250×400 nothing may scroll
-// sideways. Every page sets <html lang> to its language.
+// violation of any impact is allowed. At 250×400 nothing may scroll
+// sideways. Every page sets <html lang> to its language. The pages of the
+// running binary, console and docs among them, are checked by
+// TestEveryPageAccessible (cmd/threeds-sandbox/e2e).
 func TestCardholderPagesAccessible(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
 	s := parseSet(t)
-	axe := axeSource(t)
+	axe := testkit.AxeSource(t)
 	srv := pageServer(t, s)
 	browser := testkit.Browser(t)
 	checkThaiFont(t)
-	ctx, cancel := context.WithTimeout(browser, 10*time.Minute)
-	defer cancel()
-	// axe-core is sent once and runs in every document the tab loads.
-	if err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-		_, err := cdp.Call(ctx, tg, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: axe})
-		return err
-	})); err != nil {
-		t.Fatalf("inject axe-core: %v", err)
-	}
 
-	// Findings of every impact, per page, for the log: what a fix removed.
-	counts := map[string]int{}
-	for _, p := range cardholderPages {
-		for _, lang := range s.Languages() {
-			for _, w := range windowSizes {
-				name := fmt.Sprintf("%s/%s/%d", lang, p.name, w.size)
-				if err := chromedp.Do(ctx,
-					chromedp.EmulateViewport(w.width, w.height),
-					chromedp.Navigate(srv.URL+"/page/"+name),
-					chromedp.WaitReady(chromedp.CSS("body")),
-				); err != nil {
-					t.Fatalf("%s: %v", name, err)
-				}
-				violations, err := chromedp.Run(ctx, chromedp.Evaluate[[]axeViolation](
-					`axe.run(document, {resultTypes: ["violations"]}).then(function(r){return r.violations;})`, chromedp.EvalAwaitPromise))
-				if err != nil {
-					t.Fatalf("%s: run axe-core: %v", name, err)
-				}
-				m, err := chromedp.Run(ctx, chromedp.Evaluate[pageMeasure](measureJS))
-				if err != nil {
-					t.Fatalf("%s: measure: %v", name, err)
-				}
-				counts[p.name] += len(violations)
-				for _, v := range violations {
-					if v.Impact == "serious" || v.Impact == "critical" {
-						var where []string
-						for _, n := range v.Nodes {
-							where = append(where, fmt.Sprint(n.Target))
-						}
-						t.Errorf("%s: %s violation %s (%s) at %s", name, v.Impact, v.ID, v.Help, strings.Join(where, ", "))
-					} else {
-						t.Logf("%s: %s violation %s (%s)", name, v.Impact, v.ID, v.Help)
-					}
-				}
-				if m.Lang != string(lang) {
-					t.Errorf("%s: <html lang=%q>, want %q", name, m.Lang, lang)
-				}
-				if m.ClientWidth > int(w.width) || m.ClientWidth < int(w.width)-20 {
-					t.Errorf("%s: the viewport is %d px wide, want %d (less a scroll bar)", name, m.ClientWidth, w.width)
-				}
-				if w.width == 250 && m.ScrollWidth > m.ClientWidth {
-					t.Errorf("%s: scrolls sideways at 250 px: scrollWidth %d > clientWidth %d (first wide element: %s)", name, m.ScrollWidth, m.ClientWidth, m.Wide)
+	// The pages go to one tab per core, each with axe-core injected once
+	// (it runs in every document the tab loads).
+	type pageAt struct {
+		p    cardholderPage
+		lang Lang
+		w    int // index in windowSizes
+	}
+	work := make(chan pageAt)
+	go func() {
+		defer close(work)
+		for w := range windowSizes { // a tab's viewport changes seldom
+			for _, p := range cardholderPages {
+				for _, lang := range s.Languages() {
+					work <- pageAt{p, lang, w}
 				}
 			}
 		}
+	}()
+	var tabs sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		tabs.Go(func() {
+			tab, cancelTab := chromedp.NewContext(browser)
+			defer cancelTab()
+			ctx, cancel := context.WithTimeout(tab, 10*time.Minute)
+			defer cancel()
+			if err := testkit.InjectAxe(ctx, axe); err != nil {
+				t.Errorf("inject axe-core: %v", err)
+				return
+			}
+			viewport := -1
+			for at := range work {
+				if at.w != viewport {
+					w := windowSizes[at.w]
+					if err := chromedp.Do(ctx, chromedp.EmulateViewport(w.width, w.height)); err != nil {
+						t.Errorf("viewport %d×%d: %v", w.width, w.height, err)
+						for range work {
+						}
+						return
+					}
+					viewport = at.w
+				}
+				err := checkPage(t, ctx, srv.URL, at.p, at.lang, windowSizes[at.w])
+				if err != nil {
+					t.Error(err)
+					for range work { // the others are not checked: say so once
+					}
+					return
+				}
+			}
+		})
 	}
-	for _, p := range cardholderPages {
-		t.Logf("%s: %d axe violations of any impact over %d languages × %d sizes", p.name, counts[p.name], len(s.Languages()), len(windowSizes))
+	tabs.Wait()
+}
+
+// checkPage loads page p in lang in the tab of ctx, whose viewport is
+// that of window size w, runs
+// axe-core and measures it: a violation of any impact, a wrong
+// <html lang>, a viewport of the wrong width or a page scrolling
+// sideways at 250 px fails t. It returns the error that kept the page
+// from being checked.
+func checkPage(t *testing.T, ctx context.Context, base string, p cardholderPage, lang Lang, w windowSize) error {
+	name := fmt.Sprintf("%s/%s/%d", lang, p.name, w.size)
+	if err := chromedp.Do(ctx,
+		chromedp.Navigate(base+"/page/"+name),
+		chromedp.WaitReady(chromedp.CSS("body")),
+	); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
 	}
+	violations, err := testkit.RunAxe(ctx)
+	if err != nil {
+		return fmt.Errorf("%s: run axe-core: %w", name, err)
+	}
+	m, err := chromedp.Run(ctx, chromedp.Evaluate[pageMeasure](measureJS))
+	if err != nil {
+		return fmt.Errorf("%s: measure: %w", name, err)
+	}
+	for _, v := range violations {
+		t.Errorf("%s: %s", name, v)
+	}
+	if m.Lang != string(lang) {
+		t.Errorf("%s: <html lang=%q>, want %q", name, m.Lang, lang)
+	}
+	if m.ClientWidth > int(w.width) || m.ClientWidth < int(w.width)-20 {
+		t.Errorf("%s: the viewport is %d px wide, want %d (less a scroll bar)", name, m.ClientWidth, w.width)
+	}
+	if w.width == 250 && m.ScrollWidth > m.ClientWidth {
+		t.Errorf("%s: scrolls sideways at 250 px: scrollWidth %d > clientWidth %d (first wide element: %s)", name, m.ScrollWidth, m.ClientWidth, m.Wide)
+	}
+	return nil
 }

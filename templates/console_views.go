@@ -223,6 +223,11 @@ type ConsoleDemo struct {
 	// DemoToken tells that the demo runs with the fixed demo token (no
 	// session is open).
 	DemoToken bool
+	// Languages are the cardholder pages' languages the lookup may ask
+	// for (browserInfo.language); Language is the one chosen first, ""
+	// for the browser's own.
+	Languages []Lang
+	Language  Lang
 }
 
 // DemoCardGroup is the test cards of one scheme in the demo's picker.

@@ -187,6 +187,11 @@ func TestLanguageMatching(t *testing.T) {
 		{[]string{"fr-FR", "th;q=0.9, en;q=0.5"}, "th"},
 		{[]string{"", "de-DE,de;q=0.9,en;q=0.8"}, "de"},
 		{[]string{"zh-Hant-TW"}, "en"},
+		// Well-formed tags of no registered language, which the lookup
+		// takes: English, or the browser's Accept-Language as for fr-FR.
+		{[]string{"zz"}, "en"},
+		{[]string{"zz-ZZ"}, "en"},
+		{[]string{"qq", "th;q=0.9, en;q=0.5"}, "th"},
 	}
 	for _, tt := range tests {
 		if got := s.Language(tt.prefs...); got != tt.want {

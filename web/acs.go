@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -75,10 +76,10 @@ func (s *Server) page(w http.ResponseWriter, r *http.Request, status int, name, 
 
 // writeHTML writes a rendered page with its security headers: scripts and
 // styles run only with the page's nonce; the ACS pages may be framed by
-// any merchant, other pages by nobody.
+// any merchant, other pages (the banking app among them) by nobody.
 func (s *Server) writeHTML(w http.ResponseWriter, r *http.Request, status int, nonce string, html []byte) {
 	ancestors := "'none'"
-	if infoOf(r.Context()).route == routeACS {
+	if info := infoOf(r.Context()); info.route == routeACS && !info.ownWindow {
 		ancestors = "*"
 	}
 	h := w.Header()
@@ -229,6 +230,22 @@ func formError(err error, limit int64) error {
 	return emv.NewError(emv.CodeMalformedJSON, emv.EMVMessageInvalid, "the form could not be read: "+err.Error(), "body")
 }
 
+// trustOf reads the page's "trust this merchant" field: Y (the box
+// ticked) trusts, N or none does not. Any other value, or the field
+// twice, is refused before anything is used up, rather than taken as a
+// no that the cardholder never gave.
+func trustOf(form url.Values) (bool, error) {
+	v, sent := form["trust"]
+	switch {
+	case !sent:
+		return false, nil
+	case len(v) == 1 && (v[0] == "Y" || v[0] == "N"):
+		return v[0] == "Y", nil
+	}
+	return false, emv.NewError(emv.CodeInvalidField, emv.EMVInvalidFormat,
+		fmt.Sprintf("trust %q: want Y (trust this merchant) or N, once; nothing was used up", strings.Join(v, ",")), "trust")
+}
+
 // handleDecision serves POST {base}/acs/decision: the cardholder's choice on
 // the challenge page, with the signed state.
 func (s *Server) handleDecision(w http.ResponseWriter, r *http.Request) {
@@ -242,7 +259,12 @@ func (s *Server) handleDecision(w http.ResponseWriter, r *http.Request) {
 			"the challenge state is missing, forged or altered; the transaction was not changed", "state"))
 		return
 	}
-	choice := emulator.Choice{Action: r.PostForm.Get("action"), OTP: r.PostForm.Get("otp"), Entry: r.PostForm.Get("entry"), Choices: r.PostForm["choice"], Trust: r.PostForm.Get("trust") == "Y", SessionData: st.Session, Step: st.Step}
+	trust, err := trustOf(r.PostForm)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	choice := emulator.Choice{Action: r.PostForm.Get("action"), OTP: r.PostForm.Get("otp"), Entry: r.PostForm.Get("entry"), Choices: r.PostForm["choice"], Trust: trust, SessionData: st.Session, Step: st.Step}
 	d, err := s.cfg.Engine.Decide(r.Context(), st.ID, st.ACS, choice)
 	if err != nil {
 		s.writeError(w, r, err)
@@ -336,21 +358,22 @@ type CompleteRequest struct {
 // handleCompleteChallenge serves POST {base}/challenge/{id}: completes a
 // pending challenge without a browser.
 func (s *Server) handleCompleteChallenge(w http.ResponseWriter, r *http.Request) {
+	id := mux.Vars(r)["id"]
 	body, err := readJSON(r, s.cfg.MaxBodyBytes)
 	if err != nil {
-		s.writeError(w, r, err)
+		s.refuseStep(w, r, id, err)
 		return
 	}
 	var req CompleteRequest
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
-		s.writeError(w, r, emv.NewError(emv.CodeMalformedJSON, emv.EMVMessageInvalid, "the body must be {\"action\":\""+strings.Join(emulator.ChoiceActions(), "|")+"\",\"otp\":\"...\"}: "+err.Error(), "body"))
+		s.refuseStep(w, r, id, emv.NewError(emv.CodeMalformedJSON, emv.EMVMessageInvalid, "the body must be {\"action\":\""+strings.Join(emulator.ChoiceActions(), "|")+"\",\"otp\":\"...\"}: "+err.Error(), "body"))
 		return
 	}
-	d, err := s.cfg.Engine.CompleteChallenge(r.Context(), namespaceOf(r.Context()), mux.Vars(r)["id"], emulator.Choice{Action: req.Action, OTP: req.OTP, Entry: req.Entry, Choices: req.Choices, Trust: req.Trust})
+	d, err := s.cfg.Engine.CompleteChallenge(r.Context(), namespaceOf(r.Context()), id, emulator.Choice{Action: req.Action, OTP: req.OTP, Entry: req.Entry, Choices: req.Choices, Trust: req.Trust})
 	if err != nil {
-		s.writeError(w, r, err)
+		s.refuseStep(w, r, id, err)
 		return
 	}
 	resp := adminapi.ChallengeResult{
@@ -366,6 +389,25 @@ func (s *Server) handleCompleteChallenge(w http.ResponseWriter, r *http.Request)
 		resp.ThreeDSSessionData = d.Delivery.SessionData
 	}
 	respond.JSON(w, http.StatusOK, resp)
+}
+
+// refuseStep answers a refused headless step of transaction id. The
+// error body's status is the status of the authentication (spec 2.16),
+// and a refused step changes nothing: on a challenge still open it is
+// C, as the enquiry says. Anything else keeps U, the step could not be
+// performed: a finished challenge (the 305 names its result; an error
+// body carries N, U, A, C or R, never Y), a transaction the token cannot
+// read (unknown, another token's, the store out of reach); a scenario's
+// injected error keeps its own.
+func (s *Server) refuseStep(w http.ResponseWriter, r *http.Request, id string, err error) {
+	if e, ok := emulator.AsError(err); ok && e.Scenario == "" {
+		if t, serr := s.cfg.Engine.Settle(r.Context(), namespaceOf(r.Context()), strings.ToLower(id)); serr == nil && t.Status == "C" {
+			c := *e
+			c.Status = t.Status
+			err = &c
+		}
+	}
+	s.writeError(w, r, err)
 }
 
 // methodHTML renders the threeDSMethodHtml of a device data collection:

@@ -30,6 +30,7 @@ import (
 //	GET    {base}/admin/transactions        the token's transactions, newest first, filtered and paged
 //	GET    {base}/admin/transactions/{id}   one with its events; ?wait=final waits for its end
 //	DELETE {base}/admin/transactions        forget them all (references and journal too)
+//	DELETE {base}/admin/state               start clean: forget them, the clock at real time, no runtime scenarios, no callback URL
 //
 // and moves the token's clock (clockRoutes). It reads the journal, so it keeps the journal's bounds (--journal-size
 // and --journal-bytes per token), and the store, whose state it settles
@@ -37,6 +38,7 @@ import (
 func (s *Server) automationRoutes(api routeGroup) {
 	api.HandleFunc("/admin/transactions", s.handleListTransactions).Methods(http.MethodGet, http.MethodHead)
 	api.HandleFunc("/admin/transactions", s.handleForgetTransactions).Methods(http.MethodDelete)
+	api.HandleFunc("/admin/state", s.handleResetState).Methods(http.MethodDelete)
 	api.HandleFunc("/admin/transactions/{id}", s.handleTransaction).Methods(http.MethodGet, http.MethodHead)
 }
 
@@ -436,12 +438,24 @@ func detail(id string, stored bool, st *emulator.Settled, ok bool, e *journal.En
 // token's transactions, their references and its journal are forgotten;
 // its runtime scenarios and clock stay.
 func (s *Server) handleForgetTransactions(w http.ResponseWriter, r *http.Request) {
+	s.forget(w, r, s.cfg.Engine.Forget)
+}
+
+// handleResetState serves DELETE {base}/admin/state: the token starts
+// clean, as a new one would (emulator.Engine.Reset), its journal too.
+func (s *Server) handleResetState(w http.ResponseWriter, r *http.Request) {
+	s.forget(w, r, s.cfg.Engine.Reset)
+}
+
+// forget runs what the engine forgets of the token's namespace, then
+// clears its journal.
+func (s *Server) forget(w http.ResponseWriter, r *http.Request, engine func(ctx context.Context, ns string) error) {
 	if _, err := params(r); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
 	ns := namespaceOf(r.Context())
-	if err := s.cfg.Engine.Forget(r.Context(), ns); err != nil {
+	if err := engine(r.Context(), ns); err != nil {
 		s.writeError(w, r, err)
 		return
 	}

@@ -5,8 +5,9 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"regexp"
+	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -60,6 +61,7 @@ func (e *env) lookupRef(token, card, ref string) string {
 }
 
 func TestAdminListTransactions(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, withJournal)
 	var ids []string
 	for i, card := range []string{"visa-frictionless-y", "visa-frictionless-n", "visa-challenge", "mastercard-frictionless-y", "visa-frictionless-y"} {
@@ -125,6 +127,7 @@ func TestAdminListTransactions(t *testing.T) {
 }
 
 func TestAdminTransactionEvents(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, withJournal)
 	body := testkit.LookupBody(t, e.card("visa-challenge"), func(m map[string]any) {
 		m["browserInfo"].(map[string]any)["userAgent"] = "Checkout/1.0 (test)"
@@ -199,6 +202,7 @@ func TestAdminTransactionEvents(t *testing.T) {
 // TestAdminEventsEvicted: a transaction the journal no longer holds still
 // answers its summary, from the store, and says its events are gone.
 func TestAdminEventsEvicted(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(o *envOptions) { o.journal, o.journalOpt = true, journal.Options{PerNamespace: 2} })
 	first := e.lookupRef("tok", e.card("visa-frictionless-n"), "first")
 	e.lookupRef("tok", e.card("visa-frictionless-y"), "second")
@@ -213,6 +217,7 @@ func TestAdminEventsEvicted(t *testing.T) {
 // TestAdminWithoutJournal: with --journal-size 0 the listing says why it
 // cannot answer, and a transaction answers from the store.
 func TestAdminWithoutJournal(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id := e.lookupRef("tok", e.card("visa-frictionless-y"), "x")
 	r := e.call(http.MethodGet, "/admin/transactions", "tok", nil)
@@ -232,6 +237,7 @@ func TestAdminWithoutJournal(t *testing.T) {
 // moment late (the shared one) is waited for, so a read right after a
 // lookup or a decision shows it.
 func TestAdminCatchesUpWithALaggingJournal(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(o *envOptions) { o.journal, o.journalLag = true, 150*time.Millisecond })
 	id := e.lookupRef("tok", e.card("visa-challenge"), "lag")
 	r := e.call(http.MethodGet, "/admin/transactions/"+id, "tok", nil)
@@ -248,6 +254,7 @@ func TestAdminCatchesUpWithALaggingJournal(t *testing.T) {
 // TestAdminBadInput: every malformed parameter answers the error body
 // with the parameter named.
 func TestAdminBadInput(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, withJournal)
 	id := e.lookupRef("tok", e.card("visa-frictionless-y"), "x")
 	tests := []struct {
@@ -308,6 +315,7 @@ func TestAdminBadInput(t *testing.T) {
 }
 
 func TestAdminClock(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, withJournal)
 	pending := e.lookupRef("tok", e.card("visa-challenge"), "pending")
 	opened := e.lookupRef("tok", e.card("visa-challenge"), "opened")
@@ -357,6 +365,7 @@ func TestAdminClock(t *testing.T) {
 }
 
 func TestAdminForget(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, withJournal)
 	mine := e.lookupRef("tok", e.card("visa-frictionless-y"), "order-1")
 	theirs := e.lookupRef("other", e.card("visa-frictionless-y"), "order-1")
@@ -395,43 +404,61 @@ func TestAdminForget(t *testing.T) {
 }
 
 func TestAdminWait(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(o *envOptions) { o.journal, o.realClock, o.maxWaits = true, true, [2]int{3, 2} })
 	wait := func(token, id, timeout string) (result, time.Duration) {
 		start := time.Now()
 		r := e.call(http.MethodGet, "/admin/transactions/"+id+"?wait=final&timeout="+timeout, token, nil)
 		return r, time.Since(start)
 	}
+	type waited struct {
+		r    result
+		took time.Duration
+	}
+	// open starts a wait and returns its answer once the sandbox holds
+	// it open (the metrics count it): what the test does next happens
+	// while it waits.
+	open := func(t *testing.T, token, id, timeout string) <-chan waited {
+		t.Helper()
+		before := waitsOpen(t, e)
+		got := make(chan waited, 1)
+		go func() {
+			r, took := wait(token, id, timeout)
+			got <- waited{r, took}
+		}()
+		testkit.Eventually(t, "the wait is open", func() bool { return waitsOpen(t, e) > before })
+		return got
+	}
+	// A wait woken by a change ends at once; one that timed out would
+	// end after its 60s: 30s tells them apart on a busy machine.
+	const woken = 30 * time.Second
 	t.Run("a decision ends it", func(t *testing.T) {
 		id := e.lookupRef("tok", e.card("visa-challenge"), "w1")
-		go func() {
-			time.Sleep(100 * time.Millisecond)
-			e.call(http.MethodPost, "/challenge/"+id, "tok", map[string]any{"action": "pass"})
-		}()
-		r, took := wait("tok", id, "30s")
-		if r.Status != 200 || r.Body["final"] != true || r.Str("status") != "Y" || took > 10*time.Second {
-			t.Errorf("wait: %d after %s: %s", r.Status, took, r.Raw)
+		answer := open(t, "tok", id, "60s")
+		e.call(http.MethodPost, "/challenge/"+id, "tok", map[string]any{"action": "pass"})
+		a := <-answer
+		if a.r.Status != 200 || a.r.Body["final"] != true || a.r.Str("status") != "Y" || a.took > woken {
+			t.Errorf("wait: %d after %s: %s", a.r.Status, a.took, a.r.Raw)
 		}
-		if evs := r.Body["events"].([]any); len(evs) != 3 {
-			t.Errorf("the answer lacks the decision's events: %s", r.Raw)
+		if evs := a.r.Body["events"].([]any); len(evs) != 3 {
+			t.Errorf("the answer lacks the decision's events: %s", a.r.Raw)
 		}
 	})
 	t.Run("its own automatic decision ends it", func(t *testing.T) {
 		id := e.lookupRef("tok", e.card("visa-challenge-auto-pass"), "w2")
-		r, took := wait("tok", id, "30s")
-		if r.Body["final"] != true || r.Str("status") != "Y" || took > 10*time.Second {
+		r, took := wait("tok", id, "60s")
+		if r.Body["final"] != true || r.Str("status") != "Y" || took > woken {
 			t.Errorf("wait for auto-pass: after %s: %s", took, r.Raw)
 		}
 	})
 	t.Run("a clock advance ends it", func(t *testing.T) {
 		id := e.lookupRef("tok", e.card("visa-challenge"), "w3")
-		go func() {
-			time.Sleep(100 * time.Millisecond)
-			e.call(http.MethodPost, "/admin/clock", "tok", map[string]any{"advance": "11m"})
-		}()
-		r, took := wait("tok", id, "30s")
+		answer := open(t, "tok", id, "60s")
+		e.call(http.MethodPost, "/admin/clock", "tok", map[string]any{"advance": "11m"})
+		a := <-answer
 		e.call(http.MethodDelete, "/admin/clock", "tok", nil)
-		if r.Body["final"] != true || r.Str("challengeCancel") != "05" || took > 10*time.Second {
-			t.Errorf("wait across an advance: after %s: %s", took, r.Raw)
+		if a.r.Body["final"] != true || a.r.Str("challengeCancel") != "05" || a.took > woken {
+			t.Errorf("wait across an advance: after %s: %s", a.took, a.r.Raw)
 		}
 	})
 	t.Run("the timeout ends it", func(t *testing.T) {
@@ -451,33 +478,18 @@ func TestAdminWait(t *testing.T) {
 		}
 	})
 	t.Run("bounded, and shared fairly", func(t *testing.T) {
-		open := []string{e.lookupRef("tok", e.card("visa-challenge"), "b1"), e.lookupRef("tok", e.card("visa-challenge"), "b2"),
+		// tok's oldest wait lasts 60s unless its slot is taken; the others
+		// 20s: the test's steps happen while they are open, on a busy
+		// machine too.
+		ids := []string{e.lookupRef("tok", e.card("visa-challenge"), "b1"), e.lookupRef("tok", e.card("visa-challenge"), "b2"),
 			e.lookupRef("third", e.card("visa-challenge"), "b3")}
-		var wg sync.WaitGroup
-		tokTook := make(chan time.Duration, 2)
-		for i, id := range open {
-			token := "tok"
-			if i == 2 {
-				token = "third"
-			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				r, took := wait(token, id, "3s")
-				if token == "tok" {
-					if r.Status != 200 || r.Body["final"] != false {
-						t.Errorf("tok's wait: %d %s", r.Status, r.Raw)
-					}
-					tokTook <- took
-				}
-			}()
-			time.Sleep(50 * time.Millisecond) // b1 is tok's oldest
-		}
-		time.Sleep(300 * time.Millisecond)
+		oldest := open(t, "tok", ids[0], "60s") // b1 is tok's oldest
+		second := open(t, "tok", ids[1], "20s")
+		third := open(t, "third", ids[2], "20s")
 		if m := e.call(http.MethodGet, "/metrics", "", nil); !strings.Contains(m.Raw, "\nthreeds_admin_waits_open 3\n") {
 			t.Errorf("the metrics do not count 3 open waits")
 		}
-		r, _ := wait("tok", open[0], "1s")
+		r, _ := wait("tok", ids[0], "1s")
 		checkErrorBody(t, r, http.StatusTooManyRequests, "103")
 		if r.Str("errorCode") != "AD15" || !strings.Contains(r.Str("error"), "per token") {
 			t.Errorf("a third wait of one token: %s", r.Raw)
@@ -485,30 +497,46 @@ func TestAdminWait(t *testing.T) {
 		// Every slot is taken; a token holding none takes the oldest of
 		// the token holding the most, which answers at once.
 		id := e.lookupRef("fourth", e.card("visa-challenge"), "b4")
-		wg.Add(1)
+		fourth := make(chan waited, 1)
 		go func() {
-			defer wg.Done()
-			if r, _ := wait("fourth", id, "1s"); r.Status != 200 || r.Body["final"] != false {
-				t.Errorf("a fourth token's wait while all are taken: %d %s", r.Status, r.Raw)
-			}
+			r, took := wait("fourth", id, "20s")
+			fourth <- waited{r, took}
 		}()
 		select {
-		case took := <-tokTook:
-			if took > 2*time.Second {
-				t.Errorf("tok's oldest wait ended after %s, want at once when its slot was taken", took)
+		case a := <-oldest:
+			if a.r.Status != 200 || a.r.Body["final"] != false {
+				t.Errorf("tok's wait: %d %s", a.r.Status, a.r.Raw)
 			}
-		case <-time.After(2 * time.Second):
+		case <-time.After(woken):
 			t.Error("no wait of tok ended when a token holding none needed its slot")
 		}
-		// Now each token holds one: a fifth is refused, with the reason.
-		time.Sleep(100 * time.Millisecond)
+		// Now each token holds one (a slot changes hands in one step): a
+		// fifth is refused, with the reason.
 		fifth := e.lookupRef("fifth", e.card("visa-challenge"), "b5")
 		if r, _ := wait("fifth", fifth, "1s"); r.Status != http.StatusTooManyRequests || !strings.Contains(r.Str("error"), "in all") {
 			t.Errorf("a fifth token's wait: %d %s", r.Status, r.Raw)
 		}
-		wg.Wait()
+		if a := <-second; a.r.Status != 200 || a.r.Body["final"] != false {
+			t.Errorf("tok's wait: %d %s", a.r.Status, a.r.Raw)
+		}
+		<-third
+		if a := <-fourth; a.r.Status != 200 || a.r.Body["final"] != false {
+			t.Errorf("a fourth token's wait while all are taken: %d %s", a.r.Status, a.r.Raw)
+		}
 		if r, _ := wait("fifth", fifth, "50ms"); r.Status != 200 {
 			t.Errorf("a wait once the others ended: %d %s", r.Status, r.Raw)
 		}
 	})
+}
+
+// waitsOpen is how many waits the sandbox of e holds open, as its
+// metrics count them.
+func waitsOpen(t *testing.T, e *env) int {
+	t.Helper()
+	m := regexp.MustCompile(`(?m)^threeds_admin_waits_open (\d+)$`).FindStringSubmatch(e.call(http.MethodGet, "/metrics", "", nil).Raw)
+	if m == nil {
+		t.Fatal("the metrics have no threeds_admin_waits_open")
+	}
+	n, _ := strconv.Atoi(m[1])
+	return n
 }

@@ -16,21 +16,23 @@ import (
 
 // eventTypes name the engine's event kinds in the API.
 var eventTypes = map[state.EventKind]string{
-	state.EventDDC:        "collection",
-	state.EventMethod:     "methodStart",
-	state.EventMethodDone: "methodCompletion",
-	state.EventLookup:     "lookup",
-	state.EventCReq:       "creq",
-	state.EventAttempt:    "otpAttempt",
-	state.EventCodeSent:   "codeSent",
-	state.EventApp:        "bankApp",
-	state.EventContinue:   "oobContinue",
-	state.EventDecision:   "decision",
-	state.EventCRes:       "cres",
-	state.EventEnquiry:    "enquiry",
-	state.EventAuto:       "automaticDecision",
-	state.EventTimeout:    "timeout",
-	state.EventCallback:   "resultCallback",
+	state.EventDDC:             "collection",
+	state.EventMethod:          "methodStart",
+	state.EventMethodDone:      "methodCompletion",
+	state.EventLookup:          "lookup",
+	state.EventCReq:            "creq",
+	state.EventAttempt:         "otpAttempt",
+	state.EventPasswordAttempt: "passwordAttempt",
+	state.EventChoiceAttempt:   "choiceAttempt",
+	state.EventCodeSent:        "codeSent",
+	state.EventApp:             "bankApp",
+	state.EventContinue:        "oobContinue",
+	state.EventDecision:        "decision",
+	state.EventCRes:            "cres",
+	state.EventEnquiry:         "enquiry",
+	state.EventAuto:            "automaticDecision",
+	state.EventTimeout:         "timeout",
+	state.EventCallback:        "resultCallback",
 }
 
 // eventType names an event kind in the API: a kind it does not list

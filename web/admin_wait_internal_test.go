@@ -10,6 +10,7 @@ import (
 // slot of the token holding the most (whose wait is told), until all
 // hold about as many; one token alone never holds more than its share.
 func TestWaitSlotsShare(t *testing.T) {
+	t.Parallel()
 	w := newWaitSlots(0, 0)
 	held := map[string][]*waitSlot{}
 	for i := range 16 {

@@ -20,6 +20,7 @@ var canonicalUUID = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[8
 // TestDefaultScenarios sends every default test card through a lookup and
 // then an enquiry, and checks that both tell what the scenario promises.
 func TestDefaultScenarios(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	schemes, _ := emulator.NewSchemeTable(nil)
 	for _, sc := range e.Cat.All() {
@@ -121,6 +122,7 @@ func TestDefaultScenarios(t *testing.T) {
 }
 
 func TestLookupIsDeterministicPerCard(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	a := e.lookup("tok", testkit.LookupBody(t, e.card("visa-frictionless-y"), nil))
 	b := e.lookup("tok", testkit.LookupBody(t, e.card("visa-frictionless-y"), nil))
@@ -138,6 +140,7 @@ func TestLookupIsDeterministicPerCard(t *testing.T) {
 }
 
 func TestEnquiryPriorityAndReuse(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	first := e.lookup("tok", testkit.LookupBody(t, e.card("visa-frictionless-y"), func(m map[string]any) { m["externalReferenceId"] = "order-1" }))
 	second := e.lookup("tok", testkit.LookupBody(t, e.card("visa-frictionless-n"), func(m map[string]any) { m["externalReferenceId"] = "order-2" }))
@@ -167,6 +170,7 @@ func TestEnquiryPriorityAndReuse(t *testing.T) {
 }
 
 func TestEnquiryUnknown(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	for _, body := range []map[string]any{
 		{"threeDsServerTransId": "8a880dc0-d2d2-4067-bcb1-b08d1690b26e"},
@@ -177,6 +181,7 @@ func TestEnquiryUnknown(t *testing.T) {
 }
 
 func TestTokenIsolation(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	r := e.lookup("team-a", testkit.LookupBody(t, e.card("visa-frictionless-y"), func(m map[string]any) { m["externalReferenceId"] = "shared-ref" }))
 	id := r.Str("threeDsServerTransId")
@@ -190,6 +195,7 @@ func TestTokenIsolation(t *testing.T) {
 }
 
 func TestAuthentication(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(o *envOptions) { o.tokens = []string{"good-token", "other"} })
 	body := testkit.LookupBody(t, e.card("visa-frictionless-y"), nil)
 	tests := []struct {
@@ -236,6 +242,7 @@ func TestAuthentication(t *testing.T) {
 }
 
 func TestTransportErrors(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	tests := []struct {
 		name        string
@@ -273,7 +280,7 @@ func TestTransportErrors(t *testing.T) {
 			}
 			for k, v := range map[string]string{
 				"X-Content-Type-Options":  "nosniff",
-				"Referrer-Policy":         "no-referrer",
+				"Referrer-Policy":         "same-origin",
 				"Content-Security-Policy": "default-src 'none'; frame-ancestors 'none'",
 			} {
 				if got := r.Header.Get(k); got != v {
@@ -285,6 +292,7 @@ func TestTransportErrors(t *testing.T) {
 }
 
 func TestCatalogueEndpoint(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	r := e.call(http.MethodGet, "/scenarios", "", nil)
 	if r.Status != http.StatusOK {
@@ -312,6 +320,7 @@ func TestCatalogueEndpoint(t *testing.T) {
 }
 
 func TestBasePath(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(o *envOptions) { o.basePath = "/3ds" })
 	r := e.lookup("tok", testkit.LookupBody(t, e.card("visa-frictionless-y"), nil))
 	if r.Status != http.StatusOK {
@@ -327,6 +336,7 @@ func TestBasePath(t *testing.T) {
 // fields in a message error, emvErrorDetail included: scenario errors,
 // 405 and 413 named nothing.
 func TestEveryErrorNamesItsElement(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	tests := []struct {
 		name, method, path string
@@ -357,6 +367,7 @@ func TestEveryErrorNamesItsElement(t *testing.T) {
 // transaction page shows it, and the catalogue lists each entry's match
 // conditions as data.
 func TestWhichScenarioAnswered(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(o *envOptions) { o.journal = true })
 	tests := []struct {
 		name   string

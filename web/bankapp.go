@@ -10,6 +10,7 @@ import (
 	qr "github.com/piglig/go-qr"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
 	"github.com/threeds-sandbox/threeds-sandbox/templates"
 	"github.com/threeds-sandbox/threeds-sandbox/web/respond"
 )
@@ -19,11 +20,19 @@ import (
 // (field action) records the answer, which the challenge page's Continue
 // then turns into the result. The id is the capability, as for the
 // hostedChallengeUrl: the page is opened on a phone, without a token.
+// The page opens in a window of its own (a tab, the phone's browser),
+// so nobody may frame it, and only its own form may post its answer.
 func (s *Server) handleApp(w http.ResponseWriter, r *http.Request) {
 	id := mux.Vars(r)["id"]
 	var st emulator.AppState
 	var err error
+	infoOf(r.Context()).ownWindow = true
 	if r.Method == http.MethodPost {
+		if err := s.origins.Check(r); err != nil {
+			s.writeError(w, r, emv.NewError(emv.CodeCrossSite, emv.EMVAccessDenied,
+				"the banking app's answer must come from its own page: "+err.Error(), "Origin"))
+			return
+		}
 		if err := r.ParseForm(); err != nil {
 			s.writeError(w, r, formError(err, s.cfg.MaxBodyBytes))
 			return

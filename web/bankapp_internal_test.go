@@ -13,6 +13,7 @@ import (
 // TestQRSVGDecodes: the QR code the oob page draws reads back as the
 // banking app's link, as a phone's camera would read it.
 func TestQRSVGDecodes(t *testing.T) {
+	t.Parallel()
 	const link = "https://sandbox.example/3ds/acs/app/8a880dc0-d2d2-4067-bcb1-b08d1690b26e"
 	svg, err := qrSVG(link)
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 // kinds run from several goroutines at once, so buffers change hands
 // while other requests are in flight.
 func TestBodiesAreNotKept(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(o *envOptions) { o.journal = true })
 	e.Web.PoisonBodies()
 	const token = "bodies-team"

@@ -14,6 +14,7 @@ import (
 // the scenarios' list with its programme, and its stylesheet has the
 // colours of each; a name outside the list gets the generic presentation.
 func TestEverySchemeHasItsBrand(t *testing.T) {
+	t.Parallel()
 	set, err := templates.Parse()
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 // TestProfileMessage: the message has Cruise's /V2/ shape and the flat
 // fields beside it, in success and in failure.
 func TestProfileMessage(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		out  message.CaptureOutcome

@@ -62,6 +62,7 @@ func (e *env) runCaptureMethod(page result, took time.Duration) {
 // posting the outcome to callbackUrl and the profile.completed message,
 // then the lookup under --strict-ddc continuing the capture.
 func TestCaptureForm(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(o *envOptions) {
 		o.merchants, o.strictDDC, o.journal = shopID+":"+shopSecret, true, true
 	})
@@ -111,6 +112,7 @@ func TestCaptureForm(t *testing.T) {
 // TestCaptureTenSeconds: a method that does not notify within ten
 // seconds ends the capture with threeDSCompInd N.
 func TestCaptureTenSeconds(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(o *envOptions) { o.merchants = shopID + ":" + shopSecret })
 	page := e.capture("4000000000009417", "slow-1", e.ddcJWT(shopID, shopSecret, "jti-1"))
 	e.runCaptureMethod(page, 12*time.Second)
@@ -125,6 +127,7 @@ func TestCaptureTenSeconds(t *testing.T) {
 // failure (status failed, errorCode) to callbackUrl and tells the parent
 // window, and the journal says why.
 func TestCaptureRefused(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(o *envOptions) { o.merchants, o.journal = shopID+":"+shopSecret, true })
 	good := e.ddcJWT(shopID, shopSecret, "used")
 	e.capture("4000000000009425", "first", good)
@@ -179,6 +182,7 @@ func TestCaptureRefused(t *testing.T) {
 // JWT is accepted, flagged, and the first lookup naming the ddcId with a
 // card of its BIN claims the capture, whatever its token.
 func TestCaptureOpenDefault(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(o *envOptions) { o.journal, o.strictDDC = true, true })
 	page := e.capture("400000", "open-1", e.ddcJWT("my-api-id", "any key the merchant likes", "j1"))
 	if page.Status != http.StatusOK {

@@ -18,6 +18,7 @@ import (
 // TestEveryStyleHasItsPage: every style a scenario may name has its
 // page template, and the OpenAPI document's actions are the engine's.
 func TestEveryStyleHasItsPage(t *testing.T) {
+	t.Parallel()
 	set, err := templates.Parse()
 	if err != nil {
 		t.Fatal(err)
@@ -51,6 +52,7 @@ func TestEveryStyleHasItsPage(t *testing.T) {
 // and no attempt used, the enquiry counts it, and the console's
 // transaction page lists the codes sent.
 func TestOTPResendOnThePage(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	card := "4000000000009995"
 	if r := e.addScenarios("tok", "application/yaml", `scenarios:
@@ -78,14 +80,15 @@ func TestOTPResendOnThePage(t *testing.T) {
 		t.Fatalf("the code after a resend does not end the challenge: %s", final.Raw)
 	}
 	q := e.enquiry("tok", map[string]any{"threeDsServerTransId": c.cr.ThreeDSServerTransID})
-	if q.Str("transactionStatus") != "Y" || q.Str("interactionCounter") != "02" {
-		t.Errorf("enquiry after a resend and a code: %s", q.Raw)
+	if q.Str("transactionStatus") != "Y" || q.Str("interactionCounter") != "01" {
+		t.Errorf("enquiry after a resend and a code (one authentication cycle): %s", q.Raw)
 	}
 }
 
 // TestHeadlessResend: {"action":"resend"} answers 200 final false until
 // the limit, then the error body; actions that do not fit are refused.
 func TestHeadlessResend(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	c := e.startChallenge(nil)
 	id := c.cr.ThreeDSServerTransID
@@ -103,8 +106,8 @@ func TestHeadlessResend(t *testing.T) {
 		t.Fatalf("the code after three resends: %d %s", r.Status, r.Raw)
 	}
 	q := e.enquiry("tok", map[string]any{"threeDsServerTransId": id})
-	if q.Str("interactionCounter") != "04" {
-		t.Errorf("interactionCounter %q, want 04 (three resends and a code)", q.Str("interactionCounter"))
+	if q.Str("interactionCounter") != "01" {
+		t.Errorf("interactionCounter %q, want 01 (a code; the three resends are no authentication cycle)", q.Str("interactionCounter"))
 	}
 	checkErrorBody(t, e.call(http.MethodPost, "/challenge/"+id, "tok", map[string]any{"action": "resend"}), http.StatusConflict, "305")
 }
@@ -126,6 +129,7 @@ func hooks(t *testing.T, page string) []string {
 // approves; the page's watch reads the app's answer; Continue then ends
 // the challenge, and the enquiry says out of band.
 func TestOOBOnThePage(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	c := e.startChallengeCard(e.card("visa-challenge-oob"))
 	id := c.cr.ThreeDSServerTransID
@@ -171,8 +175,8 @@ func TestOOBOnThePage(t *testing.T) {
 		t.Fatalf("continue after approval does not end the challenge: %s", final.Raw)
 	}
 	q := e.enquiry("tok", map[string]any{"threeDsServerTransId": id})
-	if q.Str("transactionStatus") != "Y" || q.Str("authenticationType") != "03" || q.Str("interactionCounter") != "02" {
-		t.Errorf("enquiry: %s", q.Raw)
+	if q.Str("transactionStatus") != "Y" || q.Str("authenticationType") != "03" || q.Str("interactionCounter") != "01" {
+		t.Errorf("enquiry (a Continue before the app is no authentication cycle): %s", q.Raw)
 	}
 }
 
@@ -180,6 +184,7 @@ func TestOOBOnThePage(t *testing.T) {
 // actions of another style, unknown actions and the app of another
 // style are refused with the error body.
 func TestOOBHeadlessAndBadInput(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	for _, tt := range []struct{ action, status string }{{"approve", "Y"}, {"decline", "N"}} {
 		id := e.startChallengeCard(e.card("mastercard-challenge-oob")).cr.ThreeDSServerTransID
@@ -208,6 +213,7 @@ func checkErrorPage(t *testing.T, r result, status int) {
 // or checkboxes (multiselect) with data-action hooks; the form posts the
 // picked ones as choice fields; a wrong one shows the page again.
 func TestSelectOnThePage(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	for _, tt := range []struct {
 		card, input string
@@ -260,6 +266,7 @@ func TestSelectOnThePage(t *testing.T) {
 // TestSelectHeadless: {"action":"select","choices":[...]} answers; none,
 // unknown ones, or two on a select are refused and use no attempt.
 func TestSelectHeadless(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id := e.startChallengeCard(e.card("visa-challenge-select")).cr.ThreeDSServerTransID
 	path := "/challenge/" + id
@@ -282,6 +289,7 @@ func TestSelectHeadless(t *testing.T) {
 // on the page; the enquiry then carries whiteListStatus Y when it was
 // ticked, N when not, with whiteListStatusSource 03 (the ACS).
 func TestTrustPrompt(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	for _, tt := range []struct {
 		trust bool
@@ -325,6 +333,7 @@ func TestTrustPrompt(t *testing.T) {
 // authenticationType and what passes, and the default packs have a plain
 // 2.2.0 card of every style for Visa and Mastercard.
 func TestCatalogueShowsStyles(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	var cat struct {
 		Scenarios []struct {
@@ -369,6 +378,7 @@ func TestCatalogueShowsStyles(t *testing.T) {
 // an attempt used, the scenario's password ends it Y, authenticationType
 // 01 (static).
 func TestPasswordOnThePage(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	c := e.startChallengeCard(e.card("visa-challenge-password"))
 	page := e.form("/acs/challenge", url.Values{"creq": {c.creq}})
@@ -398,6 +408,7 @@ func TestPasswordOnThePage(t *testing.T) {
 // {"action":"password","entry":...}; no entry, another style's action or
 // an entry on a code entry's otp are refused and use nothing up.
 func TestPasswordHeadless(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id := e.startChallengeCard(e.card("mastercard-challenge-password")).cr.ThreeDSServerTransID
 	path := "/challenge/" + id

@@ -86,6 +86,7 @@ func encodeCReq(t *testing.T, c message.CReq) string {
 }
 
 func TestChallengeHTML(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	c := e.startChallenge(func(m map[string]any) { m["challengeWindowSize"] = 2 })
 	page := c.lookup.Str("challengeHtml")
@@ -139,16 +140,18 @@ func (e *env) answer(page result, fields url.Values) result {
 }
 
 func TestChallengeDecisions(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		action, otp            string
 		status, reason, cancel string
 		eci                    string
+		cycles                 string // interactionCounter: a cancel is no authentication cycle
 	}{
-		{"pass", "", "Y", "", "", "05"},
-		{"fail", "", "N", "01", "", "07"},
-		{"cancel", "", "N", "01", "01", "07"},
-		{"otp", "1234", "Y", "", "", "05"},
-		{"otp", "0000", "N", "01", "", "07"},
+		{"pass", "", "Y", "", "", "05", "01"},
+		{"fail", "", "N", "01", "", "07", "01"},
+		{"cancel", "", "N", "01", "01", "07", "00"},
+		{"otp", "1234", "Y", "", "", "05", "01"},
+		{"otp", "0000", "N", "01", "", "07", "01"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.action+tt.otp, func(t *testing.T) {
@@ -178,7 +181,7 @@ func TestChallengeDecisions(t *testing.T) {
 				t.Errorf("CRes = %+v, want %+v", cres, wantCRes)
 			}
 			q := e.enquiry("tok", map[string]any{"threeDsServerTransId": c.cr.ThreeDSServerTransID})
-			for k, v := range map[string]string{"transactionStatus": tt.status, "statusReason": tt.reason, "challengeCancel": tt.cancel, "eci": tt.eci, "interactionCounter": "01", "authenticationType": "02"} {
+			for k, v := range map[string]string{"transactionStatus": tt.status, "statusReason": tt.reason, "challengeCancel": tt.cancel, "eci": tt.eci, "interactionCounter": tt.cycles, "authenticationType": "02"} {
 				if got := q.Str(k); got != v {
 					t.Errorf("enquiry %s = %q, want %q", k, got, v)
 				}
@@ -191,6 +194,7 @@ func TestChallengeDecisions(t *testing.T) {
 }
 
 func TestEnquiryWhileChallengeOpen(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	c := e.startChallenge(nil)
 	q := e.enquiry("tok", map[string]any{"threeDsServerTransId": c.cr.ThreeDSServerTransID})
@@ -200,6 +204,7 @@ func TestEnquiryWhileChallengeOpen(t *testing.T) {
 }
 
 func TestWrongOTPs(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	c := e.startChallenge(nil)
 	page := e.form("/acs/challenge", url.Values{"creq": {c.creq}})
@@ -220,6 +225,7 @@ func TestWrongOTPs(t *testing.T) {
 }
 
 func TestCReqErrors(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	c := e.startChallenge(nil)
 	other := e.startChallenge(nil)
@@ -292,6 +298,7 @@ func withMember(t *testing.T, cr message.CReq, member string) string {
 // was), not the lookup's session, which only the hosted URL (no CReq)
 // returns; more than 1024 characters is refused with a page.
 func TestSessionDataIsWhatTheBrowserPosted(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	odd := "a+b/c=d%20é\"<x>" + strings.Repeat("z", 1000)
 	for _, tt := range []struct {
@@ -337,6 +344,7 @@ func mustRequest(t *testing.T, method, u string) *http.Request {
 }
 
 func TestDecisionStateProtection(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	c := e.startChallenge(nil)
 	page := e.form("/acs/challenge", url.Values{"creq": {c.creq}})
@@ -375,6 +383,7 @@ func TestDecisionStateProtection(t *testing.T) {
 }
 
 func TestChallengeTimeouts(t *testing.T) {
+	t.Parallel()
 	opts := func(o *envOptions) { o.firstCReq, o.challenge = 30*time.Second, 2*time.Minute }
 	t.Run("first CReq never arrives", func(t *testing.T) {
 		e := newEnv(t, opts)
@@ -416,6 +425,7 @@ func TestChallengeTimeouts(t *testing.T) {
 }
 
 func TestHostedChallengeURL(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	c := e.startChallenge(func(m map[string]any) { m["challengeWindowSize"] = 1 })
 	req, _ := http.NewRequest(http.MethodGet, c.lookup.Str("hostedChallengeUrl"), nil)
@@ -438,6 +448,7 @@ func TestHostedChallengeURL(t *testing.T) {
 }
 
 func TestNullNotificationURLShowsResult(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	c := e.startChallenge(func(m map[string]any) { m["notificationUrl"] = nil })
 	final := e.decide(c, "pass", "")
@@ -470,6 +481,7 @@ func TestNullNotificationURLShowsResult(t *testing.T) {
 // neither a frictionless one (which never had a CRes) nor a challenge,
 // nor with the token of another transaction.
 func TestForgedCResDisclosesNothing(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	victim := e.lookup("victim", testkit.LookupBody(t, e.card("visa-frictionless-y"), func(m map[string]any) { m["externalReferenceId"] = "VICTIM-REF-1" }))
 	challenged := e.startChallenge(func(m map[string]any) { m["notificationUrl"] = nil; m["externalReferenceId"] = "VICTIM-REF-2" })
@@ -510,6 +522,7 @@ func TestForgedCResDisclosesNothing(t *testing.T) {
 const resultFieldName = "result"
 
 func TestHeadlessChallenge(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	tests := []struct {
 		body                   map[string]any
@@ -558,6 +571,7 @@ func TestHeadlessChallenge(t *testing.T) {
 }
 
 func TestAutoResolvingChallenges(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	for _, sc := range e.Cat.All() {
 		if sc.Challenge == nil || sc.Challenge.Auto == "" || sc.Match.CardNumber == "" {

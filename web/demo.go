@@ -19,9 +19,9 @@ func (s *Server) demoAPI(next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		info := infoOf(r.Context())
 		info.route = routeJSON // the API's answers, errors included
-		if console.CrossSite(r) {
-			s.writeError(w, r, emv.NewError(emv.CodeTokenRejected, emv.EMVAccessDenied,
-				"the demo's API is for the console's own pages: cross-site request refused", "Sec-Fetch-Site"))
+		if err := s.origins.Check(r); err != nil {
+			s.writeError(w, r, emv.NewError(emv.CodeCrossSite, emv.EMVAccessDenied,
+				"the demo's API is for the console's own pages: "+err.Error(), "Origin"))
 			return
 		}
 		ns, ok, err := s.console.Session(r)

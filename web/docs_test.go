@@ -39,7 +39,7 @@ func TestDocsAreServed(t *testing.T) {
 			if r := b.get("/docs/contents"); r.Status != http.StatusOK || r.Doc.Find("article h1").Text() != "Documentation" {
 				t.Errorf("GET %s/docs/contents: HTTP %d, want the index of the pages", base, r.Status)
 			}
-			for h, want := range map[string]string{"X-Frame-Options": "DENY", "Cache-Control": "no-store", "Referrer-Policy": "no-referrer", "X-Content-Type-Options": "nosniff"} {
+			for h, want := range map[string]string{"X-Frame-Options": "DENY", "Cache-Control": "no-store", "Referrer-Policy": "same-origin", "X-Content-Type-Options": "nosniff"} {
 				if got := index.Header.Get(h); got != want {
 					t.Errorf("%s = %q, want %q", h, got, want)
 				}

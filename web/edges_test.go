@@ -14,6 +14,7 @@ import (
 // expired transaction. Each answers the spec's error body with a hint, or
 // works.
 func TestHTTPEdges(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(o *envOptions) { o.storeMaxAge = 90 * time.Minute })
 	frictionless := e.card("visa-frictionless-y")
 	const unknown = "8a880dc0-d2d2-4067-bcb1-b08d1690b26e"

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"sync"
 	"testing"
 	"time"
@@ -96,15 +97,29 @@ func (o envOptions) callbackState() state.Callbacks {
 	return memstore.NewCallbacks(state.CallbackBounds{})
 }
 
+// defaultCatalogue is the catalogue of the embedded defaults, loaded
+// once for every sandbox of the tests that loads nothing else: a
+// catalogue is never changed once built, and loading it takes a good
+// share of a test's time under the race detector.
+var defaultCatalogue = sync.OnceValues(func() (*scenarios.Catalogue, error) { return scenarios.Load(scenarios.LoadOptions{}) })
+
+// parsedPages are the pages, parsed once for every sandbox of the tests
+// (html/template renders a parsed set from any number of goroutines).
+var parsedPages = sync.OnceValues(templates.Parse)
+
 // buildSandbox wires an emulator whose browser pages live at public, the
 // way cmd/threeds-sandbox does, with fixed state keys.
 func buildSandbox(tb testing.TB, o envOptions, public string) sandbox {
 	tb.Helper()
-	cat, err := scenarios.Load(o.load)
+	load := func() (*scenarios.Catalogue, error) { return scenarios.Load(o.load) }
+	if reflect.ValueOf(o.load).IsZero() {
+		load = defaultCatalogue
+	}
+	cat, err := load()
 	if err != nil {
 		tb.Fatalf("load scenarios: %v", err)
 	}
-	pages, err := templates.Parse()
+	pages, err := parsedPages()
 	if err != nil {
 		tb.Fatalf("parse templates: %v", err)
 	}
@@ -344,15 +359,27 @@ func (l *laggingJournal) Record(ctx context.Context, ev state.Event) {
 		if prev != nil {
 			<-prev // in the order they came
 		}
+		// The stand-in is late on purpose, as a shared journal is: the
+		// sleep is its lag, not a wait of the test.
 		time.Sleep(time.Until(due))
 		l.Journal.Record(context.WithoutCancel(ctx), ev)
 	}()
 }
 
-// Flush waits out the lag.
-func (l *laggingJournal) Flush(context.Context) error {
-	time.Sleep(l.lag)
-	return nil
+// Flush waits until every event given so far is recorded, or ctx ends.
+func (l *laggingJournal) Flush(ctx context.Context) error {
+	l.mu.Lock()
+	tail := l.tail
+	l.mu.Unlock()
+	if tail == nil {
+		return nil
+	}
+	select {
+	case <-tail:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 var _ journal.Queued = (*laggingJournal)(nil)

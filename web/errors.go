@@ -19,6 +19,7 @@ var httpStatus = map[emv.ErrorCode]int{
 	emv.CodeUnauthorized:       http.StatusUnauthorized,
 	emv.CodeTokenRejected:      http.StatusUnauthorized,
 	emv.CodeAccessToken:        http.StatusUnauthorized,
+	emv.CodeCrossSite:          http.StatusForbidden,
 	emv.CodeCaptureJWT:         http.StatusForbidden,
 	emv.CodeCaptureReplay:      http.StatusForbidden,
 	emv.CodeCaptureInUse:       http.StatusConflict,

@@ -14,6 +14,7 @@ import (
 // document, and sends each to its operation: the outcome is the one its
 // index entry promises.
 func TestExamplesServed(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(o *envOptions) { o.basePath = "/3ds" })
 	c := newContract(t, e)
 	get := func(path string) exchange { return exchange{method: http.MethodGet, path: path} }

@@ -29,6 +29,7 @@ func (e *env) rawLookup(body string, header http.Header) (*http.Response, []byte
 }
 
 func TestChaos(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		kind   string
 		status int // 0: the connection drops
@@ -72,6 +73,7 @@ func TestChaos(t *testing.T) {
 }
 
 func TestChaosSettings(t *testing.T) {
+	t.Parallel()
 	for _, bad := range []struct {
 		p     float64
 		kinds []string

@@ -22,6 +22,7 @@ const activeJS = `(function(e){return e ? e.tagName.toLowerCase() + ":" + (e.get
 // code. The lookup has no notificationUrl, so the result page shows the
 // outcome.
 func TestChallengeWithKeyboardOnly(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("browser test")
 	}

@@ -8,6 +8,7 @@ import (
 )
 
 func TestStateKeyRotation(t *testing.T) {
+	t.Parallel()
 	old := KeyPair{Hash: bytes.Repeat([]byte("o"), 32), Block: bytes.Repeat([]byte("O"), 16)}
 	cur := KeyPair{Hash: bytes.Repeat([]byte("c"), 64), Block: bytes.Repeat([]byte("C"), 32)}
 	oldOnly, err := stateCodecs([]KeyPair{old})
@@ -33,6 +34,7 @@ func TestStateKeyRotation(t *testing.T) {
 }
 
 func TestStateKeyLengths(t *testing.T) {
+	t.Parallel()
 	tests := []KeyPair{
 		{Hash: make([]byte, 16), Block: make([]byte, 16)},
 		{Hash: make([]byte, 32), Block: make([]byte, 8)},

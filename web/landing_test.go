@@ -17,6 +17,7 @@ import (
 // docs, links every page of the docs, and lists the test cards by pack, the sandbox's own first; it stays open under
 // --console-auth and scrolls its tables rather than the page.
 func TestLandingPage(t *testing.T) {
+	t.Parallel()
 	for _, base := range []string{"", "/3ds"} {
 		t.Run("base "+base, func(t *testing.T) {
 			e := newConsoleEnv(t, consoleOptions{basePath: base, consoleAuth: "qa:secret"})
@@ -101,6 +102,7 @@ func TestLandingPage(t *testing.T) {
 // TestLandingIndex is the front door asked for JSON: the same links, as
 // absolute URLs, the pages of the docs with theirs, and the catalogue.
 func TestLandingIndex(t *testing.T) {
+	t.Parallel()
 	e := newConsoleEnv(t, consoleOptions{basePath: "/3ds"})
 	req, err := http.NewRequest(http.MethodGet, e.URL+"/", nil)
 	if err != nil {
@@ -155,6 +157,7 @@ func TestLandingIndex(t *testing.T) {
 // TestConsoleCardFilters groups the console's cards by pack, the
 // sandbox's own first, and filters them by scheme and outcome.
 func TestConsoleCardFilters(t *testing.T) {
+	t.Parallel()
 	e := newConsoleEnv(t, consoleOptions{})
 	b := e.browser()
 	all := b.get("/console/")

@@ -13,6 +13,7 @@ import (
 // page after a wrong code, the page that returns the CRes), and
 // Accept-Language chooses it where there is no transaction (an error page).
 func TestCardholderPagesFollowBrowserLanguage(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		language, want string
 		texts          []string // on the challenge page, after a wrong code
@@ -54,6 +55,7 @@ func TestCardholderPagesFollowBrowserLanguage(t *testing.T) {
 // transaction to read browserInfo from; the browser's Accept-Language
 // chooses its language.
 func TestErrorPageFollowsAcceptLanguage(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	for accept, want := range map[string]string{"th-TH,th;q=0.9": "th", "de": "de", "": "en", "fr, *;q=0.1": "en"} {
 		req, err := http.NewRequest(http.MethodPost, e.URL+"/acs/challenge", strings.NewReader("creq=nonsense"))

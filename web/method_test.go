@@ -31,6 +31,7 @@ func (e *env) ddc(token string, body any) result {
 // without, and the flow through /acs/method and /acs/method/done to the
 // lookup and the enquiry.
 func TestDDC(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	r := e.ddc("tok", ddcBody("4000000000009409"))
 	if r.Status != http.StatusOK {
@@ -102,6 +103,7 @@ func TestDDC(t *testing.T) {
 
 // TestDDCRefuses checks the error bodies of the collection request.
 func TestDDCRefuses(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	without := func(key string) map[string]any { b := ddcBody("4000000000009409"); delete(b, key); return b }
 	with := func(key string, v any) map[string]any { b := ddcBody("4000000000009409"); b[key] = v; return b }
@@ -142,6 +144,7 @@ func TestDDCRefuses(t *testing.T) {
 // TestMethodErrorPages checks every error page of /acs/method and
 // /acs/method/done: an HTML page with a fitting status naming the EMV code.
 func TestMethodErrorPages(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	c := e.ddc("tok", ddcBody("4000000000009409"))
 	id := c.Str("threeDsServerTransId")
@@ -190,6 +193,7 @@ func TestMethodErrorPages(t *testing.T) {
 // TestLookupStrictDDC checks --strict-ddc over HTTP: an unknown ddcId is
 // 404/301, a reused one 409/305; without it both are accepted.
 func TestLookupStrictDDC(t *testing.T) {
+	t.Parallel()
 	for _, strict := range []bool{false, true} {
 		e := newEnv(t, func(o *envOptions) { o.strictDDC = strict })
 		c := e.ddc("tok", ddcBody("4000000000009409"))
@@ -218,6 +222,7 @@ func TestLookupStrictDDC(t *testing.T) {
 // lookup over HTTP; another card's is a new transaction, or 409/305
 // under --strict-ddc.
 func TestLookupOtherCardDDC(t *testing.T) {
+	t.Parallel()
 	for _, strict := range []bool{false, true} {
 		e := newEnv(t, func(o *envOptions) { o.strictDDC = strict })
 		c := e.ddc("tok", ddcBody("4000000000009409"))
@@ -239,6 +244,7 @@ func TestLookupOtherCardDDC(t *testing.T) {
 
 // TestLookupThreeDSCompInd checks the lookup's threeDSCompInd field.
 func TestLookupThreeDSCompInd(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	r := e.lookup("tok", testkit.LookupBody(t, "4000000000009433", func(b map[string]any) { b["threeDSCompInd"] = "X" }))
 	checkErrorBody(t, r, http.StatusBadRequest, "203")

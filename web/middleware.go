@@ -27,6 +27,9 @@ type requestInfo struct {
 	captures string
 	route    routeKind // set by the route group's middleware
 	template string    // the matched route's path template, the metrics' label; set with route
+	// ownWindow marks an ACS page that opens in a window of its own (the
+	// banking app), which no merchant frames.
+	ownWindow bool
 }
 
 // routeKind is the group of routes a request matched; it decides how an
@@ -220,7 +223,7 @@ func (s *Server) observe(next http.Handler) http.Handler {
 // not be framed; the ACS pages may (merchants frame the challenge).
 func secureHeaders(h http.Header) {
 	h["X-Content-Type-Options"] = nosniff
-	h["Referrer-Policy"] = noReferrer
+	h["Referrer-Policy"] = sameOrigin
 	// JSON answers load nothing and may not be framed; HTML pages set
 	// their own policy.
 	h["Content-Security-Policy"] = jsonCSP
@@ -230,8 +233,12 @@ func secureHeaders(h http.Header) {
 // request (Header.Set makes a new slice each time). Header.Add appends to
 // a full slice, so it never writes into these.
 var (
-	nosniff    = []string{"nosniff"}
-	noReferrer = []string{"no-referrer"}
+	nosniff = []string{"nosniff"}
+	// sameOrigin sends no referrer to another site, and lets a form of the
+	// sandbox's own pages carry its Origin (no-referrer would send
+	// "Origin: null"), which the cross-site check of its forms reads
+	// where a browser sends no Sec-Fetch-Site.
+	sameOrigin = []string{"same-origin"}
 	jsonCSP    = []string{"default-src 'none'; frame-ancestors 'none'"}
 )
 

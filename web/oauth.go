@@ -59,8 +59,8 @@ func (s *Server) oauthRoutes(o routeGroup) {
 // derived from the state hash keys, the current and the previous ones),
 // the keyed hashes of tokens (namespaces under the namespace key,
 // console sessions under the state hash keys), the
-// authority over static and access tokens, and the verifier of the
-// captures' JWTs.
+// authority over static and access tokens, the verifier of the
+// captures' JWTs, and the check of the sandbox's own forms' origins.
 func (s *Server) setUpAuth() error {
 	masters := [][]byte{s.cfg.HashKey}
 	for _, p := range s.cfg.PreviousKeys {
@@ -91,7 +91,8 @@ func (s *Server) setUpAuth() error {
 	}
 	s.ddc = auth.DDCVerifier{Merchants: s.cfg.Merchants, ConsoleKeys: consoleKeys, Now: s.cfg.Now}
 	s.attempts = auth.NewAttempts(s.cfg.Merchants, s.cfg.Now)
-	return nil
+	s.origins, err = auth.NewOrigins(s.cfg.PublicURL)
+	return err
 }
 
 // tokenError is the error body of the token endpoint (RFC 6749, 5.2).
@@ -159,14 +160,18 @@ func (s *Server) handleToken(w http.ResponseWriter, r *http.Request) {
 		fail(http.StatusBadRequest, "invalid_scope", "the only scope is "+ScopeAPI)
 		return
 	}
-	if wait, ok := s.attempts.Allow(id); !ok {
-		secs := int64(wait/time.Second) + 1
-		h.Set("Retry-After", strconv.FormatInt(secs, 10))
-		respond.JSON(w, http.StatusTooManyRequests, tokenError{Error: "invalid_client", Description: fmt.Sprintf(
-			"too many wrong secrets for client %q: it may try again in %ds (%d in a row, then one each %s)", id, secs, auth.FailureBurst, auth.FailureInterval)})
-		return
+	open, reason, wrong := s.clientAllowed(id, secret)
+	if wrong {
+		// The secret was checked first: the right one always gets its
+		// token, and only this source's wrong ones are slowed down.
+		if wait, ok := s.attempts.Failed(id, auth.Source(r.RemoteAddr)); !ok {
+			secs := int64(wait/time.Second) + 1
+			h.Set("Retry-After", strconv.FormatInt(secs, 10))
+			respond.JSON(w, http.StatusTooManyRequests, tokenError{Error: "invalid_client", Description: fmt.Sprintf(
+				"too many wrong secrets for client %q from this address: it may try again in %ds (%d in a row, then one each %s)", id, secs, auth.FailureBurst, auth.FailureInterval)})
+			return
+		}
 	}
-	open, reason := s.clientAllowed(id, secret)
 	if reason != "" {
 		h.Set("WWW-Authenticate", basicChallenge)
 		fail(http.StatusUnauthorized, "invalid_client", reason)
@@ -227,23 +232,24 @@ func clientCredentials(r *http.Request) (id, secret string, err error) {
 
 // clientAllowed says whether the client may have a token: a configured
 // merchant with its secret, or in the open default any client id with a
-// secret (open). reason is the error_description of a refusal.
-func (s *Server) clientAllowed(id, secret string) (open bool, reason string) {
+// secret (open). reason is the error_description of a refusal; wrong
+// marks a secret checked against a configured merchant's and found
+// wrong (or an id no configuration names), which the caller counts.
+func (s *Server) clientAllowed(id, secret string) (open bool, reason string, wrong bool) {
 	switch {
 	case id == "" || secret == "":
-		return false, "the client id and secret are required (HTTP Basic or client_id and client_secret)"
+		return false, "the client id and secret are required (HTTP Basic or client_id and client_secret)", false
 	case !auth.ValidClientID(id):
-		return false, "the client id must be 1 to 64 letters, digits, '.', '_' or '-'"
+		return false, "the client id must be 1 to 64 letters, digits, '.', '_' or '-'", false
 	case s.cfg.Merchants.Configured():
 		if !s.cfg.Merchants.Authenticate(id, secret) {
-			s.attempts.Failed(id)
-			return false, "unknown client or wrong secret"
+			return false, "unknown client or wrong secret", true
 		}
-		return false, ""
+		return false, "", false
 	case s.cfg.Tokens.Required():
-		return false, "this sandbox has no OAuth clients (--merchants): use a configured bearer token"
+		return false, "this sandbox has no OAuth clients (--merchants): use a configured bearer token", false
 	}
-	return true, ""
+	return true, "", false
 }
 
 // accessTokenNote is what an API call made with an open access token

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -65,6 +66,7 @@ func apiCall(t *testing.T, client *http.Client, u string, body any) result {
 // error="invalid_token" and the interface's error body; a new token
 // works again.
 func TestOAuthClientCredentials(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(o *envOptions) {
 		o.merchants = shopID + ":" + shopSecret
 		o.tokenLife = 5 * time.Minute
@@ -127,6 +129,7 @@ func TestOAuthClientCredentials(t *testing.T) {
 // TestAccessTokensRefused: malformed and foreign JWTs are refused with
 // invalid_token, even in the open default.
 func TestAccessTokensRefused(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	foreignKey, _ := auth.NewAccessTokens(e.URL, [][]byte{[]byte("another sandbox's master key....")}, time.Hour, e.Clock.Now)
 	foreign, _ := foreignKey.Issue("shop-1", "threeds", false)
@@ -142,6 +145,7 @@ func TestAccessTokensRefused(t *testing.T) {
 // TestTokenEndpoint: the open default's tokens and the endpoint's errors,
 // in RFC 6749's shape.
 func TestTokenEndpoint(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(o *envOptions) { o.journal = true })
 	post := func(form url.Values, user, pass string) result {
 		req, _ := http.NewRequest(http.MethodPost, e.URL+"/connect/token", strings.NewReader(form.Encode()))
@@ -214,29 +218,47 @@ func TestTokenEndpoint(t *testing.T) {
 	}
 }
 
-// TestTokenEndpointSlowsGuessing: wrong secrets of one client are
-// answered 401 up to the burst, then 429 with Retry-After without the
-// secret being checked, its right one included; another client is not
-// slowed.
+// TestTokenEndpointSlowsGuessing: wrong secrets of one client from one
+// source address are answered 401 up to the burst, then 429 with
+// Retry-After; the right secret still gets its token from that address,
+// and another address's wrong secrets keep their own allowance, as does
+// another client.
 func TestTokenEndpointSlowsGuessing(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(o *envOptions) { o.merchants = shopID + ":" + shopSecret + ",shop-2:shop-2-secret-0123456789" })
-	token := func(id, secret string) result {
-		return e.form("/connect/token", url.Values{"grant_type": {"client_credentials"}, "client_id": {id}, "client_secret": {secret}})
+	token := func(from, id, secret string) result {
+		form := url.Values{"grant_type": {"client_credentials"}, "client_id": {id}, "client_secret": {secret}}
+		req := httptest.NewRequest(http.MethodPost, "/connect/token", strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.RemoteAddr = from
+		rec := httptest.NewRecorder()
+		e.Web.ServeHTTP(rec, req)
+		r := result{Status: rec.Code, Header: rec.Header(), Raw: rec.Body.String()}
+		_ = json.Unmarshal(rec.Body.Bytes(), &r.Body)
+		return r
 	}
+	const hostile, shop = "192.0.2.66:40000", "198.51.100.7:50000"
 	for i := range auth.FailureBurst {
-		if r := token(shopID, fmt.Sprint("guess-", i)); r.Status != http.StatusUnauthorized {
+		if r := token(hostile, shopID, fmt.Sprint("guess-", i)); r.Status != http.StatusUnauthorized {
 			t.Fatalf("wrong secret %d: HTTP %d %s", i+1, r.Status, r.Raw)
 		}
 	}
-	for _, secret := range []string{"guess-x", shopSecret} {
-		r := token(shopID, secret)
-		if r.Status != http.StatusTooManyRequests || r.Str("error") != "invalid_client" || r.Header.Get("Retry-After") == "" ||
-			!strings.Contains(r.Str("error_description"), "too many wrong secrets") {
-			t.Errorf("beyond the burst (%s): HTTP %d %s, Retry-After %q", secret, r.Status, r.Raw, r.Header.Get("Retry-After"))
+	r := token(hostile, shopID, "guess-x")
+	if r.Status != http.StatusTooManyRequests || r.Str("error") != "invalid_client" || r.Header.Get("Retry-After") == "" ||
+		!strings.Contains(r.Str("error_description"), "too many wrong secrets") {
+		t.Errorf("beyond the burst: HTTP %d %s, Retry-After %q", r.Status, r.Raw, r.Header.Get("Retry-After"))
+	}
+	for _, c := range []struct{ name, from, id, secret string }{
+		{"the right secret from the guessing address", hostile, shopID, shopSecret},
+		{"the right secret from another address", shop, shopID, shopSecret},
+		{"another client from the guessing address", hostile, "shop-2", "shop-2-secret-0123456789"},
+	} {
+		if r := token(c.from, c.id, c.secret); r.Status != http.StatusOK || r.Str("access_token") == "" {
+			t.Errorf("%s: HTTP %d %s", c.name, r.Status, r.Raw)
 		}
 	}
-	if r := token("shop-2", "shop-2-secret-0123456789"); r.Status != http.StatusOK {
-		t.Errorf("another client during the flood: HTTP %d %s", r.Status, r.Raw)
+	if r := token(shop, shopID, "a typo"); r.Status != http.StatusUnauthorized {
+		t.Errorf("a wrong secret from another address: HTTP %d %s, want 401 (its own allowance)", r.Status, r.Raw)
 	}
 }
 
@@ -244,6 +266,7 @@ func TestTokenEndpointSlowsGuessing(t *testing.T) {
 // Connect Discovery requires, RFC 8414's document is served with the
 // same, and the authorization endpoint they name refuses every client.
 func TestOAuthMetadata(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	oidc := e.call(http.MethodGet, "/.well-known/openid-configuration", "", nil)
 	rfc := e.call(http.MethodGet, "/.well-known/oauth-authorization-server", "", nil)
@@ -272,6 +295,7 @@ func TestOAuthMetadata(t *testing.T) {
 // readable HTTP Basic answers 401 invalid_client with WWW-Authenticate,
 // as every other refusal of the client does.
 func TestTokenEndpointUnreadableBasic(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(o *envOptions) { o.merchants = shopID + ":" + shopSecret })
 	for _, h := range []string{"Basic !!!not-base64", "Basic " + base64.StdEncoding.EncodeToString([]byte("no-colon")),
 		"Basic " + base64.StdEncoding.EncodeToString([]byte("shop-1:%zz")), "Bearer abc", "Basic"} {
@@ -292,6 +316,7 @@ func TestTokenEndpointUnreadableBasic(t *testing.T) {
 // client reached, in discovery and in the token, and the token is
 // accepted whichever host it was issued at.
 func TestIssuerFromRequest(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(o *envOptions) { o.issuerHost = true })
 	at := func(method, path, host string, body io.Reader) result {
 		req, _ := http.NewRequest(method, e.URL+path, body)

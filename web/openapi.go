@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 
 	"github.com/gorilla/mux"
 	"gopkg.in/yaml.v3"
@@ -161,13 +162,19 @@ func setServers(m *yaml.Node, url string) {
 }
 
 // openAPI serves GET {base}/openapi.{yaml|json}: the OpenAPI document with
-// this sandbox's public URL as server. The document is converted once, here.
+// this sandbox's public URL as server. The document is converted once,
+// when it is first asked for: a server that is never asked does not pay
+// for it (its YAML is some 125 KB).
 func (s *Server) openAPI() http.Handler {
-	doc, err := newAPIDocument(openAPISource, s.cfg.PublicURL, s.cfg.BasePath)
-	if err != nil {
-		s.log.Error("openapi document", slog.Any("err", err))
-	}
+	document := sync.OnceValues(func() (apiDocument, error) {
+		doc, err := newAPIDocument(openAPISource, s.cfg.PublicURL, s.cfg.BasePath)
+		if err != nil {
+			s.log.Error("openapi document", slog.Any("err", err))
+		}
+		return doc, err
+	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		doc, err := document()
 		if err != nil {
 			s.writeError(w, r, fmt.Errorf("openapi document: %w", err))
 			return

@@ -13,6 +13,7 @@ import (
 // identity server and the callback registration against the served
 // OpenAPI document, requests and responses.
 func TestOpenAPIMerchantRoutes(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(o *envOptions) {
 		o.merchants, o.callbacks, o.tokenLife = shopID+":"+shopSecret, true, time.Minute
 	})

@@ -11,6 +11,7 @@ import (
 // a method it does not serve, as its operations' MethodNotAllowed says:
 // the error body (or a page), and Allow naming the document's methods.
 func TestOpenAPIMethodNotAllowed(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	c := newContract(t, e)
 	for path, item := range c.doc.Paths.Map() {

@@ -13,7 +13,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
@@ -185,6 +184,7 @@ func api(method, path string, body any) exchange {
 }
 
 func TestOpenAPIDocument(t *testing.T) {
+	t.Parallel()
 	src, err := os.ReadFile("openapi.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -600,6 +600,7 @@ func TestOpenAPIConformance(t *testing.T) {
 // TestOpenAPIDetectsDrift makes sure the contract test would notice a
 // response field the document does not list.
 func TestOpenAPIDetectsDrift(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	c := newContract(t, e)
 	for _, name := range []string{"LookupResponse", "EnquiryResponse", "ErrorBody", "CatalogueEntry", "CompleteResponse"} {
@@ -629,6 +630,7 @@ func TestOpenAPIDetectsDrift(t *testing.T) {
 // their refusals among them, and checks requests and answers against the
 // served document.
 func TestOpenAPIAutomation(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(o *envOptions) { o.journal, o.maxWaits = true, [2]int{4, 1} })
 	c := newContract(t, e)
 	challenge := c.send(api(http.MethodPost, "/authentication/brw", testkit.LookupBody(t, e.card("visa-challenge"), func(m map[string]any) {
@@ -678,26 +680,35 @@ func TestOpenAPIAutomation(t *testing.T) {
 	noToken.header.Del("Authorization")
 	c.send(noToken, false)
 
-	// One wait per token: the second answers 429.
+	// One wait per token: the second answers 429. The first is open (the
+	// metrics count it) until the challenge's decision ends it.
 	pending := c.send(api(http.MethodPost, "/authentication/brw", testkit.LookupBody(t, e.card("visa-challenge"), nil)), true).Str("threeDsServerTransId")
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		e.call(http.MethodGet, "/admin/transactions/"+pending+"?wait=final&timeout=1s", "tok", nil)
+		e.call(http.MethodGet, "/admin/transactions/"+pending+"?wait=final&timeout=60s", "tok", nil)
 	}()
-	time.Sleep(200 * time.Millisecond)
+	testkit.Eventually(t, "the first wait is open", func() bool { return waitsOpen(t, e) == 1 })
 	if r := c.send(api(http.MethodGet, "/admin/transactions/"+pending+"?wait=final&timeout=1s", nil), true); r.Status != http.StatusTooManyRequests {
 		t.Errorf("a second wait of one token: %d %s", r.Status, r.Raw)
 	}
+	e.call(http.MethodPost, "/challenge/"+pending, "tok", map[string]any{"action": "pass"})
 	<-done
 	if r := c.send(api(http.MethodDelete, "/admin/transactions", nil), true); r.Status != http.StatusNoContent {
 		t.Errorf("forget: %d", r.Status)
+	}
+	if r := c.send(api(http.MethodDelete, "/admin/state", nil), true); r.Status != http.StatusNoContent {
+		t.Errorf("reset: %d", r.Status)
+	}
+	if r := c.send(api(http.MethodDelete, "/admin/state?everything=yes", nil), true); r.Status != http.StatusBadRequest {
+		t.Errorf("reset with a parameter: %d", r.Status)
 	}
 }
 
 // TestOpenAPISchemesAreTheList: the document's CardScheme enum is the
 // scenarios' list of schemes, in its order.
 func TestOpenAPISchemesAreTheList(t *testing.T) {
+	t.Parallel()
 	src, err := os.ReadFile("openapi.yaml")
 	if err != nil {
 		t.Fatal(err)

@@ -93,6 +93,7 @@ func TestCardinalPack(t *testing.T) {
 // TestEveryReasonReachable: each transStatusReason 01-26 comes out of some
 // default card.
 func TestEveryReasonReachable(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	seen := map[string]bool{}
 	for _, sc := range e.Cat.All() {
@@ -116,6 +117,7 @@ func TestEveryReasonReachable(t *testing.T) {
 // TestInformationalOnRequest: the Y card answers I when the Requestor asks
 // for no challenge (challengeInd 2), and 2.1.0 (which has no I) gets Y.
 func TestInformationalOnRequest(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	card := e.card("visa-frictionless-y")
 	tests := []struct {
@@ -141,6 +143,7 @@ func TestInformationalOnRequest(t *testing.T) {
 // TestWhiteListOnRequest: whiteListStatus comes back only when the
 // Requestor asks for merchant whitelisting (requestFeatures 2) on 2.2.0.
 func TestWhiteListOnRequest(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	card := e.card("visa-frictionless-y")
 	tests := []struct {

@@ -15,6 +15,7 @@ import (
 // TestPanicBecomesErrorBody: a handler that panics answers 500 with the
 // error body (SY01) and its request id, and the panic is logged with it.
 func TestPanicBecomesErrorBody(t *testing.T) {
+	t.Parallel()
 	var logs bytes.Buffer
 	s := &Server{log: slog.New(slog.NewTextHandler(&logs, nil)), metrics: NewMetrics(nil)}
 	h := s.observe(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic("boom") }))

@@ -27,6 +27,7 @@ const testCardsPage = "../docs/test-cards.md"
 // card of every pack) in step with the embedded scenario files; with
 // -update it rewrites them.
 func TestReadmeTestCards(t *testing.T) {
+	t.Parallel()
 	want, _ := cardTables(t)
 	page, err := os.ReadFile(testCardsPage)
 	if err != nil {
@@ -55,6 +56,7 @@ func TestReadmeTestCards(t *testing.T) {
 // every row names a card (and its selectors) of the embedded catalogue,
 // with the status the catalogue gives it.
 func TestReadmeHeadlineCards(t *testing.T) {
+	t.Parallel()
 	_, statuses := cardTables(t)
 	readme, err := os.ReadFile("../README.md")
 	if err != nil {

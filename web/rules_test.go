@@ -15,6 +15,7 @@ import (
 // checks the error body: HTTP 400, the row's EMV code, its field in
 // emvErrorDetail and in problems.
 func TestLookupRulesOverHTTP(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	base := testkit.LookupJSON()
 	for _, tt := range wiretest.LookupRules() {
@@ -40,6 +41,7 @@ func TestLookupRulesOverHTTP(t *testing.T) {
 // whole: a hint at the spelling of a missing field, the object beyond a
 // bound, and the version refused before any other problem.
 func TestDecoderReasonsOverHTTP(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	r := e.enquiry("tok", map[string]string{"threeDSServerTransID": "8a880dc0-d2d2-4067-bcb1-b08d1690b26e"})
 	checkErrorBody(t, r, http.StatusBadRequest, "201")

@@ -41,6 +41,9 @@ const (
 const (
 	DefaultConsoleStreams         = console.DefaultMaxStreams
 	DefaultConsoleStreamsPerToken = console.DefaultMaxStreamsPerToken
+	// DefaultConsoleTokensPerClient bounds the tokens one client
+	// address holds console sessions for (Config.ConsoleTokensPerClient).
+	DefaultConsoleTokensPerClient = console.DefaultMaxTokensPerClient
 )
 
 // Config sets up a Server.
@@ -114,6 +117,10 @@ type Config struct {
 	// streams in all and per token (console.DefaultMaxStreams and
 	// console.DefaultMaxStreamsPerToken when zero).
 	ConsoleStreams, ConsoleStreamsPerToken int
+	// ConsoleTokensPerClient bounds the tokens one client address holds
+	// console sessions for at once (DefaultConsoleTokensPerClient when
+	// zero).
+	ConsoleTokensPerClient int
 }
 
 // CallbacksConfig sets up the result callbacks.
@@ -176,8 +183,11 @@ type Server struct {
 	authority *auth.Authority
 	access    *auth.AccessTokens
 	ddc       auth.DDCVerifier
-	// attempts slows down the guessing of configured clients' secrets.
+	// attempts slows down the guessing of configured clients' secrets;
+	// origins refuses the posts another site's page makes a browser send
+	// to the sandbox's own forms.
 	attempts *auth.Attempts
+	origins  *auth.Origins
 	// sender delivers the result callbacks; nil when the engine has
 	// none. stopSender ends it and waits.
 	sender     *callback.Sender
@@ -250,11 +260,13 @@ func NewServer(cfg Config) (*Server, error) {
 		MaxStreams:   cfg.ConsoleStreams,
 		// Per token, as --max-console-streams-per-token says.
 		MaxStreamsPerToken: cfg.ConsoleStreamsPerToken,
+		MaxTokensPerClient: cfg.ConsoleTokensPerClient,
 		Logger:             cfg.Logger,
 		Errors:             s.writeError,
 		ChallengeHTML:      s.challengeHTML,
 		Docs:               s.docs.Pages(),
 		DDCToken:           s.consoleDDCToken,
+		Origins:            s.origins,
 		Demo: console.DemoAPI{
 			Lookup:  s.demoAPI(s.handleLookup),
 			Enquiry: s.demoAPI(s.handleEnquiry),

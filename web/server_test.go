@@ -37,6 +37,7 @@ func newServer(t *testing.T, addr string, timeouts web.Timeouts) *web.Server {
 // TestSlowHeadersAreCut: a client that never finishes its headers is
 // disconnected after the read-header timeout (slowloris).
 func TestSlowHeadersAreCut(t *testing.T) {
+	t.Parallel()
 	srv := openServer(t, web.Timeouts{ReadHeader: 200 * time.Millisecond})
 	conn, err := net.Dial("tcp", srv.Addr())
 	if err != nil {
@@ -60,6 +61,7 @@ func TestSlowHeadersAreCut(t *testing.T) {
 }
 
 func TestOpenPortClash(t *testing.T) {
+	t.Parallel()
 	srv := openServer(t, web.Timeouts{})
 	other := openServerAt(t, srv.Addr())
 	if err := other.Open(); err == nil {
@@ -71,6 +73,7 @@ func TestOpenPortClash(t *testing.T) {
 // TestHTTPMethods: HEAD is answered wherever GET is, with the headers and
 // no body; a method a path does not serve answers 405 with Allow.
 func TestHTTPMethods(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	for _, path := range []string{"/healthz", "/readyz", "/metrics", "/scenarios", "/openapi.json", "/console/", "/console/login", "/console/demo"} {
 		get, _ := http.NewRequest(http.MethodGet, e.URL+path, nil)
@@ -109,6 +112,7 @@ func TestHTTPMethods(t *testing.T) {
 // middleware once, the console's through the router), and under
 // "unmatched" when no route matched, with and without a base path.
 func TestMetricsRouteLabels(t *testing.T) {
+	t.Parallel()
 	for _, base := range []string{"", "/3ds"} {
 		t.Run("base="+base, func(t *testing.T) {
 			e := newEnv(t, func(o *envOptions) { o.basePath = base; o.journal = true })
@@ -144,6 +148,7 @@ func TestMetricsRouteLabels(t *testing.T) {
 // canonical keys without canonicalizing them again, so each key it uses
 // must be canonical already.
 func TestHeaderKeysAreCanonical(t *testing.T) {
+	t.Parallel()
 	for _, k := range []string{"Content-Type", "Authorization", "X-Request-Id", web.ScenarioHeader} {
 		if c := http.CanonicalHeaderKey(k); c != k {
 			t.Errorf("header key %q is not canonical (%q)", k, c)

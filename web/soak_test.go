@@ -17,6 +17,7 @@ import (
 // with exactly its own outcome and that no namespace sees another's. It
 // is bounded in time and count; SOAK_DURATION (e.g. 2m) makes it longer.
 func TestSoak(t *testing.T) {
+	t.Parallel()
 	duration := 2 * time.Second
 	if d, err := time.ParseDuration(os.Getenv("SOAK_DURATION")); err == nil {
 		duration = d

@@ -12,6 +12,7 @@ import (
 // overlap in every way the table must respect, and checks that each
 // request reaches the handler the router alone would choose.
 func TestStaticRoutesAnswerAsTheRouter(t *testing.T) {
+	t.Parallel()
 	named := func(name string) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.Header().Set("X-Handler", name) })
 	}

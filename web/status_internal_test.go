@@ -13,6 +13,7 @@ import (
 // TestErrorCodeTable keeps the errorCode table of docs/errors.md equal to
 // the one table that maps errorCodes to HTTP statuses.
 func TestErrorCodeTable(t *testing.T) {
+	t.Parallel()
 	raw, err := os.ReadFile("../docs/errors.md")
 	if err != nil {
 		t.Fatal(err)

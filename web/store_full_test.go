@@ -58,6 +58,7 @@ func (fullSessions) Create(context.Context, state.Session, time.Duration) (strin
 // and as a page on the console and the ACS pages; /readyz answers 503;
 // the refusals are counted in /metrics.
 func TestStoreFullAnswers(t *testing.T) {
+	t.Parallel()
 	var store *fullStore
 	srv := buildSandbox(t, envOptions{realClock: true, state: func(p *stateParts) {
 		store = &fullStore{Store: p.Store.(*memstore.Store)}

@@ -246,6 +246,15 @@ func (c *Client) Forget(ctx context.Context) error {
 	return err
 }
 
+// Reset starts the token clean, as a new token would (DELETE
+// /admin/state): its transactions, references and journal forgotten, its
+// clock at real time, its runtime scenarios and its result callback's
+// registration removed.
+func (c *Client) Reset(ctx context.Context) error {
+	_, err := c.do(ctx, http.MethodDelete, "/admin/state", nil, nil, nil)
+	return err
+}
+
 // Clock returns the token's clock (GET /admin/clock).
 func (c *Client) Clock(ctx context.Context) (*Clock, error) {
 	return c.clock(ctx, http.MethodGet, nil)

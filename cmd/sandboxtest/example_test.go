@@ -92,8 +92,7 @@ func ExampleClient_Wait() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	go func() {
-		time.Sleep(50 * time.Millisecond)
+	go func() { // as a cardholder does on the page, meanwhile
 		if _, err := c.EnterOTP(ctx, res.ThreeDSServerTransID, "1234"); err != nil {
 			log.Print(err)
 		}

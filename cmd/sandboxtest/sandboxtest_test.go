@@ -104,6 +104,34 @@ func TestClient(t *testing.T) {
 	}
 }
 
+// TestClientReset: Reset starts the token clean in one call: no
+// transaction, the clock at real time.
+func TestClientReset(t *testing.T) {
+	ctx := context.Background()
+	sb := sandboxtest.Start(t)
+	c, other := sb.NewClient(), sb.NewClient()
+	for _, cl := range []*sandboxtest.Client{c, other} {
+		if _, err := cl.Lookup(ctx, sandboxtest.LookupBody("4000000000009102")); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := cl.AdvanceClock(ctx, time.Hour); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.Reset(ctx); err != nil {
+		t.Fatalf("Reset: %v", err)
+	}
+	for cl, kept := range map[*sandboxtest.Client]bool{c: false, other: true} {
+		page, err := cl.Transactions(ctx, sandboxtest.Query{})
+		if err != nil || (len(page.Transactions) == 1) != kept {
+			t.Errorf("kept %v: transactions %+v, %v", kept, page, err)
+		}
+		if clock, err := cl.Clock(ctx); err != nil || (clock.OffsetSeconds == 3600) != kept {
+			t.Errorf("kept %v: clock %+v, %v", kept, clock, err)
+		}
+	}
+}
+
 // TestNewRefuses: a wrong flag fails New with the sandbox's own words;
 // a sandbox closes once.
 func TestNewRefuses(t *testing.T) {

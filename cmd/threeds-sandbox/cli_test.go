@@ -12,7 +12,6 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/cmd/internal/sandbox"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
@@ -31,7 +30,7 @@ type runResult struct {
 // as served.
 func runOnce(t *testing.T, env map[string]string, args ...string) runResult {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Patience)
 	defer cancel()
 	var stdout, stderr testkit.Buffer
 	ready := make(chan string, 1)
@@ -209,6 +208,7 @@ func TestEveryBadFlagExitsTwo(t *testing.T) {
 		"max-console-sessions":          {"0", "want 1 or more"},
 		"max-console-streams":           {"0", "want 1 or more"},
 		"max-console-streams-per-token": {"0", "want 1 to --max-console-streams"},
+		"max-console-tokens-per-client": {"0", "want 1 or more"},
 		"journal-bytes":                 {"-1", "want 65536 bytes or more"},
 		"journal-total-bytes":           {"-4096", "want 65536 bytes or more"},
 		"journal-store":                 {"shared", "needs a Redis --store (THREEDS_STORE)"},

@@ -14,6 +14,7 @@ import (
 // which the draining program catches; it is not parallel, so that no
 // other test's program is draining then.
 func TestSecondSignalSkipsTheDrain(t *testing.T) {
+	t.Parallel()
 	p := startProgram(t, map[string]string{"THREEDS_DRAIN_DELAY": "10m"}, "--addr", "127.0.0.1:0")
 	p.cancel() // the first signal
 	// The program listens for the second signal before /readyz says 503.

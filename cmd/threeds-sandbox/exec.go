@@ -52,7 +52,9 @@ of --tokens, or a fresh token when any token is accepted) in its
 environment. When CMD ends, the sandbox stops and exec exits with CMD's
 exit status (128 plus the signal's number when a signal ended it; 127 when
 CMD is not found). SIGINT and SIGTERM are passed on to CMD and every
-process it started; whatever of them is left when CMD ends is stopped too.
+process it started; whatever of them is left when CMD ends is stopped too,
+and on Linux even a process in a session of its own (setsid), or when exec
+itself is killed.
 In a terminal, CMD runs in its foreground: it may read it, and Ctrl-C
 reaches it.
 When the sandbox does not start, CMD does not run and exec exits 2 with
@@ -151,17 +153,18 @@ func flagGiven(args []string, getenv func(string) string, name string) bool {
 // runCommand runs command with env until it ends, passing SIGINT and
 // SIGTERM on to it (see forward), and returns nil when it exits 0, or an
 // error carrying its exit status. When the sandbox stops serving first
-// (served), the command is asked to stop.
+// (served), the command is asked to stop. On Linux the command runs
+// under its reaper (see commandFor), which ends every process it leaves.
 func runCommand(ctx context.Context, command, env []string, stdout, stderr io.Writer, served <-chan error) error {
-	cmd := exec.Command(command[0], command[1:]...)
+	cmd, err := commandFor(command)
+	if err != nil {
+		return err
+	}
 	cmd.Env, cmd.Stdin, cmd.Stdout, cmd.Stderr = env, os.Stdin, stdout, stderr
 	group := newProcessGroup(cmd)
 	defer group.release()
 	if err := cmd.Start(); err != nil {
-		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
-			return &exitError{code: exitNotFound, err: fmt.Errorf("exec: %s: command not found", command[0])}
-		}
-		return &exitError{code: exitCannotRun, err: fmt.Errorf("exec: cannot run %s: %w", command[0], errors.Unwrap(err))}
+		return startError(command[0], err)
 	}
 	waited := make(chan error, 1)
 	go func() { waited <- cmd.Wait() }()
@@ -189,6 +192,18 @@ func runCommand(ctx context.Context, command, env []string, stdout, stderr io.Wr
 			return commandStatus(command[0], cmd.ProcessState, err)
 		}
 	}
+}
+
+// startError is exec's error for a command name that could not be
+// started: exit code 127 when there is no such command, else 126.
+func startError(name string, err error) error {
+	if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
+		return &exitError{code: exitNotFound, err: fmt.Errorf("exec: %s: command not found", name)}
+	}
+	if inner := errors.Unwrap(err); inner != nil {
+		err = inner
+	}
+	return &exitError{code: exitCannotRun, err: fmt.Errorf("exec: cannot run %s: %w", name, err)}
 }
 
 // commandStatus is what exec returns for a command that ended: nil for

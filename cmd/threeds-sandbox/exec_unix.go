@@ -34,7 +34,10 @@ type processGroup struct {
 // missed.
 func newProcessGroup(cmd *exec.Cmd) *processGroup {
 	g := &processGroup{cmd: cmd, signals: make(chan os.Signal, 4), tty: -1}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Setpgid = true
 	if fd := int(os.Stdin.Fd()); cmd.Stdin == os.Stdin && inForeground(fd) {
 		cmd.SysProcAttr.Foreground, cmd.SysProcAttr.Ctty, g.tty = true, fd, fd
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 )
 
 // TestExecStopsTheCommandWhenCancelled: when exec's context ends without
@@ -21,21 +23,17 @@ func TestExecStopsTheCommandWhenCancelled(t *testing.T) {
 	marker := filepath.Join(t.TempDir(), "waiting")
 	done := make(chan execResult, 1)
 	go func() { done <- runExec(ctx, t, map[string]string{helperVar: "wait", "EXEC_TEST_MARKER": marker}) }()
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if _, err := os.Stat(marker); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the command did not start within 30s")
-		}
-	}
+	testkit.Eventually(t, "the command starts", func() bool {
+		_, err := os.Stat(marker)
+		return err == nil
+	})
 	cancel()
 	select {
 	case r := <-done:
 		if r.code != 42 || !strings.Contains(r.stdout, "waiting") {
 			t.Errorf("exit code %d, want 42 (the command's answer to SIGTERM)\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
 		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("exec did not return within 30s of the cancel")
+	case <-time.After(testkit.Patience):
+		t.Fatalf("exec did not return within %s of the cancel", testkit.Patience)
 	}
 }

@@ -12,6 +12,7 @@ import (
 // the store no longer has says, with the configured --store-max-age, that
 // transactions expire.
 func TestUnknownTransactionNamesStoreMaxAge(t *testing.T) {
+	t.Parallel()
 	p := startDefault(t, "--store-max-age", "90m")
 	r := testkit.Call(t, http.MethodPost, p.URL+"/enquiry/", testToken, map[string]any{"threeDsServerTransId": "8a880dc0-d2d2-4067-bcb1-b08d1690b26e"})
 	if r.Status != http.StatusNotFound {

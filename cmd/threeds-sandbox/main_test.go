@@ -2,10 +2,8 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -76,9 +74,9 @@ func startProgram(t *testing.T, env map[string]string, args ...string) *program 
 	case err := <-p.done:
 		cancel()
 		t.Fatalf("run(%q) returned before serving: %v\nstderr: %s", args, err, p.stderr)
-	case <-time.After(10 * time.Second):
+	case <-time.After(testkit.Patience):
 		cancel()
-		t.Fatalf("run(%q) did not serve within 10s", args)
+		t.Fatalf("run(%q) did not serve within %s", args, testkit.Patience)
 	}
 	t.Cleanup(func() {
 		if err := p.stop(); err != nil {
@@ -101,8 +99,8 @@ func (p *program) stop() error {
 			close(p.done)
 		}
 		return err
-	case <-time.After(20 * time.Second):
-		return errors.New("run did not return within 20s of the cancel")
+	case <-time.After(testkit.Patience):
+		return fmt.Errorf("run did not return within %s of the cancel", testkit.Patience)
 	}
 }
 
@@ -173,32 +171,13 @@ func TestRunServesUntilCancelled(t *testing.T) {
 }
 
 // TestShutdownDrainsInFlightRequests cancels the program while a lookup of
-// a card that answers after 3s is in flight: the lookup still gets its
-// answer and run returns nil.
+// a card that answers after 15s is in flight (it holds the one delay
+// slot): the lookup still gets its answer and run returns nil.
 func TestShutdownDrainsInFlightRequests(t *testing.T) {
 	t.Parallel()
-	p := startDefault(t)
-	raw, err := json.Marshal(testkit.LookupBody(t, "4000000000009938", nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req, err := http.NewRequest(http.MethodPost, p.URL+"/authentication/brw", bytes.NewReader(raw))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer "+testToken)
-	got := make(chan int, 1)
-	go func() {
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			got <- 0
-			return
-		}
-		resp.Body.Close()
-		got <- resp.StatusCode
-	}()
-	time.Sleep(500 * time.Millisecond) // the lookup is now waiting inside the emulator
+	p := startProgram(t, map[string]string{"THREEDS_SHUTDOWN_TIMEOUT": "1m"}, "--addr", "127.0.0.1:0", "--max-delayed", "1")
+	addSlowScenarios(t, p)
+	got := waitInDelay(t, p)
 	stopped := make(chan error, 1)
 	go func() { stopped <- p.stop() }()
 	select {
@@ -206,7 +185,7 @@ func TestShutdownDrainsInFlightRequests(t *testing.T) {
 		if status != http.StatusGatewayTimeout {
 			t.Errorf("in-flight lookup: HTTP %d, want %d (0: no answer)", status, http.StatusGatewayTimeout)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(testkit.Patience):
 		t.Fatal("the in-flight lookup got no answer")
 	}
 	if err := <-stopped; err != nil {
@@ -319,6 +298,7 @@ func TestFlagsAndEnvironment(t *testing.T) {
 		args: []string{"--addr", "127.0.0.1:0"},
 		check: func(t *testing.T, p *program) {
 			id := testkit.Lookup(t, p.URL, testToken, testkit.LookupBody(t, challengeCard, nil)).Str("threeDsServerTransId")
+			// Let the 1ms timeout pass: a longer sleep changes nothing.
 			time.Sleep(20 * time.Millisecond)
 			e := testkit.Enquiry(t, p.URL, testToken, id)
 			if got, want := e.Str("transactionStatus")+"/"+e.Str("statusReason")+"/"+e.Str("challengeCancel"), "N/14/05"; got != want {
@@ -331,6 +311,9 @@ func TestFlagsAndEnvironment(t *testing.T) {
 		args: []string{"--addr", "127.0.0.1:0", "--first-creq-timeout", "10m"},
 		check: func(t *testing.T, p *program) {
 			id := testkit.Lookup(t, p.URL, testToken, testkit.LookupBody(t, challengeCard, nil)).Str("threeDsServerTransId")
+			// Long enough for the environment's 1ms timeout to have ended
+			// the challenge, had it been taken: a longer sleep changes
+			// nothing.
 			time.Sleep(20 * time.Millisecond)
 			if got, want := testkit.Enquiry(t, p.URL, testToken, id).Str("transactionStatus"), "C"; got != want {
 				t.Errorf("enquiry transactionStatus = %q, want %q", got, want)
@@ -390,7 +373,7 @@ func TestBadConfigurationIsAClearError(t *testing.T) {
 				defer ln.Close()
 				args = []string{"--addr", ln.Addr().String()}
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), testkit.Patience)
 			defer cancel()
 			ready := make(chan string, 1)
 			err := run(ctx, args, envOf(tt.env), environOf(tt.env), io.Discard, io.Discard, ready)

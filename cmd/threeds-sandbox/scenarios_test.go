@@ -36,6 +36,7 @@ func writeScenarios(t *testing.T, path, status string) {
 // picked up, an invalid one is refused with file:line in the log and the
 // previous set stays active; concurrent lookups never fail.
 func TestHotReload(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	file := filepath.Join(dir, "mine.yaml")
 	writeScenarios(t, file, "N")
@@ -71,30 +72,26 @@ func TestHotReload(t *testing.T) {
 		}
 	}()
 
-	waitFor := func(want string) {
+	// Each edit gets a modification time of its own, a second after the
+	// last, as the poller tells files apart by size and time.
+	edited := time.Now()
+	touch := func() {
 		t.Helper()
-		deadline := time.Now().Add(5 * time.Second)
-		for status() != want {
-			if time.Now().After(deadline) {
-				t.Fatalf("status never became %s", want)
-			}
-			time.Sleep(20 * time.Millisecond)
+		edited = edited.Add(time.Second)
+		if err := os.Chtimes(file, edited, edited); err != nil {
+			t.Fatal(err)
 		}
 	}
-	time.Sleep(50 * time.Millisecond) // a distinct modification time
 	writeScenarios(t, file, "Y")
-	waitFor("Y")
+	touch()
+	testkit.Eventually(t, "the status becomes Y", func() bool { return status() == "Y" })
 
-	time.Sleep(50 * time.Millisecond)
 	if err := os.WriteFile(file, []byte("scenarios:\n  - id: my-card\n    colour: red\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for !strings.Contains(p.stdout.String(), "scenario reload refused") {
-		if time.Now().After(deadline) {
-			t.Fatalf("no refused reload in the log:\n%s", p.stdout)
-		}
-		time.Sleep(20 * time.Millisecond)
+	touch()
+	if !testkit.Within(testkit.Patience, func() bool { return strings.Contains(p.stdout.String(), "scenario reload refused") }) {
+		t.Fatalf("no refused reload in the log:\n%s", p.stdout)
 	}
 	if !strings.Contains(p.stdout.String(), "mine.yaml:3") {
 		t.Errorf("the refused reload does not name file:line:\n%s", p.stdout)
@@ -108,6 +105,7 @@ func TestHotReload(t *testing.T) {
 }
 
 func TestValidateCommand(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.yaml")
 	writeScenarios(t, good, "N")
@@ -150,6 +148,7 @@ func TestValidateCommand(t *testing.T) {
 // TestLogsCarryNoSecrets: the request log names the token's namespace,
 // never the token, the card number or the body.
 func TestLogsCarryNoSecrets(t *testing.T) {
+	t.Parallel()
 	p := startDefault(t, "--log-level", "debug")
 	const secretToken = "s3cr3t-token-value"
 	body := testkit.LookupBody(t, challengeCard, func(m map[string]any) { m["unknownField"] = "x" })
@@ -172,6 +171,7 @@ func TestLogsCarryNoSecrets(t *testing.T) {
 // TestMetricsEndpoint: /metrics speaks the Prometheus text format and
 // counts requests by route, transactions by status and the store.
 func TestMetricsEndpoint(t *testing.T) {
+	t.Parallel()
 	p := startDefault(t)
 	testkit.Lookup(t, p.URL, testToken, testkit.LookupBody(t, challengeCard, nil))
 	m := testkit.Call(t, http.MethodGet, p.URL+"/metrics", "", nil)

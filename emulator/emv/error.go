@@ -19,6 +19,7 @@ const (
 	CodeUnauthorized       ErrorCode = "AU01" // Authorization header missing or not "Bearer <token>"
 	CodeTokenRejected      ErrorCode = "AU02" // bearer token not in the configured list
 	CodeAccessToken        ErrorCode = "AU03" // access token expired, malformed or not issued by this sandbox (EMV 303)
+	CodeCrossSite          ErrorCode = "AU04" // a browser posted from another site's page to one of the sandbox's own forms (EMV 303)
 	CodeCaptureJWT         ErrorCode = "DC01" // device data capture: the jwt is not accepted (EMV 303)
 	CodeCaptureReplay      ErrorCode = "DC02" // device data capture: the JWT's jti was used before (EMV 303)
 	CodeCaptureInUse       ErrorCode = "DC03" // device data capture: the ddcId names a capture already (EMV 305)

@@ -27,6 +27,7 @@ import (
 //	[generation section]            only when Generation is not zero: generationV1, uvarint
 //	[language section]              only when Challenge.Language is not empty: languageV1, uvarint length, bytes
 //	[style section]                 only when Challenge.Resends or .App is set: styleV1, uvarint, uvarint length, bytes
+//	[steps section]                 only when Challenge.Steps differs from .Interactions: stepsV1, varint
 //	[channel section]               only when Channel is not the browser: channelV1, one byte
 //
 // The sections came later, each opened by its own byte: a record without
@@ -129,6 +130,9 @@ func Append(b []byte, t *state.Transaction) []byte {
 		b = binary.AppendUvarint(b, uint64(len(t.Challenge.App)))
 		b = append(b, t.Challenge.App...)
 	}
+	if t.Challenge.Steps != t.Challenge.Interactions {
+		b = binary.AppendVarint(append(b, stepsV1), int64(t.Challenge.Steps))
+	}
 	if t.Channel != state.ChannelBrowser {
 		b = append(b, channelV1, byte(t.Channel))
 	}
@@ -136,9 +140,9 @@ func Append(b []byte, t *state.Transaction) []byte {
 }
 
 // channelV1 opens the channel section of a record: the transaction's
-// Channel follows in one byte. It follows the style section; a record
+// Channel follows in one byte. It follows the steps section; a record
 // without it is a browser transaction's.
-const channelV1 byte = 6
+const channelV1 byte = 7
 
 // languageV1 opens the language section of a record: the length of the
 // transaction's Challenge.Language follows as a uvarint, then its bytes.
@@ -151,6 +155,14 @@ const languageV1 byte = 4
 // (Challenge.App) as a uvarint length and its bytes. It follows the
 // language section.
 const styleV1 byte = 5
+
+// stepsV1 opens the steps section of a record: the answers the challenge
+// page took (Challenge.Steps) as a varint, when they differ from the
+// authentication cycles (Challenge.Interactions). Without it Steps is
+// Interactions: every cycle is a step, and a record written before the
+// two were counted apart counted every step as an interaction. It
+// follows the style section.
+const stepsV1 byte = 6
 
 // generationV1 opens the generation section of a record: the
 // transaction's Generation follows as a uvarint. Its byte follows those
@@ -430,6 +442,7 @@ func Decode(rec []byte) (state.Transaction, error) {
 	var lang string
 	var resends int
 	var app string
+	steps := interactions
 	var channel state.Channel
 	// The sections, each at most once and in their order.
 	for last := byte(0); !r.bad && r.off < len(r.b); {
@@ -456,6 +469,9 @@ func Decode(rec []byte) (state.Transaction, error) {
 				r.fail()
 			}
 			app = string(r.bytes(r.uvarint()))
+		case stepsV1:
+			r.off++
+			steps = r.int()
 		case channelV1:
 			r.off++
 			if channel = state.Channel(r.byte()); !channel.Valid() || channel == state.ChannelBrowser {
@@ -478,7 +494,7 @@ func Decode(rec []byte) (state.Transaction, error) {
 		Challenge: state.ChallengeState{
 			NotificationURL: s.at(18), Session: s.at(19), MerchantName: s.at(20), Amount: s.at(21),
 			Currency: s.at(22), PurchaseDate: s.at(23), Decision: s.at(24),
-			WindowSize: windowSize, Interactions: interactions, WrongOTPs: wrongOTPs, Resends: resends, App: app,
+			WindowSize: windowSize, Interactions: interactions, Steps: steps, WrongOTPs: wrongOTPs, Resends: resends, App: app,
 			OpenedAt: openedAt, DecidedAt: decidedAt, Language: lang,
 		},
 		Method:     method,

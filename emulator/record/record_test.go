@@ -66,6 +66,7 @@ func fullTx() state.Transaction {
 			OpenedAt:        created.Add(3 * time.Second),
 			DecidedAt:       created.Add(time.Minute + time.Nanosecond),
 			Interactions:    2,
+			Steps:           2,
 			WrongOTPs:       1,
 			Decision:        "otp",
 		},
@@ -94,6 +95,7 @@ func TestRecordRoundTrip(t *testing.T) {
 	extremes.Challenge.DecidedAt = time.Date(9999, 12, 31, 23, 59, 59, 999_999_999, time.UTC)
 	extremes.Challenge.WindowSize = math.MinInt
 	extremes.Challenge.Interactions = math.MaxInt
+	extremes.Challenge.Steps = math.MinInt
 	extremes.Challenge.WrongOTPs = -1
 	extremes.PANLength = 255
 	extremes.Phase = 255
@@ -243,6 +245,20 @@ func TestRecordChannelSection(t *testing.T) {
 				t.Errorf("a channel section naming %d decoded", bad)
 			}
 		}
+	}
+	// The channel section follows the steps section.
+	tx := fullTx()
+	tx.Channel, tx.Challenge.Steps = state.Channel3RI, tx.Challenge.Interactions+3
+	rec := Append(nil, &tx)
+	if n := len(rec); rec[n-2] != channelV1 || rec[n-4] != stepsV1 {
+		t.Fatalf("the sections end % x, want steps then channel", rec[n-4:])
+	}
+	if got := roundTrip(t, tx); !reflect.DeepEqual(got, tx) {
+		t.Errorf("steps and channel: round trip gave %+v", got)
+	}
+	swapped := append(append([]byte{}, rec[:len(rec)-4]...), rec[len(rec)-2], rec[len(rec)-1], rec[len(rec)-4], rec[len(rec)-3])
+	if _, err := Decode(swapped); err == nil {
+		t.Error("a steps section after the channel section decoded")
 	}
 }
 
@@ -401,6 +417,37 @@ func TestRecordStyleSection(t *testing.T) {
 	}
 }
 
+// TestRecordStepsSection: the page's answers live in a section of their
+// own only when they differ from the authentication cycles; a record
+// without it (every record written before the two were counted apart,
+// when every answer counted as an interaction) reads them as equal.
+func TestRecordStepsSection(t *testing.T) {
+	tx := fullTx()
+	tx.Generation = 9
+	tx.Challenge.Steps = tx.Challenge.Interactions
+	plain := Append(nil, &tx)
+	if got := roundTrip(t, tx); got.Challenge.Steps != tx.Challenge.Interactions || !reflect.DeepEqual(got, tx) {
+		t.Errorf("without the section: steps %d, want %d", got.Challenge.Steps, tx.Challenge.Interactions)
+	}
+	tx.Challenge.Steps = 5
+	rec := Append(nil, &tx)
+	if string(rec[:len(plain)]) != string(plain) || rec[len(plain)] != stepsV1 {
+		t.Fatal("the steps section is not a suffix of the record without it")
+	}
+	if got := roundTrip(t, tx); got.Challenge.Steps != 5 || got.Challenge.Interactions != 2 || !reflect.DeepEqual(got, tx) {
+		t.Errorf("round trip: steps %d, interactions %d; want 5, 2", got.Challenge.Steps, got.Challenge.Interactions)
+	}
+	tx.Challenge.Resends = 1
+	base := Append(nil, &tx)
+	swapped := append(append([]byte{}, plain...), stepsV1, 10, styleV1, 1, 0)
+	if _, err := Decode(swapped); err == nil {
+		t.Error("a style section after the steps section decoded")
+	}
+	if got, err := Decode(base); err != nil || got.Challenge.Steps != 5 || got.Challenge.Resends != 1 {
+		t.Errorf("style and steps sections: steps %d, resends %d, %v", got.Challenge.Steps, got.Challenge.Resends, err)
+	}
+}
+
 func ptr[T any](v T) *T { return &v }
 
 func TestReadKeys(t *testing.T) {
@@ -444,7 +491,7 @@ func FuzzRecord(f *testing.F) {
 			PANLast4: [4]byte{small, small + 1, small + 2, small + 3},
 			Challenge: state.ChallengeState{
 				NotificationURL: a, Session: b, MerchantName: id, Amount: ref, Currency: ns, PurchaseDate: a, Decision: b,
-				WindowSize: n1, Interactions: n2, WrongOTPs: n1 ^ n2,
+				WindowSize: n1, Interactions: n2, Steps: n2, WrongOTPs: n1 ^ n2,
 				OpenedAt: created.Add(time.Duration(n1)), DecidedAt: time.Unix(int64(n2), 0).UTC(),
 			},
 		}

@@ -9,6 +9,7 @@ import (
 // change of its namespace was announced; a value read while a change was
 // announced is not kept; the cache starts afresh beyond maxCached.
 func TestAnnounced(t *testing.T) {
+	t.Parallel()
 	t0 := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
 	a := newAnnounced[string](time.Second)
 

@@ -16,6 +16,7 @@ import (
 // entries named under the previous key are still found and still refuse
 // a second use.
 func TestCapturesKeyNames(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	srv := testkit.StartRedis(t, testkit.RedisOptions{})
 	c := connect(t, srv)

@@ -44,6 +44,7 @@ func readsProcessed(t *testing.T, c rueidis.Client) int64 {
 // of 32 reaches Redis in about one read (at most two allowed); without
 // it, 59-107 reads here, as the client writes whenever its writer runs.
 func TestFlushDelayGathersWrites(t *testing.T) {
+	t.Parallel()
 	srv := testkit.StartRedis(t, testkit.RedisOptions{})
 	c, err := redisstore.ConnectWith(context.Background(), srv.URL, redisstore.ConnectOptions{Timeout: 5 * time.Second, FlushDelay: 20 * time.Millisecond})
 	if err != nil {
@@ -81,6 +82,7 @@ func TestFlushDelayGathersWrites(t *testing.T) {
 // longer than the call's own bound, sequential Puts and Gets would fail
 // if the client held them.
 func TestFlushDelayHoldsNoLoneRequest(t *testing.T) {
+	t.Parallel()
 	srv := testkit.StartRedis(t, testkit.RedisOptions{})
 	c, err := redisstore.ConnectWith(context.Background(), srv.URL, redisstore.ConnectOptions{Timeout: 5 * time.Second, FlushDelay: time.Minute})
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 // parts add up to the bound; every tenant has a group, the same each
 // time.
 func TestGroups(t *testing.T) {
+	t.Parallel()
 	single, cluster := keyspace{prefix: "3ds:"}, keyspace{prefix: "3ds:", cluster: true}
 	for _, tt := range []struct {
 		total, share, single, cluster int

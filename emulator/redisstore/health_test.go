@@ -22,6 +22,7 @@ import (
 // while writes are refused, though Redis answers PING, and passes again
 // once they succeed.
 func TestFull(t *testing.T) {
+	t.Parallel()
 	srv := testkit.StartRedis(t, testkit.RedisOptions{Policy: "noeviction"})
 	c := connect(t, srv)
 	s, err := redisstore.NewStore(c, redisstore.Options{IndexKey: testIndexKey, MaxAge: time.Hour})
@@ -32,7 +33,7 @@ func TestFull(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sessions, err := redisstore.NewSessions(c, redisstore.SessionsOptions{Timeout: time.Second})
+	sessions, err := redisstore.NewSessions(c, redisstore.SessionsOptions{Timeout: patient})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,6 +94,7 @@ func TestFull(t *testing.T) {
 }
 
 func TestJudgePolicy(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		policy  string
 		refused bool
@@ -133,11 +135,12 @@ func TestJudgePolicy(t *testing.T) {
 // the policy again now and then, refuses a change to allkeys-* and takes
 // it back when the policy is mended.
 func TestCheckPolicy(t *testing.T) {
+	t.Parallel()
 	srv := testkit.StartRedis(t, testkit.RedisOptions{})
 	ctx := context.Background()
 	store := func(t *testing.T, url string) (*redisstore.Store, *testkit.Buffer) {
 		t.Helper()
-		c, err := redisstore.Connect(ctx, url, time.Second, 0)
+		c, err := redisstore.Connect(ctx, url, patient, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -184,7 +187,7 @@ func TestCheckPolicy(t *testing.T) {
 		if err := s.CheckPolicy(ctx); err != nil {
 			t.Errorf("CheckPolicy without CONFIG = %v, want nil (go on)", err)
 		}
-		time.Sleep(30 * time.Millisecond)
+		time.Sleep(30 * time.Millisecond) // past the recheck interval (20ms); longer changes nothing
 		if err := s.Ping(ctx); err != nil {
 			t.Errorf("Ping without CONFIG = %v", err)
 		}
@@ -199,7 +202,7 @@ func TestCheckPolicy(t *testing.T) {
 			t.Fatal(err)
 		}
 		setPolicy("allkeys-lfu")
-		time.Sleep(30 * time.Millisecond)
+		time.Sleep(30 * time.Millisecond) // past the recheck interval (20ms); longer changes nothing
 		var pe *redisstore.PolicyError
 		if err := s.Ping(ctx); !errors.As(err, &pe) || pe.Policy != "allkeys-lfu" {
 			t.Errorf("Ping after a change to allkeys-lfu = %v, want its PolicyError", err)
@@ -208,7 +211,7 @@ func TestCheckPolicy(t *testing.T) {
 			t.Errorf("the change is not logged as an error:\n%s", log)
 		}
 		setPolicy("noeviction")
-		time.Sleep(30 * time.Millisecond)
+		time.Sleep(30 * time.Millisecond) // past the recheck interval (20ms); longer changes nothing
 		if err := s.Ping(ctx); err != nil {
 			t.Errorf("Ping after the policy was mended = %v", err)
 		}

@@ -19,13 +19,16 @@ import (
 
 // TestContractRedis runs the contract on a real redis-server, with two
 // journals over it as two replicas: one records, the other reads.
-func TestJournalContract(t *testing.T) { runJournalContract(t, single(t)) }
+func TestJournalContract(t *testing.T) {
+	t.Parallel()
+	runJournalContract(t, single(t))
+}
 
 func runJournalContract(t *testing.T, dial dialer) {
 	c := dial(t)
 	var n atomic.Int64
 	statetest.RunJournal(t, func(t *testing.T, opt journal.Options) statetest.JournalPair {
-		ro := redisstore.JournalOptions{Options: opt, Prefix: fmt.Sprintf("test%d:", n.Add(1)), MaxAge: time.Hour, Timeout: time.Second}
+		ro := redisstore.JournalOptions{Options: opt, Prefix: fmt.Sprintf("test%d:", n.Add(1)), MaxAge: time.Hour, Timeout: patient}
 		w, err := redisstore.NewJournal(c, ro)
 		if err != nil {
 			t.Fatal(err)
@@ -50,6 +53,7 @@ func runJournalContract(t *testing.T, dial dialer) {
 // caller (the events are counted as dropped), the reads answer an error
 // that says the store is unavailable, and Close returns.
 func TestRedisDown(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	srv := testkit.StartRedis(t, testkit.RedisOptions{})
 	c := connect(t, srv)
@@ -89,6 +93,7 @@ func TestRedisDown(t *testing.T) {
 // TestRedisPublishesTheNamespace: a batch of events publishes the
 // namespace it changed, which other replicas' consoles wait on.
 func TestRedisPublishesTheNamespace(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	srv := testkit.StartRedis(t, testkit.RedisOptions{})
 	c := connect(t, srv)
@@ -99,7 +104,7 @@ func TestRedisPublishesTheNamespace(t *testing.T) {
 	if err := sub.Do(ctx, sub.B().Subscribe().Channel("pre:j:changed").Build()).Error(); err != nil {
 		t.Fatal(err)
 	}
-	j, err := redisstore.NewJournal(c, redisstore.JournalOptions{Prefix: "pre:", MaxAge: time.Hour, Timeout: time.Second})
+	j, err := redisstore.NewJournal(c, redisstore.JournalOptions{Prefix: "pre:", MaxAge: time.Hour, Timeout: patient})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -135,6 +135,7 @@ func FuzzReadChunk(f *testing.F) {
 // TestPackedSize: packEvent fits in the buffer packedSize asks for, so a
 // recorded event takes one allocation.
 func TestPackedSize(t *testing.T) {
+	t.Parallel()
 	sum := state.Summary{ThreeDSServerTransID: "8a880dc0-d2d2-4067-bcb1-000000000001", ExternalReferenceID: strings.Repeat("R", 64),
 		ScenarioID: "visa-challenge-long-name", MaskedPAN: "400000******1109", CardBIN: "400000", CardScheme: "MASTERCARD",
 		Version: "2.2.0", Status: "C", StatusReason: "01", ECI: "05", ChallengeCancel: "01", Fallback: true,

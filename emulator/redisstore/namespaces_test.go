@@ -15,6 +15,7 @@ import (
 // TTL, gone once the state is zero again; a damaged value is an error,
 // not a state.
 func TestNamespacesKeys(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	srv := testkit.StartRedis(t, testkit.RedisOptions{})
 	n, err := redisstore.NewNamespaces(connect(t, srv), redisstore.NamespacesOptions{Prefix: "p:", MaxAge: time.Hour})

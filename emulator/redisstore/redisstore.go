@@ -166,7 +166,7 @@ func ConnectWith(ctx context.Context, rawURL string, o ConnectOptions) (rueidis.
 		c, err := rueidis.NewClient(opt)
 		if err == nil {
 			pctx, cancel := context.WithTimeout(ctx, timeout)
-			err = c.Do(pctx, c.B().Ping().Build()).Error()
+			err = ping(pctx, c)
 			if err == nil && !IsCluster(c) && inCluster(pctx, c) {
 				cancel()
 				c.Close()
@@ -180,7 +180,7 @@ func ConnectWith(ctx context.Context, rawURL string, o ConnectOptions) (rueidis.
 				c, err = rueidis.NewClient(copt)
 				if err == nil {
 					pctx, cancel = context.WithTimeout(ctx, timeout)
-					err = c.Do(pctx, c.B().Ping().Build()).Error()
+					err = ping(pctx, c)
 				}
 			}
 			cancel()
@@ -206,6 +206,24 @@ func ConnectWith(ctx context.Context, rawURL string, o ConnectOptions) (rueidis.
 		case <-time.After(500 * time.Millisecond):
 		}
 	}
+}
+
+// ping checks that the store answers: a single server, or on a cluster
+// any node the cluster named. A cluster client sends a command without a
+// key (PING) to any address it holds, the URL's too: one of them down
+// (?addr= lists it so that a replica starts without it) would fail the
+// check by chance.
+func ping(ctx context.Context, c rueidis.Client) error {
+	if !IsCluster(c) {
+		return c.Do(ctx, c.B().Ping().Build()).Error()
+	}
+	err := errors.New("the cluster client knows no node")
+	for _, n := range c.Nodes() {
+		if err = n.Do(ctx, n.B().Ping().Build()).Error(); err == nil {
+			return nil
+		}
+	}
+	return err
 }
 
 // untrusted tells a failed verification of the server's certificate.

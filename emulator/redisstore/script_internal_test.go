@@ -15,8 +15,9 @@ import (
 // that does not hold the script (a fresh one, after SCRIPT FLUSH) gets it
 // in full once, and never by SCRIPT LOAD, however many batches follow.
 func TestScriptLoadedOnce(t *testing.T) {
+	t.Parallel()
 	srv := testkit.StartRedis(t, testkit.RedisOptions{})
-	c, err := Connect(context.Background(), srv.URL, time.Second, 0)
+	c, err := Connect(context.Background(), srv.URL, 10*time.Second, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 // again at once after a renewal that failed, and every time for a
 // namespace beyond the bound of those it remembers.
 func TestTenantRenewal(t *testing.T) {
+	t.Parallel()
 	const period = time.Second
 	t0 := time.Unix(1_700_000_000, 0)
 	var ts tenants

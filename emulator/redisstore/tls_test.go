@@ -21,7 +21,7 @@ func TestConnectTLS(t *testing.T) {
 	ca := testkit.NewTestCA(t, "store CA")
 	srv := testkit.StartRedis(t, testkit.RedisOptions{TLS: ca})
 
-	c, err := redisstore.ConnectWith(ctx, srv.URL, redisstore.ConnectOptions{Timeout: time.Second, RootCAs: ca.Pool})
+	c, err := redisstore.ConnectWith(ctx, srv.URL, redisstore.ConnectOptions{Timeout: patient, RootCAs: ca.Pool})
 	if err != nil {
 		t.Fatalf("ConnectWith the server's CA: %v", err)
 	}

@@ -15,8 +15,13 @@ type EventKind string
 const (
 	EventLookup   EventKind = "lookup"   // the lookup was answered
 	EventCReq     EventKind = "creq"     // the browser posted the CReq (or opened the hosted URL); the challenge page is shown
-	EventAttempt  EventKind = "attempt"  // a wrong one-time code was typed
 	EventDecision EventKind = "decision" // the cardholder (or the headless API) decided
+	// The wrong entries, by what was entered (emulator/attempts.go
+	// names each style's): a one-time code, a password, the choices of
+	// a question (select and multiselect). Each uses an attempt.
+	EventAttempt         EventKind = "attempt" // a wrong one-time code
+	EventPasswordAttempt EventKind = "password-attempt"
+	EventChoiceAttempt   EventKind = "choice-attempt"
 	// EventCodeSent: a one-time code was "sent" to the cardholder's
 	// phone, when an otp page first opened and on each resend.
 	EventCodeSent EventKind = "code-sent"

@@ -234,8 +234,16 @@ type ChallengeState struct {
 	PurchaseDate    string    // yyyy-MM-dd HH:mm:ss UTC, as the Requestor sent it
 	OpenedAt        time.Time // when the first CReq arrived
 	DecidedAt       time.Time
-	Interactions    int // challenge attempts, the RReq's interactionCounter
-	WrongOTPs       int
+	// Interactions counts the authentication cycles the cardholder
+	// attempted, EMV's interactionCounter: each answer the ACS judged
+	// (a code, a password, a choice, pass or fail, the banking app's
+	// answer), right or wrong. A resend, a Continue before the banking
+	// app answered and a cancel are none.
+	Interactions int
+	// Steps counts every answer the challenge page took, cycles or not
+	// (a resend, a Continue): a page is answered once (Choice.Step).
+	Steps     int
+	WrongOTPs int
 	// Language is the lookup's browserInfo.language as sent (a BCP 47
 	// tag, empty when absent): the cardholder pages follow it.
 	Language string

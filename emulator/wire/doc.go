@@ -69,8 +69,9 @@
 //     XXX, ...) are a 203.
 //   - browserInfo.timeZone is an offset in use: -840 (UTC+14) to 720
 //     (UTC-12) minutes, as getTimezoneOffset() gives it.
-//   - browserInfo.language is a BCP 47 tag with a known language subtag
-//     (golang.org/x/text/language); "en_GB" is refused with a hint.
+//   - browserInfo.language is a well-formed BCP 47 tag, its subtags
+//     registered or not (golang.org/x/text/language): en-GB and zz pass,
+//     123 does not; "en_GB" is refused with a hint.
 //   - cardholderName is printable ASCII (the EMV common character set),
 //     '<' and '>' included.
 //   - notificationUrl and requestor.url are absolute http or https URLs of

@@ -1,11 +1,11 @@
 package wire
 
 import (
+	"errors"
 	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode/utf8"
 	"unsafe"
 
@@ -66,83 +66,41 @@ func timeZoneOffset(s string) (string, string) {
 }
 
 // languageTag accepts a BCP 47 language tag, as EMV's browserLanguage
-// says ("IETF BCP47"): well-formed, with a language subtag the registry
-// knows, such as en, en-GB, es-419 or zh-Hant. Subtags are joined by '-':
-// "en_GB", as some platforms write a locale, is not BCP 47 and is refused
-// with a hint, as a strict 3-D Secure server may refuse it.
+// says ("IETF BCP47"): any well-formed one, such as en, en-GB, es-419,
+// zh-Hant or zz, whether the registry knows its subtags or not, as a
+// browser may send any (navigator.language); the pages fall back to
+// English for a language they do not speak. Subtags are joined by '-':
+// "en_GB", as some platforms write a locale, is not BCP 47 and is
+// refused with a hint, as a strict 3-D Secure server may refuse it.
 func languageTag(s string) (string, string) {
 	if strings.IndexByte(s, '_') >= 0 {
 		return emvFormat, "must be a BCP 47 language tag, subtags joined by - not _ (en-GB, not en_GB), got " + quote(s)
 	}
-	ok, judged := simpleLanguageTag(s)
-	if !judged {
-		_, err := language.Parse(s)
-		ok = err == nil
-	}
-	if !ok {
+	if !simpleLanguageTag(s) && !wellFormedTag(s) {
 		return emvFormat, "must be a BCP 47 language tag such as en-GB, got " + quote(s)
 	}
 	return "", ""
 }
 
-// simpleLanguageTag judges the tags browsers send, a language of two or
-// three letters and maybe a region of two letters or three digits (en,
-// en-GB, fil-PH, es-419), as language.Parse would but without its
-// allocations; judged is false for a tag of any other shape, left to
-// language.Parse. TestSimpleLanguageTag checks that both agree.
-func simpleLanguageTag(s string) (ok, judged bool) {
+// wellFormedTag tells whether golang.org/x/text/language reads s as a
+// well-formed tag, known to its registry (en-GB) or not (zz).
+func wellFormedTag(s string) bool {
+	_, err := language.Parse(s)
+	return err == nil || errors.As(err, new(language.ValueError))
+}
+
+// simpleLanguageTag tells, without wellFormedTag's allocations, that s
+// is of the shape browsers send: a language of two or three letters and
+// maybe a region of two letters or three digits (en, en-GB, fil-PH,
+// es-419). Any other shape is left to wellFormedTag.
+// TestSimpleLanguageTag checks that both agree.
+func simpleLanguageTag(s string) bool {
 	lang, region, hasRegion := strings.Cut(s, "-")
 	if !isLetters(lang) || len(lang) < 2 || len(lang) > 3 {
-		return false, false
+		return false
 	}
-	if hasRegion && !(len(region) == 2 && isLetters(region) || len(region) == 3 && isDigits(region)) {
-		return false, false
-	}
-	known := knownTags()
-	if len(lang) == 2 {
-		ok = known.lang2[pair(lang)]
-	} else {
-		_, err := language.ParseBase(lang)
-		ok = err == nil
-	}
-	switch {
-	case !ok || !hasRegion:
-	case len(region) == 2:
-		ok = known.region2[pair(region)]
-	default:
-		ok = known.region3[int(region[0]-'0')*100+int(region[1]-'0')*10+int(region[2]-'0')]
-	}
-	return ok, true
+	return !hasRegion || len(region) == 2 && isLetters(region) || len(region) == 3 && isDigits(region)
 }
-
-// pair numbers two ASCII letters, either case, 0 to 675.
-func pair(s string) int { return int(s[0]|0x20-'a')*26 + int(s[1]|0x20-'a') }
-
-// subtagTable holds what golang.org/x/text/language says of every
-// language subtag of two letters and every region subtag.
-type subtagTable struct {
-	lang2, region2 [26 * 26]bool
-	region3        [1000]bool
-}
-
-// knownTags works subtagTable out once, at the first language tag (it
-// takes a millisecond or two, too long for every start of the program),
-// so that the tags of nearly every request are judged with two lookups.
-var knownTags = sync.OnceValue(func() *subtagTable {
-	t := new(subtagTable)
-	for i := range 26 * 26 {
-		s := string([]byte{byte('a' + i/26), byte('a' + i%26)})
-		_, err := language.ParseBase(s)
-		t.lang2[i] = err == nil
-		_, err = language.ParseRegion(s)
-		t.region2[i] = err == nil
-	}
-	for i := range 1000 {
-		_, err := language.ParseRegion(strconv.Itoa(1000 + i)[1:])
-		t.region3[i] = err == nil
-	}
-	return t
-})
 
 // isLetters tells whether s is one or more ASCII letters.
 func isLetters(s string) bool {

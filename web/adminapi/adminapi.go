@@ -61,7 +61,8 @@ type Transaction struct {
 }
 
 // Event is one event of a transaction: collection, methodStart,
-// methodCompletion, lookup, creq, otpAttempt, codeSent, bankApp,
+// methodCompletion, lookup, creq, otpAttempt, passwordAttempt,
+// choiceAttempt, codeSent, bankApp,
 // oobContinue, decision, cres, enquiry, automaticDecision, timeout,
 // resultCallback.
 type Event struct {

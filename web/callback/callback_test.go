@@ -149,6 +149,8 @@ func TestSender(t *testing.T) {
 			case <-time.After(3 * time.Second):
 			}
 		default:
+			// A receiver that takes a moment to answer, so that
+			// deliveries overlap: its pace, not an assertion on time.
 			time.Sleep(30 * time.Millisecond)
 			w.WriteHeader(http.StatusNoContent)
 		}

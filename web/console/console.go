@@ -25,6 +25,7 @@ import (
 	"github.com/threeds-sandbox/threeds-sandbox/templates"
 	"github.com/threeds-sandbox/threeds-sandbox/web/auth"
 	"github.com/threeds-sandbox/threeds-sandbox/web/docsite"
+	"github.com/threeds-sandbox/threeds-sandbox/web/respond"
 )
 
 // Console settings.
@@ -73,6 +74,9 @@ type Config struct {
 	// MaxStreamsPerToken those of one token (DefaultMaxStreams and
 	// DefaultMaxStreamsPerToken when zero).
 	MaxStreams, MaxStreamsPerToken int
+	// MaxTokensPerClient bounds the tokens one client address holds
+	// console sessions for at once (DefaultMaxTokensPerClient when zero).
+	MaxTokensPerClient int
 	// MaxBodyBytes is the server's body limit, which the login form's
 	// error names.
 	MaxBodyBytes int64
@@ -90,6 +94,9 @@ type Config struct {
 	// DDCToken makes the JWT of the demo checkout's device data capture
 	// ddcID for namespace ns, as a merchant's server makes its own.
 	DDCToken func(ns, ddcID string) (string, error)
+	// Origins refuses the console's forms when another site's page posts
+	// them (login CSRF).
+	Origins *auth.Origins
 	// Demo are the API operations the demo checkout calls, each served
 	// with the console session's token (see Console.Token); nil routes
 	// are not mounted.
@@ -117,10 +124,10 @@ type Console struct {
 	stopOnce sync.Once
 	stopping chan struct{} // closed when the HTTP server shuts down
 
-	// streamsMu guards streams: the live event streams open.
-	streamsMu                      sync.Mutex
-	streams                        streamCounts
-	maxStreams, maxStreamsPerToken int
+	// streams are the live event streams open; clients the tokens each
+	// client address holds console sessions for.
+	streams *streamPool
+	clients *clientTokens
 }
 
 // consoleSession is the signed and encrypted content of the session
@@ -132,8 +139,8 @@ type consoleSession struct {
 
 // New returns the console of cfg.
 func New(cfg Config) (*Console, error) {
-	if cfg.Engine == nil || cfg.Pages == nil || cfg.Sessions == nil || cfg.Authority == nil || cfg.Errors == nil || cfg.ChallengeHTML == nil || cfg.DDCToken == nil {
-		return nil, errors.New("console: config needs an engine, pages, sessions, an authority, an error writer, a challengeHtml renderer and a capture's JWT maker")
+	if cfg.Engine == nil || cfg.Pages == nil || cfg.Sessions == nil || cfg.Authority == nil || cfg.Errors == nil || cfg.ChallengeHTML == nil || cfg.DDCToken == nil || cfg.Origins == nil {
+		return nil, errors.New("console: config needs an engine, pages, sessions, an authority, an error writer, a challengeHtml renderer, a capture's JWT maker and the origins check")
 	}
 	if len(cfg.Keys) == 0 {
 		return nil, errors.New("console: config needs the keys of the session cookie")
@@ -142,21 +149,25 @@ func New(cfg Config) (*Console, error) {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	c := &Console{
-		cfg:        cfg,
-		base:       cfg.Base,
-		auth:       newBasicAuth(cfg.BasicAuth),
-		secure:     strings.HasPrefix(cfg.PublicURL, "https://"),
-		acs:        origin(cfg.PublicURL),
-		stopping:   make(chan struct{}),
-		streams:    streamCounts{bySession: map[string]int{}, byNamespace: map[string]int{}},
-		maxStreams: cfg.MaxStreams, maxStreamsPerToken: cfg.MaxStreamsPerToken,
+		cfg:      cfg,
+		base:     cfg.Base,
+		auth:     newBasicAuth(cfg.BasicAuth),
+		secure:   strings.HasPrefix(cfg.PublicURL, "https://"),
+		acs:      origin(cfg.PublicURL),
+		stopping: make(chan struct{}),
 	}
-	if c.maxStreams <= 0 {
-		c.maxStreams = DefaultMaxStreams
+	maxStreams, perToken, perClient := cfg.MaxStreams, cfg.MaxStreamsPerToken, cfg.MaxTokensPerClient
+	if maxStreams <= 0 {
+		maxStreams = DefaultMaxStreams
 	}
-	if c.maxStreamsPerToken <= 0 {
-		c.maxStreamsPerToken = DefaultMaxStreamsPerToken
+	if perToken <= 0 {
+		perToken = DefaultMaxStreamsPerToken
 	}
+	if perClient <= 0 {
+		perClient = DefaultMaxTokensPerClient
+	}
+	c.streams = newStreamPool(maxStreams, perToken)
+	c.clients = newClientTokens(perClient, nil)
 	for _, k := range cfg.Keys {
 		sc := securecookie.New(k.Hash, k.Block).MaxAge(int(consoleSessionAge.Seconds()))
 		sc.SetSerializer(securecookie.JSONEncoder{})
@@ -210,7 +221,7 @@ func origin(raw string) string {
 func Headers(h http.Header) {
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Referrer-Policy", "same-origin") // its forms carry their Origin
 	h.Set("Cache-Control", "no-store")
 }
 
@@ -382,10 +393,7 @@ func (c *Console) Session(r *http.Request) (string, bool, error) {
 // session keeps what the Authority grants, never the token; it lasts
 // consoleSessionAge, or until an access token expires.
 func (c *Console) openSession(w http.ResponseWriter, r *http.Request, g auth.Grant) error {
-	ttl := consoleSessionAge
-	if !g.Expires.IsZero() {
-		ttl = min(ttl, time.Until(g.Expires))
-	}
+	ttl := sessionTTL(g)
 	id, err := c.cfg.Sessions.Create(r.Context(), state.Session{TokenHash: g.TokenHash, Namespace: g.Namespace, Expires: g.Expires}, ttl)
 	if err != nil {
 		return fmt.Errorf("open a console session: %w", err)
@@ -396,6 +404,15 @@ func (c *Console) openSession(w http.ResponseWriter, r *http.Request, g auth.Gra
 	}
 	http.SetCookie(w, c.cookie(v, int(ttl.Seconds())))
 	return nil
+}
+
+// sessionTTL is how long a session opened now for g lasts.
+func sessionTTL(g auth.Grant) time.Duration {
+	ttl := consoleSessionAge
+	if !g.Expires.IsZero() {
+		ttl = min(ttl, time.Until(g.Expires))
+	}
+	return ttl
 }
 
 // endSession ends the request's session, if any, and clears its cookie.
@@ -429,12 +446,22 @@ func (c *Console) cookiePath() string {
 	return c.base
 }
 
-// CrossSite reports a request from another site: a form post (login
-// CSRF) or a script of another origin.
-func CrossSite(r *http.Request) bool {
-	switch r.Header.Get("Sec-Fetch-Site") {
-	case "", "same-origin", "none":
+// crossSite refuses, with 403 and a page that says why, a form of the
+// console that a browser posted from another site's page (see
+// auth.Origins), and reports whether it did.
+func (c *Console) crossSite(w http.ResponseWriter, r *http.Request) bool {
+	err := c.cfg.Origins.Check(r)
+	if err == nil {
 		return false
 	}
+	nonce := respond.Nonce()
+	c.render(w, r, http.StatusForbidden, templates.PageConsoleMessage, nonce, cspOptions{}, templates.ConsoleMessage{
+		ConsoleLayout: c.layout(r, nonce, "Refused: a form of another site", ""),
+		Message: "The sandbox refused this form because a page of another site sent it (" + err.Error() + "). " +
+			"Another site may not log you in or out of the console: it could show you its own transactions as yours. " +
+			"Open the console's own login page and log in there.",
+		Link:     c.base + "/console/login",
+		LinkText: "The console's login page",
+	})
 	return true
 }

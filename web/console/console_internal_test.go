@@ -121,18 +121,6 @@ func TestBasicAuth(t *testing.T) {
 	}
 }
 
-func TestCrossSite(t *testing.T) {
-	for site, want := range map[string]bool{"": false, "same-origin": false, "none": false, "same-site": true, "cross-site": true} {
-		r := httptest.NewRequest("POST", "/console/login", nil)
-		if site != "" {
-			r.Header.Set("Sec-Fetch-Site", site)
-		}
-		if got := CrossSite(r); got != want {
-			t.Errorf("Sec-Fetch-Site %q: CrossSite = %v, want %v", site, got, want)
-		}
-	}
-}
-
 func TestWithMember(t *testing.T) {
 	got, ok := withMember([]byte(`{"status":"C","acsTransId":"a"}`), "challengeHtml", "<form>&</form>")
 	if want := `{"status":"C","challengeHtml":"<form>&</form>","acsTransId":"a"}`; !ok || string(got) != want {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"net"
 	"net/http"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
@@ -18,7 +19,8 @@ var demoStatuses = []string{"Y", "A", "N", "U", "R", "I", "C"}
 
 // handleDemo serves GET {base}/console/demo: the demo merchant checkout.
 // The page's script calls the public API with the session's token, or
-// with DemoToken when no session is open.
+// with DemoToken when no session is open. ?card= chooses the test card
+// first, ?lang= the cardholder's language (else the browser's).
 func (c *Console) handleDemo(w http.ResponseWriter, r *http.Request) {
 	nonce := respond.Nonce()
 	view := templates.ConsoleDemo{ConsoleLayout: c.layout(r, nonce, "Demo checkout", "demo")}
@@ -29,6 +31,10 @@ func (c *Console) handleDemo(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	view.Cards, view.Selected = demoCards(cards.List(c.cfg.Engine.Catalogue(), c.cfg.Engine.Schemes()), r.URL.Query().Get("card"))
+	view.Languages = c.cfg.Pages.Languages()
+	if want := templates.Lang(r.URL.Query().Get("lang")); slices.Contains(view.Languages, want) {
+		view.Language = want
+	}
 	view.Config = templates.DemoConfig{
 		LookupURL:      c.base + "/console/demo/lookup",
 		EnquiryURL:     c.base + "/console/demo/enquiry",

@@ -25,8 +25,8 @@ func (c *Console) handleDemoDDCJWT(w http.ResponseWriter, r *http.Request) {
 	fail := func(status int, msg string) {
 		respond.JSON(w, status, map[string]string{"error": msg})
 	}
-	if CrossSite(r) {
-		fail(http.StatusForbidden, "the demo's JWT is for the console's own pages")
+	if err := c.cfg.Origins.Check(r); err != nil {
+		fail(http.StatusForbidden, "the demo's JWT is for the console's own pages: "+err.Error())
 		return
 	}
 	ns, ok := c.demoNamespace(r)

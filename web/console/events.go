@@ -23,48 +23,19 @@ const (
 	// holds open (a tab each).
 	maxStreamsPerSession = 8
 	// DefaultMaxStreams bounds the live streams of every session
-	// together, DefaultMaxStreamsPerToken those of one token's sessions
-	// (its namespace's), so that one token's streams never take them all.
+	// together (at the bound, the token holding the most gives up its
+	// oldest), DefaultMaxStreamsPerToken those of one token's sessions
+	// (its namespace's).
 	DefaultMaxStreams         = 1000
 	DefaultMaxStreamsPerToken = 64
 )
 
-// streamCounts are the live streams open, by session and by namespace.
-type streamCounts struct {
-	bySession, byNamespace map[string]int
-	total                  int
-}
-
-// openStream counts a new stream of session sid of namespace ns; false
-// when a bound is reached. The returned func closes it.
-func (c *Console) openStream(sid, ns string) (func(), bool) {
-	c.streamsMu.Lock()
-	defer c.streamsMu.Unlock()
-	s := &c.streams
-	if s.bySession[sid] >= maxStreamsPerSession || s.byNamespace[ns] >= c.maxStreamsPerToken || s.total >= c.maxStreams {
-		return nil, false
-	}
-	s.bySession[sid]++
-	s.byNamespace[ns]++
-	s.total++
-	return func() {
-		c.streamsMu.Lock()
-		defer c.streamsMu.Unlock()
-		if s.bySession[sid]--; s.bySession[sid] <= 0 {
-			delete(s.bySession, sid)
-		}
-		if s.byNamespace[ns]--; s.byNamespace[ns] <= 0 {
-			delete(s.byNamespace, ns)
-		}
-		s.total--
-	}, true
-}
-
 // handleEvents serves GET {base}/console/events: server-sent events that
 // carry the version of the session's journal ("event: version") whenever
-// it changes, at most every streamMinInterval. The stream ends when the client leaves, after
-// streamMaxDuration, or when the server shuts down, so it never holds a
-// graceful shutdown.
+// it changes, at most every streamMinInterval. The stream ends when the
+// client leaves, after streamMaxDuration, when it gives way to another
+// token's ("event: closed", see streamPool), or when the server shuts
+// down, so it never holds a graceful shutdown.
 func (c *Console) handleEvents(w http.ResponseWriter, r *http.Request) {
 	ns, ok, err := c.Session(r)
 	if err != nil {
@@ -81,14 +52,13 @@ func (c *Console) handleEvents(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sid, _ := c.sessionID(r)
-	done, ok := c.openStream(sid, ns)
-	if !ok {
+	stream, refusal := c.streams.open(sid, ns)
+	if stream == nil {
 		w.Header().Set("Retry-After", "30")
-		http.Error(w, fmt.Sprintf("too many live streams open (at most %d per session, %d per token, %d in all): close a console tab",
-			maxStreamsPerSession, c.maxStreamsPerToken, c.maxStreams), http.StatusTooManyRequests)
+		http.Error(w, refusal, http.StatusTooManyRequests)
 		return
 	}
-	defer done()
+	defer c.streams.close(stream)
 	c.watchShutdown(r)
 	rc := http.NewResponseController(w)
 	deadline := time.Now().Add(streamMaxDuration)
@@ -128,6 +98,9 @@ func (c *Console) handleEvents(w http.ResponseWriter, r *http.Request) {
 					return
 				case <-c.stopping:
 					return
+				case <-stream.gaveWay:
+					gaveWay(w)
+					return
 				}
 			}
 			changed = j.Changed(ns)
@@ -159,8 +132,17 @@ func (c *Console) handleEvents(w http.ResponseWriter, r *http.Request) {
 			return
 		case <-end.C:
 			return
+		case <-stream.gaveWay:
+			gaveWay(w)
+			return
 		}
 	}
+}
+
+// gaveWay ends a stream that gave way to another token's, saying so; the
+// browser reconnects after the retry delay.
+func gaveWay(w http.ResponseWriter) {
+	_, _ = fmt.Fprint(w, "event: closed\ndata: every live stream of this sandbox is taken: this token, holding the most, gave up its oldest\n\n")
 }
 
 // watchShutdown arranges, once, for the streams to end when the HTTP

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"path"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/threeds-sandbox/threeds-sandbox/templates"
@@ -78,8 +79,7 @@ func tokenProblem(tok string) string {
 // handleLogin serves POST {base}/console/login: opens a session for the
 // typed bearer token.
 func (c *Console) handleLogin(w http.ResponseWriter, r *http.Request) {
-	if CrossSite(r) {
-		http.Error(w, "cross-site login refused", http.StatusForbidden)
+	if c.crossSite(w, r) {
 		return
 	}
 	if err := r.ParseForm(); err != nil {
@@ -106,6 +106,11 @@ func (c *Console) handleLogin(w http.ResponseWriter, r *http.Request) {
 		c.loginPage(w, r, http.StatusForbidden, msg, next)
 		return
 	}
+	if !c.clients.admit(auth.Source(r.RemoteAddr), g.Namespace, time.Now().Add(sessionTTL(g))) {
+		c.loginPage(w, r, http.StatusTooManyRequests, fmt.Sprintf("This address holds console sessions for %d other tokens, the most one client may: "+
+			"log out of one of them (or wait until its session ends) before logging in with another.", c.clients.limit), next)
+		return
+	}
 	if err := c.openSession(w, r, g); err != nil {
 		c.cfg.Errors(w, r, err)
 		return
@@ -115,9 +120,11 @@ func (c *Console) handleLogin(w http.ResponseWriter, r *http.Request) {
 
 // handleLogout serves POST {base}/console/logout.
 func (c *Console) handleLogout(w http.ResponseWriter, r *http.Request) {
-	if CrossSite(r) {
-		http.Error(w, "cross-site logout refused", http.StatusForbidden)
+	if c.crossSite(w, r) {
 		return
+	}
+	if ns, ok, _ := c.Session(r); ok {
+		c.clients.release(auth.Source(r.RemoteAddr), ns)
 	}
 	if err := c.endSession(w, r); err != nil {
 		c.cfg.Errors(w, r, err)

@@ -291,21 +291,23 @@ func scenarioLabel(s journal.Summary) string {
 
 // eventLabels say each event kind in words.
 var eventLabels = map[state.EventKind]string{
-	state.EventLookup:     "Lookup answered",
-	state.EventCReq:       "CReq received",
-	state.EventAttempt:    "Wrong one-time code",
-	state.EventCodeSent:   "Code sent to the phone",
-	state.EventApp:        "Banking app",
-	state.EventContinue:   "Continue before approval",
-	state.EventDecision:   "Cardholder decision",
-	state.EventAuto:       "Resolved by itself",
-	state.EventTimeout:    "Timed out",
-	state.EventCRes:       "Final CRes sent",
-	state.EventEnquiry:    "Enquiry answered",
-	state.EventDDC:        "Device data collection",
-	state.EventMethod:     "3DS Method",
-	state.EventMethodDone: "3DS Method completed",
-	state.EventCallback:   "Result callback",
+	state.EventLookup:          "Lookup answered",
+	state.EventCReq:            "CReq received",
+	state.EventAttempt:         "Wrong one-time code",
+	state.EventPasswordAttempt: "Wrong password",
+	state.EventChoiceAttempt:   "Wrong choice",
+	state.EventCodeSent:        "Code sent to the phone",
+	state.EventApp:             "Banking app",
+	state.EventContinue:        "Continue before approval",
+	state.EventDecision:        "Cardholder decision",
+	state.EventAuto:            "Resolved by itself",
+	state.EventTimeout:         "Timed out",
+	state.EventCRes:            "Final CRes sent",
+	state.EventEnquiry:         "Enquiry answered",
+	state.EventDDC:             "Device data collection",
+	state.EventMethod:          "3DS Method",
+	state.EventMethodDone:      "3DS Method completed",
+	state.EventCallback:        "Result callback",
 }
 
 // handleTransaction serves GET {base}/console/transactions/{id}, the id

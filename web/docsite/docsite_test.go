@@ -64,7 +64,8 @@ func get(t *testing.T, srv *httptest.Server, method, path string) reply {
 }
 
 // TestEveryPageRenders serves every page with its title, its headings'
-// ids, the console's headers and a policy that runs no script.
+// ids, its code blocks and tables focusable, the console's headers and a
+// policy that runs no script.
 func TestEveryPageRenders(t *testing.T) {
 	for _, base := range []string{"", "/3ds"} {
 		h, srv := site(t, base)
@@ -94,6 +95,13 @@ func TestEveryPageRenders(t *testing.T) {
 					t.Errorf("the navigation marks %q as current, want %q", got, p.Path)
 				}
 				checkPolicy(t, r, doc)
+				// A code block or a table scrolls sideways when wider than
+				// the page: it must take the keyboard's focus.
+				doc.Find("article pre, article table").Each(func(_ int, s *goquery.Selection) {
+					if s.AttrOr("tabindex", "") != "0" {
+						t.Errorf("a <%s> without tabindex 0: the keyboard cannot scroll it", goquery.NodeName(s))
+					}
+				})
 				if r.header.Get("X-Frame-Options") != "DENY" || r.header.Get("X-Content-Type-Options") != "nosniff" {
 					t.Errorf("headers %v: want the console's", r.header)
 				}

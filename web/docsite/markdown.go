@@ -11,6 +11,7 @@ import (
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
+	extast "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/text"
 )
 
@@ -120,6 +121,9 @@ func plainText(n ast.Node, src []byte) string {
 
 // render turns a page into HTML: headings get GitHub's ids, so anchors
 // written for GitHub work, and relative links are rewritten by link.
+// Code blocks and tables, which scroll sideways when wider than the page,
+// take the keyboard's focus (tabindex 0), so that they can be scrolled
+// without a mouse (WCAG 2.1.1; axe-core's scrollable-region-focusable).
 func render(md goldmark.Markdown, src []byte, link func(dest string) string) (template.HTML, error) {
 	doc := md.Parser().Parse(text.NewReader(src))
 	ids := headingIDs{}
@@ -134,6 +138,8 @@ func render(md goldmark.Markdown, src []byte, link func(dest string) string) (te
 			n.Destination = []byte(link(string(n.Destination)))
 		case *ast.Image:
 			n.Destination = []byte(link(string(n.Destination)))
+		case *extast.Table:
+			n.SetAttributeString("tabindex", []byte("0"))
 		}
 		return ast.WalkContinue, nil
 	})
@@ -142,8 +148,9 @@ func render(md goldmark.Markdown, src []byte, link func(dest string) string) (te
 		return "", err
 	}
 	// The renderer escapes the text of the pages and leaves their raw
-	// HTML out, so what it writes is markup of its own making.
-	return template.HTML(buf.String()), nil
+	// HTML out, so what it writes is markup of its own making: every
+	// "<pre>" is a code block's (it writes no attribute on one).
+	return template.HTML(strings.ReplaceAll(buf.String(), "<pre>", `<pre tabindex="0">`)), nil
 }
 
 // relative splits a link destination that points into the repository

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 )
 
 func TestPercent(t *testing.T) {
@@ -32,16 +34,14 @@ func TestPercent(t *testing.T) {
 	}
 }
 
-// waitFor polls cond for up to 5 s, collecting garbage so cleanups run.
+// waitFor asks cond until it holds, collecting garbage before each time
+// so that cleanups run, within testkit.Patience.
 func waitFor(t *testing.T, cond func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	testkit.Eventually(t, "the tuner's condition", func() bool {
 		runtime.GC()
-		if cond() {
-			return
-		}
-	}
-	t.Fatal("condition not met within 5s")
+		return cond()
+	})
 }
 
 // TestTunesAfterEachCollection checks the hook: every collection sets
@@ -82,6 +82,9 @@ func TestTunesAfterEachCollection(t *testing.T) {
 	for range 3 {
 		runtime.GC()
 	}
+	// The collections' cleanups run a moment later: a hook still armed
+	// would tune then. A slow machine can only make this check miss a
+	// late tune, never fail a right one.
 	time.Sleep(50 * time.Millisecond)
 	tu.mu.Lock()
 	defer tu.mu.Unlock()

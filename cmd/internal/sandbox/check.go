@@ -138,6 +138,7 @@ func (c *Config) check() []error {
 	}
 	add(c.ConsoleStreams < 1, "max-console-streams", fmt.Sprint(c.ConsoleStreams), "want 1 or more")
 	add(c.ConsoleStreamsPerToken < 1 || c.ConsoleStreams >= 1 && c.ConsoleStreamsPerToken > c.ConsoleStreams, "max-console-streams-per-token", fmt.Sprint(c.ConsoleStreamsPerToken), "want 1 to --max-console-streams")
+	add(c.ConsoleTokensPerClient < 1, "max-console-tokens-per-client", fmt.Sprint(c.ConsoleTokensPerClient), "want 1 or more")
 	add(c.ConsoleSessions < 1, "max-console-sessions", fmt.Sprint(c.ConsoleSessions), "want 1 or more")
 	add(c.JournalSize < 0, "journal-size", fmt.Sprint(c.JournalSize), "want 0 (no journal) or more")
 	add(c.JournalBytes < 64<<10, "journal-bytes", fmt.Sprint(c.JournalBytes), "want 65536 bytes or more")

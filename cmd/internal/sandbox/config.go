@@ -75,11 +75,14 @@ type Config struct {
 	// ConsoleStreams and ConsoleStreamsPerToken bound the console's live
 	// streams on a replica, in all and per token.
 	ConsoleStreams, ConsoleStreamsPerToken int
-	JournalSize                            int
-	JournalBytes                           int64
-	JournalTotal                           int64
-	JournalStore                           string
-	GCHeadroomMiB                          int
+	// ConsoleTokensPerClient bounds the tokens one client address holds
+	// console sessions for on a replica.
+	ConsoleTokensPerClient int
+	JournalSize            int
+	JournalBytes           int64
+	JournalTotal           int64
+	JournalStore           string
+	GCHeadroomMiB          int
 	// The merchant's credentials and the result callbacks
 	// (config_merchant.go).
 	Merchants           string
@@ -138,8 +141,9 @@ func FlagSet(c *Config, out io.Writer) *flag.FlagSet {
 	fs.Float64Var(&c.ChaosProbability, "chaos-probability", 0, "probability (0-1) of an injected fault on any API request; 0 is off")
 	fs.StringVar(&c.ChaosFaults, "chaos-faults", "", "comma-separated fault kinds chaos picks from: drop, malformed, http500, emv402, emv403, emv405 (default all)")
 	fs.StringVar(&c.ConsoleAuth, "console-auth", "", "`user:password` protecting the web console with HTTP basic authentication (empty: open)")
-	fs.IntVar(&c.ConsoleStreams, "max-console-streams", web.DefaultConsoleStreams, "console live streams (a tab each) open at once on a replica, of every token together; more get 429")
+	fs.IntVar(&c.ConsoleStreams, "max-console-streams", web.DefaultConsoleStreams, "console live streams (a tab each) open at once on a replica, of every token together; at this bound the token holding the most gives up its oldest")
 	fs.IntVar(&c.ConsoleStreamsPerToken, "max-console-streams-per-token", web.DefaultConsoleStreamsPerToken, "console live streams open at once on a replica of one token's sessions; more get 429")
+	fs.IntVar(&c.ConsoleTokensPerClient, "max-console-tokens-per-client", web.DefaultConsoleTokensPerClient, "tokens one client address may hold console sessions for at once on a replica (until each logs out or ends); a login with one more gets 429. Behind a reverse proxy every client has the proxy's address")
 	fs.IntVar(&c.ConsoleSessions, "max-console-sessions", state.DefaultMaxSessions, fmt.Sprintf("console sessions kept in all (each token keeps at most %d); at this bound the token holding the most loses its own that expires first. On a Redis Cluster each of up to 16 slot groups (this / %d of them) keeps its part, the token holding the most in its group giving way", state.MaxSessionsPerToken, state.MaxSessionsPerToken))
 	fs.IntVar(&c.JournalSize, "journal-size", journal.DefaultPerNamespace, "transactions the console's journal keeps per token (0: no journal)")
 	fs.Int64Var(&c.JournalBytes, "journal-bytes", journal.DefaultMaxBytesPerNamespace, "bytes the console's journal keeps per token; beyond them its oldest transactions are forgotten")
@@ -356,6 +360,7 @@ var areas = map[string]string{
 	"max-console-sessions":          "console",
 	"max-console-streams":           "console",
 	"max-console-streams-per-token": "console",
+	"max-console-tokens-per-client": "console",
 	"journal-size":                  "console",
 	"journal-bytes":                 "console",
 	"journal-total-bytes":           "console",

@@ -104,6 +104,7 @@ var badValues = []struct {
 	{flag: "max-console-sessions", value: "0", want: "0: want 1 or more"},
 	{flag: "max-console-streams", value: "0", want: "0: want 1 or more"},
 	{flag: "max-console-streams-per-token", value: "0", want: "0: want 1 to --max-console-streams"},
+	{flag: "max-console-tokens-per-client", value: "0", want: "0: want 1 or more"},
 	{flag: "journal-bytes", value: "-1", want: "-1: want 65536 bytes or more"},
 	{flag: "journal-bytes", value: "0", want: "0: want 65536 bytes or more"},
 	{flag: "journal-bytes", value: "4MiB", want: `"4MiB": want a whole number`},

@@ -151,6 +151,7 @@ func New(c Config, log *slog.Logger) (*Sandbox, error) {
 		ConsoleStreams:   c.ConsoleStreams,
 		// Per token, as --max-console-streams-per-token says.
 		ConsoleStreamsPerToken: c.ConsoleStreamsPerToken,
+		ConsoleTokensPerClient: c.ConsoleTokensPerClient,
 		// Without --public-url the OAuth issuer is the URL each client
 		// reached, not the localhost URL assumed for the pages.
 		IssuerFromRequest: c.PublicURL == "",

@@ -1,3 +1,5 @@
+//go:build full
+
 package e2e
 
 import (
@@ -24,18 +26,62 @@ import (
 // screenshotDir receives the pictures of the docs when UPDATE_SCREENSHOTS=1.
 const screenshotDir = "../../../docs/img"
 
-// newBrowser starts one headless Chromium for the subtests of t. The
-// merchant (127.0.0.1) and the emulator (localhost) are two sites, as in
-// production. Keeping the challenge iframe in the page's process lets the
-// queries and the console of the page reach into it; the same-origin rules
-// of the web stay as they are.
+// runBrowser is the one headless Chromium of the test run, started by the
+// first test that needs it and stopped by TestMain: each browser test
+// has a browser context of its own in it (see newBrowser).
+var runBrowser struct {
+	once sync.Once
+	ctx  context.Context
+	stop context.CancelFunc
+	dir  string
+	err  error
+}
+
+// sharedBrowser returns the run's browser, starting it the first time.
+// The merchant (127.0.0.1) and the emulator (localhost) are two sites,
+// as in production. Keeping the challenge iframe in the page's process
+// lets the queries and the console of the page reach into it; the
+// same-origin rules of the web stay as they are.
+func sharedBrowser(t *testing.T) context.Context {
+	t.Helper()
+	testkit.NeedChromium(t)
+	runBrowser.once.Do(func() {
+		if runBrowser.dir, runBrowser.err = os.MkdirTemp("", "threeds-sandbox-e2e-chromium-"); runBrowser.err != nil {
+			return
+		}
+		runBrowser.ctx, runBrowser.stop, runBrowser.err = testkit.StartBrowser(runBrowser.dir,
+			chromedp.Flag("disable-features", "Translate,SitePerProcess,IsolateOrigins"),
+			chromedp.Flag("disable-site-isolation-trials", true),
+			chromedp.WindowSize(1024, 720),
+			// Tabs share two renderer processes, one per core, as on a
+			// small device: a tab of its own process each costs a
+			// process start (about a second of CPU here) and the
+			// pages behave the same.
+			chromedp.Flag("renderer-process-limit", "2"),
+		)
+	})
+	if runBrowser.err != nil {
+		t.Fatal(runBrowser.err)
+	}
+	return runBrowser.ctx
+}
+
+// stopBrowser stops the run's browser, if a test started it.
+func stopBrowser() {
+	if runBrowser.stop != nil {
+		runBrowser.stop()
+	}
+	if runBrowser.dir != "" {
+		os.RemoveAll(runBrowser.dir)
+	}
+}
+
+// newBrowser opens for the subtests of t a browser context of their own
+// in the run's browser: cookies and storage apart from the other tests',
+// which run beside them. Its tabs (newTab) open in that context.
 func newBrowser(t *testing.T) context.Context {
 	t.Helper()
-	return testkit.Browser(t,
-		chromedp.Flag("disable-features", "Translate,SitePerProcess,IsolateOrigins"),
-		chromedp.Flag("disable-site-isolation-trials", true),
-		chromedp.WindowSize(1024, 720),
-	)
+	return testkit.BrowserContext(t, sharedBrowser(t))
 }
 
 // notification is what the browser posted to the merchant's notificationUrl.
@@ -140,10 +186,15 @@ type tab struct {
 	console []chromedp.ConsoleMessage
 }
 
-// newTab opens a tab of the browser for the rest of t, collects its
-// console, and at cleanup fails t on any console error or uncaught
-// exception (a blocked script or style shows there).
-func newTab(t *testing.T, browser context.Context, timeout time.Duration) *tab {
+// tabPatience bounds what a tab does in all: far beyond what a purchase
+// takes on a busy machine, it only ends a test whose page hangs.
+const tabPatience = 3 * time.Minute
+
+// newTab opens a tab of the browser for the rest of t, focused as if in
+// front (tests drive tabs side by side), collects its console, and at
+// cleanup fails t on any console error or uncaught exception (a blocked
+// script or style shows there).
+func newTab(t *testing.T, browser context.Context) *tab {
 	t.Helper()
 	tabCtx, cancelTab := chromedp.NewContext(browser)
 	tb := &tab{t: t}
@@ -160,7 +211,7 @@ func newTab(t *testing.T, browser context.Context, timeout time.Duration) *tab {
 			tb.mu.Unlock()
 		}
 	}()
-	ctx, cancel := context.WithTimeout(tabCtx, timeout)
+	ctx, cancel := context.WithTimeout(tabCtx, tabPatience)
 	tb.ctx = ctx
 	t.Cleanup(func() {
 		// Give the last messages of the page time to arrive.
@@ -179,6 +230,9 @@ func newTab(t *testing.T, browser context.Context, timeout time.Duration) *tab {
 			}
 		}
 	})
+	if err := chromedp.Do(ctx, testkit.Focused()); err != nil {
+		t.Fatalf("open a tab: %v", err)
+	}
 	return tb
 }
 
@@ -190,18 +244,24 @@ func (tb *tab) do(what string, actions ...chromedp.Action[chromedp.Void]) {
 	}
 }
 
-// scope is the query option that puts a query in the challenge iframe's
-// current document, or nothing for the top document.
+// queryEvery is how often a query asks the page again until its element
+// is there: often enough to add no wait worth the name, seldom enough
+// that tabs waiting side by side leave the browser the CPU for their
+// pages (chromedp asks every 5 ms).
+const queryEvery = 50 * time.Millisecond
+
+// scope is the query options of the tab: how often a query asks, and in
+// the challenge iframe's current document, or the top document.
 func (tb *tab) scope() []chromedp.QueryOption {
 	tb.t.Helper()
 	if !tb.frame {
-		return nil
+		return []chromedp.QueryOption{chromedp.RetryInterval(queryEvery)}
 	}
-	nodes, err := chromedp.Run(tb.ctx, chromedp.Nodes(chromedp.CSS("iframe#challenge")))
+	nodes, err := chromedp.Run(tb.ctx, chromedp.Nodes(chromedp.CSS("iframe#challenge"), chromedp.RetryInterval(queryEvery)))
 	if err != nil || len(nodes) == 0 {
 		tb.t.Fatalf("find the challenge iframe: %v", err)
 	}
-	return []chromedp.QueryOption{chromedp.FromNode(nodes[0])}
+	return []chromedp.QueryOption{chromedp.FromNode(nodes[0]), chromedp.RetryInterval(queryEvery)}
 }
 
 // waitVisible waits until sel is visible. The iframe's document changes
@@ -253,19 +313,20 @@ func (tb *tab) attr(sel, name string) string {
 	return v.Value
 }
 
-// eval evaluates a JavaScript expression whose value is truthy in the
-// current document (of the iframe when the tab queries the iframe).
+// evalIn evaluates a JavaScript expression in the current document (of
+// the iframe when the tab queries the iframe) until its value is
+// truthy, within the tab's patience, and returns that value.
 func evalIn[T any](tb *tab, expr string) T {
 	tb.t.Helper()
 	var opts []chromedp.PollOption
 	if tb.frame {
-		nodes, err := chromedp.Run(tb.ctx, chromedp.Nodes(chromedp.CSS("iframe#challenge")))
+		nodes, err := chromedp.Run(tb.ctx, chromedp.Nodes(chromedp.CSS("iframe#challenge"), chromedp.RetryInterval(queryEvery)))
 		if err != nil || len(nodes) == 0 {
 			tb.t.Fatalf("find the challenge iframe: %v", err)
 		}
 		opts = append(opts, chromedp.WithPollingInFrame(nodes[0]))
 	}
-	v, err := chromedp.Run(tb.ctx, chromedp.Poll[T](expr, append(opts, chromedp.WithPollingTimeout(5*time.Second))...))
+	v, err := chromedp.Run(tb.ctx, chromedp.Poll[T](expr, append(opts, chromedp.WithPollingTimeout(0), chromedp.WithPollingInterval(queryEvery))...))
 	if err != nil {
 		tb.t.Fatalf("evaluate %s: %v", expr, err)
 	}
@@ -416,6 +477,7 @@ func checkEnquiry(t *testing.T, p *program, id string, want outcome) {
 // challengeHtml, the tester's choice is made inside the iframe, and the
 // browser posts the final CRes to the merchant.
 func TestBrowserChallenge(t *testing.T) {
+	t.Parallel()
 	browser := newBrowser(t)
 	p := startDefault(t)
 	shop := newMerchant(t)
@@ -452,7 +514,7 @@ func TestBrowserChallenge(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tb := newTab(t, browser, 20*time.Second)
+			tb := newTab(t, browser)
 			tb.frame = true
 			session := "sess-" + strings.ReplaceAll(tt.name, " ", "-") + "+/=?&"
 			c := lookupChallenge(t, p, shop.URL+"/notify", session, tt.windowSize)
@@ -487,7 +549,7 @@ func TestBrowserChallenge(t *testing.T) {
 	}
 
 	t.Run("hosted challenge URL", func(t *testing.T) {
-		tb := newTab(t, browser, 20*time.Second)
+		tb := newTab(t, browser)
 		c := lookupChallenge(t, p, shop.URL+"/notify", "hosted-session", 3)
 		tb.do("open hostedChallengeUrl", chromedp.Navigate(c.HostedURL))
 		tb.click("[data-action=pass]")
@@ -497,7 +559,7 @@ func TestBrowserChallenge(t *testing.T) {
 	})
 
 	t.Run("no notificationUrl ends on the result page", func(t *testing.T) {
-		tb := newTab(t, browser, 20*time.Second)
+		tb := newTab(t, browser)
 		tb.frame = true
 		c := lookupChallenge(t, p, "", "result-session", 5)
 		tb.do("open the checkout", chromedp.Navigate(shop.add(checkout{ChallengeHTML: c.HTML, WindowSize: 5})))

@@ -1,3 +1,5 @@
+//go:build full
+
 package e2e
 
 import (
@@ -131,6 +133,7 @@ var imageRef = regexp.MustCompile("ghcr\\.io/[\\w.-]+/[\\w.-]+|(?:build|bud)\\s+
 // sandbox's image by the one name a release publishes it under, whether
 // they pull, build or run it.
 func TestOneImageName(t *testing.T) {
+	t.Parallel()
 	want := releaseImage(t)
 	files, err := filepath.Glob(filepath.Join(repoRoot, "docs", "*.md"))
 	if err != nil {

@@ -1,3 +1,5 @@
+//go:build full
+
 package e2e
 
 import (
@@ -5,7 +7,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -66,12 +67,13 @@ func demoPurchase(t *testing.T, tb *tab, base, card string, act func(*tab), want
 // of the same session, completes a frictionless and a challenge purchase;
 // both transactions appear on the journal page without a reload.
 func TestBrowserConsole(t *testing.T) {
+	t.Parallel()
 	browser := newBrowser(t)
 	p := startDefault(t)
 	frictionless := catalogueCard(t, p, "visa-frictionless-y")
 	challenge := catalogueCard(t, p, "visa-challenge")
 
-	journal := newTab(t, browser, 60*time.Second)
+	journal := newTab(t, browser)
 	journal.do("open the login page", chromedp.Navigate(p.URL+"/console/login"))
 	journal.typeText("#token", "browser-console")
 	journal.click("form button[type=submit]")
@@ -81,7 +83,7 @@ func TestBrowserConsole(t *testing.T) {
 		t.Errorf("journal of a fresh token: %q, want it empty", got)
 	}
 
-	demo := newTab(t, browser, 60*time.Second)
+	demo := newTab(t, browser)
 	var ids []string
 	t.Run("frictionless purchase", func(t *testing.T) {
 		id := demoPurchase(t, demo, p.URL, frictionless, nil, "Y", "05")
@@ -126,7 +128,7 @@ func TestBrowserConsole(t *testing.T) {
 		}
 	})
 	t.Run("the cards page exposes the card numbers", func(t *testing.T) {
-		cards := newTab(t, browser, 20*time.Second)
+		cards := newTab(t, browser)
 		cards.do("open the cards page", chromedp.Navigate(p.URL+"/console/"))
 		sel := `code.pan[data-card="` + challenge + `"]`
 		if got := cards.attr(sel, "data-card"); got != challenge {
@@ -169,6 +171,7 @@ return out;})()`
 // link of every row of the transactions page is in view and a tap at its
 // centre opens the transaction, without scrolling the table sideways.
 func TestBrowserTransactionsKeepTheirLinks(t *testing.T) {
+	t.Parallel()
 	browser := newBrowser(t)
 	p := startDefault(t)
 	const token = "narrow-screens"
@@ -186,7 +189,7 @@ func TestBrowserTransactionsKeepTheirLinks(t *testing.T) {
 	}
 	for _, size := range []struct{ w, h int64 }{{375, 812}, {768, 1024}, {1024, 720}} {
 		t.Run(fmt.Sprintf("%dx%d", size.w, size.h), func(t *testing.T) {
-			tb := newTab(t, browser, 60*time.Second)
+			tb := newTab(t, browser)
 			tb.do("size the window", chromedp.EmulateViewport(size.w, size.h))
 			tb.do("open the login page", chromedp.Navigate(p.URL+"/console/login"))
 			tb.typeText("#token", token)

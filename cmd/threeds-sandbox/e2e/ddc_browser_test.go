@@ -1,3 +1,5 @@
+//go:build full
+
 package e2e
 
 import (
@@ -191,6 +193,7 @@ func accessToken(t *testing.T, sandbox, id, secret string) string {
 // capture with threeDSCompInd settled. A JWT with a bad signature
 // delivers the error outcome the same ways.
 func TestBrowserDeviceDataCapture(t *testing.T) {
+	t.Parallel()
 	const shopID, shopKey = "example-shop", "example-shop-api-key-0123456789"
 	browser := newBrowser(t)
 	p := startDefault(t, "--strict-ddc", "--merchants", shopID+":"+shopKey)
@@ -198,7 +201,7 @@ func TestBrowserDeviceDataCapture(t *testing.T) {
 	token := accessToken(t, p.URL, shopID, shopKey)
 
 	t.Run("the capture notifies, the lookup continues it", func(t *testing.T) {
-		tb := newTab(t, browser, 30*time.Second)
+		tb := newTab(t, browser)
 		const card = "4000000000009409" // its 3DS Method completes in 1s
 		page, ddcID := shop.checkout(t, card, shopID, shopKey)
 		tb.do("open the checkout", chromedp.Navigate(page))
@@ -235,7 +238,7 @@ func TestBrowserDeviceDataCapture(t *testing.T) {
 		if r := testkit.Call(t, http.MethodDelete, p.URL+"/admin/transactions", token, nil); r.Status != http.StatusNoContent {
 			t.Fatalf("DELETE /admin/transactions: HTTP %d %s", r.Status, r.Raw)
 		}
-		tb := newTab(t, browser, 30*time.Second)
+		tb := newTab(t, browser)
 		const card = "4000000000009409"
 		page, ddcID := shop.checkout(t, card, shopID, shopKey)
 		tb.do("open the checkout", chromedp.Navigate(page))
@@ -254,7 +257,7 @@ func TestBrowserDeviceDataCapture(t *testing.T) {
 	})
 
 	t.Run("a bad signature delivers an error outcome", func(t *testing.T) {
-		tb := newTab(t, browser, 30*time.Second)
+		tb := newTab(t, browser)
 		page, ddcID := shop.checkout(t, "4000000000009409", shopID, "not-the-api-key-of-the-shop")
 		tb.do("open the checkout", chromedp.Navigate(page))
 		cb := shop.callback(t, tb)

@@ -1,9 +1,10 @@
-//go:build linux
+//go:build full && linux
 
 package e2e
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -30,18 +31,7 @@ func TestDeploymentRecipe(t *testing.T) {
 	}
 	needTools(t, "bash", "curl", "jq", "openssl", "redis-server", "redis-cli")
 	nginx := testkit.Nginx(t)
-	blocks := fences(t, "docs/deployment.md", "### Without Docker")
-	var sh []fence
-	for _, b := range blocks {
-		if b.lang == "sh" {
-			sh = append(sh, b)
-		}
-	}
-	if len(sh) != 3 || len(blocks) != 4 || blocks[2].lang != "text" {
-		t.Fatalf("the recipe has %d blocks (%d sh), want start, check, its output and stop", len(blocks), len(sh))
-	}
-	start, check, want, stop := sh[0], sh[1], blocks[2], sh[2]
-
+	r := recipeOf(t, "docs/deployment.md", "### Without Docker")
 	dir := t.TempDir()
 	lb := freePortRun(t, 4)
 	env := append(processEnv(),
@@ -49,41 +39,12 @@ func TestDeploymentRecipe(t *testing.T) {
 		"DIR="+dir,
 		"LB="+strconv.Itoa(lb),
 		"REDIS_PORT="+strconv.Itoa(testkit.FreePort(t)))
-	run := func(name string, b fence, within time.Duration) string {
-		t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), within)
-		defer cancel()
-		// Output goes to a file, not a pipe: nginx keeps its standard
-		// error open when it goes to the background.
-		out, err := os.CreateTemp(t.TempDir(), name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer out.Close()
-		cmd := exec.CommandContext(ctx, "bash", "-c", "set -euo pipefail\n"+b.text)
-		cmd.Dir = "../../.."
-		cmd.Env = env
-		cmd.Stdout, cmd.Stderr = out, out
-		err = cmd.Run()
-		text, _ := os.ReadFile(out.Name())
-		if err != nil {
-			t.Fatalf("the %s block failed: %v\n%s", name, err, text)
-		}
-		return string(text)
-	}
-	t.Cleanup(func() {
-		run("stop", stop, time.Minute)
-		killLeftovers(t, dir)
-	})
-
-	run("start", start, 5*time.Minute)
-	got := run("check", check, time.Minute)
-	checkExample(t, want, got)
+	r.run(t, dir, env)
 	// The check waited for one replica; each of the others gets as long
 	// as a slow start may take.
 	for i := 1; i <= 3; i++ {
 		port := strconv.Itoa(lb + i)
-		if err := waitReady("http://127.0.0.1:"+port, 30*time.Second, nil); err != nil {
+		if err := waitReady("http://127.0.0.1:"+port, testkit.Patience, nil); err != nil {
 			log, _ := os.ReadFile(filepath.Join(dir, "replica-"+port+".log"))
 			t.Errorf("replica %d: %v\nits log:\n%s", i, err, log)
 		}
@@ -91,6 +52,74 @@ func TestDeploymentRecipe(t *testing.T) {
 	if log, err := os.ReadFile(filepath.Join(dir, "access.log")); err != nil || !strings.Contains(string(log), "POST /authentication/brw") {
 		t.Errorf("nginx's access log does not show the lookup (%v):\n%s", err, log)
 	}
+}
+
+// recipe is a page's recipe in four blocks: the shell blocks that start
+// what it runs and check it, the output the page shows for the check,
+// and the shell block that stops everything.
+type recipe struct{ start, check, want, stop fence }
+
+// recipeOf reads the recipe of the section heading of file.
+func recipeOf(t *testing.T, file, heading string) recipe {
+	t.Helper()
+	blocks := fences(t, file, heading)
+	var sh []fence
+	for _, b := range blocks {
+		if b.lang == "sh" {
+			sh = append(sh, b)
+		}
+	}
+	if len(sh) != 3 || len(blocks) != 4 || blocks[2].lang != "text" {
+		t.Fatalf("%s, %s: %d blocks (%d sh), want start, check, its output and stop", file, heading, len(blocks), len(sh))
+	}
+	return recipe{start: sh[0], check: sh[1], want: blocks[2], stop: sh[2]}
+}
+
+// run runs the recipe's start and check blocks as written, with env and
+// the directory dir its variables name, compares the check's output with
+// the page's, and at cleanup runs its stop block and ends, by their pid
+// files in dir, what it left running.
+func (r recipe) run(t *testing.T, dir string, env []string) {
+	t.Helper()
+	t.Cleanup(func() {
+		runRecipeBlock(t, dir, env, "stop", r.stop, time.Minute)
+		killLeftovers(t, dir)
+	})
+	runRecipeBlock(t, dir, env, "start", r.start, 5*time.Minute)
+	checkExample(t, r.want, runRecipeBlock(t, dir, env, "check", r.check, time.Minute))
+}
+
+// runRecipeBlock runs a recipe's shell block b as written, from the
+// repository root, with env, within the time given, and returns its
+// output. A failing block fails t with its output and the logs the
+// recipe wrote in dir.
+func runRecipeBlock(t *testing.T, dir string, env []string, name string, b fence, within time.Duration) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), within)
+	defer cancel()
+	// Output goes to a file, not a pipe: nginx and redis-server keep
+	// their standard error open when they go to the background.
+	out, err := os.CreateTemp(t.TempDir(), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	cmd := exec.CommandContext(ctx, "bash", "-c", "set -euo pipefail\n"+b.text)
+	cmd.Dir = "../../.."
+	cmd.Env = env
+	cmd.Stdout, cmd.Stderr = out, out
+	err = cmd.Run()
+	text, _ := os.ReadFile(out.Name())
+	if err != nil {
+		var logs strings.Builder
+		files, _ := filepath.Glob(filepath.Join(dir, "*.log"))
+		for _, f := range files {
+			log, _ := os.ReadFile(f)
+			fmt.Fprintf(&logs, "\n%s:\n%s", filepath.Base(f), log)
+		}
+		t.Fatalf("the %s block failed: %v\n%s%s", name, err, text, logs.String())
+	}
+	return string(text)
 }
 
 // freePortRun returns the first of n consecutive loopback ports that
@@ -131,11 +160,7 @@ func killLeftovers(t *testing.T, dir string) {
 		if err != nil || pid <= 1 {
 			continue
 		}
-		deadline := time.Now().Add(20 * time.Second)
-		for running(pid) && time.Now().Before(deadline) {
-			time.Sleep(100 * time.Millisecond)
-		}
-		if running(pid) {
+		if !testkit.Within(testkit.Patience, func() bool { return !running(pid) }) {
 			t.Errorf("%s: process %d still running after the stop block; killing it", filepath.Base(f), pid)
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}

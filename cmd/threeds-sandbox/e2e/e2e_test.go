@@ -1,6 +1,9 @@
+//go:build full
+
 package e2e
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -11,25 +14,49 @@ import (
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 )
 
+// defaultParallel is how many tests run at once unless -parallel says:
+// the tests mostly wait on the processes they start (the sandbox, Redis,
+// nginx, Chromium, builds), so more of them than cores keep the machine
+// busy. Each waits on channels and polls with generous deadlines, never
+// on a machine that is idle.
+const defaultParallel = 8
+
 // builds holds the binaries of this test run: built once each, in a
 // directory TestMain removes.
 var builds struct {
-	dir   string
-	mu    sync.Mutex
-	paths map[bool]string // by race detector
-	errs  map[bool]error
+	dir string
+	// by race detector: the build's once, path and error
+	race, plain build
 }
 
-// TestMain runs the tests with a directory for the binaries they build.
+// build is one binary of the run, built by the first test that needs it.
+type build struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// TestMain runs the tests with a directory for the binaries they build,
+// defaultParallel tests at once unless -parallel is given, and stops the
+// browser they share.
 func TestMain(m *testing.M) {
+	flag.Parse()
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		if err := flag.Set("test.parallel", fmt.Sprint(defaultParallel)); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+	}
 	dir, err := os.MkdirTemp("", "threeds-sandbox-e2e-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	builds.dir = dir
-	builds.paths, builds.errs = map[bool]string{}, map[bool]error{}
 	code := m.Run()
+	stopBrowser()
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
@@ -38,31 +65,27 @@ func TestMain(m *testing.M) {
 // set, built the first time it is asked for.
 func binary(t testing.TB, race bool) string {
 	t.Helper()
-	builds.mu.Lock()
-	defer builds.mu.Unlock()
-	if p, ok := builds.paths[race]; ok {
-		return p
-	}
-	if err := builds.errs[race]; err != nil {
-		t.Fatal(err)
-	}
-	name := "threeds-sandbox"
-	args := []string{"build", "-o"}
+	b, name := &builds.plain, "threeds-sandbox"
 	if race {
-		name += "-race"
+		b, name = &builds.race, "threeds-sandbox-race"
 	}
-	bin := filepath.Join(builds.dir, name)
-	args = append(args, bin)
-	if race {
-		args = append(args, "-race")
+	b.once.Do(func() {
+		bin := filepath.Join(builds.dir, name)
+		args := []string{"build", "-o", bin}
+		if race {
+			args = append(args, "-race")
+		}
+		args = append(args, "github.com/threeds-sandbox/threeds-sandbox/cmd/threeds-sandbox")
+		if out, err := exec.Command("go", args...).CombinedOutput(); err != nil {
+			b.err = fmt.Errorf("go %v: %v\n%s", args, err, out)
+			return
+		}
+		b.path = bin
+	})
+	if b.err != nil {
+		t.Fatal(b.err)
 	}
-	args = append(args, "github.com/threeds-sandbox/threeds-sandbox/cmd/threeds-sandbox")
-	if out, err := exec.Command("go", args...).CombinedOutput(); err != nil {
-		builds.errs[race] = fmt.Errorf("go %v: %v\n%s", args, err, out)
-		t.Fatal(builds.errs[race])
-	}
-	builds.paths[race] = bin
-	return bin
+	return b.path
 }
 
 // sandboxBinary is the program as the tests run it: with the race

@@ -1,3 +1,5 @@
+//go:build full
+
 package e2e
 
 import (
@@ -59,8 +61,12 @@ func TestExecInATerminal(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	exited := make(chan struct{})
+	var waitErr error
+	go func() {
+		waitErr = cmd.Wait()
+		close(exited)
+	}()
 	var out testkit.Buffer
 	go func() {
 		buf := make([]byte, 4096)
@@ -72,17 +78,17 @@ func TestExecInATerminal(t *testing.T) {
 			}
 		}
 	}()
+	// waitOutput waits for the terminal to show want; the last bytes may
+	// reach it after exec has ended.
 	waitOutput := func(want string) {
 		t.Helper()
-		for deadline := time.Now().Add(30 * time.Second); !strings.Contains(out.String(), want); time.Sleep(20 * time.Millisecond) {
+		if !testkit.Within(testkit.Patience, func() bool { return strings.Contains(out.String(), want) }) {
 			select {
-			case err := <-done:
-				t.Fatalf("exec ended (%v) before the terminal showed %q:\n%s", err, want, out.String())
+			case <-exited:
+				t.Fatalf("exec ended (%v) and the terminal did not show %q:\n%s", waitErr, want, out.String())
 			default:
-			}
-			if time.Now().After(deadline) {
 				_ = cmd.Process.Kill()
-				t.Fatalf("the terminal did not show %q within 30s:\n%s", want, out.String())
+				t.Fatalf("the terminal did not show %q within %s:\n%s", want, testkit.Patience, out.String())
 			}
 		}
 	}
@@ -96,13 +102,13 @@ func TestExecInATerminal(t *testing.T) {
 	}
 	waitOutput("trapped:")
 	select {
-	case err := <-done:
-		if got := exitStatus(err); got != 9 {
+	case <-exited:
+		if got := exitStatus(waitErr); got != 9 {
 			t.Errorf("exec exited %d after Ctrl-C, want 9, the command's status:\n%s", got, out.String())
 		}
-	case <-time.After(30 * time.Second):
+	case <-time.After(testkit.Patience):
 		_ = cmd.Process.Kill()
-		t.Fatalf("exec did not end within 30s of Ctrl-C:\n%s", out.String())
+		t.Fatalf("exec did not end within %s of Ctrl-C:\n%s", testkit.Patience, out.String())
 	}
 	if n := strings.Count(out.String(), "trapped:"); n != 1 {
 		t.Errorf("the command saw Ctrl-C %d times, want once:\n%s", n, out.String())

@@ -1,10 +1,11 @@
+//go:build full
+
 package e2e
 
 import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -30,12 +31,13 @@ func noOverflow(t *testing.T, tb *tab, page string) {
 // console, the demo checkout with a challenge passed, failed and
 // cancelled, and the transaction page, none of which may scroll sideways.
 func TestBrowserFirstTenMinutes(t *testing.T) {
+	t.Parallel()
 	browser := newBrowser(t)
 	p := startDefault(t)
 	challenge := catalogueCard(t, p, "visa-challenge")
 	for _, size := range []struct{ w, h int64 }{{1280, 900}, {375, 740}} {
 		t.Run(fmt.Sprintf("%dx%d", size.w, size.h), func(t *testing.T) {
-			tb := newTab(t, browser, 90*time.Second)
+			tb := newTab(t, browser)
 			tb.do("size the window", chromedp.EmulateViewport(size.w, size.h))
 
 			tb.do("open the front door", chromedp.Navigate(p.URL+"/"))
@@ -69,7 +71,7 @@ func TestBrowserFirstTenMinutes(t *testing.T) {
 				{"cancel", "N", "Cancelled by the cardholder (challengeCancel 01)"},
 			} {
 				t.Run(tt.action, func(t *testing.T) {
-					tb.do("choose the challenge card", chromedp.SetValue(chromedp.CSS("#card"), challenge))
+					tb.do("choose the challenge card", chromedp.SetValue(chromedp.CSS("#card"), challenge, tb.scope()...))
 					tb.click("#pay")
 					tb.frame = true
 					tb.waitVisible("[data-action=" + tt.action + "]")
@@ -120,10 +122,10 @@ func TestBrowserFirstTenMinutes(t *testing.T) {
 	}
 
 	t.Run("window size 05 has a way back", func(t *testing.T) {
-		tb := newTab(t, browser, 60*time.Second)
+		tb := newTab(t, browser)
 		tb.do("size the window", chromedp.EmulateViewport(375, 740))
 		tb.do("open the demo checkout", chromedp.Navigate(p.URL+"/console/demo?card="+challenge))
-		tb.do("choose full screen", chromedp.SetValue(chromedp.CSS("#window-size"), "5"))
+		tb.do("choose full screen", chromedp.SetValue(chromedp.CSS("#window-size"), "5", tb.scope()...))
 		tb.click("#pay")
 		if got := tb.text("#back-to-checkout"); got != "Back to the checkout" {
 			t.Errorf("button = %q", got)

@@ -1,3 +1,5 @@
+//go:build full
+
 package e2e
 
 import (
@@ -34,6 +36,7 @@ const hostileCeilingMiB = 448
 // a 5xx, and a client sending ordinary lookups meanwhile must keep getting
 // them answered. HOSTILE_DURATION (e.g. 2m) makes it longer.
 func TestHostileTraffic(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS != "linux" {
 		t.Skip("reads the resident memory from /proc")
 	}
@@ -170,7 +173,7 @@ func TestHostileTraffic(t *testing.T) {
 	if sent.Load() < connections {
 		t.Errorf("only %d hostile requests were answered: the attack did not run", sent.Load())
 	}
-	if err := srv.signal(syscall.SIGTERM, 30*time.Second); err != nil {
+	if err := srv.signal(syscall.SIGTERM, testkit.Patience); err != nil {
 		t.Errorf("after the attack, SIGTERM: %v", err)
 	}
 }

@@ -1,3 +1,5 @@
+//go:build full
+
 package e2e
 
 import (
@@ -257,7 +259,7 @@ func TestImage(t *testing.T) {
 		return b.command(append(append(args, c, "--"), cmd...)...)
 	}
 	sandbox := startProcess(t, runIn([]string{"THREEDS_ADDR=" + addr, "THREEDS_DRAIN_DELAY=0"}, append(cfg.Entrypoint, cfg.Cmd...)...))
-	waitProcessReady(t, sandbox, root, 30*time.Second)
+	waitProcessReady(t, sandbox, root, testkit.Patience)
 
 	pid := descendant(t, sandbox.cmd.Process.Pid, "threeds-sandbox")
 	if got := processUID(t, pid); got != uid || got == 0 {
@@ -275,11 +277,26 @@ func TestImage(t *testing.T) {
 	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
 		t.Fatalf("SIGTERM: %v", err)
 	}
-	if err := sandbox.wait(30 * time.Second); err != nil {
+	if err := sandbox.wait(testkit.Patience); err != nil {
 		t.Errorf("after SIGTERM the container ended with %v, want exit 0", err)
 	}
 	if out, err := runIn([]string{"THREEDS_ADDR=" + addr}, healthcheck...).CombinedOutput(); exitStatus(err) != 1 {
 		t.Errorf("the HEALTHCHECK command exits %d with the sandbox stopped, want 1: %s", exitStatus(err), out)
+	}
+}
+
+// checkImageHealthcheck reads image's configuration back (buildah
+// inspect) and checks that it kept the HEALTHCHECK, which an image of
+// the OCI format, buildah's default, drops.
+func checkImageHealthcheck(t *testing.T, b *buildah, image string) {
+	t.Helper()
+	var inspected []imageConfig
+	if err := json.Unmarshal([]byte("["+b.run(t, "inspect", "--type", "image", image)+"]"), &inspected); err != nil {
+		t.Fatalf("buildah inspect: %v", err)
+	}
+	hc := inspected[0].Docker.Config.Healthcheck
+	if hc == nil || strings.Join(hc.Test, " ") != "CMD /threeds-sandbox healthcheck" {
+		t.Errorf("%s keeps no HEALTHCHECK CMD /threeds-sandbox healthcheck (built without --format docker?): %+v", image, hc)
 	}
 }
 
@@ -392,7 +409,7 @@ func checkImageTLSStore(t *testing.T, runIn func(env []string, cmd ...string) *e
 	cmd := runIn(append(env, "THREEDS_STORE_CA_FILE=/run/ca.pem"), "/threeds-sandbox")
 	cmd.Args = slices.Insert(cmd.Args, slices.Index(cmd.Args, "run")+1, "--volume", caFile+":/run/ca.pem:ro")
 	p := startProcess(t, cmd)
-	waitProcessReady(t, p, "http://"+addr, 30*time.Second)
+	waitProcessReady(t, p, "http://"+addr, testkit.Patience)
 	checkLookupAndEnquiry(t, "http://"+addr)
 	if keys, err := srv.Query("KEYS", "3ds:t:*"); err != nil || keys == "" {
 		t.Errorf("no transaction in the TLS store: %q, %v", keys, err)
@@ -400,7 +417,7 @@ func checkImageTLSStore(t *testing.T, runIn func(env []string, cmd ...string) *e
 	if err := syscall.Kill(descendant(t, p.cmd.Process.Pid, "threeds-sandbox"), syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	if err := p.wait(30 * time.Second); err != nil {
+	if err := p.wait(testkit.Patience); err != nil {
 		t.Errorf("after SIGTERM: %v, want exit 0", err)
 	}
 }
@@ -409,45 +426,50 @@ func checkImageTLSStore(t *testing.T, runIn func(env []string, cmd ...string) *e
 // descendants of pid: the program buildah run started in the container.
 func descendant(t *testing.T, pid int, name string) int {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		parents := map[int]int{}
-		comms := map[int]string{}
-		dirs, _ := os.ReadDir("/proc")
-		for _, d := range dirs {
-			p, err := strconv.Atoi(d.Name())
-			if err != nil {
-				continue
-			}
-			stat, err := os.ReadFile("/proc/" + d.Name() + "/stat")
-			if err != nil {
-				continue
-			}
-			// pid (comm) state ppid ...: comm may hold spaces and parentheses.
-			s := string(stat)
-			open, end := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
-			fields := strings.Fields(s[end+1:])
-			if open < 0 || end < open || len(fields) < 2 {
-				continue
-			}
-			comms[p] = s[open+1 : end]
-			parents[p], _ = strconv.Atoi(fields[1])
+	found := 0
+	testkit.Eventually(t, fmt.Sprintf("a process %s under pid %d", name, pid), func() bool {
+		found = findDescendant(pid, name)
+		return found > 0
+	})
+	return found
+}
+
+// findDescendant is the pid of a process called name among the
+// descendants of pid, or 0.
+func findDescendant(pid int, name string) int {
+	parents := map[int]int{}
+	comms := map[int]string{}
+	dirs, _ := os.ReadDir("/proc")
+	for _, d := range dirs {
+		p, err := strconv.Atoi(d.Name())
+		if err != nil {
+			continue
 		}
-		for p, comm := range comms {
-			if comm != name {
-				continue
-			}
-			for q := parents[p]; q > 1; q = parents[q] {
-				if q == pid {
-					return p
-				}
-			}
+		stat, err := os.ReadFile("/proc/" + d.Name() + "/stat")
+		if err != nil {
+			continue
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no process %s under pid %d", name, pid)
+		// pid (comm) state ppid ...: comm may hold spaces and parentheses.
+		s := string(stat)
+		open, end := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+		fields := strings.Fields(s[end+1:])
+		if open < 0 || end < open || len(fields) < 2 {
+			continue
 		}
-		time.Sleep(100 * time.Millisecond)
+		comms[p] = s[open+1 : end]
+		parents[p], _ = strconv.Atoi(fields[1])
 	}
+	for p, comm := range comms {
+		if comm != name {
+			continue
+		}
+		for q := parents[p]; q > 1; q = parents[q] {
+			if q == pid {
+				return p
+			}
+		}
+	}
+	return 0
 }
 
 // processUID is the real uid of a process.

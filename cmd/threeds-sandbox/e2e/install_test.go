@@ -1,3 +1,5 @@
+//go:build full
+
 package e2e
 
 import (
@@ -195,7 +197,7 @@ func TestInstallWithGo(t *testing.T) {
 		waitProcessReady(t, sandbox, "http://"+addr, 5*time.Minute)
 		runQuickStart(t, "http://"+addr)
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
-		_ = sandbox.wait(30 * time.Second)
+		_ = sandbox.wait(testkit.Patience)
 	})
 
 	t.Run("CI recipe with the plain binary", func(t *testing.T) {

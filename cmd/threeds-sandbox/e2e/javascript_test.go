@@ -1,3 +1,5 @@
+//go:build full
+
 package e2e
 
 import (
@@ -12,6 +14,7 @@ import (
 // properties only a script reads on 2.2.0 (EMV 2.2.0), not on 2.1.0,
 // where they stay required as the interface marks them (section 2.3).
 func TestJavaScriptOff(t *testing.T) {
+	t.Parallel()
 	p := startDefault(t)
 	scriptOnly := []string{"javaEnabled", "colorDepth", "screenHeight", "screenWidth", "timeZone"}
 	body := func(version string, leaveOut ...string) map[string]any {

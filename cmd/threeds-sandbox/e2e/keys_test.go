@@ -1,3 +1,5 @@
+//go:build full
+
 package e2e
 
 import (
@@ -40,6 +42,7 @@ const keysWarning = "match neither the current nor a previous key"
 // with unrelated keys says so in its log and sets
 // threeds_state_keys_mismatch to 1.
 func TestKeyRotation(t *testing.T) {
+	t.Parallel()
 	srv := testkit.StartRedis(t, testkit.RedisOptions{})
 	old := startReplica(t, srv)
 	browser := consoleClient(t, old)
@@ -57,7 +60,7 @@ func TestKeyRotation(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	rotated := startProgram(t, "--store", srv.URL, "--store-timeout", "500ms", "--state-hash-key", rotatedHashKey,
+	rotated := startProgram(t, "--store", srv.URL, "--store-timeout", replicaStoreTimeout, "--state-hash-key", rotatedHashKey,
 		"--state-block-key", rotatedBlockKey, "--state-previous-keys", testHashKey+":"+testBlockKey)
 	oldURL, _ := url.Parse(old.URL)
 	newURL, _ := url.Parse(rotated.URL)
@@ -86,7 +89,7 @@ func TestKeyRotation(t *testing.T) {
 		t.Errorf("a replica on the keys before the rotation: threeds_state_keys_mismatch %s, want 0 and no warning:\n%s", got, older.tail(20))
 	}
 
-	stranger := startProgram(t, "--store", srv.URL, "--store-timeout", "500ms", "--state-hash-key", strangeHashKey, "--state-block-key", strangeBlockKey)
+	stranger := startProgram(t, "--store", srv.URL, "--store-timeout", replicaStoreTimeout, "--state-hash-key", strangeHashKey, "--state-block-key", strangeBlockKey)
 	if got := keysMismatch(t, stranger); got != "1" {
 		t.Errorf("a replica with unrelated keys: threeds_state_keys_mismatch %s, want 1", got)
 	}

@@ -1,3 +1,5 @@
+//go:build full
+
 package e2e
 
 import (
@@ -13,6 +15,7 @@ import (
 // bytes, whitespace or control characters, or that holds one, opens no
 // session: 400 with a message that says why.
 func TestConsoleLoginRefusesEmptyTokens(t *testing.T) {
+	t.Parallel()
 	p := startDefault(t)
 	for _, tok := range []string{"", "\x00", "\x00\x00\x00", " \t\r\n ", "\x01\x1f", "\u00a0", "\u2028", "\x7f", "tok\x00en", "tok\ten"} {
 		resp, ck := login(t, p.URL, tok, "")
@@ -30,6 +33,7 @@ func TestConsoleLoginRefusesEmptyTokens(t *testing.T) {
 // only to a page of its own, whatever next= says: a browser following
 // the Location reaches a path under {base}/console on the sandbox.
 func TestConsoleNextStaysInTheConsole(t *testing.T) {
+	t.Parallel()
 	p := startDefault(t, "--base-path", "/3ds")
 	base := p.URL + "/3ds"
 	host, _ := url.Parse(p.URL)

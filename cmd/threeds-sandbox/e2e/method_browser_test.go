@@ -1,3 +1,5 @@
+//go:build full
+
 package e2e
 
 import (
@@ -163,12 +165,13 @@ func (s *methodShop) collect(t *testing.T, p *program, card string) (string, tes
 // threeDSMethodNotificationURL, and the page then sends the lookup with
 // the ddcId and does the challenge.
 func TestBrowserMethod(t *testing.T) {
+	t.Parallel()
 	browser := newBrowser(t)
 	p := startDefault(t, "--tokens", testToken)
 	shop := newMethodShop(t, p.URL)
 
 	t.Run("method notifies, then lookup and challenge", func(t *testing.T) {
-		tb := newTab(t, browser, 30*time.Second)
+		tb := newTab(t, browser)
 		page, c := shop.collect(t, p, challengeCard)
 		if c.Str("threeDSMethodUrl") != p.URL+"/acs/method" || c.Str("threeDSMethodHtml") == "" {
 			t.Fatalf("collection without a method: %s", c.Raw)
@@ -202,7 +205,7 @@ func TestBrowserMethod(t *testing.T) {
 	})
 
 	t.Run("a method taking 1s: frictionless Y", func(t *testing.T) {
-		tb := newTab(t, browser, 30*time.Second)
+		tb := newTab(t, browser)
 		page, c := shop.collect(t, p, "4000000000009409")
 		start := time.Now()
 		tb.do("open the checkout", chromedp.Navigate(page))
@@ -222,7 +225,7 @@ func TestBrowserMethod(t *testing.T) {
 	})
 
 	t.Run("a method beyond 10s: the page sends N and is challenged", func(t *testing.T) {
-		tb := newTab(t, browser, 45*time.Second)
+		tb := newTab(t, browser)
 		page, c := shop.collect(t, p, "4000000000009433") // its method takes 12s
 		tb.do("open the checkout", chromedp.Navigate(page))
 		tb.frame = true
@@ -248,7 +251,7 @@ func TestBrowserMethod(t *testing.T) {
 	})
 
 	t.Run("no method: threeDSCompInd U without an iframe", func(t *testing.T) {
-		tb := newTab(t, browser, 30*time.Second)
+		tb := newTab(t, browser)
 		page, c := shop.collect(t, p, "4000000000009425")
 		if c.Str("threeDSMethodHtml") != "" || c.Str("threeDSCompInd") != "U" {
 			t.Fatalf("collection: %s", c.Raw)

@@ -1,3 +1,5 @@
+//go:build full
+
 package e2e
 
 import (
@@ -69,7 +71,7 @@ func (r *program) start(t *testing.T) {
 		r.err = cmd.Wait()
 		close(done)
 	}()
-	if err := waitReady(r.URL, 30*time.Second, done); err != nil {
+	if err := waitReady(r.URL, testkit.Patience, done); err != nil {
 		t.Fatalf("%s: %v\n%s", r.name, err, r.out)
 	}
 }
@@ -77,26 +79,34 @@ func (r *program) start(t *testing.T) {
 // waitReady polls base/readyz until it answers 200, the process ends
 // (done is closed) or the time is up.
 func waitReady(base string, within time.Duration, done <-chan struct{}) error {
-	deadline := time.Now().Add(within)
-	client := &http.Client{Timeout: 2 * time.Second}
-	for {
+	client := &http.Client{Timeout: 10 * time.Second}
+	var last error
+	ended := false
+	ready := testkit.Within(within, func() bool {
 		resp, err := client.Get(base + "/readyz")
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				return nil
+				return true
 			}
+			err = fmt.Errorf("HTTP %d", resp.StatusCode)
 		}
+		last = err
 		select {
 		case <-done:
-			return errors.New("the process ended before it was ready")
+			ended = true
+			return true
 		default:
+			return false
 		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("/readyz not 200 within %s (last: %v)", within, err)
-		}
-		time.Sleep(50 * time.Millisecond)
+	})
+	switch {
+	case ended:
+		return errors.New("the process ended before it was ready")
+	case !ready:
+		return fmt.Errorf("/readyz not 200 within %s (last: %v)", within, last)
 	}
+	return nil
 }
 
 // running tells whether the process has not ended.
@@ -156,7 +166,7 @@ func startBinary(t *testing.T, bin string, args ...string) *program {
 	p.URL = fmt.Sprintf("http://localhost:%d", port)
 	t.Cleanup(func() {
 		if p.running() {
-			if err := p.signal(syscall.SIGTERM, 20*time.Second); err != nil {
+			if err := p.signal(syscall.SIGTERM, testkit.Patience); err != nil {
 				t.Errorf("%s after SIGTERM: %v, want exit 0", p.name, err)
 			}
 		}
@@ -173,11 +183,17 @@ func startDefault(t *testing.T, args ...string) *program {
 	return startProgram(t, args...)
 }
 
+// replicaStoreTimeout bounds each call of a replica to its Redis: far
+// beyond what a call takes on a busy machine, so that no answer of a
+// test's replica is a 503 of a slow machine. A call to a Redis that is
+// down fails after it (the client dials again until then).
+const replicaStoreTimeout = "5s"
+
 // startReplica starts the binary with its state in the Redis of srv.
 func startReplica(t *testing.T, srv *testkit.Redis, args ...string) *program {
 	t.Helper()
 	return startProgram(t, append([]string{"--store", srv.URL,
-		"--state-hash-key", testHashKey, "--state-block-key", testBlockKey, "--store-timeout", "500ms"}, args...)...)
+		"--state-hash-key", testHashKey, "--state-block-key", testBlockKey, "--store-timeout", replicaStoreTimeout}, args...)...)
 }
 
 // runProgram runs the binary with args to its end and returns its exit
@@ -233,5 +249,5 @@ func (p *program) stop() error {
 	if !p.running() {
 		return p.err
 	}
-	return p.signal(syscall.SIGTERM, 20*time.Second)
+	return p.signal(syscall.SIGTERM, testkit.Patience)
 }

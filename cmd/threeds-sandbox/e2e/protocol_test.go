@@ -1,3 +1,5 @@
+//go:build full
+
 package e2e
 
 import (
@@ -51,6 +53,7 @@ func getPage(t *testing.T, u string) (int, string) {
 // TestChallengeDeviations: the low deviations of the protocol audit, each
 // against the built binary.
 func TestChallengeDeviations(t *testing.T) {
+	t.Parallel()
 	p := startDefault(t)
 	challenge := func() testkit.Response { return p.lookup(t, testkit.LookupBody(t, challengeCard, nil)) }
 

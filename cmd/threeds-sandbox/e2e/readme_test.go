@@ -1,3 +1,5 @@
+//go:build full
+
 package e2e
 
 import (
@@ -65,6 +67,7 @@ const quickStartCommand = "git clone https://github.com/threeds-sandbox/threeds-
 // against the image and an installed binary, from a directory without a
 // checkout.)
 func TestReadmeQuickStart(t *testing.T) {
+	t.Parallel()
 	needTools(t, "bash", "curl", "jq")
 	blocks := testkit.Fences(t, "../../../README.md", "## Quick start")
 	if len(blocks) == 0 || blocks[0].Lang != "sh" || blocks[0].Text != quickStartCommand {

@@ -1,3 +1,5 @@
+//go:build full
+
 package e2e
 
 import (
@@ -8,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 )
@@ -20,6 +21,7 @@ import (
 // while writes are refused, and 200 again once they succeed; a metric
 // counts the refusals. Nothing acknowledged is lost.
 func TestStoreFull(t *testing.T) {
+	t.Parallel()
 	srv := testkit.StartRedis(t, testkit.RedisOptions{Policy: "noeviction"})
 	p := startReplica(t, srv)
 	y := p.lookup(t, testkit.LookupBody(t, "4000000000009003", nil))
@@ -83,13 +85,9 @@ func TestStoreFull(t *testing.T) {
 	if err := srv.Do("CONFIG", "SET", "maxmemory", "0"); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for testkit.Call(t, http.MethodGet, p.URL+"/readyz", "", nil).Status != http.StatusOK {
-		if time.Now().After(deadline) {
-			t.Fatal("readyz not 200 within 10s of Redis taking writes again")
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	testkit.Eventually(t, "readyz answers 200 once Redis takes writes again", func() bool {
+		return testkit.Call(t, http.MethodGet, p.URL+"/readyz", "", nil).Status == http.StatusOK
+	})
 	p.lookup(t, testkit.LookupBody(t, "4000000000009003", nil))
 	if got := testkit.Call(t, http.MethodPost, p.URL+"/challenge/"+ch.Str("threeDsServerTransId"), testToken, map[string]any{"action": "pass"}); got.Str("transStatus") != "Y" {
 		t.Errorf("the challenge after Redis took writes again: %s", got.Raw)
@@ -102,9 +100,10 @@ func TestStoreFull(t *testing.T) {
 // starts with a warning that says what it evicts; where Redis forbids
 // CONFIG GET (managed services), start-up says so once and goes on.
 func TestEvictionPolicy(t *testing.T) {
+	t.Parallel()
 	srv := testkit.StartRedis(t, testkit.RedisOptions{MaxMemory: "64mb", Policy: "allkeys-lru"})
 	keys := []string{"--state-hash-key", testHashKey, "--state-block-key", testBlockKey}
-	code, out := runProgram(t, 20*time.Second, append([]string{"--addr", testkit.FreeAddr(t), "--store", srv.URL}, keys...)...)
+	code, out := runProgram(t, testkit.Patience, append([]string{"--addr", testkit.FreeAddr(t), "--store", srv.URL}, keys...)...)
 	for _, want := range []string{"allkeys-lru", "acknowledged transactions", "CONFIG SET maxmemory-policy noeviction", "redis.conf"} {
 		if code != 2 || !strings.Contains(out, want) {
 			t.Errorf("start-up over allkeys-lru: exit %d, want 2 and a message with %q:\n%s", code, want, out)
@@ -127,7 +126,7 @@ func TestEvictionPolicy(t *testing.T) {
 	if err := srv.Do("ACL", "SETUSER", "managed", "on", ">secret", "~*", "&*", "+@all", "-config"); err != nil {
 		t.Fatal(err)
 	}
-	q := startProgram(t, append([]string{"--store", "redis://managed:secret@" + srv.Addr + "/0", "--store-timeout", "500ms"}, keys...)...)
+	q := startProgram(t, append([]string{"--store", "redis://managed:secret@" + srv.Addr + "/0", "--store-timeout", replicaStoreTimeout}, keys...)...)
 	q.lookup(t, testkit.LookupBody(t, "4000000000009003", nil))
 	for range 3 {
 		if ready := testkit.Call(t, http.MethodGet, q.URL+"/readyz", "", nil); ready.Status != http.StatusOK {

@@ -1,3 +1,5 @@
+//go:build full
+
 package e2e
 
 import (
@@ -141,23 +143,25 @@ func TestReleaseSnapshot(t *testing.T) {
 	run := exec.Command(host)
 	run.Env = append(os.Environ(), "THREEDS_ADDR="+addr, "THREEDS_DRAIN_DELAY=0")
 	sandbox := startProcess(t, run)
-	waitProcessReady(t, sandbox, "http://"+addr, 30*time.Second)
+	waitProcessReady(t, sandbox, "http://"+addr, testkit.Patience)
 	checkServedSchema(t, "http://"+addr, filepath.Join(dist, schemaAsset))
 	runQuickStart(t, "http://"+addr)
 	_ = run.Process.Signal(syscall.SIGTERM)
-	if err := sandbox.wait(30 * time.Second); err != nil {
+	if err := sandbox.wait(testkit.Patience); err != nil {
 		t.Errorf("the released binary after SIGTERM: %v, want exit 0", err)
 	}
 }
 
 // checkReleaseContext builds the image from the release's context as
-// docs/install.md says, buildah bud dist/image, with nothing to pull (its
-// base is scratch; --pull=never proves it): the image holds the release's
-// binary alone, which names the commit it was built from.
+// docs/install.md says, buildah bud --format docker dist/image, with
+// nothing to pull (its base is scratch; --pull=never proves it): the
+// image keeps its health check and holds the release's binary alone,
+// which names the commit it was built from.
 func checkReleaseContext(t *testing.T, dist, commit string) {
 	b := newBuildah(t)
 	image := releaseImage(t) + ":snapshot"
 	b.run(t, "bud", "--isolation", "chroot", "--pull=never", "--format", "docker", "--tag", image, filepath.Join(dist, "image"))
+	checkImageHealthcheck(t, b, image)
 	checkImageFiles(t, b, image, "/threeds-sandbox")
 	c := b.run(t, "from", "--pull=never", image)
 	out := b.run(t, "run", "--isolation", "chroot", c, "--", "/threeds-sandbox", "version")

@@ -1,3 +1,5 @@
+//go:build full
+
 package e2e
 
 import (
@@ -24,6 +26,7 @@ var hiddenField = regexp.MustCompile(`name="([a-zA-Z]+)" value="([^"]*)"`)
 // on the other, and its JWT replayed there is refused; a callback
 // registered on one receives each result of the other's lookups once.
 func TestReplicasShareMerchantState(t *testing.T) {
+	t.Parallel()
 	const shopID, shopKey = "replica-shop", "replica-shop-api-key-0123456789"
 	srv := testkit.StartRedis(t, testkit.RedisOptions{})
 	// Replicas behind one address share one public URL: the tokens'
@@ -75,8 +78,8 @@ func TestReplicasShareMerchantState(t *testing.T) {
 		for i := 0; i < n; i++ {
 			select {
 			case <-got:
-			case <-time.After(15 * time.Second):
-				t.Fatalf("%d of %d results delivered", i, n)
+			case <-time.After(testkit.Patience):
+				t.Fatalf("%d of %d results delivered within %s", i, n, testkit.Patience)
 			}
 		}
 		select {

@@ -1,3 +1,5 @@
+//go:build full
+
 package e2e
 
 import (
@@ -11,9 +13,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 	"github.com/threeds-sandbox/threeds-sandbox/web/callback"
 )
@@ -27,11 +31,15 @@ import (
 const frictionlessCard = "4000000000009003"
 
 // hangingReceiver is a merchant's receiver that accepts each callback and
-// never answers, until the test ends.
-func hangingReceiver(t *testing.T) string {
+// never answers, until the test ends. held tells how many callbacks it
+// holds now.
+func hangingReceiver(t *testing.T) (u string, held func() int64) {
 	t.Helper()
 	stop := make(chan struct{})
+	var holding atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		holding.Add(1)
+		defer holding.Add(-1)
 		select {
 		case <-stop:
 		case <-r.Context().Done():
@@ -39,7 +47,7 @@ func hangingReceiver(t *testing.T) string {
 	}))
 	t.Cleanup(srv.Close)
 	t.Cleanup(func() { close(stop) }) // runs first: the handlers return
-	return srv.URL + "/hangs"
+	return srv.URL + "/hangs", holding.Load
 }
 
 // arrival is a callback as a receiver saw it, and when.
@@ -124,32 +132,30 @@ func awaitDelivery(t *testing.T, got <-chan arrival, id string, within time.Dura
 
 // callbackEvents returns the details of the callback events of
 // transaction id, as its token reads them, once there are at least want
-// (or after within).
-func callbackEvents(t *testing.T, base, token, id string, want int, within time.Duration) ([]string, []time.Time) {
+// (or after testkit.Patience), and when the lookup and each of them
+// happened.
+func callbackEvents(t *testing.T, base, token, id string, want int) ([]string, []time.Time) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for {
+	var details []string
+	var ats []time.Time
+	testkit.Within(testkit.Patience, func() bool {
 		r := testkit.Call(t, http.MethodGet, base+"/admin/transactions/"+id, token, nil)
-		var details []string
-		var ats []time.Time
+		details, ats = nil, []time.Time{{}}
 		evs, _ := r.Body["events"].([]any)
-		var lookupAt time.Time
 		for _, raw := range evs {
 			ev := raw.(map[string]any)
 			at, _ := time.Parse(time.RFC3339Nano, fmt.Sprint(ev["at"]))
 			switch ev["type"] {
 			case "lookup":
-				lookupAt = at
+				ats[0] = at
 			case "resultCallback":
 				details = append(details, fmt.Sprint(ev["detail"]))
 				ats = append(ats, at)
 			}
 		}
-		if len(details) >= want || time.Now().After(deadline) {
-			return details, append([]time.Time{lookupAt}, ats...)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return len(details) >= want
+	})
+	return details, ats
 }
 
 // floodSize is how many lookups a hostile tenant queues behind its dead
@@ -167,31 +173,34 @@ func floodSize(t *testing.T, def int) int {
 
 // TestCallbackSlotsFairBetweenTenants: with one tenant's receiver hanging
 // and 60 of its lookups queued, another tenant's callback arrives within
-// 2 s, over Redis with the default delivery slots and timeout. The dead
-// receiver costs only its own tenant.
+// 30 s, over Redis with the default delivery slots. Each attempt may
+// hang for a minute (--callback-timeout, its most): a tenant that waited
+// for the hanging one's slots would wait at least that long, while a
+// delivery takes milliseconds, and 30 s leaves room for a busy machine.
+// The dead receiver costs only its own tenant.
 func TestCallbackSlotsFairBetweenTenants(t *testing.T) {
+	t.Parallel()
 	srv := testkit.StartRedis(t, testkit.RedisOptions{})
-	p := startReplica(t, srv)
+	p := startReplica(t, srv, "--callback-timeout", "1m")
 	const hostile, victim = "e2e-slots-hostile", "e2e-slots-victim"
-	register(t, p.URL, hostile, hangingReceiver(t))
+	hang, held := hangingReceiver(t)
+	register(t, p.URL, hostile, hang)
 	victimURL, got := answeringReceiver(t)
 	register(t, p.URL, victim, victimURL)
 
 	flood := floodSize(t, 60)
 	lookups(t, p.URL, hostile, flood)
-	// Every slot the hostile tenant may take is taken by now.
-	time.Sleep(time.Second)
+	// The hostile tenant holds every slot it may take (two in flight).
+	testkit.Eventually(t, "the hanging receiver holds the hostile tenant's callbacks", func() bool {
+		return held() >= emulator.DefaultCallbackInFlightPerToken
+	})
 	start := time.Now()
 	id := lookups(t, p.URL, victim, 1)[0]
-	a, ok := awaitDelivery(t, got, id, 90*time.Second)
+	a, ok := awaitDelivery(t, got, id, 30*time.Second)
 	if !ok {
-		t.Fatalf("the other tenant's callback did not arrive within 90s of its lookup (%d lookups of a hanging receiver queued)", flood)
+		t.Fatalf("the other tenant's callback did not arrive within 30s of its lookup (%d lookups of a hanging receiver queued)", flood)
 	}
-	delay := a.at.Sub(start)
-	t.Logf("the other tenant's callback arrived %s after its lookup, behind %d lookups of a hanging receiver", delay.Round(time.Millisecond), flood)
-	if delay > 2*time.Second {
-		t.Errorf("the other tenant's callback arrived %s after its lookup, want within 2s", delay.Round(time.Millisecond))
-	}
+	t.Logf("the other tenant's callback arrived %s after its lookup, behind %d lookups of a hanging receiver", a.at.Sub(start).Round(time.Millisecond), flood)
 }
 
 // TestCallbackOutboxSharePerTenant: hostile tenants whose receivers hang
@@ -200,11 +209,12 @@ func TestCallbackSlotsFairBetweenTenants(t *testing.T) {
 // tenants' lookups are answered, and the journal tells them which
 // results were not queued.
 func TestCallbackOutboxSharePerTenant(t *testing.T) {
+	t.Parallel()
 	srv := testkit.StartRedis(t, testkit.RedisOptions{})
 	// A small outbox so the test floods it in seconds: 300 in all, 100
 	// per tenant.
 	p := startReplica(t, srv, "--callback-outbox", "300", "--callback-outbox-per-token", "100")
-	hang := hangingReceiver(t)
+	hang, _ := hangingReceiver(t)
 	var hostileIDs []string
 	for i := range 4 {
 		token := fmt.Sprint("e2e-outbox-hostile-", i)
@@ -223,24 +233,24 @@ func TestCallbackOutboxSharePerTenant(t *testing.T) {
 	for _, id := range ids {
 		missing[id] = true
 	}
-	for deadline := time.After(20 * time.Second); len(missing) > 0; {
+	for deadline := time.After(testkit.Patience); len(missing) > 0; {
 		select {
 		case a := <-got:
 			delete(missing, a.id)
 		case <-deadline:
-			t.Fatalf("%d of the other tenant's 3 acknowledged lookups not delivered within 20s", len(missing))
+			t.Fatalf("%d of the other tenant's 3 acknowledged lookups not delivered within %s", len(missing), testkit.Patience)
 		}
 	}
 	t.Logf("the other tenant's 3 results delivered within %s, beside 4 flooding tenants", time.Since(start).Round(time.Millisecond))
 	// The first hostile tenant's last lookups were beyond its share: each
 	// says so in its journal, to its own token.
 	last := hostileIDs[len(hostileIDs)-1]
-	details, _ := callbackEvents(t, p.URL, "e2e-outbox-hostile-0", last, 1, 10*time.Second)
+	details, _ := callbackEvents(t, p.URL, "e2e-outbox-hostile-0", last, 1)
 	if len(details) == 0 || !strings.Contains(details[0], "not queued") || !strings.Contains(details[0], "100") {
 		t.Errorf("the over-quota tenant's journal: %q, want the result not queued, naming its share of 100", details)
 	}
 	// The victim's journal has its deliveries, nothing of the others.
-	if d, _ := callbackEvents(t, p.URL, victim, ids[0], 1, 10*time.Second); len(d) != 1 || !strings.Contains(d[0], "delivered") {
+	if d, _ := callbackEvents(t, p.URL, victim, ids[0], 1); len(d) != 1 || !strings.Contains(d[0], "delivered") {
 		t.Errorf("the other tenant's journal: %q", d)
 	}
 }
@@ -251,10 +261,13 @@ func TestCallbackOutboxSharePerTenant(t *testing.T) {
 // the previous one still signing every callback during the grace period
 // and no longer after; replicas over Redis agree at once.
 func TestCallbackSigningSecretIsItsOwn(t *testing.T) {
+	t.Parallel()
 	const shopID, shopSecret = "seams-shop", "seams-shop-client-secret-0123456789"
 	const otherID, otherSecret = "seams-other", "seams-other-client-secret-9876543210"
 	srv := testkit.StartRedis(t, testkit.RedisOptions{})
-	args := []string{"--merchants", shopID + ":" + shopSecret + "," + otherID + ":" + otherSecret, "--public-url", "http://sandbox.example", "--callback-secret-grace", "3s"}
+	// The grace period is long enough for a callback after the rotation
+	// to fall in it on a busy machine; the test waits it out.
+	args := []string{"--merchants", shopID + ":" + shopSecret + "," + otherID + ":" + otherSecret, "--public-url", "http://sandbox.example", "--callback-secret-grace", "30s"}
 	a, b := startReplica(t, srv, args...), startReplica(t, srv, args...)
 	for _, p := range []*program{a, b} {
 		p.URL = "http://" + p.Addr
@@ -276,7 +289,7 @@ func TestCallbackSigningSecretIsItsOwn(t *testing.T) {
 	deliver := func(on *program) arrival {
 		t.Helper()
 		id := lookups(t, on.URL, token, 1)[0]
-		c, ok := awaitDelivery(t, got, id, 15*time.Second)
+		c, ok := awaitDelivery(t, got, id, testkit.Patience)
 		if !ok {
 			t.Fatalf("no callback of %s", id)
 		}
@@ -305,6 +318,8 @@ func TestCallbackSigningSecretIsItsOwn(t *testing.T) {
 	if err != nil {
 		t.Fatalf("previousSecretUntil %q: %v", rot.Str("previousSecretUntil"), err)
 	}
+	// Wait out the grace period (previousSecretUntil is in whole
+	// seconds): no assertion on time, a longer wait changes nothing.
 	time.Sleep(time.Until(until) + 500*time.Millisecond)
 	if c := deliver(b); !verifies(c, second) || verifies(c, first) {
 		t.Errorf("after the grace period: %s, want the new secret alone", c.header.Get(callback.SignatureHeader))
@@ -344,6 +359,7 @@ func TestCallbackSigningSecretIsItsOwn(t *testing.T) {
 // the same time, whether the port is closed, open and silent, or open and
 // hanging up: the journal is no port scanner.
 func TestCallbackPortsCannotBeScanned(t *testing.T) {
+	t.Parallel()
 	allowed := testkit.FreePort(t)
 	p := startProgram(t, "--callback-timeout", "1s", "--callback-attempts", "1",
 		"--callback-allow-hosts", fmt.Sprintf("localhost,127.0.0.1,::1,sandbox-peer.example:%d", allowed))
@@ -369,7 +385,7 @@ func TestCallbackPortsCannotBeScanned(t *testing.T) {
 	for _, port := range []int{closed, hangUp, silent} {
 		register(t, p.URL, token, fmt.Sprintf("http://127.0.0.1:%d/cb", port))
 		id := lookups(t, p.URL, token, 1)[0]
-		d, at := callbackEvents(t, p.URL, token, id, 1, 15*time.Second)
+		d, at := callbackEvents(t, p.URL, token, id, 1)
 		if len(d) != 1 {
 			t.Fatalf("port %d: callback events %q", port, d)
 		}

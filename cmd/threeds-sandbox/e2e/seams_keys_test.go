@@ -1,3 +1,5 @@
+//go:build full
+
 package e2e
 
 import (
@@ -97,6 +99,7 @@ func redisInfo(t *testing.T, srv *testkit.Redis, section, field string) string {
 // sees, answering 503 from the first second of the refusals to their
 // end, and 200 again once Redis takes writes.
 func TestReadinessFollowsRefusedWrites(t *testing.T) {
+	t.Parallel()
 	srv := testkit.StartRedis(t, testkit.RedisOptions{Policy: "noeviction"})
 	p := startBinary(t, binary(t, false), "--store", srv.URL, "--state-hash-key", testHashKey, "--state-block-key", testBlockKey,
 		"--store-timeout", "2s", "--log-level", "error")
@@ -147,6 +150,8 @@ func TestReadinessFollowsRefusedWrites(t *testing.T) {
 			resp.Body.Close()
 			probes = append(probes, probe{time.Now(), resp.StatusCode})
 		}
+		// A probe every 100 ms, as a load balancer's health check: the
+		// pace of the sampling, not an assertion on time.
 		time.Sleep(100 * time.Millisecond)
 	}
 	close(stop)
@@ -192,11 +197,12 @@ func TestReadinessFollowsRefusedWrites(t *testing.T) {
 			strings.Join(ready200, " "), len(ready200))
 	}
 
-	// Room again: ready within the window's age, and lookups pass.
+	// Room again: ready once the refusals leave the window, and lookups
+	// pass.
 	if err := srv.Do("CONFIG", "SET", "maxmemory", "0"); err != nil {
 		t.Fatal(err)
 	}
-	if err := waitReady(p.URL, 8*time.Second, p.done); err != nil {
+	if err := waitReady(p.URL, testkit.Patience, p.done); err != nil {
 		t.Fatalf("once Redis takes writes again: %v", err)
 	}
 	if r := p.lookup(t, body); r.Status != http.StatusOK || r.Str("status") != "C" {
@@ -219,6 +225,7 @@ type acked struct {
 // other token; the runtime scenarios, the clock and the journal of before
 // are the token's still.
 func TestKeyRotationKeepsEveryNamespace(t *testing.T) {
+	t.Parallel()
 	srv := testkit.StartRedis(t, testkit.RedisOptions{})
 	// Tenants a and b send the load; c, quiet, keeps its journal whole.
 	tokens := []string{"rotation-tenant-a", "rotation-tenant-b", "rotation-tenant-c"}
@@ -273,9 +280,24 @@ func TestKeyRotationKeepsEveryNamespace(t *testing.T) {
 	stop, done := make(chan struct{}), make(chan int)
 	go func() { done <- l.run(t, stop, 20_000) }()
 
-	// The rotation, under load: the new replica comes, takes the load,
-	// and the old one stops.
-	time.Sleep(1500 * time.Millisecond)
+	// The rotation, under load: once the old replica has acknowledged a
+	// hundred lookups, the new replica comes, takes the load, and the old
+	// one stops; the load goes on until the new one has acknowledged a
+	// hundred more.
+	acknowledged := func(before bool) func() bool {
+		return func() bool {
+			mu.Lock()
+			defer mu.Unlock()
+			n := 0
+			for _, a := range all {
+				if a.before == before {
+					n++
+				}
+			}
+			return n >= 100
+		}
+	}
+	testkit.Eventually(t, "the replica on the old keys acknowledges 100 lookups", acknowledged(true))
 	rotated := startBinary(t, binary(t, false), append(common, "--state-hash-key", rotatedHashKey, "--state-block-key", rotatedBlockKey,
 		"--state-previous-keys", testHashKey+":"+testBlockKey)...)
 	mu.Lock()
@@ -284,7 +306,7 @@ func TestKeyRotationKeepsEveryNamespace(t *testing.T) {
 	if err := old.stop(); err != nil {
 		t.Errorf("the replica on the old keys: %v", err)
 	}
-	time.Sleep(1500 * time.Millisecond)
+	testkit.Eventually(t, "the rotated replica acknowledges 100 lookups", acknowledged(false))
 	close(stop)
 	<-done
 
@@ -360,6 +382,7 @@ func TestKeyRotationKeepsEveryNamespace(t *testing.T) {
 // the listing, the detail and the console's pages show every card number
 // masked, and the listing's filter by that reference still finds it.
 func TestRequestValuesStayOutOfKeysAndSummaries(t *testing.T) {
+	t.Parallel()
 	srv := testkit.StartRedis(t, testkit.RedisOptions{})
 	p := startReplica(t, srv)
 	const ref, holder, merchant = "4111111111111111", "Jane 4000 0000 0000 9003", "Shop 5200000000001005"
@@ -389,16 +412,11 @@ func TestRequestValuesStayOutOfKeysAndSummaries(t *testing.T) {
 	}
 
 	// What the automation API and the console show: masked.
-	deadline := time.Now().Add(5 * time.Second)
 	var list testkit.Response
-	for {
+	if !testkit.Within(testkit.Patience, func() bool {
 		list = testkit.Call(t, http.MethodGet, p.URL+"/admin/transactions?externalReferenceId="+ref, testToken, nil)
-		if strings.Contains(list.Raw, id) || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if !strings.Contains(list.Raw, id) {
+		return strings.Contains(list.Raw, id)
+	}) {
 		t.Fatalf("the listing filtered by the reference does not find %s: %s", id, list.Raw)
 	}
 	for _, want := range []string{`"cardholderName":"Jane 4000 00** **** 9003"`, `"externalReferenceId":"411111******1111"`, `"merchantName":"Shop 520000******1005"`} {
@@ -437,6 +455,7 @@ func TestRequestValuesStayOutOfKeysAndSummaries(t *testing.T) {
 // (one token adds until refused), and its journal (three tokens flood a
 // journal whose bound in all they pass many times over).
 func TestTenantShares(t *testing.T) {
+	t.Parallel()
 	p := startProgram(t, "--journal-size", "50", "--journal-bytes", "131072", "--journal-total-bytes", "262144",
 		"--max-console-sessions", "40")
 	const quiet = "quiet-tenant"

@@ -1,3 +1,5 @@
+//go:build full
+
 package e2e
 
 import (
@@ -19,6 +21,7 @@ import (
 // the token holding the most loses its own oldest; in Redis each token
 // keeps at most --store-max-entries-per-token, its own oldest going.
 func TestSeamsTransactionStoreShares(t *testing.T) {
+	t.Parallel()
 	const quiet, flood = "e2e-store-quiet", "e2e-store-flood"
 	run := func(t *testing.T, p *program, kept, flooded int) {
 		mine := lookups(t, p.URL, quiet, 20)
@@ -55,6 +58,7 @@ func TestSeamsTransactionStoreShares(t *testing.T) {
 // signing in again and again ends its own sessions, never those of a
 // token holding fewer, in memory and in Redis.
 func TestSeamsConsoleSessionsShares(t *testing.T) {
+	t.Parallel()
 	run := func(t *testing.T, p *program) {
 		var quiet []*http.Cookie
 		for i := range 3 {
@@ -89,6 +93,7 @@ func TestSeamsConsoleSessionsShares(t *testing.T) {
 // sessions it opens, hold at most --max-console-streams-per-token live
 // streams, and another token still opens its own.
 func TestSeamsConsoleStreamsShares(t *testing.T) {
+	t.Parallel()
 	p := startDefault(t, "--max-console-streams", "80", "--max-console-streams-per-token", "40")
 	client := &http.Client{}
 	var open []*http.Response
@@ -139,6 +144,7 @@ func TestSeamsConsoleStreamsShares(t *testing.T) {
 // the ddcId continues the capture, and a second use of the capture's JWT
 // id is still refused as a replay.
 func TestKeyRotationKeepsOpenClientsAndCaptures(t *testing.T) {
+	t.Parallel()
 	const card, client, secret = "4000000000009409", "rotation-shop", "rotation-shop-secret-0123"
 	const ddcID, jti = "rotation-order-7", "rotation-jti-7"
 	srv := testkit.StartRedis(t, testkit.RedisOptions{})
@@ -175,8 +181,12 @@ func TestKeyRotationKeepsOpenClientsAndCaptures(t *testing.T) {
 // TestSeamsRuntimeScenariosShares: with 16 tokens holding their full
 // share of runtime scenarios (16 MiB of documents in all), a newcomer
 // token's document is added, and the tokens that make room for it lose
-// only their own oldest scenarios, in memory and in Redis.
+// only their own oldest scenarios, in memory and in Redis. A load of
+// some 300 documents of 55 KB, twice: it runs the binary without the race
+// detector, as the load tests do (the runtime scenarios' code runs under
+// it in the tests of web and the stores).
 func TestSeamsRuntimeScenariosShares(t *testing.T) {
+	t.Parallel()
 	const tokens = 16
 	token := func(c int) string { return fmt.Sprintf("e2e-runtime-%02d", c) }
 	run := func(t *testing.T, p *program) {
@@ -230,8 +240,17 @@ func TestSeamsRuntimeScenariosShares(t *testing.T) {
 		}
 		t.Logf("a newcomer's 50 scenarios at the total: %d tokens lost %d of their oldest", losers, lost)
 	}
-	t.Run("memory", func(t *testing.T) { run(t, startDefault(t)) })
-	t.Run("redis", func(t *testing.T) { run(t, startReplica(t, testkit.StartRedis(t, testkit.RedisOptions{}))) })
+	plain := binary(t, false)
+	t.Run("memory", func(t *testing.T) {
+		t.Parallel()
+		run(t, startBinary(t, plain))
+	})
+	t.Run("redis", func(t *testing.T) {
+		t.Parallel()
+		srv := testkit.StartRedis(t, testkit.RedisOptions{})
+		run(t, startBinary(t, plain, "--store", srv.URL, "--state-hash-key", testHashKey, "--state-block-key", testBlockKey,
+			"--store-timeout", replicaStoreTimeout))
+	})
 }
 
 // runtimeDocument is a document of n scenarios of about 1 KB each (the

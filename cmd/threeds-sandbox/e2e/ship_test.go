@@ -1,3 +1,5 @@
+//go:build full
+
 package e2e
 
 import (
@@ -98,22 +100,24 @@ func (p *process) wait(within time.Duration) error {
 // within; it fails the test if the process ends first or time runs out.
 func waitProcessReady(t *testing.T, p *process, root string, within time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for {
+	var last error
+	ready := testkit.Within(within, func() bool {
 		resp, err := http.Get(root + "/readyz")
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				return
+				return true
 			}
+			err = fmt.Errorf("HTTP %d", resp.StatusCode)
 		}
+		last = err
 		if p.exited() {
 			t.Fatalf("%s ended before /readyz answered: %v\n%s", strings.Join(p.cmd.Args, " "), p.err, p.out)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: /readyz did not answer 200 within %s (last: %v)\n%s", root, within, err, p.out)
-		}
-		time.Sleep(200 * time.Millisecond)
+		return false
+	})
+	if !ready {
+		t.Fatalf("%s: /readyz did not answer 200 within %s (last: %v)\n%s", root, within, last, p.out)
 	}
 }
 

@@ -1,3 +1,5 @@
+//go:build full
+
 package e2e
 
 import (
@@ -6,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -66,6 +67,7 @@ func (s *styleRun) fit(t *testing.T) {
 // authenticationType, interactionCounter, and whiteListStatus where the
 // page asked. At window size 02 it takes the docs' picture of each style.
 func TestBrowserChallengeStyles(t *testing.T) {
+	t.Parallel()
 	browser := newBrowser(t)
 	p := startDefault(t)
 
@@ -202,14 +204,14 @@ func TestBrowserChallengeStyles(t *testing.T) {
 		},
 	}
 	run := func(t *testing.T, tt styleCase, size int, keyboard bool) {
-		tb := newTab(t, browser, 45*time.Second)
+		tb := newTab(t, browser)
 		s := &styleRun{tb: tb, size: size, open: func(u string) *tab {
-			app := newTab(t, browser, 30*time.Second)
+			app := newTab(t, browser)
 			app.do("open the banking app", chromedp.Navigate(u))
 			return app
 		}}
 		tb.do("open the demo checkout", chromedp.Navigate(p.URL+"/console/demo?card="+tt.card),
-			chromedp.SetValue(chromedp.CSS("#window-size"), strconv.Itoa(size)))
+			chromedp.SetValue(chromedp.CSS("#window-size"), strconv.Itoa(size), tb.scope()...))
 		if got := evalIn[string](tb, `document.getElementById("card").value`); got != tt.card {
 			t.Fatalf("demo card = %q, want %q", got, tt.card)
 		}
@@ -263,17 +265,26 @@ func TestBrowserChallengeStyles(t *testing.T) {
 			t.Logf("enquiry: %v", e)
 		}
 	}
+	// Each purchase has a tab of its own, and the purchases run side by
+	// side: most of a purchase is waiting for the pages.
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			sizes := tt.sizes
 			if sizes == nil {
 				sizes = []int{1, 2, 3, 4, 5}
 			}
 			for _, size := range sizes {
-				t.Run(fmt.Sprintf("size %02d", size), func(t *testing.T) { run(t, tt, size, false) })
+				t.Run(fmt.Sprintf("size %02d", size), func(t *testing.T) {
+					t.Parallel()
+					run(t, tt, size, false)
+				})
 			}
 			if tt.keys != nil {
-				t.Run("keyboard only, size 01", func(t *testing.T) { run(t, tt, 1, true) })
+				t.Run("keyboard only, size 01", func(t *testing.T) {
+					t.Parallel()
+					run(t, tt, 1, true)
+				})
 			}
 		})
 	}

@@ -1,3 +1,5 @@
+//go:build full
+
 package e2e
 
 import (
@@ -103,6 +105,7 @@ func unkeyedNamespace(token string) string {
 // journal's events), no key or value in Redis holds the token, nor its
 // unkeyed hash, on replicas that share their keys.
 func TestTokensAtRest(t *testing.T) {
+	t.Parallel()
 	srv := testkit.StartRedis(t, testkit.RedisOptions{})
 	a, b := startReplica(t, srv), startReplica(t, srv)
 	token := fmt.Sprintf("at-rest-%d", time.Now().UnixNano())
@@ -138,8 +141,7 @@ func TestTokensAtRest(t *testing.T) {
 	call(a, http.MethodPost, "/admin/clock", map[string]any{"advance": "1m"}, http.StatusOK)
 
 	// The console shows the token's transactions, from its session.
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	testkit.Eventually(t, "the console of the session lists "+id, func() bool {
 		r, err := browser.Get(b.URL + "/console/transactions")
 		if err != nil {
 			t.Fatal(err)
@@ -147,14 +149,8 @@ func TestTokensAtRest(t *testing.T) {
 		var body bytes.Buffer
 		_, _ = body.ReadFrom(r.Body)
 		r.Body.Close()
-		if r.StatusCode == http.StatusOK && strings.Contains(body.String(), id) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the console of the session does not list %s: HTTP %d", id, r.StatusCode)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return r.StatusCode == http.StatusOK && strings.Contains(body.String(), id)
+	})
 
 	values := redisValues(t, srv)
 	if len(values) < 5 {
@@ -234,8 +230,11 @@ func login(t *testing.T, base, token, next string) (*http.Response, *http.Cookie
 // --max-console-sessions, in Redis as in memory; the newest session of a
 // token stays good.
 func TestConsoleSessionsCapped(t *testing.T) {
+	t.Parallel()
 	srv := testkit.StartRedis(t, testkit.RedisOptions{})
-	p := startReplica(t, srv, "--max-console-sessions", "40")
+	// One address logs in with 61 tokens here: the bound of tokens per
+	// client is TestConsoleStreamsGiveWay's.
+	p := startReplica(t, srv, "--max-console-sessions", "40", "--max-console-tokens-per-client", "100")
 	var first, last *http.Cookie
 	for i := range 30 {
 		resp, ck := login(t, p.URL, testToken, "")
@@ -265,7 +264,7 @@ func TestConsoleSessionsCapped(t *testing.T) {
 		t.Errorf("after 60 more logins of other tokens: %d sessions in Redis, want --max-console-sessions 40", n)
 	}
 
-	mem := startDefault(t, "--max-console-sessions", "5")
+	mem := startDefault(t, "--max-console-sessions", "5", "--max-console-tokens-per-client", "100")
 	var cookies []*http.Cookie
 	for i := range 20 {
 		_, ck := login(t, mem.URL, testToken, "")

@@ -1,10 +1,11 @@
+//go:build full
+
 package e2e
 
 import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -29,6 +30,7 @@ const (
 // the browser logs no error (an injected element would also break the
 // pages' Content-Security-Policy), and the values come back as text.
 func TestBrowserHostileInputDoesNotRun(t *testing.T) {
+	t.Parallel()
 	browser := newBrowser(t)
 	p := startDefault(t)
 	shop := newMerchant(t)
@@ -52,7 +54,7 @@ func TestBrowserHostileInputDoesNotRun(t *testing.T) {
 		}
 	}
 
-	challenge := newTab(t, browser, 30*time.Second)
+	challenge := newTab(t, browser)
 	challenge.do("open the hosted challenge", chromedp.Navigate(r.Str("hostedChallengeUrl")))
 	challenge.waitVisible("[data-action=pass]")
 	noScriptRan(challenge)
@@ -65,7 +67,7 @@ func TestBrowserHostileInputDoesNotRun(t *testing.T) {
 		t.Errorf("threeDSSessionData = %q, want it unchanged: %q", n.Session, hostileSession)
 	}
 
-	console := newTab(t, browser, 30*time.Second)
+	console := newTab(t, browser)
 	console.do("open the login page", chromedp.Navigate(p.URL+"/console/login"))
 	console.typeText("#token", token)
 	console.click("form button[type=submit]")

@@ -55,11 +55,10 @@ class Sandbox:
         assert r.status_code == 200, r.text
         return r.json()
 
-    def reset_clock(self):
-        self.call("DELETE", "/admin/clock")
-
-    def forget(self):
-        r = self.call("DELETE", "/admin/transactions")
+    def reset(self):
+        """Starts the token clean, as a new one would: transactions, clock,
+        runtime scenarios and callback URL, in one call."""
+        r = self.call("DELETE", "/admin/state")
         assert r.status_code == 204, r.text
 
 
@@ -89,10 +88,10 @@ def sandbox_url():
 def sandbox(sandbox_url, request):
     """The sandbox with a fresh token for this test. A sandbox started with
     --tokens accepts only those: then the test uses THREEDS_SANDBOX_TOKEN
-    and starts clean instead."""
+    and starts clean instead. Either way the token is left clean."""
     s = Sandbox(sandbox_url, f"pytest-{request.node.name[:40]}-{uuid.uuid4().hex[:8]}")
     if s.call("GET", "/admin/clock").status_code == 401:
         s = Sandbox(sandbox_url, os.environ["THREEDS_SANDBOX_TOKEN"])
-        s.forget()
+        s.reset()
     yield s
-    s.reset_clock()
+    s.reset()

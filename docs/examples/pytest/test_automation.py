@@ -55,11 +55,13 @@ def test_move_the_clock_to_reach_a_timeout(sandbox):
 
 def test_start_clean(sandbox):
     trans_id = sandbox.lookup(FRICTIONLESS)["threeDsServerTransId"]
+    sandbox.advance_clock("1h")
     assert len(sandbox.transactions()) == 1
-    sandbox.forget()
+    sandbox.reset()
     assert sandbox.transactions() == []
     r = sandbox.call("POST", "/enquiry/", json={"threeDsServerTransId": trans_id})
     assert r.status_code == 404 and r.json()["errorCode"] == "TX01"
+    assert sandbox.call("GET", "/admin/clock").json()["offsetSeconds"] == 0
 
 
 def test_tokens_do_not_see_each_other(sandbox, sandbox_url):

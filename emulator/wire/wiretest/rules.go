@@ -198,7 +198,7 @@ var lookupRules = []Case{
 	{"language too long", []Edit{set("browserInfo.language", "en-GB-oxe")}, "203", "browserInfo.language"},
 	{"language underscore", []Edit{set("browserInfo.language", "en_GB")}, "203", "browserInfo.language"},
 	{"language digits", []Edit{set("browserInfo.language", "123")}, "203", "browserInfo.language"},
-	{"language unknown", []Edit{set("browserInfo.language", "qq")}, "203", "browserInfo.language"},
+	{"language a word", []Edit{set("browserInfo.language", "english")}, "203", "browserInfo.language"},
 	{"language trailing dash", []Edit{set("browserInfo.language", "en-")}, "203", "browserInfo.language"},
 	{"language bad region", []Edit{set("browserInfo.language", "en-G")}, "203", "browserInfo.language"},
 	{"colorDepth absent", []Edit{del("browserInfo.colorDepth")}, "201", "browserInfo.colorDepth"},

@@ -162,37 +162,38 @@ func mac(key []byte, input string) []byte {
 	return m.Sum(nil)
 }
 
-// LooksLike tells whether s has the shape of a compact JWS (three
-// non-empty dot-separated segments of Base64url characters, the first one
-// starting as a JSON object does), without decoding it: how a bearer
-// token meant as a JWT is told from an opaque one.
+// LooksLike tells whether s is shaped as a JWT, without decoding it: how
+// a bearer token meant as a JWT is told from an opaque one. A JWT in
+// compact form (RFC 7519) is a JWS of three dot-separated parts or a JWE
+// of five: s is one when it is made of Base64url characters (and the
+// '=' of a padding some encoders add) in three or five such parts, the
+// first one (the header) not empty. Any other part may be empty, as the
+// signature of an unsecured JWT ("alg":"none") is. The shape is wide on
+// purpose: a token that merely resembles a JWT is taken for one, so it
+// must verify, and a forged one is never taken for an opaque token.
 func LooksLike(s string) bool {
-	if !strings.HasPrefix(s, "eyJ") {
-		return false
-	}
-	// The two dots, each after a part of its own (the first part begins
-	// with "eyJ"), and the signature after the second.
-	dots, last := 0, 0
+	dots := 0
 	for i := range len(s) {
 		switch compactByte[s[i]] {
 		case 0:
 			return false
 		case '.':
-			if dots == 2 || dots == 1 && i == last+1 {
+			if i == 0 {
 				return false
 			}
-			dots, last = dots+1, i
+			dots++
 		}
 	}
-	return dots == 2 && last < len(s)-1
+	return dots == 2 || dots == 4
 }
 
-// compactByte is the class of each byte in a compact JWS: 1 for the
-// base64url alphabet, '.' for the dot, 0 for any other.
+// compactByte is the class of each byte of a JWT in compact form, as
+// LooksLike reads it: 1 for the Base64url alphabet and '=', '.' for the
+// dot, 0 for any other.
 var compactByte = func() (t [256]byte) {
 	for c := range t {
 		switch {
-		case c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z', c >= '0' && c <= '9', c == '-', c == '_':
+		case c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z', c >= '0' && c <= '9', c == '-', c == '_', c == '=':
 			t[c] = 1
 		case c == '.':
 			t[c] = '.'

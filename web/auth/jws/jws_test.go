@@ -75,20 +75,32 @@ func TestParseRefuses(t *testing.T) {
 	}
 }
 
-// TestLooksLike tells JWS-shaped bearer tokens from opaque ones.
+// TestLooksLike tells JWT-shaped bearer tokens from opaque ones: three
+// parts (a JWS) or five (a JWE) of Base64url characters, the header not
+// empty, whatever they decode to.
 func TestLooksLike(t *testing.T) {
 	for tok, want := range map[string]bool{
-		"eyJhbGciOiJIUzI1NiJ9.e30.c2ln": true,
-		"team-token":                    false,
-		"eyJ.e30":                       false,
-		"eyJhbGc.e30.":                  false,
-		"eyJhbGc.e30.c2ln.x":            false,
-		"eyJhbGc.e3 0.c2ln":             false,
-		"abc.def.ghi":                   false,
-		"eyJ..c2ln":                     false,
-		"eyJhbGc..":                     false,
-		"eyJhbGc.e30.c2ln.":             false,
-		"eyJ.e.c":                       true,
+		"eyJhbGciOiJIUzI1NiJ9.e30.c2ln":        true,
+		"eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.": true, // alg none: an empty signature
+		"a.b.c":                                true,
+		"abc.def.ghi":                          true,
+		"eyJ..c2ln":                            true, // a detached payload
+		"eyJhbGc..":                            true,
+		"eyJhbGc=.e30.c2ln":                    true, // padded
+		"eyJhbGciOiJkaXIifQ..aXY.Y3Q.dGFn":     true, // a JWE of dir
+		"eyJ.e.c":                              true,
+		"team-token":                           false,
+		"team_token-2":                         false,
+		"eyJ.e30":                              false,
+		"one.two":                              false,
+		"eyJhbGc.e30.c2ln.x":                   false,
+		"a.b.c.d.e.f":                          false,
+		"eyJhbGc.e3 0.c2ln":                    false,
+		"eyJhbGc.e3+0.c2ln":                    false,
+		".e30.c2ln":                            false,
+		"":                                     false,
+		"..":                                   false,
+		"eyJhbGciOiJIUzI1NiJ9.e30.c2ln\u0000":  false,
 	} {
 		if got := jws.LooksLike(tok); got != want {
 			t.Errorf("LooksLike(%q) = %v, want %v", tok, got, want)
@@ -99,7 +111,7 @@ func TestLooksLike(t *testing.T) {
 // FuzzLooksLike: LooksLike, one pass over a table, answers as the plain
 // reading of its rule does.
 func FuzzLooksLike(f *testing.F) {
-	for _, s := range []string{"eyJhbGciOiJIUzI1NiJ9.e30.c2ln", "eyJ.e30", "eyJ..x", "eyJa.b.", "eyJa.b.c.d", "eyJ\x00.a.b", "team"} {
+	for _, s := range []string{"eyJhbGciOiJIUzI1NiJ9.e30.c2ln", "eyJ.e30", "eyJ..x", "eyJa.b.", "eyJa.b.c.d", "a.b.c.d.e", "eyJ\x00.a.b", "team", ".a.b", "a=.b.c"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -111,17 +123,18 @@ func FuzzLooksLike(f *testing.F) {
 
 // looksLikeReference is LooksLike's rule as plainly as it reads.
 func looksLikeReference(s string) bool {
-	if !strings.HasPrefix(s, "eyJ") || strings.Count(s, ".") != 2 {
+	parts := strings.Split(s, ".")
+	if len(parts) != 3 && len(parts) != 5 || parts[0] == "" {
 		return false
 	}
-	for i := range len(s) {
-		c := s[i]
-		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
-			return false
+	for _, p := range parts {
+		for _, c := range []byte(p) {
+			if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '=') {
+				return false
+			}
 		}
 	}
-	parts := strings.Split(s, ".")
-	return parts[0] != "" && parts[1] != "" && parts[2] != ""
+	return true
 }
 
 // FuzzParse: no input makes Parse panic, and whatever parses keeps a
