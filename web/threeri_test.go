@@ -7,6 +7,7 @@ import (
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/wire/wiretest"
+	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 )
 
 // threeRI sends a 3RI lookup (POST /authentication/3ri).
@@ -93,6 +94,94 @@ func TestThreeRIRoute(t *testing.T) {
 	}
 }
 
+// TestDefaultScenariosThreeRI sends every default test card through a 3RI
+// lookup and an enquiry: each answers what the catalogue (GET /scenarios)
+// promises for 3RI, its frictionless result, a challenge card's threeRI
+// result, an error card's error.
+func TestDefaultScenariosThreeRI(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	cat := e.call(http.MethodGet, "/scenarios", "", nil)
+	promised := map[string]map[string]any{}
+	for _, it := range cat.Body["scenarios"].([]any) {
+		m := it.(map[string]any)
+		if r, ok := m["threeRI"].(map[string]any); ok {
+			promised[m["id"].(string)] = r
+		}
+	}
+	priorOf := map[string]string{}
+	for status, id := range map[string]string{"Y": "visa-frictionless-y", "A": "visa-frictionless-a", "N": "visa-frictionless-n"} {
+		priorOf[status] = e.lookup("tok", testkit.LookupBody(t, e.card(id), nil)).Str("acsTransId")
+	}
+	priorOf[scenarios.PriorNone] = "8a880dc0-d2d2-4067-bcb1-b08d1690b26e"
+	checked := 0
+	for _, sc := range e.Cat.All() {
+		if sc.Match.CardNumber == "" || sc.Delay > 0 || !sc.AnswersChannel(scenarios.Channel3RI) {
+			continue
+		}
+		t.Run(sc.ID, func(t *testing.T) {
+			ref := "3ri-" + sc.ID
+			body := testkit.ThreeRIBody(t, sc.Match.CardNumber, func(m map[string]any) {
+				m["externalReferenceId"] = ref
+				if v := sc.Match.MessageVersion; v != "" {
+					m["messageVersion"] = v
+				}
+				if n := sc.Match.CardholderName; n != "" {
+					m["card"].(map[string]any)["cardholderName"] = n
+				}
+				if c := sc.Match.ChallengeInd; c != 0 {
+					m["threeDsRequestorChallengeInd"] = c
+				}
+				if inds := sc.When[scenarios.WhenThreeRIInd]; len(inds) > 0 {
+					m["threeRIInd"] = inds[0]
+				}
+				if st := sc.When[scenarios.WhenPriorStatus]; len(st) > 0 {
+					prior, ok := priorOf[st[0]]
+					if !ok {
+						t.Fatalf("no prior of status %s to send", st[0])
+					}
+					m["threeDsRequestorPriorAuthenticationInfo"] = map[string]any{"threeDsReqPriorRef": prior}
+				}
+			})
+			r := e.threeRI("tok", body)
+			if sc.Error != nil {
+				checkErrorBody(t, r, sc.Error.HTTPStatus, sc.Error.EMVErrorCode)
+				return
+			}
+			want, ok := promised[sc.ID]
+			if !ok {
+				t.Fatalf("the catalogue promises nothing on 3RI for %s", sc.ID)
+			}
+			if r.Status != http.StatusOK || r.Header.Get("X-Scenario-Id") != sc.ID {
+				t.Fatalf("HTTP %d by %s: %s", r.Status, r.Header.Get("X-Scenario-Id"), r.Raw)
+			}
+			for k, v := range map[string]any{"status": want["status"], "statusReason": want["statusReason"], "eci": want["eci"]} {
+				if v == nil {
+					v = ""
+				}
+				if got := r.Str(k); got != v {
+					t.Errorf("%s = %q, the catalogue promises %q", k, got, v)
+				}
+			}
+			if r.Str("hostedChallengeUrl") != "" || r.Str("challengeHtml") != "" {
+				t.Errorf("a 3RI answer with a challenge: %s", r.Raw)
+			}
+			q := e.enquiry("tok", map[string]any{"externalReferenceId": ref})
+			if q.Status != http.StatusOK || q.Str("transactionStatus") != r.Str("status") || q.Str("eci") != r.Str("eci") ||
+				q.Str("acsTransactionId") != r.Str("acsTransId") || q.Str("authenticationValue") != r.Str("authenticationValue") {
+				t.Errorf("enquiry %s differs from the lookup %s", q.Raw, r.Raw)
+			}
+			if _, ok := q.Body["interactionCounter"]; ok {
+				t.Errorf("a 3RI enquiry counts interactions: %s", q.Raw)
+			}
+		})
+		checked++
+	}
+	if checked < 20 {
+		t.Errorf("only %d default cards checked on 3RI", checked)
+	}
+}
+
 // TestThreeRIPriorOverHTTP: a recurring 3RI lookup names a browser
 // authentication by either of its ids; an unknown prior, another
 // token's, and one not authenticated are refused with the error body.
@@ -134,5 +223,40 @@ func TestThreeRIPriorOverHTTP(t *testing.T) {
 				t.Errorf("want the prior's reference named, saying %q: %s", tt.says, r.Raw)
 			}
 		})
+	}
+}
+
+// TestConsoleShowsThreeRI: the cards page says what each card answers on
+// 3RI; the transactions list marks a 3RI transaction and its page names
+// the channel and what the lookup was for.
+func TestConsoleShowsThreeRI(t *testing.T) {
+	t.Parallel()
+	e := newConsoleEnv(t, consoleOptions{})
+	b := e.browser()
+	p := b.get("/console/")
+	for card, want := range map[string]string{e.Challenge: "U 21", e.Frictionless: "Y", "4000000000009516": "N 01"} {
+		row := p.Doc.Find(`code.pan[data-card="` + card + `"]`).First().Closest("tr")
+		if got := strings.TrimSpace(row.Find("td").Eq(5).Text()); got != want {
+			t.Errorf("3RI column of %s = %q, want %q", card, got, want)
+		}
+	}
+
+	answer := e.api("/authentication/3ri", "console-3ri", testkit.ThreeRIBody(t, e.Challenge, nil))
+	id, _ := answer["threeDsServerTransId"].(string)
+	browser := e.api("/authentication/brw", "console-3ri", testkit.LookupBody(t, e.Frictionless, nil))
+	b.login("console-3ri")
+	list := b.get("/console/transactions")
+	if got := strings.TrimSpace(list.Doc.Find(`tr[data-id="` + id + `"] .channel`).Text()); got != "3RI" {
+		t.Errorf("the list marks the 3RI transaction %q", got)
+	}
+	if got := list.Doc.Find(`tr[data-id="` + browser["threeDsServerTransId"].(string) + `"] .channel`).Length(); got != 0 {
+		t.Errorf("the list marks a browser transaction")
+	}
+	page := b.get("/console/transactions/" + id)
+	if got, want := strings.TrimSpace(page.Doc.Find("dd.channel").Text()), "3RI · threeRIInd 01, recurring transaction"; got != want {
+		t.Errorf("channel = %q, want %q", got, want)
+	}
+	if got := page.Doc.Find("#status").Text(); got != "U" {
+		t.Errorf("status = %q, want U", got)
 	}
 }
