@@ -1,7 +1,9 @@
 package web_test
 
 import (
+	"encoding/json"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 
@@ -258,5 +260,68 @@ func TestConsoleShowsThreeRI(t *testing.T) {
 	}
 	if got := page.Doc.Find("#status").Text(); got != "U" {
 		t.Errorf("status = %q, want U", got)
+	}
+}
+
+// TestThreeRIDocExamples: the 3RI page's request, sent after a browser
+// authentication it names, answers what the page says (Y, ECI 05); its
+// scenario file loads and answers as its comments say.
+func TestThreeRIDocExamples(t *testing.T) {
+	t.Parallel()
+	var request, file string
+	for _, f := range testkit.Fences(t, "../docs/3ri.md", "## What to send") {
+		if f.Lang == "json" {
+			request = f.Text
+		}
+	}
+	for _, f := range testkit.Fences(t, "../docs/3ri.md", "## Scenarios for 3RI") {
+		if f.Lang == "yaml" {
+			file = f.Text
+		}
+	}
+	if request == "" || file == "" {
+		t.Fatal("the 3RI page has no request or scenario file")
+	}
+	path := t.TempDir() + "/3ri.yaml"
+	if err := os.WriteFile(path, []byte(file), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t, func(o *envOptions) { o.load = scenarios.LoadOptions{Paths: []string{path}} })
+	first := e.lookup("tok", testkit.LookupBody(t, "4000000000009102", nil))
+	if r := e.call(http.MethodPost, "/challenge/"+first.Str("threeDsServerTransId"), "tok", map[string]any{"action": "pass"}); r.Str("transStatus") != "Y" {
+		t.Fatalf("the first charge's challenge: %s", r.Raw)
+	}
+	const placeholder = "<the acsTransId of the first, browser, authentication>"
+	var body map[string]any
+	if err := json.Unmarshal([]byte(strings.Replace(request, placeholder, first.Str("acsTransId"), 1)), &body); err != nil {
+		t.Fatalf("the page's request: %v", err)
+	}
+	if r := e.threeRI("tok", body); r.Status != http.StatusOK || r.Str("status") != "Y" || r.Str("eci") != "05" {
+		t.Errorf("the page's request: %d %s", r.Status, r.Raw)
+	}
+
+	const card = "4111111111111111"
+	unknown := "8a880dc0-d2d2-4067-bcb1-b08d1690b26e"
+	tests := []struct {
+		name, ind, prior, status, scenario string
+	}{
+		{"a renewal", "01", "", "Y", "sub-y"},
+		{"an account check", "05", "", "N", "sub-account-check-n"},
+		{"maintain card", "04", "", "N", "sub-account-check-n"},
+		{"an expired reference", "01", unknown, "U", "sub-expired-reference"},
+	}
+	for _, tt := range tests {
+		r := e.threeRI("tok", testkit.ThreeRIBody(t, card, func(m map[string]any) {
+			m["threeRIInd"] = tt.ind
+			if tt.prior != "" {
+				m["threeDsRequestorPriorAuthenticationInfo"] = map[string]any{"threeDsReqPriorRef": tt.prior}
+			}
+		}))
+		if r.Str("status") != tt.status || r.Header.Get("X-Scenario-Id") != tt.scenario {
+			t.Errorf("%s: %s by %s, want %s by %s: %s", tt.name, r.Str("status"), r.Header.Get("X-Scenario-Id"), tt.status, tt.scenario, r.Raw)
+		}
+	}
+	if r := e.lookup("tok", testkit.LookupBody(t, card, nil)); r.Str("status") != "C" {
+		t.Errorf("the file's card on the browser: %s", r.Raw)
 	}
 }
