@@ -29,23 +29,7 @@ func TestThreeRIRulesOverHTTP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tt := range wiretest.ThreeRIRules() {
-		t.Run(tt.Name, func(t *testing.T) {
-			body, err := tt.Apply(base)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r := e.threeRI("tok", body)
-			checkErrorBody(t, r, http.StatusBadRequest, tt.EMVCode)
-			if got := r.EMV("emvErrorDetail"); got != tt.Field {
-				t.Errorf("emvErrorDetail = %q, want %q", got, tt.Field)
-			}
-			problems, _ := r.Body["problems"].([]any)
-			if len(problems) != 1 || problems[0].(map[string]any)["field"] != tt.Field {
-				t.Errorf("problems = %v, want one on %s", problems, tt.Field)
-			}
-		})
-	}
+	checkRulesOverHTTP(t, e, "/authentication/3ri", base, wiretest.ThreeRIRules())
 }
 
 // TestThreeRIRoute: the 3RI lookup is served on its path and its
