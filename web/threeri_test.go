@@ -309,3 +309,19 @@ func TestThreeRIDocExamples(t *testing.T) {
 		t.Errorf("the file's card on the browser: %s", r.Raw)
 	}
 }
+
+// TestThreeRIHasNoChallengeOverHTTP: the hosted page and the headless
+// challenge refuse a 3RI transaction with 409 (EMV 305), saying why.
+func TestThreeRIHasNoChallengeOverHTTP(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	id := e.threeRI("tok", testkit.ThreeRIBody(t, e.card("visa-challenge"), nil)).Str("threeDsServerTransId")
+	if h := e.call(http.MethodGet, "/acs/hosted/"+id, "", nil); h.Status != http.StatusConflict {
+		t.Errorf("hosted page: HTTP %d", h.Status)
+	}
+	c := e.call(http.MethodPost, "/challenge/"+id, "tok", map[string]any{"action": "pass"})
+	checkErrorBody(t, c, http.StatusConflict, "305")
+	if !strings.Contains(c.Str("error"), "is a 3RI transaction") {
+		t.Errorf("headless challenge: %s", c.Raw)
+	}
+}
