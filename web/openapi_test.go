@@ -623,6 +623,21 @@ func TestOpenAPIConformance(t *testing.T) {
 		if r := c.send(api(http.MethodPost, "/authentication/brw", testkit.LookupBody(t, "4111111111111111", nil)), true); r.Str("status") != "N" {
 			t.Errorf("lookup of a runtime scenario's card: %d %s", r.Status, r.Raw)
 		}
+		threeRI := map[string]any{"scenarios": []any{
+			map[string]any{"id": "openapi-3ri", "match": map[string]any{"cardNumber": "4111111111111137"},
+				"challenge": map[string]any{}, "threeRI": map[string]any{"status": "R", "reason": "12"}},
+			map[string]any{"id": "openapi-3ri-check", "match": map[string]any{"cardNumber": "4111111111111137"},
+				"when": map[string]any{"channel": "3ri", "threeRIInd": []any{"04", "05"}}, "frictionless": map[string]any{"status": "N", "reason": "01"}},
+		}}
+		if r := c.send(api(http.MethodPost, "/admin/scenarios", threeRI), true); r.Status != http.StatusCreated {
+			t.Errorf("add scenarios with when and threeRI: %d %s", r.Status, r.Raw)
+		}
+		for ind, want := range map[string]string{"01": "R", "05": "N"} {
+			r := c.send(api(http.MethodPost, "/authentication/3ri", testkit.ThreeRIBody(t, "4111111111111137", func(m map[string]any) { m["threeRIInd"] = ind })), true)
+			if r.Str("status") != want {
+				t.Errorf("3RI lookup %s of a runtime scenario's card: %d %s, want %s", ind, r.Status, r.Raw, want)
+			}
+		}
 		c.send(api(http.MethodGet, "/admin/scenarios", nil), true)
 		if r := c.send(api(http.MethodDelete, "/admin/scenarios/openapi-declined", nil), true); r.Status != http.StatusNoContent {
 			t.Errorf("delete: %d %s", r.Status, r.Raw)
