@@ -173,6 +173,11 @@ func (e *Engine) open(ctx context.Context, t state.Transaction, size int) (Chall
 // completedError is the 305 answer to a challenge step on a finished
 // transaction.
 func completedError(t *state.Transaction) *emv.Error {
+	if t.Channel == state.Channel3RI {
+		return emv.NewError(emv.CodeTransactionState, emv.EMVInvalidTransaction,
+			fmt.Sprintf("transaction %s is a 3RI transaction, answered at its lookup with status %s: it has no cardholder and no challenge", t.ThreeDSServerTransID, t.Status),
+			"threeDsServerTransId")
+	}
 	how := "completed"
 	if t.StatusReason == "14" {
 		how = "timed out"

@@ -38,6 +38,7 @@ const (
 	ddcReused                   // names a collection an earlier lookup used
 	ddcOtherCard                // names a collection made for another card
 	ddcDisagree                 // continues a collection; the Requestor's threeDSCompInd differs
+	ddcNone                     // a lookup without a ddcId (3RI): no collection to continue
 )
 
 // detail says in words how the lookup took its ddcId.
@@ -52,6 +53,8 @@ func (l ddcLink) detail() string {
 		return "the ddcId names a device data collection an earlier lookup used: new transaction, threeDSCompInd as sent (U when absent)"
 	case ddcOtherCard:
 		return "the ddcId names a device data collection made for another card: new transaction, threeDSCompInd as sent (U when absent)"
+	case ddcNone:
+		return ""
 	}
 	d := "continues device data collection " + l.ddcID + ", threeDSCompInd " + l.compInd
 	if l.flag == ddcDisagree {
@@ -65,6 +68,9 @@ func (l ddcLink) detail() string {
 // reused ddcId starts a new transaction and is flagged in the event, or,
 // with Config.StrictDDC, refuses the lookup.
 func (e *Engine) linkCollection(ctx context.Context, ns string, req message.LookupRequest, call APICall) (ddcLink, error) {
+	if req.DDCID == "" { // a channel without a device data collection
+		return ddcLink{flag: ddcNone}, nil
+	}
 	compInd := req.ThreeDSCompInd
 	if compInd == "" {
 		compInd = "U"

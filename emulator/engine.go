@@ -250,7 +250,12 @@ func (e *Engine) Lookup(ctx context.Context, ns string, req message.LookupReques
 // otherwise: the transport writes those bytes rather than encoding the
 // answer a second time. The journal keeps the same bytes: read-only.
 func (e *Engine) LookupEncoded(ctx context.Context, ns string, req message.LookupRequest, call APICall) (message.LookupResponse, []byte, error) {
+	channel, _ := state.ChannelOf(req.DeviceChannel)
 	link, err := e.linkCollection(ctx, ns, req, call)
+	if err != nil {
+		return message.LookupResponse{}, nil, err
+	}
+	p, err := e.findPrior(ctx, ns, req)
 	if err != nil {
 		return message.LookupResponse{}, nil, err
 	}
@@ -267,6 +272,7 @@ func (e *Engine) LookupEncoded(ctx context.Context, ns string, req message.Looku
 	} else {
 		sr := scenarioRequest(req, scheme)
 		sr.ThreeDSCompInd = link.compInd
+		sr.Channel, sr.PriorStatus = channel.String(), p.status
 		if sc, err = e.match(ctx, ns, sr); err != nil {
 			return message.LookupResponse{}, nil, err
 		}
@@ -279,14 +285,22 @@ func (e *Engine) LookupEncoded(ctx context.Context, ns string, req message.Looku
 		se.Scenario = sc.ID
 		return message.LookupResponse{}, nil, se
 	}
+	if err := e.refusePrior(p, sc); err != nil {
+		return message.LookupResponse{}, nil, err
+	}
 
 	st, err := e.state(ctx, ns)
 	if err != nil {
 		return message.LookupResponse{}, nil, err
 	}
-	t := e.newTransaction(ns, req, scheme, sc, st)
+	t := e.newTransaction(ns, req, channel, scheme, sc, st)
 	if link.id != "" {
+		// The collection chose the threeDSServerTransID: the acsTransID
+		// follows it.
 		t.ThreeDSServerTransID, t.Method = link.id, link.method
+		if acs, ok := acsTransIDOf(link.id); ok {
+			t.ACSTransID = acs
+		}
 	}
 	if err := e.store.Put(ctx, t); err != nil {
 		return message.LookupResponse{}, nil, fmt.Errorf("lookup: store transaction: %w", err)
@@ -323,8 +337,12 @@ func (e *Engine) LookupEncoded(ctx context.Context, ns string, req message.Looku
 	if e.cfg.Events != nil {
 		summary := lookupSummary(t, req)
 		summary.Fallback = resp.Fallback
+		detail := link.detail()
+		if channel == state.Channel3RI {
+			detail = threeRIDetail(req, p, sc, t)
+		}
 		encoded = wire.AppendLookupResponse(make([]byte, 0, answerSize), &resp, "")
-		e.emit(ctx, state.Event{Time: t.CreatedAt, Namespace: ns, Kind: state.EventLookup, Transaction: summary, Detail: withNote(link.detail(), call.Note),
+		e.emit(ctx, state.Event{Time: t.CreatedAt, Namespace: ns, Kind: state.EventLookup, Transaction: summary, Detail: withNote(detail, call.Note),
 			Request: e.redactLookup(call), Answer: encoded, Challenge: resp.Challenge})
 	}
 	if e.cfg.Callbacks != nil {
@@ -337,27 +355,34 @@ func (e *Engine) LookupEncoded(ctx context.Context, ns string, req message.Looku
 // frictionless one takes about 600 bytes.
 const answerSize = 768
 
-// newTransaction builds the transaction of a lookup of a card of scheme
-// answered by sc, in namespace ns whose state is st.
-func (e *Engine) newTransaction(ns string, req message.LookupRequest, scheme string, sc *scenarios.Scenario, st state.NamespaceState) state.Transaction {
+// newTransaction builds the transaction of a lookup of channel for a card
+// of scheme answered by sc, in namespace ns whose state is st. On the 3RI
+// channel there is no cardholder to challenge: a challenge scenario gives
+// its threeRI result at once.
+func (e *Engine) newTransaction(ns string, req message.LookupRequest, channel state.Channel, scheme string, sc *scenarios.Scenario, st state.NamespaceState) state.Transaction {
 	pan := req.Card.CardNumber
-	var ids [3]string
-	newUUIDs(ids[:])
+	server, acs, ds := transactionIDs()
 	t := state.Transaction{
 		Namespace:            ns,
-		ThreeDSServerTransID: ids[0],
-		ACSTransID:           ids[1],
-		DSTransID:            ids[2],
+		ThreeDSServerTransID: server,
+		ACSTransID:           acs,
+		DSTransID:            ds,
 		ExternalReferenceID:  strings.Clone(req.ExternalReferenceID),
 		CreatedAt:            e.now().Add(st.Offset),
 		ScenarioID:           sc.ID,
 		Generation:           st.Generation,
+		Channel:              channel,
 	}
 	t.SetCard(pan, scheme)
-	acs := e.acs.lookup(t.CardBIN)
-	t.ACSReferenceNumber, t.ACSOperatorID = acs.ReferenceNumber, acs.OperatorID
+	issuer := e.acs.lookup(t.CardBIN)
+	t.ACSReferenceNumber, t.ACSOperatorID = issuer.ReferenceNumber, issuer.OperatorID
 
-	if ch := sc.Challenge; ch != nil {
+	switch ch := sc.Challenge; {
+	case ch != nil && channel == state.Channel3RI:
+		t.Version = negotiateVersion(req.MessageVersion, ch.Version)
+		o := sc.ThreeRIResult()
+		finish(&t, o.Status, o.Reason, o.ECI, "")
+	case ch != nil:
 		t.Version = negotiateVersion(req.MessageVersion, ch.Version)
 		t.Phase = state.PhaseChallengePending
 		t.Status = "C"
@@ -374,7 +399,7 @@ func (e *Engine) newTransaction(ns string, req message.LookupRequest, scheme str
 			t.Challenge.Amount, t.Challenge.Currency = strings.Clone(p.Amount), strings.Clone(p.CurrencyCode)
 			t.Challenge.PurchaseDate = strings.Clone(p.Date)
 		}
-	} else {
+	default:
 		f := sc.Frictionless
 		t.Version = negotiateVersion(req.MessageVersion, f.Version)
 		t.Phase = state.PhaseFinal

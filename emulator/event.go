@@ -22,6 +22,7 @@ func summaryOf(t state.Transaction) state.Summary {
 		StatusReason:         t.StatusReason,
 		ECI:                  t.ECI,
 		ChallengeCancel:      t.ChallengeCancel,
+		Channel:              t.Channel,
 		MerchantName:         t.Challenge.MerchantName,
 		Amount:               t.Challenge.Amount,
 		Currency:             t.Challenge.Currency,
@@ -33,6 +34,7 @@ func lookupSummary(t state.Transaction, req message.LookupRequest) state.Summary
 	s := summaryOf(t)
 	s.CardholderName = req.Card.CardholderName
 	s.MerchantName = req.MerchantName
+	s.ThreeRIInd = req.ThreeRIInd
 	if p := req.Purchase; p != nil {
 		s.Amount, s.Currency = p.Amount, p.CurrencyCode
 	}

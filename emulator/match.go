@@ -64,6 +64,7 @@ func scenarioRequest(r message.LookupRequest, scheme string) scenarios.Request {
 		MessageVersion:  r.MessageVersion,
 		MessageCategory: r.MessageCategory,
 		AuthInd:         r.ThreeDSRequestorAuthInd,
+		ThreeRIInd:      r.ThreeRIInd,
 	}
 	if r.Purchase != nil {
 		sr.Amount, sr.Currency = r.Purchase.Amount, r.Purchase.CurrencyCode

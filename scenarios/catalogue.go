@@ -70,7 +70,7 @@ func marksOf(f *File) []mark {
 		l := s.Source.Line
 		marks[i] = mark{id: s.ID, idLine: l, mLine: l}
 		if s.Match != (Match{}) {
-			marks[i].match = matchKey(s.Match, s.Priority)
+			marks[i].match = matchKey(s.Match, s.When, s.Priority)
 		}
 	}
 	return marks

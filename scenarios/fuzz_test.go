@@ -42,6 +42,7 @@ func FuzzParse(f *testing.F) {
 		"\xff\xfe",
 		"scenarios:\n  - id: a\n    priority: 3\n    match: {binRange: {from: \"40\", to: \"41\"}, amount: {min: \"1\", max: 2.5}, currency: eur}\n    delay: {min: 1s, max: 2s}\n    whiteList: {status: Y, source: \"03\"}\n    frictionless: {status: Y}\n",
 		"scenarios:\n  - id: a\n    match: {cardPattern: \"4000xxxxxxxx??27\", challengeInd: 2, messageVersion: 2.2.0, messageCategory: \"01\", authInd: \"01\", cardholderName: Jo Do}\n    steps: {lookup: {fault: {kind: drop, probability: 0.5}}, enquiry: {delay: 1s, fault: {kind: emvError, emvErrorCode: \"403\"}}, challenge: {fault: {kind: httpError}}}\n    challenge: {pass: {status: U, reason: \"22\"}}\n",
+		"scenarios:\n  - id: a\n    match: {cardNumber: \"4000000000009003\"}\n    when: {channel: [3ri, app], threeRIInd: \"05\", priorStatus: [none, N]}\n    challenge: {}\n    threeRI: {status: N, reason: \"01\"}\n",
 		"scenarios:\n  - id: a\n    match: {cardNumber: \"4000000000009003\"}\n    frictionless: {status: Y}\n  - id: b\n    match: {cardNumber: \"4000000000009003\", challengeInd: 2}\n    frictionless: {status: I}\n",
 	} {
 		f.Add([]byte(s))
@@ -102,15 +103,16 @@ func checkMatches(t *testing.T, c *Catalogue, list []Scenario) {
 	t.Helper()
 	for i := range list {
 		s := &list[i]
-		r, ok := requestFor(s.Match)
+		r, ok := requestFor(s.Match, s.When)
 		if !ok {
 			continue
 		}
 		got := c.Match(r)
-		if got.ID == c.Fallback().ID && !got.Match.matches(r) {
+		accepts := got.Match.matches(r) && got.When.matches(&r)
+		if got.ID == c.Fallback().ID && !accepts {
 			t.Fatalf("Match(%+v): got the fallback, want at least %s", r, s.ID)
 		}
-		if !got.Match.matches(r) && got != c.Fallback() {
+		if !accepts && got != c.Fallback() {
 			t.Fatalf("Match(%+v): got %s, whose match refuses the request", r, got.ID)
 		}
 		if rankOf(s, i).beats(rankOf(got, indexOf(list, got.ID))) {
@@ -129,9 +131,9 @@ func indexOf(list []Scenario, id string) int {
 	return len(list)
 }
 
-// requestFor builds a request that every selector of m accepts; false
-// when m has no card selector.
-func requestFor(m Match) (Request, bool) {
+// requestFor builds a request that every selector of m and every
+// condition of w accept; false when m has no card selector.
+func requestFor(m Match, w When) (Request, bool) {
 	var r Request
 	switch {
 	case m.CardNumber != "":
@@ -154,5 +156,8 @@ func requestFor(m Match) (Request, bool) {
 	r.Currency, r.CardholderName, r.ChallengeInd = m.Currency, m.CardholderName, m.ChallengeInd
 	r.MessageVersion, r.MessageCategory, r.AuthInd = m.MessageVersion, m.MessageCategory, m.AuthInd
 	r.ThreeDSCompInd = m.ThreeDSCompInd
+	for key, values := range w {
+		*condition(key).field(&r) = values[0]
+	}
 	return r, true
 }

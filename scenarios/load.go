@@ -23,10 +23,10 @@ var schema []byte
 // format. Editors that read a "# yaml-language-server: $schema=..." line
 // use it for completion and checks: a release publishes it as
 // scenario.schema.json, a sandbox serves it. The challenge's ui and the
-// styles' own keys come from Styles (see withStyles); the rest is
+// styles' own keys come from Styles (see completeSchema); the rest is
 // schema.json, the base, which names no style.
 func Schema() []byte {
-	out, err := withStyles(schema, Styles())
+	out, err := completeSchema(schema, Styles())
 	if err != nil { // schema.json and the styles are the package's own: a test reads them
 		panic(fmt.Sprintf("scenario schema: %v", err))
 	}

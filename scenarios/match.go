@@ -56,6 +56,7 @@ func rankOf(s *Scenario, order int) rank {
 			r.selectors++
 		}
 	}
+	r.selectors += len(s.When)
 	return r
 }
 
@@ -168,7 +169,7 @@ func (x *matchIndex) best(r Request) *Scenario {
 	try := func(list []int) {
 		for _, i := range list {
 			e := &x.entries[i]
-			if (win == nil || e.rank.beats(win.rank)) && e.s.Match.matches(r) {
+			if (win == nil || e.rank.beats(win.rank)) && e.s.Match.matches(r) && e.s.When.matches(&r) {
 				win = e
 			}
 		}

@@ -18,7 +18,7 @@ import (
 // step.
 var (
 	fileKeys         = []string{"fallback", "scenarios"}
-	scenarioKeys     = []string{"id", "description", "priority", "match", "delay", "steps", "whiteList", "threeDSMethod", "frictionless", "challenge", "error"}
+	scenarioKeys     = []string{"id", "description", "priority", "match", "when", "delay", "steps", "whiteList", "threeDSMethod", "frictionless", "challenge", "error", "threeRI"}
 	matchKeys        = []string{"cardNumber", "cardPrefix", "binRange", "cardPattern", "amount", "currency", "cardholderName", "challengeInd", "messageVersion", "messageCategory", "authInd", "scheme", "threeDSCompInd"}
 	binRangeKeys     = []string{"from", "to"}
 	amountKeys       = []string{"min", "max"}
@@ -196,13 +196,18 @@ func (d *decoder) parseScenario(n *yaml.Node, fallback string) (Scenario, mark) 
 	if m.has("priority") {
 		s.Priority, _ = d.integer(m, "priority", MinPriority, MaxPriority)
 	}
+	if m.has("when") {
+		s.When = d.parseWhen(m.values["when"])
+	}
 	if m.has("match") {
 		s.Match = d.parseMatch(m.values["match"])
 		if s.Match != (Match{}) {
-			mk.match, mk.mLine = matchKey(s.Match, s.Priority), resolve(m.values["match"]).Line
+			mk.match, mk.mLine = matchKey(s.Match, s.When, s.Priority), resolve(m.values["match"]).Line
 		}
 	} else if s.ID != "" && s.ID != fallback {
 		d.problemf(n, "%s has no match: only the file's fallback scenario may omit it", what)
+	} else if m.has("when") {
+		d.problemf(m.keys["when"], "%s is the fallback, which answers every card no scenario matches: it takes no when", what)
 	}
 	d.parseInjections(m, &s)
 	if m.has("whiteList") {
@@ -232,6 +237,14 @@ func (d *decoder) parseScenario(n *yaml.Node, fallback string) (Scenario, mark) 
 		}
 	default:
 		d.problemf(m.keys[set[1]], "%s sets both %s and %s: keep exactly one", what, set[0], set[1])
+	}
+	if v, ok := m.values["threeRI"]; ok {
+		if s.Challenge == nil {
+			d.problemf(m.keys["threeRI"], "%s: threeRI is what a challenge scenario answers on the 3RI channel, where no cardholder can be challenged; "+
+				"a frictionless or error scenario answers 3RI lookups as it answers the others (add a scenario with when: {channel: 3ri} to answer them otherwise)", what)
+		} else {
+			s.ThreeRI = d.parseResult(v, "threeRI", threeRIKeys, frictionlessStatuses, s.Challenge.Version)
+		}
 	}
 	return s, mk
 }

@@ -84,28 +84,42 @@ func (d *decoder) parseFrictionless(n *yaml.Node) *Frictionless {
 // parseOn210 decodes the 2.1.0 outcome of a frictionless result: a status
 // 2.1.0 knows, a reason of 2.1.0 (01-21, 80-99) for N, U and R, an ECI.
 func (d *decoder) parseOn210(n *yaml.Node) *Outcome {
-	m, ok := d.mapping(n, "on210", on210Keys)
+	return d.parseResult(n, "on210", on210Keys, on210Statuses, Version210)
+}
+
+// parseResult decodes a final result given without a challenge (on210,
+// threeRI), named what, of keys: status of statuses, a reason of version
+// for N, U and R (none for Y and A), an ECI.
+func (d *decoder) parseResult(n *yaml.Node, what string, keys, statuses []string, version string) *Outcome {
+	m, ok := d.mapping(n, what, keys)
 	if !ok {
 		return nil
 	}
 	var o Outcome
-	if d.required(m, "status", "on210") {
-		o.Status, _ = d.oneOf(m, "status", on210Statuses)
+	if d.required(m, "status", what) {
+		o.Status, _ = d.oneOf(m, "status", statuses)
+	}
+	if o.Status == "I" && version == Version210 {
+		d.problemf(m.values["status"], "%s: status I (informational) needs version 2.2.0", what)
 	}
 	if m.has("reason") {
-		o.Reason = d.parseReason(m, Version210)
+		o.Reason = d.parseReason(m, version)
 	}
 	if m.has("eci") {
 		o.ECI, _ = d.pattern(m, "eci", twoDigits, "two digits")
 	}
+	reasons := "01-26 or 80-99"
+	if version == Version210 {
+		reasons = "01-21 or 80-99"
+	}
 	switch o.Status {
 	case "N", "U", "R":
 		if !m.has("reason") {
-			d.problemf(m.node, "on210: status %s needs a reason (transStatusReason 01-21 or 80-99)", o.Status)
+			d.problemf(m.node, "%s: status %s needs a reason (transStatusReason %s)", what, o.Status, reasons)
 		}
 	case "Y", "A":
 		if m.has("reason") {
-			d.problemf(m.keys["reason"], "on210: status %s takes no reason", o.Status)
+			d.problemf(m.keys["reason"], "%s: status %s takes no reason", what, o.Status)
 		}
 	}
 	return &o

@@ -24,13 +24,18 @@ func TestRuntimeDocumentsRoundTrip(t *testing.T) {
       otps: {"1234": {status: Y}, "0000": {status: N, reason: "11"}}
       auto: pass
       autoAfter: 2s
+    threeRI: {status: N, reason: "01"}
+  - id: three-ri-check
+    match: {cardNumber: "4111111111111111", challengeInd: 4}
+    when: {channel: 3ri, threeRIInd: ["05", "04"], priorStatus: none}
+    frictionless: {status: U, reason: "21"}
 `
 	list, err := ParseRuntime([]byte(doc))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(list) != 2 {
-		t.Fatalf("%d scenarios, want 2", len(list))
+	if len(list) != 3 {
+		t.Fatalf("%d scenarios, want 3", len(list))
 	}
 	for _, s := range list {
 		d := s.Document()
@@ -46,6 +51,9 @@ func TestRuntimeDocumentsRoundTrip(t *testing.T) {
 		if !reflect.DeepEqual(scenarioFields(got), scenarioFields(want)) || got.SelectorKey() != want.SelectorKey() {
 			t.Errorf("%s round trip:\n got %+v\nwant %+v", s.ID, got, want)
 		}
+	}
+	if list[1].SelectorKey() == list[2].SelectorKey() {
+		t.Error("a when does not tell selectors apart")
 	}
 	if list[0].SelectorKey() == list[1].SelectorKey() {
 		t.Error("different selectors share a key")
@@ -63,5 +71,5 @@ func TestRuntimeDocumentsRoundTrip(t *testing.T) {
 
 // scenarioFields is a scenario without its unexported parts, for DeepEqual.
 func scenarioFields(s Scenario) []any {
-	return []any{s.ID, s.Description, s.Pack, s.Priority, s.Match, s.Frictionless, s.Challenge, s.Error, s.Delay, s.Steps, s.WhiteList}
+	return []any{s.ID, s.Description, s.Pack, s.Priority, s.Match, s.When, s.Frictionless, s.Challenge, s.Error, s.ThreeRI, s.Delay, s.Steps, s.WhiteList}
 }

@@ -31,10 +31,17 @@ type Scenario struct {
 	Priority int
 	// Match selects the requests the scenario applies to.
 	Match Match
+	// When adds conditions on the lookup's channel (the key when), ANDed
+	// with Match and counted in its specificity; nil: any channel.
+	When When
 
 	Frictionless *Frictionless
 	Challenge    *Challenge
 	Error        *ErrorResult
+	// ThreeRI is what a challenge scenario answers on the 3RI channel,
+	// where there is no cardholder to challenge (the key threeRI); nil:
+	// DefaultThreeRI. Only a challenge scenario has one (ThreeRIResult).
+	ThreeRI *Outcome
 
 	// Delay holds the lookup response back for this long (shorthand for
 	// a fixed Steps.Lookup.Delay).
@@ -64,7 +71,7 @@ func (s *Scenario) Document() []byte { return s.doc }
 // SelectorKey is a canonical text of the scenario's match and priority:
 // two scenarios with the same key select exactly the same requests with
 // the same weight, so a namespace may not hold both.
-func (s *Scenario) SelectorKey() string { return matchKey(s.Match, s.Priority) }
+func (s *Scenario) SelectorKey() string { return matchKey(s.Match, s.When, s.Priority) }
 
 // Flow tells which of the three results the scenario carries.
 func (s *Scenario) Flow() Flow {
@@ -285,4 +292,14 @@ type Request struct {
 	// CardScheme is the scheme of the card, as the engine's BIN table
 	// finds it.
 	CardScheme string
+
+	// Channel is the lookup's device channel (ChannelBrowser, Channel3RI,
+	// ChannelApp); "" counts as the browser.
+	Channel string
+	// ThreeRIInd is a 3RI lookup's threeRIInd; "" on the other channels.
+	ThreeRIInd string
+	// PriorStatus is the status of the transaction a 3RI lookup's
+	// threeDsReqPriorRef names (Y, A, N, U, R, I or C), PriorNone when
+	// the sandbox finds none for the token, "" when the lookup names none.
+	PriorStatus string
 }

@@ -10,12 +10,12 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// withStyles completes the schema src with the challenge styles: the
+// completeSchema completes the schema src with the challenge styles: the
 // challenge's ui property (every style's value and what it does) and each
 // style's own keys (Style.Schema), after its properties in the order of
 // styles (in place, should src have one). A key two styles share has the
-// first one's schema.
-func withStyles(src []byte, styles []Style) ([]byte, error) {
+// first one's schema. The conditions of when come from conditions.
+func completeSchema(src []byte, styles []Style) ([]byte, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(src, &doc); err != nil {
 		return nil, fmt.Errorf("read schema.json: %w", err)
@@ -61,6 +61,9 @@ func withStyles(src []byte, styles []Style) ([]byte, error) {
 			}
 		}
 	}
+	if err := withConditions(&doc); err != nil {
+		return nil, err
+	}
 	var buf bytes.Buffer
 	if err := WriteNodeJSON(&buf, doc.Content[0]); err != nil {
 		return nil, err
@@ -71,6 +74,27 @@ func withStyles(src []byte, styles []Style) ([]byte, error) {
 	}
 	out.WriteByte('\n')
 	return out.Bytes(), nil
+}
+
+// withConditions sets the properties of $defs/when in doc: each
+// condition one of its values or a list of them.
+func withConditions(doc *yaml.Node) error {
+	props := nodePath(doc, "$defs", "when", "properties")
+	if props == nil {
+		return errors.New("schema.json has no $defs/when/properties")
+	}
+	for _, c := range conditions {
+		one := map[string]any{"enum": c.Values}
+		schema := map[string]any{"description": c.Doc, "oneOf": []any{
+			one, map[string]any{"type": "array", "minItems": 1, "uniqueItems": true, "items": one}}}
+		var key, val yaml.Node
+		key.SetString(c.Key)
+		if err := val.Encode(schema); err != nil {
+			return fmt.Errorf("schema of when %s: %w", c.Key, err)
+		}
+		setProperty(props, &key, &val)
+	}
+	return nil
 }
 
 // nodePath follows keys down from the mapping n (or the document n

@@ -44,6 +44,8 @@ func TestSchemaMatchesParser(t *testing.T) {
 		{"step", stepKeys},
 		{"fault", faultKeys},
 		{"whiteList", whiteListKeys},
+		{"when", conditionKeys()},
+		{"threeRI", threeRIKeys},
 	}
 	for _, tt := range tests {
 		t.Run(tt.def, func(t *testing.T) {
@@ -105,6 +107,7 @@ func TestSchemaEnums(t *testing.T) {
 		{"whiteList", "source", whiteListSources},
 		{"match", "messageVersion", messageVersions},
 		{"match", "messageCategory", messageCategories},
+		{"threeRI", "status", frictionlessStatuses},
 	}
 	for _, tt := range tests {
 		def := doc.Defs[tt.def]
@@ -153,7 +156,7 @@ func TestSchemaSchemesAreTheList(t *testing.T) {
 // whose key schema does not match its keys is refused.
 func TestSchemaTakesTheStylesFromGo(t *testing.T) {
 	pin := Style{UI: "pin", Doc: "a PIN", AuthenticationType: "01", Keys: []string{"pin"}, Schema: `{"pin": {"type": "string"}}`}
-	out, err := withStyles(schema, append(Styles(), pin))
+	out, err := completeSchema(schema, append(Styles(), pin))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +184,7 @@ func TestSchemaTakesTheStylesFromGo(t *testing.T) {
 		"other key":    {UI: "pin", Keys: []string{"pin"}, Schema: `{"code": {}}`},
 		"not a schema": {UI: "pin", Keys: []string{"pin"}, Schema: `{`},
 	} {
-		if _, err := withStyles(schema, []Style{Styles()[0], st}); err == nil {
+		if _, err := completeSchema(schema, []Style{Styles()[0], st}); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
 	}

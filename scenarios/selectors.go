@@ -236,9 +236,10 @@ func (d *decoder) parseCurrency(m mapping) string {
 	return ""
 }
 
-// matchKey is a canonical text of a match and priority: two scenarios with
-// the same key select exactly the same requests with the same weight.
-func matchKey(m Match, priority int) string {
+// matchKey is a canonical text of a match, when block and priority: two
+// scenarios with the same key select exactly the same requests with the
+// same weight.
+func matchKey(m Match, w When, priority int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "p=%d|n=%s|p=%s|pat=%s", priority, m.CardNumber, m.CardPrefix, m.CardPattern)
 	if r := m.BINRange; r != nil {
@@ -249,5 +250,6 @@ func matchKey(m Match, priority int) string {
 	}
 	fmt.Fprintf(&b, "|c=%s|h=%s|ci=%d|v=%s|mc=%s|ai=%s|s=%s|ci3=%s", numericCurrency(m.Currency),
 		strings.ToUpper(m.CardholderName), m.ChallengeInd, m.MessageVersion, m.MessageCategory, m.AuthInd, m.Scheme, m.ThreeDSCompInd)
+	b.WriteString(w.key())
 	return b.String()
 }

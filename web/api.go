@@ -131,6 +131,12 @@ func (s *Server) handleLookup(w http.ResponseWriter, r *http.Request) {
 	decodeThenServe(s, w, r, "lookup", wire.DecodeLookup, (*Server).lookup)
 }
 
+// handleThreeRI serves POST {base}/authentication/3ri, the 3RI lookup
+// (deviceChannel 3): its own decoder, the one lookup.
+func (s *Server) handleThreeRI(w http.ResponseWriter, r *http.Request) {
+	decodeThenServe(s, w, r, "lookup-3ri", wire.DecodeThreeRI, (*Server).lookup)
+}
+
 // handleDDC serves POST {base}/authentication/ddc, the device data
 // collection before the lookup.
 func (s *Server) handleDDC(w http.ResponseWriter, r *http.Request) {

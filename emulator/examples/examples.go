@@ -15,6 +15,9 @@ import (
 //go:embed lookup.json
 var lookup []byte
 
+//go:embed lookup-3ri.json
+var threeRI []byte
+
 //go:embed ddc.json
 var ddc []byte
 
@@ -31,6 +34,7 @@ const (
 
 	FrictionlessReference = "ORD-20240611-000123"
 	ChallengeReference    = "ORD-20240611-000124"
+	ThreeRIReference      = "ORD-20240711-000123"
 )
 
 // Lookup returns a valid browser-channel lookup request (section 2.2 of
@@ -47,6 +51,14 @@ func ChallengeLookup() []byte {
 	b := replaceOnce(Lookup(), `"cardNumber": "`+FrictionlessCard+`"`, `"cardNumber": "`+ChallengeCard+`"`)
 	return replaceOnce(b, `"externalReferenceId": "`+FrictionlessReference+`"`, `"externalReferenceId": "`+ChallengeReference+`"`)
 }
+
+// ThreeRI returns a valid 3RI lookup request (deviceChannel 3, POST
+// {base}/authentication/3ri): a recurring charge (threeRIInd 01) of the
+// frictionless Visa test card FrictionlessCard, without a cardholder,
+// with the reference ThreeRIReference. It names no prior authentication:
+// a transaction id of the caller's own goes in
+// threeDsRequestorPriorAuthenticationInfo.threeDsReqPriorRef.
+func ThreeRI() []byte { return append([]byte(nil), threeRI...) }
 
 // DDC returns a valid device data collection request (POST
 // {base}/authentication/ddc) for MethodCard, whose ACS runs a 3DS Method.
@@ -70,7 +82,7 @@ func replaceOnce(b []byte, old, new string) []byte {
 type Example struct {
 	// Name is the file name, e.g. "lookup.json".
 	Name string `json:"name"`
-	// Flow names what the sample shows: frictionless, challenge,
+	// Flow names what the sample shows: frictionless, challenge, 3ri,
 	// collection or enquiry.
 	Flow string `json:"flow"`
 	// Method and Path are the operation the body is sent to, relative to
@@ -87,14 +99,16 @@ type Example struct {
 func (e Example) Body() []byte { return e.body() }
 
 // All returns every sample, in the order of a first visit: the
-// frictionless lookup, the challenge lookup, the device data collection,
-// the enquiry.
+// frictionless lookup, the challenge lookup, the 3RI lookup, the device
+// data collection, the enquiry.
 func All() []Example {
 	return []Example{
 		{Name: "lookup.json", Flow: "frictionless", Method: "POST", Path: "/authentication/brw", body: Lookup,
 			Description: "A lookup with the Visa test card " + FrictionlessCard + ": frictionless, authenticated (status Y, ECI 05)."},
 		{Name: "lookup-challenge.json", Flow: "challenge", Method: "POST", Path: "/authentication/brw", body: ChallengeLookup,
 			Description: "A lookup with the Visa test card " + ChallengeCard + ": a challenge (status C); the OTP 1234 passes it, 0000 fails it."},
+		{Name: "lookup-3ri.json", Flow: "3ri", Method: "POST", Path: "/authentication/3ri", body: ThreeRI,
+			Description: "A 3RI lookup (a recurring charge the merchant starts, no cardholder) with the Visa test card " + FrictionlessCard + ": frictionless, authenticated (status Y)."},
 		{Name: "ddc.json", Flow: "collection", Method: "POST", Path: "/authentication/ddc", body: DDC,
 			Description: "A device data collection for the Visa test card " + MethodCard + ": a 3DS Method that completes in 1s, then a frictionless Y lookup."},
 		{Name: "enquiry.json", Flow: "enquiry", Method: "POST", Path: "/enquiry/", body: Enquiry,

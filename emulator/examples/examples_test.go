@@ -15,6 +15,7 @@ import (
 func TestSamplesAreValid(t *testing.T) {
 	decoders := map[string]func([]byte) ([]string, error){
 		"/authentication/brw": func(b []byte) ([]string, error) { _, ignored, err := wire.DecodeLookup(b); return ignored, err },
+		"/authentication/3ri": func(b []byte) ([]string, error) { _, ignored, err := wire.DecodeThreeRI(b); return ignored, err },
 		"/authentication/ddc": func(b []byte) ([]string, error) { _, ignored, err := wire.DecodeDDC(b); return ignored, err },
 		"/enquiry/":           func(b []byte) ([]string, error) { _, ignored, err := wire.DecodeEnquiry(b); return ignored, err },
 	}

@@ -156,6 +156,8 @@ type Summary struct {
 	Fallback   bool
 	// Version is the protocol version of the transaction.
 	Version string
+	// Channel is the device channel of the transaction.
+	Channel state.Channel
 
 	// MaskedPAN is the card number, masked (first six and last four
 	// digits).
@@ -176,6 +178,8 @@ type Summary struct {
 	ExternalReferenceID string
 	// LookupStatus is the status the lookup answered, e.g. "C" or "Y".
 	LookupStatus string
+	// ThreeRIInd is the threeRIInd of a 3RI lookup.
+	ThreeRIInd string
 }
 
 // Entry is one transaction with its history.
@@ -285,6 +289,10 @@ func (s *Summary) merge(ev state.Event) int {
 	set(&s.Amount, t.Amount)
 	set(&s.Currency, t.Currency)
 	set(&s.ExternalReferenceID, t.ExternalReferenceID)
+	set(&s.ThreeRIInd, t.ThreeRIInd)
+	if t.Channel != state.ChannelBrowser {
+		s.Channel = t.Channel
+	}
 	if ev.Kind == state.EventLookup {
 		s.LookupStatus, s.Fallback = t.Status, t.Fallback
 	}
@@ -297,10 +305,10 @@ func (s *Summary) merge(ev state.Event) int {
 }
 
 // strings lists the summary's string fields.
-func (s *Summary) strings() [16]*string {
-	return [16]*string{&s.ID, &s.Status, &s.StatusReason, &s.ChallengeCancel, &s.ECI, &s.ScenarioID, &s.Version,
+func (s *Summary) strings() [17]*string {
+	return [17]*string{&s.ID, &s.Status, &s.StatusReason, &s.ChallengeCancel, &s.ECI, &s.ScenarioID, &s.Version,
 		&s.MaskedPAN, &s.CardBIN, &s.Scheme, &s.CardholderName, &s.MerchantName, &s.Amount, &s.Currency,
-		&s.ExternalReferenceID, &s.LookupStatus}
+		&s.ExternalReferenceID, &s.LookupStatus, &s.ThreeRIInd}
 }
 
 // pack copies every string of the summary into one new allocation and

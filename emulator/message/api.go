@@ -5,10 +5,14 @@ package message
 // responses (2.13, 2.15). Field names follow the spec; JSON names are the
 // spec's spellings.
 
-// LookupRequest is a validated browser-channel authentication request
-// (spec 2.2). Optional fields that were absent hold their zero value; the
-// defaults the spec gives (challengeWindowSize 3, threeDsRequestorChallengeInd
-// 1, threeDSRequestorDecMaxTime 15) are already applied.
+// LookupRequest is a validated authentication request (spec 2.2) of the
+// browser channel (deviceChannel 2) or of the 3RI channel (deviceChannel
+// 3), which has no browser and no device data collection (DDCID,
+// ThreeDSCompInd, Browser, NotificationURL and ChallengeWindowSize stay
+// zero), no Purchase, Recurring or InstalmentData, and a ThreeRIInd.
+// Optional fields that were absent hold their zero value; the defaults
+// the spec gives (challengeWindowSize 3, threeDsRequestorChallengeInd 1,
+// threeDSRequestorDecMaxTime 15) are already applied.
 type LookupRequest struct {
 	ExternalReferenceID string
 	DDCID               string
@@ -23,7 +27,7 @@ type LookupRequest struct {
 	AcquirerCode                 string
 	AcquirerBIN                  string
 	MerchantCode                 string
-	DeviceChannel                int    // always 2 after validation
+	DeviceChannel                int    // 2 (browser) or 3 (3RI) after validation
 	MessageCategory              string // "01" or "02"
 	ThreeDSRequestorChallengeInd int    // 1..4
 	MessageVersion               string // "2.1.0" or "2.2.0"; "" when absent
@@ -44,6 +48,29 @@ type LookupRequest struct {
 	AccountInfo                  *AccountInfo
 	AdditionalAccountInfo        *AdditionalAccountInfo
 	MerchantRiskInfo             *MerchantRiskIndicator
+	// ThreeRIInd is threeRIInd, the reason of a 3RI authentication (01
+	// recurring ... 11 other payment); "" on the browser channel.
+	ThreeRIInd string
+	// PriorAuth is threeDsRequestorPriorAuthenticationInfo of a 3RI
+	// lookup; nil when absent.
+	PriorAuth *PriorAuthInfo
+}
+
+// PriorAuthInfo is the earlier authentication a 3RI lookup relies on
+// (EMV threeDSRequestorPriorAuthenticationInfo).
+type PriorAuthInfo struct {
+	// Ref names the earlier transaction: its acsTransId (EMV) or, in the
+	// sandbox, its threeDsServerTransId; 36 characters.
+	Ref string
+	// Method is how the cardholder was authenticated then: 01
+	// frictionless, 02 challenge, 03 AVS verified, 04 other issuer
+	// methods; "" when absent.
+	Method string
+	// Timestamp is when, yyyyMMddHHmm in UTC; "" when absent.
+	Timestamp string
+	// Data is data of the earlier authentication, at most 2048
+	// characters; "" when absent.
+	Data string
 }
 
 // BrowserInfo is the cardholder's browser (spec 2.3).

@@ -28,6 +28,7 @@ import (
 //	[language section]              only when Challenge.Language is not empty: languageV1, uvarint length, bytes
 //	[style section]                 only when Challenge.Resends or .App is set: styleV1, uvarint, uvarint length, bytes
 //	[steps section]                 only when Challenge.Steps differs from .Interactions: stepsV1, varint
+//	[channel section]               only when Channel is not the browser: channelV1, one byte
 //
 // The sections came later, each opened by its own byte: a record without
 // them (every record written before they existed, every transaction
@@ -132,8 +133,16 @@ func Append(b []byte, t *state.Transaction) []byte {
 	if t.Challenge.Steps != t.Challenge.Interactions {
 		b = binary.AppendVarint(append(b, stepsV1), int64(t.Challenge.Steps))
 	}
+	if t.Channel != state.ChannelBrowser {
+		b = append(b, channelV1, byte(t.Channel))
+	}
 	return b
 }
+
+// channelV1 opens the channel section of a record: the transaction's
+// Channel follows in one byte. It follows the steps section; a record
+// without it is a browser transaction's.
+const channelV1 byte = 7
 
 // languageV1 opens the language section of a record: the length of the
 // transaction's Challenge.Language follows as a uvarint, then its bytes.
@@ -434,6 +443,7 @@ func Decode(rec []byte) (state.Transaction, error) {
 	var resends int
 	var app string
 	steps := interactions
+	var channel state.Channel
 	// The sections, each at most once and in their order.
 	for last := byte(0); !r.bad && r.off < len(r.b); {
 		tag := r.b[r.off]
@@ -462,6 +472,11 @@ func Decode(rec []byte) (state.Transaction, error) {
 		case stepsV1:
 			r.off++
 			steps = r.int()
+		case channelV1:
+			r.off++
+			if channel = state.Channel(r.byte()); !channel.Valid() || channel == state.ChannelBrowser {
+				r.fail()
+			}
 		default:
 			r.fail()
 		}
@@ -486,6 +501,7 @@ func Decode(rec []byte) (state.Transaction, error) {
 		Generation: generation,
 		CreatedAt:  createdAt,
 		Phase:      state.Phase(fixed[0]),
+		Channel:    channel,
 		PANLength:  fixed[1],
 		PANLast4:   [4]byte(fixed[2:6]),
 	}, nil

@@ -173,6 +173,8 @@ func TestRecordCoversEveryField(t *testing.T) {
 		switch {
 		case v.Type() == reflect.TypeFor[time.Time]():
 			v.Set(reflect.ValueOf(time.Date(2000+n, 1, 1, 0, 0, n, n, time.UTC)))
+		case v.Type() == reflect.TypeFor[state.Channel]():
+			v.SetUint(uint64(state.Channel3RI)) // a channel that is not the zero one
 		case v.Kind() == reflect.Struct:
 			for i := range v.NumField() {
 				fill(v.Field(i))
@@ -211,6 +213,52 @@ func TestRecordCoversEveryField(t *testing.T) {
 	strs-- // Challenge.Language lives in its own section
 	if strs != numStrings {
 		t.Errorf("Transaction has %d string fields, numStrings is %d", strs, numStrings)
+	}
+}
+
+// TestRecordChannelSection: a transaction of another channel than the
+// browser keeps it in a section of two bytes at the end; a browser
+// transaction's record is as before channels existed, and a section
+// naming the browser or no channel is refused.
+func TestRecordChannelSection(t *testing.T) {
+	for _, tx := range []state.Transaction{fullTx(), func() state.Transaction { t := fullTx(); t.Method = state.MethodState{}; return t }()} {
+		browser := Append(nil, &tx)
+		for _, ch := range []state.Channel{state.Channel3RI, state.ChannelApp} {
+			tx.Channel = ch
+			rec := Append(nil, &tx)
+			if len(rec) != len(browser)+2 || string(rec[:len(browser)]) != string(browser) || rec[len(browser)] != channelV1 {
+				t.Fatalf("%s: the channel section is not two bytes after the browser's record", ch)
+			}
+			if got := roundTrip(t, tx); got.Channel != ch || !reflect.DeepEqual(got, tx) {
+				t.Errorf("%s: round trip gave channel %s", ch, got.Channel)
+			}
+			if _, err := Decode(rec[:len(rec)-1]); err == nil {
+				t.Errorf("%s: a record cut inside its channel section decoded", ch)
+			}
+		}
+		tx.Channel = state.ChannelBrowser
+		if got := roundTrip(t, tx); got.Channel != state.ChannelBrowser {
+			t.Errorf("a browser record decoded as %s", got.Channel)
+		}
+		for _, bad := range []byte{byte(state.ChannelBrowser), 3, 0xff} {
+			if _, err := Decode(append(browser[:len(browser):len(browser)], channelV1, bad)); err == nil {
+				t.Errorf("a channel section naming %d decoded", bad)
+			}
+		}
+	}
+	// The channel section follows the steps section.
+	tx := fullTx()
+	tx.Channel, tx.Challenge.Steps = state.Channel3RI, tx.Challenge.Interactions+3
+	rec := Append(nil, &tx)
+	if n := len(rec); rec[n-2] != channelV1 || rec[n-4] != stepsV1 {
+		t.Fatalf("the sections end % x, want steps then channel", rec[n-4:])
+	}
+	if got := roundTrip(t, tx); !reflect.DeepEqual(got, tx) {
+		t.Errorf("steps and channel: round trip gave %+v", got)
+	}
+	swapped := append(append([]byte{}, rec[:len(rec)-4]...), rec[len(rec)-2], rec[len(rec)-1], rec[len(rec)-4], rec[len(rec)-3])
+	if _, err := Decode(swapped); err == nil {
+		t.Error("a steps section after the channel section decoded")
 	}
 }
 

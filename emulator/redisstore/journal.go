@@ -147,10 +147,10 @@ func packedSize(e *journal.Event, t state.Summary) int {
 	if c := e.Challenge; c != nil {
 		n += 32 + len(c.ACSURL) + len(c.CReq) + len(c.SessionData)
 	}
-	n += 19 * 8 // each summary field's name and length
+	n += 21 * 8 // each summary field's name and length
 	for _, f := range [...]string{t.ThreeDSServerTransID, t.ExternalReferenceID, t.ScenarioID, t.MaskedPAN, t.CardBIN,
 		t.CardScheme, t.Version, t.Status, t.StatusReason, t.ECI, t.ChallengeCancel, t.CardholderName, t.MerchantName,
-		t.Amount, t.Currency, "2006-01-02T15:04:05", "false", "enquiry"} {
+		t.Amount, t.Currency, "2006-01-02T15:04:05", "false", "enquiry", t.Channel.String(), t.ThreeRIInd} {
 		n += len(f)
 	}
 	return n + len(t.Status) // "ls" repeats the status

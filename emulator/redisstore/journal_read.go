@@ -228,6 +228,12 @@ func appendSummary(b []byte, ev state.Event) []byte {
 		b = field(b, "ls", t.Status)
 		b = field(b, "fb", strconv.FormatBool(t.Fallback))
 	}
+	if t.Channel != state.ChannelBrowser { // a browser transaction's summary is as before channels
+		b = field(b, "chl", t.Channel.String())
+	}
+	if t.ThreeRIInd != "" {
+		b = field(b, "3ri", t.ThreeRIInd)
+	}
 	return b
 }
 
@@ -265,11 +271,17 @@ func eventOf(ns, id, packed string) (state.Event, bool) {
 	if err != nil {
 		return state.Event{}, false
 	}
+	channel := state.ChannelBrowser
+	if name, ok := m["chl"]; ok {
+		if channel, ok = state.ParseChannel(name); !ok {
+			return state.Event{}, false
+		}
+	}
 	return state.Event{Namespace: ns, Kind: state.EventKind(m["le"]), Time: time.Unix(0, at).UTC(),
 		Transaction: state.Summary{
 			ThreeDSServerTransID: id, ExternalReferenceID: m["ref"], ScenarioID: m["sc"], MaskedPAN: m["pan"],
 			CardBIN: m["bin"], CardScheme: m["sch"], Version: m["ver"], Status: m["st"], StatusReason: m["sr"],
 			ECI: m["eci"], ChallengeCancel: m["cc"], Fallback: m["fb"] == "true", CardholderName: m["chn"],
-			MerchantName: m["mn"], Amount: m["amt"], Currency: m["cur"],
+			MerchantName: m["mn"], Amount: m["amt"], Currency: m["cur"], Channel: channel, ThreeRIInd: m["3ri"],
 		}}, true
 }

@@ -99,6 +99,10 @@ type Summary struct {
 	// Fallback is whether the catalogue's fallback answered the lookup (no
 	// scenario matched the card); lookup only.
 	Fallback bool
+	// Channel is the device channel of the transaction.
+	Channel Channel
+	// ThreeRIInd is a 3RI lookup's threeRIInd; lookup only.
+	ThreeRIInd string
 
 	CardholderName string // lookup only
 	MerchantName   string // lookup only, or a challenge's

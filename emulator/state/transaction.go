@@ -3,8 +3,11 @@ package state
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 )
 
 // Phase is where a transaction stands in its life.
@@ -39,6 +42,70 @@ func (p Phase) String() string {
 	}
 }
 
+// Channel is the device channel of a transaction: how the 3DS Requestor
+// reached the sandbox. Its zero value is the browser, so that a record
+// written before channels existed reads as one.
+type Channel uint8
+
+// The device channels. Their numbers are the transaction record's, not
+// the interface's deviceChannel (DeviceChannel gives that).
+const (
+	ChannelBrowser Channel = iota // deviceChannel 2, POST {base}/authentication/brw
+	Channel3RI                    // deviceChannel 3, POST {base}/authentication/3ri
+	ChannelApp                    // deviceChannel 1, the app channel
+)
+
+// channelNames are the channels' names, in the order of their numbers:
+// the scenario key when's channel, the journal and the console use them.
+var channelNames = [...]string{ChannelBrowser: scenarios.ChannelBrowser, Channel3RI: scenarios.Channel3RI, ChannelApp: scenarios.ChannelApp}
+
+// String is the channel's name: browser, 3ri or app.
+func (c Channel) String() string {
+	if int(c) < len(channelNames) {
+		return channelNames[c]
+	}
+	return "channel-" + strconv.Itoa(int(c))
+}
+
+// Valid tells whether c is one of the channels.
+func (c Channel) Valid() bool { return int(c) < len(channelNames) }
+
+// DeviceChannel is the interface's deviceChannel of c: 1 app, 2 browser,
+// 3 3RI.
+func (c Channel) DeviceChannel() int {
+	switch c {
+	case ChannelApp:
+		return 1
+	case Channel3RI:
+		return 3
+	}
+	return 2
+}
+
+// ChannelOf is the channel of the interface's deviceChannel n, and
+// whether n names one.
+func ChannelOf(n int) (Channel, bool) {
+	switch n {
+	case 1:
+		return ChannelApp, true
+	case 2:
+		return ChannelBrowser, true
+	case 3:
+		return Channel3RI, true
+	}
+	return ChannelBrowser, false
+}
+
+// ParseChannel is the channel named s (String), and whether s names one.
+func ParseChannel(s string) (Channel, bool) {
+	for c, name := range channelNames {
+		if name == s {
+			return Channel(c), true
+		}
+	}
+	return ChannelBrowser, false
+}
+
 // Transaction is one authentication as the engine stores it. It is a value:
 // stores hand out copies, and changes go through Store.Update.
 type Transaction struct {
@@ -57,6 +124,8 @@ type Transaction struct {
 	Version    string // protocol version used, 2.1.0 or 2.2.0
 
 	Phase Phase
+	// Channel is the device channel the lookup came by.
+	Channel Channel
 	// PANLength and PANLast4 keep what MaskedPAN shows besides the BIN;
 	// the full card number is never stored.
 	PANLength          uint8

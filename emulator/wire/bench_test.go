@@ -16,6 +16,7 @@ import (
 const (
 	budgetDecodeLookup  = 2 // measured 1: the decoding with the lookup's objects
 	budgetDecodeEnquiry = 4 // measured 2: the decoding, and the lower-cased id
+	budgetDecodeThreeRI = 2 // measured 1: the decoding, as the browser lookup's
 )
 
 // enquiryBody is a realistic enquiry: both keys, as SDKs send them.
@@ -98,10 +99,16 @@ func BenchmarkDecodeEnquiry(b *testing.B) {
 // budget. Allocation counts, not timings: the check is stable on any
 // machine. It is skipped under the race detector, which changes them.
 func TestAllocBudgets(t *testing.T) {
-	lookup, enquiry := baseBody(t), []byte(enquiryBody)
+	lookup, enquiry, threeRI := baseBody(t), []byte(enquiryBody), threeRIBody(t)
 	testkit.CheckBudgets(t, 50,
 		testkit.Budget{Name: "DecodeLookup", Max: budgetDecodeLookup, Fn: func() error { decodeLookupOnce(t, lookup); return nil }},
 		testkit.Budget{Name: "DecodeEnquiry", Max: budgetDecodeEnquiry, Fn: func() error { decodeEnquiryOnce(t, enquiry); return nil }},
+		testkit.Budget{Name: "DecodeThreeRI", Max: budgetDecodeThreeRI, Fn: func() error {
+			if _, _, err := DecodeThreeRI(threeRI); err != nil {
+				t.Fatalf("DecodeThreeRI: %v", err)
+			}
+			return nil
+		}},
 	)
 }
 

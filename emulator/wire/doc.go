@@ -8,7 +8,8 @@
 // than the first one, in one pass over the bytes. A field's rule (rules.go)
 // gives its names, kind, bounds, check and when it is required; the rules
 // of an object form a rule set, and a request kind is a set of rule sets
-// (lookup.go, enquiry.go, ddc.go). A body that
+// (lookup.go, threeri.go, enquiry.go, ddc.go); the lookups of the
+// channels share the rules of the fields they share. A body that
 // is not exactly one JSON object is EMV 101, and so is one beyond the
 // decoder's bounds (maxMembers members in an object, maxKeys keys in the
 // body, maxDepth levels of nesting): it is not read past the bound, and
@@ -47,6 +48,10 @@
 //     exception (they stay required, as the interface marks them).
 //   - card.cardNumber is checked for 13 to 19 digits only, not the Luhn
 //     check, so tokens and test numbers pass.
+//   - threeDsRequestorPriorAuthenticationInfo of a 3RI lookup and its
+//     members are also accepted under EMV's spellings
+//     (threeDSRequestorPriorAuthenticationInfo, threeDSReqPriorRef, ...);
+//     both spellings of one is a 204.
 //
 // Strictness beyond the spec tables:
 //
@@ -78,8 +83,14 @@
 // spelling it another way (case, separators, or a name of rule.hints such
 // as EMV's acctNumber) gets a reason that names that key.
 //
-// A deviceChannel of 1 (app) or 3 (3RI) is a 203 problem among the others;
-// when it is the only problem the error code is emv.CodeDeviceChannel.
+// On the 3RI lookup, purchase, recurring and instalmentData are a 203
+// (the interface: not usable for 3RI), and threeRIInd must be one of its
+// messageVersion's (01-05 on 2.1.0, 01-11 on 2.2.0 or none).
+//
+// A deviceChannel of another channel than the path's (3 on the browser's,
+// 2 on the 3RI's, 1 on both) is a 203 problem among the others, whose
+// reason names the path that serves it; when it is the only problem the
+// error code is emv.CodeDeviceChannel.
 package wire
 
 import (

@@ -302,6 +302,14 @@ func timestamp14(s string) (string, string) {
 	return emvFormat, "must be a timestamp yyyyMMddHHmmss, got " + quote(s)
 }
 
+// timestamp12 accepts a UTC timestamp yyyyMMddHHmm.
+func timestamp12(s string) (string, string) {
+	if len(s) == 12 && isDigits(s) && validDate(s[:4], s[4:6], s[6:8]) && validTime(s[8:10], s[10:12], "00") {
+		return "", ""
+	}
+	return emvFormat, "must be a timestamp yyyyMMddHHmm (UTC), got " + quote(s)
+}
+
 // purchaseDate accepts a UTC date-time yyyy-MM-dd HH:mm:ss.
 func purchaseDate(s string) (string, string) {
 	if len(s) == 19 && s[4] == '-' && s[7] == '-' && s[10] == ' ' && s[13] == ':' && s[16] == ':' &&

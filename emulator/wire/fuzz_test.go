@@ -5,7 +5,9 @@ import (
 	"testing"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/message"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/wire/wiretest"
+	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios/iso"
 )
 
@@ -81,6 +83,39 @@ func FuzzDecodeLookup(f *testing.F) {
 			}
 		}
 		r2, ig2, err := DecodeLookup(body)
+		if err != nil || !reflect.DeepEqual(r1, r2) || !reflect.DeepEqual(ig1, ig2) {
+			t.Fatalf("body %q: second decode differs: %+v, %v", body, r2, err)
+		}
+	})
+}
+
+func FuzzDecodeThreeRI(f *testing.F) {
+	lookupSeeds(f)
+	prior := "threeDsRequestorPriorAuthenticationInfo"
+	f.Add(threeRIBody(f))
+	f.Add(threeRIBody(f, set("messageVersion", "2.1.0"), set("threeRIInd", "06"), set("deviceChannel", "2")))
+	f.Add(threeRIBody(f, set("purchase", map[string]any{"amount": num("1")}), set("recurring", "x"), set("instalmentData", num("3"))))
+	f.Add(threeRIBody(f, set(prior, map[string]any{"threeDsReqPriorRef": "8a880dc0-d2d2-4067-bcb1-b08d1690b26e",
+		"threeDsReqPriorAuthMethod": "02", "threeDsReqPriorAuthTimestamp": "202402291159", "threeDsReqPriorAuthData": "x"})))
+	f.Add(threeRIBody(f, set("threeDSRequestorPriorAuthenticationInfo", map[string]any{"threeDSReqPriorRef": "x", "threeDsReqPriorRef": "y"}),
+		set(prior, []any{1})))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		r1, ig1, err := DecodeThreeRI(body)
+		if err != nil {
+			checkError(t, body, err)
+			return
+		}
+		if r1.DeviceChannel != 3 || r1.Purchase != nil || r1.Recurring != nil || r1.InstalmentData != 0 || r1.Browser != (message.BrowserInfo{}) {
+			t.Fatalf("body %q: accepted %+v", body, r1)
+		}
+		known := false
+		for _, ind := range scenarios.ThreeRIInds(r1.MessageVersion) {
+			known = known || ind.Code == r1.ThreeRIInd
+		}
+		if !known || r1.PriorAuth != nil && len(r1.PriorAuth.Ref) != 36 {
+			t.Fatalf("body %q: accepted threeRIInd %q, prior %+v", body, r1.ThreeRIInd, r1.PriorAuth)
+		}
+		r2, ig2, err := DecodeThreeRI(body)
 		if err != nil || !reflect.DeepEqual(r1, r2) || !reflect.DeepEqual(ig1, ig2) {
 			t.Fatalf("body %q: second decode differs: %+v, %v", body, r2, err)
 		}

@@ -243,15 +243,17 @@ func (l *layout) write(n *jsonNode, depth int) {
 	}
 }
 
-// decoded is what the three JSON decoders make of a body.
+// decoded is what the four JSON decoders make of a body.
 type decoded struct {
-	lookup, enquiry, ddc []any
+	lookup, threeRI, enquiry, ddc []any
 }
 
 func decodeAll(body []byte) decoded {
 	var d decoded
 	r, ig, err := DecodeLookup(body)
 	d.lookup = []any{r, ig, err}
+	r, ig, err = DecodeThreeRI(body)
+	d.threeRI = []any{r, ig, err}
 	q, ig, err := DecodeEnquiry(body)
 	d.enquiry = []any{q, ig, err}
 	c, ig, err := DecodeDDC(body)
@@ -260,7 +262,9 @@ func decodeAll(body []byte) decoded {
 }
 
 func TestDecodeLayouts(t *testing.T) {
-	bases := []*jsonNode{parseNodes(t, string(baseBody(t))), parseNodes(t, enquiryBody),
+	bases := []*jsonNode{parseNodes(t, string(baseBody(t))), parseNodes(t, string(threeRIBody(t, set("threeDsRequestorPriorAuthenticationInfo",
+		map[string]any{"threeDsReqPriorRef": "8a880dc0-d2d2-4067-bcb1-b08d1690b26e", "threeDsReqPriorAuthTimestamp": "202406111403"})))),
+		parseNodes(t, enquiryBody),
 		parseNodes(t, `{"card":{"cardNumber":"4000000000001000"},"threeDSMethodNotificationURL":"https://a.example/x","ddcId":"abc"}`)}
 	rng := rand.New(rand.NewPCG(11, 12))
 	runs := 3000

@@ -40,16 +40,24 @@ func decodeLookup(body []byte, lim limits) (message.LookupRequest, []string, err
 	c, req := &d.c, &d.req
 
 	checkInstalments(c, req)
+	return lookupResult(c, req, 2)
+}
+
+// lookupResult is the outcome of a lookup's decoding on the path of
+// deviceChannel served: the request, or the error of its problems. A
+// deviceChannel of another channel is a 203 problem among the others;
+// when it is the only one, the error code is emv.CodeDeviceChannel.
+func lookupResult(c *checker, req *message.LookupRequest, served int) (message.LookupRequest, []string, error) {
 	channelOnly := false
-	if ch := req.DeviceChannel; ch != 0 && ch != 2 {
-		c.add("deviceChannel", emvFormat, channelReason(ch))
+	if ch := req.DeviceChannel; ch != 0 && ch != served {
+		c.add("deviceChannel", emvFormat, channelReason(ch, served))
 		channelOnly = len(c.problems) == 1
 	}
 	if len(c.problems) == 0 {
 		return *req, c.ignored, nil
 	}
 	if channelOnly {
-		e := emv.NewError(emv.CodeDeviceChannel, emvFormat, channelReason(req.DeviceChannel), "deviceChannel")
+		e := emv.NewError(emv.CodeDeviceChannel, emvFormat, channelReason(req.DeviceChannel, served), "deviceChannel")
 		e.Problems = c.problems
 		return message.LookupRequest{}, c.ignored, e
 	}
@@ -77,6 +85,7 @@ type lookupParts struct {
 	account           message.AccountInfo
 	additional        message.AdditionalAccountInfo
 	merchantRisk      message.MerchantRiskIndicator
+	prior             message.PriorAuthInfo
 }
 
 // checkInstalments holds instalmentData (2.2) and purchase.instalData
@@ -98,13 +107,21 @@ func checkInstalments(c *checker, req *message.LookupRequest) {
 	}
 }
 
-// channelReason explains why a valid but unserved deviceChannel is refused.
-func channelReason(ch int) string {
-	name := "1 (app)"
-	if ch == 3 {
-		name = "3 (3RI)"
+// lookupPaths are the paths of the lookups, by deviceChannel; a channel
+// without one is not served.
+var lookupPaths = map[int]string{2: "/authentication/brw", 3: "/authentication/3ri"}
+
+// channelNames name the device channels in messages.
+var channelNames = map[int]string{1: "1 (app)", 2: "2 (browser)", 3: "3 (3RI)"}
+
+// channelReason explains why a valid deviceChannel ch is refused on the
+// path of the channel served: it names the path that serves ch.
+func channelReason(ch, served int) string {
+	here := "; " + lookupPaths[served] + " serves deviceChannel " + channelNames[served]
+	if path, ok := lookupPaths[ch]; ok {
+		return "deviceChannel " + channelNames[ch] + " is served on " + path + here
 	}
-	return "deviceChannel " + name + " is not served on /authentication/brw; only 2 (browser)"
+	return "deviceChannel " + channelNames[ch] + " is not served by the sandbox" + here
 }
 
 // authIndIs returns a required func true when threeDsRequestorAuthInd is
@@ -153,25 +170,22 @@ func compInd(s string) (string, string) {
 // authIndCode checks threeDsRequestorAuthInd: 01 to 06.
 var authIndCode = code2('6')
 
-// lookupRules read the browser's lookup (2.2).
-var lookupRules = newRuleSet(lookupFields)
+// lookupRules read the browser's lookup (2.2): the fields every channel
+// shares, then the browser's own and the payment's, the order in which
+// missing fields are reported.
+var lookupRules = newRuleSet(lookupFields, browserFields, paymentFields)
 
-// lookupFields are the rules of the lookup's top level, in the order its
-// missing fields are reported. threeDsRequestorAuthInd, messageCategory
-// and messageVersion, when strings, are request-wide values that other
-// rules depend on (recurring, instalmentData, purchase,
-// purchase.instalData and the browser properties): their watch funcs take
-// them from the first member of their key. A request kind that shares
-// most of them (the app and the 3RI lookups) builds its set from the
-// lists it shares and its own, as newRuleSet(shared, own); its objects
-// reuse the sets below (cardRules, purchaseRules, ...).
+// lookupFields are the rules of the lookup's top level that every channel
+// shares. threeDsRequestorAuthInd, messageCategory and messageVersion,
+// when strings, are request-wide values that other rules depend on
+// (recurring, instalmentData, purchase, purchase.instalData, the browser
+// properties, threeRIInd): their watch funcs take them from the first
+// member of their key. A channel builds its set from this list and its
+// own, as newRuleSet(lookupFields, own) (threeRIRules); its objects reuse
+// the sets below (cardRules, purchaseRules, ...).
 var lookupFields = []rule[*lookup]{
 	{names: []string{"externalReferenceId"}, required: always, max: 50,
 		setString: func(r *lookup, s string) { r.ExternalReferenceID = s }},
-	{names: []string{"ddcId"}, required: always, max: 50,
-		setString: func(r *lookup, s string) { r.DDCID = normalDDCID(s) }},
-	{names: []string{"threeDSCompInd"}, check: compInd, hints: []string{"threeDsCompInd"},
-		setString: func(r *lookup, s string) { r.ThreeDSCompInd = s }},
 	{names: []string{"threeDsRequestorAuthInd"}, required: always, check: authIndCode,
 		hints: []string{"threeDSRequestorAuthenticationInd"},
 		watch: func(c *checker, v value) {
@@ -182,14 +196,6 @@ var lookupFields = []rule[*lookup]{
 		setString: func(r *lookup, s string) { r.ThreeDSRequestorAuthInd = s }},
 	{names: []string{"session"}, max: 1024,
 		setString: func(r *lookup, s string) { r.Session = s }},
-	{names: []string{"browserInfo"}, kind: fieldObject, required: always,
-		object: func(c *checker, rd *reader, path string, r *lookup) error {
-			return decodeObject(rd, c, path, browserRules, &r.Browser)
-		}},
-	{names: []string{"notificationUrl"}, max: 2048, check: webURL,
-		setString: func(r *lookup, s string) { r.NotificationURL = s }},
-	{names: []string{"challengeWindowSize"}, kind: fieldInt, min: 1, max: 5, maxLen: 2,
-		setInt: func(r *lookup, n int) { r.ChallengeWindowSize = n }},
 	{names: []string{"acquirerCode"}, required: always, max: 15,
 		setString: func(r *lookup, s string) { r.AcquirerCode = s }},
 	{names: []string{"acquirerBIN", "acquirerBin"}, required: always, max: 11, sameAlias: true,
@@ -224,19 +230,6 @@ var lookupFields = []rule[*lookup]{
 		}},
 	{names: []string{"merchantName"}, max: 50,
 		setString: func(r *lookup, s string) { r.MerchantName = s }},
-	{names: []string{"purchase"}, kind: fieldObject, required: func(c *checker) bool { return c.messageCategory == "01" },
-		object: func(c *checker, rd *reader, path string, r *lookup) error {
-			r.Purchase = &c.parts.purchase
-			return decodePurchase(c, rd, path, r.Purchase)
-		}},
-	{names: []string{"recurring"}, kind: fieldObject, required: authIndIs("02", "03"),
-		object: func(c *checker, rd *reader, path string, r *lookup) error {
-			r.Recurring = &c.parts.recurring
-			return decodeObject(rd, c, path, recurringRules, r.Recurring)
-		}},
-	{names: []string{"instalmentData"}, kind: fieldInt, required: instalmentWithoutInstalData, min: 2, max: 999, maxLen: 3,
-		hints:  []string{"installmentData", "purchaseInstalData"},
-		setInt: func(r *lookup, n int) { r.InstalmentData = n }},
 	{names: []string{"requestor"}, kind: fieldObject,
 		object: func(c *checker, rd *reader, path string, r *lookup) error {
 			r.Requestor = &c.parts.requestor
@@ -284,6 +277,42 @@ var lookupFields = []rule[*lookup]{
 			r.MerchantRiskInfo = &c.parts.merchantRisk
 			return decodeObject(rd, c, path, merchantRiskRules, r.MerchantRiskInfo)
 		}},
+}
+
+// browserFields are the rules of the browser lookup's own fields: its
+// browser and its device data collection.
+var browserFields = []rule[*lookup]{
+	{names: []string{"ddcId"}, required: always, max: 50,
+		setString: func(r *lookup, s string) { r.DDCID = normalDDCID(s) }},
+	{names: []string{"threeDSCompInd"}, check: compInd, hints: []string{"threeDsCompInd"},
+		setString: func(r *lookup, s string) { r.ThreeDSCompInd = s }},
+	{names: []string{"browserInfo"}, kind: fieldObject, required: always,
+		object: func(c *checker, rd *reader, path string, r *lookup) error {
+			return decodeObject(rd, c, path, browserRules, &r.Browser)
+		}},
+	{names: []string{"notificationUrl"}, max: 2048, check: webURL,
+		setString: func(r *lookup, s string) { r.NotificationURL = s }},
+	{names: []string{"challengeWindowSize"}, kind: fieldInt, min: 1, max: 5, maxLen: 2,
+		setInt: func(r *lookup, n int) { r.ChallengeWindowSize = n }},
+}
+
+// paymentFields are the rules of the purchase, recurring and instalment
+// data of a lookup with a cardholder (the browser's; 3RI refuses them,
+// see threeRIFields).
+var paymentFields = []rule[*lookup]{
+	{names: []string{"purchase"}, kind: fieldObject, required: func(c *checker) bool { return c.messageCategory == "01" },
+		object: func(c *checker, rd *reader, path string, r *lookup) error {
+			r.Purchase = &c.parts.purchase
+			return decodePurchase(c, rd, path, r.Purchase)
+		}},
+	{names: []string{"recurring"}, kind: fieldObject, required: authIndIs("02", "03"),
+		object: func(c *checker, rd *reader, path string, r *lookup) error {
+			r.Recurring = &c.parts.recurring
+			return decodeObject(rd, c, path, recurringRules, r.Recurring)
+		}},
+	{names: []string{"instalmentData"}, kind: fieldInt, required: instalmentWithoutInstalData, min: 2, max: 999, maxLen: 3,
+		hints:  []string{"installmentData", "purchaseInstalData"},
+		setInt: func(r *lookup, n int) { r.InstalmentData = n }},
 }
 
 // browserRules read browserInfo (2.3). When javascriptEnabled is false,

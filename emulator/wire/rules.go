@@ -41,6 +41,10 @@ const (
 	fieldBool
 	// fieldObject takes a JSON object, decoded by rule.object.
 	fieldObject
+	// fieldRefused takes nothing: a value of any kind, but null or "",
+	// is a 203 problem whose reason is rule.refused (a field the
+	// interface names but a channel cannot use).
+	fieldRefused
 )
 
 // takesText tells whether a field of kind k keeps a JSON string as its
@@ -82,6 +86,8 @@ type rule[P any] struct {
 	// field's names, empty or not: request-wide values that other rules
 	// depend on are taken from there.
 	watch func(c *checker, v value)
+	// refused is the reason of a fieldRefused rule.
+	refused string
 
 	setString func(P, string)
 	setInt    func(P, int)
@@ -235,6 +241,8 @@ func isEmpty(v *value) bool {
 // prefix, against its rule and stores it.
 func decodeField[P any](c *checker, r *rule[P], v *value, prefix, key string, dst P) {
 	switch r.kind {
+	case fieldRefused:
+		c.add(join(prefix, key), emvFormat, r.refused)
 	case fieldObject:
 		// An object value is decoded by decodeObject as it is read; what
 		// reaches here is another kind.

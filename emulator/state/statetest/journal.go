@@ -125,6 +125,28 @@ func RunJournal(t *testing.T, open JournalOpener) {
 		}
 	})
 
+	t.Run("RecordsTheChannel", func(t *testing.T) {
+		p := open(t, journal.Options{})
+		lookup := event("ns1", "tx-3ri", state.EventLookup, 0, "U")
+		lookup.Transaction.Channel, lookup.Transaction.ThreeRIInd, lookup.Transaction.StatusReason = state.Channel3RI, "05", "21"
+		p.Writer.Record(ctx, lookup)
+		enq := event("ns1", "tx-3ri", state.EventEnquiry, time.Second, "U")
+		enq.Transaction.Channel = state.Channel3RI
+		p.Writer.Record(ctx, enq)
+		p.Writer.Record(ctx, event("ns1", "tx-brw", state.EventLookup, 2*time.Second, "Y"))
+		p.Sync()
+		for _, tt := range []struct {
+			id      string
+			channel state.Channel
+			ind     string
+		}{{"tx-3ri", state.Channel3RI, "05"}, {"tx-brw", state.ChannelBrowser, ""}} {
+			e, ok, err := p.Reader.Get(ctx, "ns1", tt.id)
+			if err != nil || !ok || e.Channel != tt.channel || e.ThreeRIInd != tt.ind {
+				t.Errorf("Get(%s) = channel %s, threeRIInd %q, %v, %v; want %s, %q", tt.id, e.Channel, e.ThreeRIInd, ok, err, tt.channel, tt.ind)
+			}
+		}
+	})
+
 	t.Run("NamespacesAreIsolated", func(t *testing.T) {
 		p := open(t, journal.Options{})
 		p.Writer.Record(ctx, event("a", "tx", state.EventLookup, 0, "Y"))

@@ -50,7 +50,7 @@ func Transaction(ns, id, ref string) state.Transaction {
 		Namespace: ns, ThreeDSServerTransID: id, ExternalReferenceID: ref,
 		ACSTransID: "d7c1ee99-9478-44a6-b1f2-391e29c6b340", DSTransID: "0b6c7b9e-52f0-4a24-9a0b-6f2b0d0e9a11",
 		CreatedAt: created, ScenarioID: "visa-challenge", CardScheme: "VISA", CardBIN: "400000", Version: "2.2.0",
-		Phase: state.PhaseChallengeOpened, PANLength: 16, PANLast4: [4]byte{'9', '1', '0', '2'},
+		Phase: state.PhaseChallengeOpened, Channel: state.Channel3RI, PANLength: 16, PANLast4: [4]byte{'9', '1', '0', '2'},
 		Status: "C", AuthenticationType: "02", WhiteListStatus: "U", WhiteListStatusSrc: "03",
 		ACSReferenceNumber: "3DS_LOA_ACS_PRIC_020200_17135", ACSOperatorID: "ACS-PRIC-9444-7396",
 		Challenge: state.ChallengeState{
