@@ -167,6 +167,32 @@ func (w When) Sets(key string) bool {
 	return ok
 }
 
+// Allows tells whether w lets the fact key take value: it does not set
+// the condition, or accepts value.
+func (w When) Allows(key, value string) bool {
+	values, ok := w[key]
+	return !ok || slices.Contains(values, value)
+}
+
+// AnswersChannel tells whether s can answer a lookup of channel: its when
+// allows the channel, sets no fact the channel lacks (the 3RI indicator
+// and the prior authentication are the 3RI channel's, the device's
+// platform the app channel's), and its match
+// tests no field the channel has not (a 3RI lookup carries no purchase
+// and follows no device data collection).
+func (s *Scenario) AnswersChannel(channel string) bool {
+	if !s.When.Allows(WhenChannel, channel) {
+		return false
+	}
+	if channel != ChannelApp && s.When.Sets(WhenPlatform) {
+		return false
+	}
+	if channel == Channel3RI {
+		return s.Match.Amount == nil && s.Match.Currency == "" && s.Match.ThreeDSCompInd == ""
+	}
+	return !s.When.Sets(WhenThreeRIInd) && !s.When.Sets(WhenPriorStatus)
+}
+
 // matches reports whether every condition of w accepts r.
 func (w When) matches(r *Request) bool {
 	for key, values := range w {

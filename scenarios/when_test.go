@@ -165,3 +165,34 @@ func TestThreeRIIndsByVersion(t *testing.T) {
 		}
 	}
 }
+
+// TestAnswersChannel: a scenario answers a channel its when allows, and
+// the 3RI channel only when its match tests no purchase or device data
+// collection, which a 3RI lookup has not.
+func TestAnswersChannel(t *testing.T) {
+	card := "4000000000009110"
+	tests := []struct {
+		name            string
+		sc              Scenario
+		browser, threeR bool
+	}{
+		{"no when", Scenario{Match: Match{CardNumber: card}}, true, true},
+		{"channel 3ri", Scenario{Match: Match{CardNumber: card}, When: When{WhenChannel: {Channel3RI}}}, false, true},
+		{"channel browser", Scenario{Match: Match{CardNumber: card}, When: When{WhenChannel: {ChannelBrowser}}}, true, false},
+		{"threeRIInd alone", Scenario{Match: Match{CardNumber: card}, When: When{WhenThreeRIInd: {"05"}}}, false, true},
+		{"priorStatus alone", Scenario{Match: Match{CardNumber: card}, When: When{WhenPriorStatus: {PriorNone}}}, false, true},
+		{"an amount", Scenario{Match: Match{CardNumber: card, Amount: &AmountMatch{Exact: "1.00"}}}, true, false},
+		{"a currency", Scenario{Match: Match{CardNumber: card, Currency: "EUR"}}, true, false},
+		{"threeDSCompInd", Scenario{Match: Match{CardNumber: card, ThreeDSCompInd: "Y"}}, true, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.sc.AnswersChannel(ChannelBrowser); got != tt.browser {
+				t.Errorf("browser: %v, want %v", got, tt.browser)
+			}
+			if got := tt.sc.AnswersChannel(Channel3RI); got != tt.threeR {
+				t.Errorf("3RI: %v, want %v", got, tt.threeR)
+			}
+		})
+	}
+}

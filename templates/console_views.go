@@ -83,6 +83,10 @@ type CardRow struct {
 	ECI string
 	// Version is the protocol version of the outcome.
 	Version string
+	// ThreeRI is what the card answers on the 3RI channel: its status
+	// and reason ("U 21"), "error" for an error card, empty when the
+	// scenario does not answer 3RI lookups; ThreeRIText says it in words.
+	ThreeRI, ThreeRIText string
 	// Error is the errorCode and EMV code of an error scenario, e.g.
 	// "SC03 / EMV 403 / HTTP 503".
 	Error string
@@ -129,6 +133,10 @@ type TransactionRow struct {
 	Status, StatusText string
 	// LookupStatus is what the lookup answered, e.g. "C".
 	LookupStatus string
+	// Channel is the lookup's device channel as the console names it
+	// ("Browser", "3RI", "App"); ChannelDetail says more of a 3RI lookup, e.g.
+	// "threeRIInd 01, recurring transaction".
+	Channel, ChannelDetail string
 	// LastEvent is the kind of the latest event.
 	LastEvent string
 	// MaskedPAN is the masked card number; Scheme the card scheme.
@@ -146,8 +154,6 @@ type TransactionRow struct {
 	Scenario string
 	// Events counts the events of the transaction.
 	Events int
-	// Channel is the device channel of the lookup: browser, app or 3ri.
-	Channel string
 }
 
 // ConsoleTransaction is the view of one transaction's detail page.

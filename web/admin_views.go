@@ -83,21 +83,12 @@ func summaryOf(s *journal.Summary) adminapi.TransactionSummary {
 	return adminapi.TransactionSummary{
 		ThreeDSServerTransID: s.ID, ExternalReferenceID: s.ExternalReferenceID, Status: s.Status, Final: finalStatus(s.Status),
 		StatusReason: s.StatusReason, ChallengeCancel: s.ChallengeCancel, ECI: s.ECI, CardScheme: s.Scheme,
-		CardBIN: s.CardBIN, CardLast4: last4(s.MaskedPAN), MaskedPAN: s.MaskedPAN, ScenarioID: s.ScenarioID,
+		CardBIN: s.CardBIN, CardLast4: last4(s.MaskedPAN), MaskedPAN: s.MaskedPAN, Channel: s.Channel.String(),
+		ThreeRIInd: s.ThreeRIInd, ScenarioID: s.ScenarioID,
 		Fallback: s.Fallback, MessageVersion: s.Version, LookupStatus: s.LookupStatus, CardholderName: s.CardholderName,
 		MerchantName: s.MerchantName, Amount: s.Amount, Currency: s.Currency, CreatedAt: apiTime(s.Created),
 		UpdatedAt: apiTime(s.Updated), LastEvent: eventType(s.LastEvent), EventCount: s.Events, EnquiryCount: s.Enquiries,
-		Channel: channelName(s.Channel),
 	}
-}
-
-// channelName is the admin API's name of a transaction's channel: empty
-// for the browser's, as the journal keeps it.
-func channelName(c state.Channel) string {
-	if c == state.ChannelBrowser {
-		return ""
-	}
-	return c.String()
 }
 
 // lastChange is the latest time the stored transaction t changed, by
@@ -123,6 +114,7 @@ func overlay(v *adminapi.TransactionSummary, st *emulator.Settled) {
 		}
 	}
 	v.Final = st.Final
+	v.Channel = t.Channel.String()
 	if at := apiTime(lastChange(t)); at > v.UpdatedAt {
 		v.UpdatedAt = at
 	}

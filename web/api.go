@@ -131,6 +131,12 @@ func (s *Server) handleLookup(w http.ResponseWriter, r *http.Request) {
 	decodeThenServe(s, w, r, "lookup", wire.DecodeLookup, (*Server).lookup)
 }
 
+// handleThreeRI serves POST {base}/authentication/3ri, the 3RI lookup
+// (deviceChannel 3): its own decoder, the one lookup.
+func (s *Server) handleThreeRI(w http.ResponseWriter, r *http.Request) {
+	decodeThenServe(s, w, r, "lookup-3ri", wire.DecodeThreeRI, (*Server).lookup)
+}
+
 // handleAppLookup serves POST {base}/authentication/app, the lookup of
 // the app channel (deviceChannel 1).
 func (s *Server) handleAppLookup(w http.ResponseWriter, r *http.Request) {

@@ -24,8 +24,8 @@ func TestDefaultScenarios(t *testing.T) {
 	e := newEnv(t)
 	schemes, _ := emulator.NewSchemeTable(nil)
 	for _, sc := range e.Cat.All() {
-		if sc.Match.CardNumber == "" || sc.Delay > 0 || sc.When != nil {
-			continue // delayed cards, and those of another channel's facts (when), have their own tests
+		if sc.Match.CardNumber == "" || sc.Delay > 0 || !sc.AnswersChannel(scenarios.ChannelBrowser) {
+			continue // delayed cards have their own test, 3RI ones TestDefaultScenariosThreeRI
 		}
 		t.Run(sc.ID, func(t *testing.T) {
 			pan := sc.Match.CardNumber
@@ -213,11 +213,14 @@ func TestAuthentication(t *testing.T) {
 		{"scheme is case-insensitive", "bearer other", http.StatusOK, ""},
 	}
 	for _, tt := range tests {
-		for _, path := range []string{"/authentication/brw", "/enquiry/"} {
+		for _, path := range []string{"/authentication/brw", "/authentication/3ri", "/enquiry/"} {
 			t.Run(tt.name+path, func(t *testing.T) {
 				req := body
-				if path == "/enquiry/" {
+				switch path {
+				case "/enquiry/":
 					req = map[string]any{"externalReferenceId": "x"}
+				case "/authentication/3ri":
+					req = testkit.ThreeRIBody(t, e.card("visa-frictionless-y"), nil)
 				}
 				r := e.call(http.MethodPost, path, "", req)
 				if tt.header != "" {
@@ -262,6 +265,10 @@ func TestTransportErrors(t *testing.T) {
 		{"unknown route", "GET", "/nope", "", ``, 404, "303", "RT04"},
 		{"wrong method", "GET", "/authentication/brw", "", ``, 405, "303", "RT05"},
 		{"too large", "POST", "/authentication/brw", "application/json", `{"x":"` + strings.Repeat("a", 70<<10) + `"}`, 413, "101", "MS03"},
+		{"3RI: wrong content type", "POST", "/authentication/3ri", "text/plain", `{}`, 415, "101", "MS02"},
+		{"3RI: malformed JSON", "POST", "/authentication/3ri/", "application/json", `{"card":`, 400, "101", "MS01"},
+		{"3RI: wrong method", "GET", "/authentication/3ri", "", ``, 405, "303", "RT05"},
+		{"3RI: too large", "POST", "/authentication/3ri", "application/json", `{"x":"` + strings.Repeat("a", 70<<10) + `"}`, 413, "101", "MS03"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

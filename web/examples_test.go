@@ -69,6 +69,10 @@ func TestExamplesServed(t *testing.T) {
 			if answer.Str("status") != "C" || !strings.HasPrefix(answer.Str("hostedChallengeUrl"), e.URL+"/") {
 				t.Errorf("%s: status %q, hostedChallengeUrl %q, want a challenge", entry.Name, answer.Str("status"), answer.Str("hostedChallengeUrl"))
 			}
+		case "3ri":
+			if answer.Str("status") != "Y" || answer.Str("hostedChallengeUrl") != "" || entry.Path != "/authentication/3ri" {
+				t.Errorf("%s: want a 3RI answer Y without a challenge: %s", entry.Name, answer.Raw)
+			}
 		case "collection":
 			if answer.Str("ddcId") == "" || answer.Str("threeDSMethodUrl") == "" {
 				t.Errorf("%s: want a ddcId and a 3DS Method: %s", entry.Name, answer.Raw)
@@ -81,7 +85,7 @@ func TestExamplesServed(t *testing.T) {
 			t.Errorf("%s: unknown flow %q", entry.Name, entry.Flow)
 		}
 	}
-	for _, f := range []string{"frictionless", "challenge", "collection"} {
+	for _, f := range []string{"frictionless", "challenge", "3ri", "collection"} {
 		if !flows[f] {
 			t.Errorf("no sample of the %s flow", f)
 		}

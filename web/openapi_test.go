@@ -308,6 +308,43 @@ func TestOpenAPIConformance(t *testing.T) {
 		}
 	})
 
+	t.Run("3RI", func(t *testing.T) {
+		c := *c
+		c.t = t
+		for _, sc := range e.Cat.All() {
+			if sc.Match.CardNumber == "" || sc.Delay > 0 || !reflect.ValueOf(sc.Steps).IsZero() || len(sc.When) > 0 {
+				continue
+			}
+			r := c.send(api(http.MethodPost, "/authentication/3ri", testkit.ThreeRIBody(t, sc.Match.CardNumber, func(m map[string]any) {
+				m["externalReferenceId"] = "3ri-" + sc.ID
+			})), true)
+			if (sc.Error == nil) != (r.Status == http.StatusOK) {
+				t.Errorf("%s: 3RI lookup answered %d: %s", sc.ID, r.Status, r.Raw)
+			}
+		}
+		prior := func(ref string) map[string]any {
+			return testkit.ThreeRIBody(t, e.card("visa-frictionless-y"), func(m map[string]any) {
+				m["threeDSRequestorPriorAuthenticationInfo"] = map[string]any{"threeDSReqPriorRef": ref, "threeDSReqPriorAuthMethod": "02"}
+			})
+		}
+		y := c.send(api(http.MethodPost, "/authentication/3ri", prior("8a880dc0-d2d2-4067-bcb1-b08d1690b26e")), true)
+		if y.Status != http.StatusNotFound || y.Str("errorCode") != "TX01" {
+			t.Errorf("unknown prior: %d %s", y.Status, y.Raw)
+		}
+		n := c.send(api(http.MethodPost, "/authentication/brw", testkit.LookupBody(t, e.card("visa-frictionless-n"), nil)), true)
+		if r := c.send(api(http.MethodPost, "/authentication/3ri", prior(n.Str("acsTransId"))), true); r.Status != http.StatusConflict || r.Str("errorCode") != "TX05" {
+			t.Errorf("prior not authenticated: %d %s", r.Status, r.Raw)
+		}
+		bad := testkit.ThreeRIBody(t, e.card("visa-frictionless-y"), func(m map[string]any) {
+			m["messageVersion"] = "2.1.0"
+			m["threeRIInd"] = "07"
+			m["purchase"] = map[string]any{"amount": "1.00", "currencyCode": "EUR", "date": "2026-12-06 07:00:00"}
+		})
+		if r := c.send(api(http.MethodPost, "/authentication/3ri", bad), false); r.Status != http.StatusBadRequest || len(r.Body["problems"].([]any)) != 2 {
+			t.Errorf("two problems: %d %s", r.Status, r.Raw)
+		}
+	})
+
 	t.Run("lookup leniencies and X-Scenario", func(t *testing.T) {
 		c := *c
 		c.t = t
@@ -585,6 +622,21 @@ func TestOpenAPIConformance(t *testing.T) {
 		}
 		if r := c.send(api(http.MethodPost, "/authentication/brw", testkit.LookupBody(t, "4111111111111111", nil)), true); r.Str("status") != "N" {
 			t.Errorf("lookup of a runtime scenario's card: %d %s", r.Status, r.Raw)
+		}
+		threeRI := map[string]any{"scenarios": []any{
+			map[string]any{"id": "openapi-3ri", "match": map[string]any{"cardNumber": "4111111111111137"},
+				"challenge": map[string]any{}, "threeRI": map[string]any{"status": "R", "reason": "12"}},
+			map[string]any{"id": "openapi-3ri-check", "match": map[string]any{"cardNumber": "4111111111111137"},
+				"when": map[string]any{"channel": "3ri", "threeRIInd": []any{"04", "05"}}, "frictionless": map[string]any{"status": "N", "reason": "01"}},
+		}}
+		if r := c.send(api(http.MethodPost, "/admin/scenarios", threeRI), true); r.Status != http.StatusCreated {
+			t.Errorf("add scenarios with when and threeRI: %d %s", r.Status, r.Raw)
+		}
+		for ind, want := range map[string]string{"01": "R", "05": "N"} {
+			r := c.send(api(http.MethodPost, "/authentication/3ri", testkit.ThreeRIBody(t, "4111111111111137", func(m map[string]any) { m["threeRIInd"] = ind })), true)
+			if r.Str("status") != want {
+				t.Errorf("3RI lookup %s of a runtime scenario's card: %d %s, want %s", ind, r.Status, r.Raw, want)
+			}
 		}
 		c.send(api(http.MethodGet, "/admin/scenarios", nil), true)
 		if r := c.send(api(http.MethodDelete, "/admin/scenarios/openapi-declined", nil), true); r.Status != http.StatusNoContent {

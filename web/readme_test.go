@@ -118,16 +118,16 @@ func cardTables(t *testing.T) (string, map[string]string) {
 			b.WriteString("\n")
 		}
 		fmt.Fprintf(&b, "## %s\n\n", p.title)
-		b.WriteString("| Card number | Scheme | Flow | Status | Reason | ECI | Version | What happens |\n")
-		b.WriteString("|---|---|---|---|---|---|---|---|\n")
+		b.WriteString("| Card number | Scheme | Flow | Status | Reason | ECI | Version | 3RI | What happens |\n")
+		b.WriteString("|---|---|---|---|---|---|---|---|---|\n")
 		for _, e := range cards.List(cat, schemes) {
 			sc := byID[e.ID]
 			if sc.Pack != p.pack {
 				continue
 			}
 			if e.CardNumber == "" && sc.Match.Scheme != "" && !e.Fallback {
-				fmt.Fprintf(&b, "| any card of scheme %s | %s | %s | %s | %s | %s | %s | %s |\n",
-					sc.Match.Scheme, sc.Match.Scheme, e.Flow, e.Status, e.StatusReason, emulator.ECIFor(sc.Match.Scheme, e.Status), e.Version, e.Description)
+				fmt.Fprintf(&b, "| any card of scheme %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+					sc.Match.Scheme, sc.Match.Scheme, e.Flow, e.Status, e.StatusReason, emulator.ECIFor(sc.Match.Scheme, e.Status), e.Version, threeRICell(e), e.Description)
 				continue
 			}
 			if e.CardNumber == "" {
@@ -137,7 +137,7 @@ func cardTables(t *testing.T) (string, map[string]string) {
 			if e.Flow == "error" {
 				status = fmt.Sprintf("HTTP %d, %s / EMV %s", e.HTTPStatus, e.ErrorCode, e.EMVErrorCode)
 			}
-			card := "`" + e.CardNumber + "`" + selectorNote(sc.Match)
+			card := "`" + e.CardNumber + "`" + selectorNote(sc.Match) + whenNote(sc.When)
 			flow := e.Flow
 			if e.UI != "" { // a challenge: its style, authenticationType and acsUiType on the app channel
 				flow = fmt.Sprintf("%s (%s, %s, app UI %s)", e.Flow, e.UI, e.AuthenticationType, e.ACSUIType)
@@ -145,12 +145,12 @@ func cardTables(t *testing.T) (string, map[string]string) {
 			if _, dup := statuses[card]; !dup {
 				statuses[card] = status
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n",
-				card, e.CardScheme, flow, status, e.StatusReason, e.ECI, e.Version, e.Description)
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+				card, e.CardScheme, flow, status, e.StatusReason, e.ECI, e.Version, threeRICell(e), e.Description)
 		}
 		if p.pack == scenarios.PackDefaults {
 			fb := cat.Fallback()
-			fmt.Fprintf(&b, "| any other card | by BIN | %s | %s | | by scheme | | %s |\n", fb.Flow(), fallbackStatus(fb), fb.Description)
+			fmt.Fprintf(&b, "| any other card | by BIN | %s | %s | | by scheme | | | %s |\n", fb.Flow(), fallbackStatus(fb), fb.Description)
 		}
 	}
 	return b.String(), statuses
@@ -179,6 +179,33 @@ func selectorNote(m scenarios.Match) string {
 		return ""
 	}
 	return " with " + strings.Join(notes, ", ")
+}
+
+// threeRICell is what a card answers on the 3RI channel: its status and
+// reason ("U 21"), "error" for an error card, empty when its scenario
+// does not answer 3RI lookups.
+func threeRICell(e cards.Entry) string {
+	switch {
+	case e.ThreeRI != nil:
+		return strings.TrimSpace(e.ThreeRI.Status + " " + e.ThreeRI.StatusReason)
+	case e.Flow == "error":
+		return "error"
+	}
+	return ""
+}
+
+// whenNote names the conditions of a scenario's when block.
+func whenNote(w scenarios.When) string {
+	var notes []string
+	for _, c := range scenarios.Conditions() {
+		if values := w[c.Key]; len(values) > 0 {
+			notes = append(notes, c.Key+" "+strings.Join(values, " or "))
+		}
+	}
+	if len(notes) == 0 {
+		return ""
+	}
+	return " when " + strings.Join(notes, ", ")
 }
 
 func fallbackStatus(s *scenarios.Scenario) string {

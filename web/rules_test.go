@@ -17,14 +17,20 @@ import (
 func TestLookupRulesOverHTTP(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	base := testkit.LookupJSON()
-	for _, tt := range wiretest.LookupRules() {
+	checkRulesOverHTTP(t, e, "/authentication/brw", testkit.LookupJSON(), wiretest.LookupRules())
+}
+
+// checkRulesOverHTTP applies each row to base, sends it to path and
+// checks the error body: HTTP 400, the row's EMV code, its field in
+// emvErrorDetail and alone in problems.
+func checkRulesOverHTTP(t *testing.T, e *env, path string, base []byte, rows []wiretest.Case) {
+	for _, tt := range rows {
 		t.Run(tt.Name, func(t *testing.T) {
 			body, err := tt.Apply(base)
 			if err != nil {
 				t.Fatal(err)
 			}
-			r := e.lookup("tok", body)
+			r := e.call(http.MethodPost, path, "tok", body)
 			checkErrorBody(t, r, http.StatusBadRequest, tt.EMVCode)
 			if got := r.EMV("emvErrorDetail"); got != tt.Field {
 				t.Errorf("emvErrorDetail = %q, want %q", got, tt.Field)

@@ -304,6 +304,8 @@ func (s *Server) routes() {
 	api.HandleFunc("/authentication/brw", s.handleLookup).Methods(http.MethodPost)
 	api.HandleFunc("/authentication/ddc", s.handleDDC).Methods(http.MethodPost)
 	api.HandleFunc("/authentication/brw/", s.handleLookup).Methods(http.MethodPost)
+	api.HandleFunc("/authentication/3ri", s.handleThreeRI).Methods(http.MethodPost)
+	api.HandleFunc("/authentication/3ri/", s.handleThreeRI).Methods(http.MethodPost)
 	api.HandleFunc("/authentication/app", s.handleAppLookup).Methods(http.MethodPost)
 	api.HandleFunc("/authentication/app/", s.handleAppLookup).Methods(http.MethodPost)
 	api.HandleFunc("/enquiry/", s.handleEnquiry).Methods(http.MethodPost)

@@ -24,7 +24,7 @@ import (
 // lacks one of them fails here.
 const (
 	stylesDoc     = "../docs/challenge-styles.md"
-	stylesA11y    = "../templates/a11y_browser_test.go"
+	stylesA11y    = "../templates/pages_test.go"
 	stylesBrowser = "../cmd/threeds-sandbox/e2e/styles_browser_test.go"
 )
 
@@ -50,7 +50,7 @@ func unshipped(styles []string, places []stylePlace) []string {
 
 // TestEveryStyleShipsWhole: every style a scenario may name has its
 // section in docs/challenge-styles.md, a challenge page in the
-// accessibility test's cardholderPages (templates/a11y_browser_test.go)
+// accessibility test's cardholderPages (templates/pages_test.go)
 // and a case, by its card, in TestBrowserChallengeStyles
 // (cmd/threeds-sandbox/e2e), which completes it in Chromium.
 func TestEveryStyleShipsWhole(t *testing.T) {

@@ -43,10 +43,25 @@ func (e *Error) Error() string {
 
 // LookupBody returns a valid lookup request for card, every optional
 // object filled in, as a map the caller may change before Lookup.
-func LookupBody(card string) map[string]any {
+func LookupBody(card string) map[string]any { return sample(examples.Lookup(), card) }
+
+// ThreeRIBody returns a valid 3RI lookup request for card (a recurring
+// charge, threeRIInd 01), as a map the caller may change before ThreeRI;
+// a priorRef other than "" names the prior authentication it relies on
+// (the acsTransId or threeDsServerTransId of an earlier lookup).
+func ThreeRIBody(card, priorRef string) map[string]any {
+	m := sample(examples.ThreeRI(), card)
+	if priorRef != "" {
+		m["threeDsRequestorPriorAuthenticationInfo"] = map[string]any{"threeDsReqPriorRef": priorRef}
+	}
+	return m
+}
+
+// sample decodes an embedded sample request, with card as its card number.
+func sample(body []byte, card string) map[string]any {
 	var m map[string]any
-	if err := json.Unmarshal(examples.Lookup(), &m); err != nil {
-		panic(fmt.Sprintf("sandboxtest: the example lookup does not decode: %v", err)) // embedded, tested
+	if err := json.Unmarshal(body, &m); err != nil {
+		panic(fmt.Sprintf("sandboxtest: an example request does not decode: %v", err)) // embedded, tested
 	}
 	m["card"].(map[string]any)["cardNumber"] = card
 	return m
@@ -57,6 +72,7 @@ func LookupBody(card string) map[string]any {
 type LookupResult struct {
 	Status               string `json:"status"`
 	ThreeDSServerTransID string `json:"threeDsServerTransId"`
+	ACSTransID           string `json:"acsTransId"`
 	ExternalReferenceID  string `json:"externalReferenceId"`
 	StatusReason         string `json:"statusReason"`
 	ECI                  string `json:"eci"`
@@ -87,8 +103,21 @@ type EnquiryResult struct {
 // Lookup sends a lookup (POST /authentication/brw); body is a map (see
 // LookupBody), a struct, or JSON bytes.
 func (c *Client) Lookup(ctx context.Context, body any) (*LookupResult, error) {
+	return c.lookup(ctx, "/authentication/brw", body)
+}
+
+// ThreeRI sends a 3RI lookup (POST /authentication/3ri), the merchant's
+// authentication without the cardholder; body is a map (see
+// ThreeRIBody), a struct, or JSON bytes. Its answer is final: never a
+// challenge.
+func (c *Client) ThreeRI(ctx context.Context, body any) (*LookupResult, error) {
+	return c.lookup(ctx, "/authentication/3ri", body)
+}
+
+// lookup sends a lookup of any channel to path.
+func (c *Client) lookup(ctx context.Context, path string, body any) (*LookupResult, error) {
 	var out LookupResult
-	h, err := c.do(ctx, http.MethodPost, "/authentication/brw", body, &out, &out.Raw)
+	h, err := c.do(ctx, http.MethodPost, path, body, &out, &out.Raw)
 	if err != nil {
 		return nil, err
 	}

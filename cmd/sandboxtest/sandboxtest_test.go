@@ -281,3 +281,33 @@ func TestLogFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestClientThreeRI: a recurring 3RI lookup after a browser
+// authentication, named by its acsTransId, is final at once; a challenge
+// card answers U 21 on 3RI; an unknown prior is an Error.
+func TestClientThreeRI(t *testing.T) {
+	ctx := context.Background()
+	sb := sandboxtest.Start(t)
+	c := sb.NewClient()
+	first, err := c.Lookup(ctx, sandboxtest.LookupBody("4000000000009003"))
+	if err != nil || first.Status != "Y" || first.ACSTransID == "" {
+		t.Fatalf("browser lookup: %+v, %v", first, err)
+	}
+	body := sandboxtest.ThreeRIBody("4000000000009003", first.ACSTransID)
+	body["externalReferenceId"] = "renewal-1"
+	res, err := c.ThreeRI(ctx, body)
+	if err != nil || res.Status != "Y" || res.AuthenticationValue == "" || res.HostedChallengeURL != "" || res.ScenarioID != "visa-frictionless-y" {
+		t.Fatalf("3RI lookup: %+v, %v", res, err)
+	}
+	tx, err := c.Wait(ctx, res.ThreeDSServerTransID, time.Minute)
+	if err != nil || !tx.Final || tx.Channel != "3ri" || tx.ThreeRIInd != "01" {
+		t.Errorf("wait: %+v, %v", tx, err)
+	}
+	if res, err := c.ThreeRI(ctx, sandboxtest.ThreeRIBody("4000000000009102", "")); err != nil || res.Status != "U" || res.StatusReason != "21" {
+		t.Errorf("a challenge card on 3RI: %+v, %v", res, err)
+	}
+	_, err = c.ThreeRI(ctx, sandboxtest.ThreeRIBody("4000000000009003", "8a880dc0-d2d2-4067-bcb1-b08d1690b26e"))
+	if e, ok := err.(*sandboxtest.Error); !ok || e.Status != 404 || e.Body.EMVError.Code != "301" {
+		t.Errorf("an unknown prior: %v", err)
+	}
+}

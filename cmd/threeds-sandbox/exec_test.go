@@ -162,8 +162,13 @@ func TestExecTokensAreFresh(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	env := map[string]string{helperVar: "lookup"}
-	a, b := runExec(ctx, t, env).field("token"), runExec(ctx, t, env).field("token")
-	if a == "" || a == b {
+	first, second := runExec(ctx, t, env), runExec(ctx, t, env)
+	for _, r := range []execResult{first, second} {
+		if r.code != 0 || r.field("token") == "" {
+			t.Fatalf("exit code %d, no token\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+		}
+	}
+	if a, b := first.field("token"), second.field("token"); a == b {
 		t.Errorf("tokens %q and %q, want two different ones", a, b)
 	}
 }

@@ -34,7 +34,7 @@ const (
 	CodeDuplicateField     ErrorCode = "FD04" // same key twice in one object (EMV 204)
 	CodeCriticalExtension  ErrorCode = "FD02" // critical message extension not recognised (EMV 202)
 	CodeInvalidISOCode     ErrorCode = "FD34" // ISO 4217 / 3166-1 code unknown (EMV 304)
-	CodeDeviceChannel      ErrorCode = "CH01" // deviceChannel other than 2 on the browser path (EMV 203)
+	CodeDeviceChannel      ErrorCode = "CH01" // a deviceChannel its path does not serve (EMV 203)
 	CodeUnknownTransaction ErrorCode = "TX01" // transaction id or reference not found (EMV 301)
 	CodeTransactionState   ErrorCode = "TX05" // transaction data not valid for this step (EMV 305)
 	CodeDecryption         ErrorCode = "TX02" // challenge state could not be verified (EMV 302)

@@ -246,6 +246,20 @@ func TestRecordChannelSection(t *testing.T) {
 			}
 		}
 	}
+	// The channel section follows the steps section.
+	tx := fullTx()
+	tx.Channel, tx.Challenge.Steps = state.Channel3RI, tx.Challenge.Interactions+3
+	rec := Append(nil, &tx)
+	if n := len(rec); rec[n-2] != channelV1 || rec[n-4] != stepsV1 {
+		t.Fatalf("the sections end % x, want steps then channel", rec[n-4:])
+	}
+	if got := roundTrip(t, tx); !reflect.DeepEqual(got, tx) {
+		t.Errorf("steps and channel: round trip gave %+v", got)
+	}
+	swapped := append(append([]byte{}, rec[:len(rec)-4]...), rec[len(rec)-2], rec[len(rec)-1], rec[len(rec)-4], rec[len(rec)-3])
+	if _, err := Decode(swapped); err == nil {
+		t.Error("a steps section after the channel section decoded")
+	}
 }
 
 // TestDecodeRejectsDamage checks that a truncated or extended record is

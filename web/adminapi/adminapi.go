@@ -26,6 +26,10 @@ type TransactionSummary struct {
 	CardBIN         string `json:"cardBin,omitempty"`
 	CardLast4       string `json:"cardLast4,omitempty"`
 	MaskedPAN       string `json:"maskedCardNumber,omitempty"`
+	// Channel is the device channel of the lookup: browser, 3ri or
+	// app; ThreeRIInd a 3RI lookup's threeRIInd.
+	Channel    string `json:"channel"`
+	ThreeRIInd string `json:"threeRIInd,omitempty"`
 	// ScenarioID is the scenario that answered; Fallback tells that no
 	// scenario matched the card and the fallback did.
 	ScenarioID     string `json:"scenarioId,omitempty"`
@@ -33,9 +37,6 @@ type TransactionSummary struct {
 	MessageVersion string `json:"messageVersion,omitempty"`
 	// LookupStatus is what the lookup answered (C for a challenge).
 	LookupStatus string `json:"lookupStatus,omitempty"`
-	// Channel is the device channel of the lookup, app or 3ri; absent
-	// for the browser's.
-	Channel string `json:"channel,omitempty"`
 	// What the lookup told of the purchase.
 	CardholderName string `json:"cardholderName,omitempty"`
 	MerchantName   string `json:"merchantName,omitempty"`

@@ -47,18 +47,56 @@ type Entry struct {
 	ACSUIType string `json:"acsUiType,omitempty"`
 	// TrustPrompt tells that the page offers "trust this merchant".
 	TrustPrompt bool `json:"trustPrompt,omitempty"`
-	Fallback    bool `json:"fallback,omitempty"`
+	// ThreeRI is what the card answers on the 3RI channel (POST
+	// /authentication/3ri), where no cardholder can be challenged: a
+	// frictionless card's result, a challenge card's threeRI result (U,
+	// 21 by default). Absent for an error card, which answers its error
+	// on every channel, and for a scenario that cannot answer a 3RI
+	// lookup (its when leaves 3RI out, or its match tests the purchase).
+	ThreeRI  *Result `json:"threeRI,omitempty"`
+	Fallback bool    `json:"fallback,omitempty"`
 	// When lists the entry's match conditions as data, keyed by the
 	// request field they test (the card selectors by their scenario
-	// names: cardNumber, cardPrefix, binRange, cardPattern), e.g.
+	// names: cardNumber, cardPrefix, binRange, cardPattern) and the
+	// conditions of its when block by theirs (channel, threeRIInd,
+	// priorStatus: a value, or a list of them), e.g.
 	// {"cardNumber":"4000000000009003","threeDsRequestorChallengeInd":"2"}.
 	When   map[string]any `json:"when,omitempty"`
 	Source string         `json:"source"`
 }
 
-// conditions is a match as the catalogue shows it: what a request must
-// carry for the scenario to answer it.
-func conditions(m scenarios.Match) map[string]any {
+// Result is a final result a card answers without a challenge.
+type Result struct {
+	Status       string `json:"status"`
+	StatusReason string `json:"statusReason,omitempty"`
+	ECI          string `json:"eci,omitempty"`
+}
+
+// threeRIResult is what sc answers on the 3RI channel for a card of
+// scheme (see Entry.ThreeRI).
+func threeRIResult(sc scenarios.Scenario, scheme string) *Result {
+	if !sc.AnswersChannel(scenarios.Channel3RI) {
+		return nil
+	}
+	var r Result
+	switch {
+	case sc.Frictionless != nil:
+		r = Result{sc.Frictionless.Status, sc.Frictionless.Reason, sc.Frictionless.ECI}
+	case sc.Challenge != nil:
+		o := sc.ThreeRIResult()
+		r = Result{o.Status, o.Reason, o.ECI}
+	default:
+		return nil
+	}
+	if r.ECI == "" {
+		r.ECI = emulator.ECIFor(scheme, r.Status)
+	}
+	return &r
+}
+
+// conditions is a match and when block as the catalogue shows them: what
+// a request must carry for the scenario to answer it.
+func conditions(m scenarios.Match, when scenarios.When) map[string]any {
 	w := map[string]any{}
 	set := func(k, v string) {
 		if v != "" {
@@ -95,6 +133,15 @@ func conditions(m scenarios.Match) map[string]any {
 	set("threeDsRequestorAuthInd", m.AuthInd)
 	set("cardScheme", m.Scheme)
 	set("threeDSCompInd", m.ThreeDSCompInd)
+	for _, c := range scenarios.Conditions() {
+		switch values := when[c.Key]; len(values) {
+		case 0:
+		case 1:
+			w[c.Key] = values[0]
+		default:
+			w[c.Key] = values
+		}
+	}
 	if len(w) == 0 {
 		return nil
 	}
@@ -120,7 +167,7 @@ func Entries(all []scenarios.Scenario, fb *scenarios.Scenario, schemes *emulator
 			Description: sc.Description,
 			DelayMS:     sc.Delay.Milliseconds(),
 			Fallback:    fb != nil && fb.ID == sc.ID,
-			When:        conditions(sc.Match),
+			When:        conditions(sc.Match, sc.When),
 			Source:      fmt.Sprintf("%s:%d", sc.Source.File, sc.Source.Line),
 		}
 		pan := sc.Match.CardNumber
@@ -131,6 +178,7 @@ func Entries(all []scenarios.Scenario, fb *scenarios.Scenario, schemes *emulator
 		if pan == "" {
 			e.CardScheme = ""
 		}
+		e.ThreeRI = threeRIResult(sc, e.CardScheme)
 		switch {
 		case sc.Frictionless != nil:
 			f := sc.Frictionless

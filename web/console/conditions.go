@@ -60,6 +60,9 @@ func condition(e cards.Entry) string {
 // conditionValue writes the value of a condition: a range as "from A to
 // B" or "min A max B".
 func conditionValue(v any) string {
+	if list, ok := v.([]string); ok { // a condition of when that takes several values
+		return strings.Join(list, " or ")
+	}
 	m, ok := v.(map[string]string)
 	if !ok {
 		return fmt.Sprint(v)

@@ -184,6 +184,15 @@ func cardRow(e cards.Entry) templates.CardRow {
 	if e.Flow != "frictionless" {
 		row.Outcome = e.Flow
 	}
+	switch r := e.ThreeRI; {
+	case r != nil:
+		row.ThreeRI, row.ThreeRIText = strings.TrimSpace(r.Status+" "+r.StatusReason), emv.StatusText[r.Status]
+		if r.StatusReason != "" {
+			row.ThreeRIText += ": " + emv.ReasonText[r.StatusReason]
+		}
+	case e.Flow == "error":
+		row.ThreeRI, row.ThreeRIText = "error", "the same error on every channel"
+	}
 	switch {
 	case e.CardNumber != "":
 	case e.CardPrefix != "":
@@ -208,9 +217,18 @@ func cardRow(e cards.Entry) templates.CardRow {
 	}
 	row.Search = strings.ToLower(strings.Join([]string{
 		e.ID, e.CardNumber, e.CardPrefix, e.CardScheme, e.Flow, e.Status, row.StatusText,
-		e.StatusReason, row.ReasonText, e.ECI, e.Version, e.Description, e.Auto, row.Error, row.Match,
+		e.StatusReason, row.ReasonText, e.ECI, e.Version, e.Description, e.Auto, row.Error, row.Match, threeRISearch(row.ThreeRI),
 	}, " "))
 	return row
+}
+
+// threeRISearch is what the card filter finds a card's 3RI result by:
+// "3ri U 21".
+func threeRISearch(r string) string {
+	if r == "" {
+		return ""
+	}
+	return "3ri " + r
 }
 
 // handleTransactions serves GET {base}/console/transactions: the journal
@@ -268,6 +286,8 @@ func (c *Console) row(s journal.Summary) templates.TransactionRow {
 		Status:              s.Status,
 		StatusText:          statusText,
 		LookupStatus:        s.LookupStatus,
+		Channel:             channelName(s.Channel),
+		ChannelDetail:       threeRIDetail(s.ThreeRIInd),
 		LastEvent:           string(s.LastEvent),
 		MaskedPAN:           s.MaskedPAN,
 		Scheme:              s.Scheme,
@@ -278,8 +298,33 @@ func (c *Console) row(s journal.Summary) templates.TransactionRow {
 		ECI:                 s.ECI,
 		Scenario:            scenarioLabel(s),
 		Events:              s.Events,
-		Channel:             s.Channel.String(),
 	}
+}
+
+// channelName is how the console names a device channel.
+func channelName(c state.Channel) string {
+	switch c {
+	case state.ChannelBrowser:
+		return "Browser"
+	case state.Channel3RI:
+		return "3RI"
+	case state.ChannelApp:
+		return "App"
+	}
+	return c.String()
+}
+
+// threeRIDetail says what a 3RI lookup's threeRIInd is for; "" for none.
+func threeRIDetail(ind string) string {
+	if ind == "" {
+		return ""
+	}
+	for _, known := range scenarios.ThreeRIInds(scenarios.Version220) {
+		if known.Code == ind {
+			return "threeRIInd " + ind + ", " + known.Name
+		}
+	}
+	return "threeRIInd " + ind
 }
 
 // scenarioLabel names the scenario that answered, marking the fallback.

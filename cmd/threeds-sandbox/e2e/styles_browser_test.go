@@ -90,7 +90,7 @@ func TestBrowserChallengeStyles(t *testing.T) {
 				keyTo(t, s.tb, kb.Tab, "input:otp")
 				press(t, s.tb, "1234"+kb.Enter)
 			},
-			want: outcome{"Y", "", ""}, authType: "02", counter: "02",
+			want: outcome{"Y", "", ""}, authType: "02", counter: "01", // a resend is no authentication cycle
 		},
 		{
 			name: "oob approved in the banking app", card: "4000000000009300", ready: "[data-action=continue]",
@@ -115,7 +115,7 @@ func TestBrowserChallengeStyles(t *testing.T) {
 				keyTo(t, app, kb.Tab, "button:approve")
 				press(t, app, " ")
 			},
-			want: outcome{"Y", "", ""}, authType: "03", counter: "02",
+			want: outcome{"Y", "", ""}, authType: "03", counter: "01", // nor a Continue before the app answered
 		},
 		{
 			name: "select", card: "4000000000009326", ready: "[data-action=select]",
@@ -200,7 +200,7 @@ func TestBrowserChallengeStyles(t *testing.T) {
 			mouse: func(t *testing.T, s *styleRun) {
 				s.tb.click("[data-action=cancel]")
 			},
-			want: outcome{"N", "01", "01"}, authType: "03", counter: "01",
+			want: outcome{"N", "01", "01"}, authType: "03", counter: "00", // nor a cancel
 		},
 	}
 	run := func(t *testing.T, tt styleCase, size int, keyboard bool) {
