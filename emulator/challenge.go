@@ -215,6 +215,17 @@ type Choice struct {
 	// transaction) is refused with 305, as a replayed answer. Nil (the
 	// headless API) checks nothing.
 	Step *int
+	// NoEntry is the app channel's challengeNoEntry: the cardholder
+	// answered nothing, a wrong entry for a style that reads one; Action
+	// is then the style's entry action.
+	NoEntry bool
+	// CancelCode is the challengeCancel of an app's SDK that cancelled by
+	// itself (06, 07 or 08), for Action cancel: N with that code instead
+	// of the scenario's cancel outcome. "" (or 01) is the cardholder's.
+	CancelCode string
+	// app marks a choice of the app channel's CReq: its final CRes goes
+	// back encrypted to the SDK (acs_app.go), not to a browser.
+	app bool
 }
 
 // Decision is the result of a challenge step.
@@ -283,7 +294,11 @@ func (e *Engine) decide(ctx context.Context, id string, c Choice, via apiCall, c
 	if err != nil {
 		return Decision{}, err
 	}
-	if err := style.check(c); err != nil {
+	if c.NoEntry {
+		if _, reads := entryRowOf(ch.UI); !reads {
+			return Decision{}, emv.NewError(emv.CodeInvalidField, emv.EMVInvalidFormat, "challengeNoEntry: this challenge reads no entry", "action")
+		}
+	} else if err := style.check(c); err != nil {
 		return Decision{}, err
 	}
 	now, err := e.clock(ctx, t.Namespace)
@@ -316,8 +331,12 @@ func (e *Engine) decide(ctx context.Context, id string, c Choice, via apiCall, c
 		case scenarios.ActionFail:
 			step = styleStep{final: true, outcome: ch.Fail}
 		case scenarios.ActionCancel:
-			step = styleStep{final: true, outcome: ch.Cancel}
+			step = styleStep{final: true, outcome: cancelOutcome(ch, c.CancelCode)}
 		default:
+			if c.NoEntry {
+				step = styleStep{wrong: true, entry: "no entry"}
+				break
+			}
 			var err error
 			if step, err = style.answer(t, ch, c, now); err != nil {
 				return err
@@ -354,6 +373,10 @@ func (e *Engine) decide(ctx context.Context, id string, c Choice, via apiCall, c
 		return d, nil
 	}
 	e.transactionEvent(ctx, t, state.EventDecision, describeChoice(c, t))
+	if c.app { // the final CRes goes back to the SDK, encrypted (acs_app.go)
+		e.scheduleCallback(ctx, t, ch)
+		return d, nil
+	}
 	if d.Delivery, err = e.delivery(t, c.SessionData); err != nil {
 		return Decision{}, err
 	}

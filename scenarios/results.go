@@ -207,6 +207,9 @@ func (d *decoder) parseChallenge(n *yaml.Node) *Challenge {
 			c.TrustPrompt = false
 		}
 	}
+	if m.has("appFault") {
+		c.AppFault, _ = d.oneOf(m, "appFault", appFaults)
+	}
 	c.FirstCReqTimeout = d.challengeTimeout(m, "firstCReqTimeout")
 	c.ChallengeTimeout = d.challengeTimeout(m, "challengeTimeout")
 	return c
