@@ -43,7 +43,10 @@ type Entry struct {
 	Answers            []string `json:"answers,omitempty"`
 	// TrustPrompt tells that the page offers "trust this merchant".
 	TrustPrompt bool `json:"trustPrompt,omitempty"`
-	Fallback    bool `json:"fallback,omitempty"`
+	// AppFault is how the ACS answers an app's 3DS SDK wrong (the
+	// scenario key appFault); empty for a right ACS.
+	AppFault string `json:"appFault,omitempty"`
+	Fallback bool   `json:"fallback,omitempty"`
 	// When lists the entry's match conditions as data, keyed by the
 	// request field they test (the card selectors by their scenario
 	// names: cardNumber, cardPrefix, binRange, cardPattern), e.g.
@@ -139,6 +142,7 @@ func Entries(all []scenarios.Scenario, fb *scenarios.Scenario, schemes *emulator
 			ch := sc.Challenge
 			e.Status, e.Version, e.Auto = "C", ch.Version, ch.Auto
 			e.UI, e.AuthenticationType, e.Answers, e.TrustPrompt = ch.UI, ch.AuthenticationType, ch.Answers, ch.TrustPrompt
+			e.AppFault = ch.AppFault
 			for otp, o := range ch.OTPs {
 				if o.Status == "Y" {
 					e.OTPs = append(e.OTPs, otp)
