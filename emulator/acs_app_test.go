@@ -20,13 +20,18 @@ import (
 
 // sdk plays an app's 3DS SDK against the engine's ACS.
 type sdk struct {
-	f        *fixture
-	key      []byte
-	enc      string
-	id, acs  string
-	sdkTrans string
-	version  string
-	counter  int
+	f *fixture
+	// acsEngine answers the CReqs: the fixture's engine, or another sharing
+	// its store.
+	acsEngine *emulator.Engine
+	key       []byte
+	enc       string
+	id, acs   string
+	sdkTrans  string
+	version   string
+	counter   int
+	// screen is the last interim screen the ACS answered.
+	screen *emulator.AppScreen
 }
 
 // appChallenge makes the challenge of the scenario id an app-channel
@@ -49,8 +54,12 @@ func (f *fixture) appChallenge(scenario, ui, enc string) *sdk {
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	s := &sdk{f: f, key: key, enc: enc, id: resp.ThreeDSServerTransID, acs: resp.ACSTransID, sdkTrans: "6f0a4a3e-2b1c-4c5d-9e8f-0a1b2c3d4e5f", version: resp.Version}
-	_, err = f.store.Update(context.Background(), s.id, func(t *state.Transaction) error {
+	s := &sdk{f: f, acsEngine: f.Engine, key: key, enc: enc, id: resp.ThreeDSServerTransID, acs: resp.ACSTransID, sdkTrans: "6f0a4a3e-2b1c-4c5d-9e8f-0a1b2c3d4e5f", version: resp.Version}
+	var store state.Store = f.store
+	if f.shared != nil {
+		store = f.shared
+	}
+	_, err = store.Update(context.Background(), s.id, func(t *state.Transaction) error {
 		t.Channel = state.ChannelApp
 		t.App = state.AppState{SDKTransID: s.sdkTrans, SDKReferenceNumber: ref, SealedKey: sealed, UIType: ui, Interface: "01", MaxTimeout: 5}
 		return nil
@@ -85,9 +94,10 @@ func (s *sdk) post(m map[string]any) (map[string]any, bool) {
 func (s *sdk) postRaw(body []byte) (map[string]any, bool) {
 	s.f.t.Helper()
 	ctx := context.Background()
-	x := s.f.AppCReq(ctx, body)
+	x := s.acsEngine.AppCReq(ctx, body)
+	s.screen = x.Screen
 	if x.Screen != nil {
-		x = s.f.SealCRes(ctx, x, message.AppCRes{ChallengeInfoHeader: "h"})
+		x = s.acsEngine.SealCRes(ctx, x, message.AppCRes{ChallengeInfoHeader: "h"})
 	}
 	out := map[string]any{}
 	if x.ContentType == emulator.ContentTypeJSON {
