@@ -232,3 +232,31 @@ func TestAppHTMLOverHTTP(t *testing.T) {
 		t.Errorf("final %v", final)
 	}
 }
+
+// TestConsoleShowsTheAppTrace: the console's transaction page shows each
+// CReq and CRes of an app exchange decrypted, open, as a protocol trace.
+func TestConsoleShowsTheAppTrace(t *testing.T) {
+	t.Parallel()
+	var store state.Store
+	c := newConsoleEnv(t, consoleOptions{state: func(p *stateParts) { store = p.Store }})
+	e := &env{t: t, URL: c.URL, Server: c.Server}
+	s := appChallenge(t, e, store, c.Challenge, "01", "en")
+	s.post(t, nil)
+	s.post(t, map[string]any{"challengeDataEntry": "1234"})
+	b := c.browser()
+	b.login("tok")
+	p := b.get("/console/transactions/" + s.id)
+	for _, kind := range []string{"creq", "cres"} {
+		ev := p.Doc.Find(`li[data-kind=` + kind + `] details[open]`)
+		if ev.Length() == 0 || !strings.Contains(ev.Find("summary").Text(), "CReq and CRes, decrypted") {
+			t.Errorf("%s event: no open CReq/CRes trace:\n%s", kind, p.Raw)
+			continue
+		}
+		if req := ev.Find("pre.request").Text(); !strings.Contains(req, "sdkCounterStoA") {
+			t.Errorf("%s event's CReq: %s", kind, req)
+		}
+		if resp := ev.Find("pre.response").Text(); !strings.Contains(resp, "acsCounterAtoS") {
+			t.Errorf("%s event's CRes: %s", kind, resp)
+		}
+	}
+}
