@@ -231,14 +231,10 @@ func (e *Engine) appOpen(ctx context.Context, r *appRound) (AppExchange, error) 
 			return err
 		}
 		settleLocked(t, now, r.ch, e.cfg)
-		switch t.Phase {
-		case state.PhaseFinal:
+		if t.Phase == state.PhaseFinal {
 			return appEnded(t)
-		case state.PhaseChallengePending:
-			t.Phase = state.PhaseChallengeOpened
-			t.Challenge.OpenedAt = now
-			first = true
 		}
+		first = openLocked(t, now)
 		return nil
 	})
 	if err != nil {
@@ -271,6 +267,9 @@ func (e *Engine) appScreen(r *appRound, v ChallengeView) AppExchange {
 // and records the round in the journal: the answer on the wire.
 func (e *Engine) SealCRes(ctx context.Context, x AppExchange, c message.AppCRes) AppExchange {
 	r := x.round
+	if r == nil || x.Screen == nil { // not an interim answer: nothing to seal
+		return x
+	}
 	t := r.t
 	c.ThreeDSServerTransID, c.ACSTransID, c.SDKTransID = t.ThreeDSServerTransID, t.ACSTransID, t.App.SDKTransID
 	c.MessageType, c.MessageVersion, c.ChallengeCompletionInd = "CRes", t.Version, "N"

@@ -149,14 +149,10 @@ func (e *Engine) open(ctx context.Context, t state.Transaction, size int) (Chall
 	t, err = e.store.Update(ctx, id, func(t *state.Transaction) error {
 		first = false // fn may run again after a conflicting write
 		settleLocked(t, now, ch, e.cfg)
-		switch t.Phase {
-		case state.PhaseFinal:
+		if t.Phase == state.PhaseFinal {
 			return completedError(t)
-		case state.PhaseChallengePending:
-			t.Phase = state.PhaseChallengeOpened
-			t.Challenge.OpenedAt = now
-			first = true
 		}
+		first = openLocked(t, now)
 		t.Challenge.WindowSize = size
 		return nil
 	})
@@ -168,6 +164,18 @@ func (e *Engine) open(ctx context.Context, t state.Transaction, size int) (Chall
 		e.transactionEvent(ctx, t, kind, detail)
 	}
 	return e.view(t, ch, "", now), nil
+}
+
+// openLocked opens the pending challenge t at now, inside its atomic
+// update, and tells whether it did (the first CReq); an opened one stays
+// as it is.
+func openLocked(t *state.Transaction, now time.Time) bool {
+	if t.Phase != state.PhaseChallengePending {
+		return false
+	}
+	t.Phase = state.PhaseChallengeOpened
+	t.Challenge.OpenedAt = now
+	return true
 }
 
 // completedError is the 305 answer to a challenge step on a finished
@@ -407,32 +415,6 @@ func (e *Engine) delivery(t state.Transaction, posted *string) (message.CResDeli
 	var err error
 	d.Encoded, err = message.EncodeMessage(d.CRes)
 	return d, err
-}
-
-// describeChoice tells a decision in words for the journal.
-func describeChoice(c Choice, t state.Transaction) string {
-	s := c.Action
-	switch c.Action {
-	case scenarios.ActionOTP:
-		s = "one-time code " + c.OTP
-	case scenarios.ActionSelect:
-		s = "chose " + strings.Join(c.Choices, ", ")
-	}
-	s += " -> " + t.Status
-	if t.StatusReason != "" {
-		s += ", reason " + t.StatusReason
-	}
-	if t.ChallengeCancel != "" {
-		s += ", challengeCancel " + t.ChallengeCancel
-	}
-	return s
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
 
 // Result is the final result of a challenged transaction as the
