@@ -152,3 +152,23 @@ func decrypt(t *testing.T, s *sdk, body []byte) map[string]any {
 	_ = json.Unmarshal(plain, &out)
 	return out
 }
+
+// TestAppOOBPasses: the banking app approves at oobAppURL's page, and the
+// SDK's oobContinue (Android's JSON true) ends the challenge Y.
+func TestAppOOBPasses(t *testing.T) {
+	f := newFixture(t)
+	s := f.appChallenge("visa-challenge-oob", "04", jose.A128CBCHS256)
+	s.mustCRes(s.creq(nil), "N")
+	if s.screen == nil || s.screen.OOBAppURL != f.URLs().App(s.id) {
+		t.Fatalf("screen %+v: want the banking app's page", s.screen)
+	}
+	if _, err := f.AnswerApp(context.Background(), s.id, scenarios.AppApprove); err != nil {
+		t.Fatal(err)
+	}
+	if out := s.mustCRes(s.creq(map[string]any{"oobContinue": true}), "Y"); out["transStatus"] != "Y" {
+		t.Errorf("final %v", out)
+	}
+	if got := f.enquiry(s.id); got.TransactionStatus != "Y" || got.InteractionCounter != "01" {
+		t.Errorf("enquiry %s, interactionCounter %s", got.TransactionStatus, got.InteractionCounter)
+	}
+}
