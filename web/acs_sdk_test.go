@@ -52,6 +52,7 @@ func TestACSSDKRefusals(t *testing.T) {
 		{"not a JWE", "application/jose; charset=UTF-8", "hello", "101"},
 		{"unknown kid", "application/jose", "eyJhbGciOiJkaXIiLCJlbmMiOiJBMTI4R0NNIiwia2lkIjoiOGQwYzVmODQtN2QzZS00YjJjLTlhMWItMmMzZDRlNWY2YTdiIn0..AAAAAAAAAAAAAAAA.AAAA.AAAAAAAAAAAAAAAAAAAAAA", "301"},
 		{"a form", "application/x-www-form-urlencoded", "creq=x", "101"},
+		{"too big", "application/jose", strings.Repeat("a", 70<<10), "101"},
 		{"an Erro of no transaction", "application/json", `{"messageType":"Erro","errorCode":"201","acsTransID":"8d0c5f84-7d3e-4b2c-9a1b-2c3d4e5f6a7b"}`, "301"},
 		{"JSON that is no Erro", "application/json", `{"messageType":"CReq"}`, "101"},
 	}
