@@ -254,7 +254,7 @@ func (e *Engine) appScreen(r *appRound, v ChallengeView) AppExchange {
 		s.OOBAppURL = e.urls.App(r.t.ThreeDSServerTransID)
 	}
 	if r.ch.AppFault == scenarios.AppFaultErro && r.creq.Counter == 0 {
-		return AppExchange{round: r, Body: erroBody(r, emv.NewError(emv.CodeBusy, emv.EMVTransientFailure, "the scenario's appFault erro answers this Erro instead of the CRes", "")), ContentType: ContentTypeJSON}
+		return AppExchange{round: r, Body: erroBody(r, emv.NewError(emv.CodeBusy, emv.EMVTransientFailure, "the scenario's appFault erro answers this Erro instead of the CRes", ""), "CReq"), ContentType: ContentTypeJSON}
 	}
 	if r.ch.AppFault == scenarios.AppFaultNotJWE && r.creq.Counter == 0 {
 		return AppExchange{round: r, Body: []byte("the scenario's appFault notJWE answers this body, which is not a JWE"), ContentType: ContentTypeJOSE}
@@ -309,6 +309,12 @@ func (e *Engine) sealed(ctx context.Context, r *appRound, c any, counter int, ki
 // appRefusal is the Erro that answers a message the ACS does not take,
 // recorded in the transaction's journal when the transaction is known.
 func (e *Engine) appRefusal(ctx context.Context, r *appRound, err error) AppExchange {
+	return e.refuse(ctx, r, err, "CReq")
+}
+
+// refuse is appRefusal of a message of type refused (CReq, or the SDK's
+// Erro).
+func (e *Engine) refuse(ctx context.Context, r *appRound, err error, refused string) AppExchange {
 	se, ok := emv.As(err)
 	if !ok {
 		se = emv.NewError(emv.CodeInternal, emv.EMVPermanentFailure, "the ACS failed: "+err.Error(), "")
@@ -316,7 +322,7 @@ func (e *Engine) appRefusal(ctx context.Context, r *appRound, err error) AppExch
 			se = emv.NewError(emv.CodeBusy, emv.EMVTransientFailure, "the ACS could not answer in time", "")
 		}
 	}
-	body := erroBody(r, se)
+	body := erroBody(r, se, refused)
 	if r != nil {
 		e.emit(ctx, state.Event{Namespace: r.t.Namespace, Kind: state.EventCReq, Transaction: summaryOf(r.t),
 			Detail:  fmt.Sprintf("CReq refused with Erro %s: %s", se.EMVCode, se.Message),
@@ -325,9 +331,9 @@ func (e *Engine) appRefusal(ctx context.Context, r *appRound, err error) AppExch
 	return AppExchange{Body: body, ContentType: ContentTypeJSON}
 }
 
-// erroBody is the JSON of the ACS's Erro for se, with the ids of the
-// round r when it knows them.
-func erroBody(r *appRound, se *emv.Error) []byte {
+// erroBody is the JSON of the ACS's Erro for se refusing a message of
+// type refused, with the ids of the round r when it knows them.
+func erroBody(r *appRound, se *emv.Error, refused string) []byte {
 	m := message.Erro{
 		MessageType:      "Erro",
 		MessageVersion:   DefaultVersion,
@@ -335,7 +341,7 @@ func erroBody(r *appRound, se *emv.Error) []byte {
 		ErrorComponent:   "A",
 		ErrorDescription: se.Message,
 		ErrorDetail:      se.Detail,
-		ErrorMessageType: "CReq",
+		ErrorMessageType: refused,
 	}
 	if m.ErrorDetail == "" {
 		m.ErrorDetail = scenarios.EMVErrorName(se.EMVCode)

@@ -26,11 +26,11 @@ const SDKErroReason = "07"
 func (e *Engine) AppSDKErro(ctx context.Context, body []byte) AppExchange {
 	var m message.Erro
 	if err := json.Unmarshal(body, &m); err != nil || m.MessageType != "Erro" {
-		return e.appRefusal(ctx, nil, emv.NewError(emv.CodeInvalidField, emv.EMVMessageInvalid,
-			"a JSON body is taken only as the SDK's Erro (messageType Erro); a CReq goes as application/jose", "messageType"))
+		return e.refuse(ctx, nil, emv.NewError(emv.CodeInvalidField, emv.EMVMessageInvalid,
+			"a JSON body is taken only as the SDK's Erro (messageType Erro); a CReq goes as application/jose", "messageType"), "Erro")
 	}
 	if len(m.ErrorCode) != 3 || !allDigits(m.ErrorCode) {
-		return e.appRefusal(ctx, nil, emv.NewError(emv.CodeInvalidField, emv.EMVInvalidFormat, "the Erro's errorCode is not three digits", "errorCode"))
+		return e.refuse(ctx, nil, emv.NewError(emv.CodeInvalidField, emv.EMVInvalidFormat, "the Erro's errorCode is not three digits", "errorCode"), "Erro")
 	}
 	kid := m.ACSTransID
 	if kid == "" {
@@ -38,19 +38,19 @@ func (e *Engine) AppSDKErro(ctx context.Context, body []byte) AppExchange {
 	}
 	t, err := e.appTransaction(ctx, kid)
 	if err != nil {
-		return e.appRefusal(ctx, nil, err)
+		return e.refuse(ctx, nil, err, "Erro")
 	}
 	if m.SDKTransID != "" && m.SDKTransID != t.App.SDKTransID {
-		return e.appRefusal(ctx, nil, emv.NewError(emv.CodeUnknownTransaction, emv.EMVUnknownTransaction, "sdkTransID is not the transaction's", "sdkTransID"))
+		return e.refuse(ctx, nil, emv.NewError(emv.CodeUnknownTransaction, emv.EMVUnknownTransaction, "sdkTransID is not the transaction's", "sdkTransID"), "Erro")
 	}
 	sc, err := e.scenarioByID(ctx, t.Namespace, t.ScenarioID)
 	if err != nil {
-		return e.appRefusal(ctx, nil, err)
+		return e.refuse(ctx, nil, err, "Erro")
 	}
 	ch := challengeRules(sc)
 	now, err := e.clock(ctx, t.Namespace)
 	if err != nil {
-		return e.appRefusal(ctx, nil, err)
+		return e.refuse(ctx, nil, err, "Erro")
 	}
 	ended := false
 	t, err = e.store.Update(ctx, t.ThreeDSServerTransID, func(t *state.Transaction) error {
@@ -71,7 +71,7 @@ func (e *Engine) AppSDKErro(ctx context.Context, body []byte) AppExchange {
 		return nil
 	})
 	if err != nil {
-		return e.appRefusal(ctx, nil, e.stateFailure(err, t.ThreeDSServerTransID))
+		return e.refuse(ctx, nil, e.stateFailure(err, t.ThreeDSServerTransID), "Erro")
 	}
 	detail := fmt.Sprintf("the 3DS SDK posted Erro %s (%s: %s)", m.ErrorCode, cut(m.ErrorDescription, 120), cut(m.ErrorDetail, 120))
 	if ended {
@@ -90,7 +90,7 @@ func (e *Engine) AppSDKErro(ctx context.Context, body []byte) AppExchange {
 // transaction is unknown, as the transport refuses what it cannot read.
 func AppErroReply(code, description, detail string) AppExchange {
 	se := emv.NewError(emv.CodeInvalidField, code, description, detail)
-	return AppExchange{Body: erroBody(nil, se), ContentType: ContentTypeJSON}
+	return AppExchange{Body: erroBody(nil, se, ""), ContentType: ContentTypeJSON}
 }
 
 // sdkErroDesc is the enquiry's reasonDesc of a challenge the SDK's Erro
