@@ -337,28 +337,53 @@ func TestAppReplay(t *testing.T) {
 }
 
 // TestAppTimeouts: the ACS's windows close the exchange by the
-// namespace's clock: a late CReq answers 402.
+// namespace's clock, for every UI type: a late CReq answers 402.
 func TestAppTimeouts(t *testing.T) {
-	for _, tt := range []struct {
-		name   string
-		opened bool
-		cancel string
-	}{{"first CReq", false, "05"}, {"challenge", true, "04"}} {
-		t.Run(tt.name, func(t *testing.T) {
-			f := newFixture(t)
-			s := f.appChallenge("visa-challenge", "01", jose.A128GCM)
-			if tt.opened {
-				s.mustCRes(s.creq(nil), "N")
-			}
-			f.clock.Advance(time.Hour)
-			if out, ok := s.post(s.creq(nil)); ok || out["errorCode"] != "402" {
-				t.Fatalf("late CReq: %v, want Erro 402", out)
-			}
-			enq := f.enquiry(s.id)
-			if enq.TransactionStatus != "N" || enq.StatusReason != "14" || enq.ChallengeCancel != tt.cancel {
-				t.Errorf("enquiry %s/%s/%s, want N/14/%s", enq.TransactionStatus, enq.StatusReason, enq.ChallengeCancel, tt.cancel)
-			}
-		})
+	styles := map[string]string{"visa-challenge": "01", "visa-challenge-password": "01", "visa-challenge-select": "02",
+		"visa-challenge-multiselect": "03", "visa-challenge-oob": "04"}
+	for scenario, ui := range styles {
+		for _, tt := range []struct {
+			name   string
+			opened bool
+			cancel string
+		}{{"first CReq", false, "05"}, {"challenge", true, "04"}} {
+			t.Run(scenario+"/"+tt.name, func(t *testing.T) {
+				f := newFixture(t)
+				s := f.appChallenge(scenario, ui, jose.A128GCM)
+				if tt.opened {
+					s.mustCRes(s.creq(nil), "N")
+				}
+				f.clock.Advance(time.Hour)
+				if out, ok := s.post(s.creq(nil)); ok || out["errorCode"] != "402" {
+					t.Fatalf("late CReq: %v, want Erro 402", out)
+				}
+				enq := f.enquiry(s.id)
+				if enq.TransactionStatus != "N" || enq.StatusReason != "14" || enq.ChallengeCancel != tt.cancel {
+					t.Errorf("enquiry %s/%s/%s, want N/14/%s", enq.TransactionStatus, enq.StatusReason, enq.ChallengeCancel, tt.cancel)
+				}
+			})
+		}
+	}
+}
+
+// TestAppEntryNotOfTheStyle: an entry the challenge's style does not
+// take is an Erro 203 naming the member, and uses nothing up.
+func TestAppEntryNotOfTheStyle(t *testing.T) {
+	f := newFixture(t)
+	s := f.appChallenge("visa-challenge-select", "02", jose.A128GCM)
+	s.mustCRes(s.creq(nil), "N")
+	for entry, member := range map[string]string{"resendChallenge": "resendChallenge", "challengeDataEntry": "challengeDataEntry"} {
+		value := any("Y")
+		if entry == "challengeDataEntry" {
+			value = "9" // no such key
+		}
+		if out, ok := s.post(s.creq(map[string]any{entry: value})); ok || out["errorCode"] != "203" || out["errorDetail"] != member {
+			t.Errorf("%s: %v, want Erro 203 on %s", entry, out, member)
+		}
+	}
+	s.mustCRes(s.creq(map[string]any{"challengeCancel": "01"}), "Y")
+	if got := f.enquiry(s.id).InteractionCounter; got != "00" {
+		t.Errorf("interactionCounter %s, want 00: the refused entries counted", got)
 	}
 }
 
