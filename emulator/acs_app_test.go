@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -228,24 +229,29 @@ func TestAppChallengeUITypes(t *testing.T) {
 	}
 }
 
-// TestAppSelectPasses answers a question by the keys of
-// challengeSelectInfo, as the hint names them.
+// TestAppSelectPasses answers a question by the key of
+// challengeSelectInfo (from 1, in the screen's order) of its answer.
 func TestAppSelectPasses(t *testing.T) {
 	f := newFixture(t)
 	s := f.appChallenge("visa-challenge-select", "02", jose.A128GCM)
 	s.mustCRes(s.creq(nil), "N")
-	var final map[string]any
-	for k := 1; k <= 4 && final == nil; k++ {
-		out, ok := s.post(s.creq(map[string]any{"challengeDataEntry": fmt.Sprint(k)}))
-		if !ok {
-			t.Fatalf("key %d: %v", k, out)
-		}
-		if out["challengeCompletionInd"] == "Y" {
-			final = out
-		}
+	q, ok := s.screen.View.Style.(emulator.SelectView)
+	if !ok || len(q.Answers) != 1 {
+		t.Fatalf("screen %+v: want a question with one answer", s.screen)
 	}
-	if final == nil || final["transStatus"] != "Y" {
-		t.Fatalf("no key passed: %v", final)
+	key := slices.Index(q.Choices, q.Answers[0]) + 1
+	if out := s.mustCRes(s.creq(map[string]any{"challengeDataEntry": fmt.Sprint(key)}), "Y"); out["transStatus"] != "Y" {
+		t.Fatalf("key %d of %v: %v", key, q.Choices, out)
+	}
+	s = f.appChallenge("visa-challenge-multiselect", "03", jose.A128CBCHS256)
+	s.mustCRes(s.creq(nil), "N")
+	q = s.screen.View.Style.(emulator.SelectView)
+	var keys []string
+	for _, a := range q.Answers {
+		keys = append(keys, fmt.Sprint(slices.Index(q.Choices, a)+1))
+	}
+	if out := s.mustCRes(s.creq(map[string]any{"challengeDataEntry": strings.Join(keys, ",")}), "Y"); out["transStatus"] != "Y" {
+		t.Fatalf("keys %v of %v: %v", keys, q.Choices, out)
 	}
 }
 
