@@ -211,7 +211,11 @@ func (e *Engine) appTransaction(t *state.Transaction, req *message.AppRequest, s
 		return nil, "", nil
 	}
 	t.App.Interface, t.App.UIType = iface, ui
-	signed, key, err := e.signedContent(req, app.server.ACS)
+	signer := app.server.ACS
+	if sc.Challenge.AppFault == scenarios.AppFaultRogueSignature {
+		signer = e.Directory().Rogue() // a chain the SDK's roots do not anchor
+	}
+	signed, key, err := e.signedContent(req, signer)
 	if err != nil {
 		return nil, "", fmt.Errorf("app lookup: %w", err)
 	}

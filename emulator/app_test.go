@@ -21,12 +21,12 @@ import (
 // newSDK is testkit's SDK.
 var newSDK = testkit.NewSDK
 
-type sdk = testkit.SDK
+type appSDK = testkit.SDK
 
 // appCall is the app lookup of card as s makes it, encrypted to the
 // directory server ds (its id), changed by change, and the body it
 // decodes.
-func (f *fixture) appCall(s *sdk, card, ds string, change func(*message.LookupRequest)) (message.LookupRequest, []byte) {
+func (f *fixture) appCall(s *appSDK, card, ds string, change func(*message.LookupRequest)) (message.LookupRequest, []byte) {
 	f.t.Helper()
 	server, ok := f.Directory().ForID(ds)
 	if !ok {
@@ -47,7 +47,7 @@ func (f *fixture) appCall(s *sdk, card, ds string, change func(*message.LookupRe
 }
 
 // appLookup runs an app lookup of card from s, encrypted to ds.
-func (f *fixture) appLookup(s *sdk, card, ds string, change func(*message.LookupRequest)) (message.LookupResponse, error) {
+func (f *fixture) appLookup(s *appSDK, card, ds string, change func(*message.LookupRequest)) (message.LookupResponse, error) {
 	f.t.Helper()
 	req, body := f.appCall(s, card, ds, change)
 	return f.Lookup(context.Background(), ns, req, emulator.APICall{Body: body, KnownMembers: true})
@@ -367,4 +367,32 @@ func flipTag(c string) string {
 		repl = 'B'
 	}
 	return c[:i] + string(repl) + c[i+1:]
+}
+
+// TestAppRogueSignature: the fault card rogueSignature signs
+// acsSignedContent with a chain the published roots do not anchor, which
+// a conforming SDK refuses; the exchange key still opens, so an SDK that
+// does not check is caught by the test that uses the card.
+func TestAppRogueSignature(t *testing.T) {
+	f := newFixture(t)
+	resp, err := f.appLookup(newSDK(t), f.card("visa-app-fault-rogue-signature"), "A000000003", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jws, err := jose.ParseJWS([]byte(resp.ACSSignedContent))
+	if err != nil {
+		t.Fatalf("acsSignedContent: %v", err)
+	}
+	for _, server := range f.Directory().Servers() {
+		roots := x509.NewCertPool()
+		for _, r := range server.Roots {
+			roots.AddCert(r)
+		}
+		if _, err := jws.Verify(roots, f.clock.Now()); err == nil {
+			t.Errorf("the rogue acsSignedContent verifies against %s's roots", server.ID)
+		}
+	}
+	if _, err := f.ExchangeKey(context.Background(), ns, resp.ACSTransID); err != nil {
+		t.Errorf("the exchange key: %v", err)
+	}
 }

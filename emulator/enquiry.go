@@ -129,6 +129,9 @@ func (e *Engine) enquiryResponse(t state.Transaction) message.EnquiryResponse {
 	}
 	if t.StatusReason != "" {
 		r.ReasonCode, r.ReasonDesc = t.StatusReason, emv.ReasonText[t.StatusReason]
+		if t.App.SDKError != "" {
+			r.ReasonDesc += ": " + sdkErroDesc(t.App.SDKError)
+		}
 	}
 	if challengeBegun(t) {
 		r.InteractionCounter = fmt.Sprintf("%02d", min(t.Challenge.Interactions, 99))

@@ -2,10 +2,12 @@ package emulator
 
 import (
 	"context"
+	"strings"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/message"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/redact"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
+	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 )
 
 // summaryOf is the summary of a stored transaction.
@@ -105,4 +107,30 @@ func withNote(detail, note string) string {
 		return note
 	}
 	return detail + "; " + note
+}
+
+// describeChoice tells a decision in words for the journal.
+func describeChoice(c Choice, t state.Transaction) string {
+	s := c.Action
+	switch c.Action {
+	case scenarios.ActionOTP:
+		s = "one-time code " + c.OTP
+	case scenarios.ActionSelect:
+		s = "chose " + strings.Join(c.Choices, ", ")
+	}
+	s += " -> " + t.Status
+	if t.StatusReason != "" {
+		s += ", reason " + t.StatusReason
+	}
+	if t.ChallengeCancel != "" {
+		s += ", challengeCancel " + t.ChallengeCancel
+	}
+	return s
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }

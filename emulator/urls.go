@@ -16,10 +16,12 @@ const (
 	// banking app of an oob challenge: its page (GET), its answer (POST)
 	// and, followed by /status, what the challenge page watches.
 	PathACSApp = "/acs/app/"
-	// PathACSSDK receives the CReqs of the app channel's SDKs (compact
-	// JWEs): the acsURL of acsSignedContent. The JWE's kid, the
-	// acsTransID, finds the transaction.
+	// PathACSSDK is the acsURL of the app channel: an app's 3DS SDK
+	// posts its CReqs there (acs_app.go).
 	PathACSSDK = "/acs/sdk"
+	// PathACSImages, followed by {mark}-{density}.png, serves the images
+	// an app's CRes points at (issuerImage, psImage).
+	PathACSImages = "/acs/img/"
 	// PathACSDecision receives the cardholder's choice on the challenge page.
 	PathACSDecision = "/acs/decision"
 	// PathACSNotification receives the final CRes when the lookup had no

@@ -210,6 +210,9 @@ func (d *decoder) parseChallenge(n *yaml.Node) *Challenge {
 	if m.has("appInterface") {
 		c.AppInterface, _ = d.oneOf(m, "appInterface", appInterfaces)
 	}
+	if m.has("appFault") {
+		c.AppFault, _ = d.oneOf(m, "appFault", appFaults)
+	}
 	c.FirstCReqTimeout = d.challengeTimeout(m, "firstCReqTimeout")
 	c.ChallengeTimeout = d.challengeTimeout(m, "challengeTimeout")
 	return c

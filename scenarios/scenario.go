@@ -252,6 +252,10 @@ type Challenge struct {
 	// opened challenge waits for a decision (then N, 14, 04). Zero: the
 	// server's.
 	FirstCReqTimeout, ChallengeTimeout time.Duration
+	// AppFault, when set (one of AppFaults), makes the ACS answer an
+	// app-channel challenge wrong in that way (key appFault); the browser
+	// path ignores it.
+	AppFault string
 }
 
 // Outcome is the final result of a challenge.

@@ -171,7 +171,9 @@ type Server struct {
 	state   []securecookie.Codec // current key pair first
 	router  *mux.Router
 	handler http.Handler // router behind the middleware of every request
-	bodies  bodyPool     // buffers of the API's request bodies
+	// marks keeps the images of the app channel's CRes (acs_img.go).
+	marks   markImages
+	bodies  bodyPool // buffers of the API's request bodies
 	http    *http.Server
 	ln      net.Listener
 	metrics *Metrics
@@ -336,6 +338,8 @@ func (s *Server) routes() {
 	acs.HandleFunc(emulator.PathACSChallenge, s.handleCReq).Methods(http.MethodPost)
 	acs.HandleFunc(emulator.PathACSHosted+"{id}", s.handleHosted).Methods(http.MethodGet, http.MethodPost)
 	acs.HandleFunc(emulator.PathACSDecision, s.handleDecision).Methods(http.MethodPost)
+	acs.HandleFunc(emulator.PathACSSDK, s.handleSDK).Methods(http.MethodPost)
+	acs.HandleFunc(emulator.PathACSImages+"{name}", s.handleACSImage).Methods(http.MethodGet, http.MethodHead)
 	acs.HandleFunc(emulator.PathACSApp+"{id}", s.handleApp).Methods(http.MethodGet, http.MethodPost)
 	acs.HandleFunc(emulator.PathACSApp+"{id}/status", s.handleAppStatus).Methods(http.MethodGet)
 	acs.HandleFunc(emulator.PathACSNotification, s.handleNotification).Methods(http.MethodPost)
