@@ -101,7 +101,16 @@ export class Transaction {
     const { payload } = await verifyAcsSignedContent(params.acsSignedContent, {
       rootCertificates: this.rootCertificates, liveMode: this.liveMode, now,
     });
-    const { acsURL, acsEphemPubKey, sdkEphemPubKey } = payload;
+    const { acsURL, acsEphemPubKey } = payload;
+    // The lookup takes the key as a JSON text too; the echo may be either.
+    let sdkEphemPubKey = payload.sdkEphemPubKey;
+    if (typeof sdkEphemPubKey === "string") {
+      try {
+        sdkEphemPubKey = JSON.parse(sdkEphemPubKey);
+      } catch {
+        throw new SignatureError("acsSignedContent's sdkEphemPubKey is a text that is not JSON");
+      }
+    }
     let url;
     try {
       url = new URL(acsURL);
