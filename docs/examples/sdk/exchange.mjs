@@ -57,15 +57,30 @@ export async function sharedSecret(privateKey, publicJwk) {
   return new Uint8Array(await subtle.deriveBits({ name: "ECDH", public: pub }, privateKey, 256));
 }
 
+const bytesOf = (v) => (typeof v === "string" ? utf8.encode(v) : v);
+const lengthPrefixed = (v) => concat(u32(v.length), v);
+
 /**
- * The Concat KDF with SHA-256 into 256 bits: SHA-256(00000001 || Z ||
- * OtherInfo), OtherInfo an empty AlgorithmID, an empty PartyUInfo, the
- * length-prefixed PartyVInfo and 00000100; all lengths big-endian.
+ * The Concat KDF of NIST SP 800-56A with SHA-256, one round, as JOSE's
+ * ECDH-ES uses it: SHA-256(00000001 || Z || OtherInfo), OtherInfo the
+ * length-prefixed AlgorithmID, PartyUInfo and PartyVInfo, then the key's
+ * length in bits; all lengths four bytes big-endian. Answers keyBits/8 bytes.
  */
-export async function concatKDF(z, partyVInfo) {
-  const v = typeof partyVInfo === "string" ? utf8.encode(partyVInfo) : partyVInfo;
-  const otherInfo = concat(u32(0), u32(0), u32(v.length), v, u32(256));
-  return new Uint8Array(await subtle.digest("SHA-256", concat(u32(1), z, otherInfo)));
+export async function concatKDFOf({ z, algorithmID = "", partyUInfo = "", partyVInfo = "", keyBits = 256 }) {
+  if (keyBits <= 0 || keyBits > 256 || keyBits % 8 !== 0) throw new Error(`a key of ${keyBits} bits needs more than one round`);
+  const otherInfo = concat(
+    lengthPrefixed(bytesOf(algorithmID)), lengthPrefixed(bytesOf(partyUInfo)), lengthPrefixed(bytesOf(partyVInfo)), u32(keyBits),
+  );
+  const digest = new Uint8Array(await subtle.digest("SHA-256", concat(u32(1), z, otherInfo)));
+  return digest.slice(0, keyBits / 8);
+}
+
+/**
+ * The exchange's Concat KDF into 256 bits: an empty AlgorithmID, an empty
+ * PartyUInfo, the length-prefixed PartyVInfo and 00000100.
+ */
+export function concatKDF(z, partyVInfo) {
+  return concatKDFOf({ z, partyVInfo });
 }
 
 /** The 32-byte exchange key: ECDH, then the Concat KDF with the SDK's reference number. */

@@ -1,13 +1,14 @@
 // The SDK's cryptography against the known-answer vectors made with
 // WebCrypto alone (emulator/jose/testdata/kat.json and keys.json of the
-// repository; KAT_DIR names another folder). No sandbox needed.
+// repository; KAT_DIR names another folder), and its Concat KDF against
+// RFC 7518's own example (Appendix C). No sandbox needed.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
 import { compactDecrypt, importJWK } from "jose";
 import { deviceInformation, EC_VARIANTS, sdkEncData } from "../device.mjs";
 import {
-  concatKDF, counterIV, ENCS, exchangeKey, importPrivateJwk, ivSize, open, seal, sharedSecret, unb64u,
+  concatKDF, concatKDFOf, counterIV, ENCS, exchangeKey, importPrivateJwk, ivSize, open, seal, sharedSecret, unb64u,
 } from "../exchange.mjs";
 import { Challenge } from "../sdk.mjs";
 import { openEcSdkEncData } from "./ds.mjs";
@@ -31,6 +32,16 @@ describe("the exchange key", () => {
     const key = await exchangeKey(await importPrivateJwk(keys.sdk), pub(keys.acs), kat.sdkReferenceNumber);
     assert.equal(hex(key), kat.key);
     assert.equal(key.length, 32);
+  });
+
+  test("the Concat KDF gives RFC 7518 Appendix C's key from its keys, apu Alice, apv Bob", async () => {
+    // RFC 7518, Appendix C: ECDH-ES, enc A128GCM, a 128-bit key.
+    const alice = { kty: "EC", crv: "P-256", x: "gI0GAILBdu7T53akrFmMyGcsF3n5dO7MmwNBHKW5SV0", y: "SLW_xSffzlPWrHEVI30DHM_4egVwt3NQqeUD7nMFpps", d: "0_NxaRPUMQoAJt50Gz8YiTr8gRTwyEaCumd-MToTmIo" };
+    const bob = { kty: "EC", crv: "P-256", x: "weNJy2HscCSM6AEDTDg04biOvhFhyyWvOHQfeF_PxMQ", y: "e8lnCO-AlStT-NJVX-crhB7QRYhiix03illJOVAOyck" };
+    const z = await sharedSecret(await importPrivateJwk(alice), bob);
+    assert.equal(hex(z), "9e56d91d817135d372834283bf84269cfb316ea3da806a48f6daa7798cfe90c4");
+    const key = await concatKDFOf({ z, algorithmID: "A128GCM", partyUInfo: "Alice", partyVInfo: "Bob", keyBits: 128 });
+    assert.equal(Buffer.from(key).toString("base64url"), "VqqN6vgjbSBcIijNcacQGg");
   });
 
   test("another reference number gives another key", async () => {
