@@ -19,8 +19,10 @@ const WANT = {
 describe("the directory servers", { concurrency: true }, () => {
   test("answer without a token, as JSON", async () => {
     const res = await fetch(`${baseURL()}/sdk/directory-servers`);
-    assert.equal(res.status, 200);
+    const body = await res.text();
+    assert.equal(res.status, 200, body);
     assert.match(res.headers.get("content-type") ?? "", /^application\/json/);
+    assert.ok(Array.isArray(JSON.parse(body).directoryServers), body.slice(0, 200));
   });
 
   test("one per card scheme with its registered id, and Stripe's two test ids", async () => {

@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { deviceInformation } from "../device.mjs";
 import { counterIV, ivSize } from "../exchange.mjs";
+import { formData, parseForm } from "../html.mjs";
 import { createTransaction, JOSE_TYPE } from "../sdk.mjs";
 
 /** The sandbox's base URL; a test without it fails, never skips. */
@@ -35,7 +36,7 @@ export class Sandbox {
       init.headers["Content-Type"] ??= "application/json";
       init.body = typeof body === "string" ? body : JSON.stringify(body);
     }
-    const res = await fetch(`${this.base}${path}`, init);
+    const res = await fetch(`${this.base}${path}`, init).catch(unreachable(`${this.base}${path}`));
     const text = await res.text();
     let json;
     try {
@@ -77,24 +78,41 @@ export class Sandbox {
     return this.call("POST", `/challenge/${id}`, action);
   }
 
-  /** The banking app's answer to an out-of-band challenge, at the CRes's oobAppURL. */
+  /**
+   * The banking app's answer to an out-of-band challenge: its page at the
+   * CRes's oobAppURL, read, and its form posted with the button of
+   * data-action `action` ("approve" or "decline") pressed.
+   */
   async bankingApp(oobAppURL, action) {
-    const res = await fetch(oobAppURL, {
+    const page = await fetch(oobAppURL, { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) }).catch(unreachable(oobAppURL));
+    const html = await page.text();
+    assert.equal(page.status, 200, `the banking app's page ${oobAppURL}: ${html.slice(0, 200)}`);
+    const form = parseForm(html);
+    assert.ok(form.buttons.some((b) => b.action === action || b.value === action), `the banking app's page has no ${action} button`);
+    const target = new URL(form.action || oobAppURL, oobAppURL);
+    const res = await fetch(target, {
       method: "POST",
       headers: { "Content-Type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ action }).toString(),
+      body: formData(form, { action }),
       signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-    });
-    await res.text();
-    assert.equal(res.status, 200, `the banking app's ${action}`);
+    }).catch(unreachable(target.href));
+    const text = await res.text();
+    assert.equal(res.status, 200, `the banking app's ${action}: ${text.slice(0, 200)}`);
   }
 }
+
+/** A fetch error as a failure that names the sandbox that did not answer. */
+const unreachable = (url) => (err) => {
+  throw new Error(`the sandbox does not answer at ${url} (${err.cause?.code ?? err.name}: ${err.cause?.message ?? err.message}); `
+    + "run the tests under `threeds-sandbox exec -- npm test`, or point THREEDS_SANDBOX_URL at a running sandbox", { cause: err });
+};
 
 let servers;
 /** GET /sdk/directory-servers, without a token; read once per process. */
 export async function directoryServers() {
   servers ??= (async () => {
-    const res = await fetch(`${baseURL()}/sdk/directory-servers`, { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+    const url = `${baseURL()}/sdk/directory-servers`;
+    const res = await fetch(url, { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) }).catch(unreachable(url));
     assert.equal(res.status, 200);
     return (await res.json()).directoryServers;
   })();
@@ -166,17 +184,22 @@ export function appLookupBody(card, params, extra = {}) {
  * A transaction of the SDK and its app lookup. Options: ds (the directory
  * server id sdkEncData is encrypted to; the card scheme's by default),
  * device (entries of the device information), messageVersion, liveMode,
- * ecVariant, kid, body (fields to change in the lookup body).
+ * ecVariant, kid, sdkReferenceNumber, body (fields to change in the lookup
+ * body), bodyFrom (a function of the SDK's parameters answering more of
+ * them).
  */
-export async function appLookup(sb, card, { ds, device = {}, messageVersion, liveMode, ecVariant, kid, body = {}, readTimeoutMs } = {}) {
+export async function appLookup(sb, card, {
+  ds, device = {}, messageVersion, liveMode, ecVariant, kid, body = {}, bodyFrom = () => ({}), readTimeoutMs, sdkReferenceNumber,
+} = {}) {
   const schemeDS = await schemeDirectoryServer(card);
   const tx = await createTransaction({
     directoryServer: ds ? await directoryServer(ds) : schemeDS,
     rootCertificates: schemeDS.rootCertificates,
     deviceInfo: deviceInformation(device),
-    messageVersion, liveMode, ecVariant, kid, readTimeoutMs,
+    messageVersion, liveMode, ecVariant, kid, readTimeoutMs, sdkReferenceNumber,
   });
-  const res = await sb.lookupApp(appLookupBody(card, tx.authenticationRequestParameters(), body));
+  const params = tx.authenticationRequestParameters();
+  const res = await sb.lookupApp(appLookupBody(card, params, { ...body, ...bodyFrom(params) }));
   return { tx, res, lookup: res.json };
 }
 
@@ -235,7 +258,7 @@ const SCREEN_TEXTS = [
 const imagesSeen = new Set();
 async function assertPNG(url) {
   if (imagesSeen.has(url)) return;
-  const res = await fetch(url, { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+  const res = await fetch(url, { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) }).catch(unreachable(url));
   const bytes = Buffer.from(await res.arrayBuffer());
   assert.equal(res.status, 200, `image ${url}`);
   assert.ok(bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])), `${url} is a PNG`);
@@ -298,4 +321,39 @@ export async function expectAcsErro(promise, code) {
   assert.equal(err.kind, "acsErro", `want an Erro ${code} from the ACS, got ${err.stack}`);
   assert.equal(err.acsErro.errorCode, code, JSON.stringify(err.acsErro));
   return err.acsErro;
+}
+
+/**
+ * Posts a CReq outside the SDK's state: a body (sealed with the challenge's
+ * key, its counter from sdkCounterStoA unless `counter`), or a text sent as
+ * it is. Answers the compact sent and the ACS's reply.
+ */
+export async function postCReq(ch, body, { contentType = JOSE_TYPE, ...sealOptions } = {}) {
+  const compact = typeof body === "string" ? body
+    : await ch.seal(body, { counter: Number(body.sdkCounterStoA) || 0, ...sealOptions });
+  return { compact, reply: await ch.post(compact, contentType) };
+}
+
+/**
+ * An Erro from the ACS as the docs show it: status 200, plain JSON,
+ * errorComponent A, errorMessageType CReq, the code, and the challenge's ids
+ * unless `ids` is false; `detail` the errorDetail when given.
+ */
+export function assertErro(reply, code, ch, { detail, ids = true } = {}) {
+  assert.equal(reply.status, 200, `an Erro is answered with 200: ${reply.text}`);
+  assert.match(reply.contentType, /^application\/json;\s*charset=utf-8$/i, "an Erro is plain JSON");
+  const m = JSON.parse(reply.text);
+  assert.equal(m.messageType, "Erro", reply.text);
+  assert.equal(m.errorCode, code, reply.text);
+  assert.equal(m.errorComponent, "A", reply.text);
+  assert.equal(m.errorMessageType, "CReq", reply.text);
+  assert.ok(m.errorDescription, "errorDescription");
+  assert.ok(m.messageVersion, "messageVersion");
+  if (detail !== undefined) assert.equal(m.errorDetail, detail, reply.text);
+  if (ids) {
+    for (const k of ["threeDSServerTransID", "acsTransID", "sdkTransID"]) {
+      assert.equal(String(m[k]).toLowerCase(), String(ch.ids[k]).toLowerCase(), `the Erro's ${k}`);
+    }
+  }
+  return m;
 }
