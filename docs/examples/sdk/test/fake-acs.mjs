@@ -19,13 +19,18 @@ export async function sign(payload, { leaf = certs.leaf, x5c = [certs.leaf.der, 
   return new CompactSign(new TextEncoder().encode(JSON.stringify(payload))).setProtectedHeader({ alg, x5c }).sign(key);
 }
 
-const screen = (creq, n, wrong) => ({
+/** What every CRes carries: the CReq's ids and version, and the counter. */
+const cresOf = (creq, n) => ({
   threeDSServerTransID: creq.threeDSServerTransID,
   acsTransID: creq.acsTransID,
   sdkTransID: creq.sdkTransID,
   messageType: "CRes",
   messageVersion: creq.messageVersion,
   acsCounterAtoS: String(n).padStart(3, "0"),
+});
+
+const screen = (creq, n, wrong) => ({
+  ...cresOf(creq, n),
   challengeCompletionInd: "N",
   acsUiType: "01",
   challengeInfoHeader: "Purchase authentication",
@@ -39,12 +44,7 @@ const screen = (creq, n, wrong) => ({
 });
 
 const final = (creq, n, transStatus) => ({
-  threeDSServerTransID: creq.threeDSServerTransID,
-  acsTransID: creq.acsTransID,
-  sdkTransID: creq.sdkTransID,
-  messageType: "CRes",
-  messageVersion: creq.messageVersion,
-  acsCounterAtoS: String(n).padStart(3, "0"),
+  ...cresOf(creq, n),
   challengeCompletionInd: "Y",
   transStatus,
 });
