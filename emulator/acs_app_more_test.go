@@ -172,3 +172,58 @@ func TestAppOOBPasses(t *testing.T) {
 		t.Errorf("enquiry %s, interactionCounter %s", got.TransactionStatus, got.InteractionCounter)
 	}
 }
+
+// TestAppWhatCounts pins what docs/app-channel.md says the app channel
+// counts: a new code and a Continue (or challengeNoEntry) before the
+// banking app answered use no attempt and no interaction, a new code past
+// the limit is an Erro 305 that changes nothing, and a code the scenario
+// names as failing ends the challenge at once.
+func TestAppWhatCounts(t *testing.T) {
+	t.Run("new codes, then one past the limit", func(t *testing.T) {
+		f := newFixture(t)
+		s := f.appChallenge("visa-challenge", "01", jose.A128GCM)
+		s.mustCRes(s.creq(nil), "N")
+		for range 3 {
+			s.mustCRes(s.creq(map[string]any{"resendChallenge": "Y"}), "N")
+			if s.screen.WrongAnswer {
+				t.Error("a new code is a wrong answer")
+			}
+		}
+		if out, ok := s.post(s.creq(map[string]any{"resendChallenge": "Y"})); ok || out["errorCode"] != "305" || out["errorDetail"] != "resendChallenge" {
+			t.Fatalf("a fourth new code: %v, want Erro 305 on resendChallenge", out)
+		}
+		s.mustCRes(s.creq(map[string]any{"challengeDataEntry": "1234"}), "Y") // the counter the Erro left
+		if got := f.enquiry(s.id); got.TransactionStatus != "Y" || got.InteractionCounter != "01" {
+			t.Errorf("enquiry %s, interactionCounter %s; want Y, 01", got.TransactionStatus, got.InteractionCounter)
+		}
+	})
+	t.Run("a failing code ends at once", func(t *testing.T) {
+		f := newFixture(t)
+		s := f.appChallenge("visa-challenge", "01", jose.A128CBCHS256)
+		s.mustCRes(s.creq(nil), "N")
+		if out := s.mustCRes(s.creq(map[string]any{"challengeDataEntry": "0000"}), "Y"); out["transStatus"] != "N" {
+			t.Errorf("final %v, want N", out)
+		}
+		if got := f.enquiry(s.id); got.StatusReason != "01" || got.InteractionCounter != "01" {
+			t.Errorf("enquiry reason %s, interactionCounter %s; want 01, 01", got.StatusReason, got.InteractionCounter)
+		}
+	})
+	t.Run("out of band: early Continue and no entry", func(t *testing.T) {
+		f := newFixture(t)
+		s := f.appChallenge("visa-challenge-oob", "04", jose.A128CBCHS256)
+		s.mustCRes(s.creq(nil), "N")
+		for _, early := range []map[string]any{{"oobContinue": true}, {"challengeNoEntry": "Y"}, {"oobContinue": "Y"}} {
+			s.mustCRes(s.creq(early), "N")
+			if s.screen.WrongAnswer {
+				t.Errorf("%v before the banking app answered is a wrong answer", early)
+			}
+		}
+		if _, err := f.AnswerApp(context.Background(), s.id, scenarios.AppApprove); err != nil {
+			t.Fatal(err)
+		}
+		s.mustCRes(s.creq(map[string]any{"oobContinue": true}), "Y")
+		if got := f.enquiry(s.id); got.TransactionStatus != "Y" || got.InteractionCounter != "01" {
+			t.Errorf("enquiry %s, interactionCounter %s; want Y, 01", got.TransactionStatus, got.InteractionCounter)
+		}
+	})
+}

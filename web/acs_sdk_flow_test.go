@@ -217,6 +217,16 @@ func TestAppHTMLOverHTTP(t *testing.T) {
 	e, store := newAppEnv(t)
 	s := appChallenge(t, e, *store, e.card("visa-challenge-select"), "05", "en")
 	out := s.post(t, nil)
+	// docs/app-channel.md: an HTML CRes has acsHTML alone, the page
+	// showing the texts; EMV's native fields do not apply.
+	for k := range out {
+		switch k {
+		case "threeDSServerTransID", "acsTransID", "sdkTransID", "messageType", "messageVersion",
+			"acsCounterAtoS", "challengeCompletionInd", "acsUiType", "acsHTML":
+		default:
+			t.Errorf("the HTML CRes has %s", k)
+		}
+	}
 	raw, err := base64.RawURLEncoding.DecodeString(fmt.Sprint(out["acsHTML"]))
 	if err != nil {
 		t.Fatalf("acsHTML is not base64url: %v", err)
