@@ -8,7 +8,7 @@ import { describe, test } from "node:test";
 import { CompactEncrypt } from "jose";
 import { b64u, ENCS, unb64u } from "../exchange.mjs";
 import { JSON_TYPE, ProtocolError } from "../sdk.mjs";
-import { assertErro, assertFinal, assertOutcome, postCReq, Sandbox, startChallenge } from "./sandbox.mjs";
+import { assertErro, assertFinal, assertOutcome, postCReq, Sandbox, startChallenge, WRONG_CODE } from "./sandbox.mjs";
 
 const CARD = "4000000000009102";
 
@@ -35,7 +35,7 @@ async function assertUnchanged(sb, id, ch, counter = 1) {
   assert.equal(e.transactionStatus, "C", "the transaction is unchanged");
   assert.equal((await sb.transaction(id)).final, false);
   assert.equal(ch.sdkCounter, counter, "the SDK's own counter");
-  const screen = await ch.enter("0000");
+  const screen = await ch.enter(WRONG_CODE);
   assert.equal(screen.acsCounterAtoS, String(counter).padStart(3, "0"), "the ACS still waits for this counter");
   assert.equal(screen.challengeInfoTextIndicator, "Y", "the wrong code counts: the refused CReq did not");
   assert.match(screen.challengeInfoText, /\b2\b/, "two attempts left: the refused CReq used none");
@@ -202,11 +202,14 @@ describe("the SDK's own Erro", { concurrency: 8 }, () => {
     });
   }
 
-  test("an Erro naming no transaction: no server error, and the test's challenge goes on", async () => {
+  test("an Erro naming no transaction: the ACS's Erro 301, and the test's challenge goes on", async () => {
     const { sb, ch, id } = await opened("sdk-erro-unknown", "A128CBC-HS256");
     const stray = { ...ch.erro(new ProtocolError("201", "challengeInfoLabel", "stray")), threeDSServerTransID: randomUUID(), acsTransID: randomUUID() };
     const reply = await ch.post(JSON.stringify(stray), JSON_TYPE);
-    assert.ok(reply.status < 500, `HTTP ${reply.status}: ${reply.text}`);
+    assert.equal(reply.status, 200, reply.text);
+    assert.match(reply.contentType, /^application\/json;\s*charset=utf-8$/i, "an Erro is plain JSON");
+    const m = JSON.parse(reply.text);
+    assert.deepEqual([m.messageType, m.errorCode, m.errorComponent, m.errorMessageType], ["Erro", "301", "A", "Erro"], reply.text);
     await assertUnchanged(sb, id, ch);
   });
 });

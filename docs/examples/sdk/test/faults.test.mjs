@@ -55,7 +55,7 @@ for (const enc of ENCS) {
 }
 
 describe("fault cards", { concurrency: 8 }, () => {
-  test("4000000000009649 extraFinalKey: the final CRes with acsUiType is refused with Erro 203", async () => {
+  test("4000000000009649 extraFinalKey: the final CRes with acsUiType is refused with Erro 203; the decision stands", async () => {
     const sb = new Sandbox("extraFinalKey");
     const { ch, id } = await startChallenge(sb, "4000000000009649");
     await ch.start();
@@ -63,8 +63,7 @@ describe("fault cards", { concurrency: 8 }, () => {
     assert.equal(err.kind, "protocol");
     assertErroSent(err, "203", "acsUiType");
     assert.ok(ch.ended);
-    const tx = await sb.transaction(id, { wait: true });
-    assert.equal(tx.final, true);
+    await assertOutcome(sb, id, { status: "Y", cancel: undefined, authType: "02", interactions: 1 });
   });
 
   test("4000000000009656 rogueSignature: the SDK in live mode starts no challenge; the first-CReq timeout ends it", async () => {
@@ -115,17 +114,20 @@ describe("fault cards", { concurrency: 8 }, () => {
     assert.equal(err.reply.status, 200);
     assert.match(err.reply.contentType, /^application\/json/);
     assert.ok(ch.ended);
-    // What becomes of the transaction after the ACS's Erro the docs do not
-    // say; it is at least still there for the enquiry.
-    assert.ok((await sb.enquiry(id)).transactionStatus);
+    // The ACS took the CReq before its Erro: the challenge stays open
+    // until a timeout ends it.
+    assert.equal((await sb.enquiry(id)).transactionStatus, "C");
+    await sb.advanceClock("16m");
+    await assertOutcome(sb, id, { status: "N", reason: "14", cancel: "04", interactions: 0 });
   });
 
   test("4000000000009680 notJWE: an answer that is not five JWE parts is read as an Erro and ends the challenge", async () => {
     const sb = new Sandbox("notJWE");
-    const { ch } = await startChallenge(sb, "4000000000009680");
+    const { ch, id } = await startChallenge(sb, "4000000000009680");
     const err = await failing(ch.start());
     assert.ok(["acsErro", "protocol"].includes(err.kind), err.message);
     assert.notEqual(ch.log[0].reply.text.trim().split(".").length, 5, "the answer is not five parts");
     assert.ok(ch.ended);
+    if (err.kind === "protocol") await assertEndedBySdkErro(sb, id, err.erroSent.errorCode, err.erroSent.errorDescription);
   });
 });

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { deviceInformation } from "../device.mjs";
 import { counterIV, ivSize } from "../exchange.mjs";
-import { formData, parseForm } from "../html.mjs";
+import { decodeAcsHTML, formData, parseForm } from "../html.mjs";
 import { createTransaction, JOSE_TYPE } from "../sdk.mjs";
 
 /** The sandbox's base URL; a test without it fails, never skips. */
@@ -250,10 +250,20 @@ export function assertFinal(cres, transStatus) {
   assert.equal(cres.transStatus, transStatus);
 }
 
-const SCREEN_TEXTS = [
-  "challengeInfoHeader", "challengeInfoLabel", "challengeInfoText", "submitAuthenticationLabel",
-  "whyInfoLabel", "whyInfoText", "expandInfoLabel", "expandInfoText",
-];
+/**
+ * A code the catalogue's otp cards take as a wrong answer: their scenarios
+ * name 1234 (passes) and 0000 (fails at once); any other code is wrong.
+ */
+export const WRONG_CODE = "9999";
+
+/** The texts of a native screen (01-04), and those of its UI type. */
+const SCREEN_TEXTS = ["challengeInfoHeader", "challengeInfoText", "whyInfoLabel", "whyInfoText", "expandInfoLabel", "expandInfoText"];
+const TEXTS_BY_UI_TYPE = {
+  "01": ["challengeInfoLabel", "submitAuthenticationLabel"],
+  "02": ["challengeInfoLabel", "submitAuthenticationLabel"],
+  "03": ["challengeInfoLabel", "submitAuthenticationLabel"],
+  "04": ["oobContinueLabel"],
+};
 
 const imagesSeen = new Set();
 async function assertPNG(url) {
@@ -267,13 +277,25 @@ async function assertPNG(url) {
 
 /**
  * An interim CRes as the docs promise it: challengeCompletionInd N, the UI
- * type, the screen's texts, both images (PNGs served by the sandbox), the
- * sandbox's hint; after a wrong answer the indicator and the attempts left.
+ * type; on a native screen its texts, both images (PNGs served by the
+ * sandbox), the sandbox's hint, and after a wrong answer the indicator and
+ * the attempts left; on an HTML screen acsHTML alone, the page saying the
+ * attempts left.
  */
 export async function assertScreen(cres, { uiType, attemptsLeft }) {
   assert.equal(cres.challengeCompletionInd, "N");
   assert.equal(cres.acsUiType, uiType);
-  for (const k of SCREEN_TEXTS) assert.ok(typeof cres[k] === "string" && cres[k] !== "", `${k} on a screen of UI type ${uiType}`);
+  if (uiType === "05") {
+    const allowed = [...FINAL_CRES_KEYS.filter((k) => k !== "transStatus"), "acsUiType", "acsHTML"];
+    const extra = Object.keys(cres).filter((k) => !allowed.includes(k));
+    assert.deepEqual(extra, [], "an HTML CRes has acsHTML alone");
+    const page = decodeAcsHTML(cres.acsHTML);
+    if (attemptsLeft !== undefined) assert.match(page, new RegExp(`\\b${attemptsLeft}\\b`), "the page says how many attempts are left");
+    return;
+  }
+  for (const k of [...SCREEN_TEXTS, ...TEXTS_BY_UI_TYPE[uiType]]) {
+    assert.ok(typeof cres[k] === "string" && cres[k] !== "", `${k} on a screen of UI type ${uiType}`);
+  }
   for (const k of ["issuerImage", "psImage"]) {
     for (const size of ["medium", "high", "extraHigh"]) assert.match(cres[k]?.[size] ?? "", /^https?:\/\//, `${k}.${size}`);
     await assertPNG(cres[k].medium);
