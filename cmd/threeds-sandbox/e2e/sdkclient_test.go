@@ -3,14 +3,21 @@
 package e2e
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
 	"fmt"
+	"net/http"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/threeds-sandbox/threeds-sandbox/cmd/sandboxtest"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/jose"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/testkit"
 )
 
@@ -60,12 +67,14 @@ func TestSDKClientAcrossReplicas(t *testing.T) {
 	addrs := []string{testkit.FreeAddr(t), testkit.FreeAddr(t)}
 	lb := testkit.StartNginx(t, addrs...)
 	bin := sandboxBinary(t)
+	replicas := make([]*program, len(addrs))
 	for i, addr := range addrs {
 		r := &program{name: fmt.Sprintf("replica %d", i+1), bin: bin, Addr: addr, URL: "http://" + addr,
 			args: []string{"--addr", addr, "--public-url", lb.URL, "--store", srv.URL,
 				"--state-hash-key", testHashKey, "--state-block-key", testBlockKey,
 				"--store-timeout", replicaStoreTimeout, "--drain-delay", "0"}}
 		r.start(t)
+		replicas[i] = r
 		t.Cleanup(func() {
 			if err := r.stop(); err != nil {
 				t.Errorf("%s after SIGTERM: %v, want exit 0", r.name, err)
@@ -109,6 +118,76 @@ func TestSDKClientAcrossReplicas(t *testing.T) {
 		}
 	}
 	t.Logf("POST /acs/sdk answered per replica: %v", creqs)
+
+	appWithoutSDK(t, replicas[0], replicas[1])
+}
+
+// appWithoutSDK checks, replica by replica, what the client cannot see
+// through the balancer: both publish the same directory servers, and an
+// app challenge looked up on a finishes headlessly on b (POST
+// /challenge/{id}), after which b's acsURL refuses a CReq with Erro 305.
+func appWithoutSDK(t *testing.T, a, b *program) {
+	t.Helper()
+	ctx := context.Background()
+	var published []string
+	for _, p := range []*program{a, b} {
+		r := testkit.Call(t, http.MethodGet, p.URL+"/sdk/directory-servers", "", nil)
+		if r.Status != http.StatusOK {
+			t.Fatalf("GET /sdk/directory-servers on %s: %d %s", p.name, r.Status, r.Raw)
+		}
+		published = append(published, r.Raw)
+	}
+	if published[0] != published[1] {
+		t.Errorf("the replicas publish different directory servers:\n%s\n%s", published[0], published[1])
+	}
+
+	on := func(p *program) *sandboxtest.Client {
+		return &sandboxtest.Client{URL: p.URL, Token: "e2e-app-headless", HTTP: &http.Client{Timeout: 30 * time.Second}}
+	}
+	servers, err := on(a).DirectoryServers(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(servers, func(d sandboxtest.DirectoryServer) bool { return d.Scheme == "VISA" })
+	if i < 0 {
+		t.Fatalf("no VISA directory server in %+v", servers)
+	}
+	sdk, err := sandboxtest.NewSDK()
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := sdk.AppLookupBody(challengeCard, servers[i])
+	if err != nil {
+		t.Fatal(err)
+	}
+	lookup, err := on(a).AppLookup(ctx, sdk, body)
+	if err != nil || lookup.Status != "C" || lookup.ACSURL == "" {
+		t.Fatalf("app lookup on %s: %+v, %v", a.name, lookup, err)
+	}
+	if done, err := on(b).CompleteChallenge(ctx, lookup.ThreeDSServerTransID, sandboxtest.Pass); err != nil || !done.Final {
+		t.Fatalf("headless pass on %s: %+v, %v", b.name, done, err)
+	}
+	if e, err := on(a).Enquiry(ctx, lookup.ThreeDSServerTransID); err != nil || e.TransactionStatus != "Y" || !strings.Contains(string(e.Raw), sdk.TransID) {
+		t.Errorf("enquiry on %s after the headless pass on %s: %+v, %v; want Y naming sdkTransId %s", a.name, b.name, e, err, sdk.TransID)
+	}
+	creq, err := json.Marshal(map[string]string{"threeDSServerTransID": lookup.ThreeDSServerTransID, "acsTransID": lookup.ACSTransID,
+		"sdkTransID": sdk.TransID, "messageType": "CReq", "messageVersion": lookup.Version, "sdkCounterStoA": "000"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	jwe, err := jose.EncryptDirect(creq, lookup.ExchangeKey, jose.A128GCM, lookup.ACSTransID, jose.SDKToACS, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Post(b.URL+"/acs/sdk", "application/jose; charset=UTF-8", bytes.NewReader(jwe))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var erro struct{ MessageType, ErrorCode string }
+	if err := json.NewDecoder(resp.Body).Decode(&erro); err != nil || resp.StatusCode != http.StatusOK || erro.MessageType != "Erro" || erro.ErrorCode != "305" {
+		t.Errorf("a CReq on %s after the headless pass: %d %+v (%v), want Erro 305", b.name, resp.StatusCode, erro, err)
+	}
 }
 
 // needNode is the path of node, version 20 or later: without it the
