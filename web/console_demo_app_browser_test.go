@@ -18,8 +18,8 @@ import (
 // a missing Chromium fails the test.
 func TestConsoleDemoAppInChromium(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("browser test")
+	if testing.Short() && !testkit.InCI() {
+		t.Skip("browser test (it runs under CI=true whatever -short says)")
 	}
 	browser := testkit.Browser(t)
 	axe := testkit.AxeSource(t)
