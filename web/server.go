@@ -276,8 +276,10 @@ func NewServer(cfg Config) (*Server, error) {
 		DDCToken:           s.consoleDDCToken,
 		Origins:            s.origins,
 		Demo: console.DemoAPI{
-			Lookup:  s.demoAPI(s.handleLookup),
-			Enquiry: s.demoAPI(s.handleEnquiry),
+			Lookup:    s.demoAPI(s.handleLookup),
+			Enquiry:   s.demoAPI(s.handleEnquiry),
+			AppLookup: s.demoAPI(s.handleDemoAppLookup),
+			AppCReq:   s.demoAPI(s.handleDemoAppCReq),
 		},
 	})
 	if err != nil {
