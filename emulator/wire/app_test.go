@@ -15,7 +15,14 @@ import (
 // shared field kept, with the edits applied.
 func appBody(tb testing.TB, edits ...wiretest.Edit) []byte {
 	tb.Helper()
-	base, err := wiretest.AppBase(baseBody(tb))
+	return channelBody(tb, wiretest.AppBase, edits...)
+}
+
+// channelBody returns the lookup that toChannel makes of the browser
+// lookup's base, with the edits applied.
+func channelBody(tb testing.TB, toChannel func([]byte) ([]byte, error), edits ...wiretest.Edit) []byte {
+	tb.Helper()
+	base, err := toChannel(baseBody(tb))
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -14,15 +14,7 @@ import (
 // shared field kept, with the edits applied.
 func threeRIBody(tb testing.TB, edits ...wiretest.Edit) []byte {
 	tb.Helper()
-	base, err := wiretest.ThreeRIBase(baseBody(tb))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	out, err := wiretest.Edited(base, edits...)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return out
+	return channelBody(tb, wiretest.ThreeRIBase, edits...)
 }
 
 func TestDecodeThreeRISample(t *testing.T) {
