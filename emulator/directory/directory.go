@@ -119,21 +119,24 @@ func EmbeddedKeys() fs.FS {
 	return sub
 }
 
+// manifestServer is one directory server of the manifest.
+type manifestServer struct {
+	Scheme        string `json:"scheme"`
+	ID            string `json:"id"`
+	Name          string `json:"name"`
+	Kid           string `json:"kid"`
+	EncryptionKey string `json:"encryptionKey"`
+	// EncryptionCertificate is optional.
+	EncryptionCertificate string   `json:"encryptionCertificate,omitempty"`
+	Roots                 []string `json:"roots"`
+	ACSKey                string   `json:"acsKey"`
+	ACSCertificates       []string `json:"acsCertificates"`
+}
+
 // manifest is the JSON of ManifestFile; file names are relative to it.
 type manifest struct {
-	DirectoryServers []struct {
-		Scheme        string `json:"scheme"`
-		ID            string `json:"id"`
-		Name          string `json:"name"`
-		Kid           string `json:"kid"`
-		EncryptionKey string `json:"encryptionKey"`
-		// EncryptionCertificate is optional.
-		EncryptionCertificate string   `json:"encryptionCertificate,omitempty"`
-		Roots                 []string `json:"roots"`
-		ACSKey                string   `json:"acsKey"`
-		ACSCertificates       []string `json:"acsCertificates"`
-	} `json:"directoryServers"`
-	Rogue struct {
+	DirectoryServers []manifestServer `json:"directoryServers"`
+	Rogue            struct {
 		ACSKey          string   `json:"acsKey"`
 		ACSCertificates []string `json:"acsCertificates"`
 	} `json:"rogue"`

@@ -118,17 +118,7 @@ func TestGenerateKeys(t *testing.T) {
 		}
 		root, acsKey, acs, enc := chain(s.slug, s.name, ds)
 		e := m.DirectoryServers
-		m.DirectoryServers = append(e, struct {
-			Scheme                string   `json:"scheme"`
-			ID                    string   `json:"id"`
-			Name                  string   `json:"name"`
-			Kid                   string   `json:"kid"`
-			EncryptionKey         string   `json:"encryptionKey"`
-			EncryptionCertificate string   `json:"encryptionCertificate,omitempty"`
-			Roots                 []string `json:"roots"`
-			ACSKey                string   `json:"acsKey"`
-			ACSCertificates       []string `json:"acsCertificates"`
-		}{s.scheme, s.id, s.name + " (sandbox test keys)", "sandbox-" + strings.ToLower(s.id) + "-2026", writeKey(s.slug+"-ds.key", ds),
+		m.DirectoryServers = append(e, manifestServer{s.scheme, s.id, s.name + " (sandbox test keys)", "sandbox-" + strings.ToLower(s.id) + "-2026", writeKey(s.slug+"-ds.key", ds),
 			enc, []string{root}, acsKey, []string{acs}})
 	}
 	_, rogueKey, rogue, _ := chain("rogue", "Unpublished", nil)
