@@ -149,14 +149,10 @@ func (e *Engine) open(ctx context.Context, t state.Transaction, size int) (Chall
 	t, err = e.store.Update(ctx, id, func(t *state.Transaction) error {
 		first = false // fn may run again after a conflicting write
 		settleLocked(t, now, ch, e.cfg)
-		switch t.Phase {
-		case state.PhaseFinal:
+		if t.Phase == state.PhaseFinal {
 			return completedError(t)
-		case state.PhaseChallengePending:
-			t.Phase = state.PhaseChallengeOpened
-			t.Challenge.OpenedAt = now
-			first = true
 		}
+		first = openLocked(t, now)
 		t.Challenge.WindowSize = size
 		return nil
 	})
@@ -168,6 +164,18 @@ func (e *Engine) open(ctx context.Context, t state.Transaction, size int) (Chall
 		e.transactionEvent(ctx, t, kind, detail)
 	}
 	return e.view(t, ch, "", now), nil
+}
+
+// openLocked opens the pending challenge t at now, inside its atomic
+// update, and tells whether it did (the first CReq); an opened one stays
+// as it is.
+func openLocked(t *state.Transaction, now time.Time) bool {
+	if t.Phase != state.PhaseChallengePending {
+		return false
+	}
+	t.Phase = state.PhaseChallengeOpened
+	t.Challenge.OpenedAt = now
+	return true
 }
 
 // completedError is the 305 answer to a challenge step on a finished
@@ -215,6 +223,17 @@ type Choice struct {
 	// transaction) is refused with 305, as a replayed answer. Nil (the
 	// headless API) checks nothing.
 	Step *int
+	// NoEntry is the app channel's challengeNoEntry: the cardholder
+	// answered nothing, a wrong entry for a style that reads one; Action
+	// is then the style's entry action.
+	NoEntry bool
+	// CancelCode is the challengeCancel of an app's SDK that cancelled by
+	// itself (06, 07 or 08), for Action cancel: N with that code instead
+	// of the scenario's cancel outcome. "" (or 01) is the cardholder's.
+	CancelCode string
+	// app marks a choice of the app channel's CReq: its final CRes goes
+	// back encrypted to the SDK (acs_app.go), not to a browser.
+	app bool
 }
 
 // Decision is the result of a challenge step.
@@ -283,7 +302,11 @@ func (e *Engine) decide(ctx context.Context, id string, c Choice, via apiCall, c
 	if err != nil {
 		return Decision{}, err
 	}
-	if err := style.check(c); err != nil {
+	if c.NoEntry {
+		if _, reads := entryRowOf(ch.UI); !reads {
+			return Decision{}, emv.NewError(emv.CodeInvalidField, emv.EMVInvalidFormat, "challengeNoEntry: this challenge reads no entry", "action")
+		}
+	} else if err := style.check(c); err != nil {
 		return Decision{}, err
 	}
 	now, err := e.clock(ctx, t.Namespace)
@@ -316,8 +339,12 @@ func (e *Engine) decide(ctx context.Context, id string, c Choice, via apiCall, c
 		case scenarios.ActionFail:
 			step = styleStep{final: true, outcome: ch.Fail}
 		case scenarios.ActionCancel:
-			step = styleStep{final: true, outcome: ch.Cancel}
+			step = styleStep{final: true, outcome: cancelOutcome(ch, c.CancelCode)}
 		default:
+			if c.NoEntry {
+				step = styleStep{wrong: true, entry: "no entry"}
+				break
+			}
 			var err error
 			if step, err = style.answer(t, ch, c, now); err != nil {
 				return err
@@ -354,6 +381,10 @@ func (e *Engine) decide(ctx context.Context, id string, c Choice, via apiCall, c
 		return d, nil
 	}
 	e.transactionEvent(ctx, t, state.EventDecision, describeChoice(c, t))
+	if c.app { // the final CRes goes back to the SDK, encrypted (acs_app.go)
+		e.scheduleCallback(ctx, t, ch)
+		return d, nil
+	}
 	if d.Delivery, err = e.delivery(t, c.SessionData); err != nil {
 		return Decision{}, err
 	}
@@ -384,32 +415,6 @@ func (e *Engine) delivery(t state.Transaction, posted *string) (message.CResDeli
 	var err error
 	d.Encoded, err = message.EncodeMessage(d.CRes)
 	return d, err
-}
-
-// describeChoice tells a decision in words for the journal.
-func describeChoice(c Choice, t state.Transaction) string {
-	s := c.Action
-	switch c.Action {
-	case scenarios.ActionOTP:
-		s = "one-time code " + c.OTP
-	case scenarios.ActionSelect:
-		s = "chose " + strings.Join(c.Choices, ", ")
-	}
-	s += " -> " + t.Status
-	if t.StatusReason != "" {
-		s += ", reason " + t.StatusReason
-	}
-	if t.ChallengeCancel != "" {
-		s += ", challengeCancel " + t.ChallengeCancel
-	}
-	return s
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
 
 // Result is the final result of a challenged transaction as the

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/directory"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/message"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
@@ -46,6 +47,15 @@ type Config struct {
 	ChallengeTimeout time.Duration
 	// Schemes finds the card scheme by BIN; the built-in table when nil.
 	Schemes *SchemeTable
+	// Directory holds the app channel's directory servers: their keys,
+	// roots and the ACS's signing chains; the embedded test keys when
+	// nil.
+	Directory *directory.Directory
+	// AppKey seals the app channel's exchange keys in the store
+	// (AppState.SealedKey): 32 bytes that every replica sharing the store
+	// holds alike (the wiring derives them from the namespace key). When
+	// nil, a key derived from Seed: enough for one process.
+	AppKey []byte
 	// Catalogue returns the active scenario catalogue; it may change
 	// between calls (hot reload).
 	Catalogue func() *scenarios.Catalogue
@@ -118,6 +128,8 @@ type Engine struct {
 	now    func() time.Time
 	chance *chance
 	acs    *acsDirectory
+	// seal seals and opens the app channel's exchange keys.
+	seal *keySeal
 	// delaySlots bounds the requests held in scenario delays.
 	delaySlots chan struct{}
 	// writes keeps the outcome of the last store writes, for readiness.
@@ -138,6 +150,13 @@ func New(cfg Config, store state.Store) (*Engine, error) {
 			return nil, err
 		}
 		cfg.Schemes = t
+	}
+	if cfg.Directory == nil {
+		d, err := directory.Default()
+		if err != nil {
+			return nil, fmt.Errorf("emulator: the embedded directory servers: %w", err)
+		}
+		cfg.Directory = d
 	}
 	if cfg.Runtime == nil {
 		return nil, errors.New("emulator: config needs the runtime scenarios of its state store")
@@ -161,8 +180,13 @@ func New(cfg Config, store state.Store) (*Engine, error) {
 	if cfg.MaxDelayed <= 0 {
 		cfg.MaxDelayed = DefaultMaxDelayed
 	}
+	seal, err := newKeySeal(cfg.AppKey, cfg.Seed)
+	if err != nil {
+		return nil, err
+	}
 	e := &Engine{
 		cfg:        cfg,
+		seal:       seal,
 		raw:        store,
 		urls:       NewURLs(cfg.PublicURL),
 		cavv:       newCAVVHashes(cavvKey(cfg.Seed)),
@@ -178,6 +202,9 @@ func New(cfg Config, store state.Store) (*Engine, error) {
 
 // Schemes returns the engine's BIN table.
 func (e *Engine) Schemes() *SchemeTable { return e.cfg.Schemes }
+
+// Directory returns the app channel's directory servers.
+func (e *Engine) Directory() *directory.Directory { return e.cfg.Directory }
 
 // Catalogue returns the active scenario catalogue.
 func (e *Engine) Catalogue() *scenarios.Catalogue { return e.cfg.Catalogue() }
@@ -260,6 +287,12 @@ func (e *Engine) LookupEncoded(ctx context.Context, ns string, req message.Looku
 		return message.LookupResponse{}, nil, err
 	}
 	scheme := e.cfg.Schemes.Scheme(req.Card.CardNumber)
+	var app appLookup
+	if req.App != nil {
+		if app, err = e.openDevice(req.App, scheme); err != nil {
+			return message.LookupResponse{}, nil, err
+		}
+	}
 	var sc *scenarios.Scenario
 	if call.ScenarioID != "" {
 		if sc, err = e.scenarioByID(ctx, ns, call.ScenarioID); err != nil {
@@ -273,6 +306,9 @@ func (e *Engine) LookupEncoded(ctx context.Context, ns string, req message.Looku
 		sr := scenarioRequest(req, scheme)
 		sr.ThreeDSCompInd = link.compInd
 		sr.Channel, sr.PriorStatus = channel.String(), p.status
+		if req.App != nil {
+			sr.Platform = platformOf(app.device.Platform)
+		}
 		if sc, err = e.match(ctx, ns, sr); err != nil {
 			return message.LookupResponse{}, nil, err
 		}
@@ -302,6 +338,13 @@ func (e *Engine) LookupEncoded(ctx context.Context, ns string, req message.Looku
 			t.ACSTransID = acs
 		}
 	}
+	var rendering *message.RenderingType
+	var signed string
+	if req.App != nil {
+		if rendering, signed, err = e.appTransaction(&t, req.App, sc, app); err != nil {
+			return message.LookupResponse{}, nil, err
+		}
+	}
 	if err := e.store.Put(ctx, t); err != nil {
 		return message.LookupResponse{}, nil, fmt.Errorf("lookup: store transaction: %w", err)
 	}
@@ -324,8 +367,11 @@ func (e *Engine) LookupEncoded(ctx context.Context, ns string, req message.Looku
 		WhiteListStatusSrc:   t.WhiteListStatusSrc,
 		ScenarioID:           sc.ID,
 		Fallback:             sc == e.cfg.Catalogue().Fallback(),
+		SDKTransID:           t.App.SDKTransID,
+		ACSRenderingType:     rendering,
+		ACSSignedContent:     signed,
 	}
-	if t.Status == "C" {
+	if t.Status == "C" && channel != state.ChannelApp {
 		ind, err := e.challengeIndication(t)
 		if err != nil {
 			return message.LookupResponse{}, nil, fmt.Errorf("lookup: %w", err)
@@ -338,12 +384,19 @@ func (e *Engine) LookupEncoded(ctx context.Context, ns string, req message.Looku
 		summary := lookupSummary(t, req)
 		summary.Fallback = resp.Fallback
 		detail := link.detail()
-		if channel == state.Channel3RI {
+		switch channel {
+		case state.Channel3RI:
 			detail = threeRIDetail(req, p, sc, t)
+		case state.ChannelApp:
+			detail = appDetail(req.App, app, t)
 		}
 		encoded = wire.AppendLookupResponse(make([]byte, 0, answerSize), &resp, "")
+		request := e.redactLookup
+		if channel == state.ChannelApp {
+			request = e.redactAppLookup
+		}
 		e.emit(ctx, state.Event{Time: t.CreatedAt, Namespace: ns, Kind: state.EventLookup, Transaction: summary, Detail: withNote(detail, call.Note),
-			Request: e.redactLookup(call), Answer: encoded, Challenge: resp.Challenge})
+			Request: request(call), Answer: encoded, Challenge: resp.Challenge})
 	}
 	if e.cfg.Callbacks != nil {
 		e.scheduleCallback(ctx, t, challengeRules(sc))
@@ -395,6 +448,7 @@ func (e *Engine) newTransaction(ns string, req message.LookupRequest, channel st
 			MerchantName:    strings.Clone(req.MerchantName),
 			Language:        strings.Clone(req.Browser.Language),
 		}
+
 		if p := req.Purchase; p != nil {
 			t.Challenge.Amount, t.Challenge.Currency = strings.Clone(p.Amount), strings.Clone(p.CurrencyCode)
 			t.Challenge.PurchaseDate = strings.Clone(p.Date)

@@ -73,6 +73,21 @@ type fixture struct {
 	cat    *scenarios.Catalogue
 	store  *memstore.Store
 	body   []byte
+	// shared, when set, is the store the engine was made with instead
+	// of store (a Redis store two engines share).
+	shared state.Store
+	// cfg is the engine's configuration.
+	cfg emulator.Config
+}
+
+// config is the fixture's engine configuration changed by configure, for
+// another engine beside it.
+func (f *fixture) config(configure ...func(*emulator.Config)) emulator.Config {
+	cfg := f.cfg
+	for _, c := range configure {
+		c(&cfg)
+	}
+	return cfg
 }
 
 func newFixture(t *testing.T, configure ...func(*emulator.Config)) *fixture {
@@ -104,7 +119,7 @@ func newFixture(t *testing.T, configure ...func(*emulator.Config)) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &fixture{Engine: e, t: t, clock: c, events: rec, cat: cat, store: store, body: body}
+	return &fixture{Engine: e, t: t, clock: c, events: rec, cat: cat, store: store, body: body, cfg: cfg}
 }
 
 // card is the magic card number of a catalogue scenario.

@@ -125,9 +125,13 @@ func (e *Engine) enquiryResponse(t state.Transaction) message.EnquiryResponse {
 		ExternalReferenceID:        t.ExternalReferenceID,
 		ACSReferenceNumber:         t.ACSReferenceNumber,
 		ACSOperatorID:              t.ACSOperatorID,
+		SDKTransID:                 t.App.SDKTransID,
 	}
 	if t.StatusReason != "" {
 		r.ReasonCode, r.ReasonDesc = t.StatusReason, emv.ReasonText[t.StatusReason]
+		if t.App.SDKError != "" {
+			r.ReasonDesc += ": " + sdkErroDesc(t.App.SDKError)
+		}
 	}
 	if challengeBegun(t) {
 		r.InteractionCounter = fmt.Sprintf("%02d", min(t.Challenge.Interactions, 99))

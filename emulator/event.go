@@ -2,10 +2,12 @@ package emulator
 
 import (
 	"context"
+	"strings"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/message"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/redact"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
+	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
 )
 
 // summaryOf is the summary of a stored transaction.
@@ -84,6 +86,18 @@ func (e *Engine) redactLookup(call APICall) []byte {
 	return redact.JSON(call.Body, redact.Limits{NoPAN: call.KnownMembers})
 }
 
+// redactAppLookup is redactLookup for an app lookup: its body is always
+// compacted, so that sdkEncData, longer than a value is kept, is cut.
+// Whole, the journal's copy would give away the device information it
+// encrypts to anyone holding the directory server's key, and the
+// embedded test keys are public.
+func (e *Engine) redactAppLookup(call APICall) []byte {
+	if e.cfg.Events == nil || call.Body == nil {
+		return nil
+	}
+	return redact.JSON(call.Body, redact.Limits{NoPAN: call.KnownMembers, MaxAsSent: -1})
+}
+
 // withNote adds a call's note to an event's detail.
 func withNote(detail, note string) string {
 	if note == "" {
@@ -93,4 +107,30 @@ func withNote(detail, note string) string {
 		return note
 	}
 	return detail + "; " + note
+}
+
+// describeChoice tells a decision in words for the journal.
+func describeChoice(c Choice, t state.Transaction) string {
+	s := c.Action
+	switch c.Action {
+	case scenarios.ActionOTP:
+		s = "one-time code " + c.OTP
+	case scenarios.ActionSelect:
+		s = "chose " + strings.Join(c.Choices, ", ")
+	}
+	s += " -> " + t.Status
+	if t.StatusReason != "" {
+		s += ", reason " + t.StatusReason
+	}
+	if t.ChallengeCancel != "" {
+		s += ", challengeCancel " + t.ChallengeCancel
+	}
+	return s
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }

@@ -16,6 +16,12 @@ const (
 	// banking app of an oob challenge: its page (GET), its answer (POST)
 	// and, followed by /status, what the challenge page watches.
 	PathACSApp = "/acs/app/"
+	// PathACSSDK is the acsURL of the app channel: an app's 3DS SDK
+	// posts its CReqs there (acs_app.go).
+	PathACSSDK = "/acs/sdk"
+	// PathACSImages, followed by {mark}-{density}.png, serves the images
+	// an app's CRes points at (issuerImage, psImage).
+	PathACSImages = "/acs/img/"
 	// PathACSDecision receives the cardholder's choice on the challenge page.
 	PathACSDecision = "/acs/decision"
 	// PathACSNotification receives the final CRes when the lookup had no
@@ -60,6 +66,9 @@ func (u URLs) Hosted(threeDSServerTransID string) string {
 func (u URLs) App(threeDSServerTransID string) string {
 	return u.base + PathACSApp + threeDSServerTransID
 }
+
+// ACSSDK is the acsURL an app's SDK posts its CReqs to.
+func (u URLs) ACSSDK() string { return u.base + PathACSSDK }
 
 // Decision is where the challenge page posts the cardholder's choice.
 func (u URLs) Decision() string { return u.base + PathACSDecision }

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -54,7 +55,29 @@ var (
 	challengeCancels     = []string{"01", "02", "03", "04", "05", "06", "07", "08"}
 	components           = []string{"C", "S", "D", "A"}
 	autoChoices          = []string{AutoPass, AutoFail, AutoCancel}
+	appFaults            = []string{AppFaultWrongCounter, AppFaultMissingField, AppFaultEmptyWhyInfo, AppFaultExtraFinalKey, AppFaultRogueSignature, AppFaultSlowReply, AppFaultErro, AppFaultNotJWE}
 )
+
+// The faults of an app-channel challenge (the challenge key appFault):
+// what the ACS answers wrong, so that an app developer sees how the app's
+// 3DS SDK handles it. docs/app-channel.md says what a conforming SDK does.
+const (
+	AppFaultWrongCounter   = "wrongCounter"   // the first CRes carries acsCounterAtoS one too high
+	AppFaultMissingField   = "missingField"   // the first CRes lacks challengeInfoHeader
+	AppFaultEmptyWhyInfo   = "emptyWhyInfo"   // the first CRes has whyInfoText ""
+	AppFaultExtraFinalKey  = "extraFinalKey"  // the final CRes also has acsUiType
+	AppFaultRogueSignature = "rogueSignature" // the lookup signs acsSignedContent outside the published roots
+	AppFaultSlowReply      = "slowReply"      // each CRes comes after AppSlowReply
+	AppFaultErro           = "erro"           // an Erro 403 answers the first CReq
+	AppFaultNotJWE         = "notJWE"         // a body that is not a JWE answers the first CReq
+)
+
+// AppSlowReply is how long the fault slowReply holds each CRes: past the
+// 10 seconds an SDK waits for it.
+const AppSlowReply = 11 * time.Second
+
+// AppFaults lists the values of the challenge key appFault.
+func AppFaults() []string { return slices.Clone(appFaults) }
 
 // EMVErrorName returns the EMV 3DS specification's name of an error code,
 // or "" for a code it does not name. It is the default description of a

@@ -30,7 +30,7 @@ var (
 	methodKeys       = []string{"available", "duration"}
 	frictionlessKeys = []string{"status", "reason", "eci", "version", "authenticationType", "on210"}
 	on210Keys        = []string{"status", "reason", "eci"}
-	challengeKeys    = append([]string{"version", "ui", "authenticationType", ActionPass, ActionFail, ActionCancel, "auto", "autoAfter", "firstCReqTimeout", "challengeTimeout", "trustPrompt"}, styleKeys()...)
+	challengeKeys    = append([]string{"version", "ui", "authenticationType", ActionPass, ActionFail, ActionCancel, "auto", "autoAfter", "firstCReqTimeout", "challengeTimeout", "trustPrompt", "appInterface", "appFault"}, styleKeys()...)
 	outcomeKeys      = []string{"status", "reason", "challengeCancel", "eci"}
 	errorKeys        = []string{"httpStatus", "errorCode", "status", "message", "emvErrorCode", "component", "description", "detail"}
 )

@@ -207,10 +207,25 @@ func (d *decoder) parseChallenge(n *yaml.Node) *Challenge {
 			c.TrustPrompt = false
 		}
 	}
+	if m.has("appInterface") {
+		c.AppInterface, _ = d.oneOf(m, "appInterface", appInterfaces)
+	}
+	if m.has("appFault") {
+		c.AppFault, _ = d.oneOf(m, "appFault", appFaults)
+	}
 	c.FirstCReqTimeout = d.challengeTimeout(m, "firstCReqTimeout")
 	c.ChallengeTimeout = d.challengeTimeout(m, "challengeTimeout")
 	return c
 }
+
+// The values of a challenge's appInterface.
+const (
+	AppNative = "native"
+	AppHTML   = "html"
+)
+
+// appInterfaces are the values of appInterface.
+var appInterfaces = []string{AppNative, AppHTML}
 
 // challengeTimeout decodes one of a challenge's own windows, from
 // MinChallengeTimeout to MaxChallengeTimeout; zero when unset.

@@ -225,6 +225,10 @@ type Challenge struct {
 	// (key trustPrompt, 2.2.0 only): the enquiry then carries
 	// whiteListStatus Y or N, source 03.
 	TrustPrompt bool
+	// AppInterface is how the challenge shows on the app channel (key
+	// appInterface): AppNative (the default), the style's native UI type,
+	// or AppHTML, an HTML page (acsUiType 05) whatever the style.
+	AppInterface string
 	// Answers are the choices that pass a select (one) or multiselect
 	// challenge (key answers); none: the engine generates them from the
 	// transaction, and the page states them.
@@ -248,6 +252,10 @@ type Challenge struct {
 	// opened challenge waits for a decision (then N, 14, 04). Zero: the
 	// server's.
 	FirstCReqTimeout, ChallengeTimeout time.Duration
+	// AppFault, when set (one of AppFaults), makes the ACS answer an
+	// app-channel challenge wrong in that way (key appFault); the browser
+	// path ignores it.
+	AppFault string
 }
 
 // Outcome is the final result of a challenge.
@@ -302,4 +310,7 @@ type Request struct {
 	// threeDsReqPriorRef names (Y, A, N, U, R, I or C), PriorNone when
 	// the sandbox finds none for the token, "" when the lookup names none.
 	PriorStatus string
+	// Platform is the platform of an app lookup's device (PlatformAndroid,
+	// PlatformIOS or PlatformOther); "" on the other channels.
+	Platform string
 }

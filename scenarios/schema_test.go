@@ -99,6 +99,7 @@ func TestSchemaEnums(t *testing.T) {
 		{"error", "status", errorStatuses},
 		{"error", "component", components},
 		{"challenge", "auto", autoChoices},
+		{"challenge", "appFault", appFaults},
 		{"challenge", "ui", styleNames()},
 		{"version", "", versions},
 		{"authenticationType", "", authenticationTypes},

@@ -84,6 +84,10 @@ type Style struct {
 	Doc string
 	// AuthenticationType is the challenge's default authenticationType.
 	AuthenticationType string
+	// ACSUIType is the acsUiType the style shows natively on the app
+	// channel: 01 text, 02 single select, 03 multi select, 04 OOB
+	// (ACSUIHTML, 05, when the scenario's appInterface is html).
+	ACSUIType string
 	// Keys are the challenge keys only this style reads, in the order
 	// of Schema.
 	Keys []string
@@ -97,11 +101,11 @@ type Style struct {
 // Styles lists every challenge style, the default first.
 func Styles() []Style {
 	return []Style{
-		{UI: UIOTP, Doc: "a one-time code", AuthenticationType: "02", Keys: []string{"otps", "resends"}, Schema: otpSchema, parse: parseOTPStyle},
-		{UI: UIOOB, Doc: "approve in the banking app, then continue", AuthenticationType: "03", Keys: []string{"app"}, Schema: oobSchema, parse: parseOOBStyle},
-		{UI: UISelect, Doc: "a knowledge question with one right choice", AuthenticationType: "01", Keys: []string{"answers"}, Schema: answersSchema, parse: parseAnswers(1)},
-		{UI: UIMultiSelect, Doc: "a knowledge question with several right choices", AuthenticationType: "01", Keys: []string{"answers"}, Schema: answersSchema, parse: parseAnswers(MaxAnswers)},
-		{UI: UIPassword, Doc: "a static password set up with the bank", AuthenticationType: "01", Keys: []string{"password"}, Schema: passwordSchema, parse: parsePasswordStyle},
+		{UI: UIOTP, ACSUIType: "01", Doc: "a one-time code", AuthenticationType: "02", Keys: []string{"otps", "resends"}, Schema: otpSchema, parse: parseOTPStyle},
+		{UI: UIOOB, ACSUIType: "04", Doc: "approve in the banking app, then continue", AuthenticationType: "03", Keys: []string{"app"}, Schema: oobSchema, parse: parseOOBStyle},
+		{UI: UISelect, ACSUIType: "02", Doc: "a knowledge question with one right choice", AuthenticationType: "01", Keys: []string{"answers"}, Schema: answersSchema, parse: parseAnswers(1)},
+		{UI: UIMultiSelect, ACSUIType: "03", Doc: "a knowledge question with several right choices", AuthenticationType: "01", Keys: []string{"answers"}, Schema: answersSchema, parse: parseAnswers(MaxAnswers)},
+		{UI: UIPassword, ACSUIType: "01", Doc: "a static password set up with the bank", AuthenticationType: "01", Keys: []string{"password"}, Schema: passwordSchema, parse: parsePasswordStyle},
 	}
 }
 
@@ -117,6 +121,19 @@ const (
 	answersSchema = `{
   "answers": {"description": "ui select (one) and multiselect (1-4): the choices that pass; default: generated from the transaction and stated on the page.", "type": "array", "minItems": 1, "maxItems": 4, "uniqueItems": true, "items": {"type": "string", "pattern": "^[\\p{L}\\p{N}][\\p{L}\\p{N} .,'&-]{0,39}$"}}}`
 )
+
+// ACSUIHTML is the acsUiType of an HTML challenge on the app channel.
+const ACSUIHTML = "05"
+
+// ACSUIType is the acsUiType c shows on the app channel: its style's, or
+// ACSUIHTML when its appInterface is html.
+func (c *Challenge) ACSUIType() string {
+	if c.AppInterface == AppHTML {
+		return ACSUIHTML
+	}
+	st, _ := StyleOf(c.UI)
+	return st.ACSUIType
+}
 
 // StyleOf returns the style of ui, false when there is none.
 func StyleOf(ui string) (Style, bool) {

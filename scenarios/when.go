@@ -31,6 +31,18 @@ var channels = []string{ChannelBrowser, ChannelApp, Channel3RI}
 // token: unknown, expired, forgotten or another token's.
 const PriorNone = "none"
 
+// The platforms of an app lookup's device (C001 of its device
+// information), as when's platform names them: Android, iOS, or
+// PlatformOther for any other.
+const (
+	PlatformAndroid = "Android"
+	PlatformIOS     = "iOS"
+	PlatformOther   = "other"
+)
+
+// platforms are the values of when's platform.
+var platforms = []string{PlatformAndroid, PlatformIOS, PlatformOther}
+
 // priorStatuses are the values of when's priorStatus.
 var priorStatuses = []string{"Y", "A", "N", "U", "R", "I", "C", PriorNone}
 
@@ -101,6 +113,7 @@ const (
 	WhenChannel     = "channel"
 	WhenThreeRIInd  = "threeRIInd"
 	WhenPriorStatus = "priorStatus"
+	WhenPlatform    = "platform"
 )
 
 // conditions are the conditions of when, in the order the schema and the
@@ -115,6 +128,9 @@ var conditions = []Condition{
 	{Key: WhenPriorStatus, Values: priorStatuses,
 		Doc:   "The status of the transaction a 3RI lookup's threeDsReqPriorRef names (none: the sandbox finds none for the token). Setting it answers a prior that is unknown or not authenticated (Y or A) instead of refusing the lookup.",
 		field: func(r *Request) *string { return &r.PriorStatus }},
+	{Key: WhenPlatform, Values: platforms,
+		Doc:   "The platform of an app lookup's device (C001 of the device information the SDK encrypted in sdkEncData): Android, iOS, or other. A lookup of another channel has none.",
+		field: func(r *Request) *string { return &r.Platform }},
 }
 
 // Conditions lists the conditions of when.
@@ -160,11 +176,15 @@ func (w When) Allows(key, value string) bool {
 
 // AnswersChannel tells whether s can answer a lookup of channel: its when
 // allows the channel, sets no fact the channel lacks (the 3RI indicator
-// and the prior authentication are the 3RI channel's), and its match
+// and the prior authentication are the 3RI channel's, the device's
+// platform the app channel's), and its match
 // tests no field the channel has not (a 3RI lookup carries no purchase
 // and follows no device data collection).
 func (s *Scenario) AnswersChannel(channel string) bool {
 	if !s.When.Allows(WhenChannel, channel) {
+		return false
+	}
+	if channel != ChannelApp && s.When.Sets(WhenPlatform) {
 		return false
 	}
 	if channel == Channel3RI {

@@ -134,7 +134,7 @@ type TransactionRow struct {
 	// LookupStatus is what the lookup answered, e.g. "C".
 	LookupStatus string
 	// Channel is the lookup's device channel as the console names it
-	// ("Browser", "3RI"); ChannelDetail says more of a 3RI lookup, e.g.
+	// ("Browser", "3RI", "App"); ChannelDetail says more of a 3RI lookup, e.g.
 	// "threeRIInd 01, recurring transaction".
 	Channel, ChannelDetail string
 	// LastEvent is the kind of the latest event.
@@ -236,6 +236,9 @@ type ConsoleDemo struct {
 	// for the browser's own.
 	Languages []Lang
 	Language  Lang
+	// App chooses the app channel first (?channel=app): the purchase runs
+	// as an app's, its challenge drawn as a phone's native screens.
+	App bool
 }
 
 // DemoCardGroup is the test cards of one scheme in the demo's picker.
@@ -265,6 +268,11 @@ type DemoConfig struct {
 	DDCCallbackURL string `json:"ddcCallbackUrl"`
 	// JournalURL is the path of the transaction pages, the id appended.
 	JournalURL string `json:"journalUrl"`
+	// AppLookupURL and AppCReqURL serve the app view: the console's
+	// server sends the app lookup and each CReq as a merchant's backend
+	// and an app's 3DS SDK do, and answers the CRes decrypted.
+	AppLookupURL string `json:"appLookupUrl"`
+	AppCReqURL   string `json:"appCreqUrl"`
 	// AcceptHeader and IP are what the merchant's server saw of the
 	// browser; the script reads the rest of browserInfo itself.
 	AcceptHeader string `json:"acceptHeader"`

@@ -67,6 +67,19 @@ func (s *Set) Language(preferences ...string) Lang {
 	return s.text.match(preferences...)
 }
 
+// Text is the text of key in lang with {1}, {2}… replaced by args, for
+// what the cardholder sees outside a page: an app's CRes. An unknown key
+// is an error.
+func (s *Set) Text(lang Lang, key string, args ...any) (string, error) {
+	return s.text.text(lang, key, args...)
+}
+
+// Plural is Text of key.one when n is 1, key.other otherwise, with {1}
+// replaced by n and {2}… by args.
+func (s *Set) Plural(lang Lang, key string, n int, args ...any) (string, error) {
+	return s.text.plural(lang, key, n, args...)
+}
+
 // Languages lists the languages of the catalogues, English first.
 func (s *Set) Languages() []Lang {
 	return slices.Clone(s.text.langs)

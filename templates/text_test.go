@@ -145,7 +145,9 @@ func TestTemplatesUseOnlyCataloguedKeys(t *testing.T) {
 		}
 	}
 	for k := range en {
-		if _, ok := keys[k]; !ok {
+		// sdk.… are the texts of the app channel's CRes, which web
+		// renders as JSON without a template (web/acs_sdk.go).
+		if _, ok := keys[k]; !ok && !strings.HasPrefix(k, "sdk.") {
 			t.Errorf("text/en.json has the key %q, which no template uses", k)
 		}
 	}

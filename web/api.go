@@ -137,6 +137,12 @@ func (s *Server) handleThreeRI(w http.ResponseWriter, r *http.Request) {
 	decodeThenServe(s, w, r, "lookup-3ri", wire.DecodeThreeRI, (*Server).lookup)
 }
 
+// handleAppLookup serves POST {base}/authentication/app, the lookup of
+// the app channel (deviceChannel 1).
+func (s *Server) handleAppLookup(w http.ResponseWriter, r *http.Request) {
+	decodeThenServe(s, w, r, "app lookup", wire.DecodeApp, (*Server).lookup)
+}
+
 // handleDDC serves POST {base}/authentication/ddc, the device data
 // collection before the lookup.
 func (s *Server) handleDDC(w http.ResponseWriter, r *http.Request) {

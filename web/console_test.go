@@ -44,13 +44,15 @@ type consoleOptions struct {
 	basePath    string
 	tokens      []string
 	consoleAuth string
+	// state, when set, sees the sandbox's state parts (its store).
+	state func(*stateParts)
 }
 
 func newConsoleEnv(t *testing.T, o consoleOptions) *consoleEnv {
 	t.Helper()
 	ts := httptest.NewUnstartedServer(nil)
 	public := "http://" + ts.Listener.Addr().String() + o.basePath
-	b := buildSandbox(t, envOptions{basePath: o.basePath, tokens: o.tokens, consoleAuth: o.consoleAuth, journal: true, realClock: true}, public)
+	b := buildSandbox(t, envOptions{basePath: o.basePath, tokens: o.tokens, consoleAuth: o.consoleAuth, journal: true, realClock: true, state: o.state}, public)
 	ts.Config.Handler = b.Server
 	ts.Start()
 	t.Cleanup(ts.Close)

@@ -38,6 +38,7 @@ var httpStatus = map[emv.ErrorCode]int{
 	emv.CodeUnknownTransaction: http.StatusNotFound,
 	emv.CodeTransactionState:   http.StatusConflict,
 	emv.CodeDecryption:         http.StatusBadRequest,
+	emv.CodeSDKEncData:         http.StatusBadRequest,
 	emv.CodeNotFound:           http.StatusNotFound,
 	emv.CodeMethodNotAllowed:   http.StatusMethodNotAllowed,
 	emv.CodeInternal:           http.StatusInternalServerError,

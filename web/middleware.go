@@ -11,6 +11,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/threeds-sandbox/threeds-sandbox/emulator"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/emv"
 )
 
@@ -246,7 +247,9 @@ var (
 func (s *Server) limitBody(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		secureHeaders(w.Header())
-		if r.ContentLength > s.cfg.MaxBodyBytes {
+		// The acsURL answers an app's SDK an Erro it reads, even for a body
+		// too large (handleSDK bounds its own).
+		if r.ContentLength > s.cfg.MaxBodyBytes && r.URL.Path != s.cfg.BasePath+emulator.PathACSSDK {
 			s.writeError(w, r, tooLarge(s.cfg.MaxBodyBytes))
 			return
 		}

@@ -139,8 +139,8 @@ func cardTables(t *testing.T) (string, map[string]string) {
 			}
 			card := "`" + e.CardNumber + "`" + selectorNote(sc.Match) + whenNote(sc.When)
 			flow := e.Flow
-			if e.UI != "" { // a challenge: its style and authenticationType
-				flow = fmt.Sprintf("%s (%s, %s)", e.Flow, e.UI, e.AuthenticationType)
+			if e.UI != "" { // a challenge: its style, authenticationType and acsUiType on the app channel
+				flow = fmt.Sprintf("%s (%s, %s, app UI %s)", e.Flow, e.UI, e.AuthenticationType, e.ACSUIType)
 			}
 			if _, dup := statuses[card]; !dup {
 				statuses[card] = status

@@ -171,7 +171,9 @@ type Server struct {
 	state   []securecookie.Codec // current key pair first
 	router  *mux.Router
 	handler http.Handler // router behind the middleware of every request
-	bodies  bodyPool     // buffers of the API's request bodies
+	// marks keeps the images of the app channel's CRes (acs_img.go).
+	marks   markImages
+	bodies  bodyPool // buffers of the API's request bodies
 	http    *http.Server
 	ln      net.Listener
 	metrics *Metrics
@@ -194,9 +196,12 @@ type Server struct {
 	stopSender func()
 	// waits bounds the automation API's waits; closing ends them when
 	// the server closes.
-	waits     *waitSlots
-	closing   chan struct{}
-	closeOnce sync.Once
+	waits *waitSlots
+	// directoryServers is the body of GET /sdk/directory-servers,
+	// encoded once.
+	directoryServers []byte
+	closing          chan struct{}
+	closeOnce        sync.Once
 }
 
 // NewServer checks cfg and builds the routes.
@@ -243,6 +248,9 @@ func NewServer(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.metrics.watchWaits(s.waits.open)
+	if s.directoryServers, err = directoryServersJSON(cfg.Engine.Directory()); err != nil {
+		return nil, fmt.Errorf("web: the directory servers: %w", err)
+	}
 	if s.docs, err = docsite.New(docs.FS(), docs.Front(), cfg.Pages, cfg.BasePath, console.Headers); err != nil {
 		return nil, fmt.Errorf("web: %w", err)
 	}
@@ -268,8 +276,10 @@ func NewServer(cfg Config) (*Server, error) {
 		DDCToken:           s.consoleDDCToken,
 		Origins:            s.origins,
 		Demo: console.DemoAPI{
-			Lookup:  s.demoAPI(s.handleLookup),
-			Enquiry: s.demoAPI(s.handleEnquiry),
+			Lookup:    s.demoAPI(s.handleLookup),
+			Enquiry:   s.demoAPI(s.handleEnquiry),
+			AppLookup: s.demoAPI(s.handleDemoAppLookup),
+			AppCReq:   s.demoAPI(s.handleDemoAppCReq),
 		},
 	})
 	if err != nil {
@@ -300,6 +310,8 @@ func (s *Server) routes() {
 	api.HandleFunc("/authentication/brw/", s.handleLookup).Methods(http.MethodPost)
 	api.HandleFunc("/authentication/3ri", s.handleThreeRI).Methods(http.MethodPost)
 	api.HandleFunc("/authentication/3ri/", s.handleThreeRI).Methods(http.MethodPost)
+	api.HandleFunc("/authentication/app", s.handleAppLookup).Methods(http.MethodPost)
+	api.HandleFunc("/authentication/app/", s.handleAppLookup).Methods(http.MethodPost)
 	api.HandleFunc("/enquiry/", s.handleEnquiry).Methods(http.MethodPost)
 	api.HandleFunc("/enquiry", s.handleEnquiry).Methods(http.MethodPost)
 	api.HandleFunc("/challenge/{id}", s.handleCompleteChallenge).Methods(http.MethodPost)
@@ -313,6 +325,7 @@ func (s *Server) routes() {
 	data.HandleFunc("/scenarios", s.handleScenarios).Methods(http.MethodGet, http.MethodHead)
 	data.HandleFunc("/scenarios/schema.json", s.handleSchema).Methods(http.MethodGet, http.MethodHead)
 	data.Handle("/openapi.{format:yaml|json}", s.openAPI()).Methods(http.MethodGet, http.MethodHead)
+	data.HandleFunc(PathDirectoryServers, s.handleDirectoryServers).Methods(http.MethodGet, http.MethodHead)
 	s.exampleRoutes(data)
 	// The console's pages are browser pages: their errors are pages too
 	// (its demo API marks its own requests as JSON routes).
@@ -327,6 +340,8 @@ func (s *Server) routes() {
 	acs.HandleFunc(emulator.PathACSChallenge, s.handleCReq).Methods(http.MethodPost)
 	acs.HandleFunc(emulator.PathACSHosted+"{id}", s.handleHosted).Methods(http.MethodGet, http.MethodPost)
 	acs.HandleFunc(emulator.PathACSDecision, s.handleDecision).Methods(http.MethodPost)
+	acs.HandleFunc(emulator.PathACSSDK, s.handleSDK).Methods(http.MethodPost)
+	acs.HandleFunc(emulator.PathACSImages+"{name}", s.handleACSImage).Methods(http.MethodGet, http.MethodHead)
 	acs.HandleFunc(emulator.PathACSApp+"{id}", s.handleApp).Methods(http.MethodGet, http.MethodPost)
 	acs.HandleFunc(emulator.PathACSApp+"{id}/status", s.handleAppStatus).Methods(http.MethodGet)
 	acs.HandleFunc(emulator.PathACSNotification, s.handleNotification).Methods(http.MethodPost)

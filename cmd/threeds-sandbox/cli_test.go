@@ -178,6 +178,7 @@ func TestEveryBadFlagExitsTwo(t *testing.T) {
 		"scenarios-poll":                {"-1s", "want 0 (reload only on SIGHUP) or a positive duration"},
 		"fallback":                      {"no-such-scenario", `"no-such-scenario" names no scenario`},
 		"card-bins":                     {"463208=NOPE", "unknown scheme"},
+		"ds-keys":                       {"/no/such/dir", "directory-servers.json"},
 		"seed":                          {"-1", "want a whole number of 0 or more"},
 		"first-creq-timeout":            {"-1s", "want a positive duration"},
 		"challenge-timeout":             {"0", "want a positive duration"},

@@ -50,6 +50,10 @@ type Server struct {
 	// its public half as published (kid, use enc).
 	Key           jose.DirectoryKey
 	EncryptionKey jose.JWK
+	// EncryptionCertificate certifies EncryptionKey under Roots, as DER:
+	// what the iOS SDKs take the key in; nil when the key directory
+	// gives none.
+	EncryptionCertificate []byte
 	// Roots are the root certificates an app trusts for the server.
 	Roots []*x509.Certificate
 	// ACS is the key and chain the ACS signs acsSignedContent with for
@@ -115,19 +119,24 @@ func EmbeddedKeys() fs.FS {
 	return sub
 }
 
+// manifestServer is one directory server of the manifest.
+type manifestServer struct {
+	Scheme        string `json:"scheme"`
+	ID            string `json:"id"`
+	Name          string `json:"name"`
+	Kid           string `json:"kid"`
+	EncryptionKey string `json:"encryptionKey"`
+	// EncryptionCertificate is optional.
+	EncryptionCertificate string   `json:"encryptionCertificate,omitempty"`
+	Roots                 []string `json:"roots"`
+	ACSKey                string   `json:"acsKey"`
+	ACSCertificates       []string `json:"acsCertificates"`
+}
+
 // manifest is the JSON of ManifestFile; file names are relative to it.
 type manifest struct {
-	DirectoryServers []struct {
-		Scheme          string   `json:"scheme"`
-		ID              string   `json:"id"`
-		Name            string   `json:"name"`
-		Kid             string   `json:"kid"`
-		EncryptionKey   string   `json:"encryptionKey"`
-		Roots           []string `json:"roots"`
-		ACSKey          string   `json:"acsKey"`
-		ACSCertificates []string `json:"acsCertificates"`
-	} `json:"directoryServers"`
-	Rogue struct {
+	DirectoryServers []manifestServer `json:"directoryServers"`
+	Rogue            struct {
 		ACSKey          string   `json:"acsKey"`
 		ACSCertificates []string `json:"acsCertificates"`
 	} `json:"rogue"`
@@ -182,6 +191,16 @@ func Load(fsys fs.FS) (*Directory, error) {
 		s.EncryptionKey.Kid, s.EncryptionKey.Use = e.Kid, "enc"
 		if s.Roots, err = readCertificates(fsys, e.Roots); err != nil {
 			return nil, fmt.Errorf("%s: roots: %w", where, err)
+		}
+		if e.EncryptionCertificate != "" {
+			enc, err := readSigner(fsys, e.EncryptionKey, []string{e.EncryptionCertificate})
+			if err != nil {
+				return nil, fmt.Errorf("%s: encryptionCertificate: %w", where, err)
+			}
+			if err := chainsTo(enc, s.Roots); err != nil {
+				return nil, fmt.Errorf("%s: the encryption key's certificate does not lead to the roots: %w", where, err)
+			}
+			s.EncryptionCertificate = enc.Chain[0]
 		}
 		if s.ACS, err = readSigner(fsys, e.ACSKey, e.ACSCertificates); err != nil {
 			return nil, fmt.Errorf("%s: acs: %w", where, err)

@@ -131,7 +131,7 @@ func TestLoadErrors(t *testing.T) {
 		{"key outside the directory", edit(func(e map[string]any) { e["encryptionKey"] = "../x.key" }), "not a file name inside"},
 		{"a certificate as key", edit(func(e map[string]any) { e["encryptionKey"] = "visa-root.crt" }), "a PEM private key"},
 		{"leaf of another key", edit(func(e map[string]any) { e["acsKey"] = "jcb-acs.key" }), "does not certify"},
-		{"chain to other roots", edit(func(e map[string]any) { e["roots"] = []string{"jcb-root.crt"} }), "do not lead to the roots"},
+		{"chain to other roots", edit(func(e map[string]any) { e["roots"] = []string{"jcb-root.crt"} }), "lead to the roots"},
 		{"duplicate kid", edit(func(e map[string]any) { e["kid"] = "sandbox-a000000004-2026" }), "used twice"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

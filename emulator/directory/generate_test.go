@@ -86,15 +86,25 @@ func TestGenerateKeys(t *testing.T) {
 		}
 		return k
 	}
-	// chain makes a root and an ACS leaf under it.
-	chain := func(slug, label string) (rootFile, leafKeyFile, leafFile string) {
+	// chain makes a root and an ACS leaf under it; with ds, a leaf for
+	// the directory server's encryption key too.
+	chain := func(slug, label string, ds crypto.Signer) (rootFile, leafKeyFile, leafFile, encFile string) {
 		rootKey := ecKey()
 		root := cert(&x509.Certificate{Subject: pkix.Name{Organization: []string{"threeds-sandbox"}, CommonName: label + " root, test only"},
 			IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageCRLSign}, nil, rootKey.Public(), rootKey)
 		leafKey := ecKey()
 		leaf := cert(&x509.Certificate{Subject: pkix.Name{Organization: []string{"threeds-sandbox"}, CommonName: label + " ACS signing, test only"},
 			KeyUsage: x509.KeyUsageDigitalSignature}, root, leafKey.Public(), rootKey)
-		return write(slug+"-root.crt", "CERTIFICATE", root.Raw), writeKey(slug+"-acs.key", leafKey), write(slug+"-acs.crt", "CERTIFICATE", leaf.Raw)
+		if ds != nil {
+			usage := x509.KeyUsageKeyEncipherment
+			if _, ok := ds.(*ecdsa.PrivateKey); ok {
+				usage = x509.KeyUsageKeyAgreement
+			}
+			enc := cert(&x509.Certificate{Subject: pkix.Name{Organization: []string{"threeds-sandbox"}, CommonName: label + " directory server encryption, test only"},
+				KeyUsage: usage}, root, ds.Public(), rootKey)
+			encFile = write(slug+"-ds.crt", "CERTIFICATE", enc.Raw)
+		}
+		return write(slug+"-root.crt", "CERTIFICATE", root.Raw), writeKey(slug+"-acs.key", leafKey), write(slug+"-acs.crt", "CERTIFICATE", leaf.Raw), encFile
 	}
 	var m manifest
 	for _, s := range embeddedServers {
@@ -106,21 +116,12 @@ func TestGenerateKeys(t *testing.T) {
 			}
 			ds = k
 		}
-		root, acsKey, acs := chain(s.slug, s.name)
+		root, acsKey, acs, enc := chain(s.slug, s.name, ds)
 		e := m.DirectoryServers
-		m.DirectoryServers = append(e, struct {
-			Scheme          string   `json:"scheme"`
-			ID              string   `json:"id"`
-			Name            string   `json:"name"`
-			Kid             string   `json:"kid"`
-			EncryptionKey   string   `json:"encryptionKey"`
-			Roots           []string `json:"roots"`
-			ACSKey          string   `json:"acsKey"`
-			ACSCertificates []string `json:"acsCertificates"`
-		}{s.scheme, s.id, s.name + " (sandbox test keys)", "sandbox-" + strings.ToLower(s.id) + "-2026", writeKey(s.slug+"-ds.key", ds),
-			[]string{root}, acsKey, []string{acs}})
+		m.DirectoryServers = append(e, manifestServer{s.scheme, s.id, s.name + " (sandbox test keys)", "sandbox-" + strings.ToLower(s.id) + "-2026", writeKey(s.slug+"-ds.key", ds),
+			enc, []string{root}, acsKey, []string{acs}})
 	}
-	_, rogueKey, rogue := chain("rogue", "Unpublished")
+	_, rogueKey, rogue, _ := chain("rogue", "Unpublished", nil)
 	m.Rogue.ACSKey, m.Rogue.ACSCertificates = rogueKey, []string{rogue}
 	raw, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {

@@ -38,6 +38,7 @@ const (
 	CodeUnknownTransaction ErrorCode = "TX01" // transaction id or reference not found (EMV 301)
 	CodeTransactionState   ErrorCode = "TX05" // transaction data not valid for this step (EMV 305)
 	CodeDecryption         ErrorCode = "TX02" // challenge state could not be verified (EMV 302)
+	CodeSDKEncData         ErrorCode = "SD01" // app lookup: sdkEncData does not decrypt with a directory server's key (EMV 302, component D)
 	CodeNotFound           ErrorCode = "RT04" // no such route
 	CodeMethodNotAllowed   ErrorCode = "RT05" // route exists, method does not
 	CodeInternal           ErrorCode = "SY01" // unexpected failure of the emulator itself (EMV 404)

@@ -54,6 +54,55 @@ type LookupRequest struct {
 	// PriorAuth is threeDsRequestorPriorAuthenticationInfo of a 3RI
 	// lookup; nil when absent.
 	PriorAuth *PriorAuthInfo
+	// App holds the 3DS SDK's fields of an app lookup (deviceChannel 1);
+	// nil on the other channels.
+	App *AppRequest
+}
+
+// AppRequest is what an app lookup (deviceChannel 1, POST
+// {base}/authentication/app) adds to the lookup: the fields the app's 3DS
+// SDK made and those the merchant adds for it.
+type AppRequest struct {
+	SDKAppID           string // UUID: the app's installation
+	SDKTransID         string // UUID: the SDK's id of the transaction
+	SDKReferenceNumber string // 1-32 characters; PartyVInfo of the exchange key
+	// SDKEphemPubKey is the SDK's ephemeral public key: the JSON of a
+	// P-256 JWK object as sent (the string's content when it came as a
+	// string holding the JSON).
+	SDKEphemPubKey string
+	// SDKEncData is the device information encrypted to the directory
+	// server's key: a compact JWE, at most MaxSDKEncData bytes.
+	SDKEncData string
+	// SDKMaxTimeout is sdkMaxTimeout in minutes, at least 5.
+	SDKMaxTimeout int
+	// RenderOptions is deviceRenderOptions: what the SDK can show.
+	RenderOptions DeviceRenderOptions
+}
+
+// MaxSDKEncData bounds sdkEncData, in bytes.
+const MaxSDKEncData = 64 << 10
+
+// DeviceRenderOptions is an app lookup's deviceRenderOptions.
+type DeviceRenderOptions struct {
+	// Interface is sdkInterface: 01 native, 02 HTML, 03 both.
+	Interface string
+	// UITypes is sdkUiType: the UI types the SDK shows, each of 01 text,
+	// 02 single select, 03 multi select, 04 OOB, 05 HTML, once.
+	UITypes []string
+}
+
+// Allows tells whether the SDK renders acsUiType ui on acsInterface
+// iface (01 native, 02 HTML).
+func (o DeviceRenderOptions) Allows(iface, ui string) bool {
+	if o.Interface != "03" && o.Interface != iface {
+		return false
+	}
+	for _, u := range o.UITypes {
+		if u == ui {
+			return true
+		}
+	}
+	return false
 }
 
 // PriorAuthInfo is the earlier authentication a 3RI lookup relies on
@@ -210,6 +259,19 @@ type LookupResponse struct {
 	AuthenticationType   string `json:"authenticationType,omitempty"`
 	WhiteListStatus      string `json:"whiteListStatus,omitempty"`
 	WhiteListStatusSrc   string `json:"whiteListStatusSource,omitempty"`
+	// SDKTransID, ACSRenderingType and ACSSignedContent answer an app
+	// lookup (deviceChannel 1): the SDK's transaction id, and on a
+	// challenge how it renders and the ACS's signed content.
+	SDKTransID       string         `json:"sdkTransId,omitempty"`
+	ACSRenderingType *RenderingType `json:"acsRenderingType,omitempty"`
+	ACSSignedContent string         `json:"acsSignedContent,omitempty"`
+}
+
+// RenderingType is acsRenderingType of an app challenge: the interface
+// (01 native, 02 HTML) and the UI template (acsUiType 01-05).
+type RenderingType struct {
+	Interface  string `json:"acsInterface"`
+	UITemplate string `json:"acsUiTemplate"`
 }
 
 // EnquiryResponse is the success body of an enquiry (spec 2.15), with both
@@ -242,6 +304,9 @@ type EnquiryResponse struct {
 	DDCID          string          `json:"ddcId,omitempty"`
 	ThreeDSCompInd string          `json:"threeDSCompInd,omitempty"`
 	ThreeDSMethod  *MethodTimeline `json:"threeDSMethod,omitempty"`
+	// SDKTransID is the SDK's transaction id of an app lookup; absent
+	// on the other channels.
+	SDKTransID string `json:"sdkTransId,omitempty"`
 }
 
 // MethodTimeline is the 3DS Method of a transaction as the enquiry shows

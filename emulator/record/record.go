@@ -29,6 +29,7 @@ import (
 //	[style section]                 only when Challenge.Resends or .App is set: styleV1, uvarint, uvarint length, bytes
 //	[steps section]                 only when Challenge.Steps differs from .Interactions: stepsV1, varint
 //	[channel section]               only when Channel is not the browser: channelV1, one byte
+//	[app section]                   only when App is not zero: see appendApp
 //
 // The sections came later, each opened by its own byte: a record without
 // them (every record written before they existed, every transaction
@@ -135,6 +136,9 @@ func Append(b []byte, t *state.Transaction) []byte {
 	}
 	if t.Channel != state.ChannelBrowser {
 		b = append(b, channelV1, byte(t.Channel))
+	}
+	if !t.App.IsZero() {
+		b = appendApp(b, &t.App)
 	}
 	return b
 }
@@ -441,9 +445,10 @@ func Decode(rec []byte) (state.Transaction, error) {
 	var generation uint64
 	var lang string
 	var resends int
-	var app string
+	var bankApp string
 	steps := interactions
 	var channel state.Channel
+	var app state.AppState // the app channel's, not the bank app's answer
 	// The sections, each at most once and in their order.
 	for last := byte(0); !r.bad && r.off < len(r.b); {
 		tag := r.b[r.off]
@@ -468,7 +473,7 @@ func Decode(rec []byte) (state.Transaction, error) {
 			} else {
 				r.fail()
 			}
-			app = string(r.bytes(r.uvarint()))
+			bankApp = string(r.bytes(r.uvarint()))
 		case stepsV1:
 			r.off++
 			steps = r.int()
@@ -477,6 +482,8 @@ func Decode(rec []byte) (state.Transaction, error) {
 			if channel = state.Channel(r.byte()); !channel.Valid() || channel == state.ChannelBrowser {
 				r.fail()
 			}
+		case appV1:
+			app = r.app()
 		default:
 			r.fail()
 		}
@@ -494,7 +501,7 @@ func Decode(rec []byte) (state.Transaction, error) {
 		Challenge: state.ChallengeState{
 			NotificationURL: s.at(18), Session: s.at(19), MerchantName: s.at(20), Amount: s.at(21),
 			Currency: s.at(22), PurchaseDate: s.at(23), Decision: s.at(24),
-			WindowSize: windowSize, Interactions: interactions, Steps: steps, WrongOTPs: wrongOTPs, Resends: resends, App: app,
+			WindowSize: windowSize, Interactions: interactions, Steps: steps, WrongOTPs: wrongOTPs, Resends: resends, App: bankApp,
 			OpenedAt: openedAt, DecidedAt: decidedAt, Language: lang,
 		},
 		Method:     method,
@@ -502,6 +509,7 @@ func Decode(rec []byte) (state.Transaction, error) {
 		CreatedAt:  createdAt,
 		Phase:      state.Phase(fixed[0]),
 		Channel:    channel,
+		App:        app,
 		PANLength:  fixed[1],
 		PANLast4:   [4]byte(fixed[2:6]),
 	}, nil

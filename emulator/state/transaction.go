@@ -145,6 +145,8 @@ type Transaction struct {
 	// Method is the device data collection and 3DS Method before the
 	// lookup; zero when there was none.
 	Method MethodState
+	// App is what the app channel keeps; zero for the other channels.
+	App AppState
 	// Generation is the generation of its namespace when it was made
 	// (NamespaceState.Generation): once the namespace forgets its
 	// transactions, a later generation, the engine no longer finds it.

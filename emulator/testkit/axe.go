@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -25,15 +24,27 @@ const (
 	axeSHA256 = "29348999450cdf2849a8e70b7912fc2da85a849da39c0d0d5394f51d4a9ed95c"
 )
 
-// AxeSource reads the vendored axe-core and checks its checksum.
+// AxeSource reads the vendored axe-core and checks its checksum. It
+// finds the file from the test's working directory (its package's),
+// walking up to the module's root: a path compiled into the binary
+// would not be one with -trimpath, as CI builds.
 func AxeSource(tb testing.TB) string {
 	tb.Helper()
-	_, here, _, ok := runtime.Caller(0)
-	if !ok {
-		tb.Fatal("axe-core: no source path of package testkit")
+	dir, err := os.Getwd()
+	if err != nil {
+		tb.Fatalf("axe-core: %v", err)
 	}
-	path := filepath.Join(filepath.Dir(here), "..", "..", axeFile)
-	src, err := os.ReadFile(path)
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			tb.Fatalf("axe-core: no go.mod above the test's directory")
+		}
+		dir = up
+	}
+	src, err := os.ReadFile(filepath.Join(dir, axeFile))
 	if err != nil {
 		tb.Fatalf("read axe-core (%s, vendored from the npm package axe-core): %v", axeFile, err)
 	}

@@ -188,6 +188,9 @@ func decodeMember[P any](r *reader, c *checker, prefix string, set *ruleSet[P], 
 	if rl.sameAlias {
 		st.aliasVal = leaf{v.kind, v.boolean, v.text}
 	}
+	if rl.kind == fieldRaw {
+		v.text = r.raw(t, v)
+	}
 	decodeField(c, rl, &v, prefix, key, dst)
 	return nil
 }

@@ -36,6 +36,16 @@ func AppendLookupResponse(b []byte, r *message.LookupResponse, challengeHTML str
 	o.optional("authenticationType", r.AuthenticationType)
 	o.optional("whiteListStatus", r.WhiteListStatus)
 	o.optional("whiteListStatusSource", r.WhiteListStatusSrc)
+	o.optional("sdkTransId", r.SDKTransID)
+	if rt := r.ACSRenderingType; rt != nil {
+		o.key("acsRenderingType")
+		ro := object{b: o.b}
+		ro.open()
+		ro.field("acsInterface", rt.Interface)
+		ro.field("acsUiTemplate", rt.UITemplate)
+		o.b = append(ro.b, '}')
+	}
+	o.optional("acsSignedContent", r.ACSSignedContent)
 	return o.close()
 }
 
@@ -80,6 +90,7 @@ func AppendEnquiryResponse(b []byte, r *message.EnquiryResponse) []byte {
 		mo.optional("requestorCompInd", m.RequestorCompInd)
 		o.b = append(mo.b, '}')
 	}
+	o.optional("sdkTransId", r.SDKTransID)
 	return o.close()
 }
 

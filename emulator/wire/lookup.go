@@ -109,7 +109,7 @@ func checkInstalments(c *checker, req *message.LookupRequest) {
 
 // lookupPaths are the paths of the lookups, by deviceChannel; a channel
 // without one is not served.
-var lookupPaths = map[int]string{2: "/authentication/brw", 3: "/authentication/3ri"}
+var lookupPaths = map[int]string{1: "/authentication/app", 2: "/authentication/brw", 3: "/authentication/3ri"}
 
 // channelNames name the device channels in messages.
 var channelNames = map[int]string{1: "1 (app)", 2: "2 (browser)", 3: "3 (3RI)"}

@@ -312,6 +312,24 @@ func (r *reader) value(t token) (value, error) {
 	return value{kind: kindNull}, nil
 }
 
+// raw is the JSON text of v, the value that starts with t and that
+// value just read: a string with its quotes, an object or an array
+// whole, a number as written, true, false or null.
+func (r *reader) raw(t token, v value) string {
+	switch t.kind {
+	case '"', '0':
+		return r.body[t.start:t.end]
+	case '{', '[':
+		return r.body[t.start:int(r.dec.InputOffset())]
+	case 't', 'f':
+		if v.boolean {
+			return "true"
+		}
+		return "false"
+	}
+	return "null"
+}
+
 // skipObject reads the rest of an object no rule reads, after its '{',
 // and records the keys it has twice.
 func (r *reader) skipObject() error {

@@ -45,6 +45,11 @@ const (
 	// is a 203 problem whose reason is rule.refused (a field the
 	// interface names but a channel cannot use).
 	fieldRefused
+	// fieldRaw takes a JSON object, array or string, kept as its JSON
+	// text (a string with its quotes) for check to judge and setString
+	// to store: the few fields of the interface that are arrays or
+	// objects read whole (deviceRenderOptions.sdkUiType, sdkEphemPubKey).
+	fieldRaw
 )
 
 // takesText tells whether a field of kind k keeps a JSON string as its
@@ -243,6 +248,12 @@ func decodeField[P any](c *checker, r *rule[P], v *value, prefix, key string, ds
 	switch r.kind {
 	case fieldRefused:
 		c.add(join(prefix, key), emvFormat, r.refused)
+	case fieldRaw:
+		if code, reason := r.check(v.text); code != "" {
+			c.add(join(prefix, key), code, reason)
+			return
+		}
+		r.setString(dst, v.text)
 	case fieldObject:
 		// An object value is decoded by decodeObject as it is read; what
 		// reaches here is another kind.

@@ -14,15 +14,7 @@ import (
 // shared field kept, with the edits applied.
 func threeRIBody(tb testing.TB, edits ...wiretest.Edit) []byte {
 	tb.Helper()
-	base, err := wiretest.ThreeRIBase(baseBody(tb))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	out, err := wiretest.Edited(base, edits...)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return out
+	return channelBody(tb, wiretest.ThreeRIBase, edits...)
 }
 
 func TestDecodeThreeRISample(t *testing.T) {
@@ -55,17 +47,23 @@ func TestDecodeThreeRIRules(t *testing.T) {
 	if _, ignored, err := DecodeThreeRI(threeRIBody(t)); err != nil || len(ignored) != 0 {
 		t.Fatalf("the 3RI base: %v, ignored %v", err, ignored)
 	}
-	rows := wiretest.ThreeRIRules()
+	checkRows(t, wiretest.ThreeRIRules(), threeRIBody(t), DecodeThreeRI)
+}
+
+// checkRows applies each row of a rule table to base and checks that
+// decode reports its one problem, as the error's code and detail too.
+func checkRows(t *testing.T, rows []wiretest.Case, base []byte, decode func([]byte) (message.LookupRequest, []string, error)) {
+	t.Helper()
 	if len(rows) < 150 {
 		t.Fatalf("%d rows: the shared rows are missing", len(rows))
 	}
 	for _, tt := range rows {
 		t.Run(tt.Name, func(t *testing.T) {
-			body, err := tt.Apply(threeRIBody(t))
+			body, err := tt.Apply(base)
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, _, err = DecodeThreeRI(body)
+			_, _, err = decode(body)
 			e := asError(t, err)
 			if len(e.Problems) != 1 || !hasProblem(e, tt.EMVCode, tt.Field) {
 				t.Fatalf("problems = %+v, want one %s on %s", e.Problems, tt.EMVCode, tt.Field)
@@ -179,11 +177,11 @@ func TestDeviceChannelOnTheOtherPath(t *testing.T) {
 		{"3RI on the browser path", DecodeLookup, edited(t, set("deviceChannel", num("3"))), emv.CodeDeviceChannel,
 			"deviceChannel 3 (3RI) is served on /authentication/3ri; /authentication/brw serves deviceChannel 2 (browser)"},
 		{"app on the browser path", DecodeLookup, edited(t, set("deviceChannel", num("1"))), emv.CodeDeviceChannel,
-			"deviceChannel 1 (app) is not served by the sandbox; /authentication/brw serves deviceChannel 2 (browser)"},
+			"deviceChannel 1 (app) is served on /authentication/app; /authentication/brw serves deviceChannel 2 (browser)"},
 		{"browser on the 3RI path", DecodeThreeRI, threeRIBody(t, set("deviceChannel", num("2"))), emv.CodeDeviceChannel,
 			"deviceChannel 2 (browser) is served on /authentication/brw; /authentication/3ri serves deviceChannel 3 (3RI)"},
 		{"app on the 3RI path", DecodeThreeRI, threeRIBody(t, set("deviceChannel", num("1"))), emv.CodeDeviceChannel,
-			"deviceChannel 1 (app) is not served by the sandbox; /authentication/3ri serves deviceChannel 3 (3RI)"},
+			"deviceChannel 1 (app) is served on /authentication/app; /authentication/3ri serves deviceChannel 3 (3RI)"},
 		{"browser on the 3RI path among other problems", DecodeThreeRI, threeRIBody(t, set("deviceChannel", num("2")), del("threeRIInd")),
 			emv.CodeMissingField, "deviceChannel 2 (browser) is served on /authentication/brw"},
 		{"a browser body on the 3RI path", DecodeThreeRI, edited(t), emv.CodeMissingField, "is not usable on the 3RI channel (interface section 2.2)"},

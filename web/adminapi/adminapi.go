@@ -26,8 +26,8 @@ type TransactionSummary struct {
 	CardBIN         string `json:"cardBin,omitempty"`
 	CardLast4       string `json:"cardLast4,omitempty"`
 	MaskedPAN       string `json:"maskedCardNumber,omitempty"`
-	// Channel is the device channel of the lookup: browser, 3ri (or
-	// app); ThreeRIInd a 3RI lookup's threeRIInd.
+	// Channel is the device channel of the lookup: browser, 3ri or
+	// app; ThreeRIInd a 3RI lookup's threeRIInd.
 	Channel    string `json:"channel"`
 	ThreeRIInd string `json:"threeRIInd,omitempty"`
 	// ScenarioID is the scenario that answered; Fallback tells that no

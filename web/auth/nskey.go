@@ -32,6 +32,13 @@ const NamespaceKeySize = sha256.Size
 // before the store kept the key, so that they do not change.
 func NewNamespaceKey(hash []byte) []byte { return derive(hash, "token namespace") }
 
+// AppKey is the key the engine seals the app channel's exchange keys
+// under (emulator.Config.AppKey), derived from the namespace key: every
+// replica sharing the store holds the same namespace key, and a
+// rotation of the state keys keeps it, so each opens what another
+// sealed. A key of its own purpose: it names nothing and signs nothing.
+func AppKey(namespaceKey []byte) []byte { return derive(namespaceKey, "app exchange key seal") }
+
 // NamespaceKeyID names a namespace key without revealing it: 8 bytes,
 // in hex, of an HMAC under it of a fixed label.
 func NamespaceKeyID(key []byte) string {

@@ -41,6 +41,10 @@ type Entry struct {
 	AuthenticationType string   `json:"authenticationType,omitempty"`
 	OTPs               []string `json:"otps,omitempty"`
 	Answers            []string `json:"answers,omitempty"`
+	// ACSUIType is the acsUiType a challenge shows on the app channel:
+	// its style's (01 text, 02 single select, 03 multi select, 04 OOB),
+	// or 05 HTML when its appInterface is html.
+	ACSUIType string `json:"acsUiType,omitempty"`
 	// TrustPrompt tells that the page offers "trust this merchant".
 	TrustPrompt bool `json:"trustPrompt,omitempty"`
 	// ThreeRI is what the card answers on the 3RI channel (POST
@@ -49,8 +53,11 @@ type Entry struct {
 	// 21 by default). Absent for an error card, which answers its error
 	// on every channel, and for a scenario that cannot answer a 3RI
 	// lookup (its when leaves 3RI out, or its match tests the purchase).
-	ThreeRI  *Result `json:"threeRI,omitempty"`
-	Fallback bool    `json:"fallback,omitempty"`
+	ThreeRI *Result `json:"threeRI,omitempty"`
+	// AppFault is how the ACS answers an app's 3DS SDK wrong (the
+	// scenario key appFault); empty for a right ACS.
+	AppFault string `json:"appFault,omitempty"`
+	Fallback bool   `json:"fallback,omitempty"`
 	// When lists the entry's match conditions as data, keyed by the
 	// request field they test (the card selectors by their scenario
 	// names: cardNumber, cardPrefix, binRange, cardPattern) and the
@@ -187,6 +194,8 @@ func Entries(all []scenarios.Scenario, fb *scenarios.Scenario, schemes *emulator
 			ch := sc.Challenge
 			e.Status, e.Version, e.Auto = "C", ch.Version, ch.Auto
 			e.UI, e.AuthenticationType, e.Answers, e.TrustPrompt = ch.UI, ch.AuthenticationType, ch.Answers, ch.TrustPrompt
+			e.ACSUIType = ch.ACSUIType()
+			e.AppFault = ch.AppFault
 			for otp, o := range ch.OTPs {
 				if o.Status == "Y" {
 					e.OTPs = append(e.OTPs, otp)

@@ -104,9 +104,12 @@ type Config struct {
 }
 
 // DemoAPI are the handlers of the API operations the demo checkout calls
-// from the browser: the lookup and the enquiry.
+// from the browser: the lookup and the enquiry; and, for its app view,
+// the app lookup and each CReq, sent by the server as a merchant's
+// backend and an app's 3DS SDK send them.
 type DemoAPI struct {
-	Lookup, Enquiry http.Handler
+	Lookup, Enquiry    http.Handler
+	AppLookup, AppCReq http.Handler
 }
 
 // Console serves the web console under {base}/console (the test cards,
@@ -200,7 +203,8 @@ func (c *Console) Mount(root, r *mux.Router) {
 	cr.HandleFunc("/demo/notify", c.handleDemoNotify).Methods(http.MethodPost)
 	cr.HandleFunc("/demo/ddc-jwt", c.handleDemoDDCJWT).Methods(http.MethodPost)
 	cr.HandleFunc("/demo/ddc-callback", c.handleDemoDDCCallback).Methods(http.MethodPost)
-	for path, h := range map[string]http.Handler{"/demo/lookup": c.cfg.Demo.Lookup, "/demo/enquiry": c.cfg.Demo.Enquiry} {
+	for path, h := range map[string]http.Handler{"/demo/lookup": c.cfg.Demo.Lookup, "/demo/enquiry": c.cfg.Demo.Enquiry,
+		"/demo/app/lookup": c.cfg.Demo.AppLookup, "/demo/app/creq": c.cfg.Demo.AppCReq} {
 		if h != nil {
 			cr.Handle(path, h).Methods(http.MethodPost)
 		}
@@ -292,8 +296,12 @@ type cspOptions struct {
 // policy is the Content-Security-Policy of a console page.
 func (c *Console) policy(nonce string, o cspOptions) string {
 	script, style := "'nonce-"+nonce+"'", "'nonce-"+nonce+"'"
-	frameSrc, formAction, ancestors := "", "'self'", "'none'"
+	frameSrc, formAction, ancestors, img := "", "'self'", "'none'", "data:"
 	if o.demo {
+		img += " 'self'" // the app view's issuer and scheme images
+		if c.acs != "" {
+			img += " " + c.acs
+		}
 		script += c.frameCSP
 		style += c.frameCSP
 		frameSrc = "; frame-src 'self'"
@@ -305,8 +313,8 @@ func (c *Console) policy(nonce string, o cspOptions) string {
 	if o.sameOriginFrame {
 		ancestors = "'self'"
 	}
-	return fmt.Sprintf("default-src 'none'; style-src %s; script-src %s; img-src data:; connect-src 'self'%s; form-action %s; base-uri 'none'; frame-ancestors %s",
-		style, script, frameSrc, formAction, ancestors)
+	return fmt.Sprintf("default-src 'none'; style-src %s; script-src %s; img-src %s; connect-src 'self'%s; form-action %s; base-uri 'none'; frame-ancestors %s",
+		style, script, img, frameSrc, formAction, ancestors)
 }
 
 // render writes a console page with its security headers.

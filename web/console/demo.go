@@ -35,6 +35,7 @@ func (c *Console) handleDemo(w http.ResponseWriter, r *http.Request) {
 	if want := templates.Lang(r.URL.Query().Get("lang")); slices.Contains(view.Languages, want) {
 		view.Language = want
 	}
+	view.App = r.URL.Query().Get("channel") == "app"
 	view.Config = templates.DemoConfig{
 		LookupURL:      c.base + "/console/demo/lookup",
 		EnquiryURL:     c.base + "/console/demo/enquiry",
@@ -42,6 +43,8 @@ func (c *Console) handleDemo(w http.ResponseWriter, r *http.Request) {
 		DDCJWTURL:      c.base + "/console/demo/ddc-jwt",
 		DDCCallbackURL: c.base + "/console/demo/ddc-callback",
 		JournalURL:     c.base + "/console/transactions/",
+		AppLookupURL:   c.base + "/console/demo/app/lookup",
+		AppCReqURL:     c.base + "/console/demo/app/creq",
 		AcceptHeader:   truncateRunes(r.Header.Get("Accept"), 2048),
 		NextSteps:      map[string]string{},
 		StatusText:     map[string]string{},

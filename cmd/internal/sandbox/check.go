@@ -7,11 +7,13 @@ import (
 	"math"
 	"net"
 	"net/url"
+	"os"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/directory"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/redisstore"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/state"
 	"github.com/threeds-sandbox/threeds-sandbox/scenarios"
@@ -68,6 +70,13 @@ func (c *Config) check() []error {
 	} else if set.schemes, err = emulator.NewSchemeTable(bins); err != nil {
 		add(true, "card-bins", fmt.Sprintf("%q", c.CardBINs), err.Error())
 	}
+	var err error
+	if c.DSKeys == "" {
+		set.directory, err = directory.Default()
+	} else {
+		set.directory, err = directory.Load(os.DirFS(c.DSKeys))
+	}
+	add(err != nil, "ds-keys", fmt.Sprintf("%q", c.DSKeys), fmt.Sprint(err))
 	add(c.MaxDelayed <= 0, "max-delayed", fmt.Sprint(c.MaxDelayed), "want a positive number of requests")
 	positive("first-creq-timeout", c.FirstCReqTimeout)
 	positive("challenge-timeout", c.ChallengeTimeout)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/directory"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/journal"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/memstore"
 	"github.com/threeds-sandbox/threeds-sandbox/emulator/redisstore"
@@ -35,16 +36,19 @@ const EnvPrefix = "THREEDS_"
 
 // Config is everything the command line and the environment set.
 type Config struct {
-	Addr             string
-	PublicURL        string
-	BasePath         string
-	Tokens           string
-	Scenarios        string
-	ScenariosMode    string
-	Fallback         string
-	Packs            string
-	ScenariosPoll    time.Duration
-	CardBINs         string
+	Addr          string
+	PublicURL     string
+	BasePath      string
+	Tokens        string
+	Scenarios     string
+	ScenariosMode string
+	Fallback      string
+	Packs         string
+	ScenariosPoll time.Duration
+	CardBINs      string
+	// DSKeys is the directory of the app channel's directory server keys
+	// (--ds-keys); empty: the embedded test keys.
+	DSKeys           string
 	Seed             uint64
 	FirstCReqTimeout time.Duration
 	ChallengeTimeout time.Duration
@@ -120,6 +124,7 @@ func FlagSet(c *Config, out io.Writer) *flag.FlagSet {
 	fs.DurationVar(&c.ScenariosPoll, "scenarios-poll", time.Second, "how often user scenario files are checked for changes (0: only on SIGHUP)")
 	fs.StringVar(&c.Fallback, "fallback", "", "`id` of the scenario that unmatched cards get (default: the files' fallback, else frictionless Y)")
 	fs.StringVar(&c.CardBINs, "card-bins", "", "extra BIN prefixes for card schemes, e.g. 463208=ITMX,9764=TPN")
+	fs.StringVar(&c.DSKeys, "ds-keys", "", "`directory` of the app channel's directory servers: their keys, roots and the ACS's signing chains, with a "+directory.ManifestFile+" (default: the embedded test keys, public and for tests only)")
 	fs.Uint64Var(&c.Seed, "seed", 1, "seed of the fake ACS data and authentication values")
 	fs.DurationVar(&c.FirstCReqTimeout, "first-creq-timeout", emulator.DefaultFirstCReqTimeout, "how long a challenge waits for its first CReq (then N, reason 14, challengeCancel 05)")
 	fs.DurationVar(&c.ChallengeTimeout, "challenge-timeout", emulator.DefaultChallengeTimeout, "how long an opened challenge waits for a decision (then N, reason 14, challengeCancel 04)")
@@ -337,6 +342,7 @@ var areas = map[string]string{
 	"scenarios-poll":                "scenarios",
 	"fallback":                      "scenarios",
 	"card-bins":                     "engine",
+	"ds-keys":                       "app",
 	"seed":                          "engine",
 	"max-delayed":                   "engine",
 	"strict-ddc":                    "engine",

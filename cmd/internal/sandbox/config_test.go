@@ -4,11 +4,14 @@ import (
 	"errors"
 	"flag"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/directory"
 )
 
 // envOf returns a getenv that reads only m.
@@ -56,6 +59,7 @@ var badValues = []struct {
 	{flag: "packs", value: "defaults,stripe", want: `"stripe": unknown pack; want defaults, cardinal, reasons`},
 	{flag: "scenarios-poll", value: "-1s", want: "-1s: want 0 (reload only on SIGHUP) or a positive duration"},
 	{flag: "scenarios-poll", value: "often", want: `"often": want a duration`},
+	{flag: "ds-keys", value: "/no/such/dir", want: `"/no/such/dir": directory servers: open directory-servers.json`},
 	{flag: "card-bins", value: "463208", want: "want PREFIX=SCHEME"},
 	{flag: "card-bins", value: "46x=VISA", want: "want 1 to 11 digits"},
 	{flag: "card-bins", value: "463208=NOPE", want: "unknown scheme"},
@@ -392,5 +396,33 @@ func TestParseUsage(t *testing.T) {
 	_, rest, err := Parse([]string{"--seed", "3", "extra", "--addr", ":1"}, envOf(nil), io.Discard)
 	if err != nil || len(rest) != 3 || rest[0] != "extra" {
 		t.Errorf("Parse with a stray argument = %v, %q; want no error and the rest from extra on", err, rest)
+	}
+}
+
+// TestDSKeys: --ds-keys reads a key directory of the embedded keys'
+// layout, and names the file at fault in one that is wrong.
+func TestDSKeys(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, directory.EmbeddedKeys()); err != nil {
+		t.Fatal(err)
+	}
+	c, _, err := Parse([]string{"--ds-keys", dir}, func(string) string { return "" }, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := c.settings()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, ok := set.directory.ForScheme("VISA"); !ok || s.ID != "A000000003" {
+		t.Errorf("the directory read: %v, %v", s, ok)
+	}
+	if err := os.Remove(filepath.Join(dir, "visa-root.crt")); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = Parse([]string{"--ds-keys", dir}, func(string) string { return "" }, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "[app] --ds-keys (THREEDS_DS_KEYS)") || !strings.Contains(err.Error(), "visa-root.crt") {
+		t.Errorf("a key directory without a root: %v", err)
 	}
 }

@@ -100,6 +100,8 @@ func New(c Config, log *slog.Logger) (*Sandbox, error) {
 		FirstCReqTimeout:   c.FirstCReqTimeout,
 		ChallengeTimeout:   c.ChallengeTimeout,
 		Schemes:            set.schemes,
+		Directory:          set.directory,
+		AppKey:             auth.AppKey(st.namespaceKey),
 		Catalogue:          source.Current,
 		Runtime:            st.runtime,
 		Namespaces:         st.spaces,

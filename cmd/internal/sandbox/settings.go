@@ -7,6 +7,7 @@ import (
 	"github.com/gorilla/securecookie"
 
 	"github.com/threeds-sandbox/threeds-sandbox/emulator"
+	"github.com/threeds-sandbox/threeds-sandbox/emulator/directory"
 	"github.com/threeds-sandbox/threeds-sandbox/web/auth"
 	"github.com/threeds-sandbox/threeds-sandbox/web/callback"
 )
@@ -18,6 +19,9 @@ import (
 type settings struct {
 	backend Backend
 	schemes *emulator.SchemeTable
+	// directory is the app channel's directory servers: --ds-keys, or
+	// the embedded test keys.
+	directory *directory.Directory
 	// hashKey and blockKey are the current state keys, drawn at random
 	// when the flags leave them unset; previous the pairs of
 	// --state-previous-keys.

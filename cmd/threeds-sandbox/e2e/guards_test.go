@@ -118,7 +118,10 @@ func loginFrom(t *testing.T, client *http.Client, base, token string) (*http.Coo
 // streams give way.
 func TestConsoleStreamsGiveWay(t *testing.T) {
 	const perToken, tokens = 10, 2
-	p := startDefault(t, "--max-console-streams", fmt.Sprint(perToken*tokens), "--max-console-streams-per-token", fmt.Sprint(perToken),
+	// A token may hold the whole pool, so that only the total binds: which
+	// of two hostile tokens of 10 gives way to the quiet one is a tie, and
+	// a token at a bound of its own would refuse its next stream.
+	p := startDefault(t, "--max-console-streams", fmt.Sprint(perToken*tokens), "--max-console-streams-per-token", fmt.Sprint(perToken*tokens),
 		"--max-console-tokens-per-client", fmt.Sprint(tokens))
 	hostile, quiet := clientFrom("127.0.0.2"), clientFrom("127.0.0.1")
 	var cookies []*http.Cookie

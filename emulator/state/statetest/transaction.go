@@ -34,6 +34,7 @@ func Run(t *testing.T, newStore Factory) {
 		{"OneDecisionWins", testOneDecisionWins},
 		{"Expiry", testExpiry},
 		{"Method", testMethod},
+		{"App", testApp},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.fn(t, newStore) })
@@ -110,6 +111,37 @@ func testMethod(t *testing.T, newStore Factory) {
 	again, err := s.Get(ctx, c.ThreeDSServerTransID)
 	if err != nil || !same(again, got) || !again.Method.CompletedAt.Equal(completed) || again.Method.CompInd != "Y" || again.Phase != state.PhaseMethod {
 		t.Errorf("Get after Update = %+v, %v; want the timeline", again.Method, err)
+	}
+}
+
+// testApp stores an app challenge, its sealed key of raw bytes among
+// its fields, and counts a CReq with Update, as the ACS endpoint does.
+func testApp(t *testing.T, newStore Factory) {
+	s := newStore(t, time.Hour)
+	c := Transaction("ns", "5b7f3c1e-2a4d-4e8f-9b6a-0c1d2e3f4a5b", "ORD-APP")
+	c.Channel = state.ChannelApp
+	c.App = state.AppState{
+		SDKTransID: "b2d7c0a4-5e1f-4c3a-8b9d-6e0f1a2b3c4d", SDKAppID: "3f6d2b1c-7a44-4b8e-9d0e-2c51f0a6b7e1",
+		SDKReferenceNumber: "3DS_LOA_SDK_STIN_020200_00961", SealedKey: "\x00\xff sealed \x01\x80 key\x00",
+		UIType: "04", Interface: "01", MaxTimeout: 5,
+		Device: state.DeviceInfo{Platform: "Android", Model: "Pixel 8", OSName: "Android", OSVersion: "15", Locale: "th-TH", TimeZone: "Asia/Bangkok"},
+	}
+	if err := s.Put(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Get(ctx, c.ThreeDSServerTransID); err != nil || !same(got, c) {
+		t.Fatalf("Get = %+v, %v\nwant %+v", got.App, err, c.App)
+	}
+	got, err := s.Update(ctx, c.ThreeDSServerTransID, func(t *state.Transaction) error {
+		t.App.Counter, t.App.Enc = 1, "A128GCM"
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := s.Get(ctx, c.ThreeDSServerTransID)
+	if err != nil || !same(again, got) || again.App.Counter != 1 || again.App.Enc != "A128GCM" || again.App.SealedKey != c.App.SealedKey {
+		t.Errorf("Get after Update = %+v, %v; want the counter and enc", again.App, err)
 	}
 }
 
