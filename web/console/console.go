@@ -116,13 +116,16 @@ type DemoAPI struct {
 // the transaction journal of the session's token, the demo checkout) and
 // the front door at {base}/.
 type Console struct {
-	cfg      Config
-	base     string
-	cookies  []securecookie.Codec // the current pair first
-	auth     *basicAuth
-	secure   bool   // the session cookie is Secure (public URL on https)
-	acs      string // origin of the ACS pages, which the demo frames
-	frameCSP string // hashes of the challengeHtml's inline script and style
+	cfg     Config
+	base    string
+	cookies []securecookie.Codec // the current pair first
+	auth    *basicAuth
+	secure  bool   // the session cookie is Secure (public URL on https)
+	acs     string // origin of the ACS pages, which the demo frames
+	// imageSource is the CSP source of the images an app's CRes points
+	// at: their folder under the public URL.
+	imageSource string
+	frameCSP    string // hashes of the challengeHtml's inline script and style
 
 	stopOnce sync.Once
 	stopping chan struct{} // closed when the HTTP server shuts down
@@ -152,12 +155,13 @@ func New(cfg Config) (*Console, error) {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	c := &Console{
-		cfg:      cfg,
-		base:     cfg.Base,
-		auth:     newBasicAuth(cfg.BasicAuth),
-		secure:   strings.HasPrefix(cfg.PublicURL, "https://"),
-		acs:      origin(cfg.PublicURL),
-		stopping: make(chan struct{}),
+		cfg:         cfg,
+		base:        cfg.Base,
+		auth:        newBasicAuth(cfg.BasicAuth),
+		secure:      strings.HasPrefix(cfg.PublicURL, "https://"),
+		acs:         origin(cfg.PublicURL),
+		imageSource: imageSource(cfg.PublicURL),
+		stopping:    make(chan struct{}),
 	}
 	maxStreams, perToken, perClient := cfg.MaxStreams, cfg.MaxStreamsPerToken, cfg.MaxTokensPerClient
 	if maxStreams <= 0 {
@@ -298,10 +302,10 @@ func (c *Console) policy(nonce string, o cspOptions) string {
 	script, style := "'nonce-"+nonce+"'", "'nonce-"+nonce+"'"
 	frameSrc, formAction, ancestors, img := "", "'self'", "'none'", "data:"
 	if o.demo {
-		img += " 'self'" // the app view's issuer and scheme images
-		if c.acs != "" {
-			img += " " + c.acs
-		}
+		// The app view's issuer and scheme images, and only they: with
+		// 'self' a browser would also fetch /favicon.ico, which the
+		// sandbox does not serve.
+		img += " " + c.imageSource
 		script += c.frameCSP
 		style += c.frameCSP
 		frameSrc = "; frame-src 'self'"
@@ -472,4 +476,13 @@ func (c *Console) crossSite(w http.ResponseWriter, r *http.Request) bool {
 		LinkText: "The console's login page",
 	})
 	return true
+}
+
+// imageSource is the CSP source of the ACS's images under publicURL:
+// their folder, or 'self' (any path of the page's origin) without one.
+func imageSource(publicURL string) string {
+	if publicURL == "" {
+		return "'self'"
+	}
+	return strings.TrimSuffix(publicURL, "/") + emulator.PathACSImages
 }
