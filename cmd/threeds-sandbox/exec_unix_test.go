@@ -23,10 +23,20 @@ func TestExecStopsTheCommandWhenCancelled(t *testing.T) {
 	marker := filepath.Join(t.TempDir(), "waiting")
 	done := make(chan execResult, 1)
 	go func() { done <- runExec(ctx, t, map[string]string{helperVar: "wait", "EXEC_TEST_MARKER": marker}) }()
+	var early *execResult // exec returned before the command started
 	testkit.Eventually(t, "the command starts", func() bool {
+		select {
+		case r := <-done:
+			early = &r
+			return true
+		default:
+		}
 		_, err := os.Stat(marker)
 		return err == nil
 	})
+	if early != nil {
+		t.Fatalf("exec returned before the command started: exit code %d\nstdout: %s\nstderr: %s", early.code, early.stdout, early.stderr)
+	}
 	cancel()
 	select {
 	case r := <-done:
