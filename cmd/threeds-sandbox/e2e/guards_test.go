@@ -145,15 +145,9 @@ func TestConsoleStreamsGiveWay(t *testing.T) {
 		}
 	})
 	stream := func(client *http.Client, ck *http.Cookie, who string) int {
-		req, _ := http.NewRequest(http.MethodGet, p.URL+"/console/events", nil)
-		req.AddCookie(ck)
-		resp, err := client.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if resp.StatusCode != http.StatusOK {
-			resp.Body.Close()
-			return resp.StatusCode
+		resp, status := openConsoleStream(t, client, p.URL, ck)
+		if resp == nil {
+			return status
 		}
 		bodies = append(bodies, resp.Body)
 		go func() {
@@ -255,4 +249,22 @@ func TestCrossSiteFormsRefused(t *testing.T) {
 	if csp := resp.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "frame-ancestors 'none'") {
 		t.Errorf("the banking app's policy %q, want frame-ancestors 'none'", csp)
 	}
+}
+
+// openConsoleStream opens the console's live stream at base with the
+// session cookie ck: the open response, or nil and the status that
+// refused it.
+func openConsoleStream(t *testing.T, client *http.Client, base string, ck *http.Cookie) (*http.Response, int) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, base+"/console/events", nil)
+	req.AddCookie(ck)
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		resp.Body.Close()
+		return nil, resp.StatusCode
+	}
+	return resp, resp.StatusCode
 }

@@ -103,15 +103,9 @@ func TestSeamsConsoleStreamsShares(t *testing.T) {
 		}
 	})
 	stream := func(ck *http.Cookie) int {
-		req, _ := http.NewRequest(http.MethodGet, p.URL+"/console/events", nil)
-		req.AddCookie(ck)
-		resp, err := client.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if resp.StatusCode != http.StatusOK {
-			resp.Body.Close()
-			return resp.StatusCode
+		resp, status := openConsoleStream(t, client, p.URL, ck)
+		if resp == nil {
+			return status
 		}
 		open = append(open, resp)
 		return resp.StatusCode
