@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -163,11 +164,24 @@ func runCommand(ctx context.Context, command, env []string, stdout, stderr io.Wr
 	cmd.Env, cmd.Stdin, cmd.Stdout, cmd.Stderr = env, os.Stdin, stdout, stderr
 	group := newProcessGroup(cmd)
 	defer group.release()
-	if err := cmd.Start(); err != nil {
+	// The command's process is started and waited for on one locked
+	// thread: Linux sends the reaper's parent-death signal when the thread
+	// that started it ends, not the process, and the runtime may end an
+	// idle thread while the command runs.
+	started, waited := make(chan error, 1), make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		waited <- cmd.Wait()
+	}()
+	if err := <-started; err != nil {
 		return startError(command[0], err)
 	}
-	waited := make(chan error, 1)
-	go func() { waited <- cmd.Wait() }()
 	var sandboxErr error
 	for done, stopped := ctx.Done(), served; ; {
 		select {
