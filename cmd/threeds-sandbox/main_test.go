@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -124,13 +125,7 @@ func (p *program) port(t *testing.T) string {
 // freePort returns a loopback port that nothing listens on (any more).
 func freePort(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, port, _ := net.SplitHostPort(ln.Addr().String())
-	ln.Close()
-	return port
+	return strconv.Itoa(testkit.FreePort(t))
 }
 
 // testToken is the bearer token of the tests (any token passes when

@@ -15,10 +15,12 @@ package testkit
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -50,14 +52,50 @@ func Need(tb testing.TB, name, pkg string, paths ...string) string {
 }
 
 // FreePort returns a loopback TCP port nobody listens on now.
+//
+// The caller's server binds it later, so the port is drawn at random from
+// below the kernel's ephemeral range: a port the kernel hands out for
+// "listen on :0" or as a connection's source port could be taken by any
+// other process in between (a busy machine's test suites open thousands of
+// connections), while one below that range is taken only by another
+// random draw.
 func FreePort(tb testing.TB) int {
 	tb.Helper()
+	if lo, hi := drawRange(); hi > lo {
+		for range 64 {
+			p := lo + rand.IntN(hi-lo)
+			ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p))
+			if err == nil {
+				ln.Close()
+				return p
+			}
+		}
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		tb.Fatalf("find a free port: %v", err)
 	}
 	defer ln.Close()
 	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// drawRange is the range FreePort draws from: from 20000 up to the
+// first port of the kernel's ephemeral range (32768 by default on Linux).
+// An empty range leaves FreePort to the kernel's choice.
+func drawRange() (lo, hi int) {
+	lo, hi = 20000, 32768
+	raw, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return lo, hi
+	}
+	fields := strings.Fields(string(raw))
+	if len(fields) == 0 {
+		return lo, hi
+	}
+	if first, err := strconv.Atoi(fields[0]); err == nil {
+		hi = first
+	}
+	return lo, hi
 }
 
 // Budget is the most allocations, and bytes allocated, one call of Fn
