@@ -59,6 +59,10 @@ type Redis struct {
 	port int
 	dir  string
 
+	// busPort is a cluster node's bus port, drawn as its port is: the
+	// default, port+10000, may be taken.
+	busPort int
+
 	certFile, keyFile string // the server's certificate with TLS
 
 	mu  sync.Mutex
@@ -69,6 +73,9 @@ type Redis struct {
 func StartRedis(tb testing.TB, opt RedisOptions) *Redis {
 	tb.Helper()
 	s := &Redis{t: tb, bin: redisServer(tb), opt: opt, port: FreePort(tb), dir: tb.TempDir()}
+	if opt.Cluster {
+		s.busPort = FreePort(tb)
+	}
 	s.Addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(s.port))
 	s.URL = "redis://" + s.Addr + "/0"
 	if opt.TLS != nil {
@@ -102,7 +109,7 @@ func (s *Redis) start() {
 	}
 	if s.opt.Cluster {
 		args = append(args, "--cluster-enabled", "yes", "--cluster-config-file", filepath.Join(s.dir, "nodes.conf"),
-			"--cluster-node-timeout", "2000")
+			"--cluster-node-timeout", "2000", "--cluster-port", strconv.Itoa(s.busPort))
 		if s.opt.TLS != nil {
 			args = append(args, "--tls-cluster", "yes", "--tls-replication", "yes")
 		}

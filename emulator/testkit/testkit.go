@@ -79,11 +79,11 @@ func FreePort(tb testing.TB) int {
 	return ln.Addr().(*net.TCPAddr).Port
 }
 
-// drawRange is the range FreePort draws from: from 20000 up to the
+// drawRange is the range FreePort draws from: from 10000 up to the
 // first port of the kernel's ephemeral range (32768 by default on Linux).
 // An empty range leaves FreePort to the kernel's choice.
 func drawRange() (lo, hi int) {
-	lo, hi = 20000, 32768
+	lo, hi = 10000, 32768
 	raw, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
 	if err != nil {
 		return lo, hi
