@@ -25,7 +25,7 @@ const maxReadmeBytes = 15000
 // sandbox and its tests.
 const readmeOpening = "# 3-D Secure sandbox emulator\n\n```sh\n" +
 	"go run ./cmd/threeds-sandbox      # serve the emulator with its embedded test cards on http://localhost:8080\n" +
-	"go test -race ./...               # the fast loop, ~3 min; all of it, as CI: go test -race -tags full ./...\n```\n"
+	"go test -race ./...               # the fast loop, ~3 min; all of it, as CI: go test -race -tags full -timeout 30m ./...\n```\n"
 
 // interfaceTitle is the title of the document whose API the sandbox
 // emulates; every page names it, so that "the spec" is never ambiguous.

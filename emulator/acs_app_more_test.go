@@ -26,7 +26,7 @@ func TestAppCReqOnAnotherReplica(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(c.Close)
-	store, err := redisstore.NewStore(c, redisstore.Options{IndexKey: []byte("the tests' reference index key, 32+ bytes"), MaxAge: time.Hour})
+	store, err := redisstore.NewStore(c, redisstore.Options{IndexKey: []byte("the tests' reference index key, 32+ bytes"), MaxAge: time.Hour, Timeout: testkit.Patience})
 	if err != nil {
 		t.Fatal(err)
 	}

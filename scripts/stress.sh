@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the whole suite (go test -race -tags full ./...) several times in a
+# Runs the whole suite (go test -race -tags full -timeout 30m ./...) several times in a
 # row while a second copy of it runs alongside on the same machine, as on
 # a busy CI runner: a test that passes only on an idle machine fails here.
 #   bash scripts/stress.sh      # three runs
@@ -18,7 +18,7 @@ echo "logs in $logs"
 # prints one line: its name, result, seconds and the tests that failed.
 suite() {
   local log=$1 name=$2 began=$SECONDS status=0
-  go test -race -count=1 -tags full -json ./... >"$log" 2>&1 || status=$?
+  go test -race -count=1 -tags full -timeout 30m -json ./... >"$log" 2>&1 || status=$?
   local failed
   failed=$(jq -r 'select(.Action == "fail" and .Test != null) | .Test' "$log" 2>/dev/null | sort -u | tr '\n' ' ')
   if [ "$status" = 0 ]; then

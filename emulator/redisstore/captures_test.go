@@ -21,7 +21,7 @@ func TestCapturesKeyNames(t *testing.T) {
 	srv := testkit.StartRedis(t, testkit.RedisOptions{})
 	c := connect(t, srv)
 	const ddcID, jti, tenant = "order-4111111111111111", "jti-4000000000009409", "abcdef0123456789"
-	old, err := redisstore.NewCaptures(c, redisstore.CapturesOptions{Prefix: "k:", Keys: [][]byte{[]byte("the old key")}})
+	old, err := redisstore.NewCaptures(c, redisstore.CapturesOptions{Prefix: "k:", Timeout: patient, Keys: [][]byte{[]byte("the old key")}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func TestCapturesKeyNames(t *testing.T) {
 		}
 	}
 
-	rotated, err := redisstore.NewCaptures(c, redisstore.CapturesOptions{Prefix: "k:", Keys: [][]byte{[]byte("the new key"), []byte("the old key")}})
+	rotated, err := redisstore.NewCaptures(c, redisstore.CapturesOptions{Prefix: "k:", Timeout: patient, Keys: [][]byte{[]byte("the new key"), []byte("the old key")}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -134,7 +134,7 @@ func TestClusterPolicyEveryNode(t *testing.T) {
 	t.Parallel()
 	cluster := testkit.StartRedisCluster(t, 3, 0)
 	c := connect(t, cluster.Nodes[0])
-	s, err := redisstore.NewStore(c, redisstore.Options{IndexKey: testIndexKey, MaxAge: time.Hour})
+	s, err := redisstore.NewStore(c, redisstore.Options{IndexKey: testIndexKey, MaxAge: time.Hour, Timeout: patient})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +144,7 @@ func TestClusterPolicyEveryNode(t *testing.T) {
 	if err := cluster.Nodes[2].Do("CONFIG", "SET", "maxmemory-policy", "allkeys-lru"); err != nil {
 		t.Fatal(err)
 	}
-	s, _ = redisstore.NewStore(c, redisstore.Options{IndexKey: testIndexKey, MaxAge: time.Hour})
+	s, _ = redisstore.NewStore(c, redisstore.Options{IndexKey: testIndexKey, MaxAge: time.Hour, Timeout: patient})
 	var pe *redisstore.PolicyError
 	if err := s.CheckPolicy(context.Background()); !errors.As(err, &pe) || pe.Policy != "allkeys-lru" {
 		t.Errorf("one node under allkeys-lru: %v, want its PolicyError", err)
@@ -165,7 +165,7 @@ func TestClusterRefusals(t *testing.T) {
 		t.Errorf("database 3 of a cluster: %v, want ErrCluster saying database 0", err)
 	}
 	c := connect(t, cluster.Nodes[1])
-	if _, err := redisstore.NewStore(c, redisstore.Options{IndexKey: testIndexKey, MaxAge: time.Hour, Prefix: "app{1}:"}); !errors.Is(err, redisstore.ErrCluster) {
+	if _, err := redisstore.NewStore(c, redisstore.Options{IndexKey: testIndexKey, MaxAge: time.Hour, Timeout: patient, Prefix: "app{1}:"}); !errors.Is(err, redisstore.ErrCluster) {
 		t.Errorf("a prefix with a hash tag on a cluster: %v, want ErrCluster", err)
 	}
 }

@@ -25,11 +25,11 @@ func TestFull(t *testing.T) {
 	t.Parallel()
 	srv := testkit.StartRedis(t, testkit.RedisOptions{Policy: "noeviction"})
 	c := connect(t, srv)
-	s, err := redisstore.NewStore(c, redisstore.Options{IndexKey: testIndexKey, MaxAge: time.Hour})
+	s, err := redisstore.NewStore(c, redisstore.Options{IndexKey: testIndexKey, MaxAge: time.Hour, Timeout: patient})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt, err := redisstore.NewRuntime(c, redisstore.RuntimeOptions{})
+	rt, err := redisstore.NewRuntime(c, redisstore.RuntimeOptions{Timeout: patient})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +147,7 @@ func TestCheckPolicy(t *testing.T) {
 		t.Cleanup(c.Close)
 		var log testkit.Buffer
 		// Every Ping reads the policy again, so no test waits for a recheck.
-		s, err := redisstore.NewStore(c, redisstore.Options{IndexKey: testIndexKey, MaxAge: time.Hour, PolicyRecheck: time.Nanosecond,
+		s, err := redisstore.NewStore(c, redisstore.Options{IndexKey: testIndexKey, MaxAge: time.Hour, Timeout: patient, PolicyRecheck: time.Nanosecond,
 			Logger: slog.New(slog.NewTextHandler(&log, nil))})
 		if err != nil {
 			t.Fatal(err)

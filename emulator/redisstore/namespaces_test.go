@@ -18,7 +18,7 @@ func TestNamespacesKeys(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	srv := testkit.StartRedis(t, testkit.RedisOptions{})
-	n, err := redisstore.NewNamespaces(connect(t, srv), redisstore.NamespacesOptions{Prefix: "p:", MaxAge: time.Hour})
+	n, err := redisstore.NewNamespaces(connect(t, srv), redisstore.NamespacesOptions{Prefix: "p:", MaxAge: time.Hour, Timeout: patient})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -108,7 +108,7 @@ func TestShareForgetsExpiredFirst(t *testing.T) {
 // newStore is a Store over c under the test's own prefix.
 func newStore(t *testing.T, c rueidis.Client, maxAge time.Duration, perTenant int) state.Store {
 	t.Helper()
-	s, err := redisstore.NewStore(c, redisstore.Options{IndexKey: testIndexKey, Prefix: t.Name() + ":", MaxAge: maxAge, MaxEntriesPerTenant: perTenant})
+	s, err := redisstore.NewStore(c, redisstore.Options{IndexKey: testIndexKey, Prefix: t.Name() + ":", MaxAge: maxAge, MaxEntriesPerTenant: perTenant, Timeout: patient})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,7 +267,7 @@ func TestRuntimeContract(t *testing.T) {
 func runRuntimeContract(t *testing.T, dial dialer) {
 	c := dial(t)
 	statetest.RunRuntime(t, func(t *testing.T, lim scenarios.RuntimeLimits) (a, b state.RuntimeScenarios) {
-		opt := redisstore.RuntimeOptions{Prefix: t.Name() + ":", Revalidate: 200 * time.Millisecond,
+		opt := redisstore.RuntimeOptions{Prefix: t.Name() + ":", Revalidate: 200 * time.Millisecond, Timeout: patient,
 			Limits: lim}
 		ra, err := redisstore.NewRuntime(c, opt)
 		if err != nil {
@@ -294,7 +294,7 @@ func TestRuntimeOfAnEarlierVersionGivesWay(t *testing.T) {
 		t.Fatal(err)
 	}
 	size := scenarios.DocumentBytes(one)
-	rt, err := redisstore.NewRuntime(c, redisstore.RuntimeOptions{Prefix: "earlier:", Limits: scenarios.RuntimeLimits{MaxTotalBytes: 4*size + size/2}})
+	rt, err := redisstore.NewRuntime(c, redisstore.RuntimeOptions{Prefix: "earlier:", Timeout: patient, Limits: scenarios.RuntimeLimits{MaxTotalBytes: 4*size + size/2}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -346,7 +346,7 @@ func runNamespacesContract(t *testing.T, dial dialer) {
 func TestPutKeepsAStoredTransaction(t *testing.T) {
 	t.Parallel()
 	srv := testkit.StartRedis(t, testkit.RedisOptions{})
-	s, err := redisstore.NewStore(connect(t, srv), redisstore.Options{IndexKey: testIndexKey, MaxAge: time.Hour})
+	s, err := redisstore.NewStore(connect(t, srv), redisstore.Options{IndexKey: testIndexKey, MaxAge: time.Hour, Timeout: patient})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -477,7 +477,7 @@ func TestReferenceKeyNames(t *testing.T) {
 	t.Parallel()
 	srv := testkit.StartRedis(t, testkit.RedisOptions{})
 	c := connect(t, srv)
-	s, err := redisstore.NewStore(c, redisstore.Options{IndexKey: testIndexKey, MaxAge: time.Hour})
+	s, err := redisstore.NewStore(c, redisstore.Options{IndexKey: testIndexKey, MaxAge: time.Hour, Timeout: patient})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -508,7 +508,7 @@ func TestReferenceKeyNames(t *testing.T) {
 			}
 		}
 	}
-	other, _ := redisstore.NewStore(c, redisstore.Options{IndexKey: []byte("another index key of 32 bytes.."), MaxAge: time.Hour})
+	other, _ := redisstore.NewStore(c, redisstore.Options{IndexKey: []byte("another index key of 32 bytes.."), MaxAge: time.Hour, Timeout: patient})
 	if _, err := other.GetByExternalRef(ctx, "ns-a", refs[0]); !errors.Is(err, state.ErrNotFound) {
 		t.Errorf("a store under another index key: %v, want ErrNotFound", err)
 	}
