@@ -11,10 +11,10 @@ import (
 
 // TestSecondSignalSkipsTheDrain: a SIGTERM while the program drains ends
 // the drain at once. The test sends a real SIGTERM to its own process,
-// which the draining program catches; it is not parallel, so that no
-// other test's program is draining then.
+// which every listener of the process gets: it is not parallel (go test
+// runs it while no parallel test runs), so that no other test's program
+// drains then and no exec passes the signal on to its command.
 func TestSecondSignalSkipsTheDrain(t *testing.T) {
-	t.Parallel()
 	p := startProgram(t, map[string]string{"THREEDS_DRAIN_DELAY": "10m"}, "--addr", "127.0.0.1:0")
 	p.cancel() // the first signal
 	// The program listens for the second signal before /readyz says 503.
