@@ -75,8 +75,7 @@ while read -r count pkg dir targets; do
   list+=("$pkg $dir $targets")
   total=$((total + count))
 done < <(
-  for pkg in $(go list ./...); do
-    dir=$(go list -f '{{.Dir}}' "$pkg")
+  go list -f '{{.ImportPath}} {{.Dir}}' ./... | while read -r pkg dir; do
     targets=$(grep -ho '^func Fuzz[A-Za-z0-9_]*' "$dir"/*_test.go 2>/dev/null | sed 's/^func //' | tr '\n' ' ' || true)
     set -- $targets
     if [ $# -gt 0 ]; then echo "$# $pkg $dir $targets"; fi
