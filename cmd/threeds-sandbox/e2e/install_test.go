@@ -31,7 +31,11 @@ type moduleProxy struct {
 
 // publishModule zips the files of the checkout that git tracks or would
 // track (a module zip: no nested module, no .git) as a pseudo-version of
-// the module made of the current time and the HEAD commit.
+// the module made of the HEAD commit's time and hash. The version is the
+// same each time for one commit, as a published one is: go's build cache,
+// which keys a package built with -trimpath by its module@version, keeps
+// what it compiled for an unchanged package instead of compiling the
+// whole module again each run.
 func publishModule(t *testing.T) *moduleProxy {
 	t.Helper()
 	git := testkit.Need(t, "git", "git")
@@ -44,9 +48,14 @@ func publishModule(t *testing.T) *moduleProxy {
 		}
 		return string(out)
 	}
-	head := strings.TrimSpace(gitOut("rev-parse", "HEAD"))
+	head, when, _ := strings.Cut(strings.TrimSpace(gitOut("log", "-1", "--format=%H %cI")), " ")
+	committed, err := time.Parse(time.RFC3339, when)
+	if err != nil {
+		t.Fatalf("the HEAD commit's time %q: %v", when, err)
+	}
+	committed = committed.UTC()
 	p := &moduleProxy{dir: t.TempDir(), module: modulePath(t),
-		version: fmt.Sprintf("v0.0.0-%s-%s", time.Now().UTC().Format("20060102150405"), head[:12])}
+		version: fmt.Sprintf("v0.0.0-%s-%s", committed.Format("20060102150405"), head[:12])}
 
 	// A path with unmerged stages is listed once per stage: once is enough.
 	files := slices.Compact(slices.Sorted(slices.Values(strings.Split(strings.TrimRight(
@@ -88,7 +97,7 @@ func publishModule(t *testing.T) *moduleProxy {
 	if err != nil {
 		t.Fatal(err)
 	}
-	info, _ := json.Marshal(map[string]string{"Version": p.version, "Time": time.Now().UTC().Format(time.RFC3339)})
+	info, _ := json.Marshal(map[string]string{"Version": p.version, "Time": committed.Format(time.RFC3339)})
 	base := filepath.Join(p.dir, filepath.FromSlash(p.module))
 	for name, content := range map[string][]byte{
 		"@v/" + p.version + ".zip":  buf.Bytes(),
