@@ -74,6 +74,10 @@ func redisValues(t *testing.T, srv *testkit.Redis) map[string][][]byte {
 						vals = append(vals, f, v)
 					}
 				}
+			case "none":
+				// Gone since the SCAN: the replicas keep working while the
+				// test reads (the callback outbox's wake key, for one).
+				continue
 			default:
 				t.Fatalf("key %q of type %s", k, typ)
 			}
