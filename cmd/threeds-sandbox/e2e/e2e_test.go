@@ -88,6 +88,15 @@ func binary(t testing.TB, race bool) string {
 	return b.path
 }
 
-// sandboxBinary is the program as the tests run it: with the race
-// detector when the tests have it.
-func sandboxBinary(t testing.TB) string { t.Helper(); return binary(t, testkit.Race) }
+// sandboxBinary is the program as it ships: built as a release builds
+// it, without the race detector, at a user's pace. The race detector
+// finds what a request's code shares in the tests of its packages, which
+// run under -race and drive it in the process; here it would cost a
+// fifth of the package's time for what those find.
+func sandboxBinary(t testing.TB) string { t.Helper(); return binary(t, false) }
+
+// replicaBinary is the program the replicas on one shared store run:
+// with the race detector when the tests have it (-race), since there the
+// requests of several processes meet in one state, in the code of the
+// store, the shared journal and the waits that only a replica runs.
+func replicaBinary(t testing.TB) string { t.Helper(); return binary(t, testkit.Race) }

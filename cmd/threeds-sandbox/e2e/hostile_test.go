@@ -49,7 +49,7 @@ func TestHostileTraffic(t *testing.T) {
 	// The binary as it ships, without the race detector, whose memory
 	// would swamp the figures.
 	addr := testkit.FreeAddr(t)
-	srv := &program{name: "sandbox", bin: binary(t, false), URL: "http://" + addr, Addr: addr,
+	srv := &program{name: "sandbox", bin: sandboxBinary(t), URL: "http://" + addr, Addr: addr,
 		args: []string{"--addr", addr, "--log-level", "warn", "--drain-delay", "0s"}}
 	srv.start(t)
 	t.Cleanup(func() {

@@ -65,7 +65,7 @@ func TestReplicasBehindNginx(t *testing.T) {
 	testkit.Nginx(t)
 	testkit.Need(t, "redis-server", "redis-server")
 	browser := newBrowser(t)
-	bin := sandboxBinary(t)
+	bin := replicaBinary(t)
 	srv := testkit.StartRedis(t, testkit.RedisOptions{AppendOnly: true})
 
 	// The replicas' ports are chosen first: nginx needs them, and they

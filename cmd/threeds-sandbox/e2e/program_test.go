@@ -151,8 +151,8 @@ func startProgram(t *testing.T, args ...string) *program {
 	return startBinary(t, sandboxBinary(t), args...)
 }
 
-// startBinary is startProgram with the binary bin: a load test runs the
-// one built without the race detector, whose pace is a user's.
+// startBinary is startProgram with the binary bin: the replicas run
+// replicaBinary.
 func startBinary(t *testing.T, bin string, args ...string) *program {
 	t.Helper()
 	port := testkit.FreePort(t)
@@ -192,7 +192,7 @@ const replicaStoreTimeout = "5s"
 // startReplica starts the binary with its state in the Redis of srv.
 func startReplica(t *testing.T, srv *testkit.Redis, args ...string) *program {
 	t.Helper()
-	return startProgram(t, append([]string{"--store", srv.URL,
+	return startBinary(t, replicaBinary(t), append([]string{"--store", srv.URL,
 		"--state-hash-key", testHashKey, "--state-block-key", testBlockKey, "--store-timeout", replicaStoreTimeout}, args...)...)
 }
 

@@ -66,7 +66,7 @@ func TestSDKClientAcrossReplicas(t *testing.T) {
 	srv := testkit.StartRedis(t, testkit.RedisOptions{})
 	addrs := []string{testkit.FreeAddr(t), testkit.FreeAddr(t)}
 	lb := testkit.StartNginx(t, addrs...)
-	bin := sandboxBinary(t)
+	bin := replicaBinary(t)
 	replicas := make([]*program, len(addrs))
 	for i, addr := range addrs {
 		r := &program{name: fmt.Sprintf("replica %d", i+1), bin: bin, Addr: addr, URL: "http://" + addr,
