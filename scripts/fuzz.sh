@@ -2,7 +2,7 @@
 # Runs every fuzz target of the module for the given time each (default 60s).
 #   bash scripts/fuzz.sh        # one minute per target
 #   bash scripts/fuzz.sh 10m    # a long run
-#   FUZZ_JOBS=2 bash scripts/fuzz.sh 2s   # CI: two packages at a time, one worker each
+#   FUZZ_JOBS=2 bash scripts/fuzz.sh 1s   # CI: two packages at a time, one worker each
 # Crashers are written to the package's testdata/fuzz/<Target>/ and become
 # regression tests of the ordinary `go test` run once committed.
 #
