@@ -1,8 +1,9 @@
 package templates
 
 // The cardholder pages the tests render in every language at every
-// challengeWindowSize: the text tests here, the accessibility sweep in
-// Chromium (a11y_browser_test.go, with -tags full).
+// challengeWindowSize (the text tests here), and the accessibility sweep
+// in Chromium checks where its findings can differ (a11y_browser_test.go,
+// with -tags full, see sweptAt).
 
 // windowSize is a challengeWindowSize value and the viewport it is tried
 // in.
@@ -36,7 +37,8 @@ type cardholderPage struct {
 const sink = "/sink"
 
 // cardholderPages are the pages the accessibility, size and language
-// tests run on, each in every language at every window size.
+// tests run on: the text tests in every language at every window size,
+// the accessibility sweep where sweptAt says.
 var cardholderPages = []cardholderPage{
 	{"challenge", PageChallenge, func(l Lang, size int) any { return challengeAt(l, size, func(*ChallengePage) {}) }},
 	{"challenge-wrong-code", PageChallenge, func(l Lang, size int) any {

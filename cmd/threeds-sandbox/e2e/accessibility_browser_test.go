@@ -32,7 +32,8 @@ import (
 // the three pages with the most to scroll sideways (tables and code) are
 // checked, every other page in the desktop window.
 // TestCardholderPagesAccessible (templates) tries the cardholder pages
-// in every language at every challenge window size.
+// in every language at the challenge window sizes where its findings can
+// differ.
 func TestEveryPageAccessible(t *testing.T) {
 	p := startDefault(t)
 	axe := testkit.AxeSource(t)
